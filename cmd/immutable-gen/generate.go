@@ -1,0 +1,260 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/tools/go/packages"
+	"sigs.k8s.io/controller-tools/pkg/applyconfiguration"
+	"sigs.k8s.io/controller-tools/pkg/deepcopy"
+	"sigs.k8s.io/controller-tools/pkg/genall"
+	"sigs.k8s.io/controller-tools/pkg/genall/help"
+	prettyhelp "sigs.k8s.io/controller-tools/pkg/genall/help/pretty"
+	"sigs.k8s.io/controller-tools/pkg/loader"
+	ctmarkers "sigs.k8s.io/controller-tools/pkg/markers"
+	"sigs.k8s.io/controller-tools/pkg/rbac"
+	"sigs.k8s.io/controller-tools/pkg/schemapatcher"
+	"sigs.k8s.io/controller-tools/pkg/version"
+	"sigs.k8s.io/controller-tools/pkg/webhook"
+
+	"github.com/immutable-gen/immutable-gen/crdgen"
+	"github.com/immutable-gen/immutable-gen/diag"
+	"github.com/immutable-gen/immutable-gen/output"
+)
+
+// generators are controller-gen's, with crd replaced by immutable-gen's.
+func generators() map[string]genall.Generator {
+	return map[string]genall.Generator{
+		"crd":                crdgen.Generator{},
+		"rbac":               rbac.Generator{},
+		"object":             deepcopy.Generator{},
+		"applyconfiguration": applyconfiguration.Generator{},
+		"webhook":            webhook.Generator{},
+		"schemapatch":        schemapatcher.Generator{},
+	}
+}
+
+var outputRules = map[string]genall.OutputRule{
+	"dir":       genall.OutputToDirectory(""),
+	"none":      genall.OutputToNothing,
+	"stdout":    genall.OutputToStdout,
+	"artifacts": genall.OutputArtifacts{},
+}
+
+// optionsRegistry builds the registry controller-gen parses its arguments
+// with: one marker per generator, per output rule, and per generator/rule pair.
+func optionsRegistry() (*ctmarkers.Registry, error) {
+	reg := &ctmarkers.Registry{}
+	add := func(name string, out any) error {
+		def, err := ctmarkers.MakeDefinition(name, ctmarkers.DescribesPackage, out)
+		if err != nil {
+			return err
+		}
+		if err := reg.Register(def); err != nil {
+			return err
+		}
+		if h, ok := out.(genall.HasHelp); ok {
+			if text := h.Help(); text != nil {
+				reg.AddHelp(def, text)
+			}
+		}
+		return nil
+	}
+	for genName, gen := range generators() {
+		if err := add(genName, gen); err != nil {
+			return nil, err
+		}
+		for ruleName, rule := range outputRules {
+			if err := add(fmt.Sprintf("output:%s:%s", genName, ruleName), rule); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for ruleName, rule := range outputRules {
+		if err := add("output:"+ruleName, rule); err != nil {
+			return nil, err
+		}
+	}
+	return reg, genall.RegisterOptionsMarkers(reg)
+}
+
+var errReported = errors.New("reported")
+
+func runGenerate(args []string, stdout, stderr io.Writer) int {
+	reg, err := optionsRegistry()
+	if err != nil {
+		fmt.Fprintln(stderr, "immutable-gen: internal error:", err)
+		return 2
+	}
+	var helpLevel, whichLevel int
+	var showVersion bool
+	var buildTags []string
+	cmd := &cobra.Command{
+		Use:   "immutable-gen",
+		Short: "Generate Kubernetes API resources and code, with +immutable compiled in.",
+		Long: "Generate Kubernetes API resources and code, with +immutable compiled in.\n\n" +
+			"Takes controller-gen's arguments and generators; its crd generator adds\n" +
+			"+immutable / +immutable=keys. Also: immutable-gen check-update --help.",
+		Example: `  # CRDs with immutability as CEL rules (the default) or as the KEP extensions
+  immutable-gen crd paths=./api/... output:crd:dir=config/crd/bases
+  immutable-gen crd:immutability=extensions paths=./api/... output:crd:dir=out
+
+  # In place of controller-gen in a kubebuilder Makefile
+  immutable-gen rbac:roleName=manager-role crd webhook paths="./..." output:crd:artifacts:config=config/crd/bases
+
+  # Check an update against a CRD with the extensions
+  immutable-gen check-update --schema crd.yaml --old old.yaml --new new.yaml`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(c *cobra.Command, rawOpts []string) error {
+			if showVersion {
+				fmt.Fprintf(stdout, "Version: %s\ncontroller-tools: %s\n", version.Version(), crdgen.ControllerToolsVersion())
+				return nil
+			}
+			if helpLevel > 0 {
+				return c.Usage()
+			}
+			if whichLevel > 0 {
+				r, err := genall.RegistryFromOptions(reg, rawOpts)
+				if err != nil {
+					return err
+				}
+				return printHelp(stdout, stderr, whichLevel, r, help.SortByCategory)
+			}
+			return generate(rawOpts, buildTags, stdout, stderr)
+		},
+	}
+	cmd.SetArgs(args)
+	cmd.SetOut(stdout)
+	cmd.SetErr(stderr)
+	cmd.Flags().CountVarP(&whichLevel, "which-markers", "w", "print out all markers available with the requested generators\n(up to -www for the most detailed output, or -wwww for json output)")
+	cmd.Flags().CountVarP(&helpLevel, "detailed-help", "h", "print out more detailed help\n(up to -hhh for the most detailed output, or -hhhh for json output)")
+	cmd.Flags().BoolVar(&showVersion, "version", false, "show version")
+	cmd.Flags().StringSliceVar(&buildTags, "load-build-tags", []string{"ignore_autogenerated"}, "build tags to use when loading Go packages")
+	cmd.Flags().Bool("help", false, "print out usage and a summary of options")
+	oldUsage := cmd.UsageFunc()
+	cmd.SetUsageFunc(func(c *cobra.Command) error {
+		if err := oldUsage(c); err != nil {
+			return err
+		}
+		if helpLevel == 0 {
+			helpLevel = 1
+		}
+		fmt.Fprintf(c.OutOrStderr(), "\n\nOptions\n\n")
+		return printHelp(c.OutOrStdout(), c.OutOrStderr(), helpLevel, reg, help.SortByOption)
+	})
+	if err := cmd.Execute(); err != nil {
+		if !errors.Is(err, errReported) {
+			fmt.Fprintln(stderr, "Error:", err)
+			fmt.Fprintf(stderr, "run `immutable-gen %s -w` to see all available markers, or `immutable-gen %s -h` for usage\n", strings.Join(args, " "), strings.Join(args, " "))
+		}
+		return 1
+	}
+	return 0
+}
+
+// generate runs the generators with all output held in memory, and writes
+// it only when every generator succeeded and no package had an error.
+func generate(rawOpts, buildTags []string, stdout, stderr io.Writer) error {
+	reg, err := optionsRegistry()
+	if err != nil {
+		return err
+	}
+	tags := fmt.Sprintf("-tags=%s", strings.Join(buildTags, ","))
+	rt, err := genall.FromOptionsWithConfig(&packages.Config{BuildFlags: []string{tags}}, reg, rawOpts)
+	if err != nil {
+		return err
+	}
+	if len(rt.Generators) == 0 {
+		return fmt.Errorf("no generators specified")
+	}
+	var diags diag.List
+	for _, gen := range rt.Generators {
+		if g, ok := (*gen).(crdgen.Generator); ok {
+			*gen = g.WithReport(func(d diag.List) { diags = append(diags, d...) })
+		}
+	}
+	buf := &output.Buffer{Stdout: stdout}
+	failed := false
+	for _, gen := range rt.Generators {
+		ctx := rt.GenerationContext
+		ctx.OutputRule = buf.Rule(rt.OutputRules.ForGenerator(gen))
+		if _, ok := (*gen).(genall.NeedsTypeChecking); !ok {
+			ctx.Checker = nil
+		}
+		if err := (*gen).Generate(&ctx); err != nil {
+			fmt.Fprintln(stderr, err)
+			failed = true
+		}
+	}
+	cwd, _ := os.Getwd()
+	for _, d := range diags.Sort() {
+		if rel, err := filepath.Rel(cwd, d.Pos.Filename); err == nil && cwd != "" && !strings.HasPrefix(rel, "..") {
+			d.Pos.Filename = rel
+		}
+		fmt.Fprintln(stderr, d)
+	}
+	// Type errors are expected from partial type-checking, as in controller-gen.
+	if printPackageErrors(stderr, rt.Roots) || failed {
+		fmt.Fprintln(stderr, "immutable-gen: not all generators ran successfully; no file was written")
+		return errReported
+	}
+	if err := buf.Commit(); err != nil {
+		return fmt.Errorf("writing output: %w", err)
+	}
+	return nil
+}
+
+// printPackageErrors prints the errors of the packages loaded for the run
+// and all their imports, except type errors (as controller-gen does: they are
+// expected from partial type-checking), and reports whether there were any.
+func printPackageErrors(w io.Writer, roots []*loader.Package) bool {
+	raw := make([]*packages.Package, len(roots))
+	for i, r := range roots {
+		raw[i] = r.Package
+	}
+	had := false
+	packages.Visit(raw, nil, func(p *packages.Package) {
+		for _, err := range p.Errors {
+			if err.Kind == packages.TypeError {
+				continue
+			}
+			had = true
+			fmt.Fprintln(w, err)
+		}
+	})
+	return had
+}
+
+func printHelp(mainOut, errOut io.Writer, level int, reg *ctmarkers.Registry, sorter help.SortGroup) error {
+	info := help.ByCategory(reg, sorter)
+	switch level {
+	case 4:
+		return json.NewEncoder(mainOut).Encode(info)
+	case 2, 3:
+		for _, cat := range info {
+			if cat.Category == "" {
+				continue
+			}
+			if err := prettyhelp.MarkersDetails(level == 3, cat.Category, cat.Markers).Write(errOut); err != nil {
+				return err
+			}
+		}
+	default:
+		for _, cat := range info {
+			if cat.Category == "" {
+				continue
+			}
+			if err := prettyhelp.MarkersSummary(cat.Category, cat.Markers).Write(errOut); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,95 @@
+package markers
+
+import (
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/controller-tools/pkg/loader"
+
+	"github.com/immutable-gen/immutable-gen/diag"
+)
+
+// Lint reports near-miss spellings of the markers in the packages' comments,
+// such as `+imutable`, `+Immutable` or `+immutable:keys`. controller-tools
+// drops unknown markers silently, so without this a typo would leave a field
+// mutable with no word said.
+func Lint(pkgs []*loader.Package) diag.List {
+	var out diag.List
+	for _, pkg := range pkgs {
+		pkg.NeedSyntax()
+		for _, file := range pkg.Syntax {
+			for _, group := range file.Comments {
+				for _, c := range group.List {
+					text, ok := strings.CutPrefix(c.Text, "//")
+					if !ok {
+						continue
+					}
+					if msg := nearMiss(strings.TrimSpace(text)); msg != "" {
+						out = append(out, diag.Diagnostic{
+							Pos:      pkg.Fset.Position(c.Pos()),
+							Severity: diag.Warning,
+							Message:  msg,
+						})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// nearMiss returns a warning for a marker comment that looks like ours but is
+// not, or "" when it is ours or clearly something else.
+func nearMiss(text string) string {
+	marker, ok := strings.CutPrefix(text, "+")
+	if !ok || marker == "" {
+		return ""
+	}
+	if i := strings.IndexAny(marker, " \t"); i >= 0 {
+		marker = marker[:i]
+	}
+	name, value, hasValue := strings.Cut(marker, "=")
+	if name == Name {
+		return "" // ours; its value is checked when parsed
+	}
+	suggest := "+" + Name
+	if hasValue && strings.EqualFold(value, "keys") {
+		suggest += "=keys"
+	}
+	lower := strings.ToLower(name)
+	switch {
+	case lower == Name+":keys":
+		return fmt.Sprintf("unknown marker +%s is ignored; did you mean +immutable=keys?", marker)
+	case lower == Name:
+		return fmt.Sprintf("unknown marker +%s is ignored (markers are case-sensitive); did you mean %s?", marker, suggest)
+	}
+	base, _, _ := strings.Cut(lower, ":")
+	if d := distance(base, Name); d > 0 && d <= 2 {
+		return fmt.Sprintf("unknown marker +%s is ignored; did you mean %s?", marker, suggest)
+	}
+	return ""
+}
+
+// distance is the Levenshtein distance between a and b, for short strings.
+func distance(a, b string) int {
+	if len(a) > 2*len(b) {
+		return len(a)
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,89 @@
+package markers
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"go/token"
+	"strings"
+
+	apiext "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+)
+
+// Origin is where one marker was written.
+type Origin struct {
+	// Keys is true for +immutable=keys.
+	Keys bool `json:"keys,omitempty"`
+	// Pos is the marker comment (or the declaration when the comment is not
+	// in its doc comment).
+	Pos token.Position `json:"pos"`
+	// DeclPos is the field or type declaration the marker is on.
+	DeclPos token.Position `json:"decl"`
+	// Type is the package-qualified Go type: the marked type for type-level
+	// markers, the struct holding the field for field markers.
+	Type string `json:"type"`
+	// Field is the Go field name; empty for type-level markers.
+	Field string `json:"field,omitempty"`
+	// JSONName is the field's JSON property name.
+	JSONName string `json:"json,omitempty"`
+	// ItemFields are the fields of the item struct, for =keys on a list, so
+	// that errors about list map keys can name the Go field to mark.
+	ItemFields []ItemField `json:"itemFields,omitempty"`
+}
+
+// ItemField is one field of a list's item struct.
+type ItemField struct {
+	JSON string         `json:"json"`
+	Go   string         `json:"go"`
+	Type string         `json:"type"`
+	Pos  token.Position `json:"pos"`
+}
+
+// Marker renders the marker as written.
+func (o Origin) Marker() string {
+	return Immutable{Keys: o.Keys}.String()
+}
+
+// Where names the marked declaration for messages: `field Spec.Name` or
+// `type Name`.
+func (o Origin) Where() string {
+	short := o.Type[strings.LastIndex(o.Type, ".")+1:]
+	if o.Field != "" {
+		return fmt.Sprintf("field %s.%s", short, o.Field)
+	}
+	return "type " + short
+}
+
+// carrierPrefix starts the rule text of the carrier rules ApplyToSchema adds.
+// It is not valid CEL, so a carrier that escaped into output would be refused
+// by any API server instead of silently enforcing nothing.
+const carrierPrefix = "@immutable-gen:origin "
+
+func (o Origin) carrier() apiext.ValidationRule {
+	b, err := json.Marshal(o)
+	if err != nil {
+		// Origin holds only strings, ints and bools.
+		panic(err)
+	}
+	return apiext.ValidationRule{Rule: carrierPrefix + string(b)}
+}
+
+// ParseCarrier returns the origin a carrier rule holds, and whether rule is a
+// carrier at all.
+func ParseCarrier(rule string) (Origin, bool, error) {
+	rest, ok := strings.CutPrefix(rule, carrierPrefix)
+	if !ok {
+		return Origin{}, false, nil
+	}
+	var o Origin
+	if err := json.Unmarshal([]byte(rest), &o); err != nil {
+		return Origin{}, true, fmt.Errorf("corrupt immutability carrier %q: %w", rule, err)
+	}
+	return o, true, nil
+}
+
+// HasCarrier reports whether generated output mentions a carrier at all, a
+// cheap test before parsing it.
+func HasCarrier(b []byte) bool {
+	return bytes.Contains(b, []byte(strings.TrimSpace(carrierPrefix)))
+}

@@ -1,0 +1,296 @@
+// Package schema holds immutable-gen's immutability model: a view over one
+// generated OpenAPI v3 schema (as the generic JSON tree controller-tools
+// writes) in which every node knows where it sits in the object and which
+// +immutable markers name it. It builds the model from the carrier rules the
+// markers package leaves in the generated schema, and emits the result: the
+// KEP's vendor extensions, or CEL.
+package schema
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/immutable-gen/immutable-gen/markers"
+)
+
+// Extension names from the KEP.
+const (
+	ExtImmutable     = "x-kubernetes-immutable"
+	ExtImmutableKeys = "x-kubernetes-immutable-keys"
+)
+
+// Edge says how a node is reached from its parent.
+type Edge int
+
+const (
+	// Root is the schema's root.
+	Root Edge = iota
+	// Property is an object property.
+	Property
+	// Items is a list's items.
+	Items
+	// Values is a map's values (additionalProperties).
+	Values
+)
+
+// Node is one schema node with its immutability markers.
+type Node struct {
+	// Raw is the schema node itself; emitters write into it.
+	Raw map[string]any
+	// Parent is nil at the root.
+	Parent *Node
+	// Edge is how Parent reaches this node; Name is the property name for
+	// Property edges.
+	Edge Edge
+	Name string
+	// Properties, Items and Values are the children.
+	Properties map[string]*Node
+	Items      *Node
+	Values     *Node
+	// Origins are the markers naming this node, in a stable order.
+	Origins []markers.Origin
+}
+
+// Build turns a schema tree into the model, removing the carrier rules the
+// markers left in x-kubernetes-validations (and the key when none remain).
+// It fails on a corrupt carrier or one where the model cannot follow it
+// (inside allOf, anyOf, oneOf or not).
+func Build(raw map[string]any) (*Node, error) {
+	return build(raw, nil, Root, "")
+}
+
+func build(raw map[string]any, parent *Node, edge Edge, name string) (*Node, error) {
+	n := &Node{Raw: raw, Parent: parent, Edge: edge, Name: name}
+	origins, err := takeCarriers(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", n.Path(), err)
+	}
+	n.Origins = origins
+	for _, k := range []string{"allOf", "anyOf", "oneOf", "not"} {
+		if v, ok := raw[k]; ok && containsCarrier(v) {
+			return nil, fmt.Errorf("%s: an immutability marker ended up inside %s, which immutable-gen cannot follow; move the marker to a field whose type has no conflicting validation", n.Path(), k)
+		}
+	}
+	if props, ok := raw["properties"].(map[string]any); ok {
+		n.Properties = make(map[string]*Node, len(props))
+		for _, k := range sortedKeys(props) {
+			child, ok := props[k].(map[string]any)
+			if !ok {
+				continue
+			}
+			if n.Properties[k], err = build(child, n, Property, k); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if items, ok := raw["items"].(map[string]any); ok {
+		if n.Items, err = build(items, n, Items, ""); err != nil {
+			return nil, err
+		}
+	}
+	if values, ok := raw["additionalProperties"].(map[string]any); ok {
+		if n.Values, err = build(values, n, Values, ""); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+func takeCarriers(raw map[string]any) ([]markers.Origin, error) {
+	rules, ok := raw["x-kubernetes-validations"].([]any)
+	if !ok {
+		return nil, nil
+	}
+	var origins []markers.Origin
+	kept := rules[:0:0]
+	for _, r := range rules {
+		rule, _ := r.(map[string]any)
+		text, _ := rule["rule"].(string)
+		o, isCarrier, err := markers.ParseCarrier(text)
+		if err != nil {
+			return nil, err
+		}
+		if !isCarrier {
+			kept = append(kept, r)
+			continue
+		}
+		origins = append(origins, o)
+	}
+	if len(origins) == 0 {
+		return nil, nil
+	}
+	if len(kept) == 0 {
+		delete(raw, "x-kubernetes-validations")
+	} else {
+		raw["x-kubernetes-validations"] = kept
+	}
+	// Same marker twice (a type used in one place twice is flattened once per
+	// use, but one node holds each origin at most once) and a stable order.
+	slices.SortFunc(origins, func(a, b markers.Origin) int {
+		return strings.Compare(a.Pos.String()+a.Marker(), b.Pos.String()+b.Marker())
+	})
+	origins = slices.CompactFunc(origins, func(a, b markers.Origin) bool { return a.Pos == b.Pos && a.Keys == b.Keys })
+	return origins, nil
+}
+
+func containsCarrier(v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, c := range v {
+			if k == "rule" {
+				if s, ok := c.(string); ok {
+					if _, is, _ := markers.ParseCarrier(s); is {
+						return true
+					}
+				}
+			}
+			if containsCarrier(c) {
+				return true
+			}
+		}
+	case []any:
+		return slices.ContainsFunc(v, containsCarrier)
+	}
+	return false
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Path renders where the node sits in an object: `spec.ports[*].name`,
+// `spec.labels[*]`; the root is `<root>`.
+func (n *Node) Path() string {
+	if n.Parent == nil {
+		return "<root>"
+	}
+	var parts []string
+	for c := n; c.Parent != nil; c = c.Parent {
+		switch c.Edge {
+		case Property:
+			parts = append(parts, "."+c.Name)
+		case Items, Values:
+			parts = append(parts, "[*]")
+		}
+	}
+	slices.Reverse(parts)
+	return strings.TrimPrefix(strings.Join(parts, ""), ".")
+}
+
+// Type is the node's `type`.
+func (n *Node) Type() string { s, _ := n.Raw["type"].(string); return s }
+
+// ListType is `x-kubernetes-list-type`, "atomic" for a list without one.
+func (n *Node) ListType() string {
+	if s, ok := n.Raw["x-kubernetes-list-type"].(string); ok {
+		return s
+	}
+	return "atomic"
+}
+
+// ListMapKeys is `x-kubernetes-list-map-keys`.
+func (n *Node) ListMapKeys() []string {
+	raw, _ := n.Raw["x-kubernetes-list-map-keys"].([]any)
+	keys := make([]string, 0, len(raw))
+	for _, k := range raw {
+		if s, ok := k.(string); ok {
+			keys = append(keys, s)
+		}
+	}
+	return keys
+}
+
+// MapType is `x-kubernetes-map-type`, "granular" when unset.
+func (n *Node) MapType() string {
+	if s, ok := n.Raw["x-kubernetes-map-type"].(string); ok {
+		return s
+	}
+	return "granular"
+}
+
+// IsMap reports whether the node is a map: an object with additionalProperties.
+func (n *Node) IsMap() bool { return n.Type() == "object" && n.Values != nil }
+
+// IsList reports whether the node is an array.
+func (n *Node) IsList() bool { return n.Type() == "array" }
+
+// EmbeddedResource reports `x-kubernetes-embedded-resource: true`.
+func (n *Node) EmbeddedResource() bool {
+	b, _ := n.Raw["x-kubernetes-embedded-resource"].(bool)
+	return b
+}
+
+// Required reports whether the node's object schema requires property name.
+func (n *Node) Required(name string) bool {
+	req, _ := n.Raw["required"].([]any)
+	return slices.Contains(req, any(name))
+}
+
+// Immutable reports whether a +immutable marker names this node.
+func (n *Node) Immutable() bool {
+	return slices.ContainsFunc(n.Origins, func(o markers.Origin) bool { return !o.Keys })
+}
+
+// ImmutableKeys reports whether a +immutable=keys marker names this node.
+func (n *Node) ImmutableKeys() bool {
+	return slices.ContainsFunc(n.Origins, func(o markers.Origin) bool { return o.Keys })
+}
+
+// ImmutableAncestor returns the nearest strict ancestor named by +immutable,
+// or nil. The root does not count: immutability is never allowed there.
+func (n *Node) ImmutableAncestor() *Node {
+	for a := n.Parent; a != nil && a.Parent != nil; a = a.Parent {
+		if a.Immutable() {
+			return a
+		}
+	}
+	return nil
+}
+
+// Children returns the node's children in a stable order: properties by
+// name, then items, then values.
+func (n *Node) Children() []*Node {
+	var out []*Node
+	for _, k := range sortedNodeKeys(n.Properties) {
+		out = append(out, n.Properties[k])
+	}
+	if n.Items != nil {
+		out = append(out, n.Items)
+	}
+	if n.Values != nil {
+		out = append(out, n.Values)
+	}
+	return out
+}
+
+// Walk calls fn on n and every node below it, parents first, in a stable
+// order.
+func (n *Node) Walk(fn func(*Node)) {
+	fn(n)
+	for _, c := range n.Children() {
+		c.Walk(fn)
+	}
+}
+
+// Marked reports whether any node in the tree carries a marker.
+func (n *Node) Marked() bool {
+	found := false
+	n.Walk(func(c *Node) { found = found || len(c.Origins) > 0 })
+	return found
+}
+
+func sortedNodeKeys(m map[string]*Node) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
