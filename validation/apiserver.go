@@ -61,7 +61,10 @@ func toInternal(crd map[string]any) (*apiextensions.CustomResourceDefinition, er
 	return &internal, nil
 }
 
-var versionPath = regexp.MustCompile(`^spec\.versions\[(\d+)\]\.schema\.openAPIV3Schema(.*)$`)
+// versionPath matches schema paths in API server errors: per version, or
+// spec.validation when every version has the same schema (the internal
+// type then holds it once).
+var versionPath = regexp.MustCompile(`^spec\.(?:versions\[(\d+)\]\.schema|validation)\.openAPIV3Schema(.*)$`)
 
 // translate turns one API server error into a diagnostic at the Go marker
 // responsible for the schema node it names, when there is one.
@@ -71,8 +74,10 @@ func translate(crd *apiextensions.CustomResourceDefinition, e *field.Error, mode
 	if m == nil {
 		return d
 	}
-	var idx int
-	fmt.Sscan(m[1], &idx)
+	idx := 0
+	if m[1] != "" {
+		fmt.Sscan(m[1], &idx)
+	}
 	if idx >= len(crd.Spec.Versions) {
 		return d
 	}

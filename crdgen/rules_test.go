@@ -1,0 +1,564 @@
+package crdgen
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"golang.org/x/tools/go/packages"
+	"sigs.k8s.io/controller-tools/pkg/genall"
+
+	"github.com/immutable-gen/immutable-gen/diag"
+	"github.com/immutable-gen/immutable-gen/output"
+)
+
+// A ruleCase is one KEP placement rule, written as the Go API an author
+// would write. Each case becomes its own package and API group in a
+// temporary module, so one package load serves a whole table.
+type ruleCase struct {
+	name string
+	// types is the body of types.go after the package clause and imports;
+	// it must declare `type Kind struct` embedding TypeMeta/ObjectMeta.
+	types string
+	// immutable and keys list the schema paths (in the CRD's spec.versions[0]
+	// openAPIV3Schema, dotted, `[]` for items, `{}` for map values) that must
+	// carry x-kubernetes-immutable / x-kubernetes-immutable-keys; no other
+	// node may.
+	immutable, keys []string
+	// diags are regexps, each of which must match one diagnostic of this
+	// case; a case with no Error in diags must produce no error.
+	diags []string
+}
+
+const kind = `
+// +kubebuilder:object:root=true
+type Kind struct {
+	metav1.TypeMeta   ` + "`json:\",inline\"`" + `
+	metav1.ObjectMeta ` + "`json:\"metadata,omitempty\"`" + `
+	Spec Spec ` + "`json:\"spec,omitempty\"`" + `
+}
+`
+
+var validCases = []ruleCase{{
+	name: "field marker on a scalar",
+	types: `type Spec struct {
+	// +immutable
+	Name string ` + "`json:\"name\"`" + `
+}` + kind,
+	immutable: []string{"spec.name"},
+}, {
+	name: "type marker reaches field, pointer field, list item and map value",
+	types: `// +immutable
+type Ref struct {
+	Name string ` + "`json:\"name\"`" + `
+}
+type Spec struct {
+	A Ref ` + "`json:\"a\"`" + `
+	// +optional
+	P *Ref ` + "`json:\"p,omitempty\"`" + `
+	// +optional
+	L []Ref ` + "`json:\"l,omitempty\"`" + `
+	// +optional
+	M map[string]Ref ` + "`json:\"m,omitempty\"`" + `
+}` + kind,
+	immutable: []string{"spec.a", "spec.p", "spec.l[]", "spec.m{}"},
+}, {
+	name: "type marker on a named scalar used as list items",
+	types: `// +immutable
+type Name string
+type Spec struct {
+	Names []Name ` + "`json:\"names\"`" + `
+}` + kind,
+	immutable: []string{"spec.names[]"},
+}, {
+	name: "keys on a map",
+	types: `type Spec struct {
+	// +immutable=keys
+	Labels map[string]string ` + "`json:\"labels\"`" + `
+}` + kind,
+	keys: []string{"spec.labels"},
+}, {
+	name: "keys on a named map type",
+	types: `// +immutable=keys
+type Labels map[string]string
+type Spec struct {
+	Labels Labels ` + "`json:\"labels\"`" + `
+}` + kind,
+	keys: []string{"spec.labels"},
+}, {
+	name: "keys on a list map with an immutable key",
+	types: `type Port struct {
+	// +immutable
+	Name string ` + "`json:\"name\"`" + `
+	Port int32 ` + "`json:\"port\"`" + `
+}
+type Spec struct {
+	// +listType=map
+	// +listMapKey=name
+	// +immutable=keys
+	Ports []Port ` + "`json:\"ports\"`" + `
+}` + kind,
+	keys:      []string{"spec.ports"},
+	immutable: []string{"spec.ports[].name"},
+}, {
+	name: "keys on a list map whose items are immutable",
+	types: `// +immutable
+type Port struct {
+	Name string ` + "`json:\"name\"`" + `
+}
+type Spec struct {
+	// +listType=map
+	// +listMapKey=name
+	// +immutable=keys
+	Ports []Port ` + "`json:\"ports\"`" + `
+}` + kind,
+	keys:      []string{"spec.ports"},
+	immutable: []string{"spec.ports[]"},
+}, {
+	name: "immutable set",
+	types: `type Spec struct {
+	// +listType=set
+	// +immutable
+	Tags []string ` + "`json:\"tags\"`" + `
+}` + kind,
+	immutable: []string{"spec.tags"},
+}, {
+	name: "redundant marker inside an immutable subtree is a note",
+	types: `type Inner struct {
+	// +immutable
+	X string ` + "`json:\"x\"`" + `
+}
+type Spec struct {
+	// +immutable
+	Inner Inner ` + "`json:\"inner\"`" + `
+}` + kind,
+	immutable: []string{"spec.inner", "spec.inner.x"},
+	diags:     []string{`types.go:6:\d+: note: .*redundant: spec.inner.x is already immutable as part of spec.inner`},
+}, {
+	name: "marker inside set items has no effect",
+	types: `// +immutable
+type Name string
+type Spec struct {
+	// +listType=set
+	Names []Name ` + "`json:\"names\"`" + `
+}` + kind,
+	immutable: []string{"spec.names[]"},
+	diags:     []string{`types.go:5:\d+: warning: .*no effect inside the items of the \+listType=set list spec.names`},
+}, {
+	name: "field named like a YAML 1.1 boolean",
+	types: `type Spec struct {
+	// +immutable
+	Y string ` + "`json:\"y\"`" + `
+	// +immutable
+	On string ` + "`json:\"on\"`" + `
+}` + kind,
+	immutable: []string{"spec.y", "spec.on"},
+}, {
+	name: "metadata of an embedded template is ordinary data",
+	types: `type Template struct {
+	// +immutable
+	metav1.ObjectMeta ` + "`json:\"metadata,omitempty\"`" + `
+}
+type Spec struct {
+	Template Template ` + "`json:\"template\"`" + `
+}` + kind,
+	immutable: []string{"spec.template.metadata"},
+}, {
+	name: "optional parent with immutable children",
+	types: `type Inner struct {
+	// +immutable
+	X string ` + "`json:\"x\"`" + `
+}
+type Spec struct {
+	// +optional
+	Inner *Inner ` + "`json:\"inner,omitempty\"`" + `
+}` + kind,
+	immutable: []string{"spec.inner.x"},
+}, {
+	name: "near-miss spellings are warnings",
+	types: `type Spec struct {
+	// +imutable
+	A string ` + "`json:\"a\"`" + `
+	// +Immutable
+	B string ` + "`json:\"b\"`" + `
+	// +immutable:keys
+	C map[string]string ` + "`json:\"c\"`" + `
+	// +immutible=keys
+	D map[string]string ` + "`json:\"d\"`" + `
+}` + kind,
+	diags: []string{
+		`types.go:6:\d+: warning: unknown marker \+imutable is ignored; did you mean \+immutable\?`,
+		`types.go:8:\d+: warning: unknown marker \+Immutable is ignored \(markers are case-sensitive\)`,
+		`types.go:10:\d+: warning: unknown marker \+immutable:keys is ignored; did you mean \+immutable=keys\?`,
+		`types.go:12:\d+: warning: unknown marker \+immutible=keys is ignored; did you mean \+immutable=keys\?`,
+	},
+}}
+
+var errorCases = []ruleCase{{
+	name: "root type of a kind",
+	types: `type Spec struct {
+	Name string ` + "`json:\"name\"`" + `
+}
+// +kubebuilder:object:root=true
+// +immutable
+type Kind struct {
+	metav1.TypeMeta   ` + "`json:\",inline\"`" + `
+	metav1.ObjectMeta ` + "`json:\"metadata,omitempty\"`" + `
+	Spec Spec ` + "`json:\"spec,omitempty\"`" + `
+}`,
+	diags: []string{`types.go:9:\d+: error: \+immutable .*<root>.*not allowed on the root type of a kind`},
+}, {
+	name: "root metadata",
+	types: `type Spec struct {
+	Name string ` + "`json:\"name\"`" + `
+}
+// +kubebuilder:object:root=true
+type Kind struct {
+	metav1.TypeMeta   ` + "`json:\",inline\"`" + `
+	// +immutable
+	metav1.ObjectMeta ` + "`json:\"metadata,omitempty\"`" + `
+	Spec Spec ` + "`json:\"spec,omitempty\"`" + `
+}`,
+	diags: []string{`types.go:12:\d+: .*not allowed on metadata`},
+}, {
+	name: "inline embedded field",
+	types: `type Common struct {
+	Name string ` + "`json:\"name\"`" + `
+}
+type Spec struct {
+	// +immutable
+	Common ` + "`json:\",inline\"`" + `
+}` + kind,
+	diags: []string{`types.go:10:\d+: .*not allowed on the embedded \(inline\) field Common`},
+}, {
+	name: "keys on a scalar",
+	types: `type Spec struct {
+	// +immutable=keys
+	Name string ` + "`json:\"name\"`" + `
+}` + kind,
+	diags: []string{`types.go:6:\d+: error: \+immutable=keys .*spec.name.*not allowed on a string value.*fix: use \+immutable`},
+}, {
+	name: "keys on a struct",
+	types: `type Inner struct {
+	X string ` + "`json:\"x\"`" + `
+}
+type Spec struct {
+	// +immutable=keys
+	Inner Inner ` + "`json:\"inner\"`" + `
+}` + kind,
+	diags: []string{`types.go:9:\d+: error: .*not allowed on a struct`},
+}, {
+	name: "keys on a set",
+	types: `type Spec struct {
+	// +listType=set
+	// +immutable=keys
+	Tags []string ` + "`json:\"tags\"`" + `
+}` + kind,
+	diags: []string{`types.go:7:\d+: error: .*not allowed on a \+listType=set list.*fix: use \+immutable`},
+}, {
+	name: "keys on an atomic list",
+	types: `type Spec struct {
+	// +immutable=keys
+	Args []string ` + "`json:\"args\"`" + `
+}` + kind,
+	diags: []string{`types.go:6:\d+: error: .*not allowed on an atomic list`},
+}, {
+	name: "keys on an atomic map",
+	types: `type Spec struct {
+	// +mapType=atomic
+	// +immutable=keys
+	Sel map[string]string ` + "`json:\"sel\"`" + `
+}` + kind,
+	diags: []string{`types.go:7:\d+: error: .*not allowed on an atomic map`},
+}, {
+	name: "keys on a list map whose key is not immutable",
+	types: `type Port struct {
+	Name string ` + "`json:\"name\"`" + `
+	Port int32 ` + "`json:\"port\"`" + `
+}
+type Spec struct {
+	// +listType=map
+	// +listMapKey=name
+	// +immutable=keys
+	Ports []Port ` + "`json:\"ports\"`" + `
+}` + kind,
+	diags: []string{`types.go:12:\d+: error: .*requires its key "name" to be immutable.*fix: add // \+immutable to the key field .*Port.Name \(.*types.go:6:\d+\)`},
+}, {
+	name: "type immutable and field keys on one node",
+	types: `// +immutable
+type Labels map[string]string
+type Spec struct {
+	// +immutable=keys
+	Labels Labels ` + "`json:\"labels\"`" + `
+}` + kind,
+	diags: []string{
+		`types.go:8:\d+: error: \+immutable=keys .*exclusive on one node, and \+immutable comes from type Labels`,
+		`types.go:5:\d+: error: \+immutable .*exclusive on one node, and \+immutable=keys comes from field Spec.Labels`,
+	},
+}, {
+	name: "type keys and field immutable on one node",
+	types: `// +immutable=keys
+type Labels map[string]string
+type Spec struct {
+	// +immutable
+	Labels Labels ` + "`json:\"labels\"`" + `
+}` + kind,
+	diags: []string{`types.go:8:\d+: error: \+immutable .*exclusive on one node`},
+}, {
+	name: "the API server's own CRD validation runs and points at the marker",
+	types: `type Port struct {
+	// +immutable
+	// +optional
+	Name string ` + "`json:\"name,omitempty\"`" + `
+}
+type Spec struct {
+	// +listType=map
+	// +listMapKey=name
+	// +immutable=keys
+	Ports []Port ` + "`json:\"ports\"`" + `
+}` + kind,
+	diags: []string{`types.go:6:\d+: error: CRD .* v1: spec.ports\[\*\].name: the API server would refuse this CRD: .*must have a default or be a required property`},
+}, {
+	name: "invalid values",
+	types: `type Spec struct {
+	// +immutable=true
+	A string ` + "`json:\"a\"`" + `
+	// +immutable=false
+	B string ` + "`json:\"b\"`" + `
+	// +immutable=bogus
+	C string ` + "`json:\"c\"`" + `
+	// +immutable=Keys
+	D map[string]string ` + "`json:\"d\"`" + `
+}` + kind,
+	diags: []string{
+		`types.go:6:\d+: .*invalid marker \+immutable=true`,
+		`types.go:8:\d+: .*invalid marker \+immutable=false`,
+		`types.go:10:\d+: .*invalid marker \+immutable=bogus`,
+		`types.go:12:\d+: .*invalid marker \+immutable=Keys`,
+	},
+}}
+
+// TestPlacementRulesValid generates every valid case in one run and checks
+// that the extensions sit at exactly the expected nodes.
+func TestPlacementRulesValid(t *testing.T) {
+	dir := writeCases(t, validCases)
+	crds, lines, ok := generateCases(t, dir)
+	if !ok {
+		t.Fatalf("valid cases failed:\n%s", strings.Join(lines, "\n"))
+	}
+	for i, c := range validCases {
+		t.Run(c.name, func(t *testing.T) {
+			crd := crds[groupOf(i)]
+			if crd == nil {
+				t.Fatalf("no CRD for group %s", groupOf(i))
+			}
+			root := nested(crd, "spec", "versions").([]any)[0].(map[string]any)["schema"].(map[string]any)["openAPIV3Schema"].(map[string]any)
+			gotImm, gotKeys := map[string]bool{}, map[string]bool{}
+			walkRaw(root, "", func(path string, n map[string]any) {
+				if v, ok := n["x-kubernetes-immutable"]; ok {
+					if v != true {
+						t.Errorf("%s: x-kubernetes-immutable is %#v, want the boolean true", path, v)
+					}
+					gotImm[path] = true
+				}
+				if v, ok := n["x-kubernetes-immutable-keys"]; ok {
+					if v != true {
+						t.Errorf("%s: x-kubernetes-immutable-keys is %#v, want the boolean true", path, v)
+					}
+					gotKeys[path] = true
+				}
+			})
+			compareSet(t, "x-kubernetes-immutable", gotImm, c.immutable)
+			compareSet(t, "x-kubernetes-immutable-keys", gotKeys, c.keys)
+			checkDiags(t, caseLines(lines, i), c.diags)
+		})
+	}
+}
+
+// TestPlacementRulesErrors generates every error case in one run: the run
+// fails, and each case's error is reported at its line.
+func TestPlacementRulesErrors(t *testing.T) {
+	dir := writeCases(t, errorCases)
+	_, lines, ok := generateCases(t, dir)
+	if ok {
+		t.Fatal("error cases generated without error")
+	}
+	for i, c := range errorCases {
+		t.Run(c.name, func(t *testing.T) {
+			got := caseLines(lines, i)
+			if len(got) == 0 {
+				t.Fatal("no diagnostic")
+			}
+			checkDiags(t, got, c.diags)
+		})
+	}
+}
+
+func groupOf(i int) string { return "c" + string(rune('a'+i/26)) + string(rune('a'+i%26)) }
+
+// caseLines are the diagnostics about case i's file.
+func caseLines(lines []string, i int) []string {
+	var out []string
+	for _, l := range lines {
+		if strings.Contains(l, "/"+groupOf(i)+"/types.go:") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func checkDiags(t *testing.T, got, want []string) {
+	t.Helper()
+	for _, w := range want {
+		re := regexp.MustCompile(w)
+		found := false
+		for _, g := range got {
+			found = found || re.MatchString(g)
+		}
+		if !found {
+			t.Errorf("no diagnostic matches %q; got:\n%s", w, strings.Join(got, "\n"))
+		}
+	}
+	wantsError := false
+	for _, w := range want {
+		wantsError = wantsError || strings.Contains(w, "error") || strings.Contains(w, "invalid marker") || strings.Contains(w, "not allowed")
+	}
+	if !wantsError {
+		for _, g := range got {
+			if strings.Contains(g, ": error: ") {
+				t.Errorf("unexpected error: %s", g)
+			}
+		}
+	}
+}
+
+func compareSet(t *testing.T, what string, got map[string]bool, want []string) {
+	t.Helper()
+	for _, w := range want {
+		if !got[w] {
+			t.Errorf("%s missing at %s", what, w)
+		}
+		delete(got, w)
+	}
+	for g := range got {
+		t.Errorf("%s at unexpected node %s", what, g)
+	}
+}
+
+func walkRaw(n map[string]any, path string, fn func(string, map[string]any)) {
+	fn(path, n)
+	if props, ok := n["properties"].(map[string]any); ok {
+		for k, v := range props {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			walkRaw(v.(map[string]any), p, fn)
+		}
+	}
+	if items, ok := n["items"].(map[string]any); ok {
+		walkRaw(items, path+"[]", fn)
+	}
+	if values, ok := n["additionalProperties"].(map[string]any); ok {
+		walkRaw(values, path+"{}", fn)
+	}
+}
+
+// testModule returns the go.mod for a temporary module that requires
+// exactly what this module requires, so packages load offline from the
+// module cache.
+var testModule = sync.OnceValues(func() ([]byte, error) {
+	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(root)), "go.mod"))
+	if err != nil {
+		return nil, err
+	}
+	return regexp.MustCompile(`(?m)^module .*$`).ReplaceAll(b, []byte("module example.com/rules")), nil
+})
+
+func writeCases(t *testing.T, cases []ruleCase) string {
+	t.Helper()
+	gomod, err := testModule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sum, err := os.ReadFile("../go.sum")
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "go.mod"), gomod, 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644))
+	for i, c := range cases {
+		pkg := filepath.Join(dir, groupOf(i))
+		must(t, os.MkdirAll(pkg, 0o755))
+		doc := "// Package v1 is the case " + c.name + ".\n// +groupName=" + groupOf(i) + ".example.com\npackage v1\n"
+		src := "package v1\n\nimport metav1 \"k8s.io/apimachinery/pkg/apis/meta/v1\"\n\n" + c.types + "\n"
+		must(t, os.WriteFile(filepath.Join(pkg, "doc.go"), []byte(doc), 0o644))
+		must(t, os.WriteFile(filepath.Join(pkg, "types.go"), []byte(src), 0o644))
+	}
+	return dir
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// generateCases runs the crd generator in extensions mode on every package
+// of the module in dir. It returns the CRDs by API group, every diagnostic
+// and package error as a line, and whether the run succeeded.
+func generateCases(t *testing.T, dir string) (map[string]map[string]any, []string, bool) {
+	t.Helper()
+	var diags diag.List
+	gen := genall.Generator(Generator{Immutability: ModeExtensions}.WithReport(func(d diag.List) { diags = append(diags, d...) }))
+	rt, err := genall.Generators{&gen}.ForRootsWithConfig(&packages.Config{Dir: dir}, "./...")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := &output.Buffer{}
+	ctx := rt.GenerationContext
+	ctx.OutputRule = buf.Rule(genall.OutputToDirectory(dir))
+	genErr := gen.Generate(&ctx)
+	var lines []string
+	for _, d := range diags.Sort() {
+		lines = append(lines, d.String())
+	}
+	failed := genErr != nil
+	packages.Visit(rootsOf(rt), nil, func(p *packages.Package) {
+		for _, e := range p.Errors {
+			if e.Kind != packages.TypeError {
+				lines = append(lines, e.Error())
+				failed = true
+			}
+		}
+	})
+	crds := map[string]map[string]any{}
+	for _, a := range buf.Artifacts {
+		_, body, _ := splitHeader(a.Data)
+		obj, err := decode(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		group, _ := nested(obj, "spec", "group").(string)
+		crds[strings.TrimSuffix(group, ".example.com")] = obj
+	}
+	return crds, lines, !failed
+}
+
+func rootsOf(rt *genall.Runtime) []*packages.Package {
+	var out []*packages.Package
+	for _, r := range rt.Roots {
+		out = append(out, r.Package)
+	}
+	return out
+}
