@@ -137,3 +137,23 @@ func TestDropInForControllerGen(t *testing.T) {
 		}
 	}
 }
+
+// TestExampleUpToDate regenerates the bundled example's CRD and compares it
+// with the committed one, as a new user would after the quick start.
+func TestExampleUpToDate(t *testing.T) {
+	out := outDir(t)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"crd:immutability=extensions", "paths=../../examples/api/...", "output:crd:dir=" + out}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr.String())
+	}
+	got := readDir(t, out)
+	want := readDir(t, "../../examples/config/crd/bases")
+	if len(got) != len(want) {
+		t.Fatalf("generated %d CRDs, committed %d", len(got), len(want))
+	}
+	for name, w := range want {
+		if !bytes.Equal(got[name], w) {
+			t.Errorf("%s is out of date: run (cd examples && go generate ./...):\n%s", name, lineDiff(string(w), string(got[name])))
+		}
+	}
+}

@@ -1,0 +1,94 @@
+package output
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"sigs.k8s.io/controller-tools/pkg/genall"
+)
+
+func write(t *testing.T, b *Buffer, rule genall.OutputRule, path, data string) {
+	t.Helper()
+	w, err := b.Rule(rule).Open(nil, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte(data))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCommitWritesAllAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	b := &Buffer{}
+	write(t, b, genall.OutputToDirectory(dir), "a.yaml", "a")
+	write(t, b, genall.OutputArtifacts{Config: genall.OutputToDirectory(filepath.Join(dir, "sub"))}, "b.yaml", "b")
+	write(t, b, genall.OutputToNothing, "c.yaml", "c")
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("buffered output reached the disk before Commit: %v", entries)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{"a.yaml": "a", "sub/b.yaml": "b"} {
+		got, err := os.ReadFile(filepath.Join(dir, path))
+		if err != nil || string(got) != want {
+			t.Errorf("%s: %q %v", path, got, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "c.yaml")); !os.IsNotExist(err) {
+		t.Error("output:none wrote a file")
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(dir, ".*tmp-*"))
+	if len(leftovers) != 0 {
+		t.Errorf("temporary files left: %v", leftovers)
+	}
+}
+
+func TestCommitFailureTouchesNothing(t *testing.T) {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "a.yaml")
+	if err := os.WriteFile(existing, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A destination under a regular file cannot be created.
+	blocker := filepath.Join(dir, "blocker")
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := &Buffer{}
+	write(t, b, genall.OutputToDirectory(dir), "a.yaml", "new")
+	write(t, b, genall.OutputToDirectory(blocker), "b.yaml", "b")
+	if err := b.Commit(); err == nil {
+		t.Fatal("Commit succeeded")
+	}
+	got, _ := os.ReadFile(existing)
+	if string(got) != "old" {
+		t.Errorf("existing file changed to %q", got)
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(dir, ".*tmp-*"))
+	if len(leftovers) != 0 {
+		t.Errorf("temporary files left: %v", leftovers)
+	}
+	if fi, _ := os.Stat(existing); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode changed: %v", fi.Mode())
+	}
+}
+
+func TestCommitKeepsMode(t *testing.T) {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "a.yaml")
+	if err := os.WriteFile(existing, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := &Buffer{}
+	write(t, b, genall.OutputToDirectory(dir), "a.yaml", "new")
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(existing); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600", fi.Mode())
+	}
+}

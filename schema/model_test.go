@@ -1,0 +1,64 @@
+package schema
+
+import (
+	"strings"
+	"testing"
+)
+
+const carrierRule = `@immutable-gen:origin {"pos":{"Filename":"types.go","Offset":0,"Line":3,"Column":2},"decl":{"Filename":"types.go","Offset":0,"Line":4,"Column":2},"type":"x.Spec","field":"A"}`
+
+func TestBuildTakesCarriers(t *testing.T) {
+	kept := map[string]any{"rule": "self.size() > 0"}
+	raw := map[string]any{"type": "object", "properties": map[string]any{
+		"a": map[string]any{"type": "string", "x-kubernetes-validations": []any{map[string]any{"rule": carrierRule}}},
+		"b": map[string]any{"type": "string", "x-kubernetes-validations": []any{kept, map[string]any{"rule": carrierRule}}},
+	}}
+	root, err := Build(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := root.Properties["a"], root.Properties["b"]
+	if !a.Immutable() || a.ImmutableKeys() || a.Path() != "a" || a.Origins[0].Pos.Line != 3 {
+		t.Errorf("a: %+v", a)
+	}
+	if _, ok := a.Raw["x-kubernetes-validations"]; ok {
+		t.Error("a: the carrier-only rules list was not removed")
+	}
+	if rules := b.Raw["x-kubernetes-validations"].([]any); len(rules) != 1 || rules[0].(map[string]any)["rule"] != "self.size() > 0" {
+		t.Errorf("b: other rules must stay: %v", rules)
+	}
+	EmitExtensions(root)
+	if a.Raw[ExtImmutable] != true {
+		t.Errorf("a: extension not emitted as boolean true: %#v", a.Raw[ExtImmutable])
+	}
+}
+
+func TestBuildRefusesCarrierInAllOf(t *testing.T) {
+	raw := map[string]any{"type": "object", "allOf": []any{map[string]any{"x-kubernetes-validations": []any{map[string]any{"rule": carrierRule}}}}}
+	if _, err := Build(raw); err == nil || !strings.Contains(err.Error(), "inside allOf") {
+		t.Fatalf("want an allOf error, got %v", err)
+	}
+}
+
+func TestBuildCorruptCarrier(t *testing.T) {
+	raw := map[string]any{"type": "string", "x-kubernetes-validations": []any{map[string]any{"rule": "@immutable-gen:origin {"}}}
+	if _, err := Build(raw); err == nil || !strings.Contains(err.Error(), "corrupt") {
+		t.Fatalf("want a corrupt-carrier error, got %v", err)
+	}
+}
+
+func TestPaths(t *testing.T) {
+	raw := map[string]any{"type": "object", "properties": map[string]any{"spec": map[string]any{"type": "object", "properties": map[string]any{
+		"l": map[string]any{"type": "array", "items": map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"type": "string"}}}},
+		"m": map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}},
+	}}}}
+	root, err := Build(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	root.Walk(func(n *Node) { paths = append(paths, n.Path()) })
+	if got, want := strings.Join(paths, " "), "<root> spec spec.l spec.l[*] spec.l[*].x spec.m spec.m[*]"; got != want {
+		t.Errorf("paths %q, want %q", got, want)
+	}
+}
