@@ -7,19 +7,15 @@
 package crdgen
 
 import (
-	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
-	"runtime/debug"
 	"strings"
 
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/controller-tools/pkg/crd"
 	"sigs.k8s.io/controller-tools/pkg/genall"
 	"sigs.k8s.io/controller-tools/pkg/loader"
 	ctmarkers "sigs.k8s.io/controller-tools/pkg/markers"
-	"sigs.k8s.io/controller-tools/pkg/version"
-	"sigs.k8s.io/yaml"
 
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/markers"
@@ -116,37 +112,27 @@ func (g Generator) mode() (string, error) {
 	return "", fmt.Errorf("crd:immutability=%s: unknown mode; use cel or extensions", g.Immutability)
 }
 
-// Generate runs controller-tools' CRD generator into memory, then the
-// immutability pipeline on each CRD, and writes the results through ctx.
+// Generate generates the CRDs as controller-tools' generator does, runs
+// the immutability pipeline on each, and writes the results through ctx.
 // It writes nothing if any CRD has an error.
 func (g Generator) Generate(ctx *genall.GenerationContext) error {
 	mode, err := g.mode()
 	if err != nil {
 		return err
 	}
-	capture := &captureRule{}
-	inner := *ctx
-	inner.OutputRule = capture
-	if err := g.upstream().Generate(&inner); err != nil {
+	files, err := g.parseCRDs(ctx)
+	if err != nil {
 		return err
 	}
-	for _, f := range capture.files {
-		f.data = attributeUpstream(f.data)
-	}
-
 	diags := markers.Lint(ctx.Roots)
-	type result struct {
-		path string
-		data []byte
-	}
-	var results []result
-	for _, f := range capture.files {
-		data, ds, err := Process(f.data, mode)
+	out := make([][]byte, len(files))
+	for i, f := range files {
+		data, ds, err := g.process(f, mode)
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.path, err)
 		}
 		diags = append(diags, ds...)
-		results = append(results, result{f.path, data})
+		out[i] = data
 	}
 	diags = diags.Sort()
 	if g.report != nil {
@@ -158,14 +144,14 @@ func (g Generator) Generate(ctx *genall.GenerationContext) error {
 		}
 		return diagError(diags)
 	}
-	for _, r := range results {
-		w, err := ctx.Open(nil, r.path)
+	for i, f := range files {
+		w, err := ctx.Open(nil, f.path)
 		if err != nil {
 			return err
 		}
-		_, werr := w.Write(r.data)
-		if err := w.Close(); err != nil || werr != nil {
-			return fmt.Errorf("writing %s: %v %v", r.path, werr, err)
+		_, werr := w.Write(out[i])
+		if err := errors.Join(werr, w.Close()); err != nil {
+			return fmt.Errorf("writing %s: %w", f.path, err)
 		}
 	}
 	return nil
@@ -181,20 +167,18 @@ func (e diagError) Error() string {
 	return strings.Join(lines, "\n")
 }
 
-// Process runs the immutability pipeline on one generated CRD file (header,
-// `---`, YAML, as controller-tools writes it) and returns the file to write.
-// A CRD without markers comes back unchanged, byte for byte; the API
-// server's validation still runs on it, and its findings are warnings, so
-// that output stays identical to controller-gen's.
-func Process(file []byte, mode string) ([]byte, diag.List, error) {
-	header, body, ok := splitHeader(file)
-	if !ok {
-		return nil, nil, fmt.Errorf("unexpected generated CRD layout: no document separator")
-	}
-	marked := markers.HasCarrier(body)
-	obj, err := decode(body)
+// process runs the immutability pipeline on one CRD and returns the file to
+// write. A CRD without markers is encoded exactly as controller-tools
+// encodes it; the API server's validation still runs on it, and its
+// findings are warnings, so that output stays identical to controller-gen's.
+func (g Generator) process(f crdFile, mode string) ([]byte, diag.List, error) {
+	obj, err := g.toTree(f.crd)
 	if err != nil {
 		return nil, nil, err
+	}
+	if !hasCarriers(f.crd) {
+		data, err := encode(f.header, obj)
+		return data, validation.APIServer(f.crd, nil, diag.Warning), err
 	}
 	models := map[string]*schema.Node{}
 	versions, _ := nested(obj, "spec", "versions").([]any)
@@ -208,13 +192,10 @@ func Process(file []byte, mode string) ([]byte, diag.List, error) {
 		}
 		model, err := schema.Build(root)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s %s: %w", crdName(obj), name, err)
+			return nil, nil, fmt.Errorf("%s %s: %w", f.crd.Name, name, err)
 		}
 		models[name] = model
-		diags = append(diags, validation.Placement(crdName(obj)+" "+name, model)...)
-	}
-	if !marked {
-		return file, validation.APIServer(obj, models, diag.Warning), nil
+		diags = append(diags, validation.Placement(f.crd.Name+" "+name, model)...)
 	}
 	switch mode {
 	case ModeExtensions:
@@ -224,85 +205,24 @@ func Process(file []byte, mode string) ([]byte, diag.List, error) {
 	default:
 		diags = append(diags, diag.Diagnostic{
 			Severity: diag.Error,
-			Subject:  crdName(obj),
+			Subject:  f.crd.Name,
 			Message:  "crd:immutability=cel, the default, is not implemented in this version of immutable-gen, and nothing weaker is emitted in its place",
 			Fix:      "generate with crd:immutability=extensions (the KEP booleans, enforced by the immutable-gen runtime and check-update; not accepted by kubectl apply)",
 		})
 	}
-	diags = append(diags, validation.APIServer(obj, models, diag.Error)...)
-	out, err := yaml.Marshal(obj)
-	if err != nil {
-		return nil, nil, err
-	}
-	return append(append(header, "---\n"...), out...), diags, nil
+	diags = append(diags, validation.APIServer(f.crd, models, diag.Error)...)
+	data, err := encode(f.header, obj)
+	return data, diags, err
 }
 
-// attributeUpstream makes the controller-gen version annotation name the
-// controller-tools release that generated the CRD, as controller-gen of that
-// release would, instead of immutable-gen's own module version.
-func attributeUpstream(data []byte) []byte {
-	const key = "controller-gen.kubebuilder.io/version: "
-	upstream := ControllerToolsVersion()
-	ours := version.Version()
-	if upstream == "" || upstream == ours {
-		return data
-	}
-	return bytes.Replace(data, []byte(key+ours+"\n"), []byte(key+upstream+"\n"), 1)
-}
-
-// ControllerToolsVersion is the version of sigs.k8s.io/controller-tools
-// built into this binary, or "" when the build has no module information.
-func ControllerToolsVersion() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return ""
-	}
-	if info.Main.Path == "sigs.k8s.io/controller-tools" {
-		return info.Main.Version
-	}
-	for _, dep := range info.Deps {
-		if dep.Path == "sigs.k8s.io/controller-tools" {
-			if dep.Replace != nil {
-				return dep.Replace.Version
-			}
-			return dep.Version
+// hasCarriers reports whether any schema node of the CRD carries a marker.
+func hasCarriers(c *apiextv1.CustomResourceDefinition) bool {
+	for _, v := range c.Spec.Versions {
+		if v.Schema != nil && markers.SchemaHasCarrier(v.Schema.OpenAPIV3Schema) {
+			return true
 		}
 	}
-	return ""
-}
-
-func crdName(obj map[string]any) string {
-	name, _ := nested(obj, "metadata", "name").(string)
-	return name
-}
-
-// splitHeader splits controller-tools' output into the header text and the
-// YAML document after the first `---` line.
-func splitHeader(file []byte) (header, body []byte, ok bool) {
-	if rest, found := bytes.CutPrefix(file, []byte("---\n")); found {
-		return nil, rest, true
-	}
-	i := bytes.Index(file, []byte("\n---\n"))
-	if i < 0 {
-		return nil, nil, false
-	}
-	return file[:i+1], file[i+len("\n---\n"):], true
-}
-
-// decode reads YAML as controller-tools wrote it into a generic tree, with
-// numbers kept exact.
-func decode(body []byte) (map[string]any, error) {
-	j, err := yaml.YAMLToJSON(body)
-	if err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(j))
-	dec.UseNumber()
-	var obj map[string]any
-	if err := dec.Decode(&obj); err != nil {
-		return nil, err
-	}
-	return obj, nil
+	return false
 }
 
 func nested(obj map[string]any, keys ...string) any {
@@ -315,27 +235,4 @@ func nested(obj map[string]any, keys ...string) any {
 		cur = m[k]
 	}
 	return cur
-}
-
-// captureRule keeps what the upstream generator writes.
-type captureRule struct {
-	files []*capturedFile
-}
-
-type capturedFile struct {
-	path string
-	data []byte
-	buf  bytes.Buffer
-}
-
-func (c *captureRule) Open(_ *loader.Package, path string) (io.WriteCloser, error) {
-	f := &capturedFile{path: path}
-	c.files = append(c.files, f)
-	return f, nil
-}
-
-func (f *capturedFile) Write(p []byte) (int, error) { return f.buf.Write(p) }
-func (f *capturedFile) Close() error {
-	f.data = f.buf.Bytes()
-	return nil
 }

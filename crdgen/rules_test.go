@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/tools/go/packages"
 	"sigs.k8s.io/controller-tools/pkg/genall"
+	"sigs.k8s.io/yaml"
 
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/output"
@@ -544,9 +545,8 @@ func generateCases(t *testing.T, dir string) (map[string]map[string]any, []strin
 	})
 	crds := map[string]map[string]any{}
 	for _, a := range buf.Artifacts {
-		_, body, _ := splitHeader(a.Data)
-		obj, err := decode(body)
-		if err != nil {
+		var obj map[string]any
+		if err := yaml.Unmarshal(a.Data, &obj); err != nil {
 			t.Fatal(err)
 		}
 		group, _ := nested(obj, "spec", "group").(string)

@@ -2,7 +2,6 @@ package validation
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
@@ -14,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/immutable-gen/immutable-gen/diag"
+	"github.com/immutable-gen/immutable-gen/markers"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
@@ -23,11 +23,13 @@ import (
 // paths, the CEL cost budget — on a CRD given as its generic JSON tree.
 // Findings are reported at the Go marker of the nearest marked node at or
 // above the offending schema node (models maps version names to their
-// models), else against the CRD. sev is the severity of the findings.
-func APIServer(crd map[string]any, models map[string]*schema.Node, sev diag.Severity) diag.List {
+// models), with severity sev; findings outside every marked subtree are not
+// about immutability — controller-gen would write them the same — and are
+// warnings, reported against the CRD and schema path.
+func APIServer(crd *apiextv1.CustomResourceDefinition, models map[string]*schema.Node, sev diag.Severity) diag.List {
 	internal, err := toInternal(crd)
 	if err != nil {
-		return diag.List{{Severity: diag.Error, Subject: crdName(crd), Message: "cannot read the generated CRD: " + err.Error()}}
+		return diag.List{{Severity: diag.Error, Subject: "CRD " + crd.Name, Message: "cannot convert the generated CRD: " + err.Error()}}
 	}
 	errs := apivalidation.ValidateCustomResourceDefinition(context.Background(), internal)
 	sort.Slice(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
@@ -38,42 +40,78 @@ func APIServer(crd map[string]any, models map[string]*schema.Node, sev diag.Seve
 	return out
 }
 
-func crdName(crd map[string]any) string {
-	meta, _ := crd["metadata"].(map[string]any)
-	name, _ := meta["name"].(string)
-	return "CRD " + name
-}
-
-func toInternal(crd map[string]any) (*apiextensions.CustomResourceDefinition, error) {
-	b, err := json.Marshal(crd)
-	if err != nil {
-		return nil, err
-	}
-	var v1 apiextv1.CustomResourceDefinition
-	if err := json.Unmarshal(b, &v1); err != nil {
-		return nil, err
-	}
-	apiextv1.SetObjectDefaults_CustomResourceDefinition(&v1)
+// toInternal converts the CRD as the API server would see it: defaulted,
+// in the internal version, without the marker carriers (which are not CEL).
+// crd itself is not changed: defaulting touches only names, conversion and
+// status, which are copied first; conversion allocates new schemas.
+func toInternal(crd *apiextv1.CustomResourceDefinition) (*apiextensions.CustomResourceDefinition, error) {
+	defaulted := *crd
+	defaulted.Status = *crd.Status.DeepCopy()
+	defaulted.Spec.Conversion = crd.Spec.Conversion.DeepCopy()
+	apiextv1.SetObjectDefaults_CustomResourceDefinition(&defaulted)
 	var internal apiextensions.CustomResourceDefinition
-	if err := apiextv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(&v1, &internal, nil); err != nil {
+	if err := apiextv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(&defaulted, &internal, nil); err != nil {
 		return nil, err
+	}
+	if internal.Spec.Validation != nil {
+		stripCarriers(internal.Spec.Validation.OpenAPIV3Schema)
+	}
+	for i := range internal.Spec.Versions {
+		if v := internal.Spec.Versions[i].Schema; v != nil {
+			stripCarriers(v.OpenAPIV3Schema)
+		}
 	}
 	return &internal, nil
 }
 
-// versionPath matches schema paths in API server errors: per version, or
-// spec.validation when every version has the same schema (the internal
-// type then holds it once).
+func stripCarriers(s *apiextensions.JSONSchemaProps) {
+	if s == nil {
+		return
+	}
+	if len(s.XValidations) > 0 {
+		kept := s.XValidations[:0:0]
+		for _, r := range s.XValidations {
+			if !markers.IsCarrier(r.Rule) {
+				kept = append(kept, r)
+			}
+		}
+		if len(kept) == 0 {
+			kept = nil
+		}
+		s.XValidations = kept
+	}
+	for k, p := range s.Properties {
+		stripCarriers(&p)
+		s.Properties[k] = p
+	}
+	if s.Items != nil {
+		stripCarriers(s.Items.Schema)
+		for i := range s.Items.JSONSchemas {
+			stripCarriers(&s.Items.JSONSchemas[i])
+		}
+	}
+	if s.AdditionalProperties != nil {
+		stripCarriers(s.AdditionalProperties.Schema)
+	}
+	for _, list := range [][]apiextensions.JSONSchemaProps{s.AllOf, s.AnyOf, s.OneOf} {
+		for i := range list {
+			stripCarriers(&list[i])
+		}
+	}
+	stripCarriers(s.Not)
+}
+
 var versionPath = regexp.MustCompile(`^spec\.(?:versions\[(\d+)\]\.schema|validation)\.openAPIV3Schema(.*)$`)
 
 // translate turns one API server error into a diagnostic at the Go marker
 // responsible for the schema node it names, when there is one.
 func translate(crd *apiextensions.CustomResourceDefinition, e *field.Error, models map[string]*schema.Node, sev diag.Severity) diag.Diagnostic {
-	d := diag.Diagnostic{Severity: sev, Subject: "CRD " + crd.Name, Message: "the API server would refuse this CRD: " + e.Error()}
+	d := diag.Diagnostic{Severity: diag.Warning, Subject: "CRD " + crd.Name, Message: "the API server would refuse this CRD: " + e.Error()}
 	m := versionPath.FindStringSubmatch(e.Field)
 	if m == nil {
 		return d
 	}
+	d.Severity = sev
 	idx := 0
 	if m[1] != "" {
 		fmt.Sscan(m[1], &idx)
@@ -119,8 +157,9 @@ func translate(crd *apiextensions.CustomResourceDefinition, e *field.Error, mode
 	for n := node; n != nil; n = n.Parent {
 		if len(n.Origins) > 0 {
 			d.Pos = n.Origins[0].Pos
-			break
+			return d
 		}
 	}
+	d.Severity = diag.Warning
 	return d
 }
