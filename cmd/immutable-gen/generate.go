@@ -25,6 +25,7 @@ import (
 
 	"github.com/immutable-gen/immutable-gen/crdgen"
 	"github.com/immutable-gen/immutable-gen/diag"
+	"github.com/immutable-gen/immutable-gen/openapi"
 	"github.com/immutable-gen/immutable-gen/output"
 )
 
@@ -37,6 +38,7 @@ func generators() map[string]genall.Generator {
 		"applyconfiguration": applyconfiguration.Generator{},
 		"webhook":            webhook.Generator{},
 		"schemapatch":        schemapatcher.Generator{},
+		"openapi":            openapi.Generator{},
 	}
 }
 
@@ -175,9 +177,13 @@ func generate(rawOpts, buildTags []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("no generators specified")
 	}
 	var diags diag.List
+	collect := func(d diag.List) { diags = append(diags, d...) }
 	for _, gen := range rt.Generators {
-		if g, ok := (*gen).(crdgen.Generator); ok {
-			*gen = g.WithReport(func(d diag.List) { diags = append(diags, d...) })
+		switch g := (*gen).(type) {
+		case crdgen.Generator:
+			*gen = g.WithReport(collect)
+		case openapi.Generator:
+			*gen = g.WithReport(collect)
 		}
 	}
 	buf := &output.Buffer{Stdout: stdout}
