@@ -9,6 +9,7 @@ package crdgen
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -52,6 +53,10 @@ type Generator struct {
 	// default) or "extensions".
 	Immutability string `marker:",optional"`
 
+	// KubeVersion is the oldest Kubernetes version ("1.N") the CRDs must
+	// work on; CEL rules that need a newer API server are an error.
+	KubeVersion string `marker:",optional"`
+
 	// report receives the diagnostics of a run (warnings and notes as well
 	// as errors). When nil, errors are returned from Generate and the rest
 	// is dropped.
@@ -94,6 +99,9 @@ func (g Generator) RegisterMarkers(into *ctmarkers.Registry) error {
 func (g Generator) Help() *ctmarkers.DefinitionHelp {
 	h := crd.Generator{}.Help()
 	h.Summary = "generates CustomResourceDefinition objects, with +immutable markers compiled in."
+	h.FieldHelp["KubeVersion"] = ctmarkers.DetailedHelp{
+		Summary: "is the oldest Kubernetes version (1.N) the CRDs must work on; with immutability=cel, rules that need a newer API server are an error.",
+	}
 	h.FieldHelp["Immutability"] = ctmarkers.DetailedHelp{
 		Summary: "selects how +immutable markers are written: cel (default) or extensions.",
 		Details: "cel: x-kubernetes-validations transition rules that real API servers enforce.\n" +
@@ -112,14 +120,28 @@ func (g Generator) mode() (string, error) {
 	return "", fmt.Errorf("crd:immutability=%s: unknown mode; use cel or extensions", g.Immutability)
 }
 
+// checkOptions rejects option values that would otherwise be ignored.
+func (g Generator) checkOptions() error {
+	if _, err := g.mode(); err != nil {
+		return err
+	}
+	if g.KubeVersion != "" {
+		var maj, min int
+		if _, err := fmt.Sscanf(strings.TrimPrefix(g.KubeVersion, "v"), "%d.%d", &maj, &min); err != nil {
+			return fmt.Errorf("crd:kubeVersion=%s: want a version like 1.32", g.KubeVersion)
+		}
+	}
+	return nil
+}
+
 // Generate generates the CRDs as controller-tools' generator does, runs
 // the immutability pipeline on each, and writes the results through ctx.
 // It writes nothing if any CRD has an error.
 func (g Generator) Generate(ctx *genall.GenerationContext) error {
-	mode, err := g.mode()
-	if err != nil {
+	if err := g.checkOptions(); err != nil {
 		return err
 	}
+	mode, _ := g.mode()
 	files, err := g.parseCRDs(ctx)
 	if err != nil {
 		return err
@@ -197,22 +219,82 @@ func (g Generator) process(f crdFile, mode string) ([]byte, diag.List, error) {
 		models[name] = model
 		diags = append(diags, validation.Placement(f.crd.Name+" "+name, model)...)
 	}
+	checked := f.crd
 	switch mode {
 	case ModeExtensions:
 		for _, m := range models {
 			schema.EmitExtensions(m)
 		}
 	default:
-		diags = append(diags, diag.Diagnostic{
-			Severity: diag.Error,
-			Subject:  f.crd.Name,
-			Message:  "crd:immutability=cel, the default, is not implemented in this version of immutable-gen, and nothing weaker is emitted in its place",
-			Fix:      "generate with crd:immutability=extensions (the KEP booleans, enforced by the immutable-gen runtime and check-update; not accepted by kubectl apply)",
-		})
+		for _, name := range sortedKeys(models) {
+			diags = append(diags, g.lowerCEL(f.crd.Name+" "+name, models[name])...)
+		}
+		// The API server must see the rules: check the tree as written.
+		if checked, err = fromTree(obj); err != nil {
+			return nil, nil, err
+		}
 	}
-	diags = append(diags, validation.APIServer(f.crd, models, diag.Error)...)
+	diags = append(diags, validation.APIServer(checked, models, diag.Error)...)
 	data, err := encode(f.header, obj)
 	return data, diags, err
+}
+
+// lowerCEL emits the CEL rules for one version's model and reports what
+// could not be expressed and what the target Kubernetes version lacks.
+func (g Generator) lowerCEL(subject string, model *schema.Node) diag.List {
+	res := schema.EmitCEL(model)
+	var out diag.List
+	for _, x := range res.Inexpressible {
+		out = append(out, diag.Diagnostic{
+			Pos:      x.Origin.Pos,
+			Severity: diag.Error,
+			Subject:  fmt.Sprintf("%s (%s: %s)", x.Origin.Marker(), subject, x.Node.Path()),
+			Message:  "cannot be lowered to CEL exactly, and nothing weaker is emitted: " + x.Reason,
+			Fix:      x.Fix,
+		})
+	}
+	if g.KubeVersion != "" && versionLess(g.KubeVersion, res.MinKubeVersion()) {
+		var first *schema.Emitted
+		model.Walk(func(n *schema.Node) {
+			for i := range n.Emitted {
+				if first == nil && n.Emitted[i].TwoVariableComprehension {
+					first = &n.Emitted[i]
+				}
+			}
+		})
+		d := diag.Diagnostic{
+			Severity: diag.Error,
+			Subject:  subject,
+			Message:  fmt.Sprintf("the CEL rules need Kubernetes %s or later (two-variable comprehensions, for atomic lists and the order of list maps), but crd:kubeVersion=%s", res.MinKubeVersion(), g.KubeVersion),
+			Fix:      "raise kubeVersion, make the lists +listType=map, or generate with crd:immutability=extensions and enforce with the immutable-gen runtime",
+		}
+		if first != nil && len(first.Origins) > 0 {
+			d.Pos = first.Origins[0].Pos
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// versionLess compares "1.N" versions; an unparsable one is never less.
+func versionLess(a, b string) bool {
+	var amaj, amin, bmaj, bmin int
+	if _, err := fmt.Sscanf(strings.TrimPrefix(a, "v"), "%d.%d", &amaj, &amin); err != nil {
+		return false
+	}
+	if _, err := fmt.Sscanf(b, "%d.%d", &bmaj, &bmin); err != nil {
+		return false
+	}
+	return amaj < bmaj || (amaj == bmaj && amin < bmin)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // hasCarriers reports whether any schema node of the CRD carries a marker.

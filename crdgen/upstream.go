@@ -172,3 +172,18 @@ func ControllerToolsVersion() string {
 	}
 	return ""
 }
+
+// fromTree decodes a CRD tree back into the typed CRD, as the API server
+// would read the file (fields it does not know, like the KEP extensions, are
+// dropped).
+func fromTree(obj map[string]any) (*apiextv1.CustomResourceDefinition, error) {
+	j, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	var c apiextv1.CustomResourceDefinition
+	if err := json.Unmarshal(j, &c); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}

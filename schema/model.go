@@ -51,6 +51,20 @@ type Node struct {
 	Values     *Node
 	// Origins are the markers naming this node, in a stable order.
 	Origins []markers.Origin
+	// Emitted are the rules an emitter added to this node's
+	// x-kubernetes-validations, with the markers each enforces.
+	Emitted []Emitted
+}
+
+// Emitted is one rule an emitter added to a node.
+type Emitted struct {
+	// Index is the rule's position in x-kubernetes-validations.
+	Index int
+	// Origins are the markers the rule enforces.
+	Origins []markers.Origin
+	// TwoVariableComprehension is true when the rule needs an API server
+	// that has CEL's two-variable comprehensions.
+	TwoVariableComprehension bool
 }
 
 // Build turns a schema tree into the model, removing the carrier rules the

@@ -104,14 +104,14 @@ func stripCarriers(s *apiextensions.JSONSchemaProps) {
 var versionPath = regexp.MustCompile(`^spec\.(?:versions\[(\d+)\]\.schema|validation)\.openAPIV3Schema(.*)$`)
 
 // translate turns one API server error into a diagnostic at the Go marker
-// responsible for the schema node it names, when there is one.
+// responsible for the schema node it names, when there is one: the markers
+// an emitted rule enforces, else the nearest marker at or above the node.
 func translate(crd *apiextensions.CustomResourceDefinition, e *field.Error, models map[string]*schema.Node, sev diag.Severity) diag.Diagnostic {
 	d := diag.Diagnostic{Severity: diag.Warning, Subject: "CRD " + crd.Name, Message: "the API server would refuse this CRD: " + e.Error()}
 	m := versionPath.FindStringSubmatch(e.Field)
 	if m == nil {
 		return d
 	}
-	d.Severity = sev
 	idx := 0
 	if m[1] != "" {
 		fmt.Sscan(m[1], &idx)
@@ -124,42 +124,125 @@ func translate(crd *apiextensions.CustomResourceDefinition, e *field.Error, mode
 	if root == nil {
 		return d
 	}
-	node := root
-	rest := m[2]
-	for node != nil && rest != "" {
-		switch {
-		case strings.HasPrefix(rest, ".properties["):
-			end := strings.Index(rest, "]")
-			name := rest[len(".properties["):end]
-			next := node.Properties[name]
-			if next == nil {
-				rest = ""
-				break
+	node, rest := walk(root, m[2])
+	d.Subject = fmt.Sprintf("CRD %s %s: %s", crd.Name, version, node.Path())
+	isCost := strings.Contains(e.Detail, "cost")
+	if isCost {
+		d.Fix = boundsFix(node)
+	}
+	if r := ruleIndex.FindStringSubmatch(rest); r != nil {
+		var i int
+		fmt.Sscan(r[1], &i)
+		for _, em := range node.Emitted {
+			if em.Index == i && len(em.Origins) > 0 {
+				d.Pos, d.Severity = em.Origins[0].Pos, sev
+				return d
 			}
-			node, rest = next, rest[end+1:]
-		case strings.HasPrefix(rest, ".items"):
-			if node.Items == nil {
-				rest = ""
-				break
-			}
-			node, rest = node.Items, rest[len(".items"):]
-		case strings.HasPrefix(rest, ".additionalProperties"):
-			if node.Values == nil {
-				rest = ""
-				break
-			}
-			node, rest = node.Values, rest[len(".additionalProperties"):]
-		default:
-			rest = ""
 		}
 	}
-	d.Subject = fmt.Sprintf("CRD %s %s: %s", crd.Name, version, node.Path())
 	for n := node; n != nil; n = n.Parent {
 		if len(n.Origins) > 0 {
-			d.Pos = n.Origins[0].Pos
+			d.Pos, d.Severity = n.Origins[0].Pos, sev
 			return d
 		}
 	}
-	d.Severity = diag.Warning
+	if isCost {
+		// The whole schema's budget: the emitted rules share the blame.
+		var first *schema.Emitted
+		root.Walk(func(n *schema.Node) {
+			if first == nil && len(n.Emitted) > 0 {
+				first = &n.Emitted[0]
+			}
+		})
+		if first != nil && len(first.Origins) > 0 {
+			d.Pos, d.Severity = first.Origins[0].Pos, sev
+		}
+	}
 	return d
+}
+
+var ruleIndex = regexp.MustCompile(`^\.x-kubernetes-validations\[(\d+)\]`)
+
+// walk follows a schema path of an API server error (`.properties[a].items…`)
+// in the model, as far as the model goes, and returns the rest.
+func walk(node *schema.Node, rest string) (*schema.Node, string) {
+	for rest != "" {
+		var next *schema.Node
+		var tail string
+		switch {
+		case strings.HasPrefix(rest, ".properties["):
+			end := strings.Index(rest, "]")
+			if end < 0 {
+				return node, rest
+			}
+			next, tail = node.Properties[rest[len(".properties["):end]], rest[end+1:]
+		case strings.HasPrefix(rest, ".items"):
+			next, tail = node.Items, rest[len(".items"):]
+		case strings.HasPrefix(rest, ".additionalProperties"):
+			next, tail = node.Values, rest[len(".additionalProperties"):]
+		}
+		if next == nil {
+			return node, rest
+		}
+		node, rest = next, tail
+	}
+	return node, rest
+}
+
+// boundsFix names the bounds that make CEL cost estimable for rules at or
+// below node: the unbounded lists and maps above it (each multiplies the
+// cost of the rules below) and the unbounded strings, lists and maps it
+// compares.
+func boundsFix(node *schema.Node) string {
+	var adds []string
+	seen := map[string]bool{}
+	add := func(n *schema.Node) {
+		for _, b := range bound(n) {
+			if !seen[b] {
+				seen[b] = true
+				adds = append(adds, b)
+			}
+		}
+	}
+	// A budget error on a node without rules of its own (the whole schema's
+	// budget at the root) is about the emitted rules below it.
+	targets := []*schema.Node{node}
+	if len(node.Emitted) == 0 {
+		targets = nil
+		node.Walk(func(c *schema.Node) {
+			if len(c.Emitted) > 0 {
+				targets = append(targets, c)
+			}
+		})
+	}
+	for _, t := range targets {
+		for a := t; a != nil; a = a.Parent {
+			add(a)
+		}
+		t.Walk(func(c *schema.Node) {
+			if c != t {
+				add(c)
+			}
+		})
+	}
+	if len(adds) == 0 {
+		return "simplify the schema, or generate with crd:immutability=extensions and enforce with the immutable-gen runtime"
+	}
+	if len(adds) > 6 {
+		adds = append(adds[:6], "…")
+	}
+	return "bound what the rules iterate and compare: " + strings.Join(adds, ", ") + "; or generate with crd:immutability=extensions and enforce with the immutable-gen runtime"
+}
+
+func bound(n *schema.Node) []string {
+	has := func(k string) bool { _, ok := n.Raw[k]; return ok }
+	switch {
+	case n.IsList() && !has("maxItems"):
+		return []string{"+kubebuilder:validation:MaxItems on " + n.Path()}
+	case n.IsMap() && !has("maxProperties"):
+		return []string{"+kubebuilder:validation:MaxProperties on " + n.Path()}
+	case n.Type() == "string" && !has("maxLength") && !has("enum") && !has("format"):
+		return []string{"+kubebuilder:validation:MaxLength on " + n.Path()}
+	}
+	return nil
 }

@@ -26,6 +26,10 @@ func TestGenerateGolden(t *testing.T) {
 		{"misplaced", "misplaced", "crd:immutability=extensions"},
 		{"plain", "plain", "crd"},
 		{"plain-extensions", "plain", "crd:immutability=extensions"},
+		{"celshapes", "celshapes", "crd"},
+		{"celshapes-extensions", "celshapes", "crd:immutability=extensions"},
+		{"celshapes-kube1.32", "celshapes", "crd:kubeVersion=1.32"},
+		{"celrefused", "celrefused", "crd:immutability=cel,kubeVersion=1.32"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -141,19 +145,21 @@ func TestDropInForControllerGen(t *testing.T) {
 // TestExampleUpToDate regenerates the bundled example's CRD and compares it
 // with the committed one, as a new user would after the quick start.
 func TestExampleUpToDate(t *testing.T) {
-	out := outDir(t)
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"crd:immutability=extensions", "paths=../../examples/api/...", "output:crd:dir=" + out}, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, stderr.String())
-	}
-	got := readDir(t, out)
-	want := readDir(t, "../../examples/config/crd/bases")
-	if len(got) != len(want) {
-		t.Fatalf("generated %d CRDs, committed %d", len(got), len(want))
-	}
-	for name, w := range want {
-		if !bytes.Equal(got[name], w) {
-			t.Errorf("%s is out of date: run (cd examples && go generate ./...):\n%s", name, lineDiff(string(w), string(got[name])))
+	for gen, dir := range map[string]string{"crd": "bases", "crd:immutability=extensions": "extensions"} {
+		out := outDir(t)
+		var stdout, stderr bytes.Buffer
+		if code := run([]string{gen, "paths=../../examples/api/...", "output:crd:dir=" + out}, &stdout, &stderr); code != 0 {
+			t.Fatalf("%s: exit %d:\n%s", gen, code, stderr.String())
+		}
+		got := readDir(t, out)
+		want := readDir(t, "../../examples/config/crd/"+dir)
+		if len(got) != len(want) {
+			t.Fatalf("%s: generated %d CRDs, committed %d", gen, len(got), len(want))
+		}
+		for name, w := range want {
+			if !bytes.Equal(got[name], w) {
+				t.Errorf("%s is out of date: run (cd examples && go generate ./...):\n%s", name, lineDiff(string(w), string(got[name])))
+			}
 		}
 	}
 }

@@ -17,6 +17,7 @@ type CacheClusterSpec struct {
 	// StorageClassName is fixed at creation: it can be left out, but not
 	// set, changed or removed later.
 	// +immutable
+	// +kubebuilder:validation:MaxLength=253
 	// +optional
 	StorageClassName *string `json:"storageClassName,omitempty"`
 
@@ -25,6 +26,7 @@ type CacheClusterSpec struct {
 	// +listType=set
 	// +immutable
 	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:items:MaxLength=63
 	Zones []string `json:"zones"`
 
 	// Shards are fixed at creation (none added or removed), but each
@@ -37,6 +39,7 @@ type CacheClusterSpec struct {
 
 	// Parameters keep their keys; their values may be tuned.
 	// +immutable=keys
+	// +kubebuilder:validation:MaxProperties=32
 	// +optional
 	Parameters map[string]string `json:"parameters,omitempty"`
 
@@ -47,11 +50,13 @@ type CacheClusterSpec struct {
 	// (the marker on type User applies to each item).
 	// +listType=map
 	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=32
 	// +optional
 	Users []User `json:"users,omitempty"`
 
 	// Credentials may be added and removed by name; an existing one never
 	// changes (the marker on type SecretRef applies to each map value).
+	// +kubebuilder:validation:MaxProperties=16
 	// +optional
 	Credentials map[string]SecretRef `json:"credentials,omitempty"`
 
@@ -66,6 +71,7 @@ type Shard struct {
 	// Name identifies the shard; it is the list map key, so it must be
 	// immutable for +immutable=keys on the list.
 	// +immutable
+	// +kubebuilder:validation:MaxLength=63
 	Name string `json:"name"`
 
 	// Replicas may change.
@@ -77,8 +83,11 @@ type Shard struct {
 // +immutable
 type Network struct {
 	// VPC the cluster lives in.
+	// +kubebuilder:validation:MaxLength=64
 	VPC string `json:"vpc"`
 	// Subnets of the VPC.
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=64
 	// +optional
 	Subnets []string `json:"subnets,omitempty"`
 }
@@ -86,7 +95,9 @@ type Network struct {
 // User is an account on the cache.
 // +immutable
 type User struct {
+	// +kubebuilder:validation:MaxLength=63
 	Name string `json:"name"`
+	// +kubebuilder:validation:MaxLength=63
 	// +optional
 	Role string `json:"role,omitempty"`
 }
@@ -94,14 +105,17 @@ type User struct {
 // SecretRef names a Secret key.
 // +immutable
 type SecretRef struct {
+	// +kubebuilder:validation:MaxLength=253
 	Secret string `json:"secret"`
-	Key    string `json:"key"`
+	// +kubebuilder:validation:MaxLength=253
+	Key string `json:"key"`
 }
 
 // Backup configures backups.
 type Backup struct {
 	// Bucket is where backups go; it never changes while backups exist.
 	// +immutable
+	// +kubebuilder:validation:MaxLength=222
 	Bucket string `json:"bucket"`
 	// Schedule may change.
 	// +optional

@@ -15,7 +15,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-//go:generate go tool immutable-gen object crd:immutability=extensions paths=./... output:crd:artifacts:config=../../config/crd/bases
+// CRDs with CEL transition rules that API servers enforce (the default):
+//go:generate go tool immutable-gen object crd paths=./... output:crd:artifacts:config=../../config/crd/bases
+// The same CRDs with the KEP's extensions, for the immutable-gen runtime and check-update:
+//go:generate go tool immutable-gen crd:immutability=extensions paths=./... output:crd:dir=../../config/crd/extensions
 
 var (
 	// GroupVersion is the group and version of this API.
