@@ -9,8 +9,10 @@ package crdgen
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/controller-tools/pkg/crd"
@@ -147,15 +149,11 @@ func (g Generator) Generate(ctx *genall.GenerationContext) error {
 		return err
 	}
 	diags := markers.Lint(ctx.Roots)
-	out := make([][]byte, len(files))
-	for i, f := range files {
-		data, ds, err := g.process(f, mode)
-		if err != nil {
-			return fmt.Errorf("%s: %w", f.path, err)
-		}
-		diags = append(diags, ds...)
-		out[i] = data
+	out, ds, err := g.processAll(files, mode)
+	if err != nil {
+		return err
 	}
+	diags = append(diags, ds...)
 	diags = diags.Sort()
 	if g.report != nil {
 		g.report(diags)
@@ -177,6 +175,39 @@ func (g Generator) Generate(ctx *genall.GenerationContext) error {
 		}
 	}
 	return nil
+}
+
+// processAll runs process on every file, in parallel: the CRDs are
+// independent, and the API server's validation of each (CEL compilation and
+// cost estimation) dominates the pipeline's cost. Results keep file order.
+func (g Generator) processAll(files []crdFile, mode string) ([][]byte, diag.List, error) {
+	out := make([][]byte, len(files))
+	perFile := make([]diag.List, len(files))
+	errs := make([]error, len(files))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(files)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				out[i], perFile[i], errs[i] = g.process(files[i], mode)
+			}
+		}()
+	}
+	for i := range files {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	var diags diag.List
+	for i, f := range files {
+		if errs[i] != nil {
+			return nil, nil, fmt.Errorf("%s: %w", f.path, errs[i])
+		}
+		diags = append(diags, perFile[i]...)
+	}
+	return out, diags, nil
 }
 
 type diagError diag.List
