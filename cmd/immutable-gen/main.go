@@ -7,6 +7,7 @@
 // succeeded. Subcommands:
 //
 //	immutable-gen crd[:immutability=cel|extensions] paths=./... output:crd:dir=DIR
+//	immutable-gen check-update --schema CRD_FILE [--version NAME] --old FILE --new FILE
 package main
 
 import (
@@ -20,5 +21,11 @@ func main() {
 
 // run dispatches to a subcommand and returns the process exit code.
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "check-update":
+			return runCheckUpdate(args[1:], stdout, stderr)
+		}
+	}
 	return runGenerate(args, stdout, stderr)
 }

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestCheckUpdate runs check-update on the fixtures of
+// testdata/check-update and compares exit status, standard output and
+// standard error with testdata/golden/check-update/NAME.golden (checkGolden,
+// golden_test.go). Run "go test ./cmd/immutable-gen -run CheckUpdate -update"
+// to rewrite them. File names in args are relative to testdata/check-update;
+// the golden files show them so.
+func TestCheckUpdate(t *testing.T) {
+	const fixtures = "../../testdata/check-update/"
+	cases := []struct {
+		name string
+		args string
+		exit int
+	}{
+		{"allowed", "--schema widgets-crd.yaml --old old.yaml --new new-allowed.yaml", 0},
+		{"unchanged", "--schema widgets-crd.yaml --old old.yaml --new old.yaml", 0},
+		{"rejected", "--schema widgets-crd.yaml --old old.yaml --new new-rejected.yaml", 1},
+		{"rejected-reverse", "--schema widgets-crd.yaml --old new-rejected.yaml --new old.yaml", 1},
+		{"json-objects", "--schema widgets-crd.yaml --old old.json --new new.json", 1},
+		{"version-from-apiversion", "--schema widgets-crd.yaml --old old-v1alpha1.yaml --new new-v1alpha1.yaml", 1},
+		{"version-flag", "--schema widgets-crd.yaml --version v1 --old old-v1alpha1.yaml --new new-v1alpha1.yaml", 1},
+		{"no-apiversion-uses-storage-version", "--schema widgets-crd.yaml --old partial-old.yaml --new partial-new.yaml", 1},
+		{"crd-chosen-by-kind", "--schema gadgets-and-widgets-crd.json --old gadget.yaml --new gadget-new.yaml", 1},
+		{"no-such-version", "--schema widgets-crd.yaml --version v3 --old old.yaml --new old.yaml", 2},
+		{"object-version-not-in-crd", "--schema widgets-crd.yaml --old old.yaml --new new-v2.yaml", 2},
+		{"kind-changed", "--schema gadgets-and-widgets-crd.json --old old.yaml --new gadget.yaml", 2},
+		{"no-crd-for-kind", "--schema widgets-crd.yaml --old gadget.yaml --new gadget-new.yaml", 2},
+		{"bad-extension", "--schema bad-extension-crd.yaml --old old.yaml --new old.yaml", 2},
+		{"bad-yaml", "--schema widgets-crd.yaml --old old.yaml --new bad.yaml", 2},
+		{"two-objects", "--schema widgets-crd.yaml --old old.yaml --new two-objects.yaml", 2},
+		{"missing-file", "--schema widgets-crd.yaml --old old.yaml --new missing.yaml", 2},
+		{"schema-is-not-a-crd", "--schema old.yaml --old old.yaml --new old.yaml", 2},
+		{"missing-flags", "--schema widgets-crd.yaml", 2},
+		{"unknown-flag", "--schema widgets-crd.yaml --old old.yaml --new old.yaml --strict", 2},
+		{"help", "--help", 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			args := []string{"check-update"}
+			fields := strings.Fields(tc.args)
+			for i, a := range fields {
+				if i > 0 && (fields[i-1] == "--schema" || fields[i-1] == "--old" || fields[i-1] == "--new") {
+					a = fixtures + a
+				}
+				args = append(args, a)
+			}
+			var stdout, stderr bytes.Buffer
+			exit := run(args, &stdout, &stderr)
+			if exit != tc.exit {
+				t.Errorf("exit status %d, want %d\nstdout:\n%s\nstderr:\n%s", exit, tc.exit, &stdout, &stderr)
+			}
+			got := fmt.Sprintf("$ immutable-gen check-update %s\nexit status %d\n-- stdout --\n%s-- stderr --\n%s", tc.args, exit, &stdout, &stderr)
+			checkGolden(t, "testdata/golden/check-update/"+tc.name+".golden", []byte(strings.ReplaceAll(got, fixtures, "")))
+		})
+	}
+}

@@ -1,0 +1,50 @@
+package runtime
+
+import (
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// MaxDepth bounds how deep the check descends into a value, and how deep
+// Compile descends into a literal schema. It matches the nesting limit of
+// the JSON decoder of the Kubernetes API server, so every object a server
+// can store is checked in full; a deeper value is reported as a violation
+// rather than overflowing the stack.
+const MaxDepth = 10000
+
+// A Checker checks updates against the immutability extensions of one
+// schema. It is read-only after Compile and safe for concurrent use.
+type Checker struct {
+	root *node
+	h    hasher
+}
+
+func newChecker(root *node) *Checker {
+	return &Checker{root: root, h: newHasher()}
+}
+
+// ValidateUpdate checks the update of old to obj and returns one error per
+// violation, in a deterministic order: properties in name order, map keys in
+// key order, list items in list order. A nil obj or old is an absent object:
+// nothing is compared. ValidateUpdate does not allocate when obj and old are
+// equal.
+//
+// Violations are field.ErrorTypeInvalid "field is immutable" for a changed
+// value, and field.ErrorTypeForbidden for an added or removed immutable
+// field, or key under x-kubernetes-immutable-keys; all carry the origin
+// "immutable". A value that is not JSON (a Go type other than the
+// unstructured ones, NaN, an infinity) where a comparison needs it is
+// reported as field.ErrorTypeInternal; a value nested deeper than MaxDepth as
+// field.ErrorTypeInvalid.
+func (c *Checker) ValidateUpdate(obj, old map[string]interface{}) field.ErrorList {
+	if c == nil || obj == nil || old == nil {
+		return nil
+	}
+	probe := walker{c: c}
+	probe.walk(c.root, obj, old, nil, 0)
+	if !probe.found {
+		return nil
+	}
+	w := walker{c: c, report: true}
+	w.walk(c.root, obj, old, nil, 0)
+	return w.errs
+}

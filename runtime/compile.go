@@ -1,0 +1,508 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/kube-openapi/pkg/validation/spec"
+)
+
+// The vendor extensions Compile reads.
+const (
+	ExtImmutable     = "x-kubernetes-immutable"
+	ExtImmutableKeys = "x-kubernetes-immutable-keys"
+	extListType      = "x-kubernetes-list-type"
+	extListMapKeys   = "x-kubernetes-list-map-keys"
+	extMapType       = "x-kubernetes-map-type"
+	extPreserve      = "x-kubernetes-preserve-unknown-fields"
+	extEmbedded      = "x-kubernetes-embedded-resource"
+	extIntOrString   = "x-kubernetes-int-or-string"
+	maxSchemaErrors  = 100 // Compile reports at most this many errors
+)
+
+// Compile compiles a schema carrying x-kubernetes-immutable and
+// x-kubernetes-immutable-keys into a Checker. A $ref resolves against
+// s.Definitions. Compile only reads s; s may be modified or reused
+// afterwards without affecting the Checker.
+//
+// Compile fails, naming the schema path, when an extension has a value other
+// than the boolean true, when x-kubernetes-immutable-keys is on a node
+// without keys (neither additionalProperties nor x-kubernetes-list-type map),
+// on malformed list and map extensions, on a $ref it cannot resolve, and when
+// an immutability extension sits where it would have no effect (inside
+// allOf, anyOf, oneOf, not, or next to a $ref).
+func Compile(s *spec.Schema) (*Checker, error) {
+	if s == nil {
+		return nil, errors.New("runtime.Compile: nil schema")
+	}
+	return compileRoot(s, s.Definitions, "")
+}
+
+// CompileWithDefinitions is Compile with $refs resolved against defs. A ref
+// "#/definitions/NAME", "#/components/schemas/NAME" or "NAME" resolves to
+// defs[NAME] (NAME JSON-pointer unescaped).
+func CompileWithDefinitions(s *spec.Schema, defs spec.Definitions) (*Checker, error) {
+	if s == nil {
+		return nil, errors.New("runtime.CompileWithDefinitions: nil schema")
+	}
+	return compileRoot(s, defs, "")
+}
+
+func compileRoot(s *spec.Schema, defs map[string]spec.Schema, path string) (*Checker, error) {
+	c := newCompiler(defs)
+	root := &node{}
+	c.compileInto(root, s, path, 0)
+	return c.finish(root)
+}
+
+// compiler holds the state of one compilation.
+type compiler struct {
+	defs  *definitions
+	memo  map[string]*node // compiled definitions by canonical name
+	sites []*refSite       // nodes whose shape comes from a $ref
+	site  map[*node]*refSite
+	keyed []keyedNode // nodes that carry x-kubernetes-immutable-keys themselves
+	// shapes lists every shape, for the derived flags.
+	shapes []*shape
+	errs   []error
+}
+
+// refSite is a node whose structure is the one of a referenced definition.
+type refSite struct {
+	n, target *node
+	path      string
+	state     uint8 // 0 new, 1 linking, 2 linked
+}
+
+type keyedNode struct {
+	n    *node
+	path string
+}
+
+func newCompiler(defs map[string]spec.Schema) *compiler {
+	return &compiler{
+		defs: newDefinitions(defs),
+		memo: map[string]*node{},
+		site: map[*node]*refSite{},
+	}
+}
+
+func (c *compiler) errorf(path, format string, args ...interface{}) {
+	if len(c.errs) < maxSchemaErrors {
+		c.errs = append(c.errs, &SchemaError{Path: path, Detail: fmt.Sprintf(format, args...)})
+	}
+}
+
+// compileInto compiles s into n. Flags accumulate (an allOf member or a
+// referenced definition adds its own).
+func (c *compiler) compileInto(n *node, s *spec.Schema, path string, depth int) {
+	if depth > MaxDepth {
+		c.errorf(path, "schema nested more than %d levels deep", MaxDepth)
+		n.shape = &shape{}
+		return
+	}
+	c.readFlags(n, s, path)
+
+	if ref := s.Ref.String(); ref != "" {
+		c.noMarksInStructure(s, path, "next to $ref")
+		c.noMarksInCombinators(s, path, depth)
+		target := c.definition(ref, path)
+		if target == nil {
+			n.shape = &shape{}
+			return
+		}
+		rs := &refSite{n: n, target: target, path: path}
+		c.sites = append(c.sites, rs)
+		c.site[n] = rs
+		return
+	}
+
+	if !hasStructure(s) {
+		// kube-openapi wraps a $ref that has siblings into allOf:
+		// {allOf: [{$ref: X}], default: ...}. A schema without structure of
+		// its own takes the structure of its only structural allOf member.
+		if i, ok := onlyStructuralMember(s.AllOf); ok {
+			for j := range s.AllOf {
+				if j != i {
+					c.noMarks(&s.AllOf[j], schemaIndex(path, "allOf", j), depth+1, "inside allOf")
+				}
+			}
+			c.compileInto(n, &s.AllOf[i], schemaIndex(path, "allOf", i), depth+1)
+			c.noMarksInOthers(s, path, depth)
+			return
+		}
+	}
+
+	n.shape = c.compileShape(s, path, depth)
+	for j := range s.AllOf {
+		c.noMarks(&s.AllOf[j], schemaIndex(path, "allOf", j), depth+1, "inside allOf")
+	}
+	c.noMarksInOthers(s, path, depth)
+}
+
+// readFlags reads the immutability extensions of s into n.
+func (c *compiler) readFlags(n *node, s *spec.Schema, path string) {
+	for _, k := range sortedKeys(s.Extensions) {
+		for _, want := range []string{ExtImmutable, ExtImmutableKeys} {
+			if k != want && strings.EqualFold(k, want) {
+				c.errorf(path, "unknown extension %s: the extension is spelled %s", k, want)
+			}
+		}
+	}
+	if c.trueFlag(s, ExtImmutable, path) {
+		n.immutable = true
+	}
+	if c.trueFlag(s, ExtImmutableKeys, path) {
+		n.immutableKeys = true
+		c.keyed = append(c.keyed, keyedNode{n, path})
+	}
+}
+
+// trueFlag reads an extension whose only valid value is the boolean true.
+func (c *compiler) trueFlag(s *spec.Schema, key, path string) bool {
+	v, ok := s.Extensions[key]
+	if !ok {
+		return false
+	}
+	if b, isBool := v.(bool); isBool && b {
+		return true
+	}
+	c.errorf(path, "%s must be the boolean true, not %s", key, describe(v))
+	return false
+}
+
+// boolExt reads an extension that must be a boolean.
+func (c *compiler) boolExt(s *spec.Schema, key, path string) bool {
+	v, ok := s.Extensions[key]
+	if !ok {
+		return false
+	}
+	b, isBool := v.(bool)
+	if !isBool {
+		c.errorf(path, "%s must be a boolean, not %s", key, describe(v))
+	}
+	return b
+}
+
+// stringExt reads an extension that must be one of the allowed strings.
+func (c *compiler) stringExt(s *spec.Schema, key, path string, allowed ...string) string {
+	v, ok := s.Extensions[key]
+	if !ok {
+		return ""
+	}
+	str, isString := v.(string)
+	if isString {
+		for _, a := range allowed {
+			if str == a {
+				return str
+			}
+		}
+	}
+	c.errorf(path, "%s must be one of %q, not %s", key, allowed, describe(v))
+	return ""
+}
+
+// compileShape compiles the structure of s: properties, additionalProperties,
+// items and the list extensions.
+func (c *compiler) compileShape(s *spec.Schema, path string, depth int) *shape {
+	sh := &shape{}
+	c.shapes = append(c.shapes, sh)
+
+	switch c.stringExt(s, extListType, path, "atomic", "set", "map") {
+	case "set":
+		sh.listType = listSet
+	case "map":
+		sh.listType = listMap
+		sh.listKeys = c.listMapKeys(s, path)
+	}
+	if _, ok := s.Extensions[extListMapKeys]; ok && sh.listType != listMap {
+		c.errorf(path, "%s requires %s map", extListMapKeys, extListType)
+	}
+	c.stringExt(s, extMapType, path, "granular", "atomic")
+	c.boolExt(s, extPreserve, path)
+	c.boolExt(s, extEmbedded, path)
+	c.boolExt(s, extIntOrString, path)
+
+	if len(s.Properties) > 0 {
+		names := sortedKeys(s.Properties)
+		sh.props = make([]property, len(names))
+		sh.propIndex = make(map[string]*node, len(names))
+		for i, name := range names {
+			prop := s.Properties[name]
+			child := &node{}
+			c.compileInto(child, &prop, schemaKey(path, "properties", name), depth+1)
+			sh.props[i] = property{name: name, node: child}
+			sh.propIndex[name] = child
+		}
+	}
+	if ap := s.AdditionalProperties; ap != nil {
+		sh.hasAdd = ap.Allows || ap.Schema != nil
+		if ap.Schema != nil {
+			sh.additional = &node{}
+			c.compileInto(sh.additional, ap.Schema, schemaChild(path, "additionalProperties"), depth+1)
+		}
+	}
+	if it := s.Items; it != nil {
+		switch {
+		case it.Schema != nil:
+			sh.items = &node{}
+			c.compileInto(sh.items, it.Schema, schemaChild(path, "items"), depth+1)
+		case len(it.Schemas) == 1:
+			sh.items = &node{}
+			c.compileInto(sh.items, &it.Schemas[0], schemaIndex(path, "items", 0), depth+1)
+		default:
+			for i := range it.Schemas {
+				c.noMarks(&it.Schemas[i], schemaIndex(path, "items", i), depth+1, "in a tuple of items schemas (unsupported)")
+			}
+		}
+	}
+	return sh
+}
+
+func (c *compiler) listMapKeys(s *spec.Schema, path string) []string {
+	v, ok := s.Extensions[extListMapKeys]
+	var keys []string
+	switch x := v.(type) {
+	case []string:
+		keys = append(keys, x...)
+	case []interface{}:
+		for _, k := range x {
+			str, isString := k.(string)
+			if !isString {
+				c.errorf(path, "%s must be a list of strings, not %s", extListMapKeys, describe(v))
+				return nil
+			}
+			keys = append(keys, str)
+		}
+	default:
+		if ok {
+			c.errorf(path, "%s must be a list of strings, not %s", extListMapKeys, describe(v))
+			return nil
+		}
+	}
+	if len(keys) == 0 {
+		c.errorf(path, "%s map requires a non-empty %s", extListType, extListMapKeys)
+	}
+	return keys
+}
+
+// hasStructure reports whether s describes structure itself.
+func hasStructure(s *spec.Schema) bool {
+	return len(s.Properties) > 0 || s.AdditionalProperties != nil || s.Items != nil || s.Ref.String() != ""
+}
+
+// onlyStructuralMember returns the index of the only member of allOf that
+// describes structure.
+func onlyStructuralMember(allOf []spec.Schema) (int, bool) {
+	found := -1
+	for i := range allOf {
+		if hasStructure(&allOf[i]) {
+			if found >= 0 {
+				return 0, false
+			}
+			found = i
+		}
+	}
+	return found, found >= 0
+}
+
+// noMarksInOthers rejects immutability extensions in the parts of s that
+// carry only value validations.
+func (c *compiler) noMarksInOthers(s *spec.Schema, path string, depth int) {
+	c.noMarksInCombinators(s, path, depth)
+	for _, name := range sortedKeys(s.PatternProperties) {
+		p := s.PatternProperties[name]
+		c.noMarks(&p, schemaKey(path, "patternProperties", name), depth+1, "inside patternProperties (unsupported)")
+	}
+	if s.AdditionalItems != nil && s.AdditionalItems.Schema != nil {
+		c.noMarks(s.AdditionalItems.Schema, schemaChild(path, "additionalItems"), depth+1, "inside additionalItems (unsupported)")
+	}
+}
+
+func (c *compiler) noMarksInCombinators(s *spec.Schema, path string, depth int) {
+	for j := range s.AnyOf {
+		c.noMarks(&s.AnyOf[j], schemaIndex(path, "anyOf", j), depth+1, "inside anyOf")
+	}
+	for j := range s.OneOf {
+		c.noMarks(&s.OneOf[j], schemaIndex(path, "oneOf", j), depth+1, "inside oneOf")
+	}
+	if s.Not != nil {
+		c.noMarks(s.Not, schemaChild(path, "not"), depth+1, "inside not")
+	}
+}
+
+// noMarksInStructure rejects immutability extensions in the structure next to
+// a $ref, which the $ref overrides.
+func (c *compiler) noMarksInStructure(s *spec.Schema, path, where string) {
+	for _, name := range sortedKeys(s.Properties) {
+		p := s.Properties[name]
+		c.noMarks(&p, schemaKey(path, "properties", name), 1, where)
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+		c.noMarks(s.AdditionalProperties.Schema, schemaChild(path, "additionalProperties"), 1, where)
+	}
+	if s.Items != nil {
+		if s.Items.Schema != nil {
+			c.noMarks(s.Items.Schema, schemaChild(path, "items"), 1, where)
+		}
+		for i := range s.Items.Schemas {
+			c.noMarks(&s.Items.Schemas[i], schemaIndex(path, "items", i), 1, where)
+		}
+	}
+	for j := range s.AllOf {
+		c.noMarks(&s.AllOf[j], schemaIndex(path, "allOf", j), 1, where)
+	}
+}
+
+// noMarks reports an error for every immutability extension in the literal
+// subtree s ($refs are not followed), which has no effect where it is.
+func (c *compiler) noMarks(s *spec.Schema, path string, depth int, where string) {
+	if depth > MaxDepth {
+		return
+	}
+	for _, k := range []string{ExtImmutable, ExtImmutableKeys} {
+		if _, ok := s.Extensions[k]; ok {
+			c.errorf(path, "%s has no effect %s: put it on the schema of the field itself", k, where)
+		}
+	}
+	for _, name := range sortedKeys(s.Properties) {
+		p := s.Properties[name]
+		c.noMarks(&p, schemaKey(path, "properties", name), depth+1, where)
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+		c.noMarks(s.AdditionalProperties.Schema, schemaChild(path, "additionalProperties"), depth+1, where)
+	}
+	if s.Items != nil {
+		if s.Items.Schema != nil {
+			c.noMarks(s.Items.Schema, schemaChild(path, "items"), depth+1, where)
+		}
+		for i := range s.Items.Schemas {
+			c.noMarks(&s.Items.Schemas[i], schemaIndex(path, "items", i), depth+1, where)
+		}
+	}
+	for _, list := range []struct {
+		name string
+		l    []spec.Schema
+	}{{"allOf", s.AllOf}, {"anyOf", s.AnyOf}, {"oneOf", s.OneOf}} {
+		for i := range list.l {
+			c.noMarks(&list.l[i], schemaIndex(path, list.name, i), depth+1, where)
+		}
+	}
+	if s.Not != nil {
+		c.noMarks(s.Not, schemaChild(path, "not"), depth+1, where)
+	}
+}
+
+// sortedKeys returns the keys of m in order, for deterministic errors.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// finish links $refs, checks what needs the whole graph, derives the walk
+// plan and returns the Checker.
+func (c *compiler) finish(root *node) (*Checker, error) {
+	for _, rs := range c.sites {
+		c.link(rs)
+	}
+	for _, k := range c.keyed {
+		if k.n.shape == nil {
+			continue // an unresolved $ref, reported already
+		}
+		if !k.n.shape.hasAdd && k.n.shape.listType != listMap {
+			c.errorf(k.path, "%s requires keys: a map (additionalProperties) or a list with %s map", ExtImmutableKeys, extListType)
+		}
+	}
+	if len(c.errs) > 0 {
+		return nil, errors.Join(c.errs...)
+	}
+	derive(c.shapes)
+	return newChecker(root), nil
+}
+
+// link gives a $ref site the shape and the flags of its target, following
+// chains of $refs.
+func (c *compiler) link(rs *refSite) {
+	switch rs.state {
+	case 2:
+		return
+	case 1:
+		c.errorf(rs.path, "circular $ref without a schema in between")
+		rs.n.shape = &shape{}
+		rs.state = 2
+		return
+	}
+	rs.state = 1
+	if next, ok := c.site[rs.target]; ok {
+		c.link(next)
+	}
+	if rs.state == 2 { // a cycle was reported
+		return
+	}
+	rs.n.shape = rs.target.shape
+	if rs.n.shape == nil {
+		rs.n.shape = &shape{}
+	}
+	rs.n.immutable = rs.n.immutable || rs.target.immutable
+	rs.n.immutableKeys = rs.n.immutableKeys || rs.target.immutableKeys
+	rs.state = 2
+}
+
+// derive computes the derived flags of every shape: marked (something below
+// needs checking) and guided (equality below needs the schema), by
+// propagating from the marked nodes and the sets up to their parents. The
+// graph may be cyclic; each shape is queued at most once per flag.
+func derive(shapes []*shape) {
+	parents := map[*shape][]*shape{}
+	var marked, guided []*shape
+	for _, s := range shapes {
+		if s.listType == listSet {
+			s.guided = true
+			guided = append(guided, s)
+		}
+		s.children(func(n *node) {
+			if n.shape != nil {
+				parents[n.shape] = append(parents[n.shape], s)
+			}
+			if n.hasMark() && !s.marked {
+				s.marked = true
+				marked = append(marked, s)
+			}
+		})
+	}
+	for len(marked) > 0 {
+		s := marked[len(marked)-1]
+		marked = marked[:len(marked)-1]
+		for _, p := range parents[s] {
+			if !p.marked {
+				p.marked = true
+				marked = append(marked, p)
+			}
+		}
+	}
+	for len(guided) > 0 {
+		s := guided[len(guided)-1]
+		guided = guided[:len(guided)-1]
+		for _, p := range parents[s] {
+			if !p.guided {
+				p.guided = true
+				guided = append(guided, p)
+			}
+		}
+	}
+	for _, s := range shapes {
+		for _, p := range s.props {
+			if p.node.needsWalk() {
+				s.walkProps = append(s.walkProps, p)
+			}
+		}
+		s.walkAdd = s.additional.needsWalk()
+		s.walkItems = s.items.needsWalk()
+	}
+}

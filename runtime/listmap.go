@@ -1,0 +1,200 @@
+package runtime
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Lists with x-kubernetes-list-type map correlate their items by the tuple
+// of the x-kubernetes-list-map-keys values. An item has a key when it is an
+// object holding every key property with a non-null scalar value (string,
+// boolean or number); other items cannot be correlated, as in the API
+// server's own CEL correlation, and immutability ignores them. Key values
+// compare like any value (1 and 1.0 are the same key). Duplicate keys pair
+// up in order: the n-th new item with a key goes with the n-th old item with
+// that key.
+
+// keyOf reports whether item has a complete key under s.
+func keyOf(s *shape, item interface{}) (map[string]interface{}, bool) {
+	m, ok := asObject(item)
+	if !ok {
+		return nil, false
+	}
+	for _, k := range s.listKeys {
+		if !keyScalar(m[k]) {
+			return nil, false
+		}
+	}
+	return m, true
+}
+
+// sameKey reports whether a and b, both keyed, have the same key.
+func sameKey(s *shape, a, b map[string]interface{}) bool {
+	for _, k := range s.listKeys {
+		if !eqPlain(a[k], b[k], 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// keyScalar reports whether v can be (part of) a key.
+func keyScalar(v interface{}) bool {
+	switch v.(type) {
+	case string, bool, int64, float64:
+		return true
+	case nil:
+		return false
+	}
+	n, ok := toNumber(v)
+	return ok && n.kind != numInvalid
+}
+
+// aligned reports whether items a and b correlate by position: both have
+// the same key, or neither has one. It looks each key up once per item.
+func aligned(s *shape, a, b interface{}) bool {
+	am, aok := asObject(a)
+	bm, bok := asObject(b)
+	aKeyed, bKeyed, same := aok, bok, true
+	for _, k := range s.listKeys {
+		var av, bv interface{}
+		if aKeyed {
+			av = am[k]
+			aKeyed = keyScalar(av)
+		}
+		if bKeyed {
+			bv = bm[k]
+			bKeyed = keyScalar(bv)
+		}
+		if aKeyed && bKeyed && same {
+			same = eqPlain(av, bv, 0)
+		}
+	}
+	return aKeyed == bKeyed && (!aKeyed || same)
+}
+
+// alignedPrefix returns the length of the longest common prefix of nl and
+// ol in which items correlate by position. Within it, position pairing is
+// the pairing by key, duplicates included.
+func alignedPrefix(s *shape, nl, ol []interface{}) int {
+	n := min(len(nl), len(ol))
+	for i := 0; i < n; i++ {
+		if !aligned(s, nl[i], ol[i]) {
+			return i
+		}
+	}
+	return n
+}
+
+// listMap walks the items of a list map, correlated by key: by position
+// along the common prefix where keys line up (all of the list when nothing
+// was added, removed or moved), through an index by key after it.
+func (w *walker) listMap(s *shape, nl, ol []interface{}, p *path, depth int) {
+	n := alignedPrefix(s, nl, ol)
+	for i := 0; i < n && !w.done(); i++ {
+		if _, ok := keyOf(s, nl[i]); ok {
+			w.walk(s.items, nl[i], ol[i], w.atIndex(p, i), depth+1)
+		}
+	}
+	if n == len(nl) || n == len(ol) || w.done() {
+		return
+	}
+	// The prefix holds the same keys on both sides, so pairing the rest by
+	// rank pairs the whole lists by rank.
+	rest := ol[n:]
+	old := w.c.newKeyIndex(s, rest)
+	for i := n; i < len(nl); i++ {
+		m, ok := keyOf(s, nl[i])
+		if !ok {
+			continue
+		}
+		if j := old.find(w.c, m, true); j >= 0 {
+			// Reported at the index in the new object.
+			w.walk(s.items, nl[i], rest[j], w.atIndex(p, i), depth+1)
+			if w.done() {
+				return
+			}
+		}
+	}
+}
+
+// listKeys checks that a list map has the same set of keys in both objects.
+// Removed keys are reported in old order, then added keys in new order;
+// each key once.
+func (w *walker) listKeys(s *shape, nl, ol []interface{}, p *path) {
+	if len(nl) == len(ol) && alignedPrefix(s, nl, ol) == len(nl) {
+		return
+	}
+	oldIdx := w.c.newKeyIndex(s, ol)
+	newIdx := w.c.newKeyIndex(s, nl)
+	for i, item := range ol {
+		if m, ok := keyOf(s, item); ok && oldIdx.find(w.c, m, false) == i && newIdx.find(w.c, m, false) < 0 {
+			if !w.report {
+				w.found = true
+				return
+			}
+			w.keyChanged(p, formatKey(s, m), false)
+		}
+	}
+	for i, item := range nl {
+		if m, ok := keyOf(s, item); ok && newIdx.find(w.c, m, false) == i && oldIdx.find(w.c, m, false) < 0 {
+			if !w.report {
+				w.found = true
+				return
+			}
+			w.keyChanged(p, formatKey(s, m), true)
+		}
+	}
+}
+
+// keyIndex finds the items of a list map by key.
+type keyIndex struct {
+	s     *shape
+	items []interface{}
+	idx   *hashIndex
+}
+
+func (c *Checker) newKeyIndex(s *shape, items []interface{}) *keyIndex {
+	x := &keyIndex{s: s, items: items, idx: newHashIndex(len(items))}
+	for i := len(items) - 1; i >= 0; i-- {
+		if m, ok := keyOf(s, items[i]); ok {
+			x.idx.add(c.keyHash(s, m), i)
+		}
+	}
+	return x
+}
+
+// find returns the index of the first item with the key of m, or -1; with
+// take, that item is removed from the index.
+func (x *keyIndex) find(c *Checker, m map[string]interface{}, take bool) int {
+	return x.idx.find(c.keyHash(x.s, m), func(i int) bool {
+		other, _ := keyOf(x.s, x.items[i])
+		return sameKey(x.s, m, other)
+	}, take)
+}
+
+// keyHash hashes the key of a keyed item.
+func (c *Checker) keyHash(s *shape, m map[string]interface{}) uint64 {
+	h := uint64(len(s.listKeys))
+	for _, k := range s.listKeys {
+		h = c.h.mix(h, c.hashValue(nil, m[k], 0))
+	}
+	return h
+}
+
+// formatKey renders the key of an item for a message, as a JSON object with
+// the key properties in x-kubernetes-list-map-keys order: {"name":"http"}.
+func formatKey(s *shape, m map[string]interface{}) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, k := range s.listKeys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Quote(k))
+		b.WriteByte(':')
+		b.WriteString(formatScalar(m[k]))
+	}
+	b.WriteByte('}')
+	return b.String()
+}

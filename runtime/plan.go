@@ -1,0 +1,77 @@
+package runtime
+
+// node is one position of the compiled schema: the immutability of the value
+// there, and its shape. Nodes reached through the same $ref share their
+// shape, so a recursive schema compiles into a finite, possibly cyclic graph.
+type node struct {
+	immutable     bool // x-kubernetes-immutable: the whole value is fixed
+	immutableKeys bool // x-kubernetes-immutable-keys: the keys are fixed
+	*shape
+}
+
+// shape is the structure of a schema position, as far as immutability cares.
+type shape struct {
+	props      []property       // properties, sorted by name
+	propIndex  map[string]*node // properties by name
+	additional *node            // additionalProperties schema, nil if none or a boolean
+	hasAdd     bool             // additionalProperties is present (a schema or true)
+	items      *node            // items schema, nil if none
+	listType   listType
+	listKeys   []string // x-kubernetes-list-map-keys for listType map
+
+	// Derived once the whole graph is compiled.
+	marked    bool       // some node strictly below is immutable or has immutable keys
+	guided    bool       // equality below depends on the schema (a set is below)
+	walkProps []property // the props that need a walk: marked, or marked below
+	walkAdd   bool       // additional needs a walk
+	walkItems bool       // items need a walk
+}
+
+type property struct {
+	name string
+	node *node
+}
+
+type listType uint8
+
+const (
+	listAtomic listType = iota
+	listSet
+	listMap
+)
+
+// hasMark reports whether n itself carries an immutability extension.
+func (n *node) hasMark() bool { return n.immutable || n.immutableKeys }
+
+// needsWalk reports whether the walk must visit n: n or something below it
+// is marked.
+func (n *node) needsWalk() bool {
+	return n != nil && (n.immutable || n.immutableKeys || (n.shape != nil && n.shape.marked))
+}
+
+// guides reports whether equality at n must follow the schema.
+func (n *node) guides() bool {
+	return n != nil && n.shape != nil && n.shape.guided
+}
+
+// child returns the schema of key k of an object at this shape, or nil if
+// the key is unknown to the schema.
+func (s *shape) child(k string) *node {
+	if c, ok := s.propIndex[k]; ok {
+		return c
+	}
+	return s.additional
+}
+
+// children calls f for every node directly below s.
+func (s *shape) children(f func(*node)) {
+	for _, p := range s.props {
+		f(p.node)
+	}
+	if s.additional != nil {
+		f(s.additional)
+	}
+	if s.items != nil {
+		f(s.items)
+	}
+}

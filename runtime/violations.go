@@ -1,0 +1,163 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Origin is the origin of every violation ValidateUpdate reports.
+const Origin = "immutable"
+
+// changed reports a changed immutable value, unless a value that is not JSON
+// or is too deep explains the difference.
+func (w *walker) changed(nv, ov interface{}, p *path, depth int) {
+	if !w.report {
+		w.found = true
+		return
+	}
+	if w.unusable(nv, p, depth) || w.unusable(ov, p, depth) {
+		return
+	}
+	w.errs = append(w.errs, field.Invalid(nil, nv, "field is immutable").WithOrigin(Origin))
+	w.errs[len(w.errs)-1].Field = p.String()
+}
+
+// presence reports an immutable property, or one with immutable keys, that
+// was added or removed.
+func (w *walker) presence(n *node, p *path, name string, added bool) {
+	if !w.report {
+		w.found = true
+		return
+	}
+	detail := fmt.Sprintf("field %q is immutable and may not be %s", name, verb(added))
+	if !n.immutable {
+		detail = fmt.Sprintf("field %q has immutable keys and may not be %s", name, verb(added))
+	}
+	w.forbidden(p, detail)
+}
+
+// keyChanged reports a key added to or removed from a node with immutable
+// keys.
+func (w *walker) keyChanged(p *path, key string, added bool) {
+	if !w.report {
+		w.found = true
+		return
+	}
+	w.forbidden(p, fmt.Sprintf("key %s may not be %s: keys are immutable", key, verb(added)))
+}
+
+func verb(added bool) string {
+	if added {
+		return "added"
+	}
+	return "removed"
+}
+
+func (w *walker) forbidden(p *path, detail string) {
+	w.errs = append(w.errs, field.Forbidden(nil, detail).WithOrigin(Origin))
+	w.errs[len(w.errs)-1].Field = p.String()
+}
+
+// deep reports a value nested deeper than MaxDepth, once per check.
+func (w *walker) deep(p *path) {
+	if !w.report {
+		w.found = true
+		return
+	}
+	if w.tooDeep {
+		return
+	}
+	w.tooDeep = true
+	w.errs = append(w.errs, field.Invalid(nil, field.OmitValueType{}, fmt.Sprintf("value is nested more than %d levels deep", MaxDepth)).WithOrigin(Origin))
+	w.errs[len(w.errs)-1].Field = p.String()
+}
+
+// unusable reports, and returns true for, a value at p that is not JSON or
+// nests too deep. It scans in key order, so the report is deterministic.
+func (w *walker) unusable(v interface{}, p *path, depth int) bool {
+	rel, problem := scan(v, depth)
+	switch problem {
+	case nil:
+		return false
+	case errTooDeep:
+		w.deep(p)
+	default:
+		w.errs = append(w.errs, field.InternalError(nil, fmt.Errorf("%s%s: %w", p.String(), rel, problem)).WithOrigin(Origin))
+		w.errs[len(w.errs)-1].Field = p.String()
+	}
+	return true
+}
+
+var errTooDeep = errors.New("too deep")
+
+// scan looks for the first part of v, in key order, that is not a JSON value
+// or lies deeper than MaxDepth, and returns its path relative to v.
+func scan(v interface{}, depth int) (string, error) {
+	switch x := v.(type) {
+	case nil, string, bool:
+		return "", nil
+	case map[string]interface{}:
+		if x == nil {
+			return "", nil
+		}
+		if depth >= MaxDepth && len(x) > 0 {
+			return "", errTooDeep
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if rel, err := scan(x[k], depth+1); err != nil {
+				return "[" + k + "]" + rel, err
+			}
+		}
+		return "", nil
+	case []interface{}:
+		if depth >= MaxDepth && len(x) > 0 {
+			return "", errTooDeep
+		}
+		for i, e := range x {
+			if rel, err := scan(e, depth+1); err != nil {
+				return "[" + strconv.Itoa(i) + "]" + rel, err
+			}
+		}
+		return "", nil
+	}
+	if n, ok := toNumber(v); ok {
+		if n.kind == numInvalid {
+			return "", fmt.Errorf("%v is not a JSON number", v)
+		}
+		return "", nil
+	}
+	return "", fmt.Errorf("unsupported value of Go type %T: only JSON values (map[string]interface{}, []interface{}, string, bool, numbers, nil) can be checked", v)
+}
+
+// quoteKey renders a map key for a message.
+func quoteKey(k string) string { return strconv.Quote(k) }
+
+// formatScalar renders a key value for a message, as JSON.
+func formatScalar(v interface{}) string {
+	switch x := v.(type) {
+	case string:
+		return strconv.Quote(x)
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	n, _ := toNumber(v)
+	switch n.kind {
+	case numInt:
+		return strconv.FormatInt(int64(n.bits), 10)
+	case numUint:
+		return strconv.FormatUint(n.bits, 10)
+	case numFloat:
+		return strconv.FormatFloat(math.Float64frombits(n.bits), 'g', -1, 64)
+	}
+	return fmt.Sprint(v)
+}

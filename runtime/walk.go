@@ -1,0 +1,220 @@
+package runtime
+
+import (
+	"sort"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// walker walks a new and an old value together, guided by the plan.
+//
+// A check walks twice at most. The first walk only looks for a violation:
+// it tracks no paths, allocates nothing and stops at the first violation.
+// Only if it finds one, a second walk builds paths, visits map keys in
+// order and collects every violation. Paths are linked lists of path
+// elements; building them on the first walk would allocate, since Go's
+// escape analysis moves a recursively linked stack object to the heap.
+type walker struct {
+	c       *Checker
+	report  bool // second walk: build paths and collect errors
+	found   bool // first walk: a violation exists
+	errs    field.ErrorList
+	tooDeep bool // a too-deep violation was reported; report it once
+}
+
+// done reports whether the first walk can stop.
+func (w *walker) done() bool { return w.found && !w.report }
+
+// at returns the path of property name below p, on the second walk only.
+func (w *walker) at(p *path, name string) *path {
+	if !w.report {
+		return nil
+	}
+	return &path{parent: p, kind: pathField, name: name}
+}
+
+// atKey returns the path of map key k below p, on the second walk only.
+func (w *walker) atKey(p *path, k string) *path {
+	if !w.report {
+		return nil
+	}
+	return &path{parent: p, kind: pathKey, name: k}
+}
+
+// atIndex returns the path of list index i below p, on the second walk only.
+func (w *walker) atIndex(p *path, i int) *path {
+	if !w.report {
+		return nil
+	}
+	return &path{parent: p, kind: pathIndex, index: i}
+}
+
+// walk checks the values at n, present in both objects.
+func (w *walker) walk(n *node, nv, ov interface{}, p *path, depth int) {
+	if n.immutable {
+		if !w.c.equal(n, nv, ov, depth) {
+			w.changed(nv, ov, p, depth)
+		}
+		return
+	}
+	if depth >= MaxDepth {
+		w.deep(p)
+		return
+	}
+	if n.immutableKeys && !w.keys(n, nv, ov, p, depth) {
+		return
+	}
+	if !n.shape.marked {
+		return
+	}
+	// Descend only where both values have the type the schema describes: a
+	// null or mistyped parent is like an absent one.
+	if nm, ok := asObject(nv); ok {
+		if om, ok := asObject(ov); ok {
+			w.object(n.shape, nm, om, p, depth)
+		}
+		return
+	}
+	if nl, ok := asList(nv); ok {
+		if ol, ok := asList(ov); ok {
+			w.list(n.shape, nl, ol, p, depth)
+		}
+	}
+}
+
+// object checks the properties of an object present in both.
+func (w *walker) object(s *shape, nm, om map[string]interface{}, p *path, depth int) {
+	for i := range s.walkProps {
+		if w.done() {
+			return
+		}
+		pr := &s.walkProps[i]
+		nv, inNew := nm[pr.name]
+		ov, inOld := om[pr.name]
+		switch {
+		case inNew && inOld:
+			w.walk(pr.node, nv, ov, w.at(p, pr.name), depth+1)
+		case inNew != inOld && pr.node.hasMark():
+			w.presence(pr.node, w.at(p, pr.name), pr.name, inNew)
+		}
+	}
+	if s.walkAdd {
+		w.entries(s, nm, om, p, depth)
+	}
+}
+
+// entries checks the values of the map keys present in both; keys may come
+// and go. The second walk visits keys in order, for a deterministic report.
+func (w *walker) entries(s *shape, nm, om map[string]interface{}, p *path, depth int) {
+	if !w.report {
+		for k, nv := range nm {
+			if ov, ok := om[k]; ok && !s.isProp(k) {
+				w.walk(s.additional, nv, ov, nil, depth+1)
+				if w.found {
+					return
+				}
+			}
+		}
+		return
+	}
+	keys := make([]string, 0, len(nm))
+	for k := range nm {
+		if _, ok := om[k]; ok && !s.isProp(k) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		w.walk(s.additional, nm[k], om[k], w.atKey(p, k), depth+1)
+	}
+}
+
+func (s *shape) isProp(k string) bool {
+	if s.propIndex == nil {
+		return false
+	}
+	_, ok := s.propIndex[k]
+	return ok
+}
+
+// list checks the items of a list present in both.
+func (w *walker) list(s *shape, nl, ol []interface{}, p *path, depth int) {
+	if !s.walkItems {
+		return
+	}
+	switch s.listType {
+	case listSet:
+		// Items are their own identity: nothing to correlate.
+	case listMap:
+		w.listMap(s, nl, ol, p, depth)
+	default:
+		// Atomic: correlate by index. Appending and truncating are allowed.
+		n := min(len(nl), len(ol))
+		for i := 0; i < n && !w.done(); i++ {
+			w.walk(s.items, nl[i], ol[i], w.atIndex(p, i), depth+1)
+		}
+	}
+}
+
+// keys checks a node with immutable keys (its presence was checked by the
+// parent). It reports false when the values are not of the keyed kind the
+// schema describes and were compared as values instead, so there is nothing
+// to descend into.
+func (w *walker) keys(n *node, nv, ov interface{}, p *path, depth int) bool {
+	s := n.shape
+	if nm, ok := asObject(nv); ok && s.hasAdd {
+		if om, ok := asObject(ov); ok {
+			w.mapKeys(s, nm, om, p)
+			return true
+		}
+	}
+	if nl, ok := asList(nv); ok && s.listType == listMap {
+		if ol, ok := asList(ov); ok {
+			w.listKeys(s, nl, ol, p)
+			return true
+		}
+	}
+	if !w.c.equal(n, nv, ov, depth) {
+		w.changed(nv, ov, p, depth)
+	}
+	return false
+}
+
+// mapKeys checks that a map has the same keys in both objects.
+func (w *walker) mapKeys(s *shape, nm, om map[string]interface{}, p *path) {
+	if len(nm) == len(om) {
+		same := true
+		for k := range nm {
+			if _, ok := om[k]; !ok {
+				same = false
+				break
+			}
+		}
+		if same {
+			return
+		}
+	}
+	if !w.report {
+		w.found = true
+		return
+	}
+	type change struct {
+		key   string
+		added bool
+	}
+	var changes []change
+	for k := range nm {
+		if _, ok := om[k]; !ok {
+			changes = append(changes, change{k, true})
+		}
+	}
+	for k := range om {
+		if _, ok := nm[k]; !ok {
+			changes = append(changes, change{k, false})
+		}
+	}
+	sort.Slice(changes, func(i, j int) bool { return changes[i].key < changes[j].key })
+	for _, ch := range changes {
+		w.keyChanged(p, quoteKey(ch.key), ch.added)
+	}
+}
