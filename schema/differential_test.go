@@ -1,0 +1,516 @@
+package schema_test
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apivalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"k8s.io/apiserver/pkg/cel/common"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	"github.com/immutable-gen/immutable-gen/runtime"
+	"github.com/immutable-gen/immutable-gen/schema"
+)
+
+var (
+	diffSchemas = flag.Int("diff.schemas", 200, "random schemas in TestCELMatchesRuntime")
+	diffPairs   = flag.Int("diff.pairs", 50, "random updates per schema in TestCELMatchesRuntime")
+	diffSeed    = flag.Uint64("diff.seed", 1, "seed of TestCELMatchesRuntime (each run of CI uses the same seeds; -diff.seed explores others)")
+)
+
+// TestCELMatchesRuntime is the differential test of the CEL lowering
+// (DESIGN.md 2.3): random schemas with every marker shape, nested, optional
+// and required, and random updates derived from random objects (changes,
+// reorders, additions, removals) are each judged by the runtime (the
+// reference) on the extensions output and by the API server's own CEL
+// validator, with ratcheting as the API server runs it, on the CEL output.
+// Verdicts must agree, and the fields the two name must match.
+func TestCELMatchesRuntime(t *testing.T) {
+	total, rejected := 0, 0
+	for s := 0; s < *diffSchemas; s++ {
+		seed := *diffSeed*1_000_003 + uint64(s)
+		g := &gen{r: rand.New(rand.NewPCG(seed, 7))}
+		raw := g.root()
+		c, ok := compileBoth(t, raw, seed)
+		if !ok {
+			continue
+		}
+		for p := 0; p < *diffPairs; p++ {
+			old := g.value(c.objSchema)
+			obj := g.mutate(c.objSchema, deepCopy(old))
+			rt := c.checker.ValidateUpdate(asMap(obj), asMap(old))
+			ce := c.validateCEL(asMap(obj), asMap(old))
+			total++
+			if len(rt) > 0 {
+				rejected++
+			}
+			if msg := compareVerdicts(rt, ce); msg != "" {
+				t.Fatalf("schema seed %d, pair %d: %s\nschema (CEL): %s\nold: %s\nnew: %s\nruntime: %v\nCEL: %v",
+					seed, p, msg, js(c.celSchema), js(old), js(obj), rt, ce)
+			}
+		}
+	}
+	t.Logf("%d updates on %d schemas agreed; %d rejected, %d allowed", total, *diffSchemas, rejected, total-rejected)
+	if total < *diffSchemas**diffPairs*9/10 {
+		t.Fatalf("only %d of %d updates were run: too many random schemas were refused", total, *diffSchemas**diffPairs)
+	}
+	if rejected < total/10 || rejected > total*9/10 {
+		t.Fatalf("%d of %d rejected: the generator no longer exercises both verdicts", rejected, total)
+	}
+}
+
+type compiled struct {
+	objSchema map[string]any // the schema with extensions, for generating values
+	celSchema map[string]any
+	checker   *runtime.Checker
+	ss        *structuralschema.Structural
+	validator *cel.Validator
+}
+
+// compileBoth lowers raw both ways and compiles each side as its consumer
+// does. The CEL side must pass the API server's CRD validation; a schema
+// the cost estimator refuses is skipped (generation reports those).
+func compileBoth(t *testing.T, raw map[string]any, seed uint64) (*compiled, bool) {
+	t.Helper()
+	ext, celRaw := deepCopy(raw).(map[string]any), deepCopy(raw).(map[string]any)
+	m, err := schema.Build(ext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema.EmitExtensions(m)
+	cm, err := schema.Build(celRaw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := schema.EmitCEL(cm)
+	if len(res.Inexpressible) > 0 {
+		t.Fatalf("seed %d: generator made an inexpressible schema: %s", seed, res.Inexpressible[0].Reason)
+	}
+	var s spec.Schema
+	if err := json.Unmarshal([]byte(js(ext)), &s); err != nil {
+		t.Fatal(err)
+	}
+	checker, err := runtime.Compile(&s)
+	if err != nil {
+		t.Fatalf("seed %d: runtime.Compile: %v\n%s", seed, err, js(ext))
+	}
+	var v1 apiextv1.JSONSchemaProps
+	if err := json.Unmarshal([]byte(js(celRaw)), &v1); err != nil {
+		t.Fatal(err)
+	}
+	var internal apiextensions.JSONSchemaProps
+	if err := apiextv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(&v1, &internal, nil); err != nil {
+		t.Fatal(err)
+	}
+	if errs := validateCRDSchema(&internal); len(errs) > 0 {
+		for _, e := range errs {
+			if strings.Contains(e.Detail, "cost") {
+				return nil, false
+			}
+		}
+		t.Fatalf("seed %d: the API server refuses the lowered schema: %v\n%s", seed, errs, js(celRaw))
+	}
+	ss, err := structuralschema.NewStructural(&internal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &compiled{
+		objSchema: ext, celSchema: celRaw, checker: checker, ss: ss,
+		validator: cel.NewValidator(ss, true, celconfig.PerCallLimit),
+	}, true
+}
+
+func validateCRDSchema(s *apiextensions.JSONSchemaProps) field.ErrorList {
+	crd := &apiextensions.CustomResourceDefinition{}
+	crd.Name = "things.diff.example.com"
+	crd.Spec = apiextensions.CustomResourceDefinitionSpec{
+		Group:                 "diff.example.com",
+		Names:                 apiextensions.CustomResourceDefinitionNames{Plural: "things", Singular: "thing", Kind: "Thing", ListKind: "ThingList"},
+		Scope:                 apiextensions.NamespaceScoped,
+		Versions:              []apiextensions.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true}},
+		Validation:            &apiextensions.CustomResourceValidation{OpenAPIV3Schema: s},
+		Conversion:            &apiextensions.CustomResourceConversion{Strategy: apiextensions.NoneConverter},
+		PreserveUnknownFields: ptrFalse(),
+	}
+	crd.Status.StoredVersions = []string{"v1"}
+	return apivalidation.ValidateCustomResourceDefinition(context.Background(), crd)
+}
+
+func ptrFalse() *bool { f := false; return &f }
+
+func (c *compiled) validateCEL(obj, old map[string]any) field.ErrorList {
+	if c.validator == nil {
+		return nil
+	}
+	corr := common.NewCorrelatedObject(obj, old, &model.Structural{Structural: c.ss})
+	errs, _ := c.validator.Validate(context.Background(), nil, c.ss, obj, old, celconfig.RuntimeCELCostBudget, cel.WithRatcheting(corr))
+	return errs
+}
+
+// compareVerdicts returns "" when both reject or both allow, and every
+// field one side names is named by the other at the same place or above it
+// (a rule on a list names the list; the runtime names the item).
+func compareVerdicts(rt, ce field.ErrorList) string {
+	if (len(rt) > 0) != (len(ce) > 0) {
+		return fmt.Sprintf("verdicts differ: runtime rejects=%v, CEL rejects=%v", len(rt) > 0, len(ce) > 0)
+	}
+	rp, cp := paths(rt), paths(ce)
+	for _, r := range rp {
+		if !anyRelated(r, cp) {
+			return fmt.Sprintf("the runtime names %s, CEL names none of it: %v", r, cp)
+		}
+	}
+	for _, c := range cp {
+		if !anyRelated(c, rp) {
+			return fmt.Sprintf("CEL names %s, the runtime names none of it: %v", c, rp)
+		}
+	}
+	return ""
+}
+
+func paths(errs field.ErrorList) []string {
+	var out []string
+	for _, e := range errs {
+		p := e.Field
+		for {
+			i := strings.Index(p, "[")
+			if i < 0 {
+				break
+			}
+			j := strings.Index(p[i:], "]")
+			if j < 0 {
+				break
+			}
+			p = p[:i] + p[i+j+1:]
+		}
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// anyRelated reports whether some path in list is p, an ancestor of p or a
+// descendant of p.
+func anyRelated(p string, list []string) bool {
+	for _, q := range list {
+		if p == q || strings.HasPrefix(p, q+".") || strings.HasPrefix(q, p+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// gen makes random schemas and values.
+type gen struct {
+	r    *rand.Rand
+	line int
+}
+
+var propNames = []string{"a", "b", "in", "x-y", "c"}
+
+func (g *gen) carrier(keys bool) map[string]any {
+	g.line++
+	o := fmt.Sprintf(`{"keys":%v,"pos":{"Filename":"types.go","Offset":0,"Line":%d,"Column":2},"decl":{"Filename":"types.go","Offset":0,"Line":%d,"Column":2},"type":"x.T"}`, keys, g.line, g.line)
+	return map[string]any{"rule": "@immutable-gen:origin " + o}
+}
+
+func (g *gen) mark(n map[string]any, keys bool) map[string]any {
+	rules, _ := n["x-kubernetes-validations"].([]any)
+	n["x-kubernetes-validations"] = append(rules, g.carrier(keys))
+	return n
+}
+
+func (g *gen) chance(p float64) bool { return g.r.Float64() < p }
+
+func (g *gen) root() map[string]any {
+	spec := g.object(1)
+	if g.chance(0.05) {
+		g.mark(spec, false)
+	}
+	return map[string]any{"type": "object", "properties": map[string]any{"spec": spec}}
+}
+
+func (g *gen) object(depth int) map[string]any {
+	props := map[string]any{}
+	var required []any
+	n := 1 + g.r.IntN(3)
+	for _, name := range g.r.Perm(len(propNames))[:n] {
+		props[propNames[name]] = g.valueSchema(depth + 1)
+		if g.chance(0.3) {
+			required = append(required, propNames[name])
+		}
+	}
+	o := map[string]any{"type": "object", "properties": props}
+	if len(required) > 0 {
+		sort.Slice(required, func(i, j int) bool { return required[i].(string) < required[j].(string) })
+		o["required"] = required
+	}
+	return o
+}
+
+func (g *gen) scalar() map[string]any {
+	switch g.r.IntN(3) {
+	case 0:
+		return map[string]any{"type": "string", "maxLength": 2}
+	case 1:
+		return map[string]any{"type": "integer", "format": "int64", "maximum": 3, "minimum": 0}
+	default:
+		return map[string]any{"type": "boolean"}
+	}
+}
+
+func (g *gen) valueSchema(depth int) map[string]any {
+	kind := g.r.IntN(6)
+	if depth >= 4 {
+		kind = 0
+	}
+	var n map[string]any
+	switch kind {
+	case 0:
+		n = g.scalar()
+	case 1:
+		n = g.object(depth)
+	case 2: // atomic list
+		var items map[string]any
+		if g.chance(0.5) {
+			items = g.object(depth + 1)
+		} else {
+			items = g.scalar()
+		}
+		if g.chance(0.25) {
+			g.mark(items, false)
+		}
+		n = map[string]any{"type": "array", "maxItems": 3, "items": items}
+	case 3: // set
+		n = map[string]any{"type": "array", "maxItems": 3, "x-kubernetes-list-type": "set", "items": g.scalar()}
+	case 4: // list map
+		items := g.object(depth + 1)
+		items["properties"].(map[string]any)["name"] = map[string]any{"type": "string", "maxLength": 1}
+		req, _ := items["required"].([]any)
+		items["required"] = append([]any{"name"}, without(req, "name")...)
+		sort.Slice(items["required"].([]any), func(i, j int) bool {
+			return items["required"].([]any)[i].(string) < items["required"].([]any)[j].(string)
+		})
+		n = map[string]any{"type": "array", "maxItems": 3, "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": []any{"name"}, "items": items}
+		switch g.r.IntN(4) {
+		case 0: // =keys, with the key immutable
+			g.mark(n, true)
+			g.mark(items["properties"].(map[string]any)["name"].(map[string]any), false)
+		case 1: // immutable items: correlated by key
+			g.mark(items, false)
+		case 2: // the whole list map: compared in order
+			g.mark(n, false)
+		}
+	default: // map
+		var values map[string]any
+		if g.chance(0.5) {
+			values = g.object(depth + 1)
+		} else {
+			values = g.scalar()
+		}
+		if g.chance(0.25) {
+			g.mark(values, false)
+		}
+		n = map[string]any{"type": "object", "maxProperties": 3, "additionalProperties": values}
+		if g.chance(0.25) {
+			g.mark(n, true)
+		}
+	}
+	if _, marked := n["x-kubernetes-validations"]; !marked && g.chance(0.2) {
+		g.mark(n, false)
+	}
+	return n
+}
+
+func without(list []any, s string) []any {
+	var out []any
+	for _, x := range list {
+		if x != s {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// value makes a random valid value for schema s.
+func (g *gen) value(s map[string]any) any {
+	switch s["type"] {
+	case "string":
+		return []string{"", "a", "b", "ab"}[g.r.IntN(4)]
+	case "integer":
+		return int64(g.r.IntN(3))
+	case "boolean":
+		return g.chance(0.5)
+	case "array":
+		items := s["items"].(map[string]any)
+		n := g.r.IntN(4)
+		var out []any
+		for i := 0; i < n; i++ {
+			out = append(out, g.value(items))
+		}
+		return repairList(s, out)
+	case "object":
+		out := map[string]any{}
+		if props, ok := s["properties"].(map[string]any); ok {
+			req, _ := s["required"].([]any)
+			for name, ps := range props {
+				if contains(req, name) || g.chance(0.7) {
+					out[name] = g.value(ps.(map[string]any))
+				}
+			}
+			return out
+		}
+		values := s["additionalProperties"].(map[string]any)
+		for _, k := range []string{"k1", "k2", "k3"} {
+			if g.chance(0.5) {
+				out[k] = g.value(values)
+			}
+		}
+		return out
+	}
+	panic(fmt.Sprintf("schema %v", s))
+}
+
+// repairList keeps a list valid: unique set items and list map keys, at
+// most maxItems.
+func repairList(s map[string]any, l []any) []any {
+	seen := map[string]bool{}
+	var out []any
+	for _, x := range l {
+		key := js(x)
+		switch s["x-kubernetes-list-type"] {
+		case "map":
+			key = js(x.(map[string]any)["name"])
+		case "set":
+		default:
+			key = fmt.Sprint(len(out))
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, x)
+	}
+	if len(out) > 3 {
+		out = out[:3]
+	}
+	if out == nil {
+		out = []any{}
+	}
+	return out
+}
+
+func contains(l []any, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// mutate changes v (of schema s) in zero to three random places, keeping it
+// valid.
+func (g *gen) mutate(s map[string]any, v any) any {
+	n := g.r.IntN(4)
+	for i := 0; i < n; i++ {
+		v = g.mutateOnce(s, v)
+	}
+	return v
+}
+
+func (g *gen) mutateOnce(s map[string]any, v any) any {
+	switch s["type"] {
+	case "array":
+		l := v.([]any)
+		items := s["items"].(map[string]any)
+		switch op := g.r.IntN(5); {
+		case op == 0 || len(l) == 0:
+			l = append(l, g.value(items))
+		case op == 1:
+			i := g.r.IntN(len(l))
+			l = append(l[:i:i], l[i+1:]...)
+		case op == 2 && len(l) > 1:
+			i, j := g.r.IntN(len(l)), g.r.IntN(len(l))
+			l[i], l[j] = l[j], l[i]
+		default:
+			i := g.r.IntN(len(l))
+			l[i] = g.mutateOnce(items, l[i])
+		}
+		return repairList(s, l)
+	case "object":
+		m := v.(map[string]any)
+		if props, ok := s["properties"].(map[string]any); ok {
+			names := make([]string, 0, len(props))
+			for k := range props {
+				names = append(names, k)
+			}
+			sort.Strings(names)
+			name := names[g.r.IntN(len(names))]
+			ps := props[name].(map[string]any)
+			req, _ := s["required"].([]any)
+			_, present := m[name]
+			switch {
+			case !present:
+				m[name] = g.value(ps)
+			case !contains(req, name) && g.chance(0.3):
+				delete(m, name)
+			default:
+				m[name] = g.mutateOnce(ps, m[name])
+			}
+			return m
+		}
+		values := s["additionalProperties"].(map[string]any)
+		k := []string{"k1", "k2", "k3"}[g.r.IntN(3)]
+		if _, ok := m[k]; !ok {
+			m[k] = g.value(values)
+		} else if g.chance(0.4) {
+			delete(m, k)
+		} else {
+			m[k] = g.mutateOnce(values, m[k])
+		}
+		return m
+	}
+	return g.value(s)
+}
+
+func deepCopy(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = deepCopy(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = deepCopy(x)
+		}
+		return out
+	}
+	return v
+}
+
+func asMap(v any) map[string]any { return v.(map[string]any) }
+
+func js(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
