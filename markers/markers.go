@@ -30,8 +30,10 @@ const Name = "immutable"
 // Immutable is the parsed value of one `+immutable` or `+immutable=keys`
 // marker comment.
 type Immutable struct {
-	// Keys is true for `+immutable=keys`.
-	Keys bool
+	// keys is true for `+immutable=keys`. (Unexported, so that
+	// controller-tools' help shows the marker as `+immutable` rather than
+	// deriving an argument from it.)
+	keys bool
 
 	// id makes every parsed marker comment distinct, so that ApplyToSchema can
 	// find which field or type it was written on.
@@ -49,15 +51,18 @@ func (m *Immutable) ParseMarker(_ string, _ string, rest string) error {
 	case "":
 		return nil
 	case "keys":
-		m.Keys = true
+		m.keys = true
 		return nil
 	}
 	return fmt.Errorf("invalid marker +%s=%s: the only forms are +immutable and +immutable=keys", Name, rest)
 }
 
+// Keys reports whether the marker is `+immutable=keys`.
+func (m Immutable) Keys() bool { return m.keys }
+
 // String renders the marker as written.
 func (m Immutable) String() string {
-	if m.Keys {
+	if m.keys {
 		return "+immutable=keys"
 	}
 	return "+immutable"
@@ -114,9 +119,9 @@ func (m Immutable) locate(ctx *crdmarkers.SchemaContext) (Origin, error) {
 	info, fset := ctx.TypeInfo, ctx.Package.Fset
 	typeName := ctx.Package.PkgPath + "." + info.Name
 	if m.in(info.Markers) {
-		o := Origin{Keys: m.Keys, Type: typeName, DeclPos: fset.Position(info.RawSpec.Pos())}
+		o := Origin{Keys: m.keys, Type: typeName, DeclPos: fset.Position(info.RawSpec.Pos())}
 		o.Pos = markerPos(fset, o.DeclPos, info.RawSpec.Doc, info.RawDecl.Doc)
-		if m.Keys && ctx.Package.TypesInfo != nil {
+		if m.keys && ctx.Package.TypesInfo != nil {
 			if obj := ctx.Package.TypesInfo.Defs[info.RawSpec.Name]; obj != nil {
 				o.ItemFields = itemFields(fset, obj.Type())
 			}
@@ -127,11 +132,11 @@ func (m Immutable) locate(ctx *crdmarkers.SchemaContext) (Origin, error) {
 		if !m.in(f.Markers) {
 			continue
 		}
-		o := Origin{Keys: m.Keys, Type: typeName, Field: fieldName(f.RawField), DeclPos: fset.Position(f.RawField.Pos())}
+		o := Origin{Keys: m.keys, Type: typeName, Field: fieldName(f.RawField), DeclPos: fset.Position(f.RawField.Pos())}
 		o.Pos = markerPos(fset, o.DeclPos, f.RawField.Doc)
 		jsonName, inline := jsonName(f)
 		o.JSONName = jsonName
-		if m.Keys && ctx.Package.TypesInfo != nil {
+		if m.keys && ctx.Package.TypesInfo != nil {
 			o.ItemFields = itemFields(fset, ctx.Package.TypesInfo.TypeOf(f.RawField.Type))
 		}
 		if jsonName == "metadata" && isObjectMeta(ctx, f.RawField) && isKindRoot(ctx, info) {

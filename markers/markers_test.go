@@ -19,8 +19,8 @@ func TestParseMarker(t *testing.T) {
 	for _, c := range cases {
 		var m Immutable
 		err := m.ParseMarker(Name, Name, c.rest)
-		if (err != nil) != c.wantErr || (err == nil && m.Keys != c.keys) {
-			t.Errorf("+immutable=%s: keys=%v err=%v", c.rest, m.Keys, err)
+		if (err != nil) != c.wantErr || (err == nil && m.keys != c.keys) {
+			t.Errorf("+immutable=%s: keys=%v err=%v", c.rest, m.keys, err)
 		}
 	}
 }

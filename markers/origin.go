@@ -41,7 +41,7 @@ type ItemField struct {
 
 // Marker renders the marker as written.
 func (o Origin) Marker() string {
-	return Immutable{Keys: o.Keys}.String()
+	return Immutable{keys: o.Keys}.String()
 }
 
 // Where names the marked declaration for messages: `field Spec.Name` or

@@ -181,8 +181,8 @@ func (a *analyzer) typeOrigins(obj *types.TypeName) []markers.Origin {
 			fset := idx.pkg.Fset
 			decl := fset.Position(info.RawSpec.Pos())
 			for _, m := range immutables(info.Markers) {
-				o := markers.Origin{Keys: m.Keys, Type: obj.Pkg().Path() + "." + obj.Name(), DeclPos: decl}
-				o.Pos = markerPos(fset, decl, m.Keys, info.RawSpec.Doc, info.RawDecl.Doc)
+				o := markers.Origin{Keys: m.Keys(), Type: obj.Pkg().Path() + "." + obj.Name(), DeclPos: decl}
+				o.Pos = markerPos(fset, decl, m.Keys(), info.RawSpec.Doc, info.RawDecl.Doc)
 				out = append(out, o)
 			}
 		}
@@ -323,13 +323,13 @@ func (a *analyzer) fieldMarkers(owner *types.TypeName, f *types.Var, tag reflect
 	jsonName, _, _ := strings.Cut(tag.Get("json"), ",")
 	for _, m := range immutables(info.Markers) {
 		o := markers.Origin{
-			Keys:     m.Keys,
+			Keys:     m.Keys(),
 			Type:     owner.Pkg().Path() + "." + owner.Name(),
 			Field:    f.Name(),
 			JSONName: jsonName,
 			DeclPos:  decl,
 		}
-		o.Pos = markerPos(fset, decl, m.Keys, info.RawField.Doc)
+		o.Pos = markerPos(fset, decl, m.Keys(), info.RawField.Doc)
 		out = append(out, o)
 	}
 	return out, comments
