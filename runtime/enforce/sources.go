@@ -1,0 +1,194 @@
+package enforce
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/kube-openapi/pkg/common"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+	"sigs.k8s.io/yaml"
+
+	"github.com/immutable-gen/immutable-gen/runtime"
+)
+
+// FromCRD returns one Resource for every served version of every
+// CustomResourceDefinition (apiextensions.k8s.io/v1 or v1beta1) in a YAML or
+// JSON manifest, with the Checker of that version's schema
+// (runtime.CompileCRD) and the status subresource when the version has one.
+//
+// The manifest must carry the immutability extensions, as immutable-gen
+// crd:immutability=extensions writes them: an API server drops unknown
+// schema fields, so a CRD read back from a server has none. Errors name the
+// CRD and version.
+func FromCRD(manifest []byte) ([]Resource, error) {
+	docs, err := splitManifest(manifest)
+	if err != nil {
+		return nil, err
+	}
+	var out []Resource
+	var errs []error
+	for i, doc := range docs {
+		var c crd
+		if err := json.Unmarshal(doc, &c); err != nil {
+			return nil, fmt.Errorf("document %d: %w", i+1, err)
+		}
+		if c.Kind != "CustomResourceDefinition" || !strings.HasPrefix(c.APIVersion, "apiextensions.k8s.io/") {
+			continue
+		}
+		if c.Spec.Names.Plural == "" {
+			errs = append(errs, fmt.Errorf("CustomResourceDefinition %s: spec.names.plural is empty", c.Metadata.Name))
+			continue
+		}
+		versions := c.Spec.Versions
+		if len(versions) == 0 && c.Spec.Version != "" { // v1beta1 with one version
+			versions = []crdVersion{{Name: c.Spec.Version, Served: true}}
+		}
+		for _, v := range versions {
+			if !v.Served {
+				continue
+			}
+			checker, err := runtime.CompileCRD(manifest, runtime.CRDOptions{Name: c.Metadata.Name, Version: v.Name})
+			if err != nil {
+				errs = append(errs, fmt.Errorf("CustomResourceDefinition %s version %s: %w", c.Metadata.Name, v.Name, err))
+				continue
+			}
+			r := Resource{
+				Resource: schema.GroupVersionResource{Group: c.Spec.Group, Version: v.Name, Resource: c.Spec.Names.Plural},
+				Checker:  checker,
+			}
+			sub := v.Subresources
+			if sub == nil {
+				sub = c.Spec.Subresources // v1beta1: one for all versions
+			}
+			if sub != nil && sub.Status != nil {
+				r.Subresources = []string{StatusSubresource}
+			}
+			out = append(out, r)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no served version of a CustomResourceDefinition in the manifest")
+	}
+	return out, nil
+}
+
+// crd is the part of a CustomResourceDefinition FromCRD reads.
+type crd struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
+	Spec struct {
+		Group string `json:"group"`
+		Names struct {
+			Plural string `json:"plural"`
+		} `json:"names"`
+		Version      string           `json:"version"`      // v1beta1
+		Subresources *crdSubresources `json:"subresources"` // v1beta1
+		Versions     []crdVersion     `json:"versions"`
+	} `json:"spec"`
+}
+
+type crdVersion struct {
+	Name         string           `json:"name"`
+	Served       bool             `json:"served"`
+	Subresources *crdSubresources `json:"subresources"`
+}
+
+type crdSubresources struct {
+	Status *json.RawMessage `json:"status"`
+}
+
+// splitManifest returns the JSON of every object of a YAML or JSON manifest:
+// YAML documents, concatenated JSON values, and the items of List objects.
+func splitManifest(manifest []byte) ([]json.RawMessage, error) {
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(manifest), 4096)
+	var docs []json.RawMessage
+	for n := 1; ; n++ {
+		var doc json.RawMessage
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			return docs, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("document %d: %w", n, err)
+		}
+		if t := bytes.TrimSpace(doc); len(t) == 0 || string(t) == "null" {
+			continue
+		}
+		var list struct {
+			Kind  string            `json:"kind"`
+			Items []json.RawMessage `json:"items"`
+		}
+		if err := json.Unmarshal(doc, &list); err == nil && strings.HasSuffix(list.Kind, "List") && list.Items != nil {
+			docs = append(docs, list.Items...)
+			continue
+		}
+		docs = append(docs, doc)
+	}
+}
+
+// CheckerFromDefinitions compiles the definition called name (its Go name,
+// e.g. k8s.io/sample-apiserver/pkg/apis/wardle/v1alpha1.Flunder, or its
+// REST-friendly name) out of an openapi-gen GetOpenAPIDefinitions function,
+// as an aggregated API server serves them. Definitions that immutable-gen's
+// openapi output amended carry the immutability extensions.
+func CheckerFromDefinitions(get common.GetOpenAPIDefinitions, name string) (*runtime.Checker, error) {
+	if get == nil {
+		return nil, errors.New("no GetOpenAPIDefinitions function")
+	}
+	defs := get(func(path string) spec.Ref {
+		return spec.MustCreateRef("#/definitions/" + common.EscapeJsonPointer(path))
+	})
+	c, err := runtime.CompileDefinitions(defs, name)
+	if err != nil {
+		return nil, fmt.Errorf("OpenAPI definition %s: %w", name, err)
+	}
+	return c, nil
+}
+
+// CheckerFromOpenAPI compiles the schema called name out of an OpenAPI
+// document in JSON or YAML: version 2 (its definitions, as served on
+// /openapi/v2) or version 3 (its components.schemas, as served on
+// /openapi/v3/apis/GROUP/VERSION). $refs resolve within the document.
+func CheckerFromOpenAPI(document []byte, name string) (*runtime.Checker, error) {
+	var doc struct {
+		Definitions map[string]json.RawMessage `json:"definitions"`
+		Components  struct {
+			Schemas map[string]json.RawMessage `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := yaml.Unmarshal(document, &doc); err != nil {
+		return nil, fmt.Errorf("OpenAPI document: %w", err)
+	}
+	raw := doc.Definitions
+	if raw == nil {
+		raw = doc.Components.Schemas
+	}
+	if raw == nil {
+		return nil, errors.New("OpenAPI document has neither definitions (v2) nor components.schemas (v3)")
+	}
+	defs := make(map[string]common.OpenAPIDefinition, len(raw))
+	for k, v := range raw {
+		var s spec.Schema
+		if err := s.UnmarshalJSON(v); err != nil {
+			return nil, fmt.Errorf("OpenAPI document: schema %s: %w", k, err)
+		}
+		defs[k] = common.OpenAPIDefinition{Schema: s}
+	}
+	c, err := runtime.CompileDefinitions(defs, name)
+	if err != nil {
+		return nil, fmt.Errorf("OpenAPI document: %w", err)
+	}
+	return c, nil
+}

@@ -1,0 +1,125 @@
+// Package webhook enforces the immutability extensions (x-kubernetes-immutable,
+// x-kubernetes-immutable-keys) as a validating admission webhook served by
+// controller-runtime, for any CustomResourceDefinition whose generated
+// schema carries them, and generates the ValidatingWebhookConfiguration
+// that routes the updates of those resources to it.
+//
+// Handler is a controller-runtime admission.Handler: register it on a
+// manager's webhook server at Path. Configuration returns the matching
+// ValidatingWebhookConfiguration: AdmissionReview v1, UPDATE only,
+// sideEffects None (so that dry-run requests are checked, not refused),
+// matchPolicy Equivalent, failurePolicy Fail by default. A violation is
+// denied with 422 Invalid and one status cause per field, which the API
+// server passes on to the client. See docs/enforcement.md.
+package webhook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/immutable-gen/immutable-gen/runtime/enforce"
+)
+
+// Path is the path Configuration points the API server at by default;
+// register the Handler there.
+const Path = "/validate-immutable-fields"
+
+// Handler checks the updates of configured resources. It is read-only once
+// built and safe for concurrent use.
+type Handler struct {
+	set *enforce.Set
+}
+
+var _ admission.Handler = (*Handler)(nil)
+
+// NewHandler returns a Handler checking resources, e.g. those enforce.FromCRD
+// derives from CRD manifests with the extensions. It fails on a
+// misconfigured resource (see enforce.NewSet) and when there is none.
+func NewHandler(resources []enforce.Resource) (*Handler, error) {
+	set, err := enforce.NewSet(resources)
+	if err != nil {
+		return nil, err
+	}
+	if set.Len() == 0 {
+		return nil, errors.New("webhook: no resources configured")
+	}
+	return &Handler{set: set}, nil
+}
+
+// Resources returns the resources h checks, in the order Configuration
+// lists them.
+func (h *Handler) Resources() []enforce.Resource {
+	return h.set.Resources()
+}
+
+// Webhook returns h as a controller-runtime webhook, to register on a
+// webhook server: mgr.GetWebhookServer().Register(webhook.Path, h.Webhook()).
+func (h *Handler) Webhook() *admission.Webhook {
+	return &admission.Webhook{Handler: h}
+}
+
+// Handle checks an UPDATE of a configured resource or subresource and denies
+// a violation with 422 Invalid, one cause per violation. Other operations
+// and resources are allowed: the configuration routes only what h checks.
+// Dry-run requests are checked like any other. A request whose objects
+// cannot be read is denied with 400, never allowed unchecked.
+func (h *Handler) Handle(_ context.Context, req admission.Request) admission.Response {
+	if req.Operation != admissionv1.Update {
+		return admission.Allowed("")
+	}
+	gvr := schema.GroupVersionResource(req.Resource)
+	c := h.set.Checker(gvr, req.SubResource)
+	if c == nil {
+		return admission.Allowed("immutable fields: " + describe(gvr, req.SubResource) + " is not checked")
+	}
+	obj, err := decode(req.Object.Raw)
+	if err != nil {
+		return admission.Errored(http.StatusBadRequest, fmt.Errorf("immutable fields: the new object: %w", err))
+	}
+	old, err := decode(req.OldObject.Raw)
+	if err != nil {
+		return admission.Errored(http.StatusBadRequest, fmt.Errorf("immutable fields: the old object: %w", err))
+	}
+	errs := c.ValidateUpdate(obj, old)
+	if len(errs) == 0 {
+		return admission.Allowed("")
+	}
+	gk := schema.GroupKind{Group: req.Kind.Group, Kind: req.Kind.Kind}
+	status := apierrors.NewInvalid(gk, req.Name, errs).Status()
+	return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: false, Result: &status}}
+}
+
+// decode decodes an object as the API server does for unstructured
+// content: integers as int64, other numbers as float64.
+func decode(raw []byte) (map[string]interface{}, error) {
+	if len(raw) == 0 {
+		return nil, errors.New("missing from the request")
+	}
+	var m map[string]interface{}
+	if err := utiljson.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, errors.New("null")
+	}
+	return m, nil
+}
+
+func describe(gvr schema.GroupVersionResource, sub string) string {
+	s := gvr.Resource
+	if sub != "" {
+		s += "/" + sub
+	}
+	if gvr.Group != "" {
+		s += "." + gvr.Group
+	}
+	return s + " " + gvr.Version
+}
