@@ -1,5 +1,7 @@
 package schema
 
+import "github.com/immutable-gen/immutable-gen/markers"
+
 // EmitExtensions writes the KEP's vendor extensions, as JSON booleans, on
 // exactly the nodes the markers name (redundant ones included: they are
 // valid, and the placement checks report them as notes).
@@ -12,4 +14,29 @@ func EmitExtensions(root *Node) {
 			n.Raw[ExtImmutableKeys] = true
 		}
 	})
+}
+
+// FromExtensions builds the model of a schema that states its immutability
+// with the KEP's vendor extensions instead of marker carriers, such as a CRD
+// that was written by hand or generated with crd:immutability=extensions:
+// a node with `x-kubernetes-immutable: true` gets an Origin for +immutable,
+// one with `x-kubernetes-immutable-keys: true` an Origin for
+// +immutable=keys. Only the JSON boolean true counts; any other value is
+// left for the caller to report. The Origins have no Go position. raw is
+// not changed (carrier rules, if any, stay where they are), and nothing
+// inside allOf, anyOf, oneOf or not is read, as in Build.
+func FromExtensions(raw map[string]any) *Node {
+	n, _ := builder{origins: readExtensions}.build(raw, nil, Root, "")
+	return n // readExtensions never fails, so neither does build
+}
+
+func readExtensions(raw map[string]any) ([]markers.Origin, error) {
+	var origins []markers.Origin
+	if raw[ExtImmutable] == true {
+		origins = append(origins, markers.Origin{})
+	}
+	if raw[ExtImmutableKeys] == true {
+		origins = append(origins, markers.Origin{Keys: true})
+	}
+	return origins, nil
 }

@@ -72,18 +72,26 @@ type Emitted struct {
 // It fails on a corrupt carrier or one where the model cannot follow it
 // (inside allOf, anyOf, oneOf or not).
 func Build(raw map[string]any) (*Node, error) {
-	return build(raw, nil, Root, "")
+	return builder{origins: takeCarriers, carriers: true}.build(raw, nil, Root, "")
 }
 
-func build(raw map[string]any, parent *Node, edge Edge, name string) (*Node, error) {
+// builder builds a model, reading each node's origins with origins;
+// carriers says that they come from marker carriers, which must not hide
+// inside allOf, anyOf, oneOf or not.
+type builder struct {
+	origins  func(raw map[string]any) ([]markers.Origin, error)
+	carriers bool
+}
+
+func (b builder) build(raw map[string]any, parent *Node, edge Edge, name string) (*Node, error) {
 	n := &Node{Raw: raw, Parent: parent, Edge: edge, Name: name}
-	origins, err := takeCarriers(raw)
+	origins, err := b.origins(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", n.Path(), err)
 	}
 	n.Origins = origins
 	for _, k := range []string{"allOf", "anyOf", "oneOf", "not"} {
-		if v, ok := raw[k]; ok && containsCarrier(v) {
+		if v, ok := raw[k]; ok && b.carriers && containsCarrier(v) {
 			return nil, fmt.Errorf("%s: an immutability marker ended up inside %s, which immutable-gen cannot follow; move the marker to a field whose type has no conflicting validation", n.Path(), k)
 		}
 	}
@@ -94,18 +102,18 @@ func build(raw map[string]any, parent *Node, edge Edge, name string) (*Node, err
 			if !ok {
 				continue
 			}
-			if n.Properties[k], err = build(child, n, Property, k); err != nil {
+			if n.Properties[k], err = b.build(child, n, Property, k); err != nil {
 				return nil, err
 			}
 		}
 	}
 	if items, ok := raw["items"].(map[string]any); ok {
-		if n.Items, err = build(items, n, Items, ""); err != nil {
+		if n.Items, err = b.build(items, n, Items, ""); err != nil {
 			return nil, err
 		}
 	}
 	if values, ok := raw["additionalProperties"].(map[string]any); ok {
-		if n.Values, err = build(values, n, Values, ""); err != nil {
+		if n.Values, err = b.build(values, n, Values, ""); err != nil {
 			return nil, err
 		}
 	}

@@ -13,19 +13,72 @@ import (
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
+// PlacementRule is one of the placement rules of DESIGN.md 2.2.
+type PlacementRule int
+
+// The placement rules, numbered as in DESIGN.md 2.2.
+const (
+	// RuleForbiddenPlace: not on the root, metadata, apiVersion or kind.
+	RuleForbiddenPlace PlacementRule = iota + 1
+	// RuleNoKeys: =keys only on maps and list maps.
+	RuleNoKeys
+	// RuleExclusive: +immutable and +immutable=keys exclude each other.
+	RuleExclusive
+	// RuleListMapKey: =keys on a list map needs immutable keys.
+	RuleListMapKey
+	// RuleRedundant: a marker inside an immutable subtree (a note).
+	RuleRedundant
+	// RuleNoEffect: a marker inside the items of a set (a warning).
+	RuleNoEffect
+)
+
+// PlacementFinding is one placement rule finding about one marker, before
+// it is rendered as a diagnostic. Besides the rendered text it says which
+// rule and which nodes are involved, for callers that word findings
+// differently (the lint command speaks of extensions, not markers).
+type PlacementFinding struct {
+	Node     *schema.Node
+	Origin   markers.Origin
+	Rule     PlacementRule
+	Severity diag.Severity
+	// Detail qualifies the finding: for RuleForbiddenPlace the property of
+	// the object the node is at or under ("metadata", "apiVersion", "kind";
+	// "" for the root itself); for RuleNoKeys what the node is ("atomic
+	// map", "set", "atomic list", "struct", or its scalar type); for
+	// RuleListMapKey the key that is not immutable.
+	Detail string
+	// Related is, for RuleForbiddenPlace, the object root (the schema root
+	// or an embedded resource); for RuleRedundant the immutable ancestor;
+	// for RuleNoEffect the set.
+	Related *schema.Node
+	// Message and Fix are the texts Placement reports.
+	Message, Fix string
+}
+
 // Placement checks every marker in the model rooted at root against the
 // KEP's placement rules. subject names the schema (e.g. `widgets.example.com
 // v1`) in messages.
 func Placement(subject string, root *schema.Node) diag.List {
 	var out diag.List
-	report := func(n *schema.Node, o markers.Origin, sev diag.Severity, fix, format string, args ...any) {
+	for _, f := range PlacementFindings(root) {
 		out = append(out, diag.Diagnostic{
-			Pos:      o.Pos,
-			Severity: sev,
-			Subject:  fmt.Sprintf("%s (%s: %s)", o.Marker(), subject, n.Path()),
-			Message:  fmt.Sprintf(format, args...),
-			Fix:      fix,
+			Pos:      f.Origin.Pos,
+			Severity: f.Severity,
+			Subject:  fmt.Sprintf("%s (%s: %s)", f.Origin.Marker(), subject, f.Node.Path()),
+			Message:  f.Message,
+			Fix:      f.Fix,
 		})
+	}
+	return out
+}
+
+// PlacementFindings checks every marker in the model rooted at root against
+// the KEP's placement rules, in the order of Walk.
+func PlacementFindings(root *schema.Node) []PlacementFinding {
+	var out []PlacementFinding
+	report := func(f PlacementFinding, format string, args ...any) {
+		f.Message = fmt.Sprintf(format, args...)
+		out = append(out, f)
 	}
 	root.Walk(func(n *schema.Node) {
 		if len(n.Origins) == 0 {
@@ -43,7 +96,7 @@ func Placement(subject string, root *schema.Node) diag.List {
 	return out
 }
 
-type reporter func(n *schema.Node, o markers.Origin, sev diag.Severity, fix, format string, args ...any)
+type reporter func(f PlacementFinding, format string, args ...any)
 
 // objectRoot returns the node an object's metadata, apiVersion and kind hang
 // from for n: the schema root, or the nearest embedded resource above n.
@@ -68,7 +121,7 @@ func objectRoot(n *schema.Node) (root *schema.Node, under string) {
 func checkForbiddenPlaces(n *schema.Node, report reporter) {
 	for _, o := range n.Origins {
 		if n.Parent == nil {
-			report(n, o, diag.Error, "mark the fields of spec (or spec itself) instead",
+			report(PlacementFinding{Node: n, Origin: o, Rule: RuleForbiddenPlace, Severity: diag.Error, Related: n, Fix: "mark the fields of spec (or spec itself) instead"},
 				"not allowed on the root type of a kind: the whole object would be immutable, including its metadata and status (KEP: forbidden at the root)")
 			continue
 		}
@@ -79,10 +132,10 @@ func checkForbiddenPlaces(n *schema.Node, report reporter) {
 		}
 		switch under {
 		case "metadata":
-			report(n, o, diag.Error, "remove the marker",
+			report(PlacementFinding{Node: n, Origin: o, Rule: RuleForbiddenPlace, Severity: diag.Error, Detail: under, Related: root, Fix: "remove the marker"},
 				"not allowed on %s metadata or anything inside it: the API server owns object metadata (KEP: forbidden inside .metadata)", what)
 		case "apiVersion", "kind":
-			report(n, o, diag.Error, "remove the marker",
+			report(PlacementFinding{Node: n, Origin: o, Rule: RuleForbiddenPlace, Severity: diag.Error, Detail: under, Related: root, Fix: "remove the marker"},
 				"not allowed on %s %s: it is set by the API machinery, and immutable implicitly", what, under)
 		}
 	}
@@ -103,11 +156,11 @@ func checkExclusive(n *schema.Node, report reporter) {
 		}
 	}
 	for _, o := range n.Origins {
+		f := PlacementFinding{Node: n, Origin: o, Rule: RuleExclusive, Severity: diag.Error, Fix: "keep one of them: +immutable already includes the keys"}
 		if o.Keys {
-			report(n, o, diag.Error, "keep one of them: +immutable already includes the keys",
-				"+immutable and +immutable=keys are exclusive on one node, and +immutable comes from %s", strings.Join(imm, ", "))
+			report(f, "+immutable and +immutable=keys are exclusive on one node, and +immutable comes from %s", strings.Join(imm, ", "))
 		} else {
-			report(n, o, diag.Error, "keep one of them: +immutable already includes the keys",
+			report(f,
 				"+immutable and +immutable=keys are exclusive on one node, and +immutable=keys comes from %s", strings.Join(keys, ", "))
 		}
 	}
@@ -119,7 +172,7 @@ func checkKeys(n *schema.Node, o markers.Origin, report reporter) {
 	switch {
 	case n.IsMap():
 		if n.MapType() == "atomic" {
-			report(n, o, diag.Error, "use +immutable, or drop +mapType=atomic",
+			report(PlacementFinding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: "atomic map", Fix: "use +immutable, or drop +mapType=atomic"},
 				"=keys is not allowed on an atomic map: it has no keys of its own to keep")
 		}
 	case n.IsList():
@@ -127,21 +180,21 @@ func checkKeys(n *schema.Node, o markers.Origin, report reporter) {
 		case "map":
 			checkListMapKeys(n, o, report)
 		case "set":
-			report(n, o, diag.Error, "use +immutable: the items of a set are their own keys",
+			report(PlacementFinding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: "set", Fix: "use +immutable: the items of a set are their own keys"},
 				"=keys is not allowed on a +listType=set list (KEP: set items are keys, so only +immutable is allowed)")
 		default:
-			report(n, o, diag.Error, "use +immutable, or make it a list map with +listType=map and +listMapKey=<field>",
+			report(PlacementFinding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: "atomic list", Fix: "use +immutable, or make it a list map with +listType=map and +listMapKey=<field>"},
 				"=keys is not allowed on an atomic list: it has no keys")
 		}
 	case n.Type() == "object":
-		report(n, o, diag.Error, "use +immutable on the struct or on its fields",
+		report(PlacementFinding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: "struct", Fix: "use +immutable on the struct or on its fields"},
 			"=keys is not allowed on a struct: only maps and +listType=map lists have keys")
 	default:
 		t := n.Type()
 		if t == "" {
 			t = "untyped"
 		}
-		report(n, o, diag.Error, "use +immutable",
+		report(PlacementFinding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: t, Fix: "use +immutable"},
 			"=keys is not allowed on a %s value: only maps and +listType=map lists have keys", t)
 	}
 }
@@ -169,7 +222,7 @@ func checkListMapKeys(n *schema.Node, o markers.Origin, report reporter) {
 		if goField != "" {
 			fix = fmt.Sprintf("add // +immutable to the key field %s", goField)
 		}
-		report(n, o, diag.Error, fix,
+		report(PlacementFinding{Node: n, Origin: o, Rule: RuleListMapKey, Severity: diag.Error, Detail: key, Fix: fix},
 			"=keys on a list map requires its key %q to be immutable (KEP: the map keys are enforced immutable)", key)
 	}
 }
@@ -190,7 +243,7 @@ func immutableBetween(n, top *schema.Node) bool {
 func checkEffect(n *schema.Node, report reporter) {
 	if anc := n.ImmutableAncestor(); anc != nil {
 		for _, o := range n.Origins {
-			report(n, o, diag.Note, "",
+			report(PlacementFinding{Node: n, Origin: o, Rule: RuleRedundant, Severity: diag.Note, Related: anc},
 				"redundant: %s is already immutable as part of %s", n.Path(), anc.Path())
 		}
 		return
@@ -198,7 +251,7 @@ func checkEffect(n *schema.Node, report reporter) {
 	for a, c := n.Parent, n; a != nil; a, c = a.Parent, a {
 		if c.Edge == schema.Items && a.ListType() == "set" {
 			for _, o := range n.Origins {
-				report(n, o, diag.Warning, fmt.Sprintf("mark the set %s itself with +immutable to forbid any change", a.Path()),
+				report(PlacementFinding{Node: n, Origin: o, Rule: RuleNoEffect, Severity: diag.Warning, Related: a, Fix: fmt.Sprintf("mark the set %s itself with +immutable to forbid any change", a.Path())},
 					"has no effect inside the items of the +listType=set list %s: set items are identities, they are added or removed, never changed", a.Path())
 			}
 			return

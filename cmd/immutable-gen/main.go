@@ -8,6 +8,7 @@
 //
 //	immutable-gen crd[:immutability=cel|extensions] paths=./... output:crd:dir=DIR
 //	immutable-gen check-update --schema CRD_FILE [--version NAME] --old FILE --new FILE
+//	immutable-gen lint [--format=text|json] [--fail-on=error|warning|info] FILE_OR_DIR...
 package main
 
 import (
@@ -25,6 +26,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		switch args[0] {
 		case "check-update":
 			return runCheckUpdate(args[1:], stdout, stderr)
+		case "lint":
+			return runLint(args[1:], stdout, stderr)
 		}
 	}
 	return runGenerate(args, stdout, stderr)

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"github.com/immutable-gen/immutable-gen/lint"
+)
+
+const lintSynopsis = "usage: immutable-gen lint [--format=text|json] [--fail-on=error|warning|info] [-v] FILE_OR_DIR..."
+
+const lintUsage = lintSynopsis + `
+
+Finds the holes in the immutability of CustomResourceDefinition manifests:
+the KEP's x-kubernetes-immutable extensions where the KEP forbids them,
+CEL rules such as "self == oldSelf" that leave an optional field removable,
+and everything the API server refuses when the CRD is created. Files may
+hold several YAML or JSON documents; directories are searched recursively
+for *.yaml, *.yml and *.json; documents that are not CRDs are skipped.
+
+  --format, -o text|json  text: one line per finding,
+                            FILE: CRD/VERSION PATH: SEVERITY[ID]: MESSAGE; fix: FIX
+                          json: an array of {file, crd, version, path, id,
+                            severity, message, fix}
+  --fail-on SEVERITY      the least severity that makes the run fail:
+                          error, warning (default) or info
+  -v, --verbose           say on standard error which documents were
+                          skipped, and count the findings
+
+Exit status: 0 no finding at or above --fail-on; 1 some; 2 unusable input
+(a file that cannot be read, invalid YAML or JSON, a CRD that cannot be
+decoded), with a message on standard error. Findings: docs/lint.md.
+`
+
+// runLint implements "immutable-gen lint" and returns the exit status.
+func runLint(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("lint", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	format := fs.String("format", "text", "")
+	fs.StringVar(format, "o", "text", "")
+	failOn := fs.String("fail-on", "warning", "")
+	verbose := fs.Bool("verbose", false, "")
+	fs.BoolVar(verbose, "v", false, "")
+	fail := func(format string, args ...any) int {
+		fmt.Fprintf(stderr, "immutable-gen lint: "+format+"\n", args...)
+		return 2
+	}
+	// Flags may come after the files too.
+	var paths []string
+	for rest := args; ; {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(stdout, lintUsage)
+				return 0
+			}
+			fmt.Fprintln(stderr, lintSynopsis)
+			return fail("%v", err)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		paths = append(paths, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	if *format != "text" && *format != "json" {
+		fmt.Fprintln(stderr, lintSynopsis)
+		return fail("unknown format %q: want text or json", *format)
+	}
+	min, err := lint.ParseSeverity(*failOn)
+	if err != nil {
+		fmt.Fprintln(stderr, lintSynopsis)
+		return fail("--fail-on: %v", err)
+	}
+	if len(paths) == 0 {
+		fmt.Fprintln(stderr, lintSynopsis)
+		return fail("no files or directories given")
+	}
+
+	// Linting allocates a lot and keeps little (each manifest's trees die
+	// with it): collect garbage less often, unless GOGC says otherwise.
+	// About a quarter less CPU on large CRDs (BENCHMARKS.md, "Lint").
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	}
+	res, lintErr := lint.Files(paths)
+	if *format == "json" {
+		b, err := res.JSON()
+		if err != nil {
+			return fail("%v", err)
+		}
+		stdout.Write(b)
+	} else {
+		io.WriteString(stdout, res.Text())
+	}
+	if *verbose {
+		for _, s := range res.Skipped {
+			fmt.Fprintf(stderr, "immutable-gen lint: skipped %s\n", s)
+		}
+		fmt.Fprintf(stderr, "immutable-gen lint: %d error(s), %d warning(s), %d info\n",
+			res.Count(lint.Error), res.Count(lint.Warning)-res.Count(lint.Error), res.Count(lint.Info)-res.Count(lint.Warning))
+	}
+	if lintErr != nil {
+		for _, line := range strings.Split(lintErr.Error(), "\n") {
+			fmt.Fprintf(stderr, "immutable-gen lint: %s\n", line)
+		}
+		return 2
+	}
+	if res.Count(min) > 0 {
+		return 1
+	}
+	return 0
+}

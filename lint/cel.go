@@ -1,0 +1,325 @@
+package lint
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	celcommon "github.com/google/cel-go/common"
+	celast "github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/operators"
+	apiservercel "k8s.io/apiserver/pkg/cel"
+
+	"github.com/immutable-gen/immutable-gen/schema"
+)
+
+// rule is one parsed entry of a node's x-kubernetes-validations.
+type rule struct {
+	text string
+	// expr is nil when the rule does not parse (the API server check
+	// reports it).
+	expr            celast.Expr
+	usesOldSelf     bool
+	optionalOldSelf bool
+}
+
+// maxPresenceVars bounds the presence facts the analysis enumerates
+// (2^n combinations); facts beyond it stay unknown, which can only make
+// the analysis report a hole it cannot rule out, never hide one.
+const maxPresenceVars = 10
+
+// cel finds the CEL immutability rules of one version's schema and what
+// they fail to enforce: presence (IG010, IG011) and the order of list
+// maps (IG012).
+func (c *crdLint) cel(root *schema.Node) {
+	rules := map[*schema.Node][]rule{}
+	root.Walk(func(n *schema.Node) { rules[n] = c.parseRules(n) })
+	a := &celAnalysis{rules: rules}
+	root.Walk(func(n *schema.Node) {
+		var guard *rule
+		for i, r := range rules[n] {
+			if r.expr == nil || !r.usesOldSelf || !guards(n, r) {
+				continue
+			}
+			if guard == nil {
+				guard = &rules[n][i]
+			}
+			if isPlainEquality(r.expr) {
+				c.listMapOrder(n, r)
+			}
+		}
+		if guard != nil {
+			c.presence(a, n, *guard)
+		}
+	})
+}
+
+func (c *crdLint) parseRules(n *schema.Node) []rule {
+	list, _ := n.Raw["x-kubernetes-validations"].([]any)
+	var out []rule
+	for _, e := range list {
+		m, _ := e.(map[string]any)
+		text, _ := m["rule"].(string)
+		r := rule{text: text}
+		r.optionalOldSelf, _ = m["optionalOldSelf"].(bool)
+		if ast, errs := c.parser.Parse(celcommon.NewTextSource(text)); errs == nil || len(errs.GetErrors()) == 0 {
+			r.expr = ast.Expr()
+			r.usesOldSelf = usesIdent(r.expr, "oldSelf")
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// usesIdent reports whether the expression refers to the variable name.
+func usesIdent(e celast.Expr, name string) bool {
+	found := false
+	celast.PostOrderVisit(e, celast.NewExprVisitor(func(x celast.Expr) {
+		found = found || (x.Kind() == celast.IdentKind && x.AsIdent() == name)
+	}))
+	return found
+}
+
+// isPlainEquality reports whether the rule is exactly `self == oldSelf` or
+// `oldSelf == self`.
+func isPlainEquality(e celast.Expr) bool {
+	if e.Kind() != celast.CallKind || e.AsCall().FunctionName() != operators.Equals {
+		return false
+	}
+	args := e.AsCall().Args()
+	if len(args) != 2 || args[0].Kind() != celast.IdentKind || args[1].Kind() != celast.IdentKind {
+		return false
+	}
+	a, b := args[0].AsIdent(), args[1].AsIdent()
+	return (a == "self" && b == "oldSelf") || (a == "oldSelf" && b == "self")
+}
+
+type celAnalysis struct {
+	rules map[*schema.Node][]rule
+}
+
+// guards reports whether r, a rule on n, makes n immutable: whenever n
+// exists in the old and the new object with different values, the rule
+// rejects the update (`self == oldSelf`, `oldSelf == self`, a conjunction
+// holding one of them, `!oldSelf.hasValue() || self == oldSelf.value()`…),
+// and it may accept an update that leaves n as it was (a rule that rejects
+// everything, or is not boolean, is broken, not an immutability rule).
+func guards(n *schema.Node, r rule) bool {
+	ev := evaluator{
+		self: ref{n, false}, oldSelf: ref{n, true}, hasOldSelf: true,
+		optionalOldSelf: r.optionalOldSelf, changed: true,
+		presence: func(*schema.Node, bool) presence { return unknown },
+	}
+	if ev.eval(r.expr).accepts() {
+		return false
+	}
+	ev.changed, ev.same = false, true
+	return ev.eval(r.expr).accepts()
+}
+
+// uncorrelatable reports whether n is under the items of an atomic list or
+// a set, where the API server refuses transition rules.
+func uncorrelatable(n *schema.Node) bool {
+	for a := n; a.Parent != nil; a = a.Parent {
+		if a.Edge == schema.Items && a.Parent.ListType() != "map" {
+			return true
+		}
+	}
+	return false
+}
+
+// alwaysPresent reports whether property n exists whenever its parent
+// does: it is required, or defaulted.
+func alwaysPresent(n *schema.Node) bool {
+	if n.Edge != schema.Property {
+		return false
+	}
+	_, defaulted := n.Raw["default"]
+	return defaulted || n.Parent.Required(n.Name)
+}
+
+// presence reports an immutable property n whose presence no rule
+// compares: a transition rule runs only where the value exists in the old
+// and the new object, so without a rule on an object above it an optional
+// field can be removed (and set again to anything), or added later.
+func (c *crdLint) presence(a *celAnalysis, n *schema.Node, guard rule) {
+	if n.Edge != schema.Property || alwaysPresent(n) || uncorrelatable(n) {
+		return
+	}
+	removable := !a.blocked(n, true, false)
+	addable := !a.blocked(n, false, true)
+	parent := n.Parent
+	sel, ok := apiservercel.Escape(n.Name)
+	fix := fmt.Sprintf("add the rule `has(self.%s) == has(oldSelf.%s)` to the x-kubernetes-validations of %s, or make %s required", sel, sel, parent.Path(), n.Name)
+	if !ok {
+		fix = fmt.Sprintf("make %s required in %s", n.Name, parent.Path())
+	}
+	const why = "it is optional, and a transition rule runs only where the field exists in the old and the new object"
+	switch {
+	case removable && addable:
+		c.report(c.version, n.Path(), IDPresence, fix,
+			"immutable by the rule `%s`, but its presence is not compared: it can be removed and set again later with any value (%s)", short(guard.text), why)
+	case removable:
+		c.report(c.version, n.Path(), IDPresence, fix,
+			"immutable by the rule `%s`, but it can be removed (the rules forbid adding it, not removing it; %s)", short(guard.text), why)
+	case addable:
+		c.report(c.version, n.Path(), IDOnceSet,
+			fmt.Sprintf("if it may be set only at creation, use `has(self.%s) == has(oldSelf.%s)` on %s instead", sel, sel, parent.Path()),
+			"immutable once set: it can be added after creation, then never changed or removed (the rules forbid removing it, not adding it, as controller-gen's +k8s:immutable does)")
+	}
+}
+
+// blocked reports whether the rules on the objects above property n (up to
+// the nearest list item, map value or root) and n's own rules with
+// optionalOldSelf reject every update of those objects in which n's
+// presence goes from oldPresent to newPresent. It assumes that the old
+// object satisfied the rules that do not use oldSelf.
+func (a *celAnalysis) blocked(n *schema.Node, oldPresent, newPresent bool) bool {
+	var chain []*schema.Node
+	for p := n.Parent; p != nil; p = p.Parent {
+		chain = append(chain, p)
+		if p.Edge != schema.Property {
+			break
+		}
+	}
+	var order []ref
+	seen := map[ref]bool{}
+	assigned := map[ref]presence{}
+	var pres func(x *schema.Node, old bool) presence
+	pres = func(x *schema.Node, old bool) presence {
+		switch {
+		case x == n && old:
+			return presenceOf(oldPresent)
+		case x == n:
+			return presenceOf(newPresent)
+		case slices.Contains(chain, x):
+			return present
+		case x.Edge != schema.Property || x.Parent == nil:
+			return unknown
+		}
+		switch pres(x.Parent, old) {
+		case absent:
+			return absent
+		case present:
+			if alwaysPresent(x) {
+				return present
+			}
+		}
+		r := ref{x, old}
+		if p, ok := assigned[r]; ok {
+			return p
+		}
+		if !seen[r] {
+			seen[r] = true
+			order = append(order, r)
+		}
+		return unknown
+	}
+	rejects := func() bool {
+		for _, x := range chain {
+			for _, r := range a.rules[x] {
+				if r.expr == nil {
+					continue
+				}
+				if r.usesOldSelf {
+					ev := evaluator{self: ref{x, false}, oldSelf: ref{x, true}, hasOldSelf: true, optionalOldSelf: r.optionalOldSelf, presence: pres}
+					if !ev.eval(r.expr).accepts() {
+						return true
+					}
+					continue
+				}
+				for _, old := range []bool{false, true} {
+					ev := evaluator{self: ref{x, old}, presence: pres}
+					if !ev.eval(r.expr).accepts() {
+						return true // the new object is invalid, or the old one cannot have existed
+					}
+				}
+			}
+		}
+		if !oldPresent && newPresent {
+			for _, r := range a.rules[n] {
+				if r.expr != nil && r.usesOldSelf && r.optionalOldSelf {
+					ev := evaluator{self: ref{n, false}, oldSelf: ref{n, true}, hasOldSelf: true, optionalOldSelf: true, oldNone: true, presence: pres}
+					if !ev.eval(r.expr).accepts() {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	// A first pass with every other presence unknown finds the facts the
+	// rules depend on (a rejection there holds for every combination of
+	// them); then every combination is tried.
+	if rejects() {
+		return true
+	}
+	if len(order) == 0 {
+		return false
+	}
+	vars := order
+	if len(vars) > maxPresenceVars {
+		vars = vars[:maxPresenceVars]
+	}
+	for mask := 0; mask < 1<<len(vars); mask++ {
+		clear(assigned)
+		for i, v := range vars {
+			assigned[v] = presenceOf(mask&(1<<i) != 0)
+		}
+		if !rejects() {
+			return false
+		}
+	}
+	return true
+}
+
+func presenceOf(b bool) presence {
+	if b {
+		return present
+	}
+	return absent
+}
+
+// listMapOrder reports `self == oldSelf` on a node holding list maps: CEL
+// compares list maps by key, the KEP's equality in order.
+func (c *crdLint) listMapOrder(n *schema.Node, r rule) {
+	var lists []*schema.Node
+	n.Walk(func(x *schema.Node) {
+		if x.IsList() && x.ListType() == "map" {
+			lists = append(lists, x)
+		}
+	})
+	if len(lists) == 0 {
+		return
+	}
+	what := "the list map " + lists[0].Path()
+	if len(lists) > 1 {
+		what = fmt.Sprintf("the list maps %s and %d more", lists[0].Path(), len(lists)-1)
+	}
+	fix := "if reordering must count as a change, compare the order too (immutable-gen crd:immutability=cel generates such rules); otherwise nothing to do"
+	if lists[0] == n {
+		var conds []string
+		for _, key := range n.ListMapKeys() {
+			k, ok := apiservercel.Escape(key)
+			if !ok {
+				conds = nil
+				break
+			}
+			conds = append(conds, fmt.Sprintf("x.%s == oldSelf[i].%s", k, k))
+		}
+		if len(conds) > 0 {
+			fix = fmt.Sprintf("if reordering must count as a change, use `self == oldSelf && self.all(i, x, %s)` (Kubernetes 1.33 or later); otherwise nothing to do", strings.Join(conds, " && "))
+		}
+	}
+	c.report(c.version, n.Path(), IDListMapOrder, fix,
+		"`%s` compares %s by key and ignores the order of its items; the KEP's immutability (and immutable-gen's runtime) compares list maps in order", short(r.text), what)
+}
+
+// short shortens a rule's text for a one-line message.
+func short(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
+}

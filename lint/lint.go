@@ -1,0 +1,207 @@
+// Package lint finds the holes in the immutability of CustomResourceDefinitions
+// that already exist — written by hand, by controller-gen (`+k8s:immutable`,
+// `+kubebuilder:validation:XValidation:rule="self == oldSelf"`) or by
+// immutable-gen — without running a cluster.
+//
+// It reads CRD manifests (YAML or JSON, one or many documents per file,
+// whole directories) and reports, per CRD version and schema path:
+//
+//   - the KEP's vendor extensions (x-kubernetes-immutable,
+//     x-kubernetes-immutable-keys) where the KEP forbids them or where they
+//     mean nothing, checked with the same placement rules immutable-gen
+//     applies to its markers (validation.PlacementFindings on a model read by
+//     schema.FromExtensions), and that `kubectl apply` rejects them;
+//   - CEL transition rules that do not make a field as immutable as they
+//     look: an optional field guarded by `self == oldSelf` whose presence no
+//     rule compares, so that it can be removed and set again, or added
+//     later; `self == oldSelf` where CEL ignores the order of list maps;
+//   - everything the API server refuses when the CRD is created (oldSelf
+//     under uncorrelatable list items, the CEL cost budget, optionalOldSelf
+//     without oldSelf, rules that do not compile, any other refusal), found by
+//     running apiextensions-apiserver's own CRD validation and translated to
+//     schema paths.
+//
+// Every finding has a stable ID (IG001…), a severity, a schema path and a
+// one-line fix; Catalog lists them. docs/lint.md documents each one.
+package lint
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Severity of a finding.
+type Severity int
+
+const (
+	// Info is worth knowing; it does not fail a run by default.
+	Info Severity = iota
+	// Warning is a hole in the immutability the CRD seems to promise.
+	Warning
+	// Error is a CRD the API server refuses, or extensions the KEP forbids.
+	Error
+)
+
+func (s Severity) String() string {
+	switch s {
+	case Info:
+		return "info"
+	case Warning:
+		return "warning"
+	default:
+		return "error"
+	}
+}
+
+// ParseSeverity parses "info", "warning" or "error".
+func ParseSeverity(s string) (Severity, error) {
+	for _, v := range []Severity{Info, Warning, Error} {
+		if s == v.String() {
+			return v, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown severity %q: want info, warning or error", s)
+}
+
+// MarshalText renders the severity as its name.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText parses the severity's name.
+func (s *Severity) UnmarshalText(b []byte) error {
+	v, err := ParseSeverity(string(b))
+	*s = v
+	return err
+}
+
+// Finding is one problem in one version of one CRD.
+type Finding struct {
+	// File is the manifest as it was named (a path given or found in a
+	// directory given).
+	File string `json:"file"`
+	// CRD is the CRD's name, e.g. widgets.example.com.
+	CRD string `json:"crd"`
+	// Version is the CRD version whose schema the path is in; empty for a
+	// finding about the CRD itself.
+	Version string `json:"version"`
+	// Path is where in the object the finding is: `spec.ports[*].name`,
+	// `<root>` for the object itself, and for findings outside the schema
+	// the CRD's own field prefixed with `<crd>.`, e.g. `<crd>.spec.names.plural`.
+	Path     string   `json:"path"`
+	ID       string   `json:"id"`
+	Severity Severity `json:"severity"`
+	Message  string   `json:"message"`
+	Fix      string   `json:"fix"`
+}
+
+// String renders the finding as one line:
+//
+//	FILE: CRD/VERSION PATH: SEVERITY[ID]: MESSAGE; fix: FIX
+func (f Finding) String() string {
+	where := f.CRD
+	if f.Version != "" {
+		where += "/" + f.Version
+	}
+	s := fmt.Sprintf("%s: %s %s: %s[%s]: %s", f.File, where, f.Path, f.Severity, f.ID, f.Message)
+	if f.Fix != "" {
+		s += "; fix: " + f.Fix
+	}
+	return s
+}
+
+// Check describes one kind of finding.
+type Check struct {
+	ID       string
+	Severity Severity
+	Title    string
+}
+
+// The IDs of the findings. They are stable: a check that is removed leaves a
+// gap, it is never renumbered.
+const (
+	IDExtensionValue     = "IG001"
+	IDExtensionForbidden = "IG002"
+	IDKeysWithoutKeys    = "IG003"
+	IDExtensionsBoth     = "IG004"
+	IDListMapKey         = "IG005"
+	IDInsideSet          = "IG006"
+	IDRedundant          = "IG007"
+	IDKubectlApply       = "IG008"
+	IDExtensionIgnored   = "IG009"
+	IDPresence           = "IG010"
+	IDOnceSet            = "IG011"
+	IDListMapOrder       = "IG012"
+	IDUncorrelatable     = "IG020"
+	IDCost               = "IG021"
+	IDOptionalOldSelf    = "IG022"
+	IDRuleInvalid        = "IG023"
+	IDRefused            = "IG024"
+)
+
+// Catalog lists every check, by ID.
+func Catalog() []Check {
+	return []Check{
+		{IDExtensionValue, Error, "an immutability extension whose value is not the boolean true"},
+		{IDExtensionForbidden, Error, "an immutability extension at the root, in metadata, or on apiVersion or kind"},
+		{IDKeysWithoutKeys, Error, "x-kubernetes-immutable-keys on a node without keys (set, atomic list, atomic map, struct, scalar)"},
+		{IDExtensionsBoth, Error, "x-kubernetes-immutable and x-kubernetes-immutable-keys on one node"},
+		{IDListMapKey, Error, "x-kubernetes-immutable-keys on a list map whose key is not immutable"},
+		{IDInsideSet, Warning, "an immutability extension inside the items of a set, where it has no effect"},
+		{IDRedundant, Info, "an immutability extension inside an already immutable subtree"},
+		{IDKubectlApply, Info, "the CRD carries the KEP extensions, which kubectl apply rejects and API servers do not enforce"},
+		{IDExtensionIgnored, Warning, "an immutability extension inside allOf, anyOf, oneOf or not, where it has no effect"},
+		{IDPresence, Warning, "a field immutable by a CEL rule that can be removed (and set again) because its presence is not compared"},
+		{IDOnceSet, Info, "a field immutable once set: it can be added after creation"},
+		{IDListMapOrder, Info, "`self == oldSelf` ignores the order of list maps, which the KEP compares"},
+		{IDUncorrelatable, Error, "oldSelf under the items of an atomic list or a set: the API server refuses the rule"},
+		{IDCost, Error, "a rule over the CEL cost budget: the API server refuses the CRD"},
+		{IDOptionalOldSelf, Error, "optionalOldSelf on a rule that does not use oldSelf: the API server refuses the CRD"},
+		{IDRuleInvalid, Error, "a rule or messageExpression that does not compile: the API server refuses the CRD"},
+		{IDRefused, Error, "any other reason the API server refuses the CRD"},
+	}
+}
+
+// Result is the outcome of linting manifests.
+type Result struct {
+	// Findings in input order: files as given (directories in lexical
+	// order), documents in file order, CRD versions in manifest order, then
+	// by path and ID.
+	Findings []Finding
+	// Skipped are the documents that are not CRDs, e.g. "deploy.yaml:
+	// document 2 (apps/v1 Deployment) is not a CustomResourceDefinition".
+	Skipped []string
+}
+
+// Count returns how many findings have at least severity min.
+func (r Result) Count(min Severity) int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Severity >= min {
+			n++
+		}
+	}
+	return n
+}
+
+// JSON renders the findings as a JSON array (never null), indented.
+func (r Result) JSON() ([]byte, error) {
+	findings := r.Findings
+	if findings == nil {
+		findings = []Finding{}
+	}
+	b, err := json.MarshalIndent(findings, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// Text renders the findings one per line.
+func (r Result) Text() string {
+	var b strings.Builder
+	for _, f := range r.Findings {
+		b.WriteString(f.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

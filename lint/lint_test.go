@@ -1,0 +1,228 @@
+package lint
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// root is the module root.
+const root = ".."
+
+// expectedPath is the schema path of each seeded defect.
+var expectedPath = map[string]string{
+	IDExtensionValue:     "spec.name",
+	IDExtensionForbidden: "metadata",
+	IDKeysWithoutKeys:    "spec.zones",
+	IDExtensionsBoth:     "spec.labels",
+	IDListMapKey:         "spec.ports",
+	IDInsideSet:          "spec.endpoints[*].host",
+	IDRedundant:          "spec.network.vpc",
+	IDKubectlApply:       "spec.engine",
+	IDExtensionIgnored:   "spec.name",
+	IDPresence:           "spec.owner",
+	IDOnceSet:            "spec.targetPort",
+	IDListMapOrder:       "spec.ports",
+	IDUncorrelatable:     "spec.args[*].value",
+	IDCost:               "spec.args",
+	IDOptionalOldSelf:    "spec.replicas",
+	IDRuleInvalid:        "spec.name",
+	IDRefused:            "spec.ports[*].name",
+}
+
+// TestDefects: each seeded defect produces exactly its finding, at its
+// path, besides IG008 for every CRD that carries extensions.
+func TestDefects(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(root, "testdata/lint/defects/*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	covered := map[string]bool{}
+	for _, file := range files {
+		id := strings.SplitN(filepath.Base(file), "-", 2)[0]
+		covered[id] = true
+		t.Run(id, func(t *testing.T) {
+			res, err := Files([]string{file})
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, _ := os.ReadFile(file)
+			carries := bytes.Contains(data, []byte("x-kubernetes-immutable"))
+			var got []string
+			sawApply := false
+			for _, f := range res.Findings {
+				if f.ID == IDKubectlApply && id != IDKubectlApply {
+					sawApply = true
+					continue
+				}
+				got = append(got, f.ID+" "+f.Path)
+				if f.Fix == "" || f.Message == "" || f.Version != "v1" || f.CRD != "widgets.example.com" {
+					t.Errorf("incomplete finding %+v", f)
+				}
+			}
+			if want := []string{id + " " + expectedPath[id]}; !slices.Equal(got, want) {
+				t.Errorf("got %q, want %q", got, want)
+			}
+			if sawApply != (carries && id != IDKubectlApply) {
+				t.Errorf("IG008 reported: %v, CRD carries extensions: %v", sawApply, carries)
+			}
+		})
+	}
+	for _, c := range Catalog() {
+		if !covered[c.ID] {
+			t.Errorf("no seeded defect testdata/lint/defects/%s-*.yaml", c.ID)
+		}
+		if expectedPath[c.ID] == "" {
+			t.Errorf("%s: no expected path", c.ID)
+		}
+	}
+}
+
+// TestGeneratedCRDs: no false alarms on the CRDs this project generates.
+// Extensions CRDs get IG008 (true: kubectl apply rejects them) and the
+// redundant marker of celshapes IG007 (true: the test API has one); the
+// plain test API carries a hand-written `self == oldSelf` on an optional
+// field (it is controller-gen's output, passed through), a real hole.
+func TestGeneratedCRDs(t *testing.T) {
+	var files []string
+	for _, pattern := range []string{"testdata/golden/crd/*/*.yaml", "examples/config/crd/*/*.yaml"} {
+		m, err := filepath.Glob(filepath.Join(root, pattern))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	if len(files) < 8 {
+		t.Fatalf("found only %d generated CRDs", len(files))
+	}
+	res, err := Files(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	expected := func(f Finding) bool {
+		dir := filepath.Base(filepath.Dir(f.File))
+		switch {
+		case f.ID == IDKubectlApply:
+			return strings.Contains(dir, "extensions") || dir == "basic"
+		case f.ID == IDRedundant:
+			return dir == "celshapes-extensions" && f.Path == "spec.ordered[*].name"
+		case f.ID == IDPresence:
+			return strings.HasPrefix(dir, "plain") && f.CRD == "databases.plain.example.com" && f.Path == "spec.owner"
+		}
+		return false
+	}
+	for _, f := range res.Findings {
+		if !expected(f) {
+			t.Errorf("unexpected finding: %s", f)
+		}
+	}
+	// Every CEL CRD immutable-gen writes is clean.
+	for _, f := range res.Findings {
+		if dir := filepath.Base(filepath.Dir(f.File)); dir == "celshapes" || dir == "bases" {
+			t.Errorf("finding on a CEL CRD: %s", f)
+		}
+	}
+}
+
+// TestWellKnown: CRD shapes written after public APIs lint clean.
+func TestWellKnown(t *testing.T) {
+	res, err := Files([]string{filepath.Join(root, "testdata/lint/wellknown")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Findings {
+		t.Errorf("unexpected finding: %s", f)
+	}
+	if len(res.Skipped) != 0 {
+		t.Errorf("skipped: %q", res.Skipped)
+	}
+}
+
+func TestUnusable(t *testing.T) {
+	dir := filepath.Join(root, "testdata/lint/unusable")
+	for _, tc := range []struct{ file, want string }{
+		{"invalid.yaml", "document 1: invalid YAML: yaml: line 6"},
+		{"undecodable.yaml", `CustomResourceDefinition "widgets.example.com" cannot be decoded`},
+		{"v1beta1.yaml", "apiextensions.k8s.io/v1beta1 CustomResourceDefinitions are not supported"},
+		{"missing.yaml", "no such file or directory"},
+	} {
+		path := filepath.Join(dir, tc.file)
+		_, err := Files([]string{path})
+		if err == nil || !strings.Contains(err.Error(), path+": ") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want an error naming the file and %q", tc.file, err, tc.want)
+		}
+	}
+}
+
+// TestDirectoriesAndDocuments: directories are searched for manifests,
+// documents that are not CRDs are skipped, Lists are opened, every version
+// is linted, and the findings keep input order.
+func TestDirectoriesAndDocuments(t *testing.T) {
+	res, err := Files([]string{filepath.Join(root, "testdata/lint/misc")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range res.Findings {
+		got = append(got, filepath.Base(f.File)+" "+f.CRD+"/"+f.Version+" "+f.Path+" "+f.ID)
+	}
+	want := []string{
+		"mixed.yaml widgets.example.com/v1 spec.owner IG010",
+		"mixed.yaml gadgets.example.com/v1 spec.size IG011",
+		"sprocket.json sprockets.example.com/v1 spec.teeth IG001",
+		"sprocket.json sprockets.example.com/v1 spec.teeth IG008",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(res.Skipped) != 1 || !strings.Contains(res.Skipped[0], "document 1 (v1 Namespace) is not a CustomResourceDefinition") {
+		t.Errorf("skipped: %q", res.Skipped)
+	}
+}
+
+func TestJSON(t *testing.T) {
+	b, err := Result{}.JSON()
+	if err != nil || strings.TrimSpace(string(b)) != "[]" {
+		t.Errorf("empty result: %s %v", b, err)
+	}
+	res := Result{Findings: []Finding{{File: "f.yaml", CRD: "a.b", Version: "v1", Path: "spec.x", ID: IDPresence, Severity: Warning, Message: "m", Fix: "x"}}}
+	b, err = res.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back []map[string]any
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"file": "f.yaml", "crd": "a.b", "version": "v1", "path": "spec.x", "id": "IG010", "severity": "warning", "message": "m", "fix": "x"}
+	if len(back) != 1 || len(back[0]) != len(want) {
+		t.Fatalf("got %v", back)
+	}
+	for k, v := range want {
+		if back[0][k] != v {
+			t.Errorf("%s: got %v, want %v", k, back[0][k], v)
+		}
+	}
+}
+
+// TestCatalogDocumented: docs/lint.md documents every finding.
+func TestCatalogDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join(root, "docs/lint.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, c := range Catalog() {
+		if seen[c.ID] {
+			t.Errorf("%s twice in the catalog", c.ID)
+		}
+		seen[c.ID] = true
+		if !bytes.Contains(doc, []byte("### "+c.ID)) {
+			t.Errorf("docs/lint.md has no section ### %s", c.ID)
+		}
+	}
+}

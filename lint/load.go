@@ -1,0 +1,344 @@
+package lint
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/google/cel-go/parser"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	sigsjson "sigs.k8s.io/json"
+	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/immutable-gen/immutable-gen/schema"
+)
+
+// Files lints the manifests at paths: files of any name, and directories,
+// searched recursively for *.yaml, *.yml and *.json (directories whose names
+// start with "." are left out). Files are linted in parallel, results are
+// reported in input order. The error joins every input that could not be
+// used — a file that cannot be read, YAML that does not parse, a CRD that
+// cannot be decoded — each with its file (and document); the Result holds
+// the findings of everything else.
+func Files(paths []string) (Result, error) {
+	l, err := newLinter()
+	if err != nil {
+		return Result{}, err
+	}
+	// One job per file, or per path that cannot be expanded.
+	type job struct {
+		file string
+		res  Result
+		err  error
+	}
+	var jobs []*job
+	var skipped []string
+	for _, p := range paths {
+		files, err := expand(p)
+		if err != nil {
+			jobs = append(jobs, &job{err: err})
+			continue
+		}
+		if len(files) == 0 {
+			skipped = append(skipped, fmt.Sprintf("%s: no *.yaml, *.yml or *.json files", p))
+		}
+		for _, f := range files {
+			jobs = append(jobs, &job{file: f})
+		}
+	}
+	work := make(chan *job)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range work {
+				data, err := os.ReadFile(j.file)
+				if err != nil {
+					j.err = err
+					continue
+				}
+				j.err = l.manifest(&j.res, j.file, data)
+			}
+		}()
+	}
+	for _, j := range jobs {
+		if j.err == nil {
+			work <- j
+		}
+	}
+	close(work)
+	wg.Wait()
+
+	res := Result{Skipped: skipped}
+	var errs []error
+	for _, j := range jobs {
+		res.Findings = append(res.Findings, j.res.Findings...)
+		res.Skipped = append(res.Skipped, j.res.Skipped...)
+		if j.err != nil {
+			errs = append(errs, j.err)
+		}
+	}
+	return res, errors.Join(errs...)
+}
+
+// Manifest lints the manifest data, named file in findings and errors.
+func Manifest(file string, data []byte) (Result, error) {
+	l, err := newLinter()
+	if err != nil {
+		return Result{}, err
+	}
+	var res Result
+	err = l.manifest(&res, file, data)
+	return res, err
+}
+
+// expand returns path itself if it is a file, or the manifests below it if
+// it is a directory.
+func expand(path string) ([]string, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return []string{path}, nil
+	}
+	var files []string
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != path && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch strings.ToLower(filepath.Ext(p)) {
+		case ".yaml", ".yml", ".json":
+			files = append(files, p)
+		}
+		return nil
+	})
+	return files, err
+}
+
+// linter holds what is reused across manifests; it is safe for concurrent
+// use.
+type linter struct {
+	parser *parser.Parser
+}
+
+func newLinter() (*linter, error) {
+	p, err := parser.NewParser(parser.Macros(parser.AllMacros...), parser.EnableOptionalSyntax(true))
+	if err != nil {
+		return nil, fmt.Errorf("CEL parser: %w", err)
+	}
+	return &linter{parser: p}, nil
+}
+
+// manifest lints every document of one file into res.
+func (l *linter) manifest(res *Result, file string, data []byte) error {
+	var errs []error
+	err := documents(data, func(n int, raw []byte) {
+		if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
+			return
+		}
+		var obj map[string]any
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: document %d is not an object", file, n))
+			return
+		}
+		if err := l.object(res, file, fmt.Sprintf("document %d", n), raw, obj); err != nil {
+			errs = append(errs, err)
+		}
+	})
+	for _, e := range unjoin(err) {
+		errs = append(errs, fmt.Errorf("%s: %w", file, e))
+	}
+	return errors.Join(errs...)
+}
+
+// documents calls fn with each document of a YAML or JSON stream, as JSON,
+// numbered from 1, and returns the errors of the documents that do not
+// parse. A JSON stream stops at its first syntax error; YAML documents are
+// split at `---` first, so the ones after a broken document are still read.
+func documents(data []byte, fn func(n int, raw []byte)) error {
+	if utilyaml.IsJSONBuffer(data) {
+		dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+		for n := 1; ; n++ {
+			var raw json.RawMessage
+			err := dec.Decode(&raw)
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("document %d: invalid JSON: %v", n, err)
+			}
+			fn(n, raw)
+		}
+	}
+	// Split YAML documents and convert each to JSON once.
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	var errs []error
+	for n := 1; ; n++ {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return errors.Join(errs...)
+		}
+		if err != nil {
+			return errors.Join(append(errs, fmt.Errorf("document %d: %v", n, err))...)
+		}
+		raw, err := sigsyaml.YAMLToJSON(doc)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("document %d: invalid YAML: %v", n, err))
+			continue
+		}
+		fn(n, raw)
+	}
+}
+
+// unjoin returns the errors joined in err.
+func unjoin(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// object lints one document, or the items of a List.
+func (l *linter) object(res *Result, file, where string, raw []byte, obj map[string]any) error {
+	apiVersion, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	switch {
+	case kind == "CustomResourceDefinition" && apiVersion == "apiextensions.k8s.io/v1":
+		findings, err := l.crd(file, raw, obj)
+		if err != nil {
+			return fmt.Errorf("%s: %s: %w", file, where, err)
+		}
+		res.Findings = append(res.Findings, findings...)
+		return nil
+	case kind == "CustomResourceDefinition" && strings.HasPrefix(apiVersion, "apiextensions.k8s.io/"):
+		return fmt.Errorf("%s: %s: %s CustomResourceDefinitions are not supported (API servers serve only apiextensions.k8s.io/v1 since Kubernetes 1.22): convert it to apiextensions.k8s.io/v1", file, where, apiVersion)
+	case strings.HasSuffix(kind, "List") && apiVersion == "v1":
+		items, _ := obj["items"].([]any)
+		var errs []error
+		for i, it := range items {
+			item, ok := it.(map[string]any)
+			if !ok {
+				continue
+			}
+			b, err := json.Marshal(item)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %s item %d: %w", file, where, i, err))
+				continue
+			}
+			if err := l.object(res, file, fmt.Sprintf("%s item %d", where, i), b, item); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		return errors.Join(errs...)
+	}
+	what := strings.TrimSpace(apiVersion + " " + kind)
+	if what == "" {
+		what = "no apiVersion and kind"
+	}
+	res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %s (%s) is not a CustomResourceDefinition", file, where, what))
+	return nil
+}
+
+// crd lints one apiextensions.k8s.io/v1 CRD given as JSON and as its
+// generic tree.
+func (l *linter) crd(file string, raw []byte, obj map[string]any) ([]Finding, error) {
+	var crd apiextv1.CustomResourceDefinition
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(raw, &crd); err != nil {
+		name := ""
+		if md, ok := obj["metadata"].(map[string]any); ok {
+			name, _ = md["name"].(string)
+		}
+		return nil, fmt.Errorf("CustomResourceDefinition %q cannot be decoded: %v", name, err)
+	}
+	c := &crdLint{linter: l, file: file, name: crd.Name, models: map[string]*schema.Node{}}
+	spec, _ := obj["spec"].(map[string]any)
+	versions, _ := spec["versions"].([]any)
+	for _, v := range versions {
+		vm, _ := v.(map[string]any)
+		name, _ := vm["name"].(string)
+		c.order = append(c.order, name)
+		sch, _ := vm["schema"].(map[string]any)
+		rawSchema, ok := sch["openAPIV3Schema"].(map[string]any)
+		if !ok || name == "" || c.models[name] != nil {
+			continue // the API server's validation reports it
+		}
+		root := schema.FromExtensions(rawSchema)
+		c.models[name] = root
+		c.version = name
+		c.extensions(root)
+		c.cel(root)
+	}
+	c.version = ""
+	c.apiServer(&crd)
+	return c.sorted(), nil
+}
+
+// crdLint collects the findings of one CRD.
+type crdLint struct {
+	*linter
+	file, name string
+	// models maps version names to their models; order lists the
+	// versions as in the manifest.
+	models map[string]*schema.Node
+	order  []string
+	// version is the version being linted.
+	version  string
+	findings []Finding
+}
+
+func (c *crdLint) report(version, path, id, fix, format string, args ...any) {
+	sev := Error
+	for _, ch := range Catalog() {
+		if ch.ID == id {
+			sev = ch.Severity
+		}
+	}
+	c.findings = append(c.findings, Finding{
+		File: c.file, CRD: c.name, Version: version, Path: path,
+		ID: id, Severity: sev, Message: fmt.Sprintf(format, args...), Fix: fix,
+	})
+}
+
+// sorted returns the findings by version (manifest order), path, ID and
+// message, without duplicates.
+func (c *crdLint) sorted() []Finding {
+	rank := func(v string) int {
+		if i := slices.Index(c.order, v); i >= 0 {
+			return i + 1
+		}
+		return 0 // the CRD itself first
+	}
+	out := slices.Clone(c.findings)
+	slices.SortStableFunc(out, func(a, b Finding) int {
+		return cmp.Or(
+			cmp.Compare(rank(a.Version), rank(b.Version)),
+			cmp.Compare(a.Path, b.Path),
+			cmp.Compare(a.ID, b.ID),
+			cmp.Compare(a.Message, b.Message),
+		)
+	})
+	return slices.Compact(out)
+}

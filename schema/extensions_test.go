@@ -1,0 +1,68 @@
+package schema
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestFromExtensions(t *testing.T) {
+	raw := map[string]any{"type": "object", "properties": map[string]any{
+		"spec": map[string]any{"type": "object", "properties": map[string]any{
+			"name":   map[string]any{"type": "string", ExtImmutable: true},
+			"labels": map[string]any{"type": "object", ExtImmutableKeys: true, "additionalProperties": map[string]any{"type": "string"}},
+			"both":   map[string]any{"type": "object", ExtImmutable: true, ExtImmutableKeys: true, "additionalProperties": map[string]any{"type": "string"}},
+			"str":    map[string]any{"type": "string", ExtImmutable: "true"},
+			"off":    map[string]any{"type": "string", ExtImmutable: false},
+			"ports": map[string]any{"type": "array", "items": map[string]any{"type": "object", ExtImmutable: true,
+				"x-kubernetes-validations": []any{map[string]any{"rule": carrierRule}}}},
+		}},
+	}}
+	root := FromExtensions(raw)
+	var got []string
+	root.Walk(func(n *Node) {
+		if len(n.Origins) > 0 {
+			got = append(got, fmt.Sprintf("%s:%v/%v", n.Path(), n.Immutable(), n.ImmutableKeys()))
+		}
+		for _, o := range n.Origins {
+			if o.Pos.IsValid() {
+				t.Errorf("%s: origin with a Go position %v", n.Path(), o.Pos)
+			}
+		}
+	})
+	want := "spec.both:true/true spec.labels:false/true spec.name:true/false spec.ports[*]:true/false"
+	if strings.Join(got, " ") != want {
+		t.Errorf("got %q, want %q", strings.Join(got, " "), want)
+	}
+	// Carriers are not read and stay in place.
+	if rules := raw["properties"].(map[string]any)["spec"].(map[string]any)["properties"].(map[string]any)["ports"].(map[string]any)["items"].(map[string]any)["x-kubernetes-validations"].([]any); len(rules) != 1 {
+		t.Errorf("FromExtensions changed the rules: %v", rules)
+	}
+}
+
+// TestFromExtensionsRoundTrip: the model read back from emitted extensions
+// marks exactly the nodes the carriers marked.
+func TestFromExtensionsRoundTrip(t *testing.T) {
+	keysCarrier := strings.Replace(carrierRule, `"type"`, `"keys":true,"type"`, 1)
+	raw := map[string]any{"type": "object", "properties": map[string]any{
+		"a": map[string]any{"type": "string", "x-kubernetes-validations": []any{map[string]any{"rule": carrierRule}}},
+		"m": map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"},
+			"x-kubernetes-validations": []any{map[string]any{"rule": keysCarrier}}},
+		"b": map[string]any{"type": "string"},
+	}}
+	built, err := Build(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	EmitExtensions(built)
+	read := FromExtensions(raw)
+	for _, name := range []string{"a", "m", "b"} {
+		b, r := built.Properties[name], read.Properties[name]
+		if b.Immutable() != r.Immutable() || b.ImmutableKeys() != r.ImmutableKeys() {
+			t.Errorf("%s: built %v/%v, read %v/%v", name, b.Immutable(), b.ImmutableKeys(), r.Immutable(), r.ImmutableKeys())
+		}
+	}
+	if !read.Properties["m"].ImmutableKeys() {
+		t.Error("m: keys not read back")
+	}
+}
