@@ -3,7 +3,7 @@
 
 GO ?= go
 
-.PHONY: all build example test golden lint fuzz bench ci
+.PHONY: all build example test golden lint fuzz bench ci e2e
 
 all: build test
 
@@ -18,6 +18,24 @@ example:
 ## test: the whole default test suite (what CI runs)
 test:
 	$(GO) test ./...
+
+## e2e: the generated CEL CRDs on a real, in-process API server (nested module e2e/)
+e2e:
+	cd e2e && $(GO) test ./... -count=1
+	cd e2e/genericapiserver && $(GO) test ./... -count=1
+	bash e2e/kubeapiserver/binaries/build.sh
+	cd e2e/kubeapiserver && $(GO) test ./... -count=1 -timeout 20m
+
+.PHONY: e2e-admission e2e-webhook
+
+## e2e-admission: the ImmutableFields admission plugin in an in-process generic API server (nested module e2e/genericapiserver)
+e2e-admission:
+	cd e2e/genericapiserver && $(GO) test ./... -count=1
+
+## e2e-webhook: the webhook behind a real kube-apiserver under envtest; builds kube-apiserver and etcd once into e2e/kubeapiserver/bin
+e2e-webhook:
+	bash e2e/kubeapiserver/binaries/build.sh
+	cd e2e/kubeapiserver && $(GO) test ./... -count=1 -timeout 20m
 
 ## golden: rewrite every golden file under testdata/golden; review the diff
 golden:
@@ -45,3 +63,8 @@ bench:
 ## ci: what .ci/run runs
 ci:
 	bash .ci/run
+
+## e2e-kubebuilder: build kubebuilder v4.15.0 and the kubebuilder plugin, scaffold a project with them and generate its CRD with immutable-gen (needs the Go module proxy; ~15 min cold, ~1.5 min warm)
+.PHONY: e2e-kubebuilder
+e2e-kubebuilder:
+	cd e2e/kubebuilder && $(GO) test -count=1 -timeout 45m -v ./...
