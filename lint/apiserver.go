@@ -8,13 +8,13 @@ import (
 	"strconv"
 	"strings"
 
-	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apivalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 
 	"github.com/immutable-gen/immutable-gen/schema"
+	"github.com/immutable-gen/immutable-gen/validation"
 )
 
 // apiServer runs apiextensions-apiserver's own validation of a new CRD —
@@ -22,7 +22,7 @@ import (
 // compilation, oldSelf on uncorrelatable paths, the cost budget — and
 // reports each error at its schema path (IG020–IG024).
 func (c *crdLint) apiServer(crd *apiextv1.CustomResourceDefinition) {
-	internal, err := toInternal(crd)
+	internal, err := validation.Internal(crd)
 	if err != nil {
 		c.report("", "<crd>", IDRefused, "fix the manifest", "the API server cannot read this CRD: %v", err)
 		return
@@ -95,7 +95,7 @@ func (c *crdLint) serverError(version string, e *field.Error, rest, total string
 		c.report(version, "<root>", IDRefused, "fix the schema as the message says", "the API server refuses the CRD: %s%s: %s", "openAPIV3Schema", rest, errorText(e))
 		return
 	}
-	node, tail := walk(root, rest)
+	node, tail := root.Follow(rest)
 	path := node.Path()
 	ruleText, ruleAttr, ruleIndex := "", "", -1
 	if r := ruleField.FindStringSubmatch(tail); r != nil {
@@ -115,7 +115,7 @@ func (c *crdLint) serverError(version string, e *field.Error, rest, total string
 		fix := "move the rule to a node that is not inside the items of an atomic list or a set"
 		if i := strings.LastIndex(e.Detail, " within "); i >= 0 {
 			if m := schemaPath.FindStringSubmatch(e.Detail[i+len(" within "):]); m != nil {
-				l, _ := walk(root, m[3])
+				l, _ := root.Follow(m[3])
 				if l.Edge == schema.Items {
 					l = l.Parent
 				}
@@ -239,32 +239,6 @@ func oneLine(s string) string {
 	return strings.Join(parts, " ")
 }
 
-// walk follows an API server schema path (`.properties[a].items…`) in the
-// model as far as the model goes, and returns the rest.
-func walk(node *schema.Node, rest string) (*schema.Node, string) {
-	for rest != "" {
-		var next *schema.Node
-		var tail string
-		switch {
-		case strings.HasPrefix(rest, ".properties["):
-			end := strings.Index(rest, "]")
-			if end < 0 {
-				return node, rest
-			}
-			next, tail = node.Properties[rest[len(".properties["):end]], rest[end+1:]
-		case strings.HasPrefix(rest, ".items"):
-			next, tail = node.Items, rest[len(".items"):]
-		case strings.HasPrefix(rest, ".additionalProperties"):
-			next, tail = node.Values, rest[len(".additionalProperties"):]
-		}
-		if next == nil {
-			return node, rest
-		}
-		node, rest = next, tail
-	}
-	return node, rest
-}
-
 // boundsHint says which bounds make the cost of the rules at node (or, for
 // a node without rules, below it) estimable: maxItems and maxProperties on
 // the lists and maps around them, which multiply their cost, and maxLength
@@ -310,21 +284,4 @@ func boundsHint(node *schema.Node) string {
 		adds = append(adds[:6], "…")
 	}
 	return "bound what the rules iterate and compare: add " + strings.Join(adds, ", ") + "; or simplify the rules"
-}
-
-// toInternal converts the CRD as the API server would see it: defaulted,
-// in the internal version. crd itself is not changed.
-func toInternal(crd *apiextv1.CustomResourceDefinition) (*apiextensions.CustomResourceDefinition, error) {
-	// Defaulting touches names, conversion and status, not the schemas,
-	// which conversion copies anyway: copy only what defaulting changes.
-	defaulted := *crd
-	defaulted.Spec.Names = *crd.Spec.Names.DeepCopy()
-	defaulted.Spec.Conversion = crd.Spec.Conversion.DeepCopy()
-	defaulted.Status = *crd.Status.DeepCopy()
-	apiextv1.SetObjectDefaults_CustomResourceDefinition(&defaulted)
-	var internal apiextensions.CustomResourceDefinition
-	if err := apiextv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(&defaulted, &internal, nil); err != nil {
-		return nil, err
-	}
-	return &internal, nil
 }

@@ -206,6 +206,35 @@ func (n *Node) Path() string {
 	return strings.TrimPrefix(strings.Join(parts, ""), ".")
 }
 
+// Follow walks a schema path as the API server's CRD validation writes it
+// below openAPIV3Schema (`.properties[a].items.additionalProperties…`) as
+// far as the model goes, and returns the node reached and the rest of the
+// path (e.g. `.x-kubernetes-validations[0].rule`).
+func (n *Node) Follow(path string) (*Node, string) {
+	node, rest := n, path
+	for rest != "" {
+		var next *Node
+		var tail string
+		switch {
+		case strings.HasPrefix(rest, ".properties["):
+			end := strings.Index(rest, "]")
+			if end < 0 {
+				return node, rest
+			}
+			next, tail = node.Properties[rest[len(".properties["):end]], rest[end+1:]
+		case strings.HasPrefix(rest, ".items"):
+			next, tail = node.Items, rest[len(".items"):]
+		case strings.HasPrefix(rest, ".additionalProperties"):
+			next, tail = node.Values, rest[len(".additionalProperties"):]
+		}
+		if next == nil {
+			return node, rest
+		}
+		node, rest = next, tail
+	}
+	return node, rest
+}
+
 // Type is the node's `type`.
 func (n *Node) Type() string { s, _ := n.Raw["type"].(string); return s }
 

@@ -27,7 +27,7 @@ import (
 // about immutability — controller-gen would write them the same — and are
 // warnings, reported against the CRD and schema path.
 func APIServer(crd *apiextv1.CustomResourceDefinition, models map[string]*schema.Node, sev diag.Severity) diag.List {
-	internal, err := toInternal(crd)
+	internal, err := Internal(crd)
 	if err != nil {
 		return diag.List{{Severity: diag.Error, Subject: "CRD " + crd.Name, Message: "cannot convert the generated CRD: " + err.Error()}}
 	}
@@ -40,11 +40,11 @@ func APIServer(crd *apiextv1.CustomResourceDefinition, models map[string]*schema
 	return out
 }
 
-// toInternal converts the CRD as the API server would see it: defaulted,
-// in the internal version, without the marker carriers (which are not CEL).
+// Internal converts the CRD as the API server would see it: defaulted, in
+// the internal version, without the marker carriers (which are not CEL).
 // crd itself is not changed: defaulting touches only names, conversion and
 // status, which are copied first; conversion allocates new schemas.
-func toInternal(crd *apiextv1.CustomResourceDefinition) (*apiextensions.CustomResourceDefinition, error) {
+func Internal(crd *apiextv1.CustomResourceDefinition) (*apiextensions.CustomResourceDefinition, error) {
 	defaulted := *crd
 	defaulted.Status = *crd.Status.DeepCopy()
 	defaulted.Spec.Conversion = crd.Spec.Conversion.DeepCopy()
@@ -124,7 +124,7 @@ func translate(crd *apiextensions.CustomResourceDefinition, e *field.Error, mode
 	if root == nil {
 		return d
 	}
-	node, rest := walk(root, m[2])
+	node, rest := root.Follow(m[2])
 	d.Subject = fmt.Sprintf("CRD %s %s: %s", crd.Name, version, node.Path())
 	isCost := strings.Contains(e.Detail, "cost")
 	if isCost {
@@ -162,32 +162,6 @@ func translate(crd *apiextensions.CustomResourceDefinition, e *field.Error, mode
 }
 
 var ruleIndex = regexp.MustCompile(`^\.x-kubernetes-validations\[(\d+)\]`)
-
-// walk follows a schema path of an API server error (`.properties[a].items…`)
-// in the model, as far as the model goes, and returns the rest.
-func walk(node *schema.Node, rest string) (*schema.Node, string) {
-	for rest != "" {
-		var next *schema.Node
-		var tail string
-		switch {
-		case strings.HasPrefix(rest, ".properties["):
-			end := strings.Index(rest, "]")
-			if end < 0 {
-				return node, rest
-			}
-			next, tail = node.Properties[rest[len(".properties["):end]], rest[end+1:]
-		case strings.HasPrefix(rest, ".items"):
-			next, tail = node.Items, rest[len(".items"):]
-		case strings.HasPrefix(rest, ".additionalProperties"):
-			next, tail = node.Values, rest[len(".additionalProperties"):]
-		}
-		if next == nil {
-			return node, rest
-		}
-		node, rest = next, tail
-	}
-	return node, rest
-}
 
 // boundsFix names the bounds that make CEL cost estimable for rules at or
 // below node: the unbounded lists and maps above it (each multiplies the
