@@ -80,7 +80,7 @@ type crdValidation struct {
 // selectCRDSchema returns the raw openAPIV3Schema that opts selects, with its
 // path in the CRD.
 func selectCRDSchema(manifest []byte, opts CRDOptions) (json.RawMessage, string, error) {
-	docs, err := splitManifest(manifest)
+	docs, err := SplitManifest(manifest)
 	if err != nil {
 		return nil, "", err
 	}
@@ -173,10 +173,10 @@ func describeSelection(opts CRDOptions) string {
 	return " " + strings.Join(parts, ", ")
 }
 
-// splitManifest returns the JSON of every object of a YAML or JSON
+// SplitManifest returns the JSON of every object of a YAML or JSON
 // manifest: YAML documents, concatenated JSON values, and the items of List
 // objects. Empty documents are skipped.
-func splitManifest(manifest []byte) ([]json.RawMessage, error) {
+func SplitManifest(manifest []byte) ([]json.RawMessage, error) {
 	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(manifest), 4096)
 	var docs []json.RawMessage
 	for n := 1; ; n++ {

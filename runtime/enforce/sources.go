@@ -1,15 +1,12 @@
 package enforce
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/kube-openapi/pkg/common"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"sigs.k8s.io/yaml"
@@ -27,7 +24,7 @@ import (
 // schema fields, so a CRD read back from a server has none. Errors name the
 // CRD and version.
 func FromCRD(manifest []byte) ([]Resource, error) {
-	docs, err := splitManifest(manifest)
+	docs, err := runtime.SplitManifest(manifest)
 	if err != nil {
 		return nil, err
 	}
@@ -107,35 +104,6 @@ type crdVersion struct {
 
 type crdSubresources struct {
 	Status *json.RawMessage `json:"status"`
-}
-
-// splitManifest returns the JSON of every object of a YAML or JSON manifest:
-// YAML documents, concatenated JSON values, and the items of List objects.
-func splitManifest(manifest []byte) ([]json.RawMessage, error) {
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(manifest), 4096)
-	var docs []json.RawMessage
-	for n := 1; ; n++ {
-		var doc json.RawMessage
-		err := dec.Decode(&doc)
-		if errors.Is(err, io.EOF) {
-			return docs, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("document %d: %w", n, err)
-		}
-		if t := bytes.TrimSpace(doc); len(t) == 0 || string(t) == "null" {
-			continue
-		}
-		var list struct {
-			Kind  string            `json:"kind"`
-			Items []json.RawMessage `json:"items"`
-		}
-		if err := json.Unmarshal(doc, &list); err == nil && strings.HasSuffix(list.Kind, "List") && list.Items != nil {
-			docs = append(docs, list.Items...)
-			continue
-		}
-		docs = append(docs, doc)
-	}
 }
 
 // CheckerFromDefinitions compiles the definition called name (its Go name,
