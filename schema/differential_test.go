@@ -262,7 +262,9 @@ func (g *gen) object(depth int) map[string]any {
 }
 
 func (g *gen) scalar() map[string]any {
-	switch g.r.IntN(3) {
+	switch g.r.IntN(4) {
+	case 3:
+		return map[string]any{"type": "number", "maximum": 2, "minimum": 0}
 	case 0:
 		return map[string]any{"type": "string", "maxLength": 2}
 	case 1:
@@ -304,11 +306,22 @@ func (g *gen) valueSchema(depth int) map[string]any {
 		sort.Slice(items["required"].([]any), func(i, j int) bool {
 			return items["required"].([]any)[i].(string) < items["required"].([]any)[j].(string)
 		})
-		n = map[string]any{"type": "array", "maxItems": 3, "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": []any{"name"}, "items": items}
+		keys := []any{"name"}
+		if g.chance(0.3) {
+			items["properties"].(map[string]any)["k"] = map[string]any{"type": "integer", "format": "int64", "maximum": 1, "minimum": 0}
+			items["required"] = append(items["required"].([]any), "k")
+			keys = append(keys, "k")
+			sort.Slice(items["required"].([]any), func(i, j int) bool {
+				return items["required"].([]any)[i].(string) < items["required"].([]any)[j].(string)
+			})
+		}
+		n = map[string]any{"type": "array", "maxItems": 3, "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": keys, "items": items}
 		switch g.r.IntN(4) {
 		case 0: // =keys, with the key immutable
 			g.mark(n, true)
-			g.mark(items["properties"].(map[string]any)["name"].(map[string]any), false)
+			for _, k := range keys {
+				g.mark(items["properties"].(map[string]any)[k.(string)].(map[string]any), false)
+			}
 		case 1: // immutable items: correlated by key
 			g.mark(items, false)
 		case 2: // the whole list map: compared in order
@@ -352,6 +365,9 @@ func (g *gen) value(s map[string]any) any {
 		return []string{"", "a", "b", "ab"}[g.r.IntN(4)]
 	case "integer":
 		return int64(g.r.IntN(3))
+	case "number":
+		// int64 and float64, as the API server decodes 1 and 1.5.
+		return []any{int64(0), int64(1), 0.5, 1.5}[g.r.IntN(4)]
 	case "boolean":
 		return g.chance(0.5)
 	case "array":
@@ -393,7 +409,8 @@ func repairList(s map[string]any, l []any) []any {
 		key := js(x)
 		switch s["x-kubernetes-list-type"] {
 		case "map":
-			key = js(x.(map[string]any)["name"])
+			item := x.(map[string]any)
+			key = js(item["name"]) + "/" + js(item["k"])
 		case "set":
 		default:
 			key = fmt.Sprint(len(out))
