@@ -239,43 +239,13 @@ func oneLine(s string) string {
 	return strings.Join(parts, " ")
 }
 
-// boundsHint says which bounds make the cost of the rules at node (or, for
-// a node without rules, below it) estimable: maxItems and maxProperties on
-// the lists and maps around them, which multiply their cost, and maxLength
-// on the strings they compare.
+// boundsHint names, as schema keywords, the bounds that make the cost of
+// the rules at node (or, for a node without rules, below it) estimable.
 func boundsHint(node *schema.Node) string {
 	var adds []string
-	seen := map[string]bool{}
-	add := func(n *schema.Node) {
-		has := func(k string) bool { _, ok := n.Raw[k]; return ok }
-		var b string
-		switch {
-		case n.IsList() && !has("maxItems"):
-			b = "maxItems on " + n.Path()
-		case n.IsMap() && !has("maxProperties"):
-			b = "maxProperties on " + n.Path()
-		case n.Type() == "string" && !has("maxLength") && !has("enum") && !has("format"):
-			b = "maxLength on " + n.Path()
-		}
-		if b != "" && !seen[b] {
-			seen[b] = true
-			adds = append(adds, b)
-		}
-	}
-	targets := []*schema.Node{node}
-	if _, ok := node.Raw["x-kubernetes-validations"]; !ok {
-		targets = nil
-		node.Walk(func(c *schema.Node) {
-			if _, ok := c.Raw["x-kubernetes-validations"]; ok {
-				targets = append(targets, c)
-			}
-		})
-	}
-	for _, t := range targets {
-		for a := t; a != nil; a = a.Parent {
-			add(a)
-		}
-		t.Walk(add)
+	hasRules := func(n *schema.Node) bool { _, ok := n.Raw["x-kubernetes-validations"]; return ok }
+	for _, b := range validation.MissingBounds(node, hasRules) {
+		adds = append(adds, b.Keyword+" on "+b.Node.Path())
 	}
 	if len(adds) == 0 {
 		return "simplify the rule"

@@ -163,28 +163,42 @@ func translate(crd *apiextensions.CustomResourceDefinition, e *field.Error, mode
 
 var ruleIndex = regexp.MustCompile(`^\.x-kubernetes-validations\[(\d+)\]`)
 
-// boundsFix names the bounds that make CEL cost estimable for rules at or
-// below node: the unbounded lists and maps above it (each multiplies the
-// cost of the rules below) and the unbounded strings, lists and maps it
-// compares.
-func boundsFix(node *schema.Node) string {
-	var adds []string
-	seen := map[string]bool{}
+// Bound is a missing bound that makes CEL cost estimable: Keyword
+// (maxItems, maxProperties or maxLength) on Node.
+type Bound struct {
+	Node    *schema.Node
+	Keyword string
+}
+
+// MissingBounds names the bounds that make the cost of the rules at node
+// estimable — for a node without rules of its own (hasRules false; e.g. the
+// whole schema's budget at the root), of the rules below it: maxItems and
+// maxProperties on the unbounded lists and maps around the rules (each
+// multiplies their cost), and maxLength on the unbounded strings, lists and
+// maps they compare. Each bound is named once, nearest the rules first.
+func MissingBounds(node *schema.Node, hasRules func(*schema.Node) bool) []Bound {
+	var out []Bound
+	seen := map[*schema.Node]bool{}
 	add := func(n *schema.Node) {
-		for _, b := range bound(n) {
-			if !seen[b] {
-				seen[b] = true
-				adds = append(adds, b)
-			}
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+		has := func(k string) bool { _, ok := n.Raw[k]; return ok }
+		switch {
+		case n.IsList() && !has("maxItems"):
+			out = append(out, Bound{n, "maxItems"})
+		case n.IsMap() && !has("maxProperties"):
+			out = append(out, Bound{n, "maxProperties"})
+		case n.Type() == "string" && !has("maxLength") && !has("enum") && !has("format"):
+			out = append(out, Bound{n, "maxLength"})
 		}
 	}
-	// A budget error on a node without rules of its own (the whole schema's
-	// budget at the root) is about the emitted rules below it.
 	targets := []*schema.Node{node}
-	if len(node.Emitted) == 0 {
+	if !hasRules(node) {
 		targets = nil
 		node.Walk(func(c *schema.Node) {
-			if len(c.Emitted) > 0 {
+			if hasRules(c) {
 				targets = append(targets, c)
 			}
 		})
@@ -193,11 +207,24 @@ func boundsFix(node *schema.Node) string {
 		for a := t; a != nil; a = a.Parent {
 			add(a)
 		}
-		t.Walk(func(c *schema.Node) {
-			if c != t {
-				add(c)
-			}
-		})
+		t.Walk(add)
+	}
+	return out
+}
+
+// markerFor is the kubebuilder marker that sets a bound's keyword.
+var markerFor = map[string]string{
+	"maxItems":      "+kubebuilder:validation:MaxItems",
+	"maxProperties": "+kubebuilder:validation:MaxProperties",
+	"maxLength":     "+kubebuilder:validation:MaxLength",
+}
+
+// boundsFix names, as markers, the bounds that make CEL cost estimable for
+// the rules immutable-gen emitted at or below node.
+func boundsFix(node *schema.Node) string {
+	var adds []string
+	for _, b := range MissingBounds(node, func(n *schema.Node) bool { return len(n.Emitted) > 0 }) {
+		adds = append(adds, markerFor[b.Keyword]+" on "+b.Node.Path())
 	}
 	if len(adds) == 0 {
 		return "simplify the schema, or generate with crd:immutability=extensions and enforce with the immutable-gen runtime"
@@ -206,17 +233,4 @@ func boundsFix(node *schema.Node) string {
 		adds = append(adds[:6], "…")
 	}
 	return "bound what the rules iterate and compare: " + strings.Join(adds, ", ") + "; or generate with crd:immutability=extensions and enforce with the immutable-gen runtime"
-}
-
-func bound(n *schema.Node) []string {
-	has := func(k string) bool { _, ok := n.Raw[k]; return ok }
-	switch {
-	case n.IsList() && !has("maxItems"):
-		return []string{"+kubebuilder:validation:MaxItems on " + n.Path()}
-	case n.IsMap() && !has("maxProperties"):
-		return []string{"+kubebuilder:validation:MaxProperties on " + n.Path()}
-	case n.Type() == "string" && !has("maxLength") && !has("enum") && !has("format"):
-		return []string{"+kubebuilder:validation:MaxLength on " + n.Path()}
-	}
-	return nil
 }
