@@ -178,6 +178,8 @@ type Result struct {
 	// CustomResourceDefinitions: kustomize patches of a CRD (no spec.names,
 	// spec.versions…), not CRDs.
 	Partial int
+	// CRDs counts the CustomResourceDefinitions linted.
+	CRDs int
 }
 
 // Count returns how many findings have at least severity min.

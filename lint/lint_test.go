@@ -259,6 +259,9 @@ func TestKustomize(t *testing.T) {
 	if len(res.Findings) != 0 {
 		t.Errorf("findings: %v", res.Findings)
 	}
+	if res.CRDs != 1 {
+		t.Errorf("%d CRDs linted, want 1", res.CRDs)
+	}
 	if res.Partial != 3 {
 		t.Errorf("%d partial CRDs, want 3: %q", res.Partial, res.Skipped)
 	}

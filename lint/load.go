@@ -88,6 +88,7 @@ func Files(paths []string) (Result, error) {
 		res.Findings = append(res.Findings, j.res.Findings...)
 		res.Skipped = append(res.Skipped, j.res.Skipped...)
 		res.Partial += j.res.Partial
+		res.CRDs += j.res.CRDs
 		if j.err != nil {
 			errs = append(errs, j.err)
 		}
@@ -240,6 +241,7 @@ func (l *linter) object(res *Result, file, where string, raw []byte, obj map[str
 	switch {
 	case kind == "CustomResourceDefinition" && apiVersion == "apiextensions.k8s.io/v1":
 		findings, err := l.crd(file, raw, obj)
+		res.CRDs++
 		if err != nil {
 			return fmt.Errorf("%s: %s: %w", file, where, err)
 		}
