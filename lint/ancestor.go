@@ -11,9 +11,9 @@ import (
 
 // onceSet matches the messages of rules meant to make a field immutable
 // once set ("cannot be changed once set", "is immutable once set", "may be
-// set once"): the author wants set-once semantics, not a field fixed at
+// set once", "cannot change after it is set"): the author wants set-once semantics, not a field fixed at
 // creation.
-var onceSet = regexp.MustCompile(`(?i)\bonce\s+(?:it\s+is\s+|it's\s+|they\s+are\s+|it\s+has\s+been\s+)?(?:set|specified|assigned|populated|provided)\b|\bset\s+once\b`)
+var onceSet = regexp.MustCompile(`(?i)\bonce\s+(?:it\s+is\s+|it's\s+|they\s+are\s+|it\s+has\s+been\s+)?(?:set|specified|assigned|populated|provided)\b|\bset\s+once\b|\bafter\s+(?:it\s+is\s+|it\s+has\s+been\s+|being\s+)?(?:set|specified)\b`)
 
 // setOnce reports whether the message of the immutability rule r asks for
 // set-once semantics.

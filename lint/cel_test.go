@@ -274,6 +274,7 @@ func TestSetOnceIntent(t *testing.T) {
 		{message: "name is immutable once set", want: IDPresence, fix: "+immutable=once"},
 		{message: "Value is immutable once it is set", want: IDPresence, fix: "+immutable=once"},
 		{message: "may be set once", want: IDPresence, fix: "+immutable=once"},
+		{message: "cannot change after it is set", want: IDPresence, fix: "+immutable=once"},
 		{message: "name is immutable", want: IDPresence, fix: "`has(self.name) == has(oldSelf.name)`"},
 		{message: "name is immutable once set", rules: []string{"!has(oldSelf.name) || has(self.name)"}},
 		{message: "name is immutable once set", rules: []string{"has(self.name) || !has(oldSelf.name)"}},
@@ -323,6 +324,7 @@ func TestDescribedOnly(t *testing.T) {
 		{desc: "This field is immutable.", rules: `, "x-kubernetes-validations": [{"rule": "self == oldSelf"}]`},
 		{desc: "This field is immutable.", specRules: []string{"!has(oldSelf.ref) || self.ref == oldSelf.ref"}},
 		{desc: "This field is immutable.", rules: `, "x-kubernetes-immutable": true`},
+		{desc: "This field is immutable.", specRules: []string{"self == oldSelf"}}, // all of spec is immutable
 	} {
 		t.Run(tc.desc+tc.rules, func(t *testing.T) {
 			got := findings(t, crdWith(fmt.Sprintf(field, tc.desc, tc.rules), tc.specRules, "ref"))

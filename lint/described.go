@@ -41,8 +41,9 @@ func (c *crdLint) describedOnly(root *schema.Node, rules map[*schema.Node][]rule
 }
 
 // enforced reports whether a rule or extension may keep n from changing:
-// a transition rule on n, or on an object above it whose text names n, or
-// an immutability extension on n or above it.
+// a transition rule on n, an immutability rule on an object above it, a
+// transition rule above it whose text names n, or an immutability extension
+// on n or above it.
 func enforced(n *schema.Node, rules map[*schema.Node][]rule) bool {
 	for x := n; x != nil; x = x.Parent {
 		if x.Raw[schema.ExtImmutable] == true || x.Raw[schema.ExtImmutableKeys] == true && x == n {
@@ -52,8 +53,8 @@ func enforced(n *schema.Node, rules map[*schema.Node][]rule) bool {
 			if !r.usesOldSelf {
 				continue
 			}
-			if x == n || strings.Contains(r.text, n.Name) {
-				return true
+			if x == n || r.expr != nil && guards(x, r) || strings.Contains(r.text, n.Name) {
+				return true // on n, an immutable ancestor, or a rule above naming n
 			}
 		}
 	}
