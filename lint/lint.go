@@ -14,12 +14,17 @@
 //   - CEL transition rules that do not make a field as immutable as they
 //     look: an optional field guarded by `self == oldSelf` whose presence no
 //     rule compares, so that it can be removed and set again, or added
-//     later; `self == oldSelf` where CEL ignores the order of list maps;
+//     later, or under an optional spec that can be removed and added back;
+//     `self == oldSelf` where CEL ignores the order of list maps; fields
+//     whose description promises immutability that nothing enforces;
 //   - everything the API server refuses when the CRD is created (oldSelf
 //     under uncorrelatable list items, the CEL cost budget, optionalOldSelf
 //     without oldSelf, rules that do not compile, any other refusal), found by
 //     running apiextensions-apiserver's own CRD validation and translated to
 //     schema paths.
+//
+// Documents that are not CRDs are skipped, and so are partial CRDs
+// (kustomize patches such as config/crd/patches/webhook_in_*.yaml).
 //
 // Every finding has a stable ID (IG001…), a severity, a schema path and a
 // one-line fix; Catalog lists them. docs/lint.md documents each one.
