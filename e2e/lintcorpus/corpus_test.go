@@ -41,6 +41,9 @@ var corpus = []project{
 	{"keda", "github.com/kedacore/keda/v2", "v2.17.2", []string{"config/crd"}},
 	{"kyverno", "github.com/kyverno/kyverno", "v1.13.4", []string{"config/crds"}},
 	{"argo-cd", "github.com/argoproj/argo-cd/v2", "v2.14.9", []string{"manifests/crds"}},
+	{"prometheus-operator", "github.com/prometheus-operator/prometheus-operator", "v0.83.0", []string{"example/prometheus-operator-crd"}},
+	// config/crd with webhook_in_* and cainjection_in_* patches.
+	{"cloudnative-pg", "github.com/cloudnative-pg/cloudnative-pg", "v1.26.0", []string{"config/crd"}},
 }
 
 // downloadAll downloads every project of the corpus, in parallel, and

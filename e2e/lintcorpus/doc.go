@@ -1,7 +1,7 @@
 // Package lintcorpus runs `immutable-gen lint` on the CRDs of real
 // projects — Gateway API, Cluster API and its AWS provider, cert-manager,
 // Karpenter and its AWS provider, Crossplane, external-snapshotter, KEDA,
-// Kyverno, Argo CD — at pinned releases, downloaded through the Go module
+// Kyverno, Argo CD, Prometheus Operator, CloudNativePG — at pinned releases, downloaded through the Go module
 // proxy (`go mod download -json MODULE@VERSION`; nothing is copied into
 // this repository), and compares every finding with
 // testdata/PROJECT.txt (go test -update rewrites them).
