@@ -1,0 +1,193 @@
+package main
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+)
+
+// sample is what the attacks on one webhook at one level measured: the
+// latency of every request, and the attack time they took.
+type sample struct {
+	latencies []time.Duration
+	elapsed   time.Duration
+	bad       int    // responses other than the intended verdict
+	firstBad  string // the first of them
+}
+
+func (s *sample) throughput() float64 {
+	return float64(len(s.latencies)) / s.elapsed.Seconds()
+}
+
+// quantile returns the q-quantile of the latencies (nearest rank).
+func (s *sample) quantile(q float64) time.Duration {
+	if len(s.latencies) == 0 {
+		return 0
+	}
+	i := int(q*float64(len(s.latencies))+0.5) - 1
+	return s.latencies[max(0, min(i, len(s.latencies)-1))]
+}
+
+// attack runs one bounded attack with clients concurrent clients, each
+// sending its next request as soon as the last is answered, and adds its
+// results to s.
+func attack(s *sample, tlsConfig *tls.Config, tr vegeta.Targeter, clients uint64, d time.Duration) {
+	a := newAttacker(tlsConfig, clients)
+	start := time.Now()
+	for r := range a.Attack(tr, vegeta.Rate{Freq: 0}, d, "load") {
+		s.latencies = append(s.latencies, r.Latency)
+		if why := check(r); why != "" {
+			if s.bad == 0 {
+				s.firstBad = why
+			}
+			s.bad++
+		}
+	}
+	s.elapsed += time.Since(start)
+}
+
+// loadTest measures both webhooks at every level, alternating them: in odd
+// rounds the no-op goes first, in even rounds the immutability webhook.
+func loadTest(base string, tlsConfig *tls.Config, m mix, levels []uint64, d time.Duration, rounds int) error {
+	noopTargets := targeter(base+noopPath, m, true)
+	realTargets := targeter(base+"/validate-immutable-fields", m, false)
+
+	// Warm up both: connections, TLS sessions, the heap.
+	warm := &sample{}
+	attack(warm, tlsConfig, noopTargets, 16, time.Second)
+	attack(warm, tlsConfig, realTargets, 16, time.Second)
+	if warm.bad > 0 {
+		return fmt.Errorf("warm-up: %d wrong answers, the first: %s", warm.bad, warm.firstBad)
+	}
+
+	noop := make([]sample, len(levels))
+	real := make([]sample, len(levels))
+	for round := 0; round < rounds; round++ {
+		for i, c := range levels {
+			first, second := &noop[i], &real[i]
+			ft, st := noopTargets, realTargets
+			if round%2 == 1 {
+				first, second, ft, st = second, first, st, ft
+			}
+			attack(first, tlsConfig, ft, c, d)
+			runtime.GC()
+			attack(second, tlsConfig, st, c, d)
+			runtime.GC()
+		}
+	}
+
+	fmt.Printf("\n%d rounds of %v per webhook and level, alternating\n", rounds, d)
+	fmt.Printf("%-8s %-10s %9s %9s %9s %9s %8s %9s %9s\n", "clients", "webhook", "requests", "req/s", "p50", "p99", "p99.9", "req/s %", "p99 ×")
+	var last string
+	var bad []string
+	for i, c := range levels {
+		n, r := &noop[i], &real[i]
+		slices.Sort(n.latencies)
+		slices.Sort(r.latencies)
+		ratio := 100 * r.throughput() / n.throughput()
+		p99 := float64(r.quantile(0.99)) / float64(n.quantile(0.99))
+		fmt.Printf("%-8d %-10s %9d %9.0f %9s %9s %8s\n", c, "no-op", len(n.latencies), n.throughput(), ms(n.quantile(0.5)), ms(n.quantile(0.99)), ms(n.quantile(0.999)))
+		fmt.Printf("%-8d %-10s %9d %9.0f %9s %9s %8s %8.0f%% %8.2f×\n", c, "immutable", len(r.latencies), r.throughput(), ms(r.quantile(0.5)), ms(r.quantile(0.99)), ms(r.quantile(0.999)), ratio, p99)
+		last = fmt.Sprintf("webhook: %d%% of the no-op webhook's throughput at %d clients, p99 %.2f× the no-op's", int(ratio+0.5), c, p99)
+		for _, s := range []struct {
+			name string
+			*sample
+		}{{"no-op", n}, {"immutable", r}} {
+			if s.bad > 0 {
+				bad = append(bad, fmt.Sprintf("%s at %d clients: %d wrong answers, the first: %s", s.name, c, s.bad, s.firstBad))
+			}
+		}
+	}
+	if len(bad) > 0 {
+		return errors.New(strings.Join(bad, "\n"))
+	}
+	fmt.Println()
+	fmt.Println(last)
+	return nil
+}
+
+func ms(d time.Duration) string {
+	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 2, 64) + "ms"
+}
+
+// soakTest sends the mix to the immutability webhook at a fixed rate for d,
+// checking every answer, and reports the heap, the process's resident
+// memory and the goroutines at the start (after a warm-up minute's first
+// 30 seconds) and the end, with a line every minute between.
+func soakTest(url string, tlsConfig *tls.Config, m mix, d time.Duration, rate int) error {
+	a := newAttacker(tlsConfig, 64)
+	tr := targeter(url, m, false)
+	fmt.Printf("soak: %v at %d requests/s (mix as above), 127.0.0.1\n", d, rate)
+	fmt.Printf("%-8s %10s %10s %10s %11s %9s %9s %6s\n", "time", "requests", "heap", "rss", "goroutines", "p50", "p99", "wrong")
+
+	results := a.Attack(tr, vegeta.Rate{Freq: rate, Per: time.Second}, d, "soak")
+	start := time.Now()
+	var (
+		minute             sample
+		total, bad         int
+		firstBad           string
+		startLine, endLine string
+		nextReport         = 30 * time.Second
+	)
+	report := func(label string) string {
+		slices.Sort(minute.latencies)
+		heap, rss, g := memory()
+		line := fmt.Sprintf("%-8s %10d %10s %10s %11d %9s %9s %6d", label, total, mib(heap), mib(rss), g, ms(minute.quantile(0.5)), ms(minute.quantile(0.99)), bad)
+		fmt.Println(line)
+		minute = sample{}
+		return line
+	}
+	for r := range results {
+		total++
+		minute.latencies = append(minute.latencies, r.Latency)
+		if why := check(r); why != "" {
+			if bad == 0 {
+				firstBad = why
+			}
+			bad++
+		}
+		if el := time.Since(start); el >= nextReport {
+			line := report(el.Round(time.Second).String())
+			if startLine == "" {
+				startLine = line
+			}
+			nextReport += time.Minute
+		}
+	}
+	endLine = report("end")
+	fmt.Printf("\nsoak start: %s\nsoak end:   %s\n", startLine, endLine)
+	if bad > 0 {
+		return fmt.Errorf("soak: %d of %d answers were not the intended verdict, the first: %s", bad, total, firstBad)
+	}
+	fmt.Printf("soak: %d requests, every answer the intended verdict (%d denials intended)\n", total, total*m.denials/len(m.bodies))
+	return nil
+}
+
+// memory returns the live heap after a collection, the resident set size
+// of the process and the number of goroutines.
+func memory() (heap, rss uint64, goroutines int) {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if b, err := os.ReadFile("/proc/self/status"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(l); len(f) == 3 && f[0] == "VmRSS:" {
+				kb, _ := strconv.ParseUint(f[1], 10, 64)
+				rss = kb * 1024
+			}
+		}
+	}
+	return ms.HeapAlloc, rss, runtime.NumGoroutine()
+}
+
+func mib(b uint64) string {
+	return strconv.FormatFloat(float64(b)/(1<<20), 'f', 1, 64) + "MiB"
+}
