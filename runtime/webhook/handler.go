@@ -22,9 +22,9 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/immutable-gen/immutable-gen/runtime"
 	"github.com/immutable-gen/immutable-gen/runtime/enforce"
 )
 
@@ -80,11 +80,11 @@ func (h *Handler) Handle(_ context.Context, req admission.Request) admission.Res
 	if c == nil {
 		return admission.Allowed("immutable fields: " + describe(gvr, req.SubResource) + " is not checked")
 	}
-	obj, err := decode(req.Object.Raw)
+	obj, err := decode(c, req.Object.Raw)
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("immutable fields: the new object: %w", err))
 	}
-	old, err := decode(req.OldObject.Raw)
+	old, err := decode(c, req.OldObject.Raw)
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("immutable fields: the old object: %w", err))
 	}
@@ -97,14 +97,17 @@ func (h *Handler) Handle(_ context.Context, req admission.Request) admission.Res
 	return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: false, Result: &status}}
 }
 
-// decode decodes an object as the API server does for unstructured
-// content: integers as int64, other numbers as float64.
-func decode(raw []byte) (map[string]interface{}, error) {
+// decode decodes an object for c as the API server decodes unstructured
+// content (integers as int64, other numbers as float64), building only the
+// parts c reads: most of a large object (a pod template, status, managed
+// fields) is checked for syntax and skipped. It fails on what the full
+// decoder refuses.
+func decode(c *runtime.Checker, raw []byte) (map[string]interface{}, error) {
 	if len(raw) == 0 {
 		return nil, errors.New("missing from the request")
 	}
-	var m map[string]interface{}
-	if err := utiljson.Unmarshal(raw, &m); err != nil {
+	m, err := c.DecodeObject(raw)
+	if err != nil {
 		return nil, err
 	}
 	if m == nil {
