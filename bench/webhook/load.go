@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"os"
@@ -15,10 +14,14 @@ import (
 )
 
 // sample is what the attacks on one webhook at one level measured: the
-// latency of every request, and the attack time they took.
+// latency of every request, the attack time they took and the server's CPU
+// time, and per attack its throughput and p99 (for the per-round ratios).
 type sample struct {
 	latencies []time.Duration
 	elapsed   time.Duration
+	cpu       time.Duration
+	rates     []float64
+	p99s      []time.Duration
 	bad       int    // responses other than the intended verdict
 	firstBad  string // the first of them
 }
@@ -27,23 +30,35 @@ func (s *sample) throughput() float64 {
 	return float64(len(s.latencies)) / s.elapsed.Seconds()
 }
 
-// quantile returns the q-quantile of the latencies (nearest rank).
-func (s *sample) quantile(q float64) time.Duration {
-	if len(s.latencies) == 0 {
+// perCPU is the requests served per second of the server's CPU time.
+func (s *sample) perCPU() float64 {
+	return float64(len(s.latencies)) / s.cpu.Seconds()
+}
+
+// quantile returns the q-quantile of sorted latencies (nearest rank).
+func quantile(l []time.Duration, q float64) time.Duration {
+	if len(l) == 0 {
 		return 0
 	}
-	i := int(q*float64(len(s.latencies))+0.5) - 1
-	return s.latencies[max(0, min(i, len(s.latencies)-1))]
+	i := int(q*float64(len(l))+0.5) - 1
+	return l[max(0, min(i, len(l)-1))]
 }
+
+func (s *sample) quantile(q float64) time.Duration { return quantile(s.latencies, q) }
 
 // attack runs one bounded attack with clients concurrent clients, each
 // sending its next request as soon as the last is answered, and adds its
 // results to s.
-func attack(s *sample, tlsConfig *tls.Config, tr vegeta.Targeter, clients uint64, d time.Duration) {
-	a := newAttacker(tlsConfig, clients)
+func attack(s *sample, srv *server, tr vegeta.Targeter, clients uint64, d time.Duration) error {
+	a := newAttacker(srv.tlsConfig, clients)
+	cpu0, err := srv.cpu()
+	if err != nil {
+		return err
+	}
 	start := time.Now()
+	var lat []time.Duration
 	for r := range a.Attack(tr, vegeta.Rate{Freq: 0}, d, "load") {
-		s.latencies = append(s.latencies, r.Latency)
+		lat = append(lat, r.Latency)
 		if why := check(r); why != "" {
 			if s.bad == 0 {
 				s.firstBad = why
@@ -51,51 +66,89 @@ func attack(s *sample, tlsConfig *tls.Config, tr vegeta.Targeter, clients uint64
 			s.bad++
 		}
 	}
-	s.elapsed += time.Since(start)
+	elapsed := time.Since(start)
+	cpu1, err := srv.cpu()
+	if err != nil {
+		return err
+	}
+	s.elapsed += elapsed
+	s.cpu += cpu1 - cpu0
+	s.latencies = append(s.latencies, lat...)
+	s.rates = append(s.rates, float64(len(lat))/elapsed.Seconds())
+	slices.Sort(lat)
+	s.p99s = append(s.p99s, quantile(lat, 0.99))
+	return nil
+}
+
+// median returns the median of the ratios a[i]/b[i].
+func median(a, b []float64) float64 {
+	r := make([]float64, len(a))
+	for i := range a {
+		r[i] = a[i] / b[i]
+	}
+	slices.Sort(r)
+	if len(r)%2 == 1 {
+		return r[len(r)/2]
+	}
+	return (r[len(r)/2-1] + r[len(r)/2]) / 2
+}
+
+func seconds(d []time.Duration) []float64 {
+	f := make([]float64, len(d))
+	for i := range d {
+		f[i] = d[i].Seconds()
+	}
+	return f
 }
 
 // loadTest measures both webhooks at every level, alternating them: in odd
 // rounds the no-op goes first, in even rounds the immutability webhook.
-func loadTest(base string, tlsConfig *tls.Config, m mix, levels []uint64, d time.Duration, rounds int) error {
-	noopTargets := targeter(base+noopPath, m, true)
-	realTargets := targeter(base+"/validate-immutable-fields", m, false)
+func loadTest(srv *server, m mix, levels []uint64, d time.Duration, rounds int) error {
+	noopTargets := targeter(srv.base+noopPath, m, true)
+	realTargets := targeter(srv.base+"/validate-immutable-fields", m, false)
 
 	// Warm up both: connections, TLS sessions, the heap.
 	warm := &sample{}
-	attack(warm, tlsConfig, noopTargets, 16, time.Second)
-	attack(warm, tlsConfig, realTargets, 16, time.Second)
+	for _, tr := range []vegeta.Targeter{noopTargets, realTargets} {
+		if err := attack(warm, srv, tr, 16, time.Second); err != nil {
+			return err
+		}
+	}
 	if warm.bad > 0 {
 		return fmt.Errorf("warm-up: %d wrong answers, the first: %s", warm.bad, warm.firstBad)
 	}
 
 	noop := make([]sample, len(levels))
 	real := make([]sample, len(levels))
-	for round := 0; round < rounds; round++ {
-		for i, c := range levels {
+	for i, c := range levels {
+		for round := 0; round < rounds; round++ {
 			first, second := &noop[i], &real[i]
 			ft, st := noopTargets, realTargets
 			if round%2 == 1 {
 				first, second, ft, st = second, first, st, ft
 			}
-			attack(first, tlsConfig, ft, c, d)
-			runtime.GC()
-			attack(second, tlsConfig, st, c, d)
-			runtime.GC()
+			if err := attack(first, srv, ft, c, d); err != nil {
+				return err
+			}
+			if err := attack(second, srv, st, c, d); err != nil {
+				return err
+			}
 		}
 	}
 
-	fmt.Printf("\n%d rounds of %v per webhook and level, alternating\n", rounds, d)
-	fmt.Printf("%-8s %-10s %9s %9s %9s %9s %8s %9s %9s\n", "clients", "webhook", "requests", "req/s", "p50", "p99", "p99.9", "req/s %", "p99 ×")
+	fmt.Printf("\n%d rounds of %v per webhook and level, alternating; ratios are medians of the rounds' ratios\n", rounds, d)
+	fmt.Printf("%-8s %-10s %9s %8s %8s %9s %9s %9s %8s %8s %7s\n", "clients", "webhook", "requests", "req/s", "req/cpu·s", "p50", "p99", "p99.9", "req/s %", "/cpu·s %", "p99 ×")
 	var last string
 	var bad []string
 	for i, c := range levels {
 		n, r := &noop[i], &real[i]
 		slices.Sort(n.latencies)
 		slices.Sort(r.latencies)
-		ratio := 100 * r.throughput() / n.throughput()
-		p99 := float64(r.quantile(0.99)) / float64(n.quantile(0.99))
-		fmt.Printf("%-8d %-10s %9d %9.0f %9s %9s %8s\n", c, "no-op", len(n.latencies), n.throughput(), ms(n.quantile(0.5)), ms(n.quantile(0.99)), ms(n.quantile(0.999)))
-		fmt.Printf("%-8d %-10s %9d %9.0f %9s %9s %8s %8.0f%% %8.2f×\n", c, "immutable", len(r.latencies), r.throughput(), ms(r.quantile(0.5)), ms(r.quantile(0.99)), ms(r.quantile(0.999)), ratio, p99)
+		ratio := 100 * median(r.rates, n.rates)
+		cpuRatio := 100 * r.perCPU() / n.perCPU()
+		p99 := median(seconds(r.p99s), seconds(n.p99s))
+		fmt.Printf("%-8d %-10s %9d %8.0f %8.0f %9s %9s %9s\n", c, "no-op", len(n.latencies), n.throughput(), n.perCPU(), ms(n.quantile(0.5)), ms(n.quantile(0.99)), ms(n.quantile(0.999)))
+		fmt.Printf("%-8d %-10s %9d %8.0f %8.0f %9s %9s %9s %7.0f%% %7.0f%% %6.2f×\n", c, "immutable", len(r.latencies), r.throughput(), r.perCPU(), ms(r.quantile(0.5)), ms(r.quantile(0.99)), ms(r.quantile(0.999)), ratio, cpuRatio, p99)
 		last = fmt.Sprintf("webhook: %d%% of the no-op webhook's throughput at %d clients, p99 %.2f× the no-op's", int(ratio+0.5), c, p99)
 		for _, s := range []struct {
 			name string
@@ -122,11 +175,11 @@ func ms(d time.Duration) string {
 // checking every answer, and reports the heap, the process's resident
 // memory and the goroutines at the start (after a warm-up minute's first
 // 30 seconds) and the end, with a line every minute between.
-func soakTest(url string, tlsConfig *tls.Config, m mix, d time.Duration, rate int) error {
-	a := newAttacker(tlsConfig, 64)
-	tr := targeter(url, m, false)
+func soakTest(srv *server, m mix, d time.Duration, rate int) error {
+	a := newAttacker(srv.tlsConfig, 64)
+	tr := targeter(srv.base+"/validate-immutable-fields", m, false)
 	fmt.Printf("soak: %v at %d requests/s (mix as above), 127.0.0.1\n", d, rate)
-	fmt.Printf("%-8s %10s %10s %10s %11s %9s %9s %6s\n", "time", "requests", "heap", "rss", "goroutines", "p50", "p99", "wrong")
+	fmt.Printf("%-8s %10s %9s %9s %6s  %s\n", "time", "requests", "p50", "p99", "wrong", "server")
 
 	results := a.Attack(tr, vegeta.Rate{Freq: rate, Per: time.Second}, d, "soak")
 	start := time.Now()
@@ -139,8 +192,11 @@ func soakTest(url string, tlsConfig *tls.Config, m mix, d time.Duration, rate in
 	)
 	report := func(label string) string {
 		slices.Sort(minute.latencies)
-		heap, rss, g := memory()
-		line := fmt.Sprintf("%-8s %10d %10s %10s %11d %9s %9s %6d", label, total, mib(heap), mib(rss), g, ms(minute.quantile(0.5)), ms(minute.quantile(0.99)), bad)
+		stats, err := srv.stats()
+		if err != nil {
+			stats = "stats: " + err.Error()
+		}
+		line := fmt.Sprintf("%-8s %10d %9s %9s %6d  %s", label, total, ms(minute.quantile(0.5)), ms(minute.quantile(0.99)), bad, stats)
 		fmt.Println(line)
 		minute = sample{}
 		return line

@@ -17,6 +17,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/ecdsa"
@@ -30,10 +31,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math/big"
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
@@ -60,17 +63,25 @@ const noopPath = "/noop"
 
 func main() {
 	var (
-		duration    = flag.Duration("duration", 5*time.Second, "length of one attack (one webhook at one concurrency level)")
-		rounds      = flag.Int("rounds", 3, "attacks per webhook and level; the order of the two webhooks alternates by round")
+		duration    = flag.Duration("duration", time.Second, "length of one attack (one webhook at one concurrency level)")
+		rounds      = flag.Int("rounds", 12, "attacks per webhook and level; the order of the two webhooks alternates by round")
 		clientsFlag = flag.String("clients", "1,16,64", "concurrency levels (concurrent clients, each one request at a time)")
 		envs        = flag.Int("env", 22, "env entries per container: sets the object size")
 		soak        = flag.Duration("soak", 0, "instead of the load test, soak the webhook this long at -soak-rate")
 		soakRate    = flag.Int("soak-rate", 200, "requests per second during the soak")
-		cpuprofile  = flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
+		cpuprofile  = flag.String("cpuprofile", "", "write a CPU profile of the webhook server to this file")
+		serveDir    = flag.String("serve", "", "internal: serve the webhooks with the certificate in this directory")
+		port        = flag.Int("port", 0, "internal: the port to serve on")
 	)
 	flag.Parse()
 	ctrllog.SetLogger(logr.Discard())
-	if err := run(*duration, *rounds, *clientsFlag, *envs, *soak, *soakRate, *cpuprofile); err != nil {
+	var err error
+	if *serveDir != "" {
+		err = serveUntilEOF(*serveDir, *port, *cpuprofile)
+	} else {
+		err = run(*duration, *rounds, *clientsFlag, *envs, *soak, *soakRate, *cpuprofile)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench-webhook:", err)
 		os.Exit(1)
 	}
@@ -80,28 +91,164 @@ func run(duration time.Duration, rounds int, clientsFlag string, envs int, soak 
 	var levels []uint64
 	for _, s := range strings.Split(clientsFlag, ",") {
 		n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 32)
-		if err != nil || n == 0 {
-			return fmt.Errorf("-clients: %q is not a positive number", s)
+		if err != nil || n == 0 || n > 1024 {
+			return fmt.Errorf("-clients: %q is not a number in [1, 1024]", s)
 		}
 		levels = append(levels, n)
 	}
-	if duration <= 0 || duration > time.Minute || rounds < 1 || rounds > 10 {
-		return errors.New("-duration must be in (0, 1m] and -rounds in [1, 10]")
+	if duration <= 0 || duration > time.Minute || rounds < 1 || rounds > 50 {
+		return errors.New("-duration must be in (0, 1m] and -rounds in [1, 50]")
 	}
 	if soak < 0 || soak > time.Hour || soakRate < 1 || soakRate > 5000 {
 		return errors.New("-soak must be in [0, 1h] and -soak-rate in [1, 5000]")
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	base, tlsConfig, err := serve(ctx)
+	srv, err := startServer(cpuprofile, soak)
 	if err != nil {
 		return err
 	}
+	defer srv.stop()
 	mix := requests(envs)
-	fmt.Printf("GOMAXPROCS %d, %s/%s, %s; objects %d bytes (old), AdmissionReview bodies %d–%d bytes; %d of %d requests are denials\n",
-		runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version(), mix.objectSize, mix.minBody, mix.maxBody, mix.denials, len(mix.bodies))
+	fmt.Printf("GOMAXPROCS %d, %d CPUs, %s/%s, %s; objects %d bytes, AdmissionReview bodies %d–%d bytes; %d of %d requests are denials\n",
+		runtime.GOMAXPROCS(0), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(), mix.objectSize, mix.minBody, mix.maxBody, mix.denials, len(mix.bodies))
+	if soak > 0 {
+		return soakTest(srv, mix, soak, soakRate)
+	}
+	return loadTest(srv, mix, levels, duration, rounds)
+}
 
+// server is the webhook server process, as the load generator sees it.
+type server struct {
+	base      string
+	tlsConfig *tls.Config
+	cmd       *exec.Cmd
+	stdin     io.WriteCloser
+	stdout    *bufio.Reader
+	dir       string
+}
+
+// startServer starts this program again as the webhook server (a process of
+// its own, as a webhook is a pod of its own: its CPU time is measured apart
+// from the load generator's), on 127.0.0.1 with a fresh self-signed
+// certificate. The server stops when its standard input closes, and in any
+// case after a bounded time.
+func startServer(cpuprofile string, soak time.Duration) (*server, error) {
+	dir, err := os.MkdirTemp("", "bench-webhook-")
+	if err != nil {
+		return nil, err
+	}
+	s := &server{dir: dir}
+	pool, err := writeCertificate(dir)
+	if err != nil {
+		s.stop()
+		return nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		s.stop()
+		return nil, err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		s.stop()
+		return nil, err
+	}
+	args := []string{"-serve", dir, "-port", strconv.Itoa(port)}
+	if cpuprofile != "" {
+		abs, err := filepath.Abs(cpuprofile)
+		if err != nil {
+			s.stop()
+			return nil, err
+		}
+		args = append(args, "-cpuprofile", abs)
+	}
+	s.cmd = exec.Command(exe, args...)
+	s.cmd.Stderr = os.Stderr
+	if s.stdin, err = s.cmd.StdinPipe(); err != nil {
+		s.stop()
+		return nil, err
+	}
+	out, err := s.cmd.StdoutPipe()
+	if err != nil {
+		s.stop()
+		return nil, err
+	}
+	s.stdout = bufio.NewReader(out)
+	if err := s.cmd.Start(); err != nil {
+		s.stop()
+		return nil, err
+	}
+	line, err := s.stdout.ReadString('\n')
+	if err != nil || strings.TrimSpace(line) != "ready" {
+		s.stop()
+		return nil, fmt.Errorf("the webhook server did not start: %q %v", line, err)
+	}
+	s.base = fmt.Sprintf("https://127.0.0.1:%d", port)
+	s.tlsConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	return s, nil
+}
+
+// stop closes the server's standard input, waits for it to exit and removes
+// its certificate.
+func (s *server) stop() {
+	if s.stdin != nil {
+		s.stdin.Close()
+	}
+	if s.cmd != nil && s.cmd.Process != nil {
+		done := make(chan struct{})
+		go func() { s.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			s.cmd.Process.Kill()
+			<-done
+		}
+	}
+	os.RemoveAll(s.dir)
+}
+
+// cpu returns the CPU time the server process has used so far (user and
+// system, all threads), from /proc; Linux counts it in ticks of 10ms.
+func (s *server) cpu() (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the command name, which is in parentheses: state is the
+	// first, utime the 12th and stime the 13th.
+	i := bytes.LastIndexByte(b, ')')
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, errors.New("/proc/PID/stat: too few fields")
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, errors.New("/proc/PID/stat: bad utime or stime")
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond, nil
+}
+
+// stats asks the server for its live heap, resident memory and goroutines.
+func (s *server) stats() (string, error) {
+	if _, err := io.WriteString(s.stdin, "stats\n"); err != nil {
+		return "", err
+	}
+	line, err := s.stdout.ReadString('\n')
+	return strings.TrimSpace(line), err
+}
+
+// maxServe bounds how long a server process lives, whatever its parent does.
+const maxServe = 2 * time.Hour
+
+// serveUntilEOF is the server process: controller-runtime's webhook server
+// on 127.0.0.1:port with the certificate in dir, serving the immutability
+// webhook at webhook.Path and a no-op webhook at noopPath. It prints
+// "ready" once serving, answers "stats" lines on standard input, and stops
+// when standard input closes or after maxServe.
+func serveUntilEOF(dir string, port int, cpuprofile string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), maxServe)
+	defer cancel()
 	if cpuprofile != "" {
 		f, err := os.Create(cpuprofile)
 		if err != nil {
@@ -114,43 +261,17 @@ func run(duration time.Duration, rounds int, clientsFlag string, envs int, soak 
 		defer pprof.StopCPUProfile()
 	}
 
-	if soak > 0 {
-		return soakTest(base+webhook.Path, tlsConfig, mix, soak, soakRate)
-	}
-	return loadTest(base, tlsConfig, mix, levels, duration, rounds)
-}
-
-// serve starts controller-runtime's webhook server on 127.0.0.1 with a
-// fresh self-signed certificate, serving the immutability webhook at
-// webhook.Path and a no-op webhook at noopPath, and returns its base URL and
-// a client TLS configuration trusting the certificate.
-func serve(ctx context.Context) (string, *tls.Config, error) {
-	dir, err := os.MkdirTemp("", "bench-webhook-")
-	if err != nil {
-		return "", nil, err
-	}
-	go func() { <-ctx.Done(); os.RemoveAll(dir) }()
-	pool, err := writeCertificate(dir)
-	if err != nil {
-		return "", nil, err
-	}
-	port, err := freePort()
-	if err != nil {
-		return "", nil, err
-	}
-
 	resources, err := enforce.FromCRD(workloadsCRD)
 	if err != nil {
-		return "", nil, err
+		return err
 	}
 	h, err := webhook.NewHandler(resources)
 	if err != nil {
-		return "", nil, err
+		return err
 	}
 	noop := &admission.Webhook{Handler: admission.HandlerFunc(func(context.Context, admission.Request) admission.Response {
 		return admission.Allowed("")
 	})}
-
 	srv := ctrlwebhook.NewServer(ctrlwebhook.Options{Host: "127.0.0.1", Port: port, CertDir: dir})
 	srv.Register(webhook.Path, h.Webhook())
 	srv.Register(noopPath, noop)
@@ -161,15 +282,40 @@ func serve(ctx context.Context) (string, *tls.Config, error) {
 	for srv.StartedChecker()(nil) != nil {
 		select {
 		case err := <-errCh:
-			return "", nil, fmt.Errorf("webhook server: %v", err)
+			return fmt.Errorf("webhook server: %v", err)
 		default:
 		}
 		if time.Now().After(deadline) {
-			return "", nil, errors.New("the webhook server did not start within 30s")
+			return errors.New("the webhook server did not start within 30s")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return fmt.Sprintf("https://127.0.0.1:%d", port), &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, nil
+	fmt.Println("ready")
+
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(os.Stdin)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	for {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				cancel()
+				<-errCh
+				return nil
+			}
+			if line == "stats" {
+				heap, rss, g := memory()
+				fmt.Printf("heap %s rss %s goroutines %d\n", mib(heap), mib(rss), g)
+			}
+		case <-ctx.Done():
+			return <-errCh
+		}
+	}
 }
 
 // writeCertificate writes a self-signed serving certificate for 127.0.0.1
