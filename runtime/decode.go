@@ -1,9 +1,12 @@
 package runtime
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
@@ -149,23 +152,124 @@ func (d *decoder) object(n *node, depth int) (interface{}, error) {
 	}
 }
 
-// full decodes the value at d.pos in full, as utiljson.Unmarshal does,
-// after checking its syntax and nesting in the whole document.
+// full decodes the value at d.pos in full, as utiljson.Unmarshal decodes
+// it into an interface{}: objects as map[string]interface{} (the last of
+// duplicate keys wins), arrays as []interface{}, integers that fit as
+// int64 and other numbers as float64, strings unquoted with invalid UTF-8
+// replaced.
 func (d *decoder) full(depth int) (interface{}, error) {
-	start := d.pos
-	if err := d.skip(depth); err != nil {
-		return nil, err
+	if d.pos >= len(d.data) {
+		return nil, d.syntaxError("in value")
 	}
-	var v interface{}
-	if err := utiljson.Unmarshal(d.data[start:d.pos], &v); err != nil {
-		return nil, err
+	switch c := d.data[d.pos]; {
+	case c == '{':
+		if depth > maxNesting {
+			return nil, errNestedTooDeep
+		}
+		m := map[string]interface{}{}
+		d.pos++
+		d.skipSpace()
+		if d.pos < len(d.data) && d.data[d.pos] == '}' {
+			d.pos++
+			return m, nil
+		}
+		for {
+			d.skipSpace()
+			k, err := d.key()
+			if err != nil {
+				return nil, err
+			}
+			d.skipSpace()
+			if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+				return nil, d.syntaxError("after object key")
+			}
+			d.pos++
+			d.skipSpace()
+			v, err := d.full(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			m[k] = v
+			d.skipSpace()
+			if d.pos >= len(d.data) {
+				return nil, d.syntaxError("after object key:value pair")
+			}
+			switch d.data[d.pos] {
+			case ',':
+				d.pos++
+			case '}':
+				d.pos++
+				return m, nil
+			default:
+				return nil, d.syntaxError("after object key:value pair")
+			}
+		}
+	case c == '[':
+		if depth > maxNesting {
+			return nil, errNestedTooDeep
+		}
+		l := []interface{}{}
+		d.pos++
+		d.skipSpace()
+		if d.pos < len(d.data) && d.data[d.pos] == ']' {
+			d.pos++
+			return l, nil
+		}
+		for {
+			d.skipSpace()
+			v, err := d.full(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			l = append(l, v)
+			d.skipSpace()
+			if d.pos >= len(d.data) {
+				return nil, d.syntaxError("after array element")
+			}
+			switch d.data[d.pos] {
+			case ',':
+				d.pos++
+			case ']':
+				d.pos++
+				return l, nil
+			default:
+				return nil, d.syntaxError("after array element")
+			}
+		}
+	case c == '"':
+		return d.key()
+	case c == '-' || (c >= '0' && c <= '9'):
+		start := d.pos
+		if err := d.skipNumber(); err != nil {
+			return nil, err
+		}
+		// As sigs.k8s.io/json's UnmarshalCaseSensitivePreserveInts: an
+		// integer without a decimal point that fits is an int64, anything
+		// else a float64 (skipNumber refused what float64 cannot hold).
+		num := string(d.data[start:d.pos])
+		if !strings.Contains(num, ".") {
+			if i, err := strconv.ParseInt(num, 10, 64); err == nil {
+				return i, nil
+			}
+		}
+		f, err := strconv.ParseFloat(num, 64)
+		if err != nil {
+			return nil, fmt.Errorf("json: cannot unmarshal number %s into Go value of type float64", num)
+		}
+		return f, nil
+	case c == 't':
+		return true, d.literal("true")
+	case c == 'f':
+		return false, d.literal("false")
+	case c == 'n':
+		return nil, d.literal("null")
 	}
-	return v, nil
+	return nil, d.syntaxError("looking for beginning of value")
 }
 
-// key reads an object key. Keys without escapes or non-ASCII bytes are
-// used as they are; others are unquoted by the full decoder, which also
-// replaces invalid UTF-8 as it does everywhere.
+// key reads a string (an object key or a value). A string without escapes
+// whose bytes are valid UTF-8 is its bytes; others are unquoted by the full
+// decoder, which replaces invalid UTF-8 as it does everywhere.
 func (d *decoder) key() (string, error) {
 	if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 		return "", d.syntaxError("looking for beginning of object key string")
@@ -175,8 +279,8 @@ func (d *decoder) key() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if plain {
-		return string(d.data[start+1 : d.pos-1]), nil
+	if raw := d.data[start+1 : d.pos-1]; plain || (bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw)) {
+		return string(raw), nil
 	}
 	var k string
 	if err := utiljson.Unmarshal(d.data[start:d.pos], &k); err != nil {
