@@ -391,6 +391,13 @@ func (d *decoder) skipString() (plain bool, err error) {
 	plain = true
 	d.pos++ // '"'
 	for d.pos < len(d.data) {
+		// Most bytes are plain ASCII: move past them in a tight loop.
+		for d.pos < len(d.data) && plainByte[d.data[d.pos]] {
+			d.pos++
+		}
+		if d.pos >= len(d.data) {
+			break
+		}
 		c := d.data[d.pos]
 		switch {
 		case c == '"':
@@ -418,15 +425,22 @@ func (d *decoder) skipString() (plain bool, err error) {
 			}
 		case c < 0x20:
 			return false, d.syntaxError("in string literal")
-		default:
-			if c >= 0x80 {
-				plain = false
-			}
+		default: // c >= 0x80
+			plain = false
 			d.pos++
 		}
 	}
 	return false, d.syntaxError("in string literal")
 }
+
+// plainByte marks the bytes a string holds as they are: printable ASCII
+// but the quote and the backslash.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
