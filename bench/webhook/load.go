@@ -103,9 +103,10 @@ func seconds(d []time.Duration) []float64 {
 
 // loadTest measures both webhooks at every level, alternating them: in odd
 // rounds the no-op goes first, in even rounds the immutability webhook.
-func loadTest(srv *server, m mix, levels []uint64, d time.Duration, rounds int) error {
+func loadTest(srv *server, m mix, levels []uint64, d time.Duration, rounds int, before bool) error {
 	noopTargets := targeter(srv.base+noopPath, m, true)
 	realTargets := targeter(srv.base+"/validate-immutable-fields", m, false)
+	beforeTargets := targeter(srv.base+beforePath, m, false)
 
 	// Warm up both: connections, TLS sessions, the heap.
 	warm := &sample{}
@@ -120,6 +121,7 @@ func loadTest(srv *server, m mix, levels []uint64, d time.Duration, rounds int) 
 
 	noop := make([]sample, len(levels))
 	real := make([]sample, len(levels))
+	full := make([]sample, len(levels))
 	for i, c := range levels {
 		for round := 0; round < rounds; round++ {
 			first, second := &noop[i], &real[i]
@@ -132,6 +134,11 @@ func loadTest(srv *server, m mix, levels []uint64, d time.Duration, rounds int) 
 			}
 			if err := attack(second, srv, st, c, d); err != nil {
 				return err
+			}
+			if before {
+				if err := attack(&full[i], srv, beforeTargets, c, d); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -149,6 +156,15 @@ func loadTest(srv *server, m mix, levels []uint64, d time.Duration, rounds int) 
 		p99 := median(seconds(r.p99s), seconds(n.p99s))
 		fmt.Printf("%-8d %-10s %9d %8.0f %8.0f %9s %9s %9s\n", c, "no-op", len(n.latencies), n.throughput(), n.perCPU(), ms(n.quantile(0.5)), ms(n.quantile(0.99)), ms(n.quantile(0.999)))
 		fmt.Printf("%-8d %-10s %9d %8.0f %8.0f %9s %9s %9s %7.0f%% %7.0f%% %6.2f×\n", c, "immutable", len(r.latencies), r.throughput(), r.perCPU(), ms(r.quantile(0.5)), ms(r.quantile(0.99)), ms(r.quantile(0.999)), ratio, cpuRatio, p99)
+		if before {
+			f := &full[i]
+			slices.Sort(f.latencies)
+			fmt.Printf("%-8d %-10s %9d %8.0f %8.0f %9s %9s %9s %7.0f%% %7.0f%% %6.2f×\n", c, "full-dec.", len(f.latencies), f.throughput(), f.perCPU(), ms(f.quantile(0.5)), ms(f.quantile(0.99)), ms(f.quantile(0.999)),
+				100*median(f.rates, n.rates), 100*f.perCPU()/n.perCPU(), median(seconds(f.p99s), seconds(n.p99s)))
+			if f.bad > 0 {
+				bad = append(bad, fmt.Sprintf("full-decode at %d clients: %d wrong answers, the first: %s", c, f.bad, f.firstBad))
+			}
+		}
 		last = fmt.Sprintf("webhook: %d%% of the no-op webhook's throughput at %d clients, p99 %.2f× the no-op's", int(ratio+0.5), c, p99)
 		for _, s := range []struct {
 			name string
