@@ -217,9 +217,23 @@ func anyRelated(p string, list []string) bool {
 type gen struct {
 	r    *rand.Rand
 	line int
+	// wild adds what CEL cannot always address or compare (names like
+	// `a:b`, sets of objects, list maps keyed by such names), for
+	// FuzzEmitCELAccountsForEveryMarker; the differential test leaves it off.
+	wild bool
 }
 
 var propNames = []string{"a", "b", "in", "x-y", "c"}
+
+// wildNames adds names CEL cannot address.
+var wildNames = []string{"a", "b", "in", "x-y", "c", "a:b", "1x"}
+
+func (g *gen) names() []string {
+	if g.wild {
+		return wildNames
+	}
+	return propNames
+}
 
 func (g *gen) carrier(keys bool) map[string]any {
 	g.line++
@@ -247,10 +261,11 @@ func (g *gen) object(depth int) map[string]any {
 	props := map[string]any{}
 	var required []any
 	n := 1 + g.r.IntN(3)
-	for _, name := range g.r.Perm(len(propNames))[:n] {
-		props[propNames[name]] = g.valueSchema(depth + 1)
+	names := g.names()
+	for _, name := range g.r.Perm(len(names))[:n] {
+		props[names[name]] = g.valueSchema(depth + 1)
 		if g.chance(0.3) {
-			required = append(required, propNames[name])
+			required = append(required, names[name])
 		}
 	}
 	o := map[string]any{"type": "object", "properties": props}
@@ -297,7 +312,12 @@ func (g *gen) valueSchema(depth int) map[string]any {
 		}
 		n = map[string]any{"type": "array", "maxItems": 3, "items": items}
 	case 3: // set
-		n = map[string]any{"type": "array", "maxItems": 3, "x-kubernetes-list-type": "set", "items": g.scalar()}
+		items := g.scalar()
+		if g.wild && g.chance(0.3) {
+			items = g.object(depth + 1)
+			items["x-kubernetes-map-type"] = "atomic"
+		}
+		n = map[string]any{"type": "array", "maxItems": 3, "x-kubernetes-list-type": "set", "items": items}
 	case 4: // list map
 		items := g.object(depth + 1)
 		items["properties"].(map[string]any)["name"] = map[string]any{"type": "string", "maxLength": 1}
@@ -307,7 +327,11 @@ func (g *gen) valueSchema(depth int) map[string]any {
 			return items["required"].([]any)[i].(string) < items["required"].([]any)[j].(string)
 		})
 		keys := []any{"name"}
-		if g.chance(0.3) {
+		if g.wild && g.chance(0.1) {
+			items["properties"].(map[string]any)["a:b"] = map[string]any{"type": "string", "maxLength": 1}
+			items["required"] = append(items["required"].([]any), "a:b")
+			keys = append(keys, "a:b")
+		} else if g.chance(0.3) {
 			items["properties"].(map[string]any)["k"] = map[string]any{"type": "integer", "format": "int64", "maximum": 1, "minimum": 0}
 			items["required"] = append(items["required"].([]any), "k")
 			keys = append(keys, "k")
