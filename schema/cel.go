@@ -58,7 +58,9 @@ func (r CELResult) MinKubeVersion() string {
 //   - markers inside set items have no effect (sets have no identity but
 //     their items), so nothing is emitted for them.
 //
-// Redundant markers inside an immutable subtree produce no rule.
+// Redundant markers inside an immutable subtree produce no rule. Markers
+// above free-form content and embedded resources are lowered: == sees all
+// of it, and no rule ever has to live inside the unknown part.
 // Constructs CEL cannot compare exactly (sets whose items contain list
 // maps, names CEL cannot address) are reported in the result, at the
 // markers whose rules would need them, instead of weakened. Every marker
@@ -428,14 +430,24 @@ func (l *lowering) cond(a, b string, n *Node, depth int) (expr, *refusal) {
 // equal is strict equality of a and b as the runtime defines it. CEL's ==
 // already compares sets without order, maps by key and atomic lists in
 // order; list maps it compares by key, so their order is checked on top.
+// Free-form content (x-kubernetes-preserve-unknown-fields) and embedded
+// resources, metadata included, are values CEL's == compares in full.
 func (l *lowering) equal(a, b string, n *Node, depth int) (expr, *refusal) {
-	if reason, ok := invisible(n); ok {
-		return expr{}, &refusal{reason, "generate with crd:immutability=extensions and enforce with the immutable-gen runtime, or mark the typed fields inside instead"}
-	}
 	if !hasListMap(n) {
 		return expr{text: a + " == " + b}, nil
 	}
 	parts := []expr{{text: a + " == " + b}}
+	// Where no map lies between n and its list maps, the order of every
+	// list map is a list of keys (projected in order), compared in O(n):
+	// with a == b, the same projections mean the same order.
+	if proj, ok, r := orderProjections("@", n, depth); r != nil {
+		return expr{}, r
+	} else if ok {
+		for _, p := range proj {
+			parts = append(parts, expr{text: strings.ReplaceAll(p, "@", a) + " == " + strings.ReplaceAll(p, "@", b)})
+		}
+		return and(parts...), nil
+	}
 	switch {
 	case n.Properties != nil:
 		for _, name := range sortedNodeKeys(n.Properties) {
@@ -488,6 +500,69 @@ func (l *lowering) equal(a, b string, n *Node, depth int) (expr, *refusal) {
 	return and(parts...), nil
 }
 
+// orderProjections returns expressions of v (a placeholder) that list, in
+// order, the keys of every list map in n's subtree, one list per key field,
+// such that two values equal by CEL's == have the same list maps in the
+// same order exactly when the projections are equal: the item at each
+// index is named by its key tuple, and items with equal keys are equal.
+// ok is false where a map lies between n and a list map (maps have no
+// order to project into a list).
+func orderProjections(v string, n *Node, depth int) ([]string, bool, *refusal) {
+	if !hasListMap(n) {
+		return nil, true, nil
+	}
+	switch {
+	case n.Properties != nil:
+		var out []string
+		for _, name := range sortedNodeKeys(n.Properties) {
+			p := n.Properties[name]
+			if !hasListMap(p) {
+				continue
+			}
+			sel, r := selector(p)
+			if r != nil {
+				return nil, false, r
+			}
+			sub, ok, r := orderProjections(v+sel, p, depth)
+			if !ok || r != nil {
+				return nil, ok, r
+			}
+			for _, s := range sub {
+				out = append(out, fmt.Sprintf("(has(%s%s) ? %s : [])", v, sel, s))
+			}
+		}
+		return out, true, nil
+	case n.IsList() && n.ListType() == "set":
+		return nil, false, &refusal{fmt.Sprintf("the set %s has list maps inside its items, whose order the runtime compares but CEL's set equality cannot", n.Path()),
+			"generate with crd:immutability=extensions and enforce with the immutable-gen runtime, or make the inner lists +listType=atomic"}
+	case n.IsList():
+		x, _ := vars(depth+1, "x")
+		var out []string
+		if n.ListType() == "map" {
+			keys := n.ListMapKeys()
+			if len(keys) == 0 {
+				return nil, false, &refusal{fmt.Sprintf("the list map %s has no x-kubernetes-list-map-keys", n.Path()), "add +listMapKey"}
+			}
+			for _, k := range keys {
+				sel, ok := escape(k)
+				if !ok {
+					return nil, false, &refusal{fmt.Sprintf("the key %q of the list map %s cannot be addressed in CEL", k, n.Path()), "rename the key's JSON name to a CEL-compatible identifier, or generate with crd:immutability=extensions"}
+				}
+				out = append(out, fmt.Sprintf("%s.map(%s, %s.%s)", v, x, x, sel))
+			}
+		}
+		sub, ok, r := orderProjections(x, n.Items, depth+1)
+		if !ok || r != nil {
+			return nil, ok, r
+		}
+		for _, s := range sub {
+			out = append(out, fmt.Sprintf("%s.map(%s, %s)", v, x, s))
+		}
+		return out, true, nil
+	}
+	return nil, false, nil // a map
+}
+
 // keysEqual says that the maps or list maps a and b have the same keys.
 // List map keys are unique, so equal sizes and every new key tuple in the
 // old list make the key sets equal.
@@ -531,23 +606,6 @@ func selector(p *Node) (string, *refusal) {
 }
 
 func escape(name string) (string, bool) { return apiservercel.Escape(name) }
-
-// invisible reports a part of n's subtree that CEL does not see as stored,
-// so that == there is weaker than the runtime's equality.
-func invisible(n *Node) (string, bool) {
-	var reason string
-	n.Walk(func(c *Node) {
-		if reason != "" {
-			return
-		}
-		if b, _ := c.Raw["x-kubernetes-preserve-unknown-fields"].(bool); b {
-			reason = fmt.Sprintf("%s preserves unknown fields, which CEL rules cannot see", c.Path())
-		} else if c.EmbeddedResource() {
-			reason = fmt.Sprintf("%s is an embedded resource, whose metadata CEL rules see only in part", c.Path())
-		}
-	})
-	return reason, reason != ""
-}
 
 // hasListMap reports whether n's subtree has a list map (compared in order
 // by the runtime, by key by CEL).
