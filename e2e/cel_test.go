@@ -65,6 +65,12 @@ pinned: [{a: p, b: 1}, {a: q}]                # atomic list of type Frozen +immu
 args: [{value: v1, note: n1}, {value: v2}]    # atomic list; Arg.value +immutable
 parent: {value: pv, note: pn}                 # optional parent; Arg.value +immutable
 whole: {a: w, b: 2}                           # +immutable optional struct
+raw: {a: 1, s: x, nested: {b: [1, 2]}, list: [x, y]}   # +immutable free-form (preserve-unknown-fields)
+embedded:                                     # +immutable embedded resource
+  apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: c, labels: {app: a}, annotations: {note: "n1"}}
+  data: {k: v}
 `,
 	}
 )
@@ -386,6 +392,32 @@ var shapesCases = []tcase{
 		updates: []update{
 			{name: "leave it absent", patch: `spec: {parent: {note: changed}}`},
 			{name: "set it later", patch: `spec: {whole: {a: w}}`, want: []cause{forbidden("spec.whole", presenceMsg)}},
+		},
+	},
+	{
+		name: "raw: +immutable free-form content (x-kubernetes-preserve-unknown-fields)",
+		updates: []update{
+			{name: "leave it, change a mutable sibling", patch: `spec: {parent: {note: changed}}`},
+			{name: "change a value", patch: `spec: {raw: {a: 2}}`, want: []cause{invalid("spec.raw")}},
+			{name: "change a value's type", patch: `spec: {raw: {a: "1"}}`, want: []cause{invalid("spec.raw")}},
+			{name: "change a nested value", patch: `spec: {raw: {nested: {b: [1, 3]}}}`, want: []cause{invalid("spec.raw")}},
+			{name: "add a key", patch: `spec: {raw: {added: true}}`, want: []cause{invalid("spec.raw")}},
+			{name: "add a nested key", patch: `spec: {raw: {nested: {c: 1}}}`, want: []cause{invalid("spec.raw")}},
+			{name: "remove a key", patch: `spec: {raw: {s: null}}`, want: []cause{invalid("spec.raw")}},
+			{name: "reorder a list", patch: `spec: {raw: {list: [y, x]}}`, want: []cause{invalid("spec.raw")}},
+			{name: "remove it", patch: `spec: {raw: null}`, want: []cause{forbidden("spec.raw", "raw is an immutable field: it "+presenceMsg)}},
+		},
+	},
+	{
+		name: "embedded: +immutable embedded resource",
+		updates: []update{
+			{name: "leave it, change a mutable sibling", patch: `spec: {parent: {note: changed}}`},
+			{name: "change its data", patch: `spec: {embedded: {data: {k: w}}}`, want: []cause{invalid("spec.embedded")}},
+			{name: "change its name", patch: `spec: {embedded: {metadata: {name: d}}}`, want: []cause{invalid("spec.embedded")}},
+			{name: "change a label", patch: `spec: {embedded: {metadata: {labels: {app: b}}}}`, want: []cause{invalid("spec.embedded")}},
+			{name: "add an annotation", patch: `spec: {embedded: {metadata: {annotations: {other: o}}}}`, want: []cause{invalid("spec.embedded")}},
+			{name: "change its kind", patch: `spec: {embedded: {kind: Secret}}`, want: []cause{invalid("spec.embedded")}},
+			{name: "remove it", patch: `spec: {embedded: null}`, want: []cause{forbidden("spec.embedded", "embedded is an immutable field: it "+presenceMsg)}},
 		},
 	},
 	{
