@@ -170,15 +170,16 @@ func constraintOrigins(n *Node) []markers.Origin {
 }
 
 // addRule appends rule e to n's x-kubernetes-validations and records which
-// markers it enforces (those at or below about).
-func (l *lowering) addRule(n *Node, about *Node, e expr, fields map[string]any) {
+// markers it enforces (those at or below about) and what it reads (about,
+// or nil for a presence rule).
+func (l *lowering) addRule(n *Node, about *Node, reads *Node, e expr, fields map[string]any) {
 	rule := map[string]any{"rule": e.text}
 	for k, v := range fields {
 		rule[k] = v
 	}
 	rules, _ := n.Raw["x-kubernetes-validations"].([]any)
 	n.Raw["x-kubernetes-validations"] = append(rules, rule)
-	n.Emitted = append(n.Emitted, Emitted{Index: len(rules), Origins: constraintOrigins(about), TwoVariableComprehension: e.twoVar})
+	n.Emitted = append(n.Emitted, Emitted{Index: len(rules), Origins: constraintOrigins(about), TwoVariableComprehension: e.twoVar, Reads: reads})
 	l.result.TwoVariableComprehensions = l.result.TwoVariableComprehensions || e.twoVar
 }
 
@@ -277,7 +278,7 @@ func (l *lowering) node(n *Node) bool {
 		}
 		e, r := l.equal("self", "oldSelf", n, 0)
 		if r == nil {
-			l.addRule(n, n, e, map[string]any{"message": "field is immutable"})
+			l.addRule(n, n, n, e, map[string]any{"message": "field is immutable"})
 			l.cover(n) // everything below is covered by equality
 			return true
 		}
@@ -291,7 +292,7 @@ func (l *lowering) node(n *Node) bool {
 			l.refuseOwn(n, r)
 			ok = false
 		} else {
-			l.addRule(n, n, e, map[string]any{
+			l.addRule(n, n, n, e, map[string]any{
 				"message": "keys are immutable: entries may not be added or removed",
 				"reason":  "FieldValueForbidden",
 			})
@@ -310,7 +311,7 @@ func (l *lowering) presenceRule(parent, p *Node) {
 	if !p.Immutable() {
 		what = "field with immutable keys"
 	}
-	l.addRule(parent, p, expr{text: fmt.Sprintf("has(self%s) == has(oldSelf%s)", sel, sel)}, map[string]any{
+	l.addRule(parent, p, nil, expr{text: fmt.Sprintf("has(self%s) == has(oldSelf%s)", sel, sel)}, map[string]any{
 		"message":   fmt.Sprintf("%s is an immutable %s: it may not be added or removed after creation", p.Name, what),
 		"fieldPath": fieldPath(p.Name),
 		"reason":    "FieldValueForbidden",
@@ -327,7 +328,7 @@ func (l *lowering) atomicItems(n *Node) {
 		return
 	}
 	if c.text != "" {
-		l.addRule(n, n.Items, expr{
+		l.addRule(n, n.Items, n, expr{
 			text:   fmt.Sprintf("self.all(%s, %s, %s >= oldSelf.size() || %s)", i, x, i, paren(c.text)),
 			twoVar: true,
 		}, map[string]any{"message": "items are immutable where marked: an item at an existing index may not change"})

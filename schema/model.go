@@ -65,6 +65,10 @@ type Emitted struct {
 	// TwoVariableComprehension is true when the rule needs an API server
 	// that has CEL's two-variable comprehensions.
 	TwoVariableComprehension bool
+	// Reads is the node whose value the rule reads (its cost grows with
+	// that subtree's size); nil when it reads only whether a property is
+	// present.
+	Reads *Node
 }
 
 // Build turns a schema tree into the model, removing the carrier rules the
