@@ -179,7 +179,7 @@ var versionPath = regexp.MustCompile(`^spec\.(?:versions\[(\d+)\]\.schema|valida
 // responsible for the schema node it names, when there is one: the markers
 // an emitted rule enforces, else the nearest marker at or above the node.
 func translate(crd *apiextensions.CustomResourceDefinition, e *field.Error, models map[string]*schema.Node, sev diag.Severity) diag.Diagnostic {
-	d := diag.Diagnostic{Severity: diag.Warning, Subject: "CRD " + crd.Name, Message: "the API server would refuse this CRD: " + e.Error()}
+	d := diag.Diagnostic{Severity: diag.Warning, Subject: "CRD " + crd.Name, Message: "the API server would refuse this CRD: " + describe(e, e.Field)}
 	m := versionPath.FindStringSubmatch(e.Field)
 	if m == nil {
 		return d
@@ -198,6 +198,7 @@ func translate(crd *apiextensions.CustomResourceDefinition, e *field.Error, mode
 	}
 	node, rest := root.Follow(m[2])
 	d.Subject = fmt.Sprintf("CRD %s %s: %s", crd.Name, version, node.Path())
+	d.Message = "the API server would refuse this CRD: " + describe(e, strings.TrimPrefix(rest, "."))
 	isCost := strings.Contains(e.Detail, "cost")
 	if isCost {
 		d.Fix = boundsFix(node)
@@ -231,6 +232,44 @@ func translate(crd *apiextensions.CustomResourceDefinition, e *field.Error, mode
 		}
 	}
 	return d
+}
+
+// describe renders an API server error on one line: where (the path
+// within the schema node, or the CRD field), what kind of problem, the
+// value only when it is a short scalar (never a dumped Go struct), and the
+// detail with CEL's source excerpts left out.
+func describe(e *field.Error, where string) string {
+	var b strings.Builder
+	if where != "" {
+		b.WriteString(where + ": ")
+	}
+	b.WriteString(e.Type.String())
+	if v, ok := shortValue(e.BadValue); ok && e.Type != field.ErrorTypeRequired && e.Type != field.ErrorTypeForbidden {
+		b.WriteString(" " + v)
+	}
+	var lines []string
+	for _, l := range strings.Split(e.Detail, "\n") {
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "|") {
+			lines = append(lines, t)
+		}
+	}
+	if len(lines) > 0 {
+		b.WriteString(": " + strings.Join(lines, "; "))
+	}
+	return b.String()
+}
+
+// shortValue renders v when it is a scalar short enough to read.
+func shortValue(v any) (string, bool) {
+	switch v := v.(type) {
+	case string:
+		if len(v) <= 64 && !strings.ContainsAny(v, "\n") {
+			return fmt.Sprintf("%q", v), true
+		}
+	case bool, int, int32, int64, uint64, float64:
+		return fmt.Sprint(v), true
+	}
+	return "", false
 }
 
 var ruleIndex = regexp.MustCompile(`^\.x-kubernetes-validations\[(\d+)\]`)
