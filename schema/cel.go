@@ -21,6 +21,9 @@ type CELResult struct {
 	// Inexpressible lists the markers whose semantics CEL cannot express
 	// exactly; the lowering wrote nothing weaker for them.
 	Inexpressible []Inexpressible
+	// Limits lists the markers lowered with a rule that misses one kind of
+	// change, which the API server's CEL cannot see (Reason says which).
+	Limits []Inexpressible
 }
 
 // Inexpressible is a marker the lowering refused.
@@ -240,7 +243,7 @@ func (l *lowering) correlated(n *Node) {
 			if !hasConstraint(p) {
 				continue
 			}
-			presence := (p.Immutable() || p.ImmutableKeys()) && !n.Required(name) && !isListMapKey(p)
+			presence := (p.Immutable() || p.ImmutableKeys()) && (!n.Required(name) || p.Nullable()) && !isListMapKey(p)
 			if _, r := selector(p); presence && r != nil {
 				// Without its presence rule the marker would be weaker.
 				l.refuseOwn(p, r)
@@ -280,6 +283,7 @@ func (l *lowering) node(n *Node) bool {
 		if r == nil {
 			l.addRule(n, n, n, e, map[string]any{"message": "field is immutable"})
 			l.cover(n) // everything below is covered by equality
+			l.freeFormLimit(n)
 			return true
 		}
 		// Refused at this marker; the markers below may still be lowered.
@@ -316,6 +320,31 @@ func (l *lowering) presenceRule(parent, p *Node) {
 		"fieldPath": fieldPath(p.Name),
 		"reason":    "FieldValueForbidden",
 	})
+}
+
+// freeFormLimit records the one change CEL's == misses in free-form
+// content at or below the immutable node n: a top-level key of an object
+// with x-kubernetes-preserve-unknown-fields (or of an embedded resource)
+// replaced by another, the number of keys unchanged — the API server's
+// unstructured map equality compares only the unknown keys both sides
+// have. Nested content is compared in full.
+func (l *lowering) freeFormLimit(n *Node) {
+	var at *Node
+	walkConstraints(n, func(c *Node) {
+		if b, _ := c.Raw["x-kubernetes-preserve-unknown-fields"].(bool); b && at == nil && c.Type() == "object" {
+			at = c
+		}
+	})
+	if at == nil {
+		return
+	}
+	for _, o := range n.Origins {
+		if !o.Keys {
+			l.result.Limits = append(l.result.Limits, Inexpressible{Node: n, Origin: o,
+				Reason: fmt.Sprintf("CEL's == does not see a top-level key of the free-form content %s replaced by another while the number of keys stays the same; every other change there is refused", at.Path()),
+				Fix:    "to refuse that too, also enforce with the immutable-gen runtime (admission webhook), or give the content a typed schema"})
+		}
+	}
 }
 
 // atomicItems emits one rule on the atomic list n for every constraint in
@@ -377,7 +406,7 @@ func (l *lowering) cond(a, b string, n *Node, depth int) (expr, *refusal) {
 			if r != nil {
 				return expr{}, r
 			}
-			if (p.Immutable() || p.ImmutableKeys()) && !n.Required(name) && !isListMapKey(p) {
+			if (p.Immutable() || p.ImmutableKeys()) && (!n.Required(name) || p.Nullable()) && !isListMapKey(p) {
 				parts = append(parts, expr{text: fmt.Sprintf("has(%s%s) == has(%s%s)", a, sel, b, sel)})
 			}
 			c, r := l.cond(a+sel, b+sel, p, depth)

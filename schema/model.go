@@ -270,6 +270,13 @@ func (n *Node) MapType() string {
 	return "granular"
 }
 
+// Nullable reports `nullable: true`: null is a value distinct from every
+// other, which CEL rules see as absence.
+func (n *Node) Nullable() bool {
+	b, _ := n.Raw["nullable"].(bool)
+	return b
+}
+
 // IsMap reports whether the node is a map: an object with additionalProperties.
 func (n *Node) IsMap() bool { return n.Type() == "object" && n.Values != nil }
 
