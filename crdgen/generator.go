@@ -273,9 +273,11 @@ func (g Generator) process(f crdFile, mode string, c *cache.Cache) ([]byte, diag
 }
 
 // unmarkedFindings is the API server's validation of a CRD without markers,
-// as warnings. They depend on the CRD alone (j is its JSON), so they are
-// kept in c: an API whose CRDs did not change since the last run is not
-// validated again, and the run reports the same warnings.
+// as warnings. They depend on the CRD alone (j is its JSON) and on the
+// binary, so they are kept in c: an API whose CRDs did not change since the
+// last run is not validated again, and the run reports the same warnings.
+// Anything else the findings come to depend on (a Go position, an option)
+// must join the key.
 func unmarkedFindings(crd *apiextv1.CustomResourceDefinition, j []byte, c *cache.Cache) diag.List {
 	key := c.Key([]byte("crdgen: API server findings on a CRD without markers"), j)
 	if data, ok := c.Get(key); ok {
