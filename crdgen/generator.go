@@ -7,6 +7,7 @@
 package crdgen
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -20,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-tools/pkg/loader"
 	ctmarkers "sigs.k8s.io/controller-tools/pkg/markers"
 
+	"github.com/immutable-gen/immutable-gen/cache"
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/markers"
 	"github.com/immutable-gen/immutable-gen/schema"
@@ -149,7 +151,7 @@ func (g Generator) Generate(ctx *genall.GenerationContext) error {
 		return err
 	}
 	diags := markers.Lint(ctx.Roots)
-	out, ds, err := g.processAll(files, mode)
+	out, ds, err := g.processAll(files, mode, cache.Open())
 	if err != nil {
 		return err
 	}
@@ -180,7 +182,7 @@ func (g Generator) Generate(ctx *genall.GenerationContext) error {
 // processAll runs process on every file, in parallel: the CRDs are
 // independent, and the API server's validation of each (CEL compilation and
 // cost estimation) dominates the pipeline's cost. Results keep file order.
-func (g Generator) processAll(files []crdFile, mode string) ([][]byte, diag.List, error) {
+func (g Generator) processAll(files []crdFile, mode string, c *cache.Cache) ([][]byte, diag.List, error) {
 	out := make([][]byte, len(files))
 	perFile := make([]diag.List, len(files))
 	errs := make([]error, len(files))
@@ -191,7 +193,7 @@ func (g Generator) processAll(files []crdFile, mode string) ([][]byte, diag.List
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				out[i], perFile[i], errs[i] = g.process(files[i], mode)
+				out[i], perFile[i], errs[i] = g.process(files[i], mode, c)
 			}
 		}()
 	}
@@ -224,14 +226,14 @@ func (e diagError) Error() string {
 // write. A CRD without markers is encoded exactly as controller-tools
 // encodes it; the API server's validation still runs on it, and its
 // findings are warnings, so that output stays identical to controller-gen's.
-func (g Generator) process(f crdFile, mode string) ([]byte, diag.List, error) {
-	obj, err := g.toTree(f.crd)
+func (g Generator) process(f crdFile, mode string, c *cache.Cache) ([]byte, diag.List, error) {
+	obj, j, err := g.toTree(f.crd)
 	if err != nil {
 		return nil, nil, err
 	}
 	if !hasCarriers(f.crd) {
 		data, err := encode(f.header, obj)
-		return data, validation.APIServer(f.crd, nil, diag.Warning), err
+		return data, unmarkedFindings(f.crd, j, c), err
 	}
 	models := map[string]*schema.Node{}
 	versions, _ := nested(obj, "spec", "versions").([]any)
@@ -268,6 +270,27 @@ func (g Generator) process(f crdFile, mode string) ([]byte, diag.List, error) {
 	diags = append(diags, validation.APIServer(checked, models, diag.Error)...)
 	data, err := encode(f.header, obj)
 	return data, diags, err
+}
+
+// unmarkedFindings is the API server's validation of a CRD without markers,
+// as warnings. They depend on the CRD alone (j is its JSON) and on the
+// binary, so they are kept in c: an API whose CRDs did not change since the
+// last run is not validated again, and the run reports the same warnings.
+// Anything else the findings come to depend on (a Go position, an option)
+// must join the key.
+func unmarkedFindings(crd *apiextv1.CustomResourceDefinition, j []byte, c *cache.Cache) diag.List {
+	key := c.Key([]byte("crdgen: API server findings on a CRD without markers"), j)
+	if data, ok := c.Get(key); ok {
+		var ds diag.List
+		if err := json.Unmarshal(data, &ds); err == nil {
+			return ds
+		}
+	}
+	ds := validation.APIServer(crd, nil, diag.Warning)
+	if data, err := json.Marshal(ds); err == nil {
+		c.Put(key, data)
+	}
+	return ds
 }
 
 // lowerCEL emits the CEL rules for one version's model and reports what

@@ -107,17 +107,18 @@ func removeDescriptionFromMetadata(c *apiextv1.CustomResourceDefinition) {
 
 // toTree encodes a CRD as controller-tools' WriteYAML does before its YAML
 // step: JSON, decoded with exact numbers, status and creationTimestamp
-// removed, and spec.preserveUnknownFields set when asked.
-func (g Generator) toTree(c *apiextv1.CustomResourceDefinition) (map[string]any, error) {
+// removed, and spec.preserveUnknownFields set when asked. It also returns
+// the JSON.
+func (g Generator) toTree(c *apiextv1.CustomResourceDefinition) (map[string]any, []byte, error) {
 	j, err := json.Marshal(c)
 	if err != nil {
-		return nil, fmt.Errorf("error marshaling into JSON: %w", err)
+		return nil, nil, fmt.Errorf("error marshaling into JSON: %w", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(j))
 	dec.UseNumber()
 	var obj map[string]any
 	if err := dec.Decode(&obj); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	delete(obj, "status")
 	if meta, ok := obj["metadata"].(map[string]any); ok {
@@ -128,7 +129,7 @@ func (g Generator) toTree(c *apiextv1.CustomResourceDefinition) (map[string]any,
 			spec["preserveUnknownFields"] = *p
 		}
 	}
-	return obj, nil
+	return obj, j, nil
 }
 
 // encode writes the file as controller-tools' WriteYAML does.
