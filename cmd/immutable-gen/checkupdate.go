@@ -148,7 +148,7 @@ func runCheckUpdate(args []string, stdout, stderr io.Writer) int {
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
+		enc.SetEscapeHTML(false)
 		if err := enc.Encode(report); err != nil {
 			return fail("%v", err)
 		}
