@@ -40,7 +40,7 @@ type library struct {
 	cel        *cel.Validator
 }
 
-func newLibrary(t *testing.T, file string) (*library, *apiextensionsv1.CustomResourceDefinition) {
+func newLibrary(t testing.TB, file string) (*library, *apiextensionsv1.CustomResourceDefinition) {
 	t.Helper()
 	objs, err := preflight.Load(file)
 	if err != nil {
@@ -141,7 +141,7 @@ func TestMatchesValidators(t *testing.T) {
 }
 
 // roundTrip returns obj as the server decodes its JSON.
-func roundTrip(t *testing.T, obj map[string]interface{}) map[string]interface{} {
+func roundTrip(t testing.TB, obj map[string]interface{}) map[string]interface{} {
 	var out map[string]interface{}
 	if err := utiljson.Unmarshal([]byte(js(obj)), &out); err != nil {
 		t.Fatal(err)

@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	goruntime "runtime"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -117,11 +119,12 @@ func runCheckUpdate(args []string, stdout, stderr io.Writer) int {
 		return fail("%v", err)
 	}
 
+	results := checkAll(checker, changes)
 	report := checkReport{Changes: []changeReport{}}
 	var rejected, allowed, unknown, deleted int
-	for _, ch := range changes {
+	for i, ch := range changes {
 		r := newChangeReport(ch)
-		res, err := checker.Check(ch)
+		res, err := results[i].res, results[i].err
 		var noCRD *preflight.NoCRDError
 		switch {
 		case errors.As(err, &noCRD):
@@ -166,6 +169,34 @@ func runCheckUpdate(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	return 0
+}
+
+type checkResult struct {
+	res preflight.Result
+	err error
+}
+
+// checkAll checks the changes on every CPU; a Checker is safe for
+// concurrent use. Results are in the order of changes.
+func checkAll(checker *preflight.Checker, changes []preflight.Change) []checkResult {
+	results := make([]checkResult, len(changes))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := min(goruntime.GOMAXPROCS(0), len(changes)); w > 0; w-- {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i].res, results[i].err = checker.Check(changes[i])
+			}
+		}()
+	}
+	for i := range changes {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return results
 }
 
 // loadChecker reads the CRDs of every --schema path. Documents that are not
