@@ -124,7 +124,15 @@ func (c *Checker) Update(obj, old map[string]interface{}) (Result, error) {
 		return res, fmt.Errorf("the old object: %s", ferr.Error())
 	}
 	v.requestNamespace(ou)
-	rest.FillObjectMetaSystemFields(ou)
+	if created := ou.GetCreationTimestamp(); ou.GetUID() == "" || created.IsZero() {
+		// An object from a manifest has never been stored: give it what
+		// storing it would have (an object read from a server keeps its).
+		uid := ou.GetUID()
+		rest.FillObjectMetaSystemFields(ou)
+		if uid != "" {
+			ou.SetUID(uid)
+		}
+	}
 	if ou.GetGeneration() == 0 {
 		ou.SetGeneration(1)
 	}

@@ -357,3 +357,35 @@ items:
 		t.Errorf("duplicate: got %v", err)
 	}
 }
+
+// TestStoredMetadata: an old object read from a server keeps its uid and
+// creation time, and an update may not change the uid; a manifest's object
+// gets them as storing it would.
+func TestStoredMetadata(t *testing.T) {
+	c := checker(t, rulesCRD)
+	stored := rule(t, base)
+	meta := stored["metadata"].(map[string]interface{})
+	meta["uid"] = "7f8e3b2a-0000-4000-8000-000000000001"
+	meta["creationTimestamp"] = "2026-01-02T03:04:05Z"
+	meta["resourceVersion"] = "42"
+	for name, tc := range map[string]struct {
+		uid  string
+		want []want
+	}{
+		"same uid":    {uid: "7f8e3b2a-0000-4000-8000-000000000001"},
+		"no uid":      {},
+		"another uid": {uid: "7f8e3b2a-0000-4000-8000-000000000002", want: []want{{field.ErrorTypeInvalid, "metadata.uid", "field is immutable"}, {field.ErrorTypeInvalid, "metadata.uid", "field is immutable"}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			obj := rule(t, base)
+			if tc.uid != "" {
+				obj["metadata"].(map[string]interface{})["uid"] = tc.uid
+			}
+			res, err := c.Update(obj, stored)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkErrors(t, res.Errors, tc.want)
+		})
+	}
+}
