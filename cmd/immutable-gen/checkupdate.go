@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	goruntime "runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -100,6 +102,11 @@ func runCheckUpdate(args []string, stdout, stderr io.Writer) int {
 		return fail("-o %s: the format is text or json", *format)
 	}
 
+	// The validators allocate much and keep little: collect garbage less
+	// often, unless GOGC says otherwise, as lint does (BENCHMARKS.md).
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	}
 	checker, err := loadChecker(schemas)
 	if err != nil {
 		return fail("%v", err)
