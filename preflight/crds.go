@@ -86,16 +86,6 @@ func NewChecker(crds []CRD) (*Checker, error) {
 	return c, nil
 }
 
-// Kinds returns the group kinds the Checker knows, sorted.
-func (c *Checker) Kinds() []schema.GroupKind {
-	out := make([]schema.GroupKind, 0, len(c.kinds))
-	for gk := range c.kinds {
-		out = append(out, gk)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
-	return out
-}
-
 func newCRDKind(d CRD) (*crdKind, error) {
 	var head struct {
 		APIVersion string `json:"apiVersion"`
