@@ -75,6 +75,8 @@ func TestPreflightGatewayAPI(t *testing.T) {
 	}
 	sort.Strings(files)
 	p := &parity{}
+	dyn, w := warningClient(t, s)
+	p.warn = w
 	ctx := context.Background()
 	creates, updates, rejected, seq := 0, 0, 0, 0
 	for _, f := range files {
@@ -93,9 +95,9 @@ func TestPreflightGatewayAPI(t *testing.T) {
 			if ns == "" {
 				ns = preflight.DefaultNamespace
 			}
-			res := s.dyn.Resource(gv.WithResource(plural)).Namespace(ns)
+			res := dyn.Resource(gv.WithResource(plural)).Namespace(ns)
 			if key.Kind == "GatewayClass" {
-				res = s.dyn.Resource(gv.WithResource(plural))
+				res = dyn.Resource(gv.WithResource(plural))
 			}
 			what := fmt.Sprintf("%s: %s", o.Source[len(dir)+1:], key)
 
@@ -104,6 +106,7 @@ func TestPreflightGatewayAPI(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", what, err)
 			}
+			w.take()
 			_, serr := res.Create(ctx, unstr(deepCopy(o.Object)), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 			p.compare(t, "create "+what, nil, o.Object, got, serr)
 			creates++
@@ -135,6 +138,7 @@ func TestPreflightGatewayAPI(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				w.take()
 				_, serr := res.Update(ctx, unstr(obj), metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
 				p.compare(t, "update "+what+" ("+strings.Join(changes, "; ")+")", stored.Object, obj, got, serr)
 				updates++

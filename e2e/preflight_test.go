@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
 	"github.com/immutable-gen/immutable-gen/preflight"
@@ -42,8 +44,9 @@ var parityCRDs = []struct {
 }
 
 // TestPreflightParity sends random creates and updates to a real
-// apiextensions-apiserver (dry run) and checks that preflight's verdict, and
-// every error (type, field, text), equal the server's for each.
+// apiextensions-apiserver (dry run) and checks that preflight's verdict,
+// every error (type, field, text) and every warning equal the server's for
+// each.
 //
 // For ratcheting, the stored objects are created while the CRD is lax (no
 // minimum, maximum, enum or pattern), then the CRD is replaced by the real
@@ -69,6 +72,7 @@ func TestPreflightParity(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				p.warn.take()
 				_, serr := p.res.Create(context.Background(), unstr(obj), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 				p.compare(t, "create", nil, obj, res, serr)
 				total++
@@ -86,6 +90,7 @@ func TestPreflightParity(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
+					p.warn.take()
 					_, serr := p.res.Update(context.Background(), unstr(obj), metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
 					p.compare(t, "update ("+strings.Join(what, "; ")+")", old.Object, obj, res, serr)
 					tally(seen, res)
@@ -134,6 +139,42 @@ type parity struct {
 	res        dynamic.ResourceInterface
 	gen        *preflighttest.Generator
 	stored     []*unstructured.Unstructured
+	dyn        dynamic.Interface // its warnings go to warn
+	warn       *warnings
+}
+
+// warnings records the warnings of the server's answers.
+type warnings struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (w *warnings) HandleWarningHeader(code int, agent, text string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.list = append(w.list, text)
+}
+
+// take returns the warnings recorded since the last take.
+func (w *warnings) take() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	l := w.list
+	w.list = nil
+	return l
+}
+
+// warningClient returns a dynamic client whose answers' warnings are
+// recorded.
+func warningClient(t testing.TB, s *server) (dynamic.Interface, *warnings) {
+	w := &warnings{}
+	config := rest.CopyConfig(s.config)
+	config.WarningHandler = w
+	dyn, err := dynamic.NewForConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dyn, w
 }
 
 func newParity(t testing.TB, s *server, file string, seed uint64) *parity {
@@ -157,6 +198,7 @@ func newParity(t testing.TB, s *server, file string, seed uint64) *parity {
 	versions, _ := raw["spec"].(map[string]interface{})["versions"].([]interface{})
 	openAPI := versions[0].(map[string]interface{})["schema"].(map[string]interface{})["openAPIV3Schema"].(map[string]interface{})
 	p := &parity{s: s, strict: strict, strictJSON: js, gen: preflighttest.New(openAPI, seed)}
+	p.dyn, p.warn = warningClient(t, s)
 	p.gen.Invalid = 10
 	return p
 }
@@ -200,7 +242,7 @@ func (p *parity) storeOlds(t *testing.T, n int, loose bool) *unstructured.Unstru
 		t.Fatal(err)
 	}
 	_, p.gvr = p.s.installCRD(t, file)
-	p.res = p.s.dyn.Resource(p.gvr).Namespace(namespace)
+	p.res = p.dyn.Resource(p.gvr).Namespace(namespace)
 	strictChecker := p.checker(t)
 	var ratcheted *unstructured.Unstructured
 	for i := 0; len(p.stored) < n && i < 50*n; i++ {
@@ -317,6 +359,16 @@ func (p *parity) compare(t *testing.T, what string, old, obj map[string]interfac
 		t.Fatalf("%s: preflight and the API server differ\nold: %s\nnew: %s\npreflight:\n  %s\nserver:\n  %s",
 			what, canon(old), canon(obj), strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 	}
+	if p.warn == nil {
+		return
+	}
+	gotW, wantW := append([]string(nil), res.Warnings...), p.warn.take()
+	sort.Strings(gotW)
+	sort.Strings(wantW)
+	if strings.Join(gotW, "\n") != strings.Join(wantW, "\n") {
+		t.Fatalf("%s: preflight and the API server warn differently\nold: %s\nnew: %s\npreflight:\n  %s\nserver:\n  %s",
+			what, canon(old), canon(obj), strings.Join(gotW, "\n  "), strings.Join(wantW, "\n  "))
+	}
 }
 
 // celDataError is the prefix of a CEL rule's error when the rule met a
@@ -347,8 +399,10 @@ func tally(seen map[string]int, res preflight.Result) {
 			kinds["other CEL rule"] = true
 		}
 	}
-	if len(res.Warnings) > 0 {
-		kinds["unknown field pruned"] = true
+	for _, w := range res.Warnings {
+		if strings.HasPrefix(w, "unknown field") {
+			kinds["unknown field pruned"] = true
+		}
 	}
 	for k := range kinds {
 		seen[k]++

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/apiserver/pkg/warning"
 )
 
 // DefaultNamespace is the namespace of a namespaced object that names none,
@@ -39,8 +40,11 @@ type Result struct {
 	// Errors are the reasons the server would refuse the request (422
 	// Invalid), sorted by field path, then text; none if it would accept it.
 	Errors field.ErrorList
-	// Warnings are what the server would warn about on an accepted
-	// request: the unknown fields it prunes, in the server's wording.
+	// Warnings are what the server would warn about, in its wording: the
+	// unknown fields it prunes, the errors of CEL rules it ratchets (an
+	// unchanged value that breaks a rule), and on an accepted request the
+	// strategy's warnings (finalizer names). Deprecated versions' warnings
+	// are not given.
 	Warnings []string
 }
 
@@ -85,11 +89,16 @@ func (c *Checker) Create(obj map[string]interface{}) (Result, error) {
 		res.Errors = field.ErrorList{ferr}
 		return res, nil
 	}
-	ctx := v.requestNamespace(u)
+	rec := &warningRecorder{}
+	ctx := warning.WithWarningRecorder(v.requestNamespace(u), rec)
 	// As rest.BeforeCreate, after the handler filled the system fields.
 	rest.FillObjectMetaSystemFields(u)
 	v.strategy.PrepareForCreate(ctx, u)
 	res.Errors = sortErrors(rest.ValidateCreate(ctx, u, v.strategy))
+	res.Warnings = append(res.Warnings, rec.list...)
+	if res.Allowed() {
+		res.Warnings = append(res.Warnings, v.strategy.WarningsOnCreate(ctx, u)...)
+	}
 	return res, nil
 }
 
@@ -146,7 +155,8 @@ func (c *Checker) Update(obj, old map[string]interface{}) (Result, error) {
 		res.Errors = field.ErrorList{ferr}
 		return res, nil
 	}
-	ctx := v.requestNamespace(u)
+	rec := &warningRecorder{}
+	ctx := warning.WithWarningRecorder(v.requestNamespace(u), rec)
 	// A patch (kubectl apply, server-side apply, GitOps tools) updates the
 	// stored object, at its resourceVersion; a conflict is not a verdict.
 	u.SetResourceVersion(ou.GetResourceVersion())
@@ -170,6 +180,10 @@ func (c *Checker) Update(obj, old map[string]interface{}) (Result, error) {
 		errs = v.immutability.ValidateUpdate(u.Object, ou.Object)
 	}
 	res.Errors = sortErrors(errs)
+	res.Warnings = append(res.Warnings, rec.list...)
+	if res.Allowed() {
+		res.Warnings = append(res.Warnings, v.strategy.WarningsOnUpdate(ctx, u, ou)...)
+	}
 	return res, nil
 }
 
@@ -253,3 +267,10 @@ func sortErrors(errs field.ErrorList) field.ErrorList {
 	})
 	return errs
 }
+
+// warningRecorder records what validation adds to a request's warnings.
+type warningRecorder struct {
+	list []string
+}
+
+func (w *warningRecorder) AddWarning(agent, text string) { w.list = append(w.list, text) }

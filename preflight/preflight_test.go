@@ -157,9 +157,10 @@ func TestRules(t *testing.T) {
 		{name: "ratcheting: duplicates stored before stay allowed",
 			old: strings.Replace(base, "tags: [a]", "tags: [a, a]", 1),
 			new: strings.Replace(base, "tags: [a]", "tags: [a, a]", 1)},
-		{name: "ratcheting: a CEL rule broken before stays allowed",
-			old: strings.Replace(base, "{class", "{owner: bob, class", 1),
-			new: strings.Replace(base, "{class", "{owner: bob, class", 1)},
+		{name: "ratcheting: a CEL rule broken before stays allowed, with a warning",
+			old:      strings.Replace(base, "{class", "{owner: bob, class", 1),
+			new:      strings.Replace(base, "{class", "{owner: bob, class", 1),
+			warnings: []string{"spec.owner: Invalid value: owner must start with team-"}},
 		{name: "unknown fields are pruned with a warning, not refused", old: base,
 			new:      strings.Replace(base, "{class", "{colour: red, class", 1),
 			warnings: []string{`unknown field "spec.colour"`}},
@@ -387,5 +388,24 @@ func TestStoredMetadata(t *testing.T) {
 			}
 			checkErrors(t, res.Errors, tc.want)
 		})
+	}
+}
+
+// TestStrategyWarnings: the warnings of the server's strategy come with an
+// accepted request, after those of pruning.
+func TestStrategyWarnings(t *testing.T) {
+	c := checker(t, rulesCRD)
+	obj := rule(t, strings.Replace(base, "{class", "{colour: red, class", 1))
+	obj["metadata"].(map[string]interface{})["finalizers"] = []interface{}{"cleanup"}
+	res, err := c.Create(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`unknown field "spec.colour"`,
+		`metadata.finalizers: "cleanup": prefer a domain-qualified finalizer name to avoid accidental conflicts with other finalizer writers`,
+	}
+	if strings.Join(res.Warnings, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(res.Warnings, "\n"), strings.Join(want, "\n"))
 	}
 }
