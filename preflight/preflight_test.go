@@ -409,3 +409,42 @@ func TestStrategyWarnings(t *testing.T) {
 		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(res.Warnings, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestVersions: an old object of another version of the resource is
+// converted when the CRD's conversion is None.
+func TestVersions(t *testing.T) {
+	c := checker(t, widgetsCRD)
+	parse := func(doc string) map[string]interface{} {
+		objs, err := preflight.Parse("w.yaml", []byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return objs[0].Object
+	}
+	old := parse("apiVersion: example.com/v1alpha1\nkind: Widget\nmetadata: {name: w}\nspec: {class: gold}")
+	res, err := c.Update(parse("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {class: silver}"), old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkErrors(t, res.Errors, []want{{field.ErrorTypeInvalid, "spec.class", "field is immutable"}})
+}
+
+// TestConcurrentUse: a Checker is safe for concurrent use (run with -race).
+func TestConcurrentUse(t *testing.T) {
+	c := checker(t, rulesCRD, exampleCRD)
+	old, obj := rule(t, base), rule(t, strings.Replace(base, "small", "large", 1))
+	done := make(chan field.ErrorList)
+	for i := 0; i < 4; i++ {
+		go func() {
+			var last field.ErrorList
+			for j := 0; j < 20; j++ {
+				res, _ := c.Update(obj, old)
+				last = res.Errors
+			}
+			done <- last
+		}()
+	}
+	for i := 0; i < 4; i++ {
+		checkErrors(t, <-done, []want{{field.ErrorTypeInvalid, "spec.class", "class is immutable"}})
+	}
+}
