@@ -3,6 +3,7 @@ package preflight
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -12,7 +13,6 @@ import (
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
@@ -83,7 +83,11 @@ func (c *Checker) Create(obj map[string]interface{}) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	u, warnings, ferr := v.decode(obj)
+	objCopy, err := copyJSON(obj, 0)
+	if err != nil {
+		return res, err
+	}
+	u, warnings, ferr := v.decode(objCopy.(map[string]interface{}))
 	res.Warnings = warnings
 	if ferr != nil {
 		res.Errors = field.ErrorList{ferr}
@@ -126,9 +130,12 @@ func (c *Checker) Update(obj, old map[string]interface{}) (Result, error) {
 	}
 
 	// The stored object, as the server reads it from storage.
-	oldCopy := k8sruntime.DeepCopyJSON(old)
-	(&unstructured.Unstructured{Object: oldCopy}).SetAPIVersion(v.gvk.GroupVersion().String())
-	ou, _, ferr := v.decode(oldCopy)
+	oldCopy, err := copyJSON(old, 0)
+	if err != nil {
+		return res, fmt.Errorf("the old object: %w", err)
+	}
+	(&unstructured.Unstructured{Object: oldCopy.(map[string]interface{})}).SetAPIVersion(v.gvk.GroupVersion().String())
+	ou, _, ferr := v.decode(oldCopy.(map[string]interface{}))
 	if ferr != nil {
 		return res, fmt.Errorf("the old object: %s", ferr.Error())
 	}
@@ -149,7 +156,11 @@ func (c *Checker) Update(obj, old map[string]interface{}) (Result, error) {
 		ou.SetResourceVersion("1")
 	}
 
-	u, warnings, ferr := v.decode(obj)
+	objCopy, err := copyJSON(obj, 0)
+	if err != nil {
+		return res, err
+	}
+	u, warnings, ferr := v.decode(objCopy.(map[string]interface{}))
 	res.Warnings = warnings
 	if ferr != nil {
 		res.Errors = field.ErrorList{ferr}
@@ -205,7 +216,7 @@ func (k *crdKind) noVersion(version string) error {
 	return fmt.Errorf("CustomResourceDefinition %s serves no version %q (serves: %s)", k.name, version, strings.Join(k.names, ", "))
 }
 
-// decode applies to a copy of obj what the server's decoder does to a
+// decode applies to obj what the server's decoder does to a
 // request body or a stored object of this version (the unstructured schema
 // coercer, then the structural defaulter of customresource_handler.go):
 // metadata coercion, pruning of unknown fields and of nulls where the
@@ -213,7 +224,7 @@ func (k *crdKind) noVersion(version string) error {
 // pruned as the server words its warnings, and the error the server would
 // answer for malformed metadata.
 func (v *crdVersion) decode(obj map[string]interface{}) (*unstructured.Unstructured, []string, *field.Error) {
-	u := &unstructured.Unstructured{Object: k8sruntime.DeepCopyJSON(obj)}
+	u := &unstructured.Unstructured{Object: obj}
 	kind, apiVersion := u.GetKind(), u.GetAPIVersion()
 	objectMeta, foundMeta, unknown, err := schemaobjectmeta.GetObjectMetaWithOptions(u.Object, schemaobjectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
 	if err != nil {
@@ -274,3 +285,53 @@ type warningRecorder struct {
 }
 
 func (w *warningRecorder) AddWarning(agent, text string) { w.list = append(w.list, text) }
+
+// maxDepth bounds the nesting of an object, as the API server's JSON
+// decoder does.
+const maxDepth = 10000
+
+// copyJSON deep-copies a JSON value as decoded into interface{} (maps,
+// slices, strings, int64, float64, bools, nil; other Go integers and
+// floats are converted as the JSON decoder would have read them). Any
+// other type, or nesting deeper than maxDepth, is an error.
+func copyJSON(v interface{}, depth int) (interface{}, error) {
+	if depth > maxDepth {
+		return nil, fmt.Errorf("the object is nested deeper than %d levels", maxDepth)
+	}
+	switch x := v.(type) {
+	case map[string]interface{}:
+		out := make(map[string]interface{}, len(x))
+		for k, e := range x {
+			c, err := copyJSON(e, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = c
+		}
+		return out, nil
+	case []interface{}:
+		out := make([]interface{}, len(x))
+		for i, e := range x {
+			c, err := copyJSON(e, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	case nil, string, bool, int64:
+		return x, nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("the object holds %v, which is not a JSON number", x)
+		}
+		return x, nil
+	case int:
+		return int64(x), nil
+	case int32:
+		return int64(x), nil
+	case float32:
+		return copyJSON(float64(x), depth)
+	}
+	return nil, fmt.Errorf("the object holds a %T, which is not a JSON value", v)
+}

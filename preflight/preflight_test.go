@@ -2,6 +2,7 @@ package preflight_test
 
 import (
 	"errors"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -446,5 +447,28 @@ func TestConcurrentUse(t *testing.T) {
 	}
 	for i := 0; i < 4; i++ {
 		checkErrors(t, <-done, []want{{field.ErrorTypeInvalid, "spec.class", "class is immutable"}})
+	}
+}
+
+// TestNotJSON: values that are not JSON are an error, not a panic.
+func TestNotJSON(t *testing.T) {
+	c := checker(t, rulesCRD)
+	for name, v := range map[string]interface{}{"a channel": make(chan int), "a struct": struct{}{}, "NaN": math.NaN()} {
+		obj := rule(t, base)
+		obj["spec"].(map[string]interface{})["owner"] = v
+		if _, err := c.Create(obj); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+		if _, err := c.Update(obj, rule(t, base)); err == nil {
+			t.Errorf("%s: no error on update", name)
+		}
+		if _, err := c.Update(rule(t, base), obj); err == nil {
+			t.Errorf("%s: no error for the old object", name)
+		}
+	}
+	obj := rule(t, base)
+	obj["spec"].(map[string]interface{})["minReplicas"] = 1 // an int, as Go code writes it
+	if res, err := c.Create(obj); err != nil || !res.Allowed() {
+		t.Errorf("int: %v %v", err, res.Errors)
 	}
 }
