@@ -284,6 +284,15 @@ func (g Generator) lowerCEL(subject string, model *schema.Node) diag.List {
 			Fix:      x.Fix,
 		})
 	}
+	for _, x := range res.Limits {
+		out = append(out, diag.Diagnostic{
+			Pos:      x.Origin.Pos,
+			Severity: diag.Warning,
+			Subject:  fmt.Sprintf("%s (%s: %s)", x.Origin.Marker(), subject, x.Node.Path()),
+			Message:  "lowered to CEL with one blind spot: " + x.Reason,
+			Fix:      x.Fix,
+		})
+	}
 	if g.KubeVersion != "" && versionLess(g.KubeVersion, res.MinKubeVersion()) {
 		var first *schema.Emitted
 		model.Walk(func(n *schema.Node) {

@@ -16,6 +16,8 @@ import (
 // rule is one parsed entry of a node's x-kubernetes-validations.
 type rule struct {
 	text string
+	// message is the rule's message (or messageExpression).
+	message string
 	// expr is nil when the rule does not parse (the API server check
 	// reports it).
 	expr            celast.Expr
@@ -48,10 +50,11 @@ func (c *crdLint) cel(root *schema.Node) {
 				c.listMapOrder(n, r)
 			}
 		}
-		if guard != nil {
-			c.presence(a, n, *guard)
+		if guard != nil && c.presence(a, n, *guard) {
+			c.optionalAncestor(a, n, *guard)
 		}
 	})
+	c.describedOnly(root, rules)
 }
 
 func (c *crdLint) parseRules(n *schema.Node) []rule {
@@ -61,6 +64,10 @@ func (c *crdLint) parseRules(n *schema.Node) []rule {
 		m, _ := e.(map[string]any)
 		text, _ := m["rule"].(string)
 		r := rule{text: text}
+		r.message, _ = m["message"].(string)
+		if r.message == "" {
+			r.message, _ = m["messageExpression"].(string)
+		}
 		r.optionalOldSelf, _ = m["optionalOldSelf"].(bool)
 		if ast, errs := c.parser.Parse(celcommon.NewTextSource(text)); errs == nil || len(errs.GetErrors()) == 0 {
 			r.expr = ast.Expr()
@@ -141,21 +148,37 @@ func alwaysPresent(n *schema.Node) bool {
 // presence reports an immutable property n whose presence no rule
 // compares: a transition rule runs only where the value exists in the old
 // and the new object, so without a rule on an object above it an optional
-// field can be removed (and set again to anything), or added later.
-func (c *crdLint) presence(a *celAnalysis, n *schema.Node, guard rule) {
-	if n.Edge != schema.Property || alwaysPresent(n) || uncorrelatable(n) {
-		return
+// field can be removed (and set again to anything), or added later. It
+// returns whether n is pinned within its parent: always present, or its
+// presence kept both ways by the rules (nothing reported), so that the only
+// way left to change it goes through its ancestors.
+func (c *crdLint) presence(a *celAnalysis, n *schema.Node, guard rule) bool {
+	if uncorrelatable(n) {
+		return false
+	}
+	if n.Edge != schema.Property || alwaysPresent(n) {
+		return n.Edge == schema.Property
 	}
 	removable := !a.blocked(n, true, false)
 	addable := !a.blocked(n, false, true)
 	parent := n.Parent
 	sel, ok := apiservercel.Escape(n.Name)
 	fix := fmt.Sprintf("add the rule `has(self.%s) == has(oldSelf.%s)` to the x-kubernetes-validations of %s, or make %s required", sel, sel, parent.Path(), n.Name)
-	if !ok {
+	once := setOnce(guard)
+	switch {
+	case !ok:
 		fix = fmt.Sprintf("make %s required in %s", n.Name, parent.Path())
+	case once:
+		// The rule's message asks for set-once: the strict presence rule
+		// would refuse the controller or user that sets the field later.
+		fix = fmt.Sprintf("the rule's message says it may be set once: add the rule `!has(oldSelf.%s) || has(self.%s)` to the x-kubernetes-validations of %s (immutable-gen: +immutable=once), so that it can be set later but never removed", sel, sel, parent.Path())
 	}
 	const why = "it is optional, and a transition rule runs only where the field exists in the old and the new object"
 	switch {
+	case !removable && addable && once:
+		return false // a complete set-once pair, as its message asks
+	case !removable && !addable:
+		return true
 	case removable && addable:
 		c.report(c.version, n.Path(), IDPresence, fix,
 			"immutable by the rule `%s`, but its presence is not compared: it can be removed and set again later with any value (%s)", short(guard.text), why)
@@ -167,6 +190,7 @@ func (c *crdLint) presence(a *celAnalysis, n *schema.Node, guard rule) {
 			fmt.Sprintf("if it may be set only at creation, use `has(self.%s) == has(oldSelf.%s)` on %s instead", sel, sel, parent.Path()),
 			"immutable once set: it can be added after creation, then never changed or removed (the rules forbid removing it, not adding it, as controller-gen's +k8s:immutable does)")
 	}
+	return false
 }
 
 // blocked reports whether the rules on the objects above property n (up to

@@ -22,9 +22,19 @@ func crdWith(props string, specRules []string, required ...string) string {
  "metadata": {"name": "widgets.example.com"},
  "spec": {"group": "example.com", "scope": "Namespaced",
   "names": {"kind": "Widget", "listKind": "WidgetList", "plural": "widgets", "singular": "widget"},
-  "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+  "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {"type": "object", "required": ["spec"], "properties": {
    "spec": {"type": "object", "properties": %s, "required": %s, "x-kubernetes-validations": [%s]}}}}}]}}`,
 		props, req, strings.Join(rules, ", "))
+}
+
+// optionalSpec makes spec optional in a manifest of crdWith, and adds the
+// rules to the root.
+func optionalSpec(manifest string, rootRules ...string) string {
+	var rules []string
+	for _, r := range rootRules {
+		rules = append(rules, fmt.Sprintf(`{"rule": %q}`, r))
+	}
+	return strings.Replace(manifest, `"required": ["spec"],`, `"x-kubernetes-validations": [`+strings.Join(rules, ", ")+`],`, 1)
 }
 
 // findings lints the manifest and returns "ID path" per finding.
@@ -190,4 +200,138 @@ func FuzzRules(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestOptionalAncestor: a field pinned within spec (required, or its
+// presence kept by rules) under an optional spec that nothing keeps can be
+// changed by removing spec and adding it back (IG013); deeper optional
+// objects and list items may come and go by the KEP's semantics.
+func TestOptionalAncestor(t *testing.T) {
+	name := fmt.Sprintf(immutableName, "self == oldSelf")
+	cases := []struct {
+		name     string
+		manifest string
+		want     []string
+	}{
+		{"required field, optional spec", optionalSpec(crdWith(name, nil, "name")), []string{IDOptionalAncestor + " spec.name"}},
+		{"presence rule, optional spec", optionalSpec(crdWith(name, []string{"has(self.name) == has(oldSelf.name)"})), []string{IDOptionalAncestor + " spec.name"}},
+		{"required spec", crdWith(name, nil, "name"), nil},
+		{"presence rule on the root", optionalSpec(crdWith(name, nil, "name"), "has(self.spec) == has(oldSelf.spec)"), nil},
+		{"set-once rule on the root", optionalSpec(crdWith(name, nil, "name"), "!has(oldSelf.spec) || has(self.spec)"), nil},
+		{"rule on the root that forbids only adding", optionalSpec(crdWith(name, nil, "name"), "!has(self.spec) || has(oldSelf.spec)"), []string{IDOptionalAncestor + " spec.name"}},
+		// The field's own hole comes first (IG010, IG011): it can change with spec present.
+		{"optional field without presence rule", optionalSpec(crdWith(name, nil)), []string{IDPresence + " spec.name"}},
+		{"once set field", optionalSpec(crdWith(name, []string{"!has(oldSelf.name) || has(self.name)"})), []string{IDOnceSet + " spec.name"}},
+		{
+			"optional object in between",
+			optionalSpec(crdWith(`{"backup": {"type": "object", "required": ["bucket"], "properties": {"bucket": {"type": "string", "maxLength": 10, "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}}}`, nil)),
+			nil,
+		},
+		{
+			"required object in between",
+			optionalSpec(crdWith(`{"backup": {"type": "object", "required": ["bucket"], "properties": {"bucket": {"type": "string", "maxLength": 10, "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}}}`, nil, "backup")),
+			[]string{IDOptionalAncestor + " spec.backup.bucket"},
+		},
+		{
+			"list map items in between",
+			optionalSpec(crdWith(`{"ports": {"type": "array", "maxItems": 4, "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+ "items": {"type": "object", "required": ["name", "port"], "properties": {"name": {"type": "string", "maxLength": 8}, "port": {"type": "integer", "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}}}}`, nil, "ports")),
+			nil,
+		},
+		{"the rule on spec itself: IG010", optionalSpec(crdWith(`{}`, []string{"self == oldSelf"})), []string{IDPresence + " spec"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := findings(t, tc.manifest); !slices.Equal(got, tc.want) {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+	// The finding names the ancestor and the fixes.
+	res, err := Manifest("crd.json", []byte(optionalSpec(crdWith(name, nil, "name"))))
+	if err != nil || len(res.Findings) != 1 {
+		t.Fatalf("%v %v", res.Findings, err)
+	}
+	f := res.Findings[0]
+	for _, want := range []string{"optional ancestor spec can be removed and added again", "`required: [spec]`", "+required", "`has(self.spec) == has(oldSelf.spec)`", "`!has(oldSelf.spec) || has(self.spec)`"} {
+		if !strings.Contains(f.Message+f.Fix, want) {
+			t.Errorf("%s: no %q", f, want)
+		}
+	}
+}
+
+// TestSetOnceIntent: an immutability rule whose message says "once set"
+// gets the set-once fix, and with its set-once presence rule it is clean.
+func TestSetOnceIntent(t *testing.T) {
+	props := `{"name": {"type": "string", "maxLength": 10, "x-kubernetes-validations": [{"rule": "self == oldSelf", "message": %q}]}}`
+	for _, tc := range []struct {
+		message string
+		rules   []string
+		want    string // "" clean
+		fix     string
+	}{
+		{message: "name cannot be changed once set", want: IDPresence, fix: "`!has(oldSelf.name) || has(self.name)` to the x-kubernetes-validations of spec (immutable-gen: +immutable=once)"},
+		{message: "name is immutable once set", want: IDPresence, fix: "+immutable=once"},
+		{message: "Value is immutable once it is set", want: IDPresence, fix: "+immutable=once"},
+		{message: "may be set once", want: IDPresence, fix: "+immutable=once"},
+		{message: "cannot change after it is set", want: IDPresence, fix: "+immutable=once"},
+		{message: "name is immutable", want: IDPresence, fix: "`has(self.name) == has(oldSelf.name)`"},
+		{message: "name is immutable once set", rules: []string{"!has(oldSelf.name) || has(self.name)"}},
+		{message: "name is immutable once set", rules: []string{"has(self.name) || !has(oldSelf.name)"}},
+		{message: "name is immutable once set", rules: []string{"has(self.name) == has(oldSelf.name)"}},
+		// controller-gen's +k8s:immutable: the field's rule says "field is
+		// immutable", only the parent's says "once set": still IG011.
+		{message: "field is immutable", rules: []string{"!has(oldSelf.name) || has(self.name)"}, want: IDOnceSet},
+	} {
+		t.Run(tc.message+" "+strings.Join(tc.rules, ","), func(t *testing.T) {
+			res, err := Manifest("crd.json", []byte(crdWith(fmt.Sprintf(props, tc.message), tc.rules)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range res.Findings {
+				got = append(got, f.ID)
+				if tc.fix != "" && !strings.Contains(f.Fix, tc.fix) {
+					t.Errorf("fix %q, want it to hold %q", f.Fix, tc.fix)
+				}
+			}
+			var want []string
+			if tc.want != "" {
+				want = []string{tc.want}
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("got %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// TestDescribedOnly: descriptions that promise immutability with nothing
+// enforcing it are info (IG014).
+func TestDescribedOnly(t *testing.T) {
+	field := `{"ref": {"type": "string", "maxLength": 10, "description": %q%s}}`
+	for _, tc := range []struct {
+		desc, rules string
+		specRules   []string
+		want        bool
+	}{
+		{desc: "Ref names it. This field is immutable.", want: true},
+		{desc: "Immutable.", want: true},
+		{desc: "The value is immutable once set.", want: true},
+		{desc: "It cannot be changed after creation.", want: true},
+		{desc: "Cannot be updated."},         // Kubernetes' PodSpec wording, enforced by the Pod API
+		{desc: "Mutable; see immutableRef."}, // not a promise
+		{desc: "This field is immutable.", rules: `, "x-kubernetes-validations": [{"rule": "self == oldSelf"}]`},
+		{desc: "This field is immutable.", specRules: []string{"!has(oldSelf.ref) || self.ref == oldSelf.ref"}},
+		{desc: "This field is immutable.", rules: `, "x-kubernetes-immutable": true`},
+		{desc: "This field is immutable.", specRules: []string{"self == oldSelf"}}, // all of spec is immutable
+	} {
+		t.Run(tc.desc+tc.rules, func(t *testing.T) {
+			got := findings(t, crdWith(fmt.Sprintf(field, tc.desc, tc.rules), tc.specRules, "ref"))
+			got = slices.DeleteFunc(got, func(s string) bool { return !strings.HasPrefix(s, IDDescribedOnly) })
+			if (len(got) == 1 && got[0] == IDDescribedOnly+" spec.ref") != tc.want || len(got) > 1 {
+				t.Errorf("got %q, want IG014: %v", got, tc.want)
+			}
+		})
+	}
 }

@@ -14,12 +14,17 @@
 //   - CEL transition rules that do not make a field as immutable as they
 //     look: an optional field guarded by `self == oldSelf` whose presence no
 //     rule compares, so that it can be removed and set again, or added
-//     later; `self == oldSelf` where CEL ignores the order of list maps;
+//     later, or under an optional spec that can be removed and added back;
+//     `self == oldSelf` where CEL ignores the order of list maps; fields
+//     whose description promises immutability that nothing enforces;
 //   - everything the API server refuses when the CRD is created (oldSelf
 //     under uncorrelatable list items, the CEL cost budget, optionalOldSelf
 //     without oldSelf, rules that do not compile, any other refusal), found by
 //     running apiextensions-apiserver's own CRD validation and translated to
 //     schema paths.
+//
+// Documents that are not CRDs are skipped, and so are partial CRDs
+// (kustomize patches such as config/crd/patches/webhook_in_*.yaml).
 //
 // Every finding has a stable ID (IG001…), a severity, a schema path and a
 // one-line fix; Catalog lists them. docs/lint.md documents each one.
@@ -131,6 +136,8 @@ const (
 	IDPresence           = "IG010"
 	IDOnceSet            = "IG011"
 	IDListMapOrder       = "IG012"
+	IDOptionalAncestor   = "IG013"
+	IDDescribedOnly      = "IG014"
 	IDUncorrelatable     = "IG020"
 	IDCost               = "IG021"
 	IDOptionalOldSelf    = "IG022"
@@ -153,6 +160,8 @@ func Catalog() []Check {
 		{IDPresence, Warning, "a field immutable by a CEL rule that can be removed (and set again) because its presence is not compared"},
 		{IDOnceSet, Info, "a field immutable once set: it can be added after creation"},
 		{IDListMapOrder, Info, "`self == oldSelf` ignores the order of list maps, which the KEP compares"},
+		{IDOptionalAncestor, Warning, "a field immutable by a CEL rule under an optional spec (a top-level property) that can be removed and added again"},
+		{IDDescribedOnly, Info, "a field described as immutable with nothing enforcing it"},
 		{IDUncorrelatable, Error, "oldSelf under the items of an atomic list or a set: the API server refuses the rule"},
 		{IDCost, Error, "a rule over the CEL cost budget: the API server refuses the CRD"},
 		{IDOptionalOldSelf, Error, "optionalOldSelf on a rule that does not use oldSelf: the API server refuses the CRD"},
@@ -170,6 +179,12 @@ type Result struct {
 	// Skipped are the documents that are not CRDs, e.g. "deploy.yaml:
 	// document 2 (apps/v1 Deployment) is not a CustomResourceDefinition".
 	Skipped []string
+	// Partial counts the skipped documents that are partial
+	// CustomResourceDefinitions: kustomize patches of a CRD (no spec.names,
+	// spec.versions…), not CRDs.
+	Partial int
+	// CRDs counts the CustomResourceDefinitions linted.
+	CRDs int
 }
 
 // Count returns how many findings have at least severity min.

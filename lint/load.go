@@ -87,6 +87,8 @@ func Files(paths []string) (Result, error) {
 	for _, j := range jobs {
 		res.Findings = append(res.Findings, j.res.Findings...)
 		res.Skipped = append(res.Skipped, j.res.Skipped...)
+		res.Partial += j.res.Partial
+		res.CRDs += j.res.CRDs
 		if j.err != nil {
 			errs = append(errs, j.err)
 		}
@@ -225,9 +227,21 @@ func unjoin(err error) []error {
 func (l *linter) object(res *Result, file, where string, raw []byte, obj map[string]any) error {
 	apiVersion, _ := obj["apiVersion"].(string)
 	kind, _ := obj["kind"].(string)
+	if kind == "CustomResourceDefinition" && strings.HasPrefix(apiVersion, "apiextensions.k8s.io/") {
+		if missing := partialCRD(obj); missing != nil {
+			name := ""
+			if md, ok := obj["metadata"].(map[string]any); ok {
+				name, _ = md["name"].(string)
+			}
+			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %s (%s CustomResourceDefinition %q) is a partial CustomResourceDefinition, a kustomize patch: it has no %s", file, where, apiVersion, name, strings.Join(missing, ", ")))
+			res.Partial++
+			return nil
+		}
+	}
 	switch {
 	case kind == "CustomResourceDefinition" && apiVersion == "apiextensions.k8s.io/v1":
 		findings, err := l.crd(file, raw, obj)
+		res.CRDs++
 		if err != nil {
 			return fmt.Errorf("%s: %s: %w", file, where, err)
 		}
@@ -255,11 +269,43 @@ func (l *linter) object(res *Result, file, where string, raw []byte, obj map[str
 		return errors.Join(errs...)
 	}
 	what := strings.TrimSpace(apiVersion + " " + kind)
-	if what == "" {
+	switch base := strings.ToLower(filepath.Base(file)); {
+	case what == "" && (base == "kustomization.yaml" || base == "kustomization.yml"):
+		what = "a kustomization"
+	case what == "":
 		what = "no apiVersion and kind"
 	}
 	res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %s (%s) is not a CustomResourceDefinition", file, where, what))
 	return nil
+}
+
+// partialCRD returns what a CustomResourceDefinition document lacks of
+// spec.group, spec.names and spec.versions (spec.version or
+// spec.validation in v1beta1) when it lacks two of them or more: such a
+// document is not a CRD but a patch of one, as kustomize projects keep
+// next to their CRDs (config/crd/patches/webhook_in_*.yaml,
+// cainjection_in_*.yaml). It returns nil for a whole CRD, and for a CRD
+// that lacks only one of them (a broken CRD, which the API server's
+// validation reports).
+func partialCRD(obj map[string]any) []string {
+	spec, _ := obj["spec"].(map[string]any)
+	var missing []string
+	if _, ok := spec["group"]; !ok {
+		missing = append(missing, "spec.group")
+	}
+	if _, ok := spec["names"]; !ok {
+		missing = append(missing, "spec.names")
+	}
+	_, versions := spec["versions"]
+	_, version := spec["version"]
+	_, validation := spec["validation"]
+	if !versions && !version && !validation {
+		missing = append(missing, "spec.versions")
+	}
+	if len(missing) < 2 {
+		return nil
+	}
+	return missing
 }
 
 // crd lints one apiextensions.k8s.io/v1 CRD given as JSON and as its

@@ -13,14 +13,17 @@ import (
 
 // CELResult says what the CEL lowering needed and what it could not do.
 type CELResult struct {
-	// TwoVariableComprehensions is true when a rule uses `all(i, x, …)`,
-	// which API servers accept from Kubernetes 1.33 on (the CEL environment
-	// has it from 1.32, and servers accept new expressions at the
-	// compatibility version N-1).
+	// TwoVariableComprehensions is true when an emitted rule uses `all(i,
+	// x, …)`, which API servers accept from Kubernetes 1.33 on (the CEL
+	// environment has it from 1.32, and servers accept new expressions at
+	// the compatibility version N-1).
 	TwoVariableComprehensions bool
 	// Inexpressible lists the markers whose semantics CEL cannot express
 	// exactly; the lowering wrote nothing weaker for them.
 	Inexpressible []Inexpressible
+	// Limits lists the markers lowered with a rule that misses one kind of
+	// change, which the API server's CEL cannot see (Reason says which).
+	Limits []Inexpressible
 }
 
 // Inexpressible is a marker the lowering refused.
@@ -50,32 +53,109 @@ func (r CELResult) MinKubeVersion() string {
 //   - an immutable-keys map or list map: the same presence rule, and a rule
 //     on the node that the key sets are equal;
 //   - list map items and map values are correlated by the API server, so
-//     rules go on them directly;
+//     rules go on them directly; a list map's key fields never differ
+//     between correlated items, so markers on them need no rule;
 //   - atomic list items are not correlated (oldSelf is refused under them):
 //     one rule on the list compares each existing index with a
 //     two-variable comprehension, inlining every constraint below;
 //   - markers inside set items have no effect (sets have no identity but
 //     their items), so nothing is emitted for them.
 //
-// Redundant markers inside an immutable subtree produce no rule.
-// Constructs CEL cannot see exactly (preserve-unknown-fields, embedded
-// resources, sets whose items contain list maps, property names CEL cannot
-// address) are reported in the result instead of weakened.
+// Redundant markers inside an immutable subtree produce no rule. Markers
+// above free-form content and embedded resources are lowered: == sees all
+// of it, and no rule ever has to live inside the unknown part.
+// Constructs CEL cannot compare exactly (sets whose items contain list
+// maps, names CEL cannot address) are reported in the result, at the
+// markers whose rules would need them, instead of weakened. Every marker
+// ends up enforced by an emitted rule, needing none, or reported.
 func EmitCEL(root *Node) CELResult {
-	l := &lowering{}
+	l := &lowering{done: map[originKey]bool{}}
 	l.correlated(root)
+	l.checkDone(root)
 	return l.result
 }
 
-type lowering struct {
-	result CELResult
-	depth  int  // for unique comprehension variables
-	twoVar bool // the rule being built uses a two-variable comprehension
+// expr is a CEL expression with what it needs from the API server. An
+// empty text is no constraint.
+type expr struct {
+	text   string
+	twoVar bool // uses a two-variable comprehension
 }
 
-func (l *lowering) refuse(n *Node, reason, fix string) {
-	for _, o := range constraintOrigins(n) {
-		l.result.Inexpressible = append(l.result.Inexpressible, Inexpressible{Node: n, Origin: o, Reason: reason, Fix: fix})
+func and(parts ...expr) expr {
+	var out expr
+	var texts []string
+	for _, p := range parts {
+		if p.text == "" {
+			continue
+		}
+		texts = append(texts, p.text)
+		out.twoVar = out.twoVar || p.twoVar
+	}
+	out.text = strings.Join(texts, " && ")
+	return out
+}
+
+// refusal says why a constraint cannot be lowered exactly.
+type refusal struct {
+	reason, fix string
+}
+
+type originKey struct {
+	pos  string
+	keys bool
+}
+
+func keyOf(o markers.Origin) originKey { return originKey{o.Pos.String(), o.Keys} }
+
+type lowering struct {
+	result CELResult
+	// done holds the markers that got a rule, need none, or were refused.
+	done map[originKey]bool
+}
+
+// refuse reports every constraining marker at or below n (the markers whose
+// rule would have needed what r names).
+func (l *lowering) refuse(n *Node, r *refusal) {
+	walkConstraints(n, func(c *Node) {
+		for _, o := range c.Origins {
+			if !l.done[keyOf(o)] {
+				l.done[keyOf(o)] = true
+				l.result.Inexpressible = append(l.result.Inexpressible, Inexpressible{Node: c, Origin: o, Reason: r.reason, Fix: r.fix})
+			}
+		}
+	})
+}
+
+// refuseOwn reports the markers on n itself.
+func (l *lowering) refuseOwn(n *Node, r *refusal) {
+	for _, o := range n.Origins {
+		if !l.done[keyOf(o)] {
+			l.done[keyOf(o)] = true
+			l.result.Inexpressible = append(l.result.Inexpressible, Inexpressible{Node: n, Origin: o, Reason: r.reason, Fix: r.fix})
+		}
+	}
+}
+
+// cover records that the constraining markers at or below n are enforced
+// (or need no rule).
+func (l *lowering) cover(n *Node) {
+	walkConstraints(n, func(c *Node) {
+		for _, o := range c.Origins {
+			l.done[keyOf(o)] = true
+		}
+	})
+}
+
+// walkConstraints calls fn on n and the nodes below it, except inside the
+// items of sets, where markers constrain nothing.
+func walkConstraints(n *Node, fn func(*Node)) {
+	fn(n)
+	if n.IsList() && n.ListType() == "set" {
+		return
+	}
+	for _, c := range n.Children() {
+		walkConstraints(c, fn)
 	}
 }
 
@@ -92,15 +172,43 @@ func constraintOrigins(n *Node) []markers.Origin {
 	return out
 }
 
-// addRule appends rule to n's x-kubernetes-validations and records which
-// markers it enforces (those at or below about).
-func (l *lowering) addRule(n *Node, about *Node, rule map[string]any) {
+// addRule appends rule e to n's x-kubernetes-validations and records which
+// markers it enforces (those at or below about) and what it reads (about,
+// or nil for a presence rule).
+func (l *lowering) addRule(n *Node, about *Node, reads *Node, e expr, fields map[string]any) {
+	rule := map[string]any{"rule": e.text}
+	for k, v := range fields {
+		rule[k] = v
+	}
 	rules, _ := n.Raw["x-kubernetes-validations"].([]any)
 	n.Raw["x-kubernetes-validations"] = append(rules, rule)
-	n.Emitted = append(n.Emitted, Emitted{Index: len(rules), Origins: constraintOrigins(about), TwoVariableComprehension: l.twoVar})
-	l.result.TwoVariableComprehensions = l.result.TwoVariableComprehensions || l.twoVar
-	l.twoVar = false
+	n.Emitted = append(n.Emitted, Emitted{Index: len(rules), Origins: constraintOrigins(about), TwoVariableComprehension: e.twoVar, Reads: reads})
+	l.result.TwoVariableComprehensions = l.result.TwoVariableComprehensions || e.twoVar
 }
+
+// checkDone reports, at its marker, every constraining marker the lowering
+// neither enforced nor refused — a bug in the lowering, never a silent
+// drop. Markers the placement rules refuse (on the root; =keys on what has
+// no keys) are reported there.
+func (l *lowering) checkDone(root *Node) {
+	walkConstraints(root, func(n *Node) {
+		if n.Parent == nil {
+			return
+		}
+		for _, o := range n.Origins {
+			if l.done[keyOf(o)] || (o.Keys && !hasKeys(n)) {
+				continue
+			}
+			l.done[keyOf(o)] = true
+			l.result.Inexpressible = append(l.result.Inexpressible, Inexpressible{Node: n, Origin: o,
+				Reason: "the CEL lowering produced no rule for this marker (a bug in immutable-gen; please report it)",
+				Fix:    "generate with crd:immutability=extensions and enforce with the immutable-gen runtime"})
+		}
+	})
+}
+
+// hasKeys reports whether n is a map or a list map.
+func hasKeys(n *Node) bool { return n.IsMap() || (n.IsList() && n.ListType() == "map") }
 
 // hasConstraint reports whether a marker at or below n constrains updates
 // (markers inside set items constrain nothing).
@@ -114,6 +222,16 @@ func hasConstraint(n *Node) bool {
 	return slices.ContainsFunc(n.Children(), hasConstraint)
 }
 
+// isListMapKey reports whether n is a key field of list map items: items
+// are correlated by key, so the field never differs between old and new.
+func isListMapKey(n *Node) bool {
+	if n.Edge != Property || n.Parent == nil || n.Parent.Edge != Items {
+		return false
+	}
+	list := n.Parent.Parent
+	return list.IsList() && list.ListType() == "map" && slices.Contains(list.ListMapKeys(), n.Name)
+}
+
 // correlated emits the rules for the subtree of n, a node the API server
 // correlates with its old value (the root, properties of correlated
 // objects, list map items and map values of correlated nodes).
@@ -125,10 +243,16 @@ func (l *lowering) correlated(n *Node) {
 			if !hasConstraint(p) {
 				continue
 			}
-			if (p.Immutable() || p.ImmutableKeys()) && !n.Required(name) {
+			presence := (p.Immutable() || p.ImmutableKeys()) && (!n.Required(name) || p.Nullable()) && !isListMapKey(p)
+			if _, r := selector(p); presence && r != nil {
+				// Without its presence rule the marker would be weaker.
+				l.refuseOwn(p, r)
+				l.correlated(p)
+				continue
+			}
+			if ok := l.node(p); ok && presence {
 				l.presenceRule(n, p)
 			}
-			l.node(p)
 		}
 	case n.IsMap():
 		if hasConstraint(n.Values) {
@@ -145,69 +269,107 @@ func (l *lowering) correlated(n *Node) {
 	}
 }
 
-// node emits the rules for a correlated node n that may itself be marked.
-func (l *lowering) node(n *Node) {
+// node emits the rules for a correlated node n that may itself be marked,
+// and reports whether the markers on n itself were lowered (so that the
+// presence rule completes them; a refused marker gets nothing weaker).
+func (l *lowering) node(n *Node) bool {
+	ok := true
 	if n.Immutable() {
-		if expr, ok := l.equal("self", "oldSelf", n); ok {
-			l.addRule(n, n, map[string]any{
-				"rule":    expr,
-				"message": "field is immutable",
-			})
+		if isListMapKey(n) {
+			l.cover(n) // always equal in correlated items
+			return true
 		}
-		return // everything below is covered by equality
-	}
-	if n.ImmutableKeys() {
-		if expr, ok := l.keysEqual("self", "oldSelf", n); ok {
-			l.addRule(n, n, map[string]any{
-				"rule":    expr,
+		e, r := l.equal("self", "oldSelf", n, 0)
+		if r == nil {
+			l.addRule(n, n, n, e, map[string]any{"message": "field is immutable"})
+			l.cover(n) // everything below is covered by equality
+			l.freeFormLimit(n)
+			return true
+		}
+		// Refused at this marker; the markers below may still be lowered.
+		l.refuseOwn(n, r)
+		ok = false
+	} else if n.ImmutableKeys() {
+		if !hasKeys(n) {
+			l.cover(n) // the placement rules report it
+		} else if e, r := l.keysEqual("self", "oldSelf", n, 0); r != nil {
+			l.refuseOwn(n, r)
+			ok = false
+		} else {
+			l.addRule(n, n, n, e, map[string]any{
 				"message": "keys are immutable: entries may not be added or removed",
 				"reason":  "FieldValueForbidden",
 			})
+			for _, o := range n.Origins {
+				l.done[keyOf(o)] = true
+			}
 		}
 	}
 	l.correlated(n)
+	return ok
 }
 
 func (l *lowering) presenceRule(parent, p *Node) {
-	sel, ok := l.selector(p)
-	if !ok {
-		return
-	}
+	sel, _ := selector(p) // checked by the caller
 	what := "field"
 	if !p.Immutable() {
 		what = "field with immutable keys"
 	}
-	l.addRule(parent, p, map[string]any{
-		"rule":      fmt.Sprintf("has(self%s) == has(oldSelf%s)", sel, sel),
+	l.addRule(parent, p, nil, expr{text: fmt.Sprintf("has(self%s) == has(oldSelf%s)", sel, sel)}, map[string]any{
 		"message":   fmt.Sprintf("%s is an immutable %s: it may not be added or removed after creation", p.Name, what),
 		"fieldPath": fieldPath(p.Name),
 		"reason":    "FieldValueForbidden",
 	})
 }
 
+// freeFormLimit records the one change CEL's == misses in free-form
+// content at or below the immutable node n: a top-level key of an object
+// with x-kubernetes-preserve-unknown-fields (or of an embedded resource)
+// replaced by another, the number of keys unchanged — the API server's
+// unstructured map equality compares only the unknown keys both sides
+// have. Nested content is compared in full.
+func (l *lowering) freeFormLimit(n *Node) {
+	var at *Node
+	walkConstraints(n, func(c *Node) {
+		if b, _ := c.Raw["x-kubernetes-preserve-unknown-fields"].(bool); b && at == nil && c.Type() == "object" {
+			at = c
+		}
+	})
+	if at == nil {
+		return
+	}
+	for _, o := range n.Origins {
+		if !o.Keys {
+			l.result.Limits = append(l.result.Limits, Inexpressible{Node: n, Origin: o,
+				Reason: fmt.Sprintf("CEL's == does not see a top-level key of the free-form content %s replaced by another while the number of keys stays the same; every other change there is refused", at.Path()),
+				Fix:    "to refuse that too, also enforce with the immutable-gen runtime (admission webhook), or give the content a typed schema"})
+		}
+	}
+}
+
 // atomicItems emits one rule on the atomic list n for every constraint in
 // its items, compared index by index where both lists have the index.
 func (l *lowering) atomicItems(n *Node) {
-	i, x := l.vars("i", "x")
-	cond, ok := l.cond(x, "oldSelf["+i+"]", n.Items)
-	l.depth--
-	if !ok || cond == "" {
+	i, x := vars(1, "i", "x")
+	c, r := l.cond(x, "oldSelf["+i+"]", n.Items, 1)
+	if r != nil {
+		l.refuse(n.Items, r)
 		return
 	}
-	l.twoVar = true
-	l.addRule(n, n.Items, map[string]any{
-		"rule":    fmt.Sprintf("self.all(%s, %s, %s >= oldSelf.size() || %s)", i, x, i, paren(cond)),
-		"message": "items are immutable where marked: an item at an existing index may not change",
-	})
+	if c.text != "" {
+		l.addRule(n, n.Items, n, expr{
+			text:   fmt.Sprintf("self.all(%s, %s, %s >= oldSelf.size() || %s)", i, x, i, paren(c.text)),
+			twoVar: true,
+		}, map[string]any{"message": "items are immutable where marked: an item at an existing index may not change"})
+	}
+	l.cover(n.Items)
 }
 
-// vars returns comprehension variable names unique at the current depth,
-// and enters a deeper level; callers leave it with l.depth--.
-func (l *lowering) vars(names ...string) (string, string) {
-	l.depth++
+// vars returns comprehension variable names unique at depth.
+func vars(depth int, names ...string) (string, string) {
 	out := make([]string, len(names))
 	for k, n := range names {
-		out[k] = fmt.Sprintf("%s%d", n, l.depth)
+		out[k] = fmt.Sprintf("%s%d", n, depth)
 	}
 	if len(out) == 1 {
 		return out[0], ""
@@ -216,16 +378,20 @@ func (l *lowering) vars(names ...string) (string, string) {
 }
 
 // cond is the condition that every constraint at or below n holds between a
-// (new) and b (old), both present. "" means no constraint.
-func (l *lowering) cond(a, b string, n *Node) (string, bool) {
+// (new) and b (old), both present, with comprehension variables deeper
+// than depth.
+func (l *lowering) cond(a, b string, n *Node, depth int) (expr, *refusal) {
 	if n.Immutable() {
-		return l.equal(a, b, n)
+		if isListMapKey(n) {
+			return expr{}, nil // the items were matched by key
+		}
+		return l.equal(a, b, n, depth)
 	}
-	var parts []string
-	if n.ImmutableKeys() {
-		k, ok := l.keysEqual(a, b, n)
-		if !ok {
-			return "", false
+	var parts []expr
+	if n.ImmutableKeys() && hasKeys(n) {
+		k, r := l.keysEqual(a, b, n, depth)
+		if r != nil {
+			return expr{}, r
 		}
 		parts = append(parts, k)
 	}
@@ -236,69 +402,82 @@ func (l *lowering) cond(a, b string, n *Node) (string, bool) {
 			if !hasConstraint(p) {
 				continue
 			}
-			sel, ok := l.selector(p)
-			if !ok {
-				return "", false
+			sel, r := selector(p)
+			if r != nil {
+				return expr{}, r
 			}
-			if (p.Immutable() || p.ImmutableKeys()) && !n.Required(name) {
-				parts = append(parts, fmt.Sprintf("has(%s%s) == has(%s%s)", a, sel, b, sel))
+			if (p.Immutable() || p.ImmutableKeys()) && (!n.Required(name) || p.Nullable()) && !isListMapKey(p) {
+				parts = append(parts, expr{text: fmt.Sprintf("has(%s%s) == has(%s%s)", a, sel, b, sel)})
 			}
-			c, ok := l.cond(a+sel, b+sel, p)
-			if !ok {
-				return "", false
+			c, r := l.cond(a+sel, b+sel, p, depth)
+			if r != nil {
+				return expr{}, r
 			}
-			if c != "" {
-				parts = append(parts, fmt.Sprintf("(!has(%s%s) || !has(%s%s) || %s)", a, sel, b, sel, paren(c)))
+			if c.text != "" {
+				c.text = fmt.Sprintf("(!has(%s%s) || !has(%s%s) || %s)", a, sel, b, sel, paren(c.text))
+				parts = append(parts, c)
 			}
 		}
 	case n.IsMap() && hasConstraint(n.Values):
-		k, _ := l.vars("k")
-		c, ok := l.cond(a+"["+k+"]", b+"["+k+"]", n.Values)
-		l.depth--
-		if !ok {
-			return "", false
+		k, _ := vars(depth+1, "k")
+		c, r := l.cond(a+"["+k+"]", b+"["+k+"]", n.Values, depth+1)
+		if r != nil {
+			return expr{}, r
 		}
-		if c != "" {
-			parts = append(parts, fmt.Sprintf("%s.all(%s, !(%s in %s) || %s)", a, k, k, b, paren(c)))
+		if c.text != "" {
+			c.text = fmt.Sprintf("%s.all(%s, !(%s in %s) || %s)", a, k, k, b, paren(c.text))
+			parts = append(parts, c)
 		}
 	case n.IsList() && n.ListType() == "map" && hasConstraint(n.Items):
-		x, y := l.vars("x", "y")
-		c, ok := l.cond(x, y, n.Items)
-		match, okm := l.keyMatch(x, y, n)
-		l.depth--
-		if !ok || !okm {
-			return "", false
+		x, y := vars(depth+1, "x", "y")
+		c, r := l.cond(x, y, n.Items, depth+1)
+		if r != nil {
+			return expr{}, r
 		}
-		if c != "" {
-			parts = append(parts, fmt.Sprintf("%s.all(%s, %s.all(%s, !%s || %s))", a, x, b, y, paren(match), paren(c)))
+		match, r := keyMatch(x, y, n)
+		if r != nil {
+			return expr{}, r
+		}
+		if c.text != "" {
+			c.text = fmt.Sprintf("%s.all(%s, %s.all(%s, !%s || %s))", a, x, b, y, paren(match), paren(c.text))
+			parts = append(parts, c)
 		}
 	case n.IsList() && n.ListType() == "atomic" && n.Items != nil && hasConstraint(n.Items):
-		i, x := l.vars("i", "x")
-		c, ok := l.cond(x, b+"["+i+"]", n.Items)
-		l.depth--
-		if !ok {
-			return "", false
+		i, x := vars(depth+1, "i", "x")
+		c, r := l.cond(x, b+"["+i+"]", n.Items, depth+1)
+		if r != nil {
+			return expr{}, r
 		}
-		if c != "" {
-			l.twoVar = true
-			parts = append(parts, fmt.Sprintf("%s.all(%s, %s, %s >= %s.size() || %s)", a, i, x, i, b, paren(c)))
+		if c.text != "" {
+			c.text = fmt.Sprintf("%s.all(%s, %s, %s >= %s.size() || %s)", a, i, x, i, b, paren(c.text))
+			c.twoVar = true
+			parts = append(parts, c)
 		}
 	}
-	return strings.Join(parts, " && "), true
+	return and(parts...), nil
 }
 
 // equal is strict equality of a and b as the runtime defines it. CEL's ==
 // already compares sets without order, maps by key and atomic lists in
 // order; list maps it compares by key, so their order is checked on top.
-func (l *lowering) equal(a, b string, n *Node) (string, bool) {
-	if reason, ok := invisible(n); ok {
-		l.refuse(n, reason, "generate with crd:immutability=extensions and enforce with the immutable-gen runtime, or mark the typed fields inside instead")
-		return "", false
-	}
+// Free-form content (x-kubernetes-preserve-unknown-fields) and embedded
+// resources, metadata included, are values CEL's == compares in full.
+func (l *lowering) equal(a, b string, n *Node, depth int) (expr, *refusal) {
 	if !hasListMap(n) {
-		return a + " == " + b, true
+		return expr{text: a + " == " + b}, nil
 	}
-	parts := []string{a + " == " + b}
+	parts := []expr{{text: a + " == " + b}}
+	// Where no map lies between n and its list maps, the order of every
+	// list map is a list of keys (projected in order), compared in O(n):
+	// with a == b, the same projections mean the same order.
+	if proj, ok, r := orderProjections("@", n, depth); r != nil {
+		return expr{}, r
+	} else if ok {
+		for _, p := range proj {
+			parts = append(parts, expr{text: strings.ReplaceAll(p, "@", a) + " == " + strings.ReplaceAll(p, "@", b)})
+		}
+		return and(parts...), nil
+	}
 	switch {
 	case n.Properties != nil:
 		for _, name := range sortedNodeKeys(n.Properties) {
@@ -306,119 +485,157 @@ func (l *lowering) equal(a, b string, n *Node) (string, bool) {
 			if !hasListMap(p) {
 				continue
 			}
-			sel, ok := l.selector(p)
-			if !ok {
-				return "", false
+			sel, r := selector(p)
+			if r != nil {
+				return expr{}, r
 			}
-			e, ok := l.equal(a+sel, b+sel, p)
-			if !ok {
-				return "", false
+			e, r := l.equal(a+sel, b+sel, p, depth)
+			if r != nil {
+				return expr{}, r
 			}
-			parts = append(parts, fmt.Sprintf("(!has(%s%s) || %s)", a, sel, paren(e)))
+			e.text = fmt.Sprintf("(!has(%s%s) || %s)", a, sel, paren(e.text))
+			parts = append(parts, e)
 		}
 	case n.IsMap():
-		k, _ := l.vars("k")
-		e, ok := l.equal(a+"["+k+"]", b+"["+k+"]", n.Values)
-		l.depth--
-		if !ok {
-			return "", false
+		k, _ := vars(depth+1, "k")
+		e, r := l.equal(a+"["+k+"]", b+"["+k+"]", n.Values, depth+1)
+		if r != nil {
+			return expr{}, r
 		}
-		parts = append(parts, fmt.Sprintf("%s.all(%s, %s)", a, k, paren(e)))
+		e.text = fmt.Sprintf("%s.all(%s, %s)", a, k, paren(e.text))
+		parts = append(parts, e)
 	case n.IsList() && n.ListType() == "set":
-		l.refuse(n, fmt.Sprintf("the set %s has list maps inside its items, whose order the runtime compares but CEL's set equality cannot", n.Path()),
-			"generate with crd:immutability=extensions and enforce with the immutable-gen runtime, or make the inner lists +listType=atomic")
-		return "", false
+		return expr{}, &refusal{fmt.Sprintf("the set %s has list maps inside its items, whose order the runtime compares but CEL's set equality cannot", n.Path()),
+			"generate with crd:immutability=extensions and enforce with the immutable-gen runtime, or make the inner lists +listType=atomic"}
 	case n.IsList():
-		i, x := l.vars("i", "x")
-		var conds []string
+		i, x := vars(depth+1, "i", "x")
+		var conds []expr
 		if n.ListType() == "map" {
-			match, ok := l.keyMatch(x, b+"["+i+"]", n)
-			if !ok {
-				l.depth--
-				return "", false
+			match, r := keyMatch(x, b+"["+i+"]", n)
+			if r != nil {
+				return expr{}, r
 			}
-			conds = append(conds, match)
+			conds = append(conds, expr{text: match})
 		}
 		if hasListMap(n.Items) {
-			e, ok := l.equal(x, b+"["+i+"]", n.Items)
-			if !ok {
-				l.depth--
-				return "", false
+			e, r := l.equal(x, b+"["+i+"]", n.Items, depth+1)
+			if r != nil {
+				return expr{}, r
 			}
 			conds = append(conds, e)
 		}
-		l.depth--
-		l.twoVar = true
-		parts = append(parts, fmt.Sprintf("%s.all(%s, %s, %s)", a, i, x, paren(strings.Join(conds, " && "))))
+		c := and(conds...)
+		parts = append(parts, expr{text: fmt.Sprintf("%s.all(%s, %s, %s)", a, i, x, paren(c.text)), twoVar: true})
 	}
-	return strings.Join(parts, " && "), true
+	return and(parts...), nil
+}
+
+// orderProjections returns expressions of v (a placeholder) that list, in
+// order, the keys of every list map in n's subtree, one list per key field,
+// such that two values equal by CEL's == have the same list maps in the
+// same order exactly when the projections are equal: the item at each
+// index is named by its key tuple, and items with equal keys are equal.
+// ok is false where a map lies between n and a list map (maps have no
+// order to project into a list).
+func orderProjections(v string, n *Node, depth int) ([]string, bool, *refusal) {
+	if !hasListMap(n) {
+		return nil, true, nil
+	}
+	switch {
+	case n.Properties != nil:
+		var out []string
+		for _, name := range sortedNodeKeys(n.Properties) {
+			p := n.Properties[name]
+			if !hasListMap(p) {
+				continue
+			}
+			sel, r := selector(p)
+			if r != nil {
+				return nil, false, r
+			}
+			sub, ok, r := orderProjections(v+sel, p, depth)
+			if !ok || r != nil {
+				return nil, ok, r
+			}
+			for _, s := range sub {
+				out = append(out, fmt.Sprintf("(has(%s%s) ? %s : [])", v, sel, s))
+			}
+		}
+		return out, true, nil
+	case n.IsList() && n.ListType() == "set":
+		return nil, false, &refusal{fmt.Sprintf("the set %s has list maps inside its items, whose order the runtime compares but CEL's set equality cannot", n.Path()),
+			"generate with crd:immutability=extensions and enforce with the immutable-gen runtime, or make the inner lists +listType=atomic"}
+	case n.IsList():
+		x, _ := vars(depth+1, "x")
+		var out []string
+		if n.ListType() == "map" {
+			keys := n.ListMapKeys()
+			if len(keys) == 0 {
+				return nil, false, &refusal{fmt.Sprintf("the list map %s has no x-kubernetes-list-map-keys", n.Path()), "add +listMapKey"}
+			}
+			for _, k := range keys {
+				sel, ok := escape(k)
+				if !ok {
+					return nil, false, &refusal{fmt.Sprintf("the key %q of the list map %s cannot be addressed in CEL", k, n.Path()), "rename the key's JSON name to a CEL-compatible identifier, or generate with crd:immutability=extensions"}
+				}
+				out = append(out, fmt.Sprintf("%s.map(%s, %s.%s)", v, x, x, sel))
+			}
+		}
+		sub, ok, r := orderProjections(x, n.Items, depth+1)
+		if !ok || r != nil {
+			return nil, ok, r
+		}
+		for _, s := range sub {
+			out = append(out, fmt.Sprintf("%s.map(%s, %s)", v, x, s))
+		}
+		return out, true, nil
+	}
+	return nil, false, nil // a map
 }
 
 // keysEqual says that the maps or list maps a and b have the same keys.
 // List map keys are unique, so equal sizes and every new key tuple in the
 // old list make the key sets equal.
-func (l *lowering) keysEqual(a, b string, n *Node) (string, bool) {
+func (l *lowering) keysEqual(a, b string, n *Node, depth int) (expr, *refusal) {
 	if n.IsMap() {
-		k, _ := l.vars("k")
-		l.depth--
-		return fmt.Sprintf("%s.size() == %s.size() && %s.all(%s, %s in %s)", a, b, a, k, k, b), true
+		k, _ := vars(depth+1, "k")
+		return expr{text: fmt.Sprintf("%s.size() == %s.size() && %s.all(%s, %s in %s)", a, b, a, k, k, b)}, nil
 	}
-	x, y := l.vars("x", "y")
-	defer func() { l.depth-- }()
-	match, ok := l.keyMatch(x, y, n)
-	if !ok {
-		return "", false
+	x, y := vars(depth+1, "x", "y")
+	match, r := keyMatch(x, y, n)
+	if r != nil {
+		return expr{}, r
 	}
-	return fmt.Sprintf("%s.size() == %s.size() && %s.all(%s, %s.exists(%s, %s))", a, b, a, x, b, y, match), true
+	return expr{text: fmt.Sprintf("%s.size() == %s.size() && %s.all(%s, %s.exists(%s, %s))", a, b, a, x, b, y, match)}, nil
 }
 
 // keyMatch says that list map items x and y have the same key tuple.
-func (l *lowering) keyMatch(x, y string, list *Node) (string, bool) {
+func keyMatch(x, y string, list *Node) (string, *refusal) {
 	var parts []string
 	for _, k := range list.ListMapKeys() {
 		sel, ok := escape(k)
 		if !ok {
-			l.refuse(list, fmt.Sprintf("the list map key %q cannot be addressed in CEL", k), "rename the key's JSON name to a CEL-compatible identifier")
-			return "", false
+			return "", &refusal{fmt.Sprintf("the key %q of the list map %s cannot be addressed in CEL", k, list.Path()), "rename the key's JSON name to a CEL-compatible identifier, or generate with crd:immutability=extensions"}
 		}
 		parts = append(parts, fmt.Sprintf("%s.%s == %s.%s", x, sel, y, sel))
 	}
 	if len(parts) == 0 {
-		l.refuse(list, "the list map has no x-kubernetes-list-map-keys", "add +listMapKey")
-		return "", false
+		return "", &refusal{fmt.Sprintf("the list map %s has no x-kubernetes-list-map-keys", list.Path()), "add +listMapKey"}
 	}
-	return strings.Join(parts, " && "), true
+	return strings.Join(parts, " && "), nil
 }
 
 // selector is `.name` for property p, CEL-escaped.
-func (l *lowering) selector(p *Node) (string, bool) {
+func selector(p *Node) (string, *refusal) {
 	sel, ok := escape(p.Name)
 	if !ok {
-		l.refuse(p, fmt.Sprintf("the property name %q cannot be addressed in CEL", p.Name),
-			"use a JSON name of letters, digits, '_', '.', '-' or '/' that does not start with a digit, or crd:immutability=extensions")
-		return "", false
+		return "", &refusal{fmt.Sprintf("the property name %q (%s) cannot be addressed in CEL", p.Name, p.Path()),
+			"use a JSON name of letters, digits, '_', '.', '-' or '/' that does not start with a digit, or generate with crd:immutability=extensions"}
 	}
-	return "." + sel, true
+	return "." + sel, nil
 }
 
 func escape(name string) (string, bool) { return apiservercel.Escape(name) }
-
-// invisible reports a part of n's subtree that CEL does not see as stored,
-// so that == there is weaker than the runtime's equality.
-func invisible(n *Node) (string, bool) {
-	var reason string
-	n.Walk(func(c *Node) {
-		if reason != "" {
-			return
-		}
-		if b, _ := c.Raw["x-kubernetes-preserve-unknown-fields"].(bool); b {
-			reason = fmt.Sprintf("%s preserves unknown fields, which CEL rules cannot see", c.Path())
-		} else if c.EmbeddedResource() {
-			reason = fmt.Sprintf("%s is an embedded resource, whose metadata CEL rules see only in part", c.Path())
-		}
-	})
-	return reason, reason != ""
-}
 
 // hasListMap reports whether n's subtree has a list map (compared in order
 // by the runtime, by key by CEL).

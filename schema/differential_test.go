@@ -217,9 +217,23 @@ func anyRelated(p string, list []string) bool {
 type gen struct {
 	r    *rand.Rand
 	line int
+	// wild adds what CEL cannot always address or compare (names like
+	// `a:b`, sets of objects, list maps keyed by such names), for
+	// FuzzEmitCELAccountsForEveryMarker; the differential test leaves it off.
+	wild bool
 }
 
 var propNames = []string{"a", "b", "in", "x-y", "c"}
+
+// wildNames adds names CEL cannot address.
+var wildNames = []string{"a", "b", "in", "x-y", "c", "a:b", "1x"}
+
+func (g *gen) names() []string {
+	if g.wild {
+		return wildNames
+	}
+	return propNames
+}
 
 func (g *gen) carrier(keys bool) map[string]any {
 	g.line++
@@ -247,10 +261,14 @@ func (g *gen) object(depth int) map[string]any {
 	props := map[string]any{}
 	var required []any
 	n := 1 + g.r.IntN(3)
-	for _, name := range g.r.Perm(len(propNames))[:n] {
-		props[propNames[name]] = g.valueSchema(depth + 1)
-		if g.chance(0.3) {
-			required = append(required, propNames[name])
+	names := g.names()
+	for _, name := range g.r.Perm(len(names))[:n] {
+		props[names[name]] = g.valueSchema(depth + 1)
+		// A nullable property is always there, null or not: CEL sees null
+		// as absence (docs/semantics.md, nullable fields), so null to
+		// absent is not generated.
+		if props[names[name]].(map[string]any)["nullable"] == true || g.chance(0.3) {
+			required = append(required, names[name])
 		}
 	}
 	o := map[string]any{"type": "object", "properties": props}
@@ -275,7 +293,7 @@ func (g *gen) scalar() map[string]any {
 }
 
 func (g *gen) valueSchema(depth int) map[string]any {
-	kind := g.r.IntN(6)
+	kind := g.r.IntN(9)
 	if depth >= 4 {
 		kind = 0
 	}
@@ -283,6 +301,27 @@ func (g *gen) valueSchema(depth int) map[string]any {
 	switch kind {
 	case 0:
 		n = g.scalar()
+		if g.chance(0.2) {
+			n["nullable"] = true
+		}
+	case 6: // int-or-string
+		n = map[string]any{"x-kubernetes-int-or-string": true, "anyOf": []any{map[string]any{"type": "integer"}, map[string]any{"type": "string"}}}
+	case 7: // free-form content, or an embedded resource
+		n = map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}
+		if g.chance(0.4) {
+			n["x-kubernetes-embedded-resource"] = true
+		}
+	case 8: // a map of lists
+		list := map[string]any{"type": "array", "maxItems": 3, "items": g.scalar()}
+		if g.chance(0.5) {
+			list = map[string]any{"type": "array", "maxItems": 3, "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": []any{"name"},
+				"items": map[string]any{"type": "object", "required": []any{"name"}, "properties": map[string]any{
+					"name": map[string]any{"type": "string", "maxLength": 1}, "v": g.scalar()}}}
+		}
+		if g.chance(0.3) {
+			g.mark(list, false)
+		}
+		n = map[string]any{"type": "object", "maxProperties": 3, "additionalProperties": list}
 	case 1:
 		n = g.object(depth)
 	case 2: // atomic list
@@ -297,7 +336,12 @@ func (g *gen) valueSchema(depth int) map[string]any {
 		}
 		n = map[string]any{"type": "array", "maxItems": 3, "items": items}
 	case 3: // set
-		n = map[string]any{"type": "array", "maxItems": 3, "x-kubernetes-list-type": "set", "items": g.scalar()}
+		items := g.scalar()
+		if g.wild && g.chance(0.3) {
+			items = g.object(depth + 1)
+			items["x-kubernetes-map-type"] = "atomic"
+		}
+		n = map[string]any{"type": "array", "maxItems": 3, "x-kubernetes-list-type": "set", "items": items}
 	case 4: // list map
 		items := g.object(depth + 1)
 		items["properties"].(map[string]any)["name"] = map[string]any{"type": "string", "maxLength": 1}
@@ -307,7 +351,11 @@ func (g *gen) valueSchema(depth int) map[string]any {
 			return items["required"].([]any)[i].(string) < items["required"].([]any)[j].(string)
 		})
 		keys := []any{"name"}
-		if g.chance(0.3) {
+		if g.wild && g.chance(0.1) {
+			items["properties"].(map[string]any)["a:b"] = map[string]any{"type": "string", "maxLength": 1}
+			items["required"] = append(items["required"].([]any), "a:b")
+			keys = append(keys, "a:b")
+		} else if g.chance(0.3) {
 			items["properties"].(map[string]any)["k"] = map[string]any{"type": "integer", "format": "int64", "maximum": 1, "minimum": 0}
 			items["required"] = append(items["required"].([]any), "k")
 			keys = append(keys, "k")
@@ -360,6 +408,28 @@ func without(list []any, s string) []any {
 
 // value makes a random valid value for schema s.
 func (g *gen) value(s map[string]any) any {
+	if s["nullable"] == true && g.chance(0.25) {
+		return nil
+	}
+	if s["x-kubernetes-int-or-string"] == true {
+		if g.chance(0.5) {
+			return int64(g.r.IntN(3))
+		}
+		return []string{"a", "b", "1"}[g.r.IntN(3)]
+	}
+	if s["x-kubernetes-embedded-resource"] == true {
+		return map[string]any{"apiVersion": "v1", "kind": []string{"A", "B"}[g.r.IntN(2)],
+			"metadata": map[string]any{"name": []string{"m", "n"}[g.r.IntN(2)]}, "data": g.free(1)}
+	}
+	if s["x-kubernetes-preserve-unknown-fields"] == true && s["properties"] == nil {
+		// Top-level keys: q always, p sometimes — never a rename, which
+		// CEL's == does not see (docs/semantics.md, free-form content).
+		out := map[string]any{"q": g.free(2)}
+		if g.chance(0.5) {
+			out["p"] = g.free(2)
+		}
+		return out
+	}
 	switch s["type"] {
 	case "string":
 		return []string{"", "a", "b", "ab"}[g.r.IntN(4)]
@@ -449,7 +519,95 @@ func (g *gen) mutate(s map[string]any, v any) any {
 	return v
 }
 
+// free makes random free-form content: objects, lists and scalars.
+func (g *gen) free(depth int) any {
+	if depth == 0 {
+		return []any{int64(1), "a", true, 0.5, nil}[g.r.IntN(5)]
+	}
+	switch g.r.IntN(3) {
+	case 0:
+		out := map[string]any{}
+		for _, k := range []string{"p", "q", "r"} {
+			if g.chance(0.5) {
+				out[k] = g.free(depth - 1)
+			}
+		}
+		return out
+	case 1:
+		out := []any{}
+		for i := g.r.IntN(3); i > 0; i-- {
+			out = append(out, g.free(depth-1))
+		}
+		return out
+	}
+	return g.free(0)
+}
+
+// mutateFreeTop changes the top level of free-form content or an embedded
+// resource: p comes or goes, or something inside changes.
+func (g *gen) mutateFreeTop(v map[string]any) any {
+	switch g.r.IntN(3) {
+	case 0:
+		if _, ok := v["p"]; ok {
+			delete(v, "p")
+		} else {
+			v["p"] = g.free(2)
+		}
+	case 1:
+		if m, ok := v["metadata"].(map[string]any); ok {
+			m["name"] = []string{"m", "n", "o"}[g.r.IntN(3)]
+		} else if k, ok := v["kind"]; ok {
+			v["kind"] = map[any]string{"A": "B", "B": "A"}[k]
+		} else {
+			v["q"] = g.mutateFree(v["q"], 2)
+		}
+	default:
+		for _, k := range []string{"q", "data"} {
+			if c, ok := v[k]; ok {
+				v[k] = g.mutateFree(c, 2)
+			}
+		}
+	}
+	return v
+}
+
+// mutateFree changes free-form content v in one random place: a value, a
+// key added or removed, a list reordered.
+func (g *gen) mutateFree(v any, depth int) any {
+	switch v := v.(type) {
+	case map[string]any:
+		k := []string{"p", "q", "r"}[g.r.IntN(3)]
+		switch c, ok := v[k]; {
+		case !ok:
+			v[k] = g.free(depth)
+		case g.chance(0.3):
+			delete(v, k)
+		default:
+			v[k] = g.mutateFree(c, depth-1)
+		}
+		return v
+	case []any:
+		if len(v) > 1 && g.chance(0.4) {
+			v[0], v[len(v)-1] = v[len(v)-1], v[0]
+			return v
+		}
+		if len(v) > 0 && g.chance(0.5) {
+			i := g.r.IntN(len(v))
+			v[i] = g.mutateFree(v[i], depth-1)
+			return v
+		}
+		return append(v, g.free(0))
+	}
+	return g.free(max(depth, 0))
+}
+
 func (g *gen) mutateOnce(s map[string]any, v any) any {
+	if v == nil || (s["nullable"] == true && g.chance(0.2)) {
+		return g.value(s)
+	}
+	if s["x-kubernetes-preserve-unknown-fields"] == true && s["properties"] == nil {
+		return g.mutateFreeTop(v.(map[string]any))
+	}
 	switch s["type"] {
 	case "array":
 		l := v.([]any)

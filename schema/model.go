@@ -65,6 +65,10 @@ type Emitted struct {
 	// TwoVariableComprehension is true when the rule needs an API server
 	// that has CEL's two-variable comprehensions.
 	TwoVariableComprehension bool
+	// Reads is the node whose value the rule reads (its cost grows with
+	// that subtree's size); nil when it reads only whether a property is
+	// present.
+	Reads *Node
 }
 
 // Build turns a schema tree into the model, removing the carrier rules the
@@ -264,6 +268,13 @@ func (n *Node) MapType() string {
 		return s
 	}
 	return "granular"
+}
+
+// Nullable reports `nullable: true`: null is a value distinct from every
+// other, which CEL rules see as absence.
+func (n *Node) Nullable() bool {
+	b, _ := n.Raw["nullable"].(bool)
+	return b
 }
 
 // IsMap reports whether the node is a map: an object with additionalProperties.

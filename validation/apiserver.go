@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -34,8 +35,79 @@ func APIServer(crd *apiextv1.CustomResourceDefinition, models map[string]*schema
 	errs := apivalidation.ValidateCustomResourceDefinition(context.Background(), internal)
 	sort.Slice(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
 	var out diag.List
+	if slices.ContainsFunc(errs, isCostError) && len(models) > 0 {
+		if needed, fits := neededBounds(crd, models); fits {
+			// The bounds account for every cost error: report them at the
+			// markers whose rules need them, and nothing else about cost.
+			out = append(out, boundsDiagnostics(crd, models, needed, sev)...)
+			errs = slices.DeleteFunc(errs, isCostError)
+		}
+	}
 	for _, e := range errs {
 		out = append(out, translate(internal, e, models, sev))
+	}
+	return out
+}
+
+// boundsDiagnostics reports, at each marker whose rules need some of the
+// needed bounds, exactly those bounds.
+func boundsDiagnostics(crd *apiextv1.CustomResourceDefinition, models map[string]*schema.Node, needed []versionBound, sev diag.Severity) diag.List {
+	var out diag.List
+	for i, v := range crd.Spec.Versions {
+		root := models[v.Name]
+		if root == nil {
+			continue
+		}
+		type entry struct {
+			d      diag.Diagnostic
+			bounds []*schema.Node
+		}
+		var order []string
+		byMarker := map[string]*entry{}
+		root.Walk(func(n *schema.Node) {
+			if len(n.Emitted) == 0 {
+				return
+			}
+			for _, em := range n.Emitted {
+				var mine []Bound
+				for _, b := range RuleBounds(n, em) {
+					if slices.ContainsFunc(needed, func(nb versionBound) bool { return nb.version == i && nb.Node == b.Node }) {
+						mine = append(mine, b)
+					}
+				}
+				if len(mine) == 0 {
+					continue
+				}
+				for _, o := range em.Origins {
+					key := o.Pos.String() + o.Marker()
+					e := byMarker[key]
+					if e == nil {
+						e = &entry{d: diag.Diagnostic{
+							Pos:      o.Pos,
+							Severity: sev,
+							Subject:  fmt.Sprintf("%s (CRD %s %s: %s)", o.Marker(), crd.Name, v.Name, n.Path()),
+							Message:  "the CEL rules for this marker put the CRD over the API server's CEL cost budget: what they iterate or compare has no bound",
+						}}
+						byMarker[key] = e
+						order = append(order, key)
+					}
+					for _, b := range mine {
+						if !slices.Contains(e.bounds, b.Node) {
+							e.bounds = append(e.bounds, b.Node)
+							adds := strings.TrimPrefix(e.d.Fix, "add ")
+							adds, _, _ = strings.Cut(adds, "; or ")
+							if adds != "" {
+								adds += ", "
+							}
+							e.d.Fix = "add " + adds + b.Marker() + " on " + b.Node.Path() + "; or generate with crd:immutability=extensions and enforce with the immutable-gen runtime"
+						}
+					}
+				}
+			}
+		})
+		for _, k := range order {
+			out = append(out, byMarker[k].d)
+		}
 	}
 	return out
 }
@@ -107,7 +179,7 @@ var versionPath = regexp.MustCompile(`^spec\.(?:versions\[(\d+)\]\.schema|valida
 // responsible for the schema node it names, when there is one: the markers
 // an emitted rule enforces, else the nearest marker at or above the node.
 func translate(crd *apiextensions.CustomResourceDefinition, e *field.Error, models map[string]*schema.Node, sev diag.Severity) diag.Diagnostic {
-	d := diag.Diagnostic{Severity: diag.Warning, Subject: "CRD " + crd.Name, Message: "the API server would refuse this CRD: " + e.Error()}
+	d := diag.Diagnostic{Severity: diag.Warning, Subject: "CRD " + crd.Name, Message: "the API server would refuse this CRD: " + describe(e, e.Field)}
 	m := versionPath.FindStringSubmatch(e.Field)
 	if m == nil {
 		return d
@@ -126,6 +198,7 @@ func translate(crd *apiextensions.CustomResourceDefinition, e *field.Error, mode
 	}
 	node, rest := root.Follow(m[2])
 	d.Subject = fmt.Sprintf("CRD %s %s: %s", crd.Name, version, node.Path())
+	d.Message = "the API server would refuse this CRD: " + describe(e, strings.TrimPrefix(rest, "."))
 	isCost := strings.Contains(e.Detail, "cost")
 	if isCost {
 		d.Fix = boundsFix(node)
@@ -161,6 +234,44 @@ func translate(crd *apiextensions.CustomResourceDefinition, e *field.Error, mode
 	return d
 }
 
+// describe renders an API server error on one line: where (the path
+// within the schema node, or the CRD field), what kind of problem, the
+// value only when it is a short scalar (never a dumped Go struct), and the
+// detail with CEL's source excerpts left out.
+func describe(e *field.Error, where string) string {
+	var b strings.Builder
+	if where != "" {
+		b.WriteString(where + ": ")
+	}
+	b.WriteString(e.Type.String())
+	if v, ok := shortValue(e.BadValue); ok && e.Type != field.ErrorTypeRequired && e.Type != field.ErrorTypeForbidden {
+		b.WriteString(" " + v)
+	}
+	var lines []string
+	for _, l := range strings.Split(e.Detail, "\n") {
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "|") {
+			lines = append(lines, t)
+		}
+	}
+	if len(lines) > 0 {
+		b.WriteString(": " + strings.Join(lines, "; "))
+	}
+	return b.String()
+}
+
+// shortValue renders v when it is a scalar short enough to read.
+func shortValue(v any) (string, bool) {
+	switch v := v.(type) {
+	case string:
+		if len(v) <= 64 && !strings.ContainsAny(v, "\n") {
+			return fmt.Sprintf("%q", v), true
+		}
+	case bool, int, int32, int64, uint64, float64:
+		return fmt.Sprint(v), true
+	}
+	return "", false
+}
+
 var ruleIndex = regexp.MustCompile(`^\.x-kubernetes-validations\[(\d+)\]`)
 
 // Bound is a missing bound that makes CEL cost estimable: Keyword
@@ -177,23 +288,7 @@ type Bound struct {
 // multiplies their cost), and maxLength on the unbounded strings, lists and
 // maps they compare. Each bound is named once, nearest the rules first.
 func MissingBounds(node *schema.Node, hasRules func(*schema.Node) bool) []Bound {
-	var out []Bound
-	seen := map[*schema.Node]bool{}
-	add := func(n *schema.Node) {
-		if seen[n] {
-			return
-		}
-		seen[n] = true
-		has := func(k string) bool { _, ok := n.Raw[k]; return ok }
-		switch {
-		case n.IsList() && !has("maxItems"):
-			out = append(out, Bound{n, "maxItems"})
-		case n.IsMap() && !has("maxProperties"):
-			out = append(out, Bound{n, "maxProperties"})
-		case n.Type() == "string" && !has("maxLength") && !has("enum") && !has("format"):
-			out = append(out, Bound{n, "maxLength"})
-		}
-	}
+	var c boundCollector
 	targets := []*schema.Node{node}
 	if !hasRules(node) {
 		targets = nil
@@ -204,12 +299,58 @@ func MissingBounds(node *schema.Node, hasRules func(*schema.Node) bool) []Bound 
 		})
 	}
 	for _, t := range targets {
-		for a := t; a != nil; a = a.Parent {
-			add(a)
-		}
-		t.Walk(add)
+		c.around(t)
+		t.Walk(c.add)
 	}
-	return out
+	return c.out
+}
+
+// RuleBounds names the bounds that make the cost of one emitted rule at
+// node estimable: maxItems and maxProperties on the lists and maps around
+// node (each multiplies the rule's cost), and the bounds of what the rule
+// reads (none for a presence rule).
+func RuleBounds(node *schema.Node, rule schema.Emitted) []Bound {
+	var c boundCollector
+	c.around(node)
+	if rule.Reads != nil {
+		rule.Reads.Walk(c.add)
+	}
+	return c.out
+}
+
+// boundCollector collects missing bounds, each once.
+type boundCollector struct {
+	out  []Bound
+	seen map[*schema.Node]bool
+}
+
+// around adds the bounds of n's ancestors (n included) that multiply the
+// cost of rules at n.
+func (c *boundCollector) around(n *schema.Node) {
+	for a := n; a != nil; a = a.Parent {
+		if a.IsList() || a.IsMap() {
+			c.add(a)
+		}
+	}
+}
+
+func (c *boundCollector) add(n *schema.Node) {
+	if c.seen == nil {
+		c.seen = map[*schema.Node]bool{}
+	}
+	if c.seen[n] {
+		return
+	}
+	c.seen[n] = true
+	has := func(k string) bool { _, ok := n.Raw[k]; return ok }
+	switch {
+	case n.IsList() && !has("maxItems"):
+		c.out = append(c.out, Bound{n, "maxItems"})
+	case n.IsMap() && !has("maxProperties"):
+		c.out = append(c.out, Bound{n, "maxProperties"})
+	case n.Type() == "string" && !has("maxLength") && !has("enum") && !has("format"):
+		c.out = append(c.out, Bound{n, "maxLength"})
+	}
 }
 
 // markerFor is the kubebuilder marker that sets a bound's keyword.
@@ -229,8 +370,5 @@ func boundsFix(node *schema.Node) string {
 	if len(adds) == 0 {
 		return "simplify the schema, or generate with crd:immutability=extensions and enforce with the immutable-gen runtime"
 	}
-	if len(adds) > 6 {
-		adds = append(adds[:6], "…")
-	}
-	return "bound what the rules iterate and compare: " + strings.Join(adds, ", ") + "; or generate with crd:immutability=extensions and enforce with the immutable-gen runtime"
+	return "bound what the rules iterate and compare (these bounds, even at typical values, do not make the CRD fit alone; lower them or simplify): " + strings.Join(adds, ", ") + "; or generate with crd:immutability=extensions and enforce with the immutable-gen runtime"
 }

@@ -56,7 +56,8 @@ type PlacementFinding struct {
 }
 
 // Placement checks every marker in the model rooted at root against the
-// KEP's placement rules. subject names the schema (e.g. `widgets.example.com
+// KEP's placement rules, and warns about markers under an optional spec
+// (OptionalAncestors). subject names the schema (e.g. `widgets.example.com
 // v1`) in messages.
 func Placement(subject string, root *schema.Node) diag.List {
 	var out diag.List
@@ -69,7 +70,7 @@ func Placement(subject string, root *schema.Node) diag.List {
 			Fix:      f.Fix,
 		})
 	}
-	return out
+	return append(out, OptionalAncestors(subject, root)...)
 }
 
 // PlacementFindings checks every marker in the model rooted at root against

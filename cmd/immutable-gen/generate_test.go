@@ -30,6 +30,7 @@ func TestGenerateGolden(t *testing.T) {
 		{"celshapes-extensions", "celshapes", "crd:immutability=extensions"},
 		{"celshapes-kube1.32", "celshapes", "crd:kubeVersion=1.32"},
 		{"celrefused", "celrefused", "crd:immutability=cel,kubeVersion=1.32"},
+		{"apirefused", "apirefused", "crd"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -97,6 +97,9 @@ func runLint(args []string, stdout, stderr io.Writer) int {
 	} else {
 		io.WriteString(stdout, res.Text())
 	}
+	if res.Partial > 0 && !*verbose {
+		fmt.Fprintf(stderr, "immutable-gen lint: skipped %d partial CustomResourceDefinition(s) (kustomize patches, not whole CRDs); -v lists them\n", res.Partial)
+	}
 	if *verbose {
 		for _, s := range res.Skipped {
 			fmt.Fprintf(stderr, "immutable-gen lint: skipped %s\n", s)

@@ -21,13 +21,16 @@ func TestLintGolden(t *testing.T) {
 		exit int
 	}{
 		{"defects", []string{td("defects")}, 1},
-		{"wellknown", []string{td("wellknown")}, 0},
+		{"wellknown", []string{td("wellknown")}, 1}, // EC2NodeClass: IG013, a true hole (optional spec)
 		{"misc-verbose", []string{"-v", td("misc")}, 1},
 		{"unusable", []string{td("unusable"), td("defects/IG010-optional.yaml"), td("unusable/missing.yaml")}, 2},
 		{"generated", []string{filepath.Join(root, "testdata/golden/crd"), filepath.Join(root, "examples/config/crd")}, 1},
 		{"fail-on-error", []string{"--fail-on=error", td("defects/IG010-optional.yaml")}, 0},
 		{"fail-on-info", []string{td("defects/IG011-once-set.yaml"), "--fail-on", "info"}, 1},
 		{"info-only", []string{td("defects/IG011-once-set.yaml")}, 0},
+		{"described-only", []string{td("defects/IG014-described.yaml")}, 0},
+		{"kustomize", []string{td("kustomize")}, 0},
+		{"kustomize-verbose", []string{"-v", td("kustomize")}, 0},
 		{"bad-format", []string{"--format=xml", td("defects")}, 2},
 		{"bad-fail-on", []string{"--fail-on=never", td("defects")}, 2},
 		{"no-files", nil, 2},

@@ -140,6 +140,7 @@ type CacheCluster struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// +required
 	Spec   CacheClusterSpec   `json:"spec,omitempty"`
 	Status CacheClusterStatus `json:"status,omitempty"`
 }

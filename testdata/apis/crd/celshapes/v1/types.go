@@ -1,6 +1,9 @@
 package v1
 
-import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
 
 // Name is a bounded name.
 // +kubebuilder:validation:MaxLength=16
@@ -101,6 +104,19 @@ type ShapesSpec struct {
 	// +immutable
 	// +optional
 	Whole *Frozen `json:"whole,omitempty"`
+
+	// Free-form content: == sees every change in it.
+	// +immutable
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +optional
+	Raw *runtime.RawExtension `json:"raw,omitempty"`
+
+	// An embedded resource, metadata included.
+	// +immutable
+	// +kubebuilder:validation:EmbeddedResource
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +optional
+	Embedded *runtime.RawExtension `json:"embedded,omitempty"`
 }
 
 // +kubebuilder:object:root=true

@@ -1,0 +1,199 @@
+package lintcorpus
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/immutable-gen/immutable-gen/lint"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/PROJECT.txt")
+
+// project is one release of a project whose CRDs are linted: the module
+// that holds them, at a pinned version, and the directories of CRDs in it,
+// as a user would pass them to `immutable-gen lint`.
+type project struct {
+	name, module, version string
+	dirs                  []string
+}
+
+var corpus = []project{
+	{"gateway-api", "sigs.k8s.io/gateway-api", "v1.3.0", []string{"config/crd"}},
+	// config/crd with its kustomize patches (webhook_in_*.yaml).
+	{"cluster-api", "sigs.k8s.io/cluster-api", "v1.10.4", []string{"config/crd"}},
+	// config/crd with webhook_in_* and cainjection_in_* patches, one of them
+	// still apiextensions.k8s.io/v1beta1.
+	{"cluster-api-provider-aws", "sigs.k8s.io/cluster-api-provider-aws/v2", "v2.8.4", []string{"config/crd"}},
+	// The Helm chart's CRDs: templates in comments and in label values.
+	{"cert-manager", "github.com/cert-manager/cert-manager", "v1.18.2", []string{"deploy/crds"}},
+	{"karpenter", "sigs.k8s.io/karpenter", "v1.6.0", []string{"pkg/apis/crds"}},
+	{"karpenter-provider-aws", "github.com/aws/karpenter-provider-aws", "v1.3.3", []string{"pkg/apis/crds"}},
+	{"crossplane", "github.com/crossplane/crossplane", "v1.20.0", []string{"cluster/crds"}},
+	{"external-snapshotter", "github.com/kubernetes-csi/external-snapshotter/client/v8", "v8.2.0", []string{"config/crd"}},
+	{"keda", "github.com/kedacore/keda/v2", "v2.17.2", []string{"config/crd"}},
+	{"kyverno", "github.com/kyverno/kyverno", "v1.13.4", []string{"config/crds"}},
+	{"argo-cd", "github.com/argoproj/argo-cd/v2", "v2.14.9", []string{"manifests/crds"}},
+	{"prometheus-operator", "github.com/prometheus-operator/prometheus-operator", "v0.83.0", []string{"example/prometheus-operator-crd"}},
+	// config/crd with webhook_in_* and cainjection_in_* patches.
+	{"cloudnative-pg", "github.com/cloudnative-pg/cloudnative-pg", "v1.26.0", []string{"config/crd"}},
+}
+
+// downloadAll downloads every project of the corpus, in parallel, and
+// returns their directories in corpus order.
+func downloadAll(t testing.TB) []string {
+	t.Helper()
+	dirs := make([]string, len(corpus))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var errs []string
+	for i, p := range corpus {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command("go", "mod", "download", "-json", p.module+"@"+p.version)
+			out, err := cmd.Output()
+			var info struct{ Dir, Error string }
+			if jerr := json.Unmarshal(out, &info); jerr != nil || info.Dir == "" {
+				mu.Lock()
+				errs = append(errs, fmt.Sprintf("go mod download %s@%s: %v %s", p.module, p.version, err, info.Error))
+				mu.Unlock()
+				return
+			}
+			dirs[i] = info.Dir
+		}()
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		t.Fatal(strings.Join(errs, "\n"))
+	}
+	return dirs
+}
+
+// paths returns the CRD directories of project p, downloaded to dir.
+func paths(p project, dir string) []string {
+	var out []string
+	for _, d := range p.dirs {
+		out = append(out, filepath.Join(dir, d))
+	}
+	return out
+}
+
+// report renders a project's lint result with paths relative to the
+// module, for the golden file: the findings, then the skipped documents,
+// then counts per ID and severity.
+func report(p project, dir string, res lint.Result) string {
+	var b strings.Builder
+	rel := func(s string) string { return strings.ReplaceAll(s, dir+string(filepath.Separator), "") }
+	fmt.Fprintf(&b, "# %s %s@%s: immutable-gen lint %s\n", p.name, p.module, p.version, strings.Join(p.dirs, " "))
+	ids := map[string]int{}
+	for _, f := range res.Findings {
+		f.File = rel(f.File)
+		b.WriteString(f.String())
+		b.WriteByte('\n')
+		ids[f.ID]++
+	}
+	for _, s := range res.Skipped {
+		fmt.Fprintf(&b, "skipped %s\n", rel(s))
+	}
+	fmt.Fprintf(&b, "# %d CRDs: %d error(s), %d warning(s), %d info; %d partial CRD(s) skipped", res.CRDs, res.Count(lint.Error), res.Count(lint.Warning)-res.Count(lint.Error), res.Count(lint.Info)-res.Count(lint.Warning), res.Partial)
+	for _, c := range lint.Catalog() {
+		if ids[c.ID] > 0 {
+			fmt.Fprintf(&b, "; %s %d", c.ID, ids[c.ID])
+		}
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// TestCorpus lints every project's CRDs and compares the findings with
+// testdata/PROJECT.txt. Every input must be usable (exit status 0 or 1,
+// never 2), and partial CRDs (kustomize patches) must be skipped.
+func TestCorpus(t *testing.T) {
+	dirs := downloadAll(t)
+	total := 0
+	for i, p := range corpus {
+		t.Run(p.name, func(t *testing.T) {
+			res, err := lint.Files(paths(p, dirs[i]))
+			if err != nil {
+				t.Fatalf("unusable input: %v", err)
+			}
+			total += res.CRDs
+			t.Logf("%d CRDs, %d findings, %d partial CRDs skipped", res.CRDs, len(res.Findings), res.Partial)
+			got := report(p, dirs[i], res)
+			golden := filepath.Join("testdata", p.name+".txt")
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (go test -update writes it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("findings differ from %s (go test -update rewrites it; read the diff):\n%s", golden, diff(string(want), got))
+			}
+		})
+	}
+	t.Logf("corpus: %d projects, %d CRDs", len(corpus), total)
+}
+
+// diff lists the lines only in want (-) and only in got (+).
+func diff(want, got string) string {
+	in := func(s string) map[string]bool {
+		m := map[string]bool{}
+		for _, l := range strings.Split(s, "\n") {
+			m[l] = true
+		}
+		return m
+	}
+	w, g := in(want), in(got)
+	var b strings.Builder
+	for _, l := range strings.Split(want, "\n") {
+		if !g[l] {
+			b.WriteString("- " + l + "\n")
+		}
+	}
+	for _, l := range strings.Split(got, "\n") {
+		if !w[l] {
+			b.WriteString("+ " + l + "\n")
+		}
+	}
+	return b.String()
+}
+
+// BenchmarkCorpus lints the whole corpus in one Files call, as
+// `immutable-gen lint DIR...` does.
+//
+//	cd e2e/lintcorpus && go test -run '^$' -bench Corpus -benchtime 5x
+func BenchmarkCorpus(b *testing.B) {
+	dirs := downloadAll(b)
+	var all []string
+	for i, p := range corpus {
+		all = append(all, paths(p, dirs[i])...)
+	}
+	// As the CLI does: collect garbage less often (cmd/immutable-gen/lint.go).
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	crds := 0
+	cpu0 := cpuTime()
+	for b.Loop() {
+		res, err := lint.Files(all)
+		if err != nil {
+			b.Fatal(err)
+		}
+		crds = res.CRDs
+	}
+	// CPU time, all threads: on a shared machine it varies less than the
+	// wall time.
+	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric(float64(crds), "CRDs")
+}

@@ -1,0 +1,95 @@
+package webhook_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/immutable-gen/immutable-gen/runtime"
+	"github.com/immutable-gen/immutable-gen/runtime/enforce"
+)
+
+// referenceVerdict is the webhook's answer as it was before the Handler
+// decoded only what the check reads: both objects decoded in full with
+// utiljson.Unmarshal, then checked. It returns the code (200 allowed, 400
+// unreadable, 422 denied) and the denial's "field: message" lines.
+func referenceVerdict(c *runtime.Checker, obj, old []byte) (int32, string) {
+	decode := func(raw []byte) map[string]interface{} {
+		if len(raw) == 0 {
+			return nil
+		}
+		var m map[string]interface{}
+		if utiljson.Unmarshal(raw, &m) != nil {
+			return nil
+		}
+		return m
+	}
+	o, ol := decode(obj), decode(old)
+	if o == nil || ol == nil {
+		return http.StatusBadRequest, ""
+	}
+	errs := c.ValidateUpdate(o, ol)
+	if len(errs) == 0 {
+		return http.StatusOK, ""
+	}
+	var lines []string
+	for _, e := range errs {
+		lines = append(lines, e.Error())
+	}
+	return http.StatusUnprocessableEntity, strings.Join(lines, "\n")
+}
+
+// FuzzHandle: any two byte strings as the new and the old object of a
+// Gadget update. Handle never panics, answers 200, 400 or 422, and gives
+// the verdict (and the causes) of the full decode. The input is the new
+// object, a NUL byte, and the old object (the old object is a fixed
+// Gadget without the NUL). Seeds are in testdata/fuzz/FuzzHandle.
+func FuzzHandle(f *testing.F) {
+	b, err := os.ReadFile(filepath.Join("testdata", "gadgets-crd.yaml"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	rs, err := enforce.FromCRD(b)
+	if err != nil {
+		f.Fatal(err)
+	}
+	checker := rs[0].Checker
+	h := gadgetHandler(f)
+	base := gadget(`"class":"gold"`, `"labels":{"team":"a"}`, `"tags":["a","b"]`, ports(2, func(int) int { return 80 }))
+	f.Add(base)
+	f.Add(append(append(gadget(`"class":"silver"`, `"template":{"x":[1,2.5,-0e3,"\u00e9"]}`), 0), base...))
+	f.Add(append(append(gadget(`"labels":{"team":"a","\u0074ier":"b"}`, `"ports":[{"name":"p0","port":81},{"name":"p0"}]`), 0), base...))
+	f.Add([]byte(`{"spec":{"class":1e400}}`))
+	f.Add([]byte(`[` + "\x00" + `null`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		obj, old, found := bytes.Cut(data, []byte{0})
+		if !found {
+			old = base
+		}
+		resp := h.Handle(context.Background(), gadgetRequest(admissionv1.Update, "gadgets", obj, old))
+		code := int32(http.StatusOK)
+		if resp.Result != nil && resp.Result.Code != 0 {
+			code = resp.Result.Code
+		}
+		wantCode, wantCauses := referenceVerdict(checker, obj, old)
+		if code != wantCode || resp.Allowed != (wantCode == http.StatusOK) {
+			t.Fatalf("allowed %v, code %d; the full decode gives %d\nobj: %.300q\nold: %.300q", resp.Allowed, code, wantCode, obj, old)
+		}
+		if code == http.StatusUnprocessableEntity {
+			var lines []string
+			for _, c := range resp.Result.Details.Causes {
+				lines = append(lines, c.Field+": "+c.Message)
+			}
+			if got := strings.Join(lines, "\n"); got != wantCauses {
+				t.Fatalf("causes:\n%s\nthe full decode's:\n%s", got, wantCauses)
+			}
+		}
+	})
+}

@@ -1,0 +1,252 @@
+package schema_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/immutable-gen/immutable-gen/markers"
+	"github.com/immutable-gen/immutable-gen/schema"
+)
+
+// parseMarked reads a schema in JSON where `"@immutable": true` and
+// `"@keys": true` stand for the carriers of +immutable and
+// +immutable=keys, each at its own line.
+func parseMarked(t testing.TB, src string) map[string]any {
+	t.Helper()
+	var raw map[string]any
+	if err := json.Unmarshal([]byte(src), &raw); err != nil {
+		t.Fatal(err)
+	}
+	g := &gen{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for _, k := range sortedAny(v) {
+				walk(v[k])
+			}
+			if _, ok := v["@immutable"]; ok {
+				delete(v, "@immutable")
+				g.mark(v, false)
+			}
+			if _, ok := v["@keys"]; ok {
+				delete(v, "@keys")
+				g.mark(v, true)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	walk(raw)
+	return raw
+}
+
+func sortedAny(m map[string]any) []string {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// TestEmitCELAccountsForEveryMarker: every marker gets a rule, needs none,
+// or is refused at its own position; needs are those of the rule itself.
+func TestEmitCELAccountsForEveryMarker(t *testing.T) {
+	listMap := `{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["k"],"items":{"type":"object","required":["k"],"properties":{"k":{"type":"string"}}}}`
+	cases := []struct {
+		name    string
+		schema  string
+		refused []int // lines of the refused markers
+		rules   int   // rules emitted
+		kube    string
+	}{{
+		name: "required struct with an unaddressable property holding a list map",
+		schema: `{"type":"object","properties":{"spec":{"type":"object","required":["s"],"properties":{
+			"s":{"@immutable":true,"type":"object","properties":{"a:b":` + listMap + `}}}}}}`,
+		refused: []int{1},
+	}, {
+		name: "refused immutable struct still lowers the markers inside it",
+		schema: `{"type":"object","properties":{"spec":{"type":"object","properties":{
+			"s":{"@immutable":true,"type":"object","properties":{"a:b":` + listMap + `,"n":{"@immutable":true,"type":"string"}}}}}}}`,
+		refused: []int{2},
+		rules:   2, // presence and equality of n
+		kube:    "1.30",
+	}, {
+		name: "a refused atomic list rule leaves no two-variable need behind",
+		schema: `{"type":"object","properties":{"spec":{"type":"object","properties":{
+			"l":{"type":"array","items":{"type":"object","properties":{
+				"p":{"type":"array","items":{"@immutable":true,"type":"string"}},
+				"q:r":{"@immutable":true,"type":"string"}}}},
+			"z":{"@immutable":true,"type":"string"}}}}}`,
+		refused: []int{1, 2},
+		rules:   2,
+		kube:    "1.30",
+	}, {
+		name: "list map key fields under =keys need no rule",
+		schema: `{"type":"object","properties":{"spec":{"type":"object","properties":{
+			"m":{"@keys":true,"type":"array","maxItems":4,"x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["k"],"items":{"type":"object","required":["k"],"properties":{"k":{"@immutable":true,"type":"string","maxLength":8}}}}}}}}`,
+		rules: 2, // presence and key set of m
+		kube:  "1.30",
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root, err := schema.Build(parseMarked(t, tc.schema))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := schema.EmitCEL(root)
+			checkAccounted(t, root, res)
+			var refused []int
+			for _, x := range res.Inexpressible {
+				refused = append(refused, x.Origin.Pos.Line)
+			}
+			if fmt.Sprint(refused) != fmt.Sprint(orEmpty(tc.refused)) {
+				t.Errorf("refused markers at lines %v, want %v: %+v", refused, tc.refused, res.Inexpressible)
+			}
+			rules := 0
+			root.Walk(func(n *schema.Node) { rules += len(n.Emitted) })
+			if rules != tc.rules {
+				t.Errorf("%d rules, want %d", rules, tc.rules)
+			}
+			if tc.kube != "" && res.MinKubeVersion() != tc.kube {
+				t.Errorf("MinKubeVersion %s, want %s", res.MinKubeVersion(), tc.kube)
+			}
+		})
+	}
+}
+
+func orEmpty(l []int) []int {
+	if l == nil {
+		return []int{}
+	}
+	return l
+}
+
+var twoVarRule = regexp.MustCompile(`\.all\([a-z]+[0-9]+, [a-z]+[0-9]+,`)
+
+// checkAccounted checks, independently of the lowering, that every marker
+// that constrains anything is enforced by an emitted rule (its own or an
+// immutable ancestor's), needs none (a list map key field), or is refused
+// at its own position; that no marker is reported as missed by the
+// lowering; and that each rule's and the result's two-variable need
+// matches the rule text.
+func checkAccounted(t testing.TB, root *schema.Node, res schema.CELResult) {
+	t.Helper()
+	type key struct {
+		pos  string
+		keys bool
+	}
+	kOf := func(o markers.Origin) key { return key{o.Pos.String(), o.Keys} }
+	enforced, refused := map[key]bool{}, map[key]bool{}
+	anyTwoVar := false
+	root.Walk(func(n *schema.Node) {
+		rules, _ := n.Raw["x-kubernetes-validations"].([]any)
+		for _, e := range n.Emitted {
+			for _, o := range e.Origins {
+				enforced[kOf(o)] = true
+			}
+			text := rules[e.Index].(map[string]any)["rule"].(string)
+			if twoVarRule.MatchString(text) != e.TwoVariableComprehension {
+				t.Errorf("%s: rule %q: TwoVariableComprehension=%v", n.Path(), text, e.TwoVariableComprehension)
+			}
+			anyTwoVar = anyTwoVar || e.TwoVariableComprehension
+		}
+	})
+	if anyTwoVar != res.TwoVariableComprehensions {
+		t.Errorf("result TwoVariableComprehensions=%v, rules %v", res.TwoVariableComprehensions, anyTwoVar)
+	}
+	for _, x := range res.Inexpressible {
+		if strings.Contains(x.Reason, "a bug in immutable-gen") {
+			t.Errorf("%s: the lowering missed a marker", x.Node.Path())
+		}
+		if refused[kOf(x.Origin)] {
+			t.Errorf("%s: marker refused twice", x.Node.Path())
+		}
+		refused[kOf(x.Origin)] = true
+		if !containsOrigin(x.Node.Origins, x.Origin) {
+			t.Errorf("%s: refusal not at a marker of its node", x.Node.Path())
+		}
+	}
+	// covered: an immutable ancestor's equality rule enforces n.
+	var visit func(n *schema.Node, covered bool)
+	visit = func(n *schema.Node, covered bool) {
+		for _, o := range n.Origins {
+			k := kOf(o)
+			switch {
+			case n.Parent == nil:
+			case o.Keys && !(n.IsMap() || (n.IsList() && n.ListType() == "map")):
+			case refused[k]:
+				if enforced[k] {
+					t.Errorf("%s: marker both enforced and refused", n.Path())
+				}
+			case enforced[k]:
+			case covered:
+			case isKeyField(n):
+			default:
+				t.Errorf("%s: marker %s at line %d has no rule and no error", n.Path(), o.Marker(), o.Pos.Line)
+			}
+		}
+		if n.IsList() && n.ListType() == "set" {
+			return
+		}
+		for _, o := range n.Origins {
+			covered = covered || (!o.Keys && enforced[kOf(o)])
+		}
+		for _, c := range n.Children() {
+			visit(c, covered)
+		}
+	}
+	visit(root, false)
+}
+
+func containsOrigin(list []markers.Origin, o markers.Origin) bool {
+	for _, x := range list {
+		if x.Pos == o.Pos && x.Keys == o.Keys {
+			return true
+		}
+	}
+	return false
+}
+
+func isKeyField(n *schema.Node) bool {
+	if n.Edge != schema.Property || n.Parent.Edge != schema.Items {
+		return false
+	}
+	l := n.Parent.Parent
+	if l.ListType() != "map" {
+		return false
+	}
+	for _, k := range l.ListMapKeys() {
+		if k == n.Name {
+			return true
+		}
+	}
+	return false
+}
+
+// FuzzEmitCELAccountsForEveryMarker lowers random schemas, including names
+// CEL cannot address and sets of objects, and checks that every marker got
+// its rules or an error at its own position (checkAccounted).
+func FuzzEmitCELAccountsForEveryMarker(f *testing.F) {
+	for _, seed := range []uint64{0, 1, 2, 3, 42, 1000} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		g := &gen{r: rand.New(rand.NewPCG(seed, 11)), wild: true}
+		raw := g.root()
+		root, err := schema.Build(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := schema.EmitCEL(root)
+		checkAccounted(t, root, res)
+	})
+}

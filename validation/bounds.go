@@ -1,0 +1,158 @@
+package validation
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apivalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/immutable-gen/immutable-gen/schema"
+)
+
+// Typical bounds: the values cost diagnostics name. A CRD over the CEL
+// cost budget because of immutable-gen's rules fits once the bounds the
+// diagnostics name are added at these values (smaller values fit too).
+const (
+	TypicalMaxItems      = 64
+	TypicalMaxLength     = 253
+	TypicalMaxProperties = 64
+)
+
+// typical is the value named for each keyword.
+var typical = map[string]int{"maxItems": TypicalMaxItems, "maxLength": TypicalMaxLength, "maxProperties": TypicalMaxProperties}
+
+// versionBound is a Bound in one version of a CRD.
+type versionBound struct {
+	version int // index in spec.versions
+	Bound
+}
+
+// Marker is the kubebuilder marker that sets the bound at its typical
+// value, e.g. `+kubebuilder:validation:MaxItems=64`.
+func (b Bound) Marker() string {
+	return fmt.Sprintf("%s=%d", markerFor[b.Keyword], typical[b.Keyword])
+}
+
+// neededBounds finds the bounds that make the CRD fit the CEL cost
+// budget, among those RuleBounds names for the rules immutable-gen emitted, by asking the API server's CRD
+// validation: all of them at their typical values, then without each one
+// the CRD still fits without. fits is false when even all of them do not
+// make the CRD fit (then all are returned).
+func neededBounds(crd *apiextv1.CustomResourceDefinition, models map[string]*schema.Node) (needed []versionBound, fits bool) {
+	var candidates []versionBound
+	seen := map[*schema.Node]bool{}
+	for i, v := range crd.Spec.Versions {
+		root := models[v.Name]
+		if root == nil {
+			continue
+		}
+		root.Walk(func(n *schema.Node) {
+			for _, em := range n.Emitted {
+				for _, b := range RuleBounds(n, em) {
+					if !seen[b.Node] {
+						seen[b.Node] = true
+						candidates = append(candidates, versionBound{i, b})
+					}
+				}
+			}
+		})
+	}
+	if len(candidates) == 0 {
+		return nil, false
+	}
+	raw, err := json.Marshal(crd)
+	if err != nil {
+		return candidates, false
+	}
+	// Start from all candidates; drop each one that is not needed.
+	if !fitsBounds(raw, candidates) {
+		return candidates, false
+	}
+	kept := candidates
+	for i := 0; i < len(kept); {
+		trial := append(append([]versionBound{}, kept[:i]...), kept[i+1:]...)
+		if fitsBounds(raw, trial) {
+			kept = trial
+			continue
+		}
+		i++
+	}
+	return kept, true
+}
+
+// fitsBounds reports whether the CRD (as JSON) fits the cost budget with
+// bounds added.
+func fitsBounds(raw []byte, bounds []versionBound) bool {
+	var tree map[string]any
+	if json.Unmarshal(raw, &tree) != nil {
+		return false
+	}
+	for _, b := range bounds {
+		setBound(tree, b)
+	}
+	return costFits(tree)
+}
+
+// setBound writes b's keyword at its typical value into the CRD tree.
+func setBound(tree map[string]any, b versionBound) {
+	versions, _ := nestedMap(tree, "spec")["versions"].([]any)
+	if b.version >= len(versions) {
+		return
+	}
+	v, _ := versions[b.version].(map[string]any)
+	node := nestedMap(nestedMap(v, "schema"), "openAPIV3Schema")
+	var steps []*schema.Node
+	for n := b.Node; n.Parent != nil; n = n.Parent {
+		steps = append(steps, n)
+	}
+	for i := len(steps) - 1; i >= 0 && node != nil; i-- {
+		switch s := steps[i]; s.Edge {
+		case schema.Property:
+			node = nestedMap(nestedMap(node, "properties"), s.Name)
+		case schema.Items:
+			node = nestedMap(node, "items")
+		case schema.Values:
+			node = nestedMap(node, "additionalProperties")
+		}
+	}
+	if node != nil {
+		node[b.Keyword] = typical[b.Keyword]
+	}
+}
+
+func nestedMap(m map[string]any, key string) map[string]any {
+	if m == nil {
+		return nil
+	}
+	v, _ := m[key].(map[string]any)
+	return v
+}
+
+// costFits reports whether the API server's CRD validation finds no cost
+// problem in the CRD tree.
+func costFits(tree map[string]any) bool {
+	data, err := json.Marshal(tree)
+	if err != nil {
+		return false
+	}
+	var crd apiextv1.CustomResourceDefinition
+	if err := json.Unmarshal(data, &crd); err != nil {
+		return false
+	}
+	internal, err := Internal(&crd)
+	if err != nil {
+		return false
+	}
+	for _, e := range apivalidation.ValidateCustomResourceDefinition(context.Background(), internal) {
+		if isCostError(e) {
+			return false
+		}
+	}
+	return true
+}
+
+func isCostError(e *field.Error) bool { return strings.Contains(e.Detail, "cost") }

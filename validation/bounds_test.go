@@ -1,0 +1,209 @@
+package validation
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/immutable-gen/immutable-gen/diag"
+	"github.com/immutable-gen/immutable-gen/schema"
+)
+
+// TestCostDiagnosticsSuffice is the loop a user follows: generate, add
+// exactly the bounds the cost diagnostics name, regenerate — and the CRD
+// fits. The diagnostics must sit only at the markers whose rules need
+// bounds, and name no bound that is not needed.
+func TestCostDiagnosticsSuffice(t *testing.T) {
+	cases := []struct {
+		name   string
+		spec   string // properties of spec; "@immutable": N / "@keys": N mark at line N
+		blamed []int  // lines of the markers the diagnostics name
+	}{{
+		name: "a =keys list map among markers that fit unbounded",
+		spec: `{
+			"name":{"@immutable":1,"type":"string"},
+			"labels":{"@keys":2,"type":"object","additionalProperties":{"type":"string"}},
+			"ports":{"@keys":3,"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],"items":{"type":"object","required":["name"],"properties":{"name":{"@immutable":4,"type":"string"},"port":{"type":"integer"}}}},
+			"tags":{"@immutable":5,"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}},
+			"image":{"@immutable":6,"type":"object","properties":{"repository":{"type":"string"},"tag":{"type":"string"}}},
+			"ordered":{"@immutable":7,"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],"items":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}}}`,
+		blamed: []int{3},
+	}, {
+		name: "immutable map values",
+		spec: `{
+			"name":{"@immutable":1,"type":"string"},
+			"frozen":{"type":"object","additionalProperties":{"@immutable":2,"type":"string"}}}`,
+		blamed: []int{2},
+	}, {
+		name: "an immutable field of atomic list items and of list map items",
+		spec: `{
+			"args":{"type":"array","items":{"type":"object","properties":{"value":{"@immutable":1,"type":"string"},"note":{"type":"string"}}}},
+			"ports":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],"items":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"v":{"@immutable":2,"type":"string"}}}},
+			"name":{"@immutable":3,"type":"string"}}`,
+		blamed: []int{1, 2},
+	}, {
+		name: "a list map of list maps",
+		spec: `{
+			"routes":{"@immutable":1,"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],"items":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"rules":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],"items":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}}}}},
+			"raw":{"@immutable":2,"type":"object","x-kubernetes-preserve-unknown-fields":true}}`,
+		blamed: []int{1},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			src := `{"type":"object","properties":{"spec":{"type":"object","properties":` + tc.spec + `}}}`
+			diags := generateForCost(t, src)
+			var blamed []int
+			var fixes []string
+			for _, d := range diags {
+				if d.Severity != diag.Error {
+					continue
+				}
+				if !strings.Contains(d.Message, "cost budget") || strings.Contains(d.Fix, "…") {
+					t.Fatalf("not a cost diagnostic that names its bounds: %s", d)
+				}
+				blamed = append(blamed, d.Pos.Line)
+				fixes = append(fixes, d.Fix)
+			}
+			if fmt.Sprint(blamed) != fmt.Sprint(tc.blamed) {
+				t.Errorf("diagnostics at lines %v, want %v:\n%s", blamed, tc.blamed, diags)
+			}
+			// Add exactly what the messages name, and regenerate.
+			var tree map[string]any
+			if err := json.Unmarshal([]byte(src), &tree); err != nil {
+				t.Fatal(err)
+			}
+			added := map[string]bool{}
+			for _, f := range fixes {
+				for _, a := range namedBounds(t, f) {
+					added[a.path+" "+a.keyword] = true
+					setAt(t, tree, a.path, a.keyword, a.value)
+				}
+			}
+			data, _ := json.Marshal(tree)
+			if after := generateForCost(t, string(data)); len(after) > 0 {
+				t.Errorf("with the bounds the diagnostics named added (%v), the CRD still does not fit:\n%s", sortedSet(added), after)
+			}
+			// And none of them can be left out.
+			for name := range added {
+				if err := json.Unmarshal([]byte(src), &tree); err != nil {
+					t.Fatal(err)
+				}
+				for _, f := range fixes {
+					for _, a := range namedBounds(t, f) {
+						if a.path+" "+a.keyword != name {
+							setAt(t, tree, a.path, a.keyword, a.value)
+						}
+					}
+				}
+				data, _ := json.Marshal(tree)
+				if after := generateForCost(t, string(data)); len(after) == 0 {
+					t.Errorf("the diagnostics named %s, which is not needed", name)
+				}
+			}
+		})
+	}
+}
+
+type namedBound struct {
+	keyword, path string
+	value         int
+}
+
+var boundInFix = regexp.MustCompile(`\+kubebuilder:validation:(MaxItems|MaxLength|MaxProperties)=(\d+) on (\S+?)(?:,|;|$)`)
+
+func namedBounds(t *testing.T, fix string) []namedBound {
+	var out []namedBound
+	for _, m := range boundInFix.FindAllStringSubmatch(fix, -1) {
+		v, _ := strconv.Atoi(m[2])
+		out = append(out, namedBound{strings.ToLower(m[1][:1]) + m[1][1:], m[3], v})
+	}
+	if len(out) == 0 {
+		t.Fatalf("no bound named in %q", fix)
+	}
+	return out
+}
+
+// setAt sets keyword on the schema node at path (`spec.ports[*].name`).
+func setAt(t *testing.T, root map[string]any, path, keyword string, value int) {
+	node := root
+	for _, part := range strings.Split(strings.ReplaceAll(path, "[*]", ".[*]"), ".") {
+		switch {
+		case part == "[*]" && node["type"] == "array":
+			node = node["items"].(map[string]any)
+		case part == "[*]":
+			node = node["additionalProperties"].(map[string]any)
+		default:
+			node = node["properties"].(map[string]any)[part].(map[string]any)
+		}
+	}
+	node[keyword] = value
+}
+
+func sortedSet(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// generateForCost lowers the marked schema src to CEL in a CRD and returns
+// what the API server check reports.
+func generateForCost(t *testing.T, src string) diag.List {
+	t.Helper()
+	var raw map[string]any
+	if err := json.Unmarshal([]byte(src), &raw); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, c := range v {
+				if k != "@immutable" && k != "@keys" {
+					walk(c)
+				}
+			}
+			for _, k := range []string{"@immutable", "@keys"} {
+				if line, ok := v[k].(float64); ok {
+					delete(v, k)
+					mark(t, v, k == "@keys", int(line))
+				}
+			}
+		}
+	}
+	walk(raw)
+	model, err := schema.Build(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := schema.EmitCEL(model); len(res.Inexpressible) > 0 {
+		t.Fatalf("refused: %s", res.Inexpressible[0].Reason)
+	}
+	crd := map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "things.cost.example.com"},
+		"spec": map[string]any{
+			"group": "cost.example.com", "scope": "Namespaced",
+			"names":    map[string]any{"plural": "things", "singular": "thing", "kind": "Thing", "listKind": "ThingList"},
+			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true, "schema": map[string]any{"openAPIV3Schema": raw}}},
+		},
+		"status": map[string]any{"storedVersions": []any{"v1"}},
+	}
+	data, err := json.Marshal(crd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var typed apiextv1.CustomResourceDefinition
+	if err := json.Unmarshal(data, &typed); err != nil {
+		t.Fatal(err)
+	}
+	return APIServer(&typed, map[string]*schema.Node{"v1": model}, diag.Error)
+}
