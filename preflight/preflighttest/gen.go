@@ -186,6 +186,11 @@ func (g *Generator) value(s map[string]interface{}, depth int) interface{} {
 	switch typ, _ := s["type"].(string); typ {
 	case "object":
 		obj := map[string]interface{}{}
+		if s["x-kubernetes-embedded-resource"] == true {
+			// An embedded object needs its type and a valid name.
+			obj["apiVersion"], obj["kind"] = "v1", "Thing"
+			obj["metadata"] = map[string]interface{}{"name": g.word()}
+		}
 		if depth > 5 {
 			return obj
 		}
