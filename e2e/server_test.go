@@ -35,7 +35,7 @@ type server struct {
 // startServer starts an embedded etcd and an apiextensions-apiserver, both
 // listening on 127.0.0.1 only, and stops them when the test ends. Only one
 // may run at a time in a process: the server registers global state.
-func startServer(t *testing.T) *server {
+func startServer(t testing.TB) *server {
 	t.Helper()
 	fixCertFixturePathUnderTrimpath(t)
 
@@ -67,7 +67,7 @@ func startServer(t *testing.T) *server {
 
 // startEtcd starts an embedded single-member etcd on 127.0.0.1 (ports chosen
 // by the kernel) and returns its client URL.
-func startEtcd(t *testing.T) string {
+func startEtcd(t testing.TB) string {
 	t.Helper()
 	cfg := embed.NewConfig()
 	cfg.Dir = t.TempDir()
@@ -113,7 +113,7 @@ func startEtcd(t *testing.T) string {
 // start unless TEST_SRCDIR and TEST_WORKSPACE make it absolute again. When
 // this file's own name is not absolute, we were built with -trimpath, and
 // the module cache is where the server's sources are.
-func fixCertFixturePathUnderTrimpath(t *testing.T) {
+func fixCertFixturePathUnderTrimpath(t testing.TB) {
 	_, self, _, _ := runtime.Caller(0)
 	if filepath.IsAbs(self) || (os.Getenv("TEST_SRCDIR") != "" && os.Getenv("TEST_WORKSPACE") != "") {
 		return
@@ -133,7 +133,7 @@ func fixCertFixturePathUnderTrimpath(t *testing.T) {
 
 // installCRD creates the CRD in file (as generated, unchanged) and waits,
 // bounded, until it is Established and its resource answers a list.
-func (s *server) installCRD(t *testing.T, file string) (*apiextensionsv1.CustomResourceDefinition, schema.GroupVersionResource) {
+func (s *server) installCRD(t testing.TB, file string) (*apiextensionsv1.CustomResourceDefinition, schema.GroupVersionResource) {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {

@@ -1,52 +1,75 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	goruntime "runtime"
+	"runtime/debug"
 	"strings"
+	"sync"
 
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
-	"github.com/immutable-gen/immutable-gen/runtime"
+	"github.com/immutable-gen/immutable-gen/preflight"
 )
 
-const checkUpdateSynopsis = "usage: immutable-gen check-update --schema CRD_FILE [--version NAME] --old FILE --new FILE"
+const checkUpdateSynopsis = "usage: immutable-gen check-update --schema CRD_FILE_OR_DIR... [--old FILE_OR_DIR] --new FILE_OR_DIR [-o text|json] [--allow-unknown-kinds]"
 
 const checkUpdateUsage = checkUpdateSynopsis + `
 
-Checks the update of the object in --old to the object in --new against the
-x-kubernetes-immutable and x-kubernetes-immutable-keys extensions of a
-CustomResourceDefinition.
+Answers, with no cluster, whether the Kubernetes API server would accept the
+objects in --new, given the objects in --old as they are stored: the server's
+own validation of custom resources (k8s.io/apiextensions-apiserver), for the
+main resource: the OpenAPI schema with ratcheting, x-kubernetes-list-type
+uniqueness, every x-kubernetes-validations rule (transition rules included),
+metadata; after the server's pruning of unknown fields, defaulting, and reset
+of status when the status subresource is on. CRDs with the
+x-kubernetes-immutable extensions are also checked against them, as the
+ImmutableFields admission plugin or webhook would.
 
-  --schema FILE   CustomResourceDefinition manifest, YAML or JSON; it may hold
-                  several documents, the CRD is chosen by the objects' kind
-  --version NAME  version of the CRD whose schema applies; default: the
-                  version of the new object's apiVersion, else the storage
-                  version
-  --old FILE      the object before the update, YAML or JSON, one object
-  --new FILE      the object after the update, YAML or JSON, one object
+  --schema PATH   CustomResourceDefinition manifests (apiextensions.k8s.io/v1),
+                  a file or a directory; may be repeated
+  --old PATH      the objects as they are stored: a file of YAML or JSON
+                  documents, or a directory of them; omitted, every object of
+                  --new is checked as a create
+  --new PATH      the objects to apply, a file or a directory
+  -o FORMAT       text (default) or json
+  --allow-unknown-kinds
+                  objects whose kind no CRD defines are listed as not checked
+                  instead of making the input unusable
 
-Exit status: 0 allowed; 1 rejected, with one "path: message" line per
-violation on standard output; 2 unusable input, with a message on standard
-error.
+Objects are paired by the group of their apiVersion, kind, namespace and name
+(a namespaced object without one is in "default"). An object only in --new is
+a create, in both an update, only in --old a deletion (not checked). Each
+update and create is one line, "OPERATION OBJECT (SOURCES): VERDICT", then,
+indented, one "path: message" line per error, in the API server's wording,
+sorted, and the server's warnings (unknown fields it prunes).
+
+Exit status: 0 every change allowed; 1 some change rejected; 2 unusable input
+(with a message on standard error), or an object whose kind no CRD defines.
 `
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
 // runCheckUpdate implements "immutable-gen check-update" and returns the
 // exit status.
 func runCheckUpdate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check-update", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	schemaPath := fs.String("schema", "", "")
-	version := fs.String("version", "", "")
+	var schemas stringList
+	fs.Var(&schemas, "schema", "")
 	oldPath := fs.String("old", "", "")
 	newPath := fs.String("new", "", "")
+	format := fs.String("o", "text", "")
+	allowUnknown := fs.Bool("allow-unknown-kinds", false, "")
 	fail := func(format string, args ...interface{}) int {
 		fmt.Fprintf(stderr, "immutable-gen check-update: "+format+"\n", args...)
 		return 2
@@ -64,133 +87,252 @@ func runCheckUpdate(args []string, stdout, stderr io.Writer) int {
 		return fail("unexpected argument %q", fs.Arg(0))
 	}
 	var missing []string
-	for _, f := range []struct{ name, value string }{{"--schema", *schemaPath}, {"--old", *oldPath}, {"--new", *newPath}} {
-		if f.value == "" {
-			missing = append(missing, f.name)
-		}
+	if len(schemas) == 0 {
+		missing = append(missing, "--schema")
+	}
+	if *newPath == "" {
+		missing = append(missing, "--new")
 	}
 	if len(missing) > 0 {
 		fmt.Fprintln(stderr, checkUpdateSynopsis)
 		return fail("missing %s", strings.Join(missing, ", "))
 	}
-
-	oldObj, err := readObject(*oldPath)
-	if err != nil {
-		return fail("%v", err)
-	}
-	newObj, err := readObject(*newPath)
-	if err != nil {
-		return fail("%v", err)
-	}
-	manifest, err := os.ReadFile(*schemaPath)
-	if err != nil {
-		return fail("%v", err)
+	if *format != "text" && *format != "json" {
+		fmt.Fprintln(stderr, checkUpdateSynopsis)
+		return fail("-o %s: the format is text or json", *format)
 	}
 
-	opts, err := selectCRD(newObj, oldObj, *version)
+	// The validators allocate much and keep little: collect garbage less
+	// often, unless GOGC says otherwise, as lint does (BENCHMARKS.md).
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	}
+	checker, err := loadChecker(schemas)
 	if err != nil {
 		return fail("%v", err)
 	}
-	checker, err := runtime.CompileCRD(manifest, opts)
+	var oldObjs []preflight.Object
+	if *oldPath != "" {
+		if oldObjs, err = preflight.Load(*oldPath); err != nil {
+			return fail("%v", err)
+		}
+	}
+	newObjs, err := preflight.Load(*newPath)
 	if err != nil {
-		return fail("%s:%s", *schemaPath, indent(err.Error()))
+		return fail("%v", err)
+	}
+	changes, err := preflight.Pair(oldObjs, newObjs)
+	if err != nil {
+		return fail("%v", err)
 	}
 
-	errs := checker.ValidateUpdate(newObj, oldObj)
-	for _, e := range errs {
-		fmt.Fprintln(stdout, formatViolation(e))
+	results := checkAll(checker, changes)
+	report := checkReport{Changes: []changeReport{}}
+	var rejected, allowed, unknown, deleted int
+	for i, ch := range changes {
+		r := newChangeReport(ch)
+		res, err := results[i].res, results[i].err
+		var noCRD *preflight.NoCRDError
+		switch {
+		case errors.As(err, &noCRD):
+			r.Verdict, r.Reason = verdictNotChecked, err.Error()
+			unknown++
+		case err != nil:
+			return fail("%s: %v", r.sources(), err)
+		case res.Operation == preflight.Delete:
+			r.Verdict, r.Reason = verdictNotChecked, "deletions are not validated"
+			deleted++
+		case res.Allowed():
+			r.Verdict = verdictAllowed
+			allowed++
+		default:
+			r.Verdict = verdictRejected
+			rejected++
+		}
+		r.Errors = jsonErrors(res.Errors)
+		r.Warnings = res.Warnings
+		report.Changes = append(report.Changes, r)
 	}
-	if len(errs) > 0 {
-		fmt.Fprintf(stderr, "immutable-gen check-update: update rejected: %d violation(s)\n", len(errs))
+	report.Allowed = rejected == 0 && (unknown == 0 || *allowUnknown)
+
+	if *format == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(report); err != nil {
+			return fail("%v", err)
+		}
+	} else {
+		for _, r := range report.Changes {
+			r.writeText(stdout)
+		}
+	}
+	fmt.Fprintf(stderr, "immutable-gen check-update: %s\n", summary(rejected, allowed, deleted, unknown))
+	switch {
+	case rejected > 0:
 		return 1
+	case unknown > 0 && !*allowUnknown:
+		fmt.Fprintf(stderr, "immutable-gen check-update: %d object(s) of a kind no CustomResourceDefinition of --schema defines (--allow-unknown-kinds lists them without failing)\n", unknown)
+		return 2
 	}
 	return 0
 }
 
-// selectCRD derives the CRD selection from the objects: their kind and the
-// group of their apiVersion pick the CRD, the version of the new object's
-// apiVersion picks the version unless --version does.
-func selectCRD(newObj, oldObj map[string]interface{}, version string) (runtime.CRDOptions, error) {
-	ng, nv, nk := typeOf(newObj)
-	og, _, ok := typeOf(oldObj)
-	if nk != "" && ok != "" && (ng != og || nk != ok) {
-		return runtime.CRDOptions{}, fmt.Errorf("the old object is a %s, the new one a %s: an update keeps the group and kind", groupKind(og, ok), groupKind(ng, nk))
-	}
-	opts := runtime.CRDOptions{Group: ng, Kind: nk, Version: version}
-	if nk == "" {
-		opts.Group, opts.Kind = og, ok
-	}
-	if opts.Version == "" {
-		opts.Version = nv
-	}
-	return opts, nil
+type checkResult struct {
+	res preflight.Result
+	err error
 }
 
-// typeOf returns the group, version and kind an object declares.
-func typeOf(obj map[string]interface{}) (group, version, kind string) {
-	apiVersion, _ := obj["apiVersion"].(string)
-	kind, _ = obj["kind"].(string)
-	if i := strings.LastIndex(apiVersion, "/"); i >= 0 {
-		return apiVersion[:i], apiVersion[i+1:], kind
+// checkAll checks the changes on every CPU; a Checker is safe for
+// concurrent use. Results are in the order of changes.
+func checkAll(checker *preflight.Checker, changes []preflight.Change) []checkResult {
+	results := make([]checkResult, len(changes))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := min(goruntime.GOMAXPROCS(0), len(changes)); w > 0; w-- {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i].res, results[i].err = checker.Check(changes[i])
+			}
+		}()
 	}
-	return "", apiVersion, kind
+	for i := range changes {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return results
 }
 
-func groupKind(group, kind string) string {
-	if group == "" {
-		return kind
-	}
-	return kind + "." + group
-}
-
-// readObject reads the one object of a YAML or JSON file. Integers decode
-// as int64 and other numbers as float64, as in the API server.
-func readObject(path string) (map[string]interface{}, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	var objs []map[string]interface{}
-	for n := 1; ; n++ {
-		var raw json.RawMessage
-		err := dec.Decode(&raw)
-		if errors.Is(err, io.EOF) {
-			break
-		}
+// loadChecker reads the CRDs of every --schema path. Documents that are not
+// CustomResourceDefinitions are skipped, so a directory of manifests may be
+// given; no CRD at all is an error.
+func loadChecker(paths []string) (*preflight.Checker, error) {
+	var crds []preflight.CRD
+	for _, p := range paths {
+		objs, err := preflight.Load(p)
 		if err != nil {
-			return nil, fmt.Errorf("%s: document %d: %v", path, n, err)
+			return nil, err
 		}
-		if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
-			continue
+		for _, o := range objs {
+			k := preflight.KeyOf(o.Object)
+			if k.Kind != "CustomResourceDefinition" || !strings.HasPrefix(k.APIVersion, "apiextensions.k8s.io/") {
+				continue
+			}
+			raw, err := json.Marshal(o.Object)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", o.Source, err)
+			}
+			crds = append(crds, preflight.CRD{Source: o.Source, Raw: raw})
 		}
-		var obj map[string]interface{}
-		if err := utiljson.Unmarshal(raw, &obj); err != nil {
-			return nil, fmt.Errorf("%s: document %d is not an object: %v", path, n, err)
-		}
-		objs = append(objs, obj)
 	}
-	if len(objs) != 1 {
-		return nil, fmt.Errorf("%s: holds %d objects; check-update takes exactly one object per file", path, len(objs))
+	if len(crds) == 0 {
+		return nil, fmt.Errorf("%s: no CustomResourceDefinition", strings.Join(paths, ", "))
 	}
-	return objs[0], nil
+	return preflight.NewChecker(crds)
 }
 
-// formatViolation renders a violation as one "path: message" line: the
-// field.Error text, with "<root>" for the root of the object.
-func formatViolation(e *field.Error) string {
-	p := e.Field
-	if p == "" {
-		p = "<root>"
-	}
-	return p + ": " + e.ErrorBody()
+const (
+	verdictAllowed    = "allowed"
+	verdictRejected   = "rejected"
+	verdictNotChecked = "not checked"
+)
+
+// checkReport is the -o json output.
+type checkReport struct {
+	// Allowed is true when the exit status is 0.
+	Allowed bool           `json:"allowed"`
+	Changes []changeReport `json:"changes"`
 }
 
-// indent formats a message to follow "FILE:": on the same line if it is
-// one line, else indented below.
-func indent(s string) string {
-	if !strings.Contains(s, "\n") {
-		return " " + s
+type changeReport struct {
+	Operation  string `json:"operation"`
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
+	Old        string `json:"old,omitempty"` // source of the old object
+	New        string `json:"new,omitempty"` // source of the new object
+	// Verdict is "allowed", "rejected" or "not checked".
+	Verdict  string      `json:"verdict"`
+	Reason   string      `json:"reason,omitempty"` // why not checked
+	Errors   []jsonError `json:"errors,omitempty"`
+	Warnings []string    `json:"warnings,omitempty"`
+
+	key preflight.Key
+}
+
+// jsonError is a field.Error as the API server's status causes carry it.
+type jsonError struct {
+	Type    field.ErrorType `json:"type"`  // e.g. FieldValueInvalid
+	Field   string          `json:"field"` // e.g. spec.engine
+	Message string          `json:"message"`
+}
+
+func jsonErrors(errs field.ErrorList) []jsonError {
+	var out []jsonError
+	for _, e := range errs {
+		out = append(out, jsonError{Type: e.Type, Field: e.Field, Message: e.ErrorBody()})
 	}
-	return "\n  " + strings.ReplaceAll(s, "\n", "\n  ")
+	return out
+}
+
+func newChangeReport(ch preflight.Change) changeReport {
+	r := changeReport{key: ch.Key, APIVersion: ch.Key.APIVersion, Kind: ch.Key.Kind, Namespace: ch.Key.Namespace, Name: ch.Key.Name}
+	switch {
+	case ch.New == nil:
+		r.Operation = string(preflight.Delete)
+	case ch.Old == nil:
+		r.Operation = string(preflight.Create)
+	default:
+		r.Operation = string(preflight.Update)
+	}
+	if ch.Old != nil {
+		r.Old = ch.Old.Source
+	}
+	if ch.New != nil {
+		r.New = ch.New.Source
+	}
+	return r
+}
+
+func (r *changeReport) sources() string {
+	switch {
+	case r.Old == "":
+		return r.New
+	case r.New == "":
+		return r.Old
+	}
+	return r.Old + " -> " + r.New
+}
+
+func (r *changeReport) writeText(w io.Writer) {
+	line := fmt.Sprintf("%s %s (%s): %s", r.Operation, r.key, r.sources(), r.Verdict)
+	if r.Reason != "" {
+		line += ": " + r.Reason
+	}
+	fmt.Fprintln(w, line)
+	for _, e := range r.Errors {
+		p := e.Field
+		if p == "" {
+			p = "<root>"
+		}
+		fmt.Fprintf(w, "  %s: %s\n", p, e.Message)
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", warn)
+	}
+}
+
+func summary(rejected, allowed, deleted, unknown int) string {
+	parts := []string{fmt.Sprintf("%d rejected", rejected), fmt.Sprintf("%d allowed", allowed)}
+	if deleted > 0 {
+		parts = append(parts, fmt.Sprintf("%d deletion(s) not checked", deleted))
+	}
+	if unknown > 0 {
+		parts = append(parts, fmt.Sprintf("%d of an unknown kind not checked", unknown))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -20,26 +20,35 @@ func TestCheckUpdate(t *testing.T) {
 		args string
 		exit int
 	}{
+		// The immutability extensions (widgets-crd.yaml), through the runtime.
 		{"allowed", "--schema widgets-crd.yaml --old old.yaml --new new-allowed.yaml", 0},
 		{"unchanged", "--schema widgets-crd.yaml --old old.yaml --new old.yaml", 0},
 		{"rejected", "--schema widgets-crd.yaml --old old.yaml --new new-rejected.yaml", 1},
 		{"rejected-reverse", "--schema widgets-crd.yaml --old new-rejected.yaml --new old.yaml", 1},
 		{"json-objects", "--schema widgets-crd.yaml --old old.json --new new.json", 1},
 		{"version-from-apiversion", "--schema widgets-crd.yaml --old old-v1alpha1.yaml --new new-v1alpha1.yaml", 1},
-		{"version-flag", "--schema widgets-crd.yaml --version v1 --old old-v1alpha1.yaml --new new-v1alpha1.yaml", 1},
-		{"no-apiversion-uses-storage-version", "--schema widgets-crd.yaml --old partial-old.yaml --new partial-new.yaml", 1},
 		{"crd-chosen-by-kind", "--schema gadgets-and-widgets-crd.json --old gadget.yaml --new gadget-new.yaml", 1},
-		{"no-such-version", "--schema widgets-crd.yaml --version v3 --old old.yaml --new old.yaml", 2},
+		{"two-objects-are-creates", "--schema widgets-crd.yaml --new two-objects.yaml", 0},
+		{"kind-changed-is-delete-and-create", "--schema gadgets-and-widgets-crd.json --old old.yaml --new gadget.yaml", 0},
+		// The default CEL CRD of the example: the API server's whole verdict.
+		{"cel-engine-changed", "--schema ../../examples/config/crd/bases/cache.example.com_cacheclusters.yaml --old cel/old/prod.yaml --new cel/engine-changed.yaml", 1},
+		{"cel-directories", "--schema ../../examples/config/crd/bases --old cel/old --new cel/new", 1},
+		{"cel-directories-json", "--schema ../../examples/config/crd/bases --old cel/old --new cel/new -o json", 1},
+		{"cel-creates", "--schema ../../examples/config/crd/bases --new cel/old", 0},
+		{"cel-unknown-kind", "--schema ../../examples/config/crd/bases --old cel/old/prod.yaml --new old.yaml", 2},
+		{"cel-unknown-kind-allowed", "--schema ../../examples/config/crd/bases --old cel/old/prod.yaml --new old.yaml --allow-unknown-kinds", 0},
+		// Unusable input.
 		{"object-version-not-in-crd", "--schema widgets-crd.yaml --old old.yaml --new new-v2.yaml", 2},
-		{"kind-changed", "--schema gadgets-and-widgets-crd.json --old old.yaml --new gadget.yaml", 2},
 		{"no-crd-for-kind", "--schema widgets-crd.yaml --old gadget.yaml --new gadget-new.yaml", 2},
+		{"no-apiversion", "--schema widgets-crd.yaml --old partial-old.yaml --new partial-new.yaml", 2},
 		{"bad-extension", "--schema bad-extension-crd.yaml --old old.yaml --new old.yaml", 2},
 		{"bad-yaml", "--schema widgets-crd.yaml --old old.yaml --new bad.yaml", 2},
-		{"two-objects", "--schema widgets-crd.yaml --old old.yaml --new two-objects.yaml", 2},
+		{"duplicate-object", "--schema widgets-crd.yaml --old old.yaml --new duplicate.yaml", 2},
 		{"missing-file", "--schema widgets-crd.yaml --old old.yaml --new missing.yaml", 2},
 		{"schema-is-not-a-crd", "--schema old.yaml --old old.yaml --new old.yaml", 2},
 		{"missing-flags", "--schema widgets-crd.yaml", 2},
 		{"unknown-flag", "--schema widgets-crd.yaml --old old.yaml --new old.yaml --strict", 2},
+		{"bad-format", "--schema widgets-crd.yaml --new old.yaml -o yaml", 2},
 		{"help", "--help", 0},
 	}
 	for _, tc := range cases {

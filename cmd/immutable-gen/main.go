@@ -7,7 +7,7 @@
 // succeeded. Subcommands:
 //
 //	immutable-gen crd[:immutability=cel|extensions] paths=./... output:crd:dir=DIR
-//	immutable-gen check-update --schema CRD_FILE [--version NAME] --old FILE --new FILE
+//	immutable-gen check-update --schema CRD_FILE_OR_DIR [--old FILE_OR_DIR] --new FILE_OR_DIR [-o text|json]
 //	immutable-gen lint [--format=text|json] [--fail-on=error|warning|info] FILE_OR_DIR...
 package main
 

@@ -1,0 +1,196 @@
+package preflight
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured/unstructuredscheme"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/registry/rest"
+	"sigs.k8s.io/yaml"
+
+	"github.com/immutable-gen/immutable-gen/runtime"
+)
+
+// A Checker checks creates and updates of the custom resources its CRDs
+// define. It is read-only once built and safe for concurrent use.
+type Checker struct {
+	kinds map[schema.GroupKind]*crdKind
+}
+
+// crdKind is one CustomResourceDefinition, as a server serves it.
+type crdKind struct {
+	name       string // metadata.name
+	source     string // where the CRD was read
+	namespaced bool
+	conversion apiextensionsv1.ConversionStrategyType
+	versions   map[string]*crdVersion
+	names      []string // version names, sorted
+}
+
+// crdVersion is what the server builds per served version.
+type crdVersion struct {
+	gvk        schema.GroupVersionKind
+	namespaced bool
+	structural *structuralschema.Structural
+	strategy   strategy
+	// immutability is the runtime checker of the x-kubernetes-immutable
+	// extensions of this version, nil if the version has none.
+	immutability *runtime.Checker
+}
+
+// strategy is the part of the server's custom-resource strategy a check
+// uses (customresource.NewStrategy returns an unexported type).
+type strategy interface {
+	rest.RESTCreateStrategy
+	rest.RESTUpdateStrategy
+}
+
+// A CRD is one CustomResourceDefinition document, as read.
+type CRD struct {
+	// Source names where the CRD was read, e.g. "config/crd/x.yaml#2".
+	Source string
+	// Raw is the document as JSON, with every extension the typed
+	// apiextensions API would drop.
+	Raw []byte
+}
+
+// NewChecker builds a Checker from CustomResourceDefinitions
+// (apiextensions.k8s.io/v1). Each CRD is defaulted and validated as the API
+// server does on creation; one it would refuse is an error, and so are two
+// CRDs for one group and kind.
+func NewChecker(crds []CRD) (*Checker, error) {
+	c := &Checker{kinds: map[schema.GroupKind]*crdKind{}}
+	for _, d := range crds {
+		k, err := newCRDKind(d)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", d.Source, err)
+		}
+		gk := schema.GroupKind{Group: k.versions[k.names[0]].gvk.Group, Kind: k.versions[k.names[0]].gvk.Kind}
+		if prev, ok := c.kinds[gk]; ok {
+			return nil, fmt.Errorf("%s: CustomResourceDefinition %s defines %s, as %s at %s does", d.Source, k.name, gk, prev.name, prev.source)
+		}
+		c.kinds[gk] = k
+	}
+	return c, nil
+}
+
+func newCRDKind(d CRD) (*crdKind, error) {
+	var head struct {
+		APIVersion string `json:"apiVersion"`
+	}
+	if err := json.Unmarshal(d.Raw, &head); err != nil {
+		return nil, err
+	}
+	if head.APIVersion != "apiextensions.k8s.io/v1" {
+		return nil, fmt.Errorf("CustomResourceDefinition of apiVersion %q: only apiextensions.k8s.io/v1 is served (v1beta1 was removed in Kubernetes 1.22)", head.APIVersion)
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.Unmarshal(d.Raw, crd); err != nil {
+		return nil, err
+	}
+	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(crd)
+	internal := &apiextensions.CustomResourceDefinition{}
+	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(crd, internal, nil); err != nil {
+		return nil, err
+	}
+	if errs := apiextensionsvalidation.ValidateCustomResourceDefinition(context.Background(), internal); len(errs) > 0 {
+		msgs := make([]string, len(errs))
+		for i, e := range errs {
+			msgs[i] = e.Error()
+		}
+		sort.Strings(msgs)
+		return nil, fmt.Errorf("the API server would refuse CustomResourceDefinition %s:\n%s", crd.Name, strings.Join(msgs, "\n"))
+	}
+
+	k := &crdKind{
+		name:       crd.Name,
+		source:     d.Source,
+		namespaced: crd.Spec.Scope == apiextensionsv1.NamespaceScoped,
+		versions:   map[string]*crdVersion{},
+	}
+	if crd.Spec.Conversion != nil {
+		k.conversion = crd.Spec.Conversion.Strategy
+	}
+	hasExtensions := bytes.Contains(d.Raw, []byte(`"x-kubernetes-immutable`))
+	typer := unstructuredscheme.NewUnstructuredObjectTyper()
+	for _, v := range crd.Spec.Versions {
+		if !v.Served {
+			continue
+		}
+		gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}
+		// As the server's customresource_handler builds a version.
+		var props *apiextensions.JSONSchemaProps
+		if v.Schema != nil {
+			iv := &apiextensions.CustomResourceValidation{}
+			if err := apiextensionsv1.Convert_v1_CustomResourceValidation_To_apiextensions_CustomResourceValidation(v.Schema, iv, nil); err != nil {
+				return nil, fmt.Errorf("version %s: %w", v.Name, err)
+			}
+			props = iv.OpenAPIV3Schema
+		}
+		s, err := structuralschema.NewStructural(props)
+		if err != nil {
+			return nil, fmt.Errorf("version %s: %w", v.Name, err)
+		}
+		s = s.DeepCopy()
+		if err := structuraldefaulting.PruneDefaults(s); err != nil {
+			return nil, fmt.Errorf("version %s: %w", v.Name, err)
+		}
+		validator, _, err := apiservervalidation.NewSchemaValidator(props)
+		if err != nil {
+			return nil, fmt.Errorf("version %s: %w", v.Name, err)
+		}
+		var status *apiextensions.CustomResourceSubresourceStatus
+		var statusValidator apiservervalidation.SchemaValidator
+		var scale *apiextensions.CustomResourceSubresourceScale
+		if sub := v.Subresources; sub != nil {
+			if sub.Status != nil {
+				status = &apiextensions.CustomResourceSubresourceStatus{}
+				if props != nil && props.Properties != nil {
+					if ss, ok := props.Properties["status"]; ok {
+						if statusValidator, _, err = apiservervalidation.NewSchemaValidator(&ss); err != nil {
+							return nil, fmt.Errorf("version %s: %w", v.Name, err)
+						}
+					}
+				}
+			}
+			if sub.Scale != nil {
+				scale = &apiextensions.CustomResourceSubresourceScale{}
+				if err := apiextensionsv1.Convert_v1_CustomResourceSubresourceScale_To_apiextensions_CustomResourceSubresourceScale(sub.Scale, scale, nil); err != nil {
+					return nil, fmt.Errorf("version %s: %w", v.Name, err)
+				}
+			}
+		}
+		cv := &crdVersion{
+			gvk:        gvk,
+			namespaced: k.namespaced,
+			structural: s,
+			strategy:   customresource.NewStrategy(typer, k.namespaced, gvk, validator, statusValidator, s, status, scale, v.SelectableFields),
+		}
+		if hasExtensions {
+			checker, err := runtime.CompileCRD(d.Raw, runtime.CRDOptions{Version: v.Name})
+			if err != nil {
+				return nil, fmt.Errorf("version %s: %w", v.Name, err)
+			}
+			cv.immutability = checker
+		}
+		k.versions[v.Name] = cv
+		k.names = append(k.names, v.Name)
+	}
+	if len(k.names) == 0 {
+		return nil, fmt.Errorf("CustomResourceDefinition %s serves no version", crd.Name)
+	}
+	sort.Strings(k.names)
+	return k, nil
+}
