@@ -15,6 +15,7 @@ import (
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured/unstructuredscheme"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -37,6 +38,7 @@ type crdKind struct {
 	conversion apiextensionsv1.ConversionStrategyType
 	versions   map[string]*crdVersion
 	names      []string // version names, sorted
+	storage    string   // the storage version
 }
 
 // crdVersion is what the server builds per served version.
@@ -123,6 +125,11 @@ func newCRDKind(d CRD) (*crdKind, error) {
 	if crd.Spec.Conversion != nil {
 		k.conversion = crd.Spec.Conversion.Strategy
 	}
+	for _, v := range crd.Spec.Versions {
+		if v.Storage {
+			k.storage = v.Name
+		}
+	}
 	hasExtensions := bytes.Contains(d.Raw, []byte(`"x-kubernetes-immutable`))
 	typer := unstructuredscheme.NewUnstructuredObjectTyper()
 	for _, v := range crd.Spec.Versions {
@@ -193,4 +200,63 @@ func newCRDKind(d CRD) (*crdKind, error) {
 	}
 	sort.Strings(k.names)
 	return k, nil
+}
+
+// SetVersion sets the version of obj's apiVersion, as a request to that
+// version of the resource would carry it: to version, or, when version is
+// empty and obj has no apiVersion, to the storage version. The group is the
+// one of obj's apiVersion or, when obj has none, of the only CRD defining
+// its kind. An object that already has an apiVersion keeps it when version
+// is empty. It is an error when no CRD, or more than one, defines the kind
+// of an object without apiVersion, and when the CRD serves no such version.
+func (c *Checker) SetVersion(obj map[string]interface{}, version string) error {
+	u := &unstructured.Unstructured{Object: obj}
+	gvk := u.GroupVersionKind()
+	if gvk.Kind == "" || (version == "" && u.GetAPIVersion() != "") {
+		return nil
+	}
+	var k *crdKind
+	if u.GetAPIVersion() != "" {
+		k = c.kinds[gvk.GroupKind()]
+		if k == nil {
+			return &NoCRDError{GroupKind: gvk.GroupKind()}
+		}
+	} else {
+		var groups []string
+		for gk, ck := range c.kinds {
+			if gk.Kind == gvk.Kind {
+				k, gvk.Group = ck, gk.Group
+				groups = append(groups, gk.Group)
+			}
+		}
+		switch len(groups) {
+		case 0:
+			return fmt.Errorf("the object has no apiVersion, and no CustomResourceDefinition of --schema defines the kind %s", gvk.Kind)
+		case 1:
+		default:
+			sort.Strings(groups)
+			return fmt.Errorf("the object has no apiVersion, and the kind %s is defined in several groups (%s)", gvk.Kind, strings.Join(groups, ", "))
+		}
+	}
+	if version == "" {
+		version = k.storage
+	}
+	if _, ok := k.versions[version]; !ok {
+		return k.noVersion(version)
+	}
+	gvk.Version = version
+	u.SetAPIVersion(gvk.GroupVersion().String())
+	return nil
+}
+
+// OnlyKind returns the group, kind and storage version of the only CRD of
+// the Checker, and false when it has none or several.
+func (c *Checker) OnlyKind() (schema.GroupVersionKind, bool) {
+	if len(c.kinds) != 1 {
+		return schema.GroupVersionKind{}, false
+	}
+	for gk, k := range c.kinds {
+		return gk.WithVersion(k.storage), true
+	}
+	return schema.GroupVersionKind{}, false
 }

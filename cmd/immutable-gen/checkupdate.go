@@ -12,12 +12,13 @@ import (
 	"strings"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/immutable-gen/immutable-gen/preflight"
 )
 
-const checkUpdateSynopsis = "usage: immutable-gen check-update --schema CRD_FILE_OR_DIR... [--old FILE_OR_DIR] --new FILE_OR_DIR [-o text|json] [--allow-unknown-kinds]"
+const checkUpdateSynopsis = "usage: immutable-gen check-update --schema CRD_FILE_OR_DIR... [--version NAME] [--old FILE_OR_DIR] --new FILE_OR_DIR [-o text|json] [--allow-unknown-kinds]"
 
 const checkUpdateUsage = checkUpdateSynopsis + `
 
@@ -33,6 +34,10 @@ ImmutableFields admission plugin or webhook would.
 
   --schema PATH   CustomResourceDefinition manifests (apiextensions.k8s.io/v1),
                   a file or a directory; may be repeated
+  --version NAME  the version of the CRDs the objects are sent as (their
+                  apiVersion's version is replaced); default: each object's
+                  apiVersion, and for an object without apiVersion the
+                  storage version of the only CRD defining its kind
   --old PATH      the objects as they are stored: a file of YAML or JSON
                   documents, or a directory of them; omitted, every object of
                   --new is checked as a create
@@ -44,10 +49,14 @@ ImmutableFields admission plugin or webhook would.
 
 Objects are paired by the group of their apiVersion, kind, namespace and name
 (a namespaced object without one is in "default"). An object only in --new is
-a create, in both an update, only in --old a deletion (not checked). Each
-update and create is one line, "OPERATION OBJECT (SOURCES): VERDICT", then,
-indented, one "path: message" line per error, in the API server's wording,
-sorted, and the server's warnings (unknown fields it prunes).
+a create, in both an update, only in --old a deletion (not checked).
+
+With one object in each of --old FILE and --new FILE (or one in --new FILE
+alone), the output is one "path: message" line per error, in the API
+server's wording, sorted, and the server's warnings (unknown fields it
+prunes) go to standard error as "warning: ..." lines. Otherwise each update
+and create is one line, "OPERATION OBJECT (SOURCES): VERDICT", then,
+indented, its "path: message" lines and warnings.
 
 Exit status: 0 every change allowed; 1 some change rejected; 2 unusable input
 (with a message on standard error), or an object whose kind no CRD defines.
@@ -66,6 +75,7 @@ func runCheckUpdate(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	var schemas stringList
 	fs.Var(&schemas, "schema", "")
+	version := fs.String("version", "", "")
 	oldPath := fs.String("old", "", "")
 	newPath := fs.String("new", "", "")
 	format := fs.String("o", "text", "")
@@ -121,9 +131,47 @@ func runCheckUpdate(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	changes, err := preflight.Pair(oldObjs, newObjs)
-	if err != nil {
-		return fail("%v", err)
+	for _, objs := range [][]preflight.Object{oldObjs, newObjs} {
+		for _, o := range objs {
+			if err := checker.SetVersion(o.Object, *version); err != nil {
+				var noCRD *preflight.NoCRDError
+				if errors.As(err, &noCRD) {
+					continue // reported per change below
+				}
+				return fail("%s: %v", o.Source, err)
+			}
+		}
+	}
+	var changes []preflight.Change
+	if len(oldObjs) == 1 && len(newObjs) == 1 && isFile(*oldPath) && isFile(*newPath) {
+		// The contract's form: one object before, one after. What one leaves
+		// out of its identity (kind, apiVersion, name, namespace) it has as
+		// the other says; of one group and kind, they are one object, and a
+		// changed name is reported as the server reports it. Of another
+		// kind, they are paired as in a directory: a deletion and a create.
+		o, n := oldObjs[0].Object, newObjs[0].Object
+		completeIdentity(o, n, checker)
+		completeIdentity(n, o, checker)
+		for _, obj := range []preflight.Object{oldObjs[0], newObjs[0]} {
+			if err := checker.SetVersion(obj.Object, *version); err != nil && !isNoCRD(err) {
+				return fail("%s: %v", obj.Source, err)
+			}
+		}
+		if sameResource(preflight.KeyOf(o), preflight.KeyOf(n)) {
+			changes = []preflight.Change{{Key: preflight.KeyOf(n), Old: &oldObjs[0], New: &newObjs[0]}}
+		}
+	}
+	if changes == nil {
+		for _, objs := range [][]preflight.Object{oldObjs, newObjs} {
+			for _, o := range objs {
+				if err := checker.SetVersion(o.Object, *version); err != nil && !isNoCRD(err) {
+					return fail("%s: %v", o.Source, err)
+				}
+			}
+		}
+		if changes, err = preflight.Pair(oldObjs, newObjs); err != nil {
+			return fail("%v", err)
+		}
 	}
 
 	results := checkAll(checker, changes)
@@ -162,6 +210,8 @@ func runCheckUpdate(args []string, stdout, stderr io.Writer) int {
 		if err := enc.Encode(report); err != nil {
 			return fail("%v", err)
 		}
+	} else if len(report.Changes) == 1 && isFile(*oldPath) && isFile(*newPath) {
+		report.Changes[0].writePlain(stdout, stderr)
 	} else {
 		for _, r := range report.Changes {
 			r.writeText(stdout)
@@ -315,15 +365,91 @@ func (r *changeReport) writeText(w io.Writer) {
 	}
 	fmt.Fprintln(w, line)
 	for _, e := range r.Errors {
-		p := e.Field
-		if p == "" {
-			p = "<root>"
-		}
-		fmt.Fprintf(w, "  %s: %s\n", p, e.Message)
+		fmt.Fprintf(w, "  %s: %s\n", fieldOrRoot(e.Field), e.Message)
 	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "  warning: %s\n", warn)
 	}
+}
+
+// writePlain writes the report of the only change of a run in the form of
+// the contract (DESIGN.md 4): one "path: message" line per error on w, and
+// the warnings on warnw.
+func (r *changeReport) writePlain(w, warnw io.Writer) {
+	if r.Reason != "" {
+		fmt.Fprintf(w, "%s %s (%s): %s: %s\n", r.Operation, r.key, r.sources(), r.Verdict, r.Reason)
+	}
+	for _, e := range r.Errors {
+		fmt.Fprintf(w, "%s: %s\n", fieldOrRoot(e.Field), e.Message)
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(warnw, "warning: %s\n", warn)
+	}
+}
+
+// sameResource reports whether two keys name objects of one group and kind
+// (an update keeps both; another kind is a deletion and a creation).
+func sameResource(a, b preflight.Key) bool {
+	group := func(apiVersion string) string {
+		if i := strings.LastIndex(apiVersion, "/"); i >= 0 {
+			return apiVersion[:i]
+		}
+		return ""
+	}
+	return a.Kind == b.Kind && group(a.APIVersion) == group(b.APIVersion)
+}
+
+// isNoCRD reports whether err says that no CRD defines an object's kind:
+// such objects are reported per change, not as unusable input.
+func isNoCRD(err error) bool {
+	var noCRD *preflight.NoCRDError
+	return errors.As(err, &noCRD)
+}
+
+// completeIdentity gives obj what it leaves out of its identity as other
+// has it: kind and apiVersion (or, when neither says, the only kind the
+// CRDs define), name and namespace.
+func completeIdentity(obj, other map[string]interface{}, checker *preflight.Checker) {
+	u, v := &unstructured.Unstructured{Object: obj}, &unstructured.Unstructured{Object: other}
+	if u.GetKind() == "" {
+		switch {
+		case v.GetKind() != "":
+			u.SetKind(v.GetKind())
+			if u.GetAPIVersion() == "" {
+				u.SetAPIVersion(v.GetAPIVersion())
+			}
+		default:
+			if gvk, ok := checker.OnlyKind(); ok && u.GetAPIVersion() == "" {
+				u.SetKind(gvk.Kind)
+				u.SetAPIVersion(gvk.Group + "/" + gvk.Version)
+			}
+		}
+	}
+	if u.GetAPIVersion() == "" && u.GetKind() == v.GetKind() {
+		u.SetAPIVersion(v.GetAPIVersion())
+	}
+	if u.GetName() == "" {
+		u.SetName(v.GetName())
+	}
+	if u.GetNamespace() == "" {
+		u.SetNamespace(v.GetNamespace())
+	}
+}
+
+// isFile reports whether path is empty (not given) or names no directory.
+func isFile(path string) bool {
+	if path == "" {
+		return true
+	}
+	fi, err := os.Stat(path)
+	return err == nil && !fi.IsDir()
+}
+
+func fieldOrRoot(p string) string {
+	if p == "" {
+		return "<root>"
+	}
+	return p
 }
 
 func summary(rejected, allowed, deleted, unknown int) string {

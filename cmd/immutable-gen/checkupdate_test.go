@@ -27,6 +27,9 @@ func TestCheckUpdate(t *testing.T) {
 		{"rejected-reverse", "--schema widgets-crd.yaml --old new-rejected.yaml --new old.yaml", 1},
 		{"json-objects", "--schema widgets-crd.yaml --old old.json --new new.json", 1},
 		{"version-from-apiversion", "--schema widgets-crd.yaml --old old-v1alpha1.yaml --new new-v1alpha1.yaml", 1},
+		{"version-flag", "--schema widgets-crd.yaml --version v1 --old old-v1alpha1.yaml --new new-v1alpha1.yaml", 1},
+		{"no-apiversion-uses-storage-version", "--schema widgets-crd.yaml --old partial-old.yaml --new partial-new.yaml", 1},
+		{"no-such-version", "--schema widgets-crd.yaml --version v9 --old old.yaml --new old.yaml", 2},
 		{"crd-chosen-by-kind", "--schema gadgets-and-widgets-crd.json --old gadget.yaml --new gadget-new.yaml", 1},
 		{"two-objects-are-creates", "--schema widgets-crd.yaml --new two-objects.yaml", 0},
 		{"kind-changed-is-delete-and-create", "--schema gadgets-and-widgets-crd.json --old old.yaml --new gadget.yaml", 0},
@@ -40,7 +43,7 @@ func TestCheckUpdate(t *testing.T) {
 		// Unusable input.
 		{"object-version-not-in-crd", "--schema widgets-crd.yaml --old old.yaml --new new-v2.yaml", 2},
 		{"no-crd-for-kind", "--schema widgets-crd.yaml --old gadget.yaml --new gadget-new.yaml", 2},
-		{"no-apiversion", "--schema widgets-crd.yaml --old partial-old.yaml --new partial-new.yaml", 2},
+		{"no-apiversion-in-unknown-kind", "--schema widgets-crd.yaml --old gadget-no-apiversion.yaml --new gadget-no-apiversion.yaml", 2},
 		{"bad-extension", "--schema bad-extension-crd.yaml --old old.yaml --new old.yaml", 2},
 		{"bad-yaml", "--schema widgets-crd.yaml --old old.yaml --new bad.yaml", 2},
 		{"duplicate-object", "--schema widgets-crd.yaml --old old.yaml --new duplicate.yaml", 2},
