@@ -83,18 +83,10 @@ func (c *Checker) Create(obj map[string]interface{}) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	objCopy, err := copyJSON(obj, 0)
-	if err != nil {
+	u, ctx, rec, err := v.decodeRequest(obj, &res)
+	if err != nil || u == nil {
 		return res, err
 	}
-	u, warnings, ferr := v.decode(objCopy.(map[string]interface{}))
-	res.Warnings = warnings
-	if ferr != nil {
-		res.Errors = field.ErrorList{ferr}
-		return res, nil
-	}
-	rec := &warningRecorder{}
-	ctx := warning.WithWarningRecorder(v.requestNamespace(u), rec)
 	// As rest.BeforeCreate, after the handler filled the system fields.
 	rest.FillObjectMetaSystemFields(u)
 	v.strategy.PrepareForCreate(ctx, u)
@@ -156,18 +148,10 @@ func (c *Checker) Update(obj, old map[string]interface{}) (Result, error) {
 		ou.SetResourceVersion("1")
 	}
 
-	objCopy, err := copyJSON(obj, 0)
-	if err != nil {
+	u, ctx, rec, err := v.decodeRequest(obj, &res)
+	if err != nil || u == nil {
 		return res, err
 	}
-	u, warnings, ferr := v.decode(objCopy.(map[string]interface{}))
-	res.Warnings = warnings
-	if ferr != nil {
-		res.Errors = field.ErrorList{ferr}
-		return res, nil
-	}
-	rec := &warningRecorder{}
-	ctx := warning.WithWarningRecorder(v.requestNamespace(u), rec)
 	// A patch (kubectl apply, server-side apply, GitOps tools) updates the
 	// stored object, at its resourceVersion; a conflict is not a verdict.
 	u.SetResourceVersion(ou.GetResourceVersion())
@@ -196,6 +180,25 @@ func (c *Checker) Update(obj, old map[string]interface{}) (Result, error) {
 		res.Warnings = append(res.Warnings, v.strategy.WarningsOnUpdate(ctx, u, ou)...)
 	}
 	return res, nil
+}
+
+// decodeRequest decodes a copy of the request body obj as the server does
+// and returns it with the request's context and its warning recorder. The
+// decoder's warnings go into res; malformed metadata, which the server
+// answers without validating, becomes res's only error, and u is nil.
+func (v *crdVersion) decodeRequest(obj map[string]interface{}, res *Result) (u *unstructured.Unstructured, ctx context.Context, rec *warningRecorder, err error) {
+	objCopy, err := copyJSON(obj, 0)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	u, warnings, ferr := v.decode(objCopy.(map[string]interface{}))
+	res.Warnings = warnings
+	if ferr != nil {
+		res.Errors = field.ErrorList{ferr}
+		return nil, nil, nil, nil
+	}
+	rec = &warningRecorder{}
+	return u, warning.WithWarningRecorder(v.requestNamespace(u), rec), rec, nil
 }
 
 // lookup finds the CRD and served version of an object.
