@@ -304,6 +304,15 @@ func (l *lowering) node(n *Node) bool {
 				msg = "field is immutable once set"
 			}
 			l.addRule(n, n, n, e, map[string]any{"message": messageOr(n, msg)})
+			if !n.Immutable() && n.Nullable() {
+				for _, o := range n.Origins {
+					if o.Once {
+						l.result.Limits = append(l.result.Limits, Inexpressible{Node: n, Origin: o,
+							Reason: "CEL sees a null value as absent, so the rules let a null " + n.Name + " be replaced by a value, which the runtime refuses (null is a value set once)",
+							Fix:    "drop +nullable, or also enforce with the immutable-gen runtime (admission webhook)"})
+					}
+				}
+			}
 			l.cover(n) // everything below is covered by equality
 			l.freeFormLimit(n)
 			return true
