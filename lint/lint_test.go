@@ -313,3 +313,26 @@ func TestPartialCRD(t *testing.T) {
 		})
 	}
 }
+
+// TestDescribedOnceEnforced: a description that says "immutable once set",
+// on a property with the set-once extension, is enforced (no IG014).
+func TestDescribedOnceEnforced(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(root, "testdata/lint/defects/IG014-described.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(string(data), "description: VolumeRef names the volume. This field is immutable.",
+		"description: VolumeRef names the volume. It is immutable once set.\n                x-immutable-gen-immutable-once: true", 1)
+	if src == string(data) {
+		t.Fatal("the seeded defect changed; update this test")
+	}
+	res, err := Manifest("described-once.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Findings {
+		if f.ID != IDKubectlApply {
+			t.Errorf("unexpected finding: %s", f)
+		}
+	}
+}
