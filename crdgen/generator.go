@@ -255,8 +255,9 @@ func (g Generator) process(f crdFile, mode string, c *cache.Cache) ([]byte, diag
 	checked := f.crd
 	switch mode {
 	case ModeExtensions:
-		for _, m := range models {
-			schema.EmitExtensions(m)
+		for _, name := range sortedKeys(models) {
+			schema.EmitExtensions(models[name])
+			diags = append(diags, messageNotes(f.crd.Name+" "+name, models[name])...)
 		}
 	default:
 		for _, name := range sortedKeys(models) {
@@ -270,6 +271,29 @@ func (g Generator) process(f crdFile, mode string, c *cache.Cache) ([]byte, diag
 	diags = append(diags, validation.APIServer(checked, models, diag.Error)...)
 	data, err := encode(f.header, obj)
 	return data, diags, err
+}
+
+// messageNotes says, once per +immutable:message, that the extensions
+// output has no place for it: the runtime reports its own messages
+// (docs/semantics.md, "+immutable:message").
+func messageNotes(subject string, model *schema.Node) diag.List {
+	var out diag.List
+	seen := map[string]bool{}
+	model.Walk(func(n *schema.Node) {
+		for _, o := range n.Origins {
+			if o.Message == "" || seen[o.Pos.String()+o.Marker()] {
+				continue
+			}
+			seen[o.Pos.String()+o.Marker()] = true
+			out = append(out, diag.Diagnostic{
+				Pos:      o.Pos,
+				Severity: diag.Note,
+				Subject:  fmt.Sprintf("%s (%s: %s)", o.Marker(), subject, n.Path()),
+				Message:  "its +immutable:message is used by the CEL rules only: the extensions have no place for it, and the immutable-gen runtime reports `field is immutable`",
+			})
+		}
+	})
+	return out
 }
 
 // unmarkedFindings is the API server's validation of a CRD without markers,

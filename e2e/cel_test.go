@@ -36,6 +36,7 @@ credentials:                  # map of type SecretRef +immutable
   primary: {secret: s1, key: k1}
   replica: {secret: s2, key: k2}
 backup: {bucket: b1, schedule: daily}          # optional parent; bucket +immutable
+seedSnapshot: snap-1          # +immutable=once, optional
 `,
 	}
 
@@ -98,6 +99,22 @@ var cacheClusterCases = []tcase{
 			{name: "change it", patch: `spec: {storageClassName: slow}`, want: []cause{invalid("spec.storageClassName")}},
 			{name: "remove it", patch: `spec: {storageClassName: null}`,
 				want: []cause{forbidden("spec.storageClassName", "storageClassName is an immutable field: it "+presenceMsg)}},
+		},
+	},
+	{
+		name: "seedSnapshot: +immutable=once with a message",
+		updates: []update{
+			{name: "change it", patch: `spec: {seedSnapshot: snap-2}`,
+				want: []cause{{metav1.CauseTypeFieldValueInvalid, "spec.seedSnapshot", "seedSnapshot may not change once set"}}},
+			{name: "remove it", patch: `spec: {seedSnapshot: null}`,
+				want: []cause{forbidden("spec.seedSnapshot", "seedSnapshot may not change once set")}},
+		},
+	},
+	{
+		name: "seedSnapshot: +immutable=once, absent at create",
+		from: `spec: {seedSnapshot: null}`,
+		updates: []update{
+			{name: "set it later", patch: `spec: {seedSnapshot: snap-1}`},
 		},
 	},
 	{
@@ -471,13 +488,13 @@ func itemsChanged(field string) cause {
 // in-process API server that serves both generated CRDs.
 func TestCELImmutability(t *testing.T) {
 	s := startServer(t)
-	for _, k := range []*kind{cacheCluster, shapes} {
+	for _, k := range []*kind{cacheCluster, shapes, snapshots} {
 		_, k.gvr = s.installCRD(t, k.crdFile)
 	}
 	for _, kc := range []struct {
 		k     *kind
 		cases []tcase
-	}{{cacheCluster, cacheClusterCases}, {shapes, shapesCases}} {
+	}{{cacheCluster, cacheClusterCases}, {shapes, shapesCases}, {snapshots, snapshotCases}} {
 		t.Run(kc.k.name, func(t *testing.T) {
 			r := newRunner(t, s, kc.k)
 			for _, c := range kc.cases {

@@ -46,7 +46,7 @@ func (c *crdLint) describedOnly(root *schema.Node, rules map[*schema.Node][]rule
 // on n or above it.
 func enforced(n *schema.Node, rules map[*schema.Node][]rule) bool {
 	for x := n; x != nil; x = x.Parent {
-		if x.Raw[schema.ExtImmutable] == true || x.Raw[schema.ExtImmutableKeys] == true && x == n {
+		if x.Raw[schema.ExtImmutable] == true || x.Raw[schema.ExtImmutableOnce] == true || x.Raw[schema.ExtImmutableKeys] == true && x == n {
 			return true
 		}
 		for _, r := range rules[x] {

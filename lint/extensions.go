@@ -16,7 +16,7 @@ func (c *crdLint) extensions(root *schema.Node) {
 	var first string
 	count := 0
 	root.Walk(func(n *schema.Node) {
-		for _, ext := range []string{schema.ExtImmutable, schema.ExtImmutableKeys} {
+		for _, ext := range []string{schema.ExtImmutable, schema.ExtImmutableKeys, schema.ExtImmutableOnce} {
 			v, ok := n.Raw[ext]
 			if !ok {
 				continue
@@ -77,7 +77,7 @@ func (c *crdLint) hidden(n *schema.Node, keyword string, v any, count *int, firs
 			}
 			sort.Strings(keys)
 			for _, k := range keys {
-				if k == schema.ExtImmutable || k == schema.ExtImmutableKeys {
+				if k == schema.ExtImmutable || k == schema.ExtImmutableKeys || k == schema.ExtImmutableOnce {
 					if *count == 0 {
 						*first = n.Path()
 					}
@@ -100,8 +100,11 @@ func (c *crdLint) hidden(n *schema.Node, keyword string, v any, count *int, firs
 // placement words one placement rule finding for extensions.
 func (c *crdLint) placement(f validation.PlacementFinding) {
 	ext := schema.ExtImmutable
-	if f.Origin.Keys {
+	switch {
+	case f.Origin.Keys:
 		ext = schema.ExtImmutableKeys
+	case f.Origin.Once:
+		ext = schema.ExtImmutableOnce
 	}
 	path := f.Node.Path()
 	switch f.Rule {
@@ -140,8 +143,22 @@ func (c *crdLint) placement(f validation.PlacementFinding) {
 		c.report(c.version, path, IDKeysWithoutKeys, fix,
 			"%s is not allowed on a %s: only maps (additionalProperties) and list maps (x-kubernetes-list-type: map) have keys (KEP)", ext, what)
 	case validation.RuleExclusive:
+		if f.Node.ImmutableOnce() {
+			if !f.Origin.Once {
+				return // reported once, at the set-once extension
+			}
+			c.report(c.version, path, IDExtensionsBoth, fmt.Sprintf("keep one of them: %s forbids setting the value later, %s allows it once", schema.ExtImmutable, schema.ExtImmutableOnce),
+				"%s is exclusive with %s and %s on one node", schema.ExtImmutableOnce, schema.ExtImmutable, schema.ExtImmutableKeys)
+			return
+		}
 		c.report(c.version, path, IDExtensionsBoth, fmt.Sprintf("keep one of them: %s already covers the keys", schema.ExtImmutable),
 			"%s and %s are exclusive on one node (KEP)", schema.ExtImmutable, schema.ExtImmutableKeys)
+	case validation.RuleOnceProperty:
+		c.report(c.version, path, IDOnceNotProperty, fmt.Sprintf("put %s on the list or map property instead, or %s on the items to fix each one", ext, schema.ExtImmutable),
+			"%s is only allowed on a property: list items and map values come and go with their index or key, so they are never set later (the immutable-gen runtime refuses the schema)", ext)
+	case validation.RuleOnceRequired:
+		c.report(c.version, path, IDOnceRequired, fmt.Sprintf("nothing to do; or write %s: true, which says the same", schema.ExtImmutable),
+			"%s on a required property: it is set at creation, so it is the same as %s", ext, schema.ExtImmutable)
 	case validation.RuleListMapKey:
 		keyPath := path + "[*]." + f.Detail
 		c.report(c.version, path, IDListMapKey, fmt.Sprintf("add `%s: true` to the key property %s", schema.ExtImmutable, keyPath),

@@ -138,6 +138,8 @@ const (
 	IDListMapOrder       = "IG012"
 	IDOptionalAncestor   = "IG013"
 	IDDescribedOnly      = "IG014"
+	IDOnceNotProperty    = "IG015"
+	IDOnceRequired       = "IG016"
 	IDUncorrelatable     = "IG020"
 	IDCost               = "IG021"
 	IDOptionalOldSelf    = "IG022"
@@ -162,6 +164,8 @@ func Catalog() []Check {
 		{IDListMapOrder, Info, "`self == oldSelf` ignores the order of list maps, which the KEP compares"},
 		{IDOptionalAncestor, Warning, "a field immutable by a CEL rule under an optional spec (a top-level property) that can be removed and added again"},
 		{IDDescribedOnly, Info, "a field described as immutable with nothing enforcing it"},
+		{IDOnceNotProperty, Error, "x-immutable-gen-immutable-once on list items or map values, which are never set later"},
+		{IDOnceRequired, Info, "x-immutable-gen-immutable-once on a required property, where it is x-kubernetes-immutable"},
 		{IDUncorrelatable, Error, "oldSelf under the items of an atomic list or a set: the API server refuses the rule"},
 		{IDCost, Error, "a rule over the CEL cost budget: the API server refuses the CRD"},
 		{IDOptionalOldSelf, Error, "optionalOldSelf on a rule that does not use oldSelf: the API server refuses the CRD"},

@@ -33,6 +33,8 @@ var expectedPath = map[string]string{
 	IDCost:               "spec.args",
 	IDOptionalOldSelf:    "spec.replicas",
 	IDRuleInvalid:        "spec.name",
+	IDOnceNotProperty:    "spec.serials[*]",
+	IDOnceRequired:       "spec.class",
 	IDRefused:            "spec.ports[*].name",
 }
 
@@ -53,7 +55,7 @@ func TestDefects(t *testing.T) {
 				t.Fatal(err)
 			}
 			data, _ := os.ReadFile(file)
-			carries := bytes.Contains(data, []byte("x-kubernetes-immutable"))
+			carries := bytes.Contains(data, []byte("x-kubernetes-immutable")) || bytes.Contains(data, []byte("x-immutable-gen-immutable-once"))
 			var got []string
 			sawApply := false
 			for _, f := range res.Findings {
@@ -112,6 +114,8 @@ func TestGeneratedCRDs(t *testing.T) {
 			return strings.Contains(dir, "extensions") || dir == "basic"
 		case f.ID == IDRedundant:
 			return dir == "celshapes-extensions" && f.Path == "spec.ordered[*].name"
+		case f.ID == IDOnceRequired:
+			return dir == "once-extensions" && f.Path == "spec.class" // the test API's required set-once field
 		case f.ID == IDPresence:
 			return strings.HasPrefix(dir, "plain") && f.CRD == "databases.plain.example.com" && f.Path == "spec.owner"
 		case f.ID == IDOptionalAncestor:
@@ -307,5 +311,28 @@ func TestPartialCRD(t *testing.T) {
 				t.Errorf("a broken CRD without findings")
 			}
 		})
+	}
+}
+
+// TestDescribedOnceEnforced: a description that says "immutable once set",
+// on a property with the set-once extension, is enforced (no IG014).
+func TestDescribedOnceEnforced(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(root, "testdata/lint/defects/IG014-described.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(string(data), "description: VolumeRef names the volume. This field is immutable.",
+		"description: VolumeRef names the volume. It is immutable once set.\n                x-immutable-gen-immutable-once: true", 1)
+	if src == string(data) {
+		t.Fatal("the seeded defect changed; update this test")
+	}
+	res, err := Manifest("described-once.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Findings {
+		if f.ID != IDKubectlApply {
+			t.Errorf("unexpected finding: %s", f)
+		}
 	}
 }

@@ -49,17 +49,25 @@ func nearMiss(text string) string {
 		marker = marker[:i]
 	}
 	name, value, hasValue := strings.Cut(marker, "=")
-	if name == Name {
+	if name == Name || name == MessageName {
 		return "" // ours; its value is checked when parsed
 	}
 	suggest := "+" + Name
-	if hasValue && strings.EqualFold(value, "keys") {
-		suggest += "=keys"
+	for _, v := range []string{"keys", "once"} {
+		if hasValue && strings.EqualFold(value, v) {
+			suggest += "=" + v
+		}
 	}
 	lower := strings.ToLower(name)
 	switch {
 	case lower == Name+":keys":
 		return fmt.Sprintf("unknown marker +%s is ignored; did you mean +immutable=keys?", marker)
+	case lower == Name+":once":
+		return fmt.Sprintf("unknown marker +%s is ignored; did you mean +immutable=once?", marker)
+	case lower == MessageName:
+		return fmt.Sprintf("unknown marker +%s is ignored (markers are case-sensitive); did you mean +%s?", marker, MessageName)
+	case strings.HasPrefix(lower, Name+":") && distance(lower, MessageName) <= 2:
+		return fmt.Sprintf("unknown marker +%s is ignored; did you mean +%s?", marker, MessageName)
 	case lower == Name:
 		return fmt.Sprintf("unknown marker +%s is ignored (markers are case-sensitive); did you mean %s?", marker, suggest)
 	}

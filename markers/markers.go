@@ -1,12 +1,15 @@
-// Package markers defines immutable-gen's Go markers, `+immutable` and
-// `+immutable=keys`, registers them with controller-tools' marker registry,
-// and carries each marker's Go position through controller-tools' CRD schema
-// generation so that later stages can report errors at the marker.
+// Package markers defines immutable-gen's Go markers, `+immutable`,
+// `+immutable=keys`, `+immutable=once` and `+immutable:message`, registers
+// them with controller-tools' marker registry, and carries each marker's Go
+// position through controller-tools' CRD schema generation so that later
+// stages can report errors at the marker.
 //
 // A marker is valid on struct fields and on named types:
 //
 //	// +immutable          the node (and its whole subtree) never changes
 //	// +immutable=keys     the map's keys or the list map's key tuples never change
+//	// +immutable=once     once set, the value never changes nor goes away (beyond the KEP)
+//	// +immutable:message="…"  the message of the CEL rules enforcing the form beside it
 //
 // Any other value is an error; near-miss spellings are reported by Lint.
 package markers
@@ -17,6 +20,7 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
+	"strconv"
 	"strings"
 
 	apiext "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -27,13 +31,16 @@ import (
 // Name is the marker's name as registered (without the leading `+`).
 const Name = "immutable"
 
-// Immutable is the parsed value of one `+immutable` or `+immutable=keys`
-// marker comment.
+// MessageName is the name of the message marker.
+const MessageName = Name + ":message"
+
+// Immutable is the parsed value of one `+immutable`, `+immutable=keys` or
+// `+immutable=once` marker comment.
 type Immutable struct {
-	// keys is true for `+immutable=keys`. (Unexported, so that
-	// controller-tools' help shows the marker as `+immutable` rather than
-	// deriving an argument from it.)
-	keys bool
+	// keys is true for `+immutable=keys`, once for `+immutable=once`.
+	// (Unexported, so that controller-tools' help shows the marker as
+	// `+immutable` rather than deriving an argument from it.)
+	keys, once bool
 
 	// id makes every parsed marker comment distinct, so that ApplyToSchema can
 	// find which field or type it was written on.
@@ -44,29 +51,81 @@ type Immutable struct {
 type occurrence struct{ _ byte }
 
 // ParseMarker implements controller-tools' custom marker parsing: the only
-// accepted forms are `+immutable` and `+immutable=keys`.
-func (m *Immutable) ParseMarker(_ string, _ string, rest string) error {
+// accepted forms are `+immutable`, `+immutable=keys` and `+immutable=once`.
+func (m *Immutable) ParseMarker(_ string, anonymousName string, rest string) error {
 	m.id = &occurrence{}
+	if anonymousName != "" && anonymousName != Name {
+		// controller-tools falls back to +immutable for an unknown
+		// +immutable:<something>=…
+		return fmt.Errorf("unknown marker +%s: the only forms are +immutable, +immutable=keys, +immutable=once and +%s=\"…\"", anonymousName, MessageName)
+	}
 	switch rest {
 	case "":
 		return nil
 	case "keys":
 		m.keys = true
 		return nil
+	case "once":
+		m.once = true
+		return nil
 	}
-	return fmt.Errorf("invalid marker +%s=%s: the only forms are +immutable and +immutable=keys", Name, rest)
+	hint := ""
+	for _, v := range []string{"keys", "once"} {
+		if strings.EqualFold(strings.TrimSpace(strings.Trim(rest, `"'`)), v) {
+			hint = fmt.Sprintf("; did you mean +%s=%s? (marker values are case-sensitive and unquoted)", Name, v)
+		}
+	}
+	return fmt.Errorf("invalid marker +%s=%s: the only forms are +immutable, +immutable=keys and +immutable=once%s", Name, rest, hint)
 }
 
 // Keys reports whether the marker is `+immutable=keys`.
 func (m Immutable) Keys() bool { return m.keys }
 
+// Once reports whether the marker is `+immutable=once`.
+func (m Immutable) Once() bool { return m.once }
+
 // String renders the marker as written.
 func (m Immutable) String() string {
-	if m.keys {
+	switch {
+	case m.keys:
 		return "+immutable=keys"
+	case m.once:
+		return "+immutable=once"
 	}
 	return "+immutable"
 }
+
+// Message is the parsed value of one `+immutable:message="…"` marker: the
+// message of the CEL rules that enforce the immutability marker written on
+// the same field or type.
+type Message struct {
+	text string
+	id   *occurrence
+}
+
+// ParseMarker accepts a quoted Go string (or bare text) that is not empty.
+func (m *Message) ParseMarker(_ string, _ string, rest string) error {
+	m.id = &occurrence{}
+	text := strings.TrimSpace(rest)
+	if strings.HasPrefix(text, `"`) || strings.HasPrefix(text, "`") {
+		u, err := strconv.Unquote(text)
+		if err != nil {
+			return fmt.Errorf("invalid marker +%s=%s: the message must be a quoted string, e.g. +%s=\"name may not change once set\"", MessageName, rest, MessageName)
+		}
+		text = u
+	}
+	if strings.TrimSpace(text) == "" {
+		return fmt.Errorf("invalid marker +%s: the message is empty", MessageName)
+	}
+	if strings.ContainsAny(text, "\r\n") {
+		return fmt.Errorf("invalid marker +%s=%s: the message may not contain line breaks", MessageName, rest)
+	}
+	m.text = text
+	return nil
+}
+
+// Text is the message.
+func (m Message) Text() string { return m.text }
 
 // Register adds the marker for fields and for named types to reg.
 func Register(reg *markers.Registry) error {
@@ -79,6 +138,21 @@ func Register(reg *markers.Registry) error {
 			return err
 		}
 		reg.AddHelp(def, help(target))
+		msg, err := markers.MakeDefinition(MessageName, target, Message{})
+		if err != nil {
+			return err
+		}
+		if err := reg.Register(msg); err != nil {
+			return err
+		}
+		reg.AddHelp(msg, &markers.DefinitionHelp{
+			Category: "Immutability",
+			DetailedHelp: markers.DetailedHelp{
+				Summary: "the message of the CEL rules that enforce the +immutable, +immutable=keys or +immutable=once marker on the same " + map[markers.TargetType]string{markers.DescribesField: "field.", markers.DescribesType: "type."}[target],
+				Details: "+immutable:message=\"…\" stands beside one immutability marker on the same field or type; the generated rules report it instead of `field is immutable`. It goes beyond the KEP.",
+			},
+			FieldHelp: map[string]markers.DetailedHelp{},
+		})
 	}
 	return nil
 }
@@ -91,9 +165,10 @@ func help(target markers.TargetType) *markers.DefinitionHelp {
 	return &markers.DefinitionHelp{
 		Category: "Immutability",
 		DetailedHelp: markers.DetailedHelp{
-			Summary: fmt.Sprintf("marks this %s as immutable after creation (x-kubernetes-immutable); =keys makes only the keys of a map or list map immutable (x-kubernetes-immutable-keys).", what),
+			Summary: fmt.Sprintf("marks this %s as immutable after creation (x-kubernetes-immutable); =keys makes only the keys of a map or list map immutable (x-kubernetes-immutable-keys); =once lets it be set once, then fixed.", what),
 			Details: "+immutable: the value can never change after creation: it cannot be set, removed or modified on update. " +
-				"+immutable=keys: keys may not be added or removed, values may change; only on maps and +listType=map lists.",
+				"+immutable=keys: keys may not be added or removed, values may change; only on maps and +listType=map lists. " +
+				"+immutable=once: an absent value may be set on update; once set it may not change or be removed; only on properties (beyond the KEP).",
 		},
 		FieldHelp: map[string]markers.DetailedHelp{},
 	}
@@ -119,8 +194,13 @@ func (m Immutable) locate(ctx *crdmarkers.SchemaContext) (Origin, error) {
 	info, fset := ctx.TypeInfo, ctx.Package.Fset
 	typeName := ctx.Package.PkgPath + "." + info.Name
 	if m.in(info.Markers) {
-		o := Origin{Keys: m.keys, Type: typeName, DeclPos: fset.Position(info.RawSpec.Pos())}
-		o.Pos = markerPos(fset, o.DeclPos, info.RawSpec.Doc, info.RawDecl.Doc)
+		o := Origin{Keys: m.keys, Once: m.once, Type: typeName, DeclPos: fset.Position(info.RawSpec.Pos())}
+		msg, err := messageOf(info.Markers)
+		if err != nil {
+			return o, err
+		}
+		o.Message = msg
+		o.Pos = markerPos(fset, o.DeclPos, m.String(), info.RawSpec.Doc, info.RawDecl.Doc)
 		if m.keys && ctx.Package.TypesInfo != nil {
 			if obj := ctx.Package.TypesInfo.Defs[info.RawSpec.Name]; obj != nil {
 				o.ItemFields = itemFields(fset, obj.Type())
@@ -132,8 +212,13 @@ func (m Immutable) locate(ctx *crdmarkers.SchemaContext) (Origin, error) {
 		if !m.in(f.Markers) {
 			continue
 		}
-		o := Origin{Keys: m.keys, Type: typeName, Field: fieldName(f.RawField), DeclPos: fset.Position(f.RawField.Pos())}
-		o.Pos = markerPos(fset, o.DeclPos, f.RawField.Doc)
+		o := Origin{Keys: m.keys, Once: m.once, Type: typeName, Field: fieldName(f.RawField), DeclPos: fset.Position(f.RawField.Pos())}
+		msg, err := messageOf(f.Markers)
+		if err != nil {
+			return o, err
+		}
+		o.Message = msg
+		o.Pos = markerPos(fset, o.DeclPos, m.String(), f.RawField.Doc)
 		jsonName, inline := jsonName(f)
 		o.JSONName = jsonName
 		if m.keys && ctx.Package.TypesInfo != nil {
@@ -150,6 +235,53 @@ func (m Immutable) locate(ctx *crdmarkers.SchemaContext) (Origin, error) {
 	return Origin{}, fmt.Errorf("%s: internal error: cannot find the marker on type %s", m, info.Name)
 }
 
+// messageOf returns the text of the +immutable:message marker among vals,
+// "" when there is none, and an error when there are several.
+func messageOf(vals markers.MarkerValues) (string, error) {
+	var texts []string
+	for _, v := range vals[MessageName] {
+		if m, ok := v.(Message); ok {
+			texts = append(texts, m.text)
+		}
+	}
+	if len(texts) > 1 {
+		return "", fmt.Errorf("+%s is written %d times on one field or type; keep one", MessageName, len(texts))
+	}
+	if len(texts) == 0 {
+		return "", nil
+	}
+	return texts[0], nil
+}
+
+// ApplyToSchema checks that the message stands beside an immutability
+// marker on the same field or type (the marker itself carries the text to
+// the schema), so that a message never goes silently unused.
+func (m Message) ApplyToSchema(ctx *crdmarkers.SchemaContext, _ *apiext.JSONSchemaProps) error {
+	if ctx == nil || ctx.TypeInfo == nil {
+		return fmt.Errorf("+%s: internal error: no type context", MessageName)
+	}
+	has := func(vals markers.MarkerValues) (mine, marked bool) {
+		for _, v := range vals[MessageName] {
+			if x, ok := v.(Message); ok && x.id == m.id {
+				mine = true
+			}
+		}
+		return mine, len(vals[Name]) > 0
+	}
+	if mine, marked := has(ctx.TypeInfo.Markers); mine {
+		if !marked {
+			return fmt.Errorf("+%s on type %s has no immutability marker beside it; add +immutable, +immutable=keys or +immutable=once to the type, or remove the message", MessageName, ctx.TypeInfo.Name)
+		}
+		return nil
+	}
+	for _, f := range ctx.TypeInfo.Fields {
+		if mine, marked := has(f.Markers); mine && !marked {
+			return fmt.Errorf("+%s on field %s.%s has no immutability marker beside it; add +immutable, +immutable=keys or +immutable=once to the field, or remove the message", MessageName, ctx.TypeInfo.Name, fieldName(f.RawField))
+		}
+	}
+	return nil
+}
+
 func (m Immutable) in(vals markers.MarkerValues) bool {
 	for _, v := range vals[Name] {
 		if im, ok := v.(Immutable); ok && im.id == m.id {
@@ -159,26 +291,38 @@ func (m Immutable) in(vals markers.MarkerValues) bool {
 	return false
 }
 
-// markerPos returns the position of the +immutable comment in the first doc
-// group that has one, or decl when none has (markers may also stand in a
-// comment group before the doc comment).
-func markerPos(fset *token.FileSet, decl token.Position, docs ...*ast.CommentGroup) token.Position {
-	for _, doc := range docs {
-		if doc == nil {
-			continue
-		}
-		for _, c := range doc.List {
-			if text, ok := strings.CutPrefix(c.Text, "//"); ok && isImmutableMarker(strings.TrimSpace(text)) {
-				return fset.Position(c.Pos())
+// markerPos returns the position of the comment holding the marker written
+// as want (`+immutable`, `+immutable=keys`, `+immutable=once`) in the first
+// doc group that has one; else of any +immutable form; else decl (markers
+// may also stand in a comment group before the doc comment).
+func markerPos(fset *token.FileSet, decl token.Position, want string, docs ...*ast.CommentGroup) token.Position {
+	for _, exact := range []bool{true, false} {
+		for _, doc := range docs {
+			if doc == nil {
+				continue
+			}
+			for _, c := range doc.List {
+				if text, ok := strings.CutPrefix(c.Text, "//"); ok && isImmutableMarker(strings.TrimSpace(text), want, exact) {
+					return fset.Position(c.Pos())
+				}
 			}
 		}
 	}
 	return decl
 }
 
-func isImmutableMarker(text string) bool {
-	rest, ok := strings.CutPrefix(text, "+"+Name)
-	return ok && (rest == "" || rest[0] == '=' || rest[0] == ' ')
+func isImmutableMarker(text, want string, exact bool) bool {
+	if !exact {
+		want = "+" + Name
+	}
+	rest, ok := strings.CutPrefix(text, want)
+	if !ok {
+		return false
+	}
+	if exact {
+		return rest == "" || rest[0] == ' ' || rest[0] == '\t'
+	}
+	return rest == "" || rest[0] == '=' || rest[0] == ' '
 }
 
 func fieldName(f *ast.Field) string {

@@ -1,27 +1,69 @@
 package markers
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestParseMarker(t *testing.T) {
 	cases := []struct {
-		rest    string
-		keys    bool
-		wantErr bool
+		rest       string
+		keys, once bool
+		wantErr    string // a substring of the error, "" for none
 	}{
-		{"", false, false},
-		{"keys", true, false},
-		{"true", false, true},
-		{"false", false, true},
-		{"bogus", false, true},
-		{"Keys", false, true},
-		{"keys,x", false, true},
+		{rest: ""},
+		{rest: "keys", keys: true},
+		{rest: "once", once: true},
+		{rest: "true", wantErr: "the only forms are +immutable, +immutable=keys and +immutable=once"},
+		{rest: "false", wantErr: "the only forms"},
+		{rest: "bogus", wantErr: "the only forms"},
+		{rest: "Keys", wantErr: "did you mean +immutable=keys?"},
+		{rest: "Once", wantErr: "did you mean +immutable=once?"},
+		{rest: `"once"`, wantErr: "did you mean +immutable=once?"},
+		{rest: "keys,x", wantErr: "the only forms"},
+		{rest: "once,keys", wantErr: "the only forms"},
 	}
 	for _, c := range cases {
 		var m Immutable
 		err := m.ParseMarker(Name, Name, c.rest)
-		if (err != nil) != c.wantErr || (err == nil && m.keys != c.keys) {
-			t.Errorf("+immutable=%s: keys=%v err=%v", c.rest, m.keys, err)
+		switch {
+		case c.wantErr == "" && err != nil:
+			t.Errorf("+immutable=%s: unexpected error %v", c.rest, err)
+		case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
+			t.Errorf("+immutable=%s: error %v, want one containing %q", c.rest, err, c.wantErr)
+		case err == nil && (m.keys != c.keys || m.once != c.once):
+			t.Errorf("+immutable=%s: keys=%v once=%v", c.rest, m.keys, m.once)
 		}
+	}
+}
+
+func TestParseMessage(t *testing.T) {
+	cases := []struct {
+		name, rest, want, wantErr string
+	}{
+		{name: "quoted", rest: `"name is immutable once set"`, want: "name is immutable once set"},
+		{name: "backquoted", rest: "`may not change`", want: "may not change"},
+		{name: "bare", rest: "may not change", want: "may not change"},
+		{name: "escapes", rest: `"say \"no\""`, want: `say "no"`},
+		{name: "empty", rest: `""`, wantErr: "empty"},
+		{name: "blank", rest: "  ", wantErr: "empty"},
+		{name: "unterminated", rest: `"oops`, wantErr: "quoted string"},
+		{name: "line break", rest: `"a\nb"`, wantErr: "line breaks"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var m Message
+			err := m.ParseMarker(MessageName, MessageName, c.rest)
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil || m.Text() != c.want {
+				t.Fatalf("got %q, %v; want %q", m.Text(), err, c.want)
+			}
+		})
 	}
 }
 
@@ -35,6 +77,14 @@ func TestNearMiss(t *testing.T) {
 		"+Immutable":                   true,
 		"+IMMUTABLE=keys":              true,
 		"+immutable:keys":              true,
+		"+immutable=once":              false,
+		"+immutable=Once":              false, // ours: a parse error that suggests =once
+		"+immutable:once":              true,
+		"+Immutable=once":              true,
+		"+immutable:message=\"x\"":     false,
+		"+immutable:Message=\"x\"":     true,
+		"+immutable:mesage=\"x\"":      true,
+		"+immutable:msg=\"x\"":         false, // too far from a marker of ours to guess
 		"+immutables":                  true,
 		"+k8s:immutable":               false, // controller-tools' own marker
 		"+optional":                    false,
@@ -51,6 +101,10 @@ func TestNearMiss(t *testing.T) {
 }
 
 func TestCarrierRoundTrip(t *testing.T) {
+	once := Origin{Once: true, Message: "set once"}
+	if got, _, err := ParseCarrier(once.carrier().Rule); err != nil || !got.Once || got.Message != "set once" || got.Marker() != "+immutable=once" {
+		t.Fatalf("round trip of =once: %+v %v", got, err)
+	}
 	o := Origin{Keys: true, Type: "example.com/v1.Spec", Field: "Ports", JSONName: "ports",
 		ItemFields: []ItemField{{JSON: "name", Go: "Name", Type: "v1.Port"}}}
 	o.Pos.Filename, o.Pos.Line = "types.go", 7
@@ -63,5 +117,15 @@ func TestCarrierRoundTrip(t *testing.T) {
 	}
 	if o.Where() != "field Spec.Ports" || o.Marker() != "+immutable=keys" {
 		t.Errorf("Where/Marker: %q %q", o.Where(), o.Marker())
+	}
+}
+
+// TestParseUnknownSubmarker: controller-tools hands +immutable:Message="x"
+// to +immutable's parser; the error names the marker as written.
+func TestParseUnknownSubmarker(t *testing.T) {
+	var m Immutable
+	err := m.ParseMarker(Name, "immutable:Message", `"x"`)
+	if err == nil || !strings.Contains(err.Error(), "unknown marker +immutable:Message") {
+		t.Fatalf("error %v", err)
 	}
 }

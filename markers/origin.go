@@ -14,6 +14,10 @@ import (
 type Origin struct {
 	// Keys is true for +immutable=keys.
 	Keys bool `json:"keys,omitempty"`
+	// Once is true for +immutable=once.
+	Once bool `json:"once,omitempty"`
+	// Message is the +immutable:message written beside the marker, if any.
+	Message string `json:"message,omitempty"`
 	// Pos is the marker comment (or the declaration when the comment is not
 	// in its doc comment).
 	Pos token.Position `json:"pos"`
@@ -41,7 +45,7 @@ type ItemField struct {
 
 // Marker renders the marker as written.
 func (o Origin) Marker() string {
-	return Immutable{keys: o.Keys}.String()
+	return Immutable{keys: o.Keys, once: o.Once}.String()
 }
 
 // Where names the marked declaration for messages: `field Spec.Name` or

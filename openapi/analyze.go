@@ -59,11 +59,30 @@ type analyzer struct {
 }
 
 type originID struct {
-	pos  token.Position
-	keys bool
+	pos        token.Position
+	keys, once bool
 }
 
-func idOf(o markers.Origin) originID { return originID{o.Pos, o.Keys} }
+func idOf(o markers.Origin) originID { return originID{o.Pos, o.Keys, o.Once} }
+
+// refuseOnce reports every +immutable=once among origins (once per marker)
+// and returns the others: the kube-openapi output has no form for it yet,
+// and a marker must never be dropped silently.
+func (a *analyzer) refuseOnce(origins []markers.Origin) []markers.Origin {
+	out := origins[:0:0]
+	for _, o := range origins {
+		if !o.Once {
+			out = append(out, o)
+			continue
+		}
+		if !a.handled[idOf(o)] {
+			a.reportAt(o, "", problem{
+				"+immutable=once is not supported by the openapi generator: kube-openapi definitions have no form for it that the immutable-gen runtime reads yet",
+				"use +immutable (the value may not be set later), or generate a CRD (crd generator), where +immutable=once is supported"})
+		}
+	}
+	return out
+}
 
 func newAnalyzer(col *ctmarkers.Collector, roots []*loader.Package) *analyzer {
 	return &analyzer{
@@ -181,10 +200,11 @@ func (a *analyzer) typeOrigins(obj *types.TypeName) []markers.Origin {
 			fset := idx.pkg.Fset
 			decl := fset.Position(info.RawSpec.Pos())
 			for _, m := range immutables(info.Markers) {
-				o := markers.Origin{Keys: m.Keys(), Type: obj.Pkg().Path() + "." + obj.Name(), DeclPos: decl}
-				o.Pos = markerPos(fset, decl, m.Keys(), info.RawSpec.Doc, info.RawDecl.Doc)
+				o := markers.Origin{Keys: m.Keys(), Once: m.Once(), Type: obj.Pkg().Path() + "." + obj.Name(), DeclPos: decl}
+				o.Pos = markerPos(fset, decl, m.String(), info.RawSpec.Doc, info.RawDecl.Doc)
 				out = append(out, o)
 			}
+			out = a.refuseOnce(out)
 		}
 	}
 	a.origins[obj] = out
@@ -212,11 +232,7 @@ func immutables(vals ctmarkers.MarkerValues) []markers.Immutable {
 
 // markerPos returns the position of the marker comment in the first doc
 // group that has it, or decl.
-func markerPos(fset *token.FileSet, decl token.Position, keys bool, docs ...*ast.CommentGroup) token.Position {
-	want := "+" + markers.Name
-	if keys {
-		want += "=keys"
-	}
+func markerPos(fset *token.FileSet, decl token.Position, want string, docs ...*ast.CommentGroup) token.Position {
 	for _, doc := range docs {
 		if doc == nil {
 			continue
@@ -324,15 +340,16 @@ func (a *analyzer) fieldMarkers(owner *types.TypeName, f *types.Var, tag reflect
 	for _, m := range immutables(info.Markers) {
 		o := markers.Origin{
 			Keys:     m.Keys(),
+			Once:     m.Once(),
 			Type:     owner.Pkg().Path() + "." + owner.Name(),
 			Field:    f.Name(),
 			JSONName: jsonName,
 			DeclPos:  decl,
 		}
-		o.Pos = markerPos(fset, decl, m.Keys(), info.RawField.Doc)
+		o.Pos = markerPos(fset, decl, m.String(), info.RawField.Doc)
 		out = append(out, o)
 	}
-	return out, comments
+	return a.refuseOnce(out), comments
 }
 
 func (a *analyzer) report(o markers.Origin, p problem) {

@@ -213,3 +213,32 @@ func TestUntagged(t *testing.T) {
 		t.Errorf("diagnostics: %v, want one note", diags)
 	}
 }
+
+// TestOnceRefused: +immutable=once has no kube-openapi form yet, so each
+// marker is an error at its position (never dropped silently), and the run
+// writes nothing.
+func TestOnceRefused(t *testing.T) {
+	out, diags, err := generate(t, Generator{}, "testdata/apis/openapi-misplaced/once")
+	if err == nil {
+		t.Fatal("Generate succeeded; want an error")
+	}
+	if len(out) != 0 {
+		t.Errorf("a failing run wrote %d files", len(out))
+	}
+	var got []string
+	for _, d := range diags {
+		got = append(got, relative(t, d.String()))
+	}
+	text := strings.Join(got, "\n")
+	for _, want := range []string{
+		"testdata/apis/openapi-misplaced/once/types.go:5:2: error: +immutable=once on field Widget.VolumeID: +immutable=once is not supported by the openapi generator",
+		"testdata/apis/openapi-misplaced/once/types.go:15:1: error: +immutable=once on type Endpoint: +immutable=once is not supported by the openapi generator",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("diagnostics lack %q:\n%s", want, text)
+		}
+	}
+	if n := strings.Count(text, "not supported by the openapi generator"); n != 2 {
+		t.Errorf("%d refusals, want one per marker:\n%s", n, text)
+	}
+}

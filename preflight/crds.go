@@ -130,7 +130,7 @@ func newCRDKind(d CRD) (*crdKind, error) {
 			k.storage = v.Name
 		}
 	}
-	hasExtensions := bytes.Contains(d.Raw, []byte(`"x-kubernetes-immutable`))
+	hasExtensions := bytes.Contains(d.Raw, []byte(`"x-kubernetes-immutable`)) || bytes.Contains(d.Raw, []byte(`"`+runtime.ExtImmutableOnce))
 	typer := unstructuredscheme.NewUnstructuredObjectTyper()
 	for _, v := range crd.Spec.Versions {
 		if !v.Served {

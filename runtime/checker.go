@@ -30,7 +30,8 @@ func newChecker(root *node) *Checker {
 //
 // Violations are field.ErrorTypeInvalid "field is immutable" for a changed
 // value, and field.ErrorTypeForbidden for an added or removed immutable
-// field, or key under x-kubernetes-immutable-keys; all carry the origin
+// field, a removed immutable-once field (x-immutable-gen-immutable-once),
+// or a key added or removed under x-kubernetes-immutable-keys; all carry the origin
 // "immutable". A value that is not JSON (a Go type other than the
 // unstructured ones, NaN, an infinity) where a comparison needs it is
 // reported as field.ErrorTypeInternal; a value nested deeper than MaxDepth as

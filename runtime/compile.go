@@ -13,6 +13,10 @@ import (
 const (
 	ExtImmutable     = "x-kubernetes-immutable"
 	ExtImmutableKeys = "x-kubernetes-immutable-keys"
+	// ExtImmutableOnce is immutable-gen's own extension for
+	// +immutable=once, beyond the KEP: a property that, once present, may
+	// not change or be removed; while absent it may be set.
+	ExtImmutableOnce = "x-immutable-gen-immutable-once"
 	extListType      = "x-kubernetes-list-type"
 	extListMapKeys   = "x-kubernetes-list-map-keys"
 	extMapType       = "x-kubernetes-map-type"
@@ -22,8 +26,9 @@ const (
 	maxSchemaErrors  = 100 // Compile reports at most this many errors
 )
 
-// Compile compiles a schema carrying x-kubernetes-immutable and
-// x-kubernetes-immutable-keys into a Checker. A $ref resolves against
+// Compile compiles a schema carrying x-kubernetes-immutable,
+// x-kubernetes-immutable-keys and x-immutable-gen-immutable-once into a
+// Checker. A $ref resolves against
 // s.Definitions. Compile only reads s; s may be modified or reused
 // afterwards without affecting the Checker.
 //
@@ -64,6 +69,9 @@ type compiler struct {
 	sites []*refSite       // nodes whose shape comes from a $ref
 	site  map[*node]*refSite
 	keyed []keyedNode // nodes that carry x-kubernetes-immutable-keys themselves
+	// elems are the list item and map value nodes, where
+	// x-immutable-gen-immutable-once is refused (checked after linking).
+	elems []keyedNode
 	// shapes lists every shape, for the derived flags.
 	shapes []*shape
 	errs   []error
@@ -145,7 +153,7 @@ func (c *compiler) compileInto(n *node, s *spec.Schema, path string, depth int) 
 // readFlags reads the immutability extensions of s into n.
 func (c *compiler) readFlags(n *node, s *spec.Schema, path string) {
 	for _, k := range sortedKeys(s.Extensions) {
-		for _, want := range []string{ExtImmutable, ExtImmutableKeys} {
+		for _, want := range []string{ExtImmutable, ExtImmutableKeys, ExtImmutableOnce} {
 			if k != want && strings.EqualFold(k, want) {
 				c.errorf(path, "unknown extension %s: the extension is spelled %s", k, want)
 			}
@@ -157,6 +165,9 @@ func (c *compiler) readFlags(n *node, s *spec.Schema, path string) {
 	if c.trueFlag(s, ExtImmutableKeys, path) {
 		n.immutableKeys = true
 		c.keyed = append(c.keyed, keyedNode{n, path})
+	}
+	if c.trueFlag(s, ExtImmutableOnce, path) {
+		n.immutableOnce = true
 	}
 }
 
@@ -241,6 +252,7 @@ func (c *compiler) compileShape(s *spec.Schema, path string, depth int) *shape {
 		sh.hasAdd = ap.Allows || ap.Schema != nil
 		if ap.Schema != nil {
 			sh.additional = &node{}
+			c.elems = append(c.elems, keyedNode{sh.additional, schemaChild(path, "additionalProperties")})
 			c.compileInto(sh.additional, ap.Schema, schemaChild(path, "additionalProperties"), depth+1)
 		}
 	}
@@ -248,9 +260,11 @@ func (c *compiler) compileShape(s *spec.Schema, path string, depth int) *shape {
 		switch {
 		case it.Schema != nil:
 			sh.items = &node{}
+			c.elems = append(c.elems, keyedNode{sh.items, schemaChild(path, "items")})
 			c.compileInto(sh.items, it.Schema, schemaChild(path, "items"), depth+1)
 		case len(it.Schemas) == 1:
 			sh.items = &node{}
+			c.elems = append(c.elems, keyedNode{sh.items, schemaIndex(path, "items", 0)})
 			c.compileInto(sh.items, &it.Schemas[0], schemaIndex(path, "items", 0), depth+1)
 		default:
 			for i := range it.Schemas {
@@ -362,7 +376,7 @@ func (c *compiler) noMarks(s *spec.Schema, path string, depth int, where string)
 	if depth > MaxDepth {
 		return
 	}
-	for _, k := range []string{ExtImmutable, ExtImmutableKeys} {
+	for _, k := range []string{ExtImmutable, ExtImmutableKeys, ExtImmutableOnce} {
 		if _, ok := s.Extensions[k]; ok {
 			c.errorf(path, "%s has no effect %s: put it on the schema of the field itself", k, where)
 		}
@@ -419,6 +433,11 @@ func (c *compiler) finish(root *node) (*Checker, error) {
 			c.errorf(k.path, "%s requires keys: a map (additionalProperties) or a list with %s map", ExtImmutableKeys, extListType)
 		}
 	}
+	for _, e := range c.elems {
+		if e.n.immutableOnce {
+			c.errorf(e.path, "%s is only allowed on a property: list items and map values come and go with their index or key; put it on the list or map property, or use %s on the items", ExtImmutableOnce, ExtImmutable)
+		}
+	}
 	if len(c.errs) > 0 {
 		return nil, errors.Join(c.errs...)
 	}
@@ -451,6 +470,7 @@ func (c *compiler) link(rs *refSite) {
 	}
 	rs.n.immutable = rs.n.immutable || rs.target.immutable
 	rs.n.immutableKeys = rs.n.immutableKeys || rs.target.immutableKeys
+	rs.n.immutableOnce = rs.n.immutableOnce || rs.target.immutableOnce
 	rs.state = 2
 }
 

@@ -86,7 +86,7 @@ func (d *decoder) value(n *node, depth int) (interface{}, error) {
 	// Whole values: an immutable value is compared in full, and so may be
 	// one with immutable keys (a violation there reports the whole value
 	// when the other side is not of the keyed kind).
-	if d.data[d.pos] != '{' || n.immutable || n.immutableKeys || n.shape == nil {
+	if d.data[d.pos] != '{' || n.whole() || n.immutableKeys || n.shape == nil {
 		return d.full(depth)
 	}
 	return d.object(n, depth)

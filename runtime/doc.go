@@ -3,7 +3,9 @@
 //
 // It is the reference implementation of the update semantics of
 // x-kubernetes-immutable and x-kubernetes-immutable-keys (see the KEP
-// "Immutable fields" and the project's docs/semantics.md): Compile turns a
+// "Immutable fields" and the project's docs/semantics.md), and of
+// immutable-gen's own x-immutable-gen-immutable-once (+immutable=once,
+// beyond the KEP: set once, then fixed): Compile turns a
 // schema carrying the extensions into a Checker, and
 // (*Checker).ValidateUpdate walks a new and an old object together, guided by
 // the schema, and returns one field.Error per violation.

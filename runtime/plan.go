@@ -6,6 +6,7 @@ package runtime
 type node struct {
 	immutable     bool // x-kubernetes-immutable: the whole value is fixed
 	immutableKeys bool // x-kubernetes-immutable-keys: the keys are fixed
+	immutableOnce bool // x-immutable-gen-immutable-once: fixed once present
 	*shape
 }
 
@@ -41,12 +42,16 @@ const (
 )
 
 // hasMark reports whether n itself carries an immutability extension.
-func (n *node) hasMark() bool { return n.immutable || n.immutableKeys }
+func (n *node) hasMark() bool { return n.immutable || n.immutableKeys || n.immutableOnce }
+
+// whole reports whether the value at n is compared whole when present in
+// both: immutable, or immutable once set.
+func (n *node) whole() bool { return n.immutable || n.immutableOnce }
 
 // needsWalk reports whether the walk must visit n: n or something below it
 // is marked.
 func (n *node) needsWalk() bool {
-	return n != nil && (n.immutable || n.immutableKeys || (n.shape != nil && n.shape.marked))
+	return n != nil && (n.hasMark() || (n.shape != nil && n.shape.marked))
 }
 
 // guides reports whether equality at n must follow the schema.

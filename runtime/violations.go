@@ -35,7 +35,11 @@ func (w *walker) presence(n *node, p *path, name string, added bool) {
 		return
 	}
 	detail := fmt.Sprintf("field %q is immutable and may not be %s", name, verb(added))
-	if !n.immutable {
+	switch {
+	case n.immutable:
+	case n.immutableOnce:
+		detail = fmt.Sprintf("field %q is immutable once set and may not be %s", name, verb(added))
+	default:
 		detail = fmt.Sprintf("field %q has immutable keys and may not be %s", name, verb(added))
 	}
 	w.forbidden(p, detail)

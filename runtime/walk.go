@@ -51,7 +51,7 @@ func (w *walker) atIndex(p *path, i int) *path {
 
 // walk checks the values at n, present in both objects.
 func (w *walker) walk(n *node, nv, ov interface{}, p *path, depth int) {
-	if n.immutable {
+	if n.whole() {
 		if !w.c.equal(n, nv, ov, depth) {
 			w.changed(nv, ov, p, depth)
 		}
@@ -95,7 +95,10 @@ func (w *walker) object(s *shape, nm, om map[string]interface{}, p *path, depth 
 		case inNew && inOld:
 			w.walk(pr.node, nv, ov, w.at(p, pr.name), depth+1)
 		case inNew != inOld && pr.node.hasMark():
-			w.presence(pr.node, w.at(p, pr.name), pr.name, inNew)
+			// Immutable once set: absent in old, it may be set now.
+			if !pr.node.immutableOnce || inOld {
+				w.presence(pr.node, w.at(p, pr.name), pr.name, inNew)
+			}
 		}
 	}
 	if s.walkAdd {

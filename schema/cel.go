@@ -50,6 +50,11 @@ func (r CELResult) MinKubeVersion() string {
 //     in order, which CEL's == does not do), and `has(self.p) ==
 //     has(oldSelf.p)` on its object unless it is required, because a
 //     transition rule only runs where the value exists in old and new;
+//   - an immutable-once property: the same `self == oldSelf`, and
+//     `!has(oldSelf.p) || has(self.p)` on its object unless it is required
+//     (it may be set, never removed);
+//   - a +immutable:message replaces the message of every rule that
+//     enforces the marker it stands beside;
 //   - an immutable-keys map or list map: the same presence rule, and a rule
 //     on the node that the key sets are equal;
 //   - list map items and map values are correlated by the API server, so
@@ -102,11 +107,11 @@ type refusal struct {
 }
 
 type originKey struct {
-	pos  string
-	keys bool
+	pos        string
+	keys, once bool
 }
 
-func keyOf(o markers.Origin) originKey { return originKey{o.Pos.String(), o.Keys} }
+func keyOf(o markers.Origin) originKey { return originKey{o.Pos.String(), o.Keys, o.Once} }
 
 type lowering struct {
 	result CELResult
@@ -207,13 +212,19 @@ func (l *lowering) checkDone(root *Node) {
 	})
 }
 
+// misplacedOnce reports +immutable=once (alone) on list items or map
+// values, which the placement rules refuse: no rule is emitted for it.
+func misplacedOnce(n *Node) bool {
+	return n.ImmutableOnce() && !n.Immutable() && (n.Edge == Items || n.Edge == Values)
+}
+
 // hasKeys reports whether n is a map or a list map.
 func hasKeys(n *Node) bool { return n.IsMap() || (n.IsList() && n.ListType() == "map") }
 
 // hasConstraint reports whether a marker at or below n constrains updates
 // (markers inside set items constrain nothing).
 func hasConstraint(n *Node) bool {
-	if n.Immutable() || n.ImmutableKeys() {
+	if n.Fixed() || n.ImmutableKeys() {
 		return true
 	}
 	if n.IsList() && n.ListType() == "set" {
@@ -243,7 +254,7 @@ func (l *lowering) correlated(n *Node) {
 			if !hasConstraint(p) {
 				continue
 			}
-			presence := (p.Immutable() || p.ImmutableKeys()) && (!n.Required(name) || p.Nullable()) && !isListMapKey(p)
+			presence := (p.Fixed() || p.ImmutableKeys()) && (!n.Required(name) || p.Nullable()) && !isListMapKey(p)
 			if _, r := selector(p); presence && r != nil {
 				// Without its presence rule the marker would be weaker.
 				l.refuseOwn(p, r)
@@ -274,14 +285,34 @@ func (l *lowering) correlated(n *Node) {
 // presence rule completes them; a refused marker gets nothing weaker).
 func (l *lowering) node(n *Node) bool {
 	ok := true
-	if n.Immutable() {
+	if misplacedOnce(n) {
+		l.cover(n) // the placement rules report it
+		return true
+	}
+	if n.Fixed() {
 		if isListMapKey(n) {
 			l.cover(n) // always equal in correlated items
 			return true
 		}
 		e, r := l.equal("self", "oldSelf", n, 0)
 		if r == nil {
-			l.addRule(n, n, n, e, map[string]any{"message": "field is immutable"})
+			// A transition rule runs only where the value exists in old
+			// and new: for =once that is all of it but removal, which the
+			// presence rule on the parent refuses.
+			msg := "field is immutable"
+			if !n.Immutable() {
+				msg = "field is immutable once set"
+			}
+			l.addRule(n, n, n, e, map[string]any{"message": messageOr(n, msg)})
+			if !n.Immutable() && n.Nullable() {
+				for _, o := range n.Origins {
+					if o.Once {
+						l.result.Limits = append(l.result.Limits, Inexpressible{Node: n, Origin: o,
+							Reason: "CEL sees a null value as absent, so the rules let a null " + n.Name + " be replaced by a value, which the runtime refuses (null is a value set once)",
+							Fix:    "drop +nullable, or also enforce with the immutable-gen runtime (admission webhook)"})
+					}
+				}
+			}
 			l.cover(n) // everything below is covered by equality
 			l.freeFormLimit(n)
 			return true
@@ -297,7 +328,7 @@ func (l *lowering) node(n *Node) bool {
 			ok = false
 		} else {
 			l.addRule(n, n, n, e, map[string]any{
-				"message": "keys are immutable: entries may not be added or removed",
+				"message": messageOr(n, "keys are immutable: entries may not be added or removed"),
 				"reason":  "FieldValueForbidden",
 			})
 			for _, o := range n.Origins {
@@ -309,14 +340,33 @@ func (l *lowering) node(n *Node) bool {
 	return ok
 }
 
+// messageOr is the +immutable:message of n's markers, or def.
+func messageOr(n *Node, def string) string {
+	if m := n.Message(); m != "" {
+		return m
+	}
+	return def
+}
+
+// presenceRule adds, on parent, the rule that property p is not added or
+// removed (for +immutable=once: not removed), as the cheapest rule can:
+// it reads only presence.
 func (l *lowering) presenceRule(parent, p *Node) {
 	sel, _ := selector(p) // checked by the caller
+	if p.ImmutableOnce() && !p.Immutable() {
+		l.addRule(parent, p, nil, expr{text: fmt.Sprintf("!has(oldSelf%s) || has(self%s)", sel, sel)}, map[string]any{
+			"message":   messageOr(p, fmt.Sprintf("%s is immutable once set: it may not be removed", p.Name)),
+			"fieldPath": fieldPath(p.Name),
+			"reason":    "FieldValueForbidden",
+		})
+		return
+	}
 	what := "field"
 	if !p.Immutable() {
 		what = "field with immutable keys"
 	}
 	l.addRule(parent, p, nil, expr{text: fmt.Sprintf("has(self%s) == has(oldSelf%s)", sel, sel)}, map[string]any{
-		"message":   fmt.Sprintf("%s is an immutable %s: it may not be added or removed after creation", p.Name, what),
+		"message":   messageOr(p, fmt.Sprintf("%s is an immutable %s: it may not be added or removed after creation", p.Name, what)),
 		"fieldPath": fieldPath(p.Name),
 		"reason":    "FieldValueForbidden",
 	})
@@ -339,7 +389,7 @@ func (l *lowering) freeFormLimit(n *Node) {
 		return
 	}
 	for _, o := range n.Origins {
-		if !o.Keys {
+		if !o.Keys { // +immutable or +immutable=once
 			l.result.Limits = append(l.result.Limits, Inexpressible{Node: n, Origin: o,
 				Reason: fmt.Sprintf("CEL's == does not see a top-level key of the free-form content %s replaced by another while the number of keys stays the same; every other change there is refused", at.Path()),
 				Fix:    "to refuse that too, also enforce with the immutable-gen runtime (admission webhook), or give the content a typed schema"})
@@ -381,7 +431,10 @@ func vars(depth int, names ...string) (string, string) {
 // (new) and b (old), both present, with comprehension variables deeper
 // than depth.
 func (l *lowering) cond(a, b string, n *Node, depth int) (expr, *refusal) {
-	if n.Immutable() {
+	if misplacedOnce(n) {
+		return expr{}, nil // the placement rules report it
+	}
+	if n.Fixed() { // both present: =once is +immutable here
 		if isListMapKey(n) {
 			return expr{}, nil // the items were matched by key
 		}
@@ -406,8 +459,12 @@ func (l *lowering) cond(a, b string, n *Node, depth int) (expr, *refusal) {
 			if r != nil {
 				return expr{}, r
 			}
-			if (p.Immutable() || p.ImmutableKeys()) && (!n.Required(name) || p.Nullable()) && !isListMapKey(p) {
-				parts = append(parts, expr{text: fmt.Sprintf("has(%s%s) == has(%s%s)", a, sel, b, sel)})
+			if (p.Fixed() || p.ImmutableKeys()) && (!n.Required(name) || p.Nullable()) && !isListMapKey(p) {
+				if p.ImmutableOnce() && !p.Immutable() {
+					parts = append(parts, expr{text: fmt.Sprintf("(!has(%s%s) || has(%s%s))", b, sel, a, sel)})
+				} else {
+					parts = append(parts, expr{text: fmt.Sprintf("has(%s%s) == has(%s%s)", a, sel, b, sel)})
+				}
 			}
 			c, r := l.cond(a+sel, b+sel, p, depth)
 			if r != nil {

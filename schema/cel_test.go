@@ -38,6 +38,10 @@ func parseMarked(t testing.TB, src string) map[string]any {
 				delete(v, "@keys")
 				g.mark(v, true)
 			}
+			if _, ok := v["@once"]; ok {
+				delete(v, "@once")
+				g.markOnce(v)
+			}
 		case []any:
 			for _, x := range v {
 				walk(x)
@@ -249,4 +253,117 @@ func FuzzEmitCELAccountsForEveryMarker(f *testing.F) {
 		res := schema.EmitCEL(root)
 		checkAccounted(t, root, res)
 	})
+}
+
+// TestEmitCELOnce: the rules of +immutable=once, one case per shape, and
+// +immutable:message on the rules of every form.
+func TestEmitCELOnce(t *testing.T) {
+	withMessage := func(raw map[string]any, path []string, msg string) {
+		n := raw
+		for _, p := range path {
+			n = n["properties"].(map[string]any)[p].(map[string]any)
+		}
+		rules := n["x-kubernetes-validations"].([]any)
+		for _, r := range rules {
+			rule := r.(map[string]any)
+			o, _, _ := markers.ParseCarrier(rule["rule"].(string))
+			o.Message = msg
+			b, _ := json.Marshal(o)
+			rule["rule"] = "@immutable-gen:origin " + string(b)
+		}
+	}
+	cases := []struct {
+		name    string
+		schema  string
+		message []string // a property path and the message of its marker
+		want    []string // "path: rule: message", in tree order
+		limits  int
+	}{{
+		name:   "optional scalar",
+		schema: `{"type":"object","properties":{"v":{"type":"string","@once":true}}}`,
+		want: []string{
+			"<root>: !has(oldSelf.v) || has(self.v): v is immutable once set: it may not be removed",
+			"v: self == oldSelf: field is immutable once set",
+		},
+	}, {
+		name:   "required scalar needs no presence rule",
+		schema: `{"type":"object","required":["v"],"properties":{"v":{"type":"string","@once":true}}}`,
+		want:   []string{"v: self == oldSelf: field is immutable once set"},
+	}, {
+		name:   "struct: nothing below gets a rule",
+		schema: `{"type":"object","properties":{"e":{"type":"object","@once":true,"properties":{"h":{"type":"string","@immutable":true}}}}}`,
+		want: []string{
+			"<root>: !has(oldSelf.e) || has(self.e): e is immutable once set: it may not be removed",
+			"e: self == oldSelf: field is immutable once set",
+		},
+	}, {
+		name:   "set",
+		schema: `{"type":"object","properties":{"z":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"},"@once":true}}}`,
+		want: []string{
+			"<root>: !has(oldSelf.z) || has(self.z): z is immutable once set: it may not be removed",
+			"z: self == oldSelf: field is immutable once set",
+		},
+	}, {
+		name:    "message on once",
+		schema:  `{"type":"object","properties":{"v":{"type":"string","@once":true}}}`,
+		message: []string{"v", "v may not change once set"},
+		want: []string{
+			"<root>: !has(oldSelf.v) || has(self.v): v may not change once set",
+			"v: self == oldSelf: v may not change once set",
+		},
+	}, {
+		name:    "message on immutable",
+		schema:  `{"type":"object","properties":{"v":{"type":"string","@immutable":true}}}`,
+		message: []string{"v", "v is fixed"},
+		want: []string{
+			"<root>: has(self.v) == has(oldSelf.v): v is fixed",
+			"v: self == oldSelf: v is fixed",
+		},
+	}, {
+		name:    "message on keys",
+		schema:  `{"type":"object","required":["m"],"properties":{"m":{"type":"object","additionalProperties":{"type":"string"},"@keys":true}}}`,
+		message: []string{"m", "no new keys"},
+		want:    []string{"m: self.size() == oldSelf.size() && self.all(k1, k1 in oldSelf): no new keys"},
+	}, {
+		name:   "nullable once is a limit",
+		schema: `{"type":"object","properties":{"v":{"type":"string","nullable":true,"@once":true}}}`,
+		want: []string{
+			"<root>: !has(oldSelf.v) || has(self.v): v is immutable once set: it may not be removed",
+			"v: self == oldSelf: field is immutable once set",
+		},
+		limits: 1,
+	}, {
+		name:   "misplaced on list items: no rule (placement reports it)",
+		schema: `{"type":"object","properties":{"l":{"type":"array","maxItems":2,"items":{"type":"string","@once":true}}}}`,
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			raw := parseMarked(t, tc.schema)
+			if tc.message != nil {
+				withMessage(raw, tc.message[:len(tc.message)-1], tc.message[len(tc.message)-1])
+			}
+			root, err := schema.Build(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := schema.EmitCEL(root)
+			if len(res.Inexpressible) > 0 {
+				t.Fatalf("inexpressible: %+v", res.Inexpressible)
+			}
+			if len(res.Limits) != tc.limits {
+				t.Errorf("%d limits, want %d: %+v", len(res.Limits), tc.limits, res.Limits)
+			}
+			var got []string
+			root.Walk(func(n *schema.Node) {
+				rules, _ := n.Raw["x-kubernetes-validations"].([]any)
+				for _, r := range rules {
+					rule := r.(map[string]any)
+					got = append(got, fmt.Sprintf("%s: %s: %s", n.Path(), rule["rule"], rule["message"]))
+				}
+			})
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
 }

@@ -40,6 +40,7 @@ var (
 // Verdicts must agree, and the fields the two name must match.
 func TestCELMatchesRuntime(t *testing.T) {
 	total, rejected := 0, 0
+	onceKinds := map[string]int{} // +immutable=once nodes by shape
 	for s := 0; s < *diffSchemas; s++ {
 		seed := *diffSeed*1_000_003 + uint64(s)
 		g := &gen{r: rand.New(rand.NewPCG(seed, 7))}
@@ -48,6 +49,7 @@ func TestCELMatchesRuntime(t *testing.T) {
 		if !ok {
 			continue
 		}
+		countOnce(c.objSchema, onceKinds)
 		for p := 0; p < *diffPairs; p++ {
 			old := g.value(c.objSchema)
 			obj := g.mutate(c.objSchema, deepCopy(old))
@@ -69,6 +71,44 @@ func TestCELMatchesRuntime(t *testing.T) {
 	}
 	if rejected < total/10 || rejected > total*9/10 {
 		t.Fatalf("%d of %d rejected: the generator no longer exercises both verdicts", rejected, total)
+	}
+	t.Logf("+immutable=once nodes: %v", onceKinds)
+	for _, k := range []string{"scalar", "struct", "set", "list map", "map"} {
+		if onceKinds[k] == 0 {
+			t.Errorf("no +immutable=once %s was generated", k)
+		}
+	}
+}
+
+// countOnce counts the nodes of s with the set-once extension, by shape.
+func countOnce(s map[string]any, kinds map[string]int) {
+	if s["x-immutable-gen-immutable-once"] == true {
+		switch {
+		case s["type"] == "array" && s["x-kubernetes-list-type"] == "set":
+			kinds["set"]++
+		case s["type"] == "array" && s["x-kubernetes-list-type"] == "map":
+			kinds["list map"]++
+		case s["type"] == "array":
+			kinds["atomic list"]++
+		case s["additionalProperties"] != nil:
+			kinds["map"]++
+		case s["properties"] != nil:
+			kinds["struct"]++
+		default:
+			kinds["scalar"]++
+		}
+	}
+	for _, k := range []string{"items", "additionalProperties"} {
+		if c, ok := s[k].(map[string]any); ok {
+			countOnce(c, kinds)
+		}
+	}
+	if props, ok := s["properties"].(map[string]any); ok {
+		for _, p := range props {
+			if c, ok := p.(map[string]any); ok {
+				countOnce(c, kinds)
+			}
+		}
 	}
 }
 
@@ -235,10 +275,19 @@ func (g *gen) names() []string {
 	return propNames
 }
 
-func (g *gen) carrier(keys bool) map[string]any {
+func (g *gen) carrier(keys bool) map[string]any { return g.carrierOf(keys, false) }
+
+func (g *gen) carrierOf(keys, once bool) map[string]any {
 	g.line++
-	o := fmt.Sprintf(`{"keys":%v,"pos":{"Filename":"types.go","Offset":0,"Line":%d,"Column":2},"decl":{"Filename":"types.go","Offset":0,"Line":%d,"Column":2},"type":"x.T"}`, keys, g.line, g.line)
+	o := fmt.Sprintf(`{"keys":%v,"once":%v,"pos":{"Filename":"types.go","Offset":0,"Line":%d,"Column":2},"decl":{"Filename":"types.go","Offset":0,"Line":%d,"Column":2},"type":"x.T"}`, keys, once, g.line, g.line)
 	return map[string]any{"rule": "@immutable-gen:origin " + o}
+}
+
+// markOnce marks property schema n +immutable=once.
+func (g *gen) markOnce(n map[string]any) map[string]any {
+	rules, _ := n["x-kubernetes-validations"].([]any)
+	n["x-kubernetes-validations"] = append(rules, g.carrierOf(false, true))
+	return n
 }
 
 func (g *gen) mark(n map[string]any, keys bool) map[string]any {
@@ -390,8 +439,16 @@ func (g *gen) valueSchema(depth int) map[string]any {
 			g.mark(n, true)
 		}
 	}
-	if _, marked := n["x-kubernetes-validations"]; !marked && g.chance(0.2) {
-		g.mark(n, false)
+	if _, marked := n["x-kubernetes-validations"]; !marked {
+		switch x := g.r.Float64(); {
+		case x < 0.2:
+			g.mark(n, false)
+		case x < 0.35 && n["nullable"] != true:
+			// Set once, on a property (valueSchema makes properties only);
+			// not nullable: CEL sees null as absent (a limit the lowering
+			// reports).
+			g.markOnce(n)
+		}
 	}
 	return n
 }

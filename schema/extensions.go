@@ -2,7 +2,8 @@ package schema
 
 import "github.com/immutable-gen/immutable-gen/markers"
 
-// EmitExtensions writes the KEP's vendor extensions, as JSON booleans, on
+// EmitExtensions writes the KEP's vendor extensions (and the project's
+// x-immutable-gen-immutable-once for +immutable=once), as JSON booleans, on
 // exactly the nodes the markers name (redundant ones included: they are
 // valid, and the placement checks report them as notes).
 func EmitExtensions(root *Node) {
@@ -13,6 +14,9 @@ func EmitExtensions(root *Node) {
 		if n.ImmutableKeys() {
 			n.Raw[ExtImmutableKeys] = true
 		}
+		if n.ImmutableOnce() {
+			n.Raw[ExtImmutableOnce] = true
+		}
 	})
 }
 
@@ -21,7 +25,8 @@ func EmitExtensions(root *Node) {
 // that was written by hand or generated with crd:immutability=extensions:
 // a node with `x-kubernetes-immutable: true` gets an Origin for +immutable,
 // one with `x-kubernetes-immutable-keys: true` an Origin for
-// +immutable=keys. Only the JSON boolean true counts; any other value is
+// +immutable=keys, one with `x-immutable-gen-immutable-once: true` an Origin
+// for +immutable=once. Only the JSON boolean true counts; any other value is
 // left for the caller to report. The Origins have no Go position. raw is
 // not changed (carrier rules, if any, stay where they are), and nothing
 // inside allOf, anyOf, oneOf or not is read, as in Build.
@@ -37,6 +42,9 @@ func readExtensions(raw map[string]any) ([]markers.Origin, error) {
 	}
 	if raw[ExtImmutableKeys] == true {
 		origins = append(origins, markers.Origin{Keys: true})
+	}
+	if raw[ExtImmutableOnce] == true {
+		origins = append(origins, markers.Origin{Once: true})
 	}
 	return origins, nil
 }

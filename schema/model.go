@@ -15,10 +15,13 @@ import (
 	"github.com/immutable-gen/immutable-gen/markers"
 )
 
-// Extension names from the KEP.
+// Extension names from the KEP, and the project's own extension for
+// +immutable=once, which goes beyond the KEP (so it is not under
+// x-kubernetes-, which belongs to Kubernetes).
 const (
 	ExtImmutable     = "x-kubernetes-immutable"
 	ExtImmutableKeys = "x-kubernetes-immutable-keys"
+	ExtImmutableOnce = "x-immutable-gen-immutable-once"
 )
 
 // Edge says how a node is reached from its parent.
@@ -157,7 +160,9 @@ func takeCarriers(raw map[string]any) ([]markers.Origin, error) {
 	slices.SortFunc(origins, func(a, b markers.Origin) int {
 		return strings.Compare(a.Pos.String()+a.Marker(), b.Pos.String()+b.Marker())
 	})
-	origins = slices.CompactFunc(origins, func(a, b markers.Origin) bool { return a.Pos == b.Pos && a.Keys == b.Keys })
+	origins = slices.CompactFunc(origins, func(a, b markers.Origin) bool {
+		return a.Pos == b.Pos && a.Keys == b.Keys && a.Once == b.Once
+	})
 	return origins, nil
 }
 
@@ -297,7 +302,27 @@ func (n *Node) Required(name string) bool {
 
 // Immutable reports whether a +immutable marker names this node.
 func (n *Node) Immutable() bool {
-	return slices.ContainsFunc(n.Origins, func(o markers.Origin) bool { return !o.Keys })
+	return slices.ContainsFunc(n.Origins, func(o markers.Origin) bool { return !o.Keys && !o.Once })
+}
+
+// ImmutableOnce reports whether a +immutable=once marker names this node.
+func (n *Node) ImmutableOnce() bool {
+	return slices.ContainsFunc(n.Origins, func(o markers.Origin) bool { return o.Once })
+}
+
+// Fixed reports whether the node's whole value is constrained by a marker
+// on it, +immutable or +immutable=once: nothing below needs a rule.
+func (n *Node) Fixed() bool { return n.Immutable() || n.ImmutableOnce() }
+
+// Message is the +immutable:message of the markers on this node, "" when
+// none has one.
+func (n *Node) Message() string {
+	for _, o := range n.Origins {
+		if o.Message != "" {
+			return o.Message
+		}
+	}
+	return ""
 }
 
 // ImmutableKeys reports whether a +immutable=keys marker names this node.
@@ -305,11 +330,12 @@ func (n *Node) ImmutableKeys() bool {
 	return slices.ContainsFunc(n.Origins, func(o markers.Origin) bool { return o.Keys })
 }
 
-// ImmutableAncestor returns the nearest strict ancestor named by +immutable,
-// or nil. The root does not count: immutability is never allowed there.
+// ImmutableAncestor returns the nearest strict ancestor named by +immutable
+// or +immutable=once (whose value, once there, is compared whole), or nil.
+// The root does not count: immutability is never allowed there.
 func (n *Node) ImmutableAncestor() *Node {
 	for a := n.Parent; a != nil && a.Parent != nil; a = a.Parent {
-		if a.Immutable() {
+		if a.Fixed() {
 			return a
 		}
 	}

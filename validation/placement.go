@@ -30,6 +30,12 @@ const (
 	RuleRedundant
 	// RuleNoEffect: a marker inside the items of a set (a warning).
 	RuleNoEffect
+	// RuleOnceProperty: +immutable=once only on properties, not on list
+	// items or map values (beyond the KEP, DESIGN.md 2.1).
+	RuleOnceProperty
+	// RuleOnceRequired: +immutable=once on a required property is
+	// +immutable (a note).
+	RuleOnceRequired
 )
 
 // PlacementFinding is one placement rule finding about one marker, before
@@ -91,6 +97,9 @@ func PlacementFindings(root *schema.Node) []PlacementFinding {
 			if o.Keys {
 				checkKeys(n, o, report)
 			}
+			if o.Once {
+				checkOnce(n, o, report)
+			}
 		}
 		checkEffect(n, report)
 	})
@@ -142,27 +151,58 @@ func checkForbiddenPlaces(n *schema.Node, report reporter) {
 	}
 }
 
-// Rule 3: +immutable and +immutable=keys exclude each other on one node.
+// Rule 3: +immutable, +immutable=keys and +immutable=once exclude each
+// other on one node, also when one comes from the type and another from
+// the field.
 func checkExclusive(n *schema.Node, report reporter) {
-	if !n.Immutable() || !n.ImmutableKeys() {
+	forms := map[string][]string{} // marker → where it comes from
+	for _, o := range n.Origins {
+		forms[o.Marker()] = append(forms[o.Marker()], fmt.Sprintf("%s at %s", o.Where(), o.Pos))
+	}
+	if len(forms) < 2 {
 		return
 	}
-	var imm, keys []string
 	for _, o := range n.Origins {
-		w := fmt.Sprintf("%s at %s", o.Where(), o.Pos)
-		if o.Keys {
-			keys = append(keys, w)
-		} else {
-			imm = append(imm, w)
+		var others []string
+		for _, m := range []string{"+immutable", "+immutable=keys", "+immutable=once"} {
+			if m != o.Marker() && len(forms[m]) > 0 {
+				others = append(others, fmt.Sprintf("%s comes from %s", m, strings.Join(forms[m], ", ")))
+			}
 		}
+		fix := "keep one of them: +immutable already includes the keys"
+		if n.ImmutableOnce() {
+			fix = "keep one of them: +immutable forbids setting the value later, +immutable=once allows it once"
+		}
+		f := PlacementFinding{Node: n, Origin: o, Rule: RuleExclusive, Severity: diag.Error, Fix: fix}
+		if !n.ImmutableOnce() {
+			other := "+immutable=keys"
+			if o.Keys {
+				other = "+immutable"
+			}
+			report(f, "+immutable and +immutable=keys are exclusive on one node, and %s comes from %s", other, strings.Join(forms[other], ", "))
+			continue
+		}
+		report(f, "%s is exclusive with the other immutability forms on one node, and %s", o.Marker(), strings.Join(others, "; "))
 	}
-	for _, o := range n.Origins {
-		f := PlacementFinding{Node: n, Origin: o, Rule: RuleExclusive, Severity: diag.Error, Fix: "keep one of them: +immutable already includes the keys"}
-		if o.Keys {
-			report(f, "+immutable and +immutable=keys are exclusive on one node, and +immutable comes from %s", strings.Join(imm, ", "))
-		} else {
-			report(f,
-				"+immutable and +immutable=keys are exclusive on one node, and +immutable=keys comes from %s", strings.Join(keys, ", "))
+}
+
+// +immutable=once only on a property: list items and map values come and
+// go with their index or key, so "set once" means nothing there. On a
+// required property it is +immutable (a note).
+func checkOnce(n *schema.Node, o markers.Origin, report reporter) {
+	switch n.Edge {
+	case schema.Items:
+		report(PlacementFinding{Node: n, Origin: o, Rule: RuleOnceProperty, Severity: diag.Error,
+			Fix: "put +immutable=once on the list field instead, or +immutable on the item type to fix each item"},
+			"+immutable=once is not allowed on list items (%s): items come and go with their index or key, so they are never set later", n.Path())
+	case schema.Values:
+		report(PlacementFinding{Node: n, Origin: o, Rule: RuleOnceProperty, Severity: diag.Error,
+			Fix: "put +immutable=once on the map field instead, or +immutable on the value type to fix each value"},
+			"+immutable=once is not allowed on map values (%s): values come and go with their key, so they are never set later", n.Path())
+	case schema.Property:
+		if n.Parent.Required(n.Name) && !n.Nullable() {
+			report(PlacementFinding{Node: n, Origin: o, Rule: RuleOnceRequired, Severity: diag.Note, Related: n.Parent},
+				"%s is required, so it is set at creation: +immutable=once is the same as +immutable here", n.Path())
 		}
 	}
 }
@@ -210,7 +250,7 @@ func checkListMapKeys(n *schema.Node, o markers.Origin, report reporter) {
 		if k == nil {
 			continue // the API server's own validation reports a missing key
 		}
-		if k.Immutable() || immutableBetween(k, n) {
+		if k.Fixed() || immutableBetween(k, n) {
 			continue
 		}
 		goField := ""
@@ -232,11 +272,20 @@ func checkListMapKeys(n *schema.Node, o markers.Origin, report reporter) {
 // excluded, n's parents included) is immutable.
 func immutableBetween(n, top *schema.Node) bool {
 	for a := n.Parent; a != nil && a != top; a = a.Parent {
-		if a.Immutable() {
+		if a.Fixed() {
 			return true
 		}
 	}
 	return false
+}
+
+// onceNote qualifies an ancestor that is immutable once set: its value,
+// once there, is compared whole, so markers below add nothing.
+func onceNote(anc *schema.Node) string {
+	if anc.Immutable() {
+		return ""
+	}
+	return " (+immutable=once: once set, its whole value is fixed)"
 }
 
 // Rules 5 and 6: redundant markers are notes; markers under set items have
@@ -245,7 +294,7 @@ func checkEffect(n *schema.Node, report reporter) {
 	if anc := n.ImmutableAncestor(); anc != nil {
 		for _, o := range n.Origins {
 			report(PlacementFinding{Node: n, Origin: o, Rule: RuleRedundant, Severity: diag.Note, Related: anc},
-				"redundant: %s is already immutable as part of %s", n.Path(), anc.Path())
+				"redundant: %s is already immutable as part of %s%s", n.Path(), anc.Path(), onceNote(anc))
 		}
 		return
 	}

@@ -28,6 +28,20 @@ func mark(t *testing.T, n map[string]any, keys bool, line int) map[string]any {
 	return n
 }
 
+// markOnce marks n with a +immutable=once carrier at the given line.
+func markOnce(t *testing.T, n map[string]any, line int) map[string]any {
+	t.Helper()
+	o := markers.Origin{Once: true, Type: "example.com/v1.Spec", Field: "F"}
+	o.Pos.Filename, o.Pos.Line, o.Pos.Column = "types.go", line, 2
+	b, err := json.Marshal(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, _ := n["x-kubernetes-validations"].([]any)
+	n["x-kubernetes-validations"] = append(rules, map[string]any{"rule": "@immutable-gen:origin " + string(b)})
+	return n
+}
+
 func obj(props map[string]any) map[string]any {
 	return map[string]any{"type": "object", "properties": props}
 }
@@ -97,6 +111,44 @@ func TestPlacementSchemaRules(t *testing.T) {
 			list := map[string]any{"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": []any{"name"}, "items": mark(t, obj(map[string]any{"name": str()}), false, 17)}
 			return obj(map[string]any{"spec": obj(map[string]any{"l": mark(t, list, true, 18)})})
 		},
+	}, {
+		name: "once on a property is allowed",
+		schema: func(t *testing.T) map[string]any {
+			return obj(map[string]any{"spec": obj(map[string]any{"volume": markOnce(t, str(), 20)})})
+		},
+	}, {
+		name: "once on list items is an error with the fix",
+		schema: func(t *testing.T) map[string]any {
+			list := map[string]any{"type": "array", "items": markOnce(t, str(), 21)}
+			return obj(map[string]any{"spec": obj(map[string]any{"l": list})})
+		},
+		want: []string{"types.go:21:2: error", "not allowed on list items (spec.l[*])", "fix: put +immutable=once on the list field instead"},
+	}, {
+		name: "once on map values is an error with the fix",
+		schema: func(t *testing.T) map[string]any {
+			m := map[string]any{"type": "object", "additionalProperties": markOnce(t, str(), 22)}
+			return obj(map[string]any{"spec": obj(map[string]any{"m": m})})
+		},
+		want: []string{"types.go:22:2: error", "not allowed on map values (spec.m[*])", "fix: put +immutable=once on the map field instead"},
+	}, {
+		name: "once and immutable are exclusive",
+		schema: func(t *testing.T) map[string]any {
+			return obj(map[string]any{"spec": obj(map[string]any{"f": markOnce(t, mark(t, str(), false, 23), 24)})})
+		},
+		want: []string{"types.go:23:2: error: +immutable", "+immutable=once comes from", "types.go:24:2: error: +immutable=once", "+immutable comes from"},
+	}, {
+		name: "once and keys are exclusive",
+		schema: func(t *testing.T) map[string]any {
+			m := map[string]any{"type": "object", "additionalProperties": str()}
+			return obj(map[string]any{"spec": obj(map[string]any{"m": markOnce(t, mark(t, m, true, 25), 26)})})
+		},
+		want: []string{"types.go:25:2: error: +immutable=keys", "types.go:26:2: error: +immutable=once", "+immutable=keys comes from"},
+	}, {
+		name: "once at the root is forbidden",
+		schema: func(t *testing.T) map[string]any {
+			return markOnce(t, obj(map[string]any{"spec": obj(nil)}), 27)
+		},
+		want: []string{"types.go:27:2: error", "not allowed on the root type of a kind"},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -118,6 +170,56 @@ func TestPlacementSchemaRules(t *testing.T) {
 				if !strings.Contains(all, w) {
 					t.Errorf("want %q in:\n%s", w, all)
 				}
+			}
+		})
+	}
+}
+
+// TestPlacementOnceNotes: the notes and warnings of +immutable=once.
+func TestPlacementOnceNotes(t *testing.T) {
+	cases := []struct {
+		name   string
+		schema func(t *testing.T) map[string]any
+		want   string // a substring of the only diagnostic
+		sev    diag.Severity
+	}{{
+		name: "once on a required property is +immutable",
+		schema: func(t *testing.T) map[string]any {
+			spec := obj(map[string]any{"class": markOnce(t, str(), 30)})
+			spec["required"] = []any{"class"}
+			return obj(map[string]any{"spec": spec})
+		},
+		want: "spec.class is required, so it is set at creation: +immutable=once is the same as +immutable here",
+		sev:  diag.Note,
+	}, {
+		name: "a marker inside a set-once struct is redundant",
+		schema: func(t *testing.T) map[string]any {
+			inner := markOnce(t, obj(map[string]any{"name": mark(t, str(), false, 32)}), 31)
+			return obj(map[string]any{"spec": obj(map[string]any{"outer": inner})})
+		},
+		want: "redundant: spec.outer.name is already immutable as part of spec.outer (+immutable=once",
+		sev:  diag.Note,
+	}, {
+		name: "once inside set items has no effect",
+		schema: func(t *testing.T) map[string]any {
+			set := map[string]any{"type": "array", "x-kubernetes-list-type": "set", "items": obj(map[string]any{"s": markOnce(t, str(), 33)})}
+			return obj(map[string]any{"spec": obj(map[string]any{"set": set})})
+		},
+		want: "has no effect inside the items of the +listType=set list spec.set",
+		sev:  diag.Warning,
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root, err := schema.Build(tc.schema(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []diag.Diagnostic
+			for _, d := range PlacementFindings(root) {
+				got = append(got, diag.Diagnostic{Severity: d.Severity, Message: d.Message})
+			}
+			if len(got) != 1 || got[0].Severity != tc.sev || !strings.Contains(got[0].Message, tc.want) {
+				t.Fatalf("got %+v, want one %v containing %q", got, tc.sev, tc.want)
 			}
 		})
 	}

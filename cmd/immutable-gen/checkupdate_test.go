@@ -52,6 +52,11 @@ func TestCheckUpdate(t *testing.T) {
 		{"missing-flags", "--schema widgets-crd.yaml", 2},
 		{"unknown-flag", "--schema widgets-crd.yaml --old old.yaml --new old.yaml --strict", 2},
 		{"bad-format", "--schema widgets-crd.yaml --new old.yaml -o yaml", 2},
+		// +immutable=once with +immutable:message, as CEL rules and as the
+		// project extension: the same verdicts (set later: allowed; changed
+		// or removed once set: rejected).
+		{"once-cel", "--schema ../golden/crd/once --old once/old --new once/new", 1},
+		{"once-extensions", "--schema ../golden/crd/once-extensions --old once/old --new once/new", 1},
 		{"help", "--help", 0},
 	}
 	for _, tc := range cases {

@@ -31,6 +31,9 @@ func TestGenerateGolden(t *testing.T) {
 		{"celshapes-kube1.32", "celshapes", "crd:kubeVersion=1.32"},
 		{"celrefused", "celrefused", "crd:immutability=cel,kubeVersion=1.32"},
 		{"apirefused", "apirefused", "crd"},
+		{"once", "once", "crd"},
+		{"once-extensions", "once", "crd:immutability=extensions"},
+		{"oncemisplaced", "oncemisplaced", "crd"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -72,7 +72,7 @@ func strip(v interface{}) int {
 	n := 0
 	switch x := v.(type) {
 	case map[string]interface{}:
-		for _, k := range []string{"x-kubernetes-immutable", "x-kubernetes-immutable-keys"} {
+		for _, k := range []string{"x-kubernetes-immutable", "x-kubernetes-immutable-keys", "x-immutable-gen-immutable-once"} {
 			if _, ok := x[k]; ok {
 				delete(x, k)
 				n++

@@ -252,3 +252,36 @@ func TestPluginOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateUpdateOnce: the set-once extension (+immutable=once) is
+// enforced by the plugin: set later allowed; changed or removed once set,
+// 422 with the runtime's causes.
+func TestValidateUpdateOnce(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "widgets-crd.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd := strings.Replace(string(b), "size: {type: integer}", "size: {type: integer}\n              owner: {type: string, x-immutable-gen-immutable-once: true}", 1)
+	rs, err := enforce.FromCRD([]byte(crd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := immutableadmission.New(immutableadmission.Options{Resources: rs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unset := widget(map[string]interface{}{"class": "gold"}, nil)
+	set := widget(map[string]interface{}{"class": "gold", "owner": "a"}, nil)
+	if err := p.Validate(context.Background(), attrs(admission.Update, "", false, set, unset), nil); err != nil {
+		t.Fatalf("setting it later: %v", err)
+	}
+	changed := widget(map[string]interface{}{"class": "gold", "owner": "b"}, nil)
+	if got, want := causes(t, p.Validate(context.Background(), attrs(admission.Update, "", false, changed, set), nil)),
+		`spec.owner: FieldValueInvalid: Invalid value: "b": field is immutable`; got != want {
+		t.Errorf("changed: %s, want %s", got, want)
+	}
+	if got, want := causes(t, p.Validate(context.Background(), attrs(admission.Update, "", false, unset, set), nil)),
+		`spec.owner: FieldValueForbidden: Forbidden: field "owner" is immutable once set and may not be removed`; got != want {
+		t.Errorf("removed: %s, want %s", got, want)
+	}
+}

@@ -212,3 +212,36 @@ func TestNewHandlerErrors(t *testing.T) {
 		t.Errorf("scale: %v", err)
 	}
 }
+
+// TestHandlerOnce: a CRD with the set-once extension (+immutable=once) is
+// enforced through the webhook: set later allowed, changed or removed once
+// set refused with 422 and the runtime's causes.
+func TestHandlerOnce(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "widgets-crd.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd := strings.Replace(string(b), "size: {type: integer}", "size: {type: integer}\n              owner: {type: string, x-immutable-gen-immutable-once: true}", 1)
+	rs, err := enforce.FromCRD([]byte(crd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := webhook.NewHandler(rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := h.Webhook()
+	unset := widgetJSON(`{"class": "gold"}`, "")
+	set := widgetJSON(`{"class": "gold", "owner": "a"}`, "")
+	if r := post(t, srv, review("UPDATE", "", false, set, unset)); !r.Allowed {
+		t.Fatalf("setting it later denied: %+v", r.Result)
+	}
+	if got, want := causes(t, post(t, srv, review("UPDATE", "", false, widgetJSON(`{"class": "gold", "owner": "b"}`, ""), set))),
+		`spec.owner: FieldValueInvalid: Invalid value: "b": field is immutable`; got != want {
+		t.Errorf("changed: %s, want %s", got, want)
+	}
+	if got, want := causes(t, post(t, srv, review("UPDATE", "", false, unset, set))),
+		`spec.owner: FieldValueForbidden: Forbidden: field "owner" is immutable once set and may not be removed`; got != want {
+		t.Errorf("removed: %s, want %s", got, want)
+	}
+}

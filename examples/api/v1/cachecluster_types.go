@@ -64,6 +64,15 @@ type CacheClusterSpec struct {
 	// its bucket never changes.
 	// +optional
 	Backup *Backup `json:"backup,omitempty"`
+
+	// SeedSnapshot names the snapshot the cluster's data was restored from.
+	// It may be given after creation (to seed an empty cluster), but once
+	// given it never changes and may not be removed.
+	// +optional
+	// +immutable=once
+	// +immutable:message="seedSnapshot may not change once set"
+	// +kubebuilder:validation:MaxLength=253
+	SeedSnapshot string `json:"seedSnapshot,omitempty"`
 }
 
 // Shard is one shard of the cluster.
