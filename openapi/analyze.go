@@ -15,6 +15,7 @@ import (
 
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/markers"
+	"github.com/immutable-gen/immutable-gen/validation"
 )
 
 // definition is one OpenAPI definition openapi-gen generates (one exported
@@ -34,8 +35,27 @@ type patch struct {
 	// pointer is the JSON pointer of the schema node below the definition's
 	// schema ("" for the schema itself).
 	pointer string
-	keys    bool
+	form    form
 	origins []markers.Origin
+}
+
+// form is the immutability form a patch writes, which names its extension.
+type form int
+
+const (
+	immutableForm form = iota // x-kubernetes-immutable
+	keysForm                  // x-kubernetes-immutable-keys
+	onceForm                  // x-immutable-gen-immutable-once
+)
+
+func formOf(o markers.Origin) form {
+	switch {
+	case o.Keys:
+		return keysForm
+	case o.Once:
+		return onceForm
+	}
+	return immutableForm
 }
 
 // pkgResult is what the generator writes for one API package.
@@ -64,25 +84,6 @@ type originID struct {
 }
 
 func idOf(o markers.Origin) originID { return originID{o.Pos, o.Keys, o.Once} }
-
-// refuseOnce reports every +immutable=once among origins (once per marker)
-// and returns the others: the kube-openapi output has no form for it yet,
-// and a marker must never be dropped silently.
-func (a *analyzer) refuseOnce(origins []markers.Origin) []markers.Origin {
-	out := origins[:0:0]
-	for _, o := range origins {
-		if !o.Once {
-			out = append(out, o)
-			continue
-		}
-		if !a.handled[idOf(o)] {
-			a.reportAt(o, "", problem{
-				"+immutable=once is not supported by the openapi generator: kube-openapi definitions have no form for it that the immutable-gen runtime reads yet",
-				"use +immutable (the value may not be set later), or generate a CRD (crd generator), where +immutable=once is supported"})
-		}
-	}
-	return out
-}
 
 func newAnalyzer(col *ctmarkers.Collector, roots []*loader.Package) *analyzer {
 	return &analyzer{
@@ -204,7 +205,6 @@ func (a *analyzer) typeOrigins(obj *types.TypeName) []markers.Origin {
 				o.Pos = markerPos(fset, decl, m.String(), info.RawSpec.Doc, info.RawDecl.Doc)
 				out = append(out, o)
 			}
-			out = a.refuseOnce(out)
 		}
 	}
 	a.origins[obj] = out
@@ -262,6 +262,8 @@ type property struct {
 	comments []string
 	// asString is json:",string": openapi-gen publishes a plain string.
 	asString bool
+	// required is whether openapi-gen lists the property as required.
+	required bool
 }
 
 // properties lists the properties of the struct type named, in openapi-gen's
@@ -321,8 +323,22 @@ func (a *analyzer) members(named *types.Named, visiting map[*types.Named]bool, o
 			origins:  origins,
 			comments: comments,
 			asString: len(opts) > 1 && opts[1] == "string",
+			required: requiredProperty(comments, opts[1:]),
 		})
 	}
+}
+
+// requiredProperty reports whether openapi-gen makes a property required,
+// as its isOptional does: +required or +optional on the field, else
+// required unless the JSON tag has omitempty.
+func requiredProperty(comments, jsonOpts []string) bool {
+	switch {
+	case tagValues(comments, "required") != nil:
+		return true
+	case tagValues(comments, "optional") != nil:
+		return false
+	}
+	return !slices.Contains(jsonOpts, "omitempty")
 }
 
 // fieldMarkers returns the immutability markers and the doc comment lines of
@@ -349,7 +365,7 @@ func (a *analyzer) fieldMarkers(owner *types.TypeName, f *types.Var, tag reflect
 		o.Pos = markerPos(fset, decl, m.String(), info.RawField.Doc)
 		out = append(out, o)
 	}
-	return a.refuseOnce(out), comments
+	return out, comments
 }
 
 func (a *analyzer) report(o markers.Origin, p problem) {
@@ -484,6 +500,11 @@ type above struct {
 	// set is the path of the +listType=set list whose items the node is
 	// in, if any.
 	set string
+	// elem is what the node is when it is not a property: "items" for list
+	// items, "values" for map values.
+	elem string
+	// required is set on a property openapi-gen lists as required.
+	required bool
 }
 
 // node handles the schema node at pointer (path in messages) for a value of
@@ -503,8 +524,21 @@ func (w *walk) node(pointer, path string, t types.Type, fieldOrigins []markers.O
 	}
 	where := w.display + "." + path
 
-	for i, p := range exclusiveProblem(origins) {
-		w.a.reportAt(origins[i], where, p)
+	// A type marker on a struct goes on its definition (see definition),
+	// but +immutable=once acts where the struct is used: check the use.
+	var structOrigins []markers.Origin
+	if named, ok := base.(*types.Named); ok && s.kind == structKind && !asString {
+		structOrigins = w.a.typeOrigins(named.Obj())
+	}
+	checked := origins
+	if slices.ContainsFunc(origins, isOnce) || slices.ContainsFunc(structOrigins, isOnce) {
+		checked = append(slices.Clip(origins), structOrigins...)
+	}
+	for i, p := range exclusiveProblem(checked) {
+		w.a.reportAt(checked[i], where, p)
+	}
+	if w.onceProblems(path, where, checked, up) {
+		origins = slices.DeleteFunc(slices.Clone(origins), isOnce)
 	}
 	for _, o := range origins {
 		if !o.Keys {
@@ -541,20 +575,53 @@ func (w *walk) node(pointer, path string, t types.Type, fieldOrigins []markers.O
 	if up.immutable == "" && hasImmutable(origins) {
 		up.immutable = path
 	}
+	up.required = false
 	switch x := base.Underlying().(type) {
 	case *types.Slice:
 		if s.listType == "set" {
 			up.set = path
 		}
+		up.elem = "items"
 		w.node(pointer+"/items", path+"[*]", x.Elem(), nil, nil, false, up)
 	case *types.Array:
 		if s.listType == "set" {
 			up.set = path
 		}
+		up.elem = "items"
 		w.node(pointer+"/items", path+"[*]", x.Elem(), nil, nil, false, up)
 	case *types.Map:
+		up.elem = "values"
 		w.node(pointer+"/additionalProperties", path+"[*]", x.Elem(), nil, nil, false, up)
 	}
+}
+
+func isOnce(o markers.Origin) bool { return o.Once }
+
+// onceProblems checks the +immutable=once markers among the origins of the
+// node at path, as the CRD path does (package validation): an error on list
+// items and map values, a note on a required property. It reports whether
+// the node's +immutable=once markers were refused.
+func (w *walk) onceProblems(path, where string, origins []markers.Origin, up above) (refused bool) {
+	for _, o := range origins {
+		if !o.Once {
+			continue
+		}
+		switch up.elem {
+		case "items":
+			p := validation.OnceOnItems(path)
+			w.a.reportAt(o, where, problem{p.Message, p.Fix})
+			refused = true
+		case "values":
+			p := validation.OnceOnValues(path)
+			w.a.reportAt(o, where, problem{p.Message, p.Fix})
+			refused = true
+		default:
+			if up.required {
+				w.a.diagAt(o, where, diag.Note, problem{validation.OnceRequired(path), ""})
+			}
+		}
+	}
+	return refused
 }
 
 // listMapKeys describes the key fields of a list map of type list for rule 4.
@@ -597,14 +664,14 @@ func (a *analyzer) listMapKeys(list types.Type, names []string) (itemImmutable b
 func (w *walk) add(pointer string, o markers.Origin) {
 	w.a.handled[idOf(o)] = true
 	for _, p := range w.def.patches {
-		if p.pointer == pointer && p.keys == o.Keys {
+		if p.pointer == pointer && p.form == formOf(o) {
 			if !slices.ContainsFunc(p.origins, func(x markers.Origin) bool { return idOf(x) == idOf(o) }) {
 				p.origins = append(p.origins, o)
 			}
 			return
 		}
 	}
-	w.def.patches = append(w.def.patches, &patch{pointer: pointer, keys: o.Keys, origins: []markers.Origin{o}})
+	w.def.patches = append(w.def.patches, &patch{pointer: pointer, form: formOf(o), origins: []markers.Origin{o}})
 }
 
 func deref(t types.Type) types.Type {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/immutable-gen/immutable-gen/markers"
+	"github.com/immutable-gen/immutable-gen/schema"
 )
 
 // render writes the Go file for one package.
@@ -28,15 +29,12 @@ func render(res *pkgResult, header string) ([]byte, error) {
 		b.WriteString(imports)
 		b.WriteString(funcDoc)
 		b.WriteString("func ApplyImmutability(defs map[string]common.OpenAPIDefinition) {\n")
+		b.WriteString(extensionConsts(res.defs))
 		b.WriteString(helpers)
 		for _, def := range res.defs {
 			fmt.Fprintf(&b, "\n\t// %s\n\t{\n\t\tkey := %s\n", def.typeName, def.key)
 			for _, p := range def.patches {
-				ext := "immutable"
-				if p.keys {
-					ext = "immutableKeys"
-				}
-				fmt.Fprintf(&b, "\t\tset(key, %q, %s) // %s\n", p.pointer, ext, describe(p.origins))
+				fmt.Fprintf(&b, "\t\tset(key, %q, %s) // %s\n", p.pointer, extensionNames[p.form].ident, describe(p.origins))
 			}
 			b.WriteString("\t}\n")
 		}
@@ -47,6 +45,35 @@ func render(res *pkgResult, header string) ([]byte, error) {
 		return nil, fmt.Errorf("formatting generated code for %s: %w\n%s", res.pkg.PkgPath, err, b.Bytes())
 	}
 	return out, nil
+}
+
+// extensionNames are the constants the generated code names the extensions
+// by, per form; the set-once extension is the one the runtime reads
+// (runtime.ExtImmutableOnce, schema.ExtImmutableOnce).
+var extensionNames = [...]struct{ ident, ext string }{
+	immutableForm: {"immutable", "x-kubernetes-immutable"},
+	keysForm:      {"immutableKeys", "x-kubernetes-immutable-keys"},
+	onceForm:      {"immutableOnce", schema.ExtImmutableOnce},
+}
+
+// extensionConsts declares the constants of the extensions the definitions
+// set, and no others.
+func extensionConsts(defs []*definition) string {
+	var used [len(extensionNames)]bool
+	for _, d := range defs {
+		for _, p := range d.patches {
+			used[p.form] = true
+		}
+	}
+	var b strings.Builder
+	b.WriteString("\tconst (\n")
+	for f, n := range extensionNames {
+		if used[f] {
+			fmt.Fprintf(&b, "\t\t%s = %q\n", n.ident, n.ext)
+		}
+	}
+	b.WriteString("\t)\n")
+	return b.String()
 }
 
 // describe says where the markers of a patch are written, for the comment
@@ -70,10 +97,13 @@ const imports = `import (
 
 const funcDoc = `// ApplyImmutability adds the immutability markers of this package's types to
 // defs, the definitions openapi-gen's GetOpenAPIDefinitions returns for them,
-// as the extensions of the immutable-fields KEP with the JSON boolean true:
-// x-kubernetes-immutable for +immutable, x-kubernetes-immutable-keys for
-// +immutable=keys. An API server serving defs publishes them on /openapi/v2
-// and /openapi/v3.
+// as extensions with the JSON boolean true: those of the immutable-fields
+// KEP, x-kubernetes-immutable for +immutable and x-kubernetes-immutable-keys
+// for +immutable=keys, and immutable-gen's own
+// x-immutable-gen-immutable-once for +immutable=once (beyond the KEP; the
+// immutable-gen runtime reads it). An API server serving defs publishes them
+// on /openapi/v2 and /openapi/v3. +immutable:message is not carried: no
+// extension has a place for it.
 //
 // A field marker goes on the field's property schema (beside a $ref, for a
 // struct-typed field), a type marker on the definition of a struct type, and
@@ -89,11 +119,7 @@ const funcDoc = `// ApplyImmutability adds the immutability markers of this pack
 // helpers is the body of ApplyImmutability before the calls of set. It
 // depends on kube-openapi only, so that the generated code needs nothing
 // from immutable-gen at run time.
-const helpers = `	const (
-		immutable     = "x-kubernetes-immutable"
-		immutableKeys = "x-kubernetes-immutable-keys"
-	)
-	withExtension := func(ext spec.Extensions, name string, value interface{}) spec.Extensions {
+const helpers = `	withExtension := func(ext spec.Extensions, name string, value interface{}) spec.Extensions {
 		out := make(spec.Extensions, len(ext)+1)
 		for k, v := range ext {
 			out[k] = v

@@ -214,31 +214,48 @@ func TestUntagged(t *testing.T) {
 	}
 }
 
-// TestOnceRefused: +immutable=once has no kube-openapi form yet, so each
-// marker is an error at its position (never dropped silently), and the run
-// writes nothing.
-func TestOnceRefused(t *testing.T) {
-	out, diags, err := generate(t, Generator{}, "testdata/apis/openapi-misplaced/once")
+// TestOncePlacement checks the placement rules of +immutable=once, the
+// CRD path's (package validation, with its texts): allowed on properties,
+// an error on list items and map values, exclusive with the other forms on
+// one node (type and field included), a note on a required property. A
+// failing run writes nothing.
+func TestOncePlacement(t *testing.T) {
+	const dir = "testdata/apis/openapi-misplaced/once"
+	out, diags, err := generate(t, Generator{}, dir)
 	if err == nil {
 		t.Fatal("Generate succeeded; want an error")
 	}
 	if len(out) != 0 {
 		t.Errorf("a failing run wrote %d files", len(out))
 	}
-	var got []string
+	var b strings.Builder
 	for _, d := range diags {
-		got = append(got, relative(t, d.String()))
+		b.WriteString(relative(t, d.String()))
+		b.WriteByte('\n')
 	}
-	text := strings.Join(got, "\n")
-	for _, want := range []string{
-		"testdata/apis/openapi-misplaced/once/types.go:5:2: error: +immutable=once on field Widget.VolumeID: +immutable=once is not supported by the openapi generator",
-		"testdata/apis/openapi-misplaced/once/types.go:15:1: error: +immutable=once on type Endpoint: +immutable=once is not supported by the openapi generator",
+	text := b.String()
+	checkGolden(t, "testdata/golden/openapi/once.txt", []byte(text))
+	// Each rule, independent of the golden file.
+	for _, tc := range []struct {
+		name, want string
+	}{
+		{"type on list items", dir + "/types.go:5:1: error: +immutable=once on type Zone, used at once.Widget.zones[*]: +immutable=once is not allowed on list items (zones[*]): items come and go with their index or key, so they are never set later; fix: put +immutable=once on the list field instead"},
+		{"type on map values", dir + "/types.go:5:1: error: +immutable=once on type Zone, used at once.Widget.zonesByRegion[*]: +immutable=once is not allowed on map values (zonesByRegion[*]): values come and go with their key"},
+		{"struct type on list items", dir + "/types.go:9:1: error: +immutable=once on type Endpoint, used at once.Widget.endpoints[*]: +immutable=once is not allowed on list items (endpoints[*])"},
+		{"field +immutable and =once", dir + "/types.go:40:2: error: +immutable=once on field Widget.Both: +immutable=once is exclusive with the other immutability forms on one node, and +immutable comes from field Widget.Both"},
+		{"field +immutable on a =once type", dir + "/types.go:9:1: error: +immutable=once on type Endpoint, used at once.Widget.primary: +immutable=once is exclusive with the other immutability forms on one node, and +immutable comes from field Widget.Primary"},
+		{"field =keys and =once", dir + "/types.go:50:2: error: +immutable=keys on field Widget.Labels: +immutable=keys is exclusive with the other immutability forms on one node, and +immutable=once comes from field Widget.Labels"},
+		{"required property", dir + "/types.go:56:2: note: +immutable=once on field Widget.Name: name is required, so it is set at creation: +immutable=once is the same as +immutable here"},
 	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("diagnostics lack %q:\n%s", want, text)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(text, tc.want) {
+				t.Errorf("diagnostics lack %q:\n%s", tc.want, text)
+			}
+		})
 	}
-	if n := strings.Count(text, "not supported by the openapi generator"); n != 2 {
-		t.Errorf("%d refusals, want one per marker:\n%s", n, text)
+	for _, allowed := range []string{"Widget.VolumeID", "Widget.zone:"} {
+		if strings.Contains(text, allowed) {
+			t.Errorf("a diagnostic about the allowed %s:\n%s", allowed, text)
+		}
 	}
 }

@@ -143,7 +143,7 @@ func (a *analyzer) definition(pkg *loader.Package, named *types.Named, key strin
 		if pr := propertyProblem(kindRoot, p.name); pr != nil {
 			a.reportAll(p.origins, *pr)
 		}
-		w.node("/properties/"+escapePointer(p.name), p.name, p.field.Type(), p.origins, p.comments, p.asString, above{})
+		w.node("/properties/"+escapePointer(p.name), p.name, p.field.Type(), p.origins, p.comments, p.asString, above{required: p.required})
 	}
 	return def, nil
 }

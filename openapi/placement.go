@@ -2,9 +2,9 @@ package openapi
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/immutable-gen/immutable-gen/markers"
+	"github.com/immutable-gen/immutable-gen/validation"
 )
 
 // The placement checks of DESIGN.md 2.2, on schema nodes as openapi-gen
@@ -116,33 +116,15 @@ func inlineProblem(o markers.Origin, embedded, enclosing string) problem {
 	}
 }
 
-// exclusiveProblem checks rule 3: +immutable and +immutable=keys exclude each
-// other on one node, also when one comes from the type and the other from
-// the field. It returns one problem per origin, in the order of origins, or
-// nil when the node is not marked both ways.
+// exclusiveProblem checks rule 3: +immutable, +immutable=keys and
+// +immutable=once exclude each other on one node, also when one comes from
+// the type and another from the field. It returns one problem per origin,
+// in the order of origins, or nil when the node carries one form only. The
+// texts are the CRD path's (validation.Exclusive).
 func exclusiveProblem(origins []markers.Origin) []problem {
-	var imm, keys []string
-	for _, o := range origins {
-		w := fmt.Sprintf("%s at %s", o.Where(), o.Pos)
-		if o.Keys {
-			keys = append(keys, w)
-		} else {
-			imm = append(imm, w)
-		}
-	}
-	if len(imm) == 0 || len(keys) == 0 {
-		return nil
-	}
-	out := make([]problem, len(origins))
-	for i, o := range origins {
-		other, from := "+immutable=keys", keys
-		if o.Keys {
-			other, from = "+immutable", imm
-		}
-		out[i] = problem{
-			fmt.Sprintf("+immutable and +immutable=keys are exclusive on one node, and %s comes from %s", other, strings.Join(from, ", ")),
-			"keep one of them: +immutable already includes the keys",
-		}
+	var out []problem
+	for _, p := range validation.Exclusive(origins) {
+		out = append(out, problem{p.Message, p.Fix})
 	}
 	return out
 }

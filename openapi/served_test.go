@@ -71,6 +71,12 @@ var (
 		"v1.GadgetSpec/properties/labels",
 		"v1.GadgetSpec/properties/ports",
 	}
+	wantImmutableOnce = []string{
+		"v1.GadgetSpec/properties/claim",
+		"v1.GadgetSpec/properties/endpoint",
+		"v1.GadgetSpec/properties/volumeID",
+		"v1.GadgetSpec/properties/zones",
+	}
 )
 
 func TestServed(t *testing.T) {
@@ -150,6 +156,9 @@ func TestServed(t *testing.T) {
 		for _, p := range wantImmutableKeys {
 			want[p+" x-kubernetes-immutable-keys"] = "true"
 		}
+		for _, p := range wantImmutableOnce {
+			want[p+" x-immutable-gen-immutable-once"] = "true"
+		}
 		if !mapsEqual(got, want) {
 			t.Errorf("protobuf extensions:\n got  %v\n want %v", got, want)
 		}
@@ -171,8 +180,10 @@ func TestServed(t *testing.T) {
 // definitions at prefix carry the extensions, as JSON booleans.
 func checkExtensions(t *testing.T, doc []byte, prefix string) {
 	t.Helper()
-	if bytes.Contains(doc, []byte(`"x-kubernetes-immutable":"`)) || bytes.Contains(doc, []byte(`"x-kubernetes-immutable-keys":"`)) {
-		t.Errorf("an extension is a string, not a boolean")
+	for _, ext := range []string{"x-kubernetes-immutable", "x-kubernetes-immutable-keys", "x-immutable-gen-immutable-once"} {
+		if bytes.Contains(doc, []byte(`"`+ext+`":"`)) {
+			t.Errorf("%s is a string, not a boolean", ext)
+		}
 	}
 	found := map[string][]string{}
 	var walk func(path string, v any)
@@ -180,7 +191,7 @@ func checkExtensions(t *testing.T, doc []byte, prefix string) {
 		switch v := v.(type) {
 		case map[string]any:
 			for k, child := range v {
-				if k == "x-kubernetes-immutable" || k == "x-kubernetes-immutable-keys" {
+				if k == "x-kubernetes-immutable" || k == "x-kubernetes-immutable-keys" || k == "x-immutable-gen-immutable-once" {
 					if child != true {
 						t.Errorf("%s: %s is %#v, want the JSON boolean true", path, k, child)
 					}
@@ -196,7 +207,7 @@ func checkExtensions(t *testing.T, doc []byte, prefix string) {
 		}
 	}
 	walk("", decode(t, doc))
-	for ext, want := range map[string][]string{"x-kubernetes-immutable": wantImmutable, "x-kubernetes-immutable-keys": wantImmutableKeys} {
+	for ext, want := range map[string][]string{"x-kubernetes-immutable": wantImmutable, "x-kubernetes-immutable-keys": wantImmutableKeys, "x-immutable-gen-immutable-once": wantImmutableOnce} {
 		got := found[ext]
 		slices.Sort(got)
 		if !slices.Equal(got, want) {
@@ -212,7 +223,7 @@ func protoExtensions(path string, s *openapi_v2.Schema, into map[string]string) 
 		return
 	}
 	for _, e := range s.GetVendorExtension() {
-		if strings.HasPrefix(e.GetName(), "x-kubernetes-immutable") {
+		if strings.HasPrefix(e.GetName(), "x-kubernetes-immutable") || e.GetName() == "x-immutable-gen-immutable-once" {
 			into[path+" "+e.GetName()] = strings.TrimSpace(e.GetValue().GetYaml())
 		}
 	}

@@ -1,5 +1,6 @@
-// Package once is a test API with +immutable=once, which the openapi
-// generator refuses at the marker rather than drop.
+// Package once is a test API with +immutable=once placed where the openapi
+// generator refuses or notes it, as the CRD path does: on list items and map
+// values, beside another immutability form, on a required property.
 //
 // +k8s:openapi-gen=true
 package once

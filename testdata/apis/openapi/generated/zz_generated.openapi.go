@@ -356,6 +356,45 @@ func schema_testdata_apis_openapi_v1_GadgetSpec(ref common.ReferenceCallback) co
 							},
 						},
 					},
+					"volumeID": {
+						SchemaProps: spec.SchemaProps{
+							Description: "VolumeID is empty at creation, set later by a controller, and then never changed or removed.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"endpoint": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Endpoint is set once, as a whole.",
+							Ref:         ref("github.com/immutable-gen/immutable-gen/testdata/apis/openapi/v1.Placement"),
+						},
+					},
+					"zones": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "set",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Zones is a set that is set once, then fixed.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"claim": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Claim uses the set-once ClaimName as a field.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
 					"owner": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Owner never changes.",

@@ -18,6 +18,11 @@ type Source struct {
 	Revision string `json:"revision,omitempty"`
 }
 
+// ClaimName names a claim bound later. It is set once wherever it is used
+// as a field.
+// +immutable=once
+type ClaimName string
+
 // Port is an item of a list map keyed by name.
 type Port struct {
 	// +immutable
@@ -109,6 +114,27 @@ type GadgetSpec struct {
 	// SourcesByRegion uses Source as map values.
 	// +optional
 	SourcesByRegion map[string]Source `json:"sourcesByRegion,omitempty"`
+
+	// VolumeID is empty at creation, set later by a controller, and then
+	// never changed or removed.
+	// +immutable=once
+	// +optional
+	VolumeID string `json:"volumeID,omitempty"`
+
+	// Endpoint is set once, as a whole.
+	// +immutable=once
+	// +optional
+	Endpoint *Placement `json:"endpoint,omitempty"`
+
+	// Zones is a set that is set once, then fixed.
+	// +listType=set
+	// +immutable=once
+	// +optional
+	Zones []string `json:"zones,omitempty"`
+
+	// Claim uses the set-once ClaimName as a field.
+	// +optional
+	Claim ClaimName `json:"claim,omitempty"`
 
 	Ownership `json:",inline"`
 

@@ -13,10 +13,13 @@ import (
 
 // ApplyImmutability adds the immutability markers of this package's types to
 // defs, the definitions openapi-gen's GetOpenAPIDefinitions returns for them,
-// as the extensions of the immutable-fields KEP with the JSON boolean true:
-// x-kubernetes-immutable for +immutable, x-kubernetes-immutable-keys for
-// +immutable=keys. An API server serving defs publishes them on /openapi/v2
-// and /openapi/v3.
+// as extensions with the JSON boolean true: those of the immutable-fields
+// KEP, x-kubernetes-immutable for +immutable and x-kubernetes-immutable-keys
+// for +immutable=keys, and immutable-gen's own
+// x-immutable-gen-immutable-once for +immutable=once (beyond the KEP; the
+// immutable-gen runtime reads it). An API server serving defs publishes them
+// on /openapi/v2 and /openapi/v3. +immutable:message is not carried: no
+// extension has a place for it.
 //
 // A field marker goes on the field's property schema (beside a $ref, for a
 // struct-typed field), a type marker on the definition of a struct type, and
@@ -31,6 +34,7 @@ func ApplyImmutability(defs map[string]common.OpenAPIDefinition) {
 	const (
 		immutable     = "x-kubernetes-immutable"
 		immutableKeys = "x-kubernetes-immutable-keys"
+		immutableOnce = "x-immutable-gen-immutable-once"
 	)
 	withExtension := func(ext spec.Extensions, name string, value interface{}) spec.Extensions {
 		out := make(spec.Extensions, len(ext)+1)
@@ -120,6 +124,10 @@ func ApplyImmutability(defs map[string]common.OpenAPIDefinition) {
 		set(key, "/properties/sidecars/items", immutable)                        // +immutable on type ImageRef
 		set(key, "/properties/mirrors/additionalProperties", immutable)          // +immutable on type ImageRef
 		set(key, "/properties/registries/additionalProperties/items", immutable) // +immutable on type ImageRef
+		set(key, "/properties/volumeID", immutableOnce)                          // +immutable=once on field GadgetSpec.VolumeID
+		set(key, "/properties/endpoint", immutableOnce)                          // +immutable=once on field GadgetSpec.Endpoint
+		set(key, "/properties/zones", immutableOnce)                             // +immutable=once on field GadgetSpec.Zones
+		set(key, "/properties/claim", immutableOnce)                             // +immutable=once on type ClaimName
 		set(key, "/properties/owner", immutable)                                 // +immutable on field Ownership.Owner
 	}
 
