@@ -75,7 +75,9 @@ type analyzer struct {
 	// handled records the markers that were placed or reported, keyed by
 	// their position and form.
 	handled map[originID]bool
-	diags   diag.List
+	// noted records the markers whose +immutable:message was noted.
+	noted map[originID]bool
+	diags diag.List
 }
 
 type originID struct {
@@ -92,6 +94,7 @@ func newAnalyzer(col *ctmarkers.Collector, roots []*loader.Package) *analyzer {
 		indexes: map[*loader.Package]*declIndex{},
 		origins: map[*types.TypeName][]markers.Origin{},
 		handled: map[originID]bool{},
+		noted:   map[originID]bool{},
 	}
 }
 
@@ -201,7 +204,7 @@ func (a *analyzer) typeOrigins(obj *types.TypeName) []markers.Origin {
 			fset := idx.pkg.Fset
 			decl := fset.Position(info.RawSpec.Pos())
 			for _, m := range immutables(info.Markers) {
-				o := markers.Origin{Keys: m.Keys(), Once: m.Once(), Type: obj.Pkg().Path() + "." + obj.Name(), DeclPos: decl}
+				o := markers.Origin{Keys: m.Keys(), Once: m.Once(), Type: obj.Pkg().Path() + "." + obj.Name(), DeclPos: decl, Message: message(info.Markers)}
 				o.Pos = markerPos(fset, decl, m.String(), info.RawSpec.Doc, info.RawDecl.Doc)
 				out = append(out, o)
 			}
@@ -218,6 +221,18 @@ func (a *analyzer) fieldInfo(f *types.Var) (*ctmarkers.FieldInfo, *declIndex) {
 		return nil, nil
 	}
 	return idx.fields[f.Pos()], idx
+}
+
+// message returns the +immutable:message among vals, "" when there is none
+// (several are reported by the CRD path's own check; the first is enough
+// for the note).
+func message(vals ctmarkers.MarkerValues) string {
+	for _, v := range vals[markers.MessageName] {
+		if m, ok := v.(markers.Message); ok {
+			return m.Text()
+		}
+	}
+	return ""
 }
 
 func immutables(vals ctmarkers.MarkerValues) []markers.Immutable {
@@ -361,6 +376,7 @@ func (a *analyzer) fieldMarkers(owner *types.TypeName, f *types.Var, tag reflect
 			Field:    f.Name(),
 			JSONName: jsonName,
 			DeclPos:  decl,
+			Message:  message(info.Markers),
 		}
 		o.Pos = markerPos(fset, decl, m.String(), info.RawField.Doc)
 		out = append(out, o)
@@ -663,6 +679,12 @@ func (a *analyzer) listMapKeys(list types.Type, names []string) (itemImmutable b
 
 func (w *walk) add(pointer string, o markers.Origin) {
 	w.a.handled[idOf(o)] = true
+	if o.Message != "" && !w.a.noted[idOf(o)] {
+		w.a.noted[idOf(o)] = true
+		w.a.diagAt(o, "", diag.Note, problem{
+			"its +immutable:message is not carried: the extensions have no place for it, and the immutable-gen runtime reports `field is immutable`; only the CRD output's CEL rules use it",
+			""})
+	}
 	for _, p := range w.def.patches {
 		if p.pointer == pointer && p.form == formOf(o) {
 			if !slices.ContainsFunc(p.origins, func(x markers.Origin) bool { return idOf(x) == idOf(o) }) {

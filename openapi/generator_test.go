@@ -218,7 +218,8 @@ func TestUntagged(t *testing.T) {
 // CRD path's (package validation, with its texts): allowed on properties,
 // an error on list items and map values, exclusive with the other forms on
 // one node (type and field included), a note on a required property. A
-// failing run writes nothing.
+// +immutable:message beside it gets a note: it is not carried. A failing
+// run writes nothing.
 func TestOncePlacement(t *testing.T) {
 	const dir = "testdata/apis/openapi-misplaced/once"
 	out, diags, err := generate(t, Generator{}, dir)
@@ -245,6 +246,7 @@ func TestOncePlacement(t *testing.T) {
 		{"field +immutable and =once", dir + "/types.go:40:2: error: +immutable=once on field Widget.Both: +immutable=once is exclusive with the other immutability forms on one node, and +immutable comes from field Widget.Both"},
 		{"field +immutable on a =once type", dir + "/types.go:9:1: error: +immutable=once on type Endpoint, used at once.Widget.primary: +immutable=once is exclusive with the other immutability forms on one node, and +immutable comes from field Widget.Primary"},
 		{"field =keys and =once", dir + "/types.go:50:2: error: +immutable=keys on field Widget.Labels: +immutable=keys is exclusive with the other immutability forms on one node, and +immutable=once comes from field Widget.Labels"},
+		{"message not carried", dir + "/types.go:60:2: note: +immutable=once on field Widget.Claim: its +immutable:message is not carried: the extensions have no place for it"},
 		{"required property", dir + "/types.go:56:2: note: +immutable=once on field Widget.Name: name is required, so it is set at creation: +immutable=once is the same as +immutable here"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -55,4 +55,10 @@ type Widget struct {
 	// Name is required: set once is set at creation.
 	// +immutable=once
 	Name string `json:"name"`
+
+	// Claim has a message, which the openapi output does not carry.
+	// +immutable=once
+	// +immutable:message="claim is set once"
+	// +optional
+	Claim string `json:"claim,omitempty"`
 }
