@@ -513,6 +513,8 @@ type walk struct {
 type above struct {
 	// immutable is the path of the nearest immutable node above, if any.
 	immutable string
+	// onceOnly is set when that node is immutable by +immutable=once only.
+	onceOnly bool
 	// set is the path of the +listType=set list whose items the node is
 	// in, if any.
 	set string
@@ -576,7 +578,11 @@ func (w *walk) node(pointer, path string, t types.Type, fieldOrigins []markers.O
 	for _, o := range origins {
 		switch {
 		case up.immutable != "":
-			w.a.diagAt(o, where, diag.Note, problem{fmt.Sprintf("redundant: %s is already immutable as part of %s", path, up.immutable), ""})
+			note := ""
+			if up.onceOnly {
+				note = validation.OnceAncestorNote
+			}
+			w.a.diagAt(o, where, diag.Note, problem{fmt.Sprintf("redundant: %s is already immutable as part of %s%s", path, up.immutable, note), ""})
 		case up.set != "":
 			w.a.diagAt(o, where, diag.Warning, problem{
 				fmt.Sprintf("has no effect inside the items of the +listType=set list %s: set items are identities, they are added or removed, never changed", up.set),
@@ -590,6 +596,7 @@ func (w *walk) node(pointer, path string, t types.Type, fieldOrigins []markers.O
 	}
 	if up.immutable == "" && hasImmutable(origins) {
 		up.immutable = path
+		up.onceOnly = !slices.ContainsFunc(origins, func(o markers.Origin) bool { return !o.Keys && !o.Once })
 	}
 	up.required = false
 	switch x := base.Underlying().(type) {

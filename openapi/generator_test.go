@@ -247,6 +247,7 @@ func TestOncePlacement(t *testing.T) {
 		{"field +immutable on a =once type", dir + "/types.go:9:1: error: +immutable=once on type Endpoint, used at once.Widget.primary: +immutable=once is exclusive with the other immutability forms on one node, and +immutable comes from field Widget.Primary"},
 		{"field =keys and =once", dir + "/types.go:50:2: error: +immutable=keys on field Widget.Labels: +immutable=keys is exclusive with the other immutability forms on one node, and +immutable=once comes from field Widget.Labels"},
 		{"message not carried", dir + "/types.go:60:2: note: +immutable=once on field Widget.Claim: its +immutable:message is not carried: the extensions have no place for it"},
+		{"redundant below set-once", dir + "/types.go:72:1: note: +immutable on type Tag, used at once.Widget.tags[*]: redundant: tags[*] is already immutable as part of tags (+immutable=once: once set, its whole value is fixed)"},
 		{"required property", dir + "/types.go:56:2: note: +immutable=once on field Widget.Name: name is required, so it is set at creation: +immutable=once is the same as +immutable here"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

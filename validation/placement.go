@@ -322,13 +322,16 @@ func immutableBetween(n, top *schema.Node) bool {
 	return false
 }
 
-// onceNote qualifies an ancestor that is immutable once set: its value,
-// once there, is compared whole, so markers below add nothing.
+// OnceAncestorNote qualifies the redundancy note when the immutable
+// ancestor is immutable once set: its value, once there, is compared whole,
+// so markers below add nothing.
+const OnceAncestorNote = " (+immutable=once: once set, its whole value is fixed)"
+
 func onceNote(anc *schema.Node) string {
 	if anc.Immutable() {
 		return ""
 	}
-	return " (+immutable=once: once set, its whole value is fixed)"
+	return OnceAncestorNote
 }
 
 // Rules 5 and 6: redundant markers are notes; markers under set items have

@@ -61,4 +61,13 @@ type Widget struct {
 	// +immutable:message="claim is set once"
 	// +optional
 	Claim string `json:"claim,omitempty"`
+
+	// Tags is set once, and its items are immutable anyway.
+	// +immutable=once
+	// +optional
+	Tags []Tag `json:"tags,omitempty"`
 }
+
+// Tag is immutable wherever it is used.
+// +immutable
+type Tag string
