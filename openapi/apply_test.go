@@ -9,6 +9,8 @@ import (
 	"k8s.io/kube-openapi/pkg/common"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
+	"github.com/immutable-gen/immutable-gen/openapi/immutableopenapi"
+	"github.com/immutable-gen/immutable-gen/schema"
 	"github.com/immutable-gen/immutable-gen/testdata/apis/openapi/generated"
 	v1 "github.com/immutable-gen/immutable-gen/testdata/apis/openapi/v1"
 )
@@ -138,6 +140,21 @@ func TestDefinitionKey(t *testing.T) {
 	} {
 		if got := definitionKey(pkg.Path(), tc.named, tc.typeComments, tc.pkgModel); got != tc.want {
 			t.Errorf("%s: key %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestExtensionNames checks the generated code names, through package
+// immutableopenapi, the extensions the rest of immutable-gen writes and the
+// runtime reads.
+func TestExtensionNames(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{immutableopenapi.Immutable, schema.ExtImmutable},
+		{immutableopenapi.ImmutableKeys, schema.ExtImmutableKeys},
+		{immutableopenapi.ImmutableOnce, schema.ExtImmutableOnce},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("immutableopenapi names %s, schema %s", tc.got, tc.want)
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/immutable-gen/immutable-gen/markers"
-	"github.com/immutable-gen/immutable-gen/schema"
 )
 
 // render writes the Go file for one package.
@@ -29,16 +28,18 @@ func render(res *pkgResult, header string) ([]byte, error) {
 		b.WriteString(imports)
 		b.WriteString(funcDoc)
 		b.WriteString("func ApplyImmutability(defs map[string]common.OpenAPIDefinition) {\n")
-		b.WriteString(extensionConsts(res.defs))
-		b.WriteString(helpers)
+		b.WriteString("\terr := immutableopenapi.Apply(defs, []immutableopenapi.Definition{\n")
 		for _, def := range res.defs {
-			fmt.Fprintf(&b, "\n\t// %s\n\t{\n\t\tkey := %s\n", def.typeName, def.key)
+			fmt.Fprintf(&b, "\t\t{\n\t\t\t// %s\n\t\t\tKey: %s,\n\t\t\tMarks: []immutableopenapi.Mark{\n", def.typeName, def.key)
 			for _, p := range def.patches {
-				fmt.Fprintf(&b, "\t\tset(key, %q, %s) // %s\n", p.pointer, extensionNames[p.form].ident, describe(p.origins))
+				fmt.Fprintf(&b, "\t\t\t\t{Pointer: %q, Extension: immutableopenapi.%s}, // %s\n", p.pointer, extensionNames[p.form], describe(p.origins))
 			}
-			b.WriteString("\t}\n")
+			b.WriteString("\t\t\t},\n\t\t},\n")
 		}
-		b.WriteString("}\n")
+		b.WriteString("\t})\n")
+		b.WriteString("\tif err != nil {\n")
+		b.WriteString("\t\tpanic(\"ApplyImmutability: \" + err.Error() + \": GetOpenAPIDefinitions and ApplyImmutability were generated from different versions of the types; regenerate both\")\n")
+		b.WriteString("\t}\n}\n")
 	}
 	out, err := format.Source(b.Bytes())
 	if err != nil {
@@ -47,33 +48,14 @@ func render(res *pkgResult, header string) ([]byte, error) {
 	return out, nil
 }
 
-// extensionNames are the constants the generated code names the extensions
-// by, per form; the set-once extension is the one the runtime reads
-// (runtime.ExtImmutableOnce, schema.ExtImmutableOnce).
-var extensionNames = [...]struct{ ident, ext string }{
-	immutableForm: {"immutable", "x-kubernetes-immutable"},
-	keysForm:      {"immutableKeys", "x-kubernetes-immutable-keys"},
-	onceForm:      {"immutableOnce", schema.ExtImmutableOnce},
-}
-
-// extensionConsts declares the constants of the extensions the definitions
-// set, and no others.
-func extensionConsts(defs []*definition) string {
-	var used [len(extensionNames)]bool
-	for _, d := range defs {
-		for _, p := range d.patches {
-			used[p.form] = true
-		}
-	}
-	var b strings.Builder
-	b.WriteString("\tconst (\n")
-	for f, n := range extensionNames {
-		if used[f] {
-			fmt.Fprintf(&b, "\t\t%s = %q\n", n.ident, n.ext)
-		}
-	}
-	b.WriteString("\t)\n")
-	return b.String()
+// extensionNames are the constants of package immutableopenapi the
+// generated code names the extensions by, per form; the set-once extension
+// is the one the runtime reads (runtime.ExtImmutableOnce,
+// schema.ExtImmutableOnce).
+var extensionNames = [...]string{
+	immutableForm: "Immutable",
+	keysForm:      "ImmutableKeys",
+	onceForm:      "ImmutableOnce",
 }
 
 // describe says where the markers of a patch are written, for the comment
@@ -86,11 +68,15 @@ func describe(origins []markers.Origin) string {
 	return strings.Join(parts, ", ")
 }
 
-const imports = `import (
-	"strings"
+// applyPackage is the import path of the package the generated code calls.
+// It depends on kube-openapi only, so that an API package calling it pulls
+// in nothing of the generator.
+const applyPackage = "github.com/immutable-gen/immutable-gen/openapi/immutableopenapi"
 
+const imports = `import (
 	common "k8s.io/kube-openapi/pkg/common"
-	spec "k8s.io/kube-openapi/pkg/validation/spec"
+
+	immutableopenapi "` + applyPackage + `"
 )
 
 `
@@ -114,83 +100,4 @@ const funcDoc = `// ApplyImmutability adds the immutability markers of this pack
 // It panics when defs lacks a definition or a schema it marks: then
 // GetOpenAPIDefinitions and this file were generated from different versions
 // of the types, and both must be regenerated.
-`
-
-// helpers is the body of ApplyImmutability before the calls of set. It
-// depends on kube-openapi only, so that the generated code needs nothing
-// from immutable-gen at run time.
-const helpers = `	withExtension := func(ext spec.Extensions, name string, value interface{}) spec.Extensions {
-		out := make(spec.Extensions, len(ext)+1)
-		for k, v := range ext {
-			out[k] = v
-		}
-		out[name] = value
-		return out
-	}
-	// mark returns s with the extension set to true on the schema at the
-	// JSON pointer tokens ptr below s, copying what it changes; ok is false
-	// when there is no schema at ptr.
-	var mark func(s spec.Schema, ptr []string, extension string) (_ spec.Schema, ok bool)
-	mark = func(s spec.Schema, ptr []string, extension string) (spec.Schema, bool) {
-		switch {
-		case len(ptr) == 0:
-			s.Extensions = withExtension(s.Extensions, extension, true)
-			return s, true
-		case ptr[0] == "properties" && len(ptr) > 1:
-			p, found := s.Properties[ptr[1]]
-			if !found {
-				return s, false
-			}
-			p, ok := mark(p, ptr[2:], extension)
-			props := make(map[string]spec.Schema, len(s.Properties))
-			for k, v := range s.Properties {
-				props[k] = v
-			}
-			props[ptr[1]] = p
-			s.Properties = props
-			return s, ok
-		case ptr[0] == "items" && s.Items != nil && s.Items.Schema != nil:
-			item, ok := mark(*s.Items.Schema, ptr[1:], extension)
-			items := *s.Items
-			items.Schema = &item
-			s.Items = &items
-			return s, ok
-		case ptr[0] == "additionalProperties" && s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil:
-			value, ok := mark(*s.AdditionalProperties.Schema, ptr[1:], extension)
-			values := *s.AdditionalProperties
-			values.Schema = &value
-			s.AdditionalProperties = &values
-			return s, ok
-		}
-		return s, false
-	}
-	unescape := strings.NewReplacer("~1", "/", "~0", "~")
-	// set sets the extension on the schema at pointer in the definition key.
-	set := func(key, pointer, extension string) {
-		var ptr []string
-		if pointer != "" {
-			ptr = strings.Split(pointer[1:], "/")
-			for i := range ptr {
-				ptr[i] = unescape.Replace(ptr[i])
-			}
-		}
-		def, ok := defs[key]
-		s := def.Schema
-		if ok {
-			s, ok = mark(s, ptr, extension)
-		}
-		// A definition whose OpenAPI v2 schema differs from its v3 schema
-		// carries the v2 schema in an extension; mark both.
-		if v2, isSchema := s.Extensions[common.ExtensionV2Schema].(spec.Schema); ok && isSchema {
-			if v2, ok = mark(v2, ptr, extension); ok {
-				s.Extensions = withExtension(s.Extensions, common.ExtensionV2Schema, v2)
-			}
-		}
-		if !ok {
-			panic("ApplyImmutability: the OpenAPI definition " + key + " has no schema at \"" + pointer + "\" to mark " +
-				extension + ": GetOpenAPIDefinitions and ApplyImmutability were generated from different versions of the types; regenerate both")
-		}
-		def.Schema = s
-		defs[key] = def
-	}
 `

@@ -5,10 +5,9 @@
 package v1
 
 import (
-	"strings"
-
 	common "k8s.io/kube-openapi/pkg/common"
-	spec "k8s.io/kube-openapi/pkg/validation/spec"
+
+	immutableopenapi "github.com/immutable-gen/immutable-gen/openapi/immutableopenapi"
 )
 
 // ApplyImmutability adds the immutability markers of this package's types to
@@ -31,121 +30,51 @@ import (
 // GetOpenAPIDefinitions and this file were generated from different versions
 // of the types, and both must be regenerated.
 func ApplyImmutability(defs map[string]common.OpenAPIDefinition) {
-	const (
-		immutable     = "x-kubernetes-immutable"
-		immutableKeys = "x-kubernetes-immutable-keys"
-		immutableOnce = "x-immutable-gen-immutable-once"
-	)
-	withExtension := func(ext spec.Extensions, name string, value interface{}) spec.Extensions {
-		out := make(spec.Extensions, len(ext)+1)
-		for k, v := range ext {
-			out[k] = v
-		}
-		out[name] = value
-		return out
-	}
-	// mark returns s with the extension set to true on the schema at the
-	// JSON pointer tokens ptr below s, copying what it changes; ok is false
-	// when there is no schema at ptr.
-	var mark func(s spec.Schema, ptr []string, extension string) (_ spec.Schema, ok bool)
-	mark = func(s spec.Schema, ptr []string, extension string) (spec.Schema, bool) {
-		switch {
-		case len(ptr) == 0:
-			s.Extensions = withExtension(s.Extensions, extension, true)
-			return s, true
-		case ptr[0] == "properties" && len(ptr) > 1:
-			p, found := s.Properties[ptr[1]]
-			if !found {
-				return s, false
-			}
-			p, ok := mark(p, ptr[2:], extension)
-			props := make(map[string]spec.Schema, len(s.Properties))
-			for k, v := range s.Properties {
-				props[k] = v
-			}
-			props[ptr[1]] = p
-			s.Properties = props
-			return s, ok
-		case ptr[0] == "items" && s.Items != nil && s.Items.Schema != nil:
-			item, ok := mark(*s.Items.Schema, ptr[1:], extension)
-			items := *s.Items
-			items.Schema = &item
-			s.Items = &items
-			return s, ok
-		case ptr[0] == "additionalProperties" && s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil:
-			value, ok := mark(*s.AdditionalProperties.Schema, ptr[1:], extension)
-			values := *s.AdditionalProperties
-			values.Schema = &value
-			s.AdditionalProperties = &values
-			return s, ok
-		}
-		return s, false
-	}
-	unescape := strings.NewReplacer("~1", "/", "~0", "~")
-	// set sets the extension on the schema at pointer in the definition key.
-	set := func(key, pointer, extension string) {
-		var ptr []string
-		if pointer != "" {
-			ptr = strings.Split(pointer[1:], "/")
-			for i := range ptr {
-				ptr[i] = unescape.Replace(ptr[i])
-			}
-		}
-		def, ok := defs[key]
-		s := def.Schema
-		if ok {
-			s, ok = mark(s, ptr, extension)
-		}
-		// A definition whose OpenAPI v2 schema differs from its v3 schema
-		// carries the v2 schema in an extension; mark both.
-		if v2, isSchema := s.Extensions[common.ExtensionV2Schema].(spec.Schema); ok && isSchema {
-			if v2, ok = mark(v2, ptr, extension); ok {
-				s.Extensions = withExtension(s.Extensions, common.ExtensionV2Schema, v2)
-			}
-		}
-		if !ok {
-			panic("ApplyImmutability: the OpenAPI definition " + key + " has no schema at \"" + pointer + "\" to mark " +
-				extension + ": GetOpenAPIDefinitions and ApplyImmutability were generated from different versions of the types; regenerate both")
-		}
-		def.Schema = s
-		defs[key] = def
-	}
-
-	// GadgetSpec
-	{
-		key := "github.com/immutable-gen/immutable-gen/testdata/apis/openapi/v1.GadgetSpec"
-		set(key, "/properties/name", immutable)                                  // +immutable on field GadgetSpec.Name
-		set(key, "/properties/placement", immutable)                             // +immutable on field GadgetSpec.Placement
-		set(key, "/properties/backup", immutable)                                // +immutable on field GadgetSpec.Backup
-		set(key, "/properties/tags", immutable)                                  // +immutable on field GadgetSpec.Tags
-		set(key, "/properties/ports", immutableKeys)                             // +immutable=keys on field GadgetSpec.Ports
-		set(key, "/properties/labels", immutableKeys)                            // +immutable=keys on field GadgetSpec.Labels
-		set(key, "/properties/image", immutable)                                 // +immutable on type ImageRef
-		set(key, "/properties/sidecars/items", immutable)                        // +immutable on type ImageRef
-		set(key, "/properties/mirrors/additionalProperties", immutable)          // +immutable on type ImageRef
-		set(key, "/properties/registries/additionalProperties/items", immutable) // +immutable on type ImageRef
-		set(key, "/properties/volumeID", immutableOnce)                          // +immutable=once on field GadgetSpec.VolumeID
-		set(key, "/properties/endpoint", immutableOnce)                          // +immutable=once on field GadgetSpec.Endpoint
-		set(key, "/properties/zones", immutableOnce)                             // +immutable=once on field GadgetSpec.Zones
-		set(key, "/properties/claim", immutableOnce)                             // +immutable=once on type ClaimName
-		set(key, "/properties/owner", immutable)                                 // +immutable on field Ownership.Owner
-	}
-
-	// Ownership
-	{
-		key := "github.com/immutable-gen/immutable-gen/testdata/apis/openapi/v1.Ownership"
-		set(key, "/properties/owner", immutable) // +immutable on field Ownership.Owner
-	}
-
-	// Port
-	{
-		key := Port{}.OpenAPIModelName()
-		set(key, "/properties/name", immutable) // +immutable on field Port.Name
-	}
-
-	// Source
-	{
-		key := Source{}.OpenAPIModelName()
-		set(key, "", immutable) // +immutable on type Source
+	err := immutableopenapi.Apply(defs, []immutableopenapi.Definition{
+		{
+			// GadgetSpec
+			Key: "github.com/immutable-gen/immutable-gen/testdata/apis/openapi/v1.GadgetSpec",
+			Marks: []immutableopenapi.Mark{
+				{Pointer: "/properties/name", Extension: immutableopenapi.Immutable},                                  // +immutable on field GadgetSpec.Name
+				{Pointer: "/properties/placement", Extension: immutableopenapi.Immutable},                             // +immutable on field GadgetSpec.Placement
+				{Pointer: "/properties/backup", Extension: immutableopenapi.Immutable},                                // +immutable on field GadgetSpec.Backup
+				{Pointer: "/properties/tags", Extension: immutableopenapi.Immutable},                                  // +immutable on field GadgetSpec.Tags
+				{Pointer: "/properties/ports", Extension: immutableopenapi.ImmutableKeys},                             // +immutable=keys on field GadgetSpec.Ports
+				{Pointer: "/properties/labels", Extension: immutableopenapi.ImmutableKeys},                            // +immutable=keys on field GadgetSpec.Labels
+				{Pointer: "/properties/image", Extension: immutableopenapi.Immutable},                                 // +immutable on type ImageRef
+				{Pointer: "/properties/sidecars/items", Extension: immutableopenapi.Immutable},                        // +immutable on type ImageRef
+				{Pointer: "/properties/mirrors/additionalProperties", Extension: immutableopenapi.Immutable},          // +immutable on type ImageRef
+				{Pointer: "/properties/registries/additionalProperties/items", Extension: immutableopenapi.Immutable}, // +immutable on type ImageRef
+				{Pointer: "/properties/volumeID", Extension: immutableopenapi.ImmutableOnce},                          // +immutable=once on field GadgetSpec.VolumeID
+				{Pointer: "/properties/endpoint", Extension: immutableopenapi.ImmutableOnce},                          // +immutable=once on field GadgetSpec.Endpoint
+				{Pointer: "/properties/zones", Extension: immutableopenapi.ImmutableOnce},                             // +immutable=once on field GadgetSpec.Zones
+				{Pointer: "/properties/claim", Extension: immutableopenapi.ImmutableOnce},                             // +immutable=once on type ClaimName
+				{Pointer: "/properties/owner", Extension: immutableopenapi.Immutable},                                 // +immutable on field Ownership.Owner
+			},
+		},
+		{
+			// Ownership
+			Key: "github.com/immutable-gen/immutable-gen/testdata/apis/openapi/v1.Ownership",
+			Marks: []immutableopenapi.Mark{
+				{Pointer: "/properties/owner", Extension: immutableopenapi.Immutable}, // +immutable on field Ownership.Owner
+			},
+		},
+		{
+			// Port
+			Key: Port{}.OpenAPIModelName(),
+			Marks: []immutableopenapi.Mark{
+				{Pointer: "/properties/name", Extension: immutableopenapi.Immutable}, // +immutable on field Port.Name
+			},
+		},
+		{
+			// Source
+			Key: Source{}.OpenAPIModelName(),
+			Marks: []immutableopenapi.Mark{
+				{Pointer: "", Extension: immutableopenapi.Immutable}, // +immutable on type Source
+			},
+		},
+	})
+	if err != nil {
+		panic("ApplyImmutability: " + err.Error() + ": GetOpenAPIDefinitions and ApplyImmutability were generated from different versions of the types; regenerate both")
 	}
 }
