@@ -108,3 +108,20 @@ func TestValidateUpdateAtNoAllocation(t *testing.T) {
 		t.Errorf("ValidateUpdateAt allocates %v times per unchanged update, want 0", n)
 	}
 }
+
+// TestEmptyPropertyNamePath pins how a property named "" renders: as
+// field.Path renders it ("spec[]"), like every other path.
+func TestEmptyPropertyNamePath(t *testing.T) {
+	c := compileYAML(t, `
+type: object
+properties:
+  spec:
+    type: object
+    properties:
+      "":
+        type: string
+        x-kubernetes-immutable: true`)
+	o := map[string]interface{}{"spec": map[string]interface{}{"": "a"}}
+	n := map[string]interface{}{"spec": map[string]interface{}{"": "b"}}
+	checkMessages(t, c.ValidateUpdate(n, o), []string{`spec[]: Invalid value: "b": field is immutable`})
+}
