@@ -36,7 +36,22 @@ func newChecker(root *node) *Checker {
 // unstructured ones, NaN, an infinity) where a comparison needs it is
 // reported as field.ErrorTypeInternal; a value nested deeper than MaxDepth as
 // field.ErrorTypeInvalid.
+//
+// Paths are from the root of the object: "spec.ports[2].name",
+// "spec.labels[team]"; a violation of the root itself has the path "".
+// ValidateUpdateAt checks a value below a path prefix.
 func (c *Checker) ValidateUpdate(obj, old map[string]interface{}) field.ErrorList {
+	return c.ValidateUpdateAt(obj, old, nil)
+}
+
+// ValidateUpdateAt is ValidateUpdate for obj and old found at fldPath in a
+// larger object, after apimachinery's ValidateXUpdate(new, old, fldPath)
+// convention: every error's path starts with fldPath, so a Checker compiled
+// for a pod template reports "spec.template.spec.containers[0].image" when
+// called with field.NewPath("spec", "template"). A nil fldPath is the root,
+// as in ValidateUpdate. Paths are built only when there is a violation to
+// report: ValidateUpdateAt does not allocate when obj and old are equal.
+func (c *Checker) ValidateUpdateAt(obj, old map[string]interface{}, fldPath *field.Path) field.ErrorList {
 	if c == nil || obj == nil || old == nil {
 		return nil
 	}
@@ -46,6 +61,6 @@ func (c *Checker) ValidateUpdate(obj, old map[string]interface{}) field.ErrorLis
 		return nil
 	}
 	w := walker{c: c, report: true}
-	w.walk(c.root, obj, old, nil, 0)
+	w.walk(c.root, obj, old, fldPath, 0)
 	return w.errs
 }

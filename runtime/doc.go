@@ -8,7 +8,10 @@
 // beyond the KEP: set once, then fixed): Compile turns a
 // schema carrying the extensions into a Checker, and
 // (*Checker).ValidateUpdate walks a new and an old object together, guided by
-// the schema, and returns one field.Error per violation.
+// the schema, and returns one field.Error per violation, its path from the
+// object's root; (*Checker).ValidateUpdateAt, after apimachinery's
+// ValidateXUpdate(new, old, fldPath) convention, prefixes the paths with the
+// *field.Path where the objects sit in a larger object.
 //
 // A Checker is built once and is then read-only: it is safe for concurrent
 // use, and ValidateUpdate does not allocate when the objects are equal.

@@ -3,6 +3,8 @@ package runtime
 import (
 	"strconv"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // Lists with x-kubernetes-list-type map correlate their items by the tuple
@@ -89,7 +91,7 @@ func alignedPrefix(s *shape, nl, ol []interface{}) int {
 // listMap walks the items of a list map, correlated by key: by position
 // along the common prefix where keys line up (all of the list when nothing
 // was added, removed or moved), through an index by key after it.
-func (w *walker) listMap(s *shape, nl, ol []interface{}, p *path, depth int) {
+func (w *walker) listMap(s *shape, nl, ol []interface{}, p *field.Path, depth int) {
 	n := alignedPrefix(s, nl, ol)
 	for i := 0; i < n && !w.done(); i++ {
 		if _, ok := keyOf(s, nl[i]); ok {
@@ -121,7 +123,7 @@ func (w *walker) listMap(s *shape, nl, ol []interface{}, p *path, depth int) {
 // listKeys checks that a list map has the same set of keys in both objects.
 // Removed keys are reported in old order, then added keys in new order;
 // each key once.
-func (w *walker) listKeys(s *shape, nl, ol []interface{}, p *path) {
+func (w *walker) listKeys(s *shape, nl, ol []interface{}, p *field.Path) {
 	if len(nl) == len(ol) && alignedPrefix(s, nl, ol) == len(nl) {
 		return
 	}

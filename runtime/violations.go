@@ -15,7 +15,7 @@ const Origin = "immutable"
 
 // changed reports a changed immutable value, unless a value that is not JSON
 // or is too deep explains the difference.
-func (w *walker) changed(nv, ov interface{}, p *path, depth int) {
+func (w *walker) changed(nv, ov interface{}, p *field.Path, depth int) {
 	if !w.report {
 		w.found = true
 		return
@@ -23,13 +23,12 @@ func (w *walker) changed(nv, ov interface{}, p *path, depth int) {
 	if w.unusable(nv, p, depth) || w.unusable(ov, p, depth) {
 		return
 	}
-	w.errs = append(w.errs, field.Invalid(nil, nv, "field is immutable").WithOrigin(Origin))
-	w.errs[len(w.errs)-1].Field = p.String()
+	w.add(field.Invalid(p, nv, "field is immutable"), p)
 }
 
 // presence reports an immutable property, or one with immutable keys, that
 // was added or removed.
-func (w *walker) presence(n *node, p *path, name string, added bool) {
+func (w *walker) presence(n *node, p *field.Path, name string, added bool) {
 	if !w.report {
 		w.found = true
 		return
@@ -47,7 +46,7 @@ func (w *walker) presence(n *node, p *path, name string, added bool) {
 
 // keyChanged reports a key added to or removed from a node with immutable
 // keys.
-func (w *walker) keyChanged(p *path, key string, added bool) {
+func (w *walker) keyChanged(p *field.Path, key string, added bool) {
 	if !w.report {
 		w.found = true
 		return
@@ -62,13 +61,12 @@ func verb(added bool) string {
 	return "removed"
 }
 
-func (w *walker) forbidden(p *path, detail string) {
-	w.errs = append(w.errs, field.Forbidden(nil, detail).WithOrigin(Origin))
-	w.errs[len(w.errs)-1].Field = p.String()
+func (w *walker) forbidden(p *field.Path, detail string) {
+	w.add(field.Forbidden(p, detail), p)
 }
 
 // deep reports a value nested deeper than MaxDepth, once per check.
-func (w *walker) deep(p *path) {
+func (w *walker) deep(p *field.Path) {
 	if !w.report {
 		w.found = true
 		return
@@ -77,13 +75,12 @@ func (w *walker) deep(p *path) {
 		return
 	}
 	w.tooDeep = true
-	w.errs = append(w.errs, field.Invalid(nil, field.OmitValueType{}, fmt.Sprintf("value is nested more than %d levels deep", MaxDepth)).WithOrigin(Origin))
-	w.errs[len(w.errs)-1].Field = p.String()
+	w.add(field.Invalid(p, field.OmitValueType{}, fmt.Sprintf("value is nested more than %d levels deep", MaxDepth)), p)
 }
 
 // unusable reports, and returns true for, a value at p that is not JSON or
 // nests too deep. It scans in key order, so the report is deterministic.
-func (w *walker) unusable(v interface{}, p *path, depth int) bool {
+func (w *walker) unusable(v interface{}, p *field.Path, depth int) bool {
 	rel, problem := scan(v, depth)
 	switch problem {
 	case nil:
@@ -91,10 +88,27 @@ func (w *walker) unusable(v interface{}, p *path, depth int) bool {
 	case errTooDeep:
 		w.deep(p)
 	default:
-		w.errs = append(w.errs, field.InternalError(nil, fmt.Errorf("%s%s: %w", p.String(), rel, problem)).WithOrigin(Origin))
-		w.errs[len(w.errs)-1].Field = p.String()
+		w.add(field.InternalError(p, fmt.Errorf("%s%s: %w", pathString(p), rel, problem)), p)
 	}
 	return true
+}
+
+// add records the violation e at p, with the origin of every violation.
+func (w *walker) add(e *field.Error, p *field.Path) {
+	if p == nil {
+		// field.Path renders nil as "<nil>"; the root of an object checked
+		// without a prefix has the empty path.
+		e.Field = ""
+	}
+	w.errs = append(w.errs, e.WithOrigin(Origin))
+}
+
+// pathString renders p as a field.Error's Field: the root is "".
+func pathString(p *field.Path) string {
+	if p == nil {
+		return ""
+	}
+	return p.String()
 }
 
 var errTooDeep = errors.New("too deep")

@@ -11,9 +11,9 @@ import (
 // A check walks twice at most. The first walk only looks for a violation:
 // it tracks no paths, allocates nothing and stops at the first violation.
 // Only if it finds one, a second walk builds paths, visits map keys in
-// order and collects every violation. Paths are linked lists of path
-// elements; building them on the first walk would allocate, since Go's
-// escape analysis moves a recursively linked stack object to the heap.
+// order and collects every violation. Paths are field.Paths, built below
+// the caller's fldPath on the second walk only: each element is a heap
+// allocation, and the first walk allocates nothing.
 type walker struct {
 	c       *Checker
 	report  bool // second walk: build paths and collect errors
@@ -26,31 +26,31 @@ type walker struct {
 func (w *walker) done() bool { return w.found && !w.report }
 
 // at returns the path of property name below p, on the second walk only.
-func (w *walker) at(p *path, name string) *path {
+func (w *walker) at(p *field.Path, name string) *field.Path {
 	if !w.report {
 		return nil
 	}
-	return &path{parent: p, kind: pathField, name: name}
+	return p.Child(name)
 }
 
 // atKey returns the path of map key k below p, on the second walk only.
-func (w *walker) atKey(p *path, k string) *path {
+func (w *walker) atKey(p *field.Path, k string) *field.Path {
 	if !w.report {
 		return nil
 	}
-	return &path{parent: p, kind: pathKey, name: k}
+	return p.Key(k)
 }
 
 // atIndex returns the path of list index i below p, on the second walk only.
-func (w *walker) atIndex(p *path, i int) *path {
+func (w *walker) atIndex(p *field.Path, i int) *field.Path {
 	if !w.report {
 		return nil
 	}
-	return &path{parent: p, kind: pathIndex, index: i}
+	return p.Index(i)
 }
 
 // walk checks the values at n, present in both objects.
-func (w *walker) walk(n *node, nv, ov interface{}, p *path, depth int) {
+func (w *walker) walk(n *node, nv, ov interface{}, p *field.Path, depth int) {
 	if n.whole() {
 		if !w.c.equal(n, nv, ov, depth) {
 			w.changed(nv, ov, p, depth)
@@ -83,7 +83,7 @@ func (w *walker) walk(n *node, nv, ov interface{}, p *path, depth int) {
 }
 
 // object checks the properties of an object present in both.
-func (w *walker) object(s *shape, nm, om map[string]interface{}, p *path, depth int) {
+func (w *walker) object(s *shape, nm, om map[string]interface{}, p *field.Path, depth int) {
 	for i := range s.walkProps {
 		if w.done() {
 			return
@@ -108,7 +108,7 @@ func (w *walker) object(s *shape, nm, om map[string]interface{}, p *path, depth 
 
 // entries checks the values of the map keys present in both; keys may come
 // and go. The second walk visits keys in order, for a deterministic report.
-func (w *walker) entries(s *shape, nm, om map[string]interface{}, p *path, depth int) {
+func (w *walker) entries(s *shape, nm, om map[string]interface{}, p *field.Path, depth int) {
 	if !w.report {
 		for k, nv := range nm {
 			if ov, ok := om[k]; ok && !s.isProp(k) {
@@ -141,7 +141,7 @@ func (s *shape) isProp(k string) bool {
 }
 
 // list checks the items of a list present in both.
-func (w *walker) list(s *shape, nl, ol []interface{}, p *path, depth int) {
+func (w *walker) list(s *shape, nl, ol []interface{}, p *field.Path, depth int) {
 	if !s.walkItems {
 		return
 	}
@@ -163,7 +163,7 @@ func (w *walker) list(s *shape, nl, ol []interface{}, p *path, depth int) {
 // parent). It reports false when the values are not of the keyed kind the
 // schema describes and were compared as values instead, so there is nothing
 // to descend into.
-func (w *walker) keys(n *node, nv, ov interface{}, p *path, depth int) bool {
+func (w *walker) keys(n *node, nv, ov interface{}, p *field.Path, depth int) bool {
 	s := n.shape
 	if nm, ok := asObject(nv); ok && s.hasAdd {
 		if om, ok := asObject(ov); ok {
@@ -184,7 +184,7 @@ func (w *walker) keys(n *node, nv, ov interface{}, p *path, depth int) bool {
 }
 
 // mapKeys checks that a map has the same keys in both objects.
-func (w *walker) mapKeys(s *shape, nm, om map[string]interface{}, p *path) {
+func (w *walker) mapKeys(s *shape, nm, om map[string]interface{}, p *field.Path) {
 	if len(nm) == len(om) {
 		same := true
 		for k := range nm {
