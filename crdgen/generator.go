@@ -10,12 +10,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/version"
 	"sigs.k8s.io/controller-tools/pkg/crd"
 	"sigs.k8s.io/controller-tools/pkg/genall"
 	"sigs.k8s.io/controller-tools/pkg/loader"
@@ -130,8 +133,7 @@ func (g Generator) checkOptions() error {
 		return err
 	}
 	if g.KubeVersion != "" {
-		var maj, min int
-		if _, err := fmt.Sscanf(strings.TrimPrefix(g.KubeVersion, "v"), "%d.%d", &maj, &min); err != nil {
+		if _, err := version.ParseGeneric(g.KubeVersion); err != nil {
 			return fmt.Errorf("crd:kubeVersion=%s: want a version like 1.32", g.KubeVersion)
 		}
 	}
@@ -255,12 +257,12 @@ func (g Generator) process(f crdFile, mode string, c *cache.Cache) ([]byte, diag
 	checked := f.crd
 	switch mode {
 	case ModeExtensions:
-		for _, name := range sortedKeys(models) {
+		for _, name := range slices.Sorted(maps.Keys(models)) {
 			schema.EmitExtensions(models[name])
 			diags = append(diags, messageNotes(f.crd.Name+" "+name, models[name])...)
 		}
 	default:
-		for _, name := range sortedKeys(models) {
+		for _, name := range slices.Sorted(maps.Keys(models)) {
 			diags = append(diags, g.lowerCEL(f.crd.Name+" "+name, models[name])...)
 		}
 		// The API server must see the rules: check the tree as written.
@@ -363,25 +365,18 @@ func (g Generator) lowerCEL(subject string, model *schema.Node) diag.List {
 	return out
 }
 
-// versionLess compares "1.N" versions; an unparsable one is never less.
+// versionLess compares Kubernetes versions ("1.N", "v1.N.P"); an
+// unparsable one is never less.
 func versionLess(a, b string) bool {
-	var amaj, amin, bmaj, bmin int
-	if _, err := fmt.Sscanf(strings.TrimPrefix(a, "v"), "%d.%d", &amaj, &amin); err != nil {
+	va, err := version.ParseGeneric(a)
+	if err != nil {
 		return false
 	}
-	if _, err := fmt.Sscanf(b, "%d.%d", &bmaj, &bmin); err != nil {
+	vb, err := version.ParseGeneric(b)
+	if err != nil {
 		return false
 	}
-	return amaj < bmaj || (amaj == bmaj && amin < bmin)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
+	return va.LessThan(vb)
 }
 
 // hasCarriers reports whether any schema node of the CRD carries a marker.
@@ -394,14 +389,8 @@ func hasCarriers(c *apiextv1.CustomResourceDefinition) bool {
 	return false
 }
 
+// nested returns the value at keys in obj, or nil.
 func nested(obj map[string]any, keys ...string) any {
-	var cur any = obj
-	for _, k := range keys {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil
-		}
-		cur = m[k]
-	}
-	return cur
+	v, _, _ := unstructured.NestedFieldNoCopy(obj, keys...)
+	return v
 }

@@ -741,12 +741,3 @@ func loaderErrors(fset *token.FileSet, err error) diag.List {
 	}
 	return out
 }
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}

@@ -3,6 +3,7 @@ package openapi
 import (
 	"fmt"
 	"go/types"
+	"maps"
 	"reflect"
 	"slices"
 
@@ -156,7 +157,7 @@ func (a *analyzer) definition(pkg *loader.Package, named *types.Named, key strin
 func (a *analyzer) checkPublished(idx *declIndex, enabled bool, unpublished map[string]problem) []markers.Origin {
 	scope := idx.pkg.Types.Scope()
 	var marked []markers.Origin
-	for _, name := range sortedKeys(idx.types) {
+	for _, name := range slices.Sorted(maps.Keys(idx.types)) {
 		obj, _ := scope.Lookup(name).(*types.TypeName)
 		if obj == nil {
 			continue

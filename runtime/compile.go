@@ -3,7 +3,8 @@ package runtime
 import (
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"k8s.io/kube-openapi/pkg/validation/spec"
@@ -152,7 +153,7 @@ func (c *compiler) compileInto(n *node, s *spec.Schema, path string, depth int) 
 
 // readFlags reads the immutability extensions of s into n.
 func (c *compiler) readFlags(n *node, s *spec.Schema, path string) {
-	for _, k := range sortedKeys(s.Extensions) {
+	for _, k := range slices.Sorted(maps.Keys(s.Extensions)) {
 		for _, want := range []string{ExtImmutable, ExtImmutableKeys, ExtImmutableOnce} {
 			if k != want && strings.EqualFold(k, want) {
 				c.errorf(path, "unknown extension %s: the extension is spelled %s", k, want)
@@ -237,7 +238,7 @@ func (c *compiler) compileShape(s *spec.Schema, path string, depth int) *shape {
 	c.boolExt(s, extIntOrString, path)
 
 	if len(s.Properties) > 0 {
-		names := sortedKeys(s.Properties)
+		names := slices.Sorted(maps.Keys(s.Properties))
 		sh.props = make([]property, len(names))
 		sh.propIndex = make(map[string]*node, len(names))
 		for i, name := range names {
@@ -326,7 +327,7 @@ func onlyStructuralMember(allOf []spec.Schema) (int, bool) {
 // carry only value validations.
 func (c *compiler) noMarksInOthers(s *spec.Schema, path string, depth int) {
 	c.noMarksInCombinators(s, path, depth)
-	for _, name := range sortedKeys(s.PatternProperties) {
+	for _, name := range slices.Sorted(maps.Keys(s.PatternProperties)) {
 		p := s.PatternProperties[name]
 		c.noMarks(&p, schemaKey(path, "patternProperties", name), depth+1, "inside patternProperties (unsupported)")
 	}
@@ -350,7 +351,7 @@ func (c *compiler) noMarksInCombinators(s *spec.Schema, path string, depth int) 
 // noMarksInStructure rejects immutability extensions in the structure next to
 // a $ref, which the $ref overrides.
 func (c *compiler) noMarksInStructure(s *spec.Schema, path, where string) {
-	for _, name := range sortedKeys(s.Properties) {
+	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
 		p := s.Properties[name]
 		c.noMarks(&p, schemaKey(path, "properties", name), 1, where)
 	}
@@ -381,7 +382,7 @@ func (c *compiler) noMarks(s *spec.Schema, path string, depth int, where string)
 			c.errorf(path, "%s has no effect %s: put it on the schema of the field itself", k, where)
 		}
 	}
-	for _, name := range sortedKeys(s.Properties) {
+	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
 		p := s.Properties[name]
 		c.noMarks(&p, schemaKey(path, "properties", name), depth+1, where)
 	}
@@ -407,16 +408,6 @@ func (c *compiler) noMarks(s *spec.Schema, path string, depth int, where string)
 	if s.Not != nil {
 		c.noMarks(s.Not, schemaChild(path, "not"), depth+1, where)
 	}
-}
-
-// sortedKeys returns the keys of m in order, for deterministic errors.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // finish links $refs, checks what needs the whole graph, derives the walk

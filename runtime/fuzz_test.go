@@ -3,10 +3,12 @@ package runtime_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -311,7 +313,7 @@ func FuzzImmutableChange(f *testing.F) {
 				switch x := v.(type) {
 				case map[string]interface{}:
 					if rest[0] == "*" {
-						keys := sortedKeys(x)
+						keys := slices.Sorted(maps.Keys(x))
 						for _, k := range keys {
 							if len(rest) == 1 {
 								targets = append(targets, target{path: path + "[" + k + "]"})
@@ -377,7 +379,7 @@ func changeInside(v interface{}, n int) interface{} {
 		spots = append(spots, func() { set(fresh) })
 		switch x := v.(type) {
 		case map[string]interface{}:
-			for _, k := range sortedKeys(x) {
+			for _, k := range slices.Sorted(maps.Keys(x)) {
 				k := k
 				walk(x[k], func(nv interface{}) { x[k] = nv })
 			}
@@ -443,15 +445,6 @@ func lastStep(p string) string {
 	return strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")
 }
 
-func sortedKeys(m map[string]interface{}) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // FuzzEqualityOracle compares the verdict on every immutable property of
 // the widget with a naive oracle: canonical JSON with sets sorted and
 // numbers normalized. The new object is the old one with sets permuted,
@@ -472,7 +465,7 @@ func FuzzEqualityOracle(f *testing.F) {
 		for len(g.b) > 0 {
 			changeInside(y, g.next()) // in place for containers
 			if ys, ok := y["spec"].(map[string]interface{}); ok && g.next()%2 == 0 {
-				keys := sortedKeys(ys)
+				keys := slices.Sorted(maps.Keys(ys))
 				if len(keys) > 0 {
 					k := keys[g.next()%len(keys)]
 					p := specSchema.Properties[k]
@@ -512,7 +505,7 @@ func canonical(v interface{}, s *spec.Schema) string {
 			return "null"
 		}
 		var parts []string
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			var cs *spec.Schema
 			if s != nil {
 				if p, ok := s.Properties[k]; ok {

@@ -8,6 +8,7 @@ package schema
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -104,7 +105,7 @@ func (b builder) build(raw map[string]any, parent *Node, edge Edge, name string)
 	}
 	if props, ok := raw["properties"].(map[string]any); ok {
 		n.Properties = make(map[string]*Node, len(props))
-		for _, k := range sortedKeys(props) {
+		for _, k := range slices.Sorted(maps.Keys(props)) {
 			child, ok := props[k].(map[string]any)
 			if !ok {
 				continue
@@ -185,15 +186,6 @@ func containsCarrier(v any) bool {
 		return slices.ContainsFunc(v, containsCarrier)
 	}
 	return false
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // Path renders where the node sits in an object: `spec.ports[*].name`,

@@ -10,8 +10,9 @@ package preflighttest
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -75,7 +76,7 @@ func collect(s map[string]interface{}, v *interface{}, path string, out *[]site,
 func collectChildren(s map[string]interface{}, v interface{}, path string, out *[]site, depth int) {
 	switch x := v.(type) {
 	case map[string]interface{}:
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			cs := prop(s, k)
 			if cs == nil {
 				cs, _ = s["additionalProperties"].(map[string]interface{})
@@ -123,7 +124,7 @@ func (g *Generator) mutate(s site) string {
 		switch g.r.IntN(3) {
 		case 0: // add a declared or map property
 			if ps, ok := s.schema["properties"].(map[string]interface{}); ok && len(ps) > 0 {
-				keys := sortedKeys(ps)
+				keys := slices.Sorted(maps.Keys(ps))
 				k := keys[g.r.IntN(len(keys))]
 				x[k] = g.value(ps[k].(map[string]interface{}), 1)
 				return "set " + s.path + "." + k
@@ -139,7 +140,7 @@ func (g *Generator) mutate(s site) string {
 				return "add unknown field to " + s.path
 			}
 		}
-		if keys := sortedKeys(x); len(keys) > 0 {
+		if keys := slices.Sorted(maps.Keys(x)); len(keys) > 0 {
 			k := keys[g.r.IntN(len(keys))]
 			delete(x, k)
 			return "delete " + s.path + "." + k
@@ -201,7 +202,7 @@ func (g *Generator) value(s map[string]interface{}, depth int) interface{} {
 			}
 		}
 		if ps, ok := s["properties"].(map[string]interface{}); ok {
-			for _, k := range sortedKeys(ps) {
+			for _, k := range slices.Sorted(maps.Keys(ps)) {
 				if required[k] || g.r.IntN(3) > 0 {
 					obj[k] = g.value(ps[k].(map[string]interface{}), depth+1)
 				}
@@ -360,15 +361,6 @@ func number(v interface{}) (float64, bool) {
 		return float64(x), true
 	}
 	return 0, false
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func deepCopy(v interface{}) interface{} {
