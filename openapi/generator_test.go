@@ -155,7 +155,25 @@ func TestGolden(t *testing.T) {
 // TestMisplaced checks the diagnostics for misplaced markers and that a
 // failing run writes nothing, also for the packages without errors.
 func TestMisplaced(t *testing.T) {
-	out, diags, err := generate(t, Generator{}, "testdata/apis/openapi/v1", "testdata/apis/openapi-misplaced/v1", "testdata/apis/openapi-misplaced/invalid")
+	text := failingRun(t, "testdata/golden/openapi/misplaced.txt", "testdata/apis/openapi/v1", "testdata/apis/openapi-misplaced/v1", "testdata/apis/openapi-misplaced/invalid")
+	// Spot checks independent of the golden file.
+	for _, want := range []string{
+		"testdata/apis/openapi-misplaced/v1/types.go:65:1: error: +immutable on type Thing: not allowed on the root type of a kind",
+		"testdata/apis/openapi-misplaced/v1/types.go:50:2: error: +immutable=keys on field ThingSpec.Ports: =keys on a list map requires its key \"name\" to be immutable",
+		"testdata/apis/openapi-misplaced/invalid/types.go:5:2: error: invalid marker +immutable=bogus",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("diagnostics lack %q:\n%s", want, text)
+		}
+	}
+}
+
+// failingRun generates dirs, which must fail and write nothing, and returns
+// the diagnostics, one per line with paths relative to the module, after
+// comparing them with the golden file.
+func failingRun(t *testing.T, golden string, dirs ...string) string {
+	t.Helper()
+	out, diags, err := generate(t, Generator{}, dirs...)
 	if err == nil {
 		t.Fatal("Generate succeeded; want an error")
 	}
@@ -168,17 +186,8 @@ func TestMisplaced(t *testing.T) {
 		b.WriteByte('\n')
 	}
 	text := b.String()
-	checkGolden(t, "testdata/golden/openapi/misplaced.txt", []byte(text))
-	// Spot checks independent of the golden file.
-	for _, want := range []string{
-		"testdata/apis/openapi-misplaced/v1/types.go:65:1: error: +immutable on type Thing: not allowed on the root type of a kind",
-		"testdata/apis/openapi-misplaced/v1/types.go:50:2: error: +immutable=keys on field ThingSpec.Ports: =keys on a list map requires its key \"name\" to be immutable",
-		"testdata/apis/openapi-misplaced/invalid/types.go:5:2: error: invalid marker +immutable=bogus",
-	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("diagnostics lack %q:\n%s", want, text)
-		}
-	}
+	checkGolden(t, golden, []byte(text))
+	return text
 }
 
 // TestHeader checks the headerFile and year options.
@@ -222,20 +231,7 @@ func TestUntagged(t *testing.T) {
 // run writes nothing.
 func TestOncePlacement(t *testing.T) {
 	const dir = "testdata/apis/openapi-misplaced/once"
-	out, diags, err := generate(t, Generator{}, dir)
-	if err == nil {
-		t.Fatal("Generate succeeded; want an error")
-	}
-	if len(out) != 0 {
-		t.Errorf("a failing run wrote %d files", len(out))
-	}
-	var b strings.Builder
-	for _, d := range diags {
-		b.WriteString(relative(t, d.String()))
-		b.WriteByte('\n')
-	}
-	text := b.String()
-	checkGolden(t, "testdata/golden/openapi/once.txt", []byte(text))
+	text := failingRun(t, "testdata/golden/openapi/once.txt", dir)
 	// Each rule, independent of the golden file.
 	for _, tc := range []struct {
 		name, want string
