@@ -9,8 +9,8 @@ import (
 	"strings"
 	"unicode"
 
-	gengotypes "k8s.io/gengo/v2/types"
 	"k8s.io/gengo/v2/namer"
+	gengotypes "k8s.io/gengo/v2/types"
 
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/markers"
