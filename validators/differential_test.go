@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -102,7 +104,7 @@ func TestDifferential(t *testing.T) {
 		old := &v1.Widget{}
 		g.fill(reflect.ValueOf(old).Elem(), 0)
 		obj := old.DeepCopy()
-		g.rate = [...]float64{0, 0.02, 0.1, 0.3}[g.r.IntN(4)]
+		g.rate = [...]float64{0, 0.005, 0.02, 0.1, 0.3}[g.r.IntN(5)]
 		g.mutate(reflect.ValueOf(obj).Elem(), 0)
 		want := describe(viaRuntime(t, c, obj, old))
 		got := describe(obj.ValidateImmutableUpdate(old))
@@ -175,7 +177,33 @@ type gen struct {
 }
 
 var (
-	timeType   = reflect.TypeFor[metav1.Time]()
+	quantities = []resource.Quantity{
+		resource.MustParse("1"), resource.MustParse("1000m"), resource.MustParse("1Ki"), resource.MustParse("1024"),
+		*resource.NewQuantity(1, resource.DecimalSI), *resource.NewMilliQuantity(1000, resource.DecimalSI), {},
+	}
+	times = []metav1.Time{{}, metav1.Unix(0, 0), metav1.Unix(1, 0), metav1.Unix(1, 500), metav1.Unix(2, 0)}
+	// leaves are the types generated as a whole, never walked into.
+	leaves = map[reflect.Type]func(g *gen) any{
+		reflect.TypeFor[metav1.Time]():     func(g *gen) any { return times[g.r.IntN(len(times))] },
+		reflect.TypeFor[metav1.Duration](): func(g *gen) any { return metav1.Duration{Duration: time.Duration(g.r.IntN(3)) * time.Second} },
+		reflect.TypeFor[resource.Quantity](): func(g *gen) any {
+			if g.full {
+				// Quantities parsed from their canonical form ("1", "1Ki",
+				// "1024") keep it: comparing them allocates nothing.
+				return quantities[[]int{0, 2, 3}[g.r.IntN(3)]].DeepCopy()
+			}
+			return quantities[g.r.IntN(len(quantities))].DeepCopy()
+		},
+		reflect.TypeFor[intstr.IntOrString](): func(g *gen) any {
+			if g.r.IntN(2) == 0 {
+				return intstr.FromInt32(int32(g.r.IntN(2)))
+			}
+			return intstr.FromString([]string{"", "a", "1"}[g.r.IntN(3)])
+		},
+	}
+)
+
+var (
 	typeMeta   = reflect.TypeFor[metav1.TypeMeta]()
 	objectMeta = reflect.TypeFor[metav1.ObjectMeta]()
 )
@@ -198,8 +226,9 @@ func (g *gen) fill(v reflect.Value, depth int) {
 	case objectMeta:
 		v.Set(reflect.ValueOf(metav1.ObjectMeta{Name: "w", Namespace: "default"}))
 		return
-	case timeType:
-		v.Set(reflect.ValueOf(metav1.Unix(int64(g.r.IntN(3)), 0)))
+	}
+	if leaf, ok := leaves[v.Type()]; ok {
+		v.Set(reflect.ValueOf(leaf(g)))
 		return
 	}
 	switch v.Kind() {
@@ -287,7 +316,7 @@ func (g *gen) mutate(v reflect.Value, depth int) {
 			g.mutate(v.Elem(), depth+1)
 		}
 	case reflect.Struct:
-		if v.Type() == timeType {
+		if _, ok := leaves[v.Type()]; ok {
 			return
 		}
 		for i := range v.NumField() {

@@ -250,6 +250,26 @@ func special(t types.Type) bool {
 	return false
 }
 
+// knownTypes are the types with their own JSON encoding that package
+// immutable compares as their JSON compares (Same<name>), by package path
+// and type name.
+var knownTypes = map[string]string{
+	"k8s.io/apimachinery/pkg/apis/meta/v1.Time":       "Time",
+	"k8s.io/apimachinery/pkg/apis/meta/v1.MicroTime":  "MicroTime",
+	"k8s.io/apimachinery/pkg/apis/meta/v1.Duration":   "Duration",
+	"k8s.io/apimachinery/pkg/api/resource.Quantity":   "Quantity",
+	"k8s.io/apimachinery/pkg/util/intstr.IntOrString": "IntOrString",
+}
+
+// known returns the name of t in knownTypes, or "".
+func known(t types.Type) string {
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil {
+		return ""
+	}
+	return knownTypes[n.Obj().Pkg().Path()+"."+n.Obj().Name()]
+}
+
 // root writes the ValidateImmutableUpdate method of kind t at the model's
 // root.
 func (e *emitter) root(t *types.Named, n *schema.Node) {
@@ -681,8 +701,17 @@ func (e *emitter) listKey(t types.Type, n *schema.Node) (listKeyFuncs, bool) {
 // runtime compares them: null equals only null, lists in order except
 // listType=set, maps and structs by their properties.
 func (e *emitter) equal(t types.Type, n *schema.Node, a, b string) string {
+	if k := known(t); k != "" {
+		return fmt.Sprintf("%s.Same%s(%s, %s)", e.pkg(immutablePkg), k, addr(a), addr(b))
+	}
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		if k := known(p.Elem()); k == "Time" || k == "MicroTime" {
+			// nil and a zero time are both null.
+			return fmt.Sprintf("%s.Same%s(%s, %s)", e.pkg(immutablePkg), k, a, b)
+		}
+	}
 	if special(t) {
-		e.fail(n, t, "a type with its own JSON encoding in a value compared whole; the typed validators compare only types whose JSON they derive from the Go type")
+		e.fail(n, t, "its JSON comes from its own MarshalJSON, and the typed validators compare exactly only the JSON of metav1.Time, MicroTime, Duration, resource.Quantity and intstr.IntOrString besides the types whose JSON follows from their Go fields")
 		return "false"
 	}
 	switch u := t.Underlying().(type) {

@@ -1,6 +1,10 @@
 package v1
 
-import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+import (
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
 
 // WidgetSpec is the desired state of a Widget.
 type WidgetSpec struct {
@@ -119,6 +123,112 @@ type WidgetSpec struct {
 	// Counts is an immutable map kept even when empty (no omitempty).
 	// +immutable
 	Counts map[string]int64 `json:"counts"`
+
+	// Port is an integer or a string, fixed at creation.
+	// +immutable
+	// +optional
+	Port *intstr.IntOrString `json:"port,omitempty"`
+
+	// Target is an integer or a string, never absent.
+	// +immutable
+	Target intstr.IntOrString `json:"target"`
+
+	// Memory never changes, as written ("1Ki" and "1024" differ).
+	// +immutable
+	// +optional
+	Memory *resource.Quantity `json:"memory,omitempty"`
+
+	// Resources never change.
+	// +immutable
+	// +optional
+	Resources map[string]resource.Quantity `json:"resources,omitempty"`
+
+	// StartedAt may be set later, then never changes.
+	// +immutable=once
+	// +optional
+	StartedAt *metav1.Time `json:"startedAt,omitempty"`
+
+	// Created is null when zero, to the second.
+	// +immutable
+	// +optional
+	Created metav1.Time `json:"created,omitempty"`
+
+	// Timeout never changes.
+	// +immutable
+	// +optional
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
+
+	// Level is left out when zero (omitzero).
+	// +immutable
+	// +optional
+	Level int32 `json:"level,omitzero"`
+
+	// Window is left out when zero (omitzero on a struct).
+	// +immutable
+	// +optional
+	Window Window `json:"window,omitzero"`
+
+	// Listeners are keyed by port and protocol; the keys never change.
+	// +listType=map
+	// +listMapKey=port
+	// +listMapKey=protocol
+	// +immutable=keys
+	// +optional
+	Listeners []Listener `json:"listeners,omitempty"`
+
+	// Codes never change; their order does not matter.
+	// +listType=set
+	// +immutable
+	// +optional
+	Codes []int32 `json:"codes,omitempty"`
+
+	// Sidecars may be appended; each existing one never changes (the
+	// marker on type Image).
+	// +optional
+	Sidecars []*Image `json:"sidecars,omitempty"`
+
+	// Extra is embedded by pointer: its fields are WidgetSpec's when set.
+	*Extra `json:",inline"`
+}
+
+// Extra is embedded in WidgetSpec by pointer.
+type Extra struct {
+	// Region never changes.
+	// +immutable
+	// +optional
+	Region string `json:"region,omitempty"`
+}
+
+// Window is a time window.
+type Window struct {
+	// +optional
+	Start int32 `json:"start,omitempty"`
+	// +optional
+	End int32 `json:"end,omitempty"`
+}
+
+// Listener listens on a port.
+type Listener struct {
+	// +immutable
+	Port int32 `json:"port"`
+	// +immutable
+	Protocol string `json:"protocol"`
+	// Rules are keyed by name; each rule's value never changes.
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	Rules []Rule `json:"rules,omitempty"`
+	// Hostname may change.
+	// +optional
+	Hostname string `json:"hostname,omitempty"`
+}
+
+// Rule is a named rule.
+type Rule struct {
+	Name string `json:"name"`
+	// +immutable
+	// +optional
+	Value *int64 `json:"value,omitempty"`
 }
 
 // Owner names who owns the widget.

@@ -6,6 +6,7 @@ package v1
 
 import (
 	immutable "github.com/immutable-gen/immutable-gen/runtime/immutable"
+	resource "k8s.io/apimachinery/pkg/api/resource"
 	field "k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -88,9 +89,34 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 			return
 		}
 	}
+	if nOK, oOK := (len(in.Codes) != 0), (len(old.Codes) != 0); nOK && oOK {
+		if !(equalSliceInt32(&in.Codes, &old.Codes)) {
+			if w.Violation() {
+				w.Add(immutable.Changed(w.Child(p, "codes"), in.Codes))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	} else if nOK != oOK {
+		if w.Violation() {
+			w.Add(immutable.Presence(w.Child(p, "codes"), "codes", immutable.Whole, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
 	if !(equalMapStringInt64(&in.Counts, &old.Counts)) {
 		if w.Violation() {
 			w.Add(immutable.Changed(w.Child(p, "counts"), in.Counts))
+		}
+		if w.Done() {
+			return
+		}
+	}
+	if !(immutable.SameTime(&in.Created, &old.Created)) {
+		if w.Violation() {
+			w.Add(immutable.Changed(w.Child(p, "created"), in.Created))
 		}
 		if w.Done() {
 			return
@@ -181,6 +207,23 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 			return
 		}
 	}
+	if nOK, oOK := (in.Level != 0), (old.Level != 0); nOK && oOK {
+		if !(in.Level == old.Level) {
+			if w.Violation() {
+				w.Add(immutable.Changed(w.Child(p, "level"), in.Level))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	} else if nOK != oOK {
+		if w.Violation() {
+			w.Add(immutable.Presence(w.Child(p, "level"), "level", immutable.Whole, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
 	if nOK, oOK := (len(in.Limits) != 0), (len(old.Limits) != 0); nOK && oOK {
 		if in.Limits != nil && old.Limits != nil {
 			if w.Report {
@@ -213,6 +256,66 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 			}
 		}
 	}
+	if nOK, oOK := (len(in.Listeners) != 0), (len(old.Listeners) != 0); nOK && oOK {
+		if (in.Listeners == nil) != (old.Listeners == nil) {
+			if w.Violation() {
+				w.Add(immutable.Changed(w.Child(p, "listeners"), in.Listeners))
+			}
+			if w.Done() {
+				return
+			}
+		} else if in.Listeners != nil && (len(in.Listeners) != len(old.Listeners) || immutable.AlignedPrefix(in.Listeners, old.Listeners, keyListenerOf) != len(in.Listeners)) {
+			if cs6 := immutable.ListKeyChanges(in.Listeners, old.Listeners, keyListenerOf); len(cs6) > 0 && w.Violation() {
+				for _, c5 := range cs6 {
+					w.Add(immutable.KeyChanged(w.Child(p, "listeners"), formatKeyListener(c5.Key), c5.Added))
+				}
+			}
+			if w.Done() {
+				return
+			}
+		}
+		m7 := immutable.AlignedPrefix(in.Listeners, old.Listeners, keyListenerOf)
+		for i8 := 0; i8 < m7; i8++ {
+			if _, ok := keyListenerOf(&in.Listeners[i8]); ok {
+				walkListener(w, &in.Listeners[i8], &old.Listeners[i8], w.Index(w.Child(p, "listeners"), i8))
+				if w.Done() {
+					return
+				}
+			}
+		}
+		if m7 < len(in.Listeners) && m7 < len(old.Listeners) {
+			for _, pr9 := range immutable.PairByKey(in.Listeners[m7:], old.Listeners[m7:], keyListenerOf) {
+				walkListener(w, &in.Listeners[m7+pr9.New], &old.Listeners[m7+pr9.Old], w.Index(w.Child(p, "listeners"), m7+pr9.New))
+				if w.Done() {
+					return
+				}
+			}
+		}
+	} else if nOK != oOK {
+		if w.Violation() {
+			w.Add(immutable.Presence(w.Child(p, "listeners"), "listeners", immutable.Keys, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
+	if nOK, oOK := (in.Memory != nil), (old.Memory != nil); nOK && oOK {
+		if !((in.Memory == nil) == (old.Memory == nil) && (in.Memory == nil || immutable.SameQuantity(in.Memory, old.Memory))) {
+			if w.Violation() {
+				w.Add(immutable.Changed(w.Child(p, "memory"), in.Memory))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	} else if nOK != oOK {
+		if w.Violation() {
+			w.Add(immutable.Presence(w.Child(p, "memory"), "memory", immutable.Whole, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
 	if !(in.Name == old.Name) {
 		if w.Violation() {
 			w.Add(immutable.Changed(w.Child(p, "name"), in.Name))
@@ -242,6 +345,23 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 			return
 		}
 	}
+	if nOK, oOK := (in.Port != nil), (old.Port != nil); nOK && oOK {
+		if !((in.Port == nil) == (old.Port == nil) && (in.Port == nil || immutable.SameIntOrString(in.Port, old.Port))) {
+			if w.Violation() {
+				w.Add(immutable.Changed(w.Child(p, "port"), in.Port))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	} else if nOK != oOK {
+		if w.Violation() {
+			w.Add(immutable.Presence(w.Child(p, "port"), "port", immutable.Whole, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
 	if nOK, oOK := (len(in.Ports) != 0), (len(old.Ports) != 0); nOK && oOK {
 		if (in.Ports == nil) != (old.Ports == nil) {
 			if w.Violation() {
@@ -251,27 +371,27 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 				return
 			}
 		} else if in.Ports != nil && (len(in.Ports) != len(old.Ports) || immutable.AlignedPrefix(in.Ports, old.Ports, keyPortOf) != len(in.Ports)) {
-			if cs10 := immutable.ListKeyChanges(in.Ports, old.Ports, keyPortOf); len(cs10) > 0 && w.Violation() {
-				for _, c9 := range cs10 {
-					w.Add(immutable.KeyChanged(w.Child(p, "ports"), formatKeyPort(c9.Key), c9.Added))
+			if cs18 := immutable.ListKeyChanges(in.Ports, old.Ports, keyPortOf); len(cs18) > 0 && w.Violation() {
+				for _, c17 := range cs18 {
+					w.Add(immutable.KeyChanged(w.Child(p, "ports"), formatKeyPort(c17.Key), c17.Added))
 				}
 			}
 			if w.Done() {
 				return
 			}
 		}
-		m11 := immutable.AlignedPrefix(in.Ports, old.Ports, keyPortOf)
-		for i12 := 0; i12 < m11; i12++ {
-			if _, ok := keyPortOf(&in.Ports[i12]); ok {
-				walkPort(w, &in.Ports[i12], &old.Ports[i12], w.Index(w.Child(p, "ports"), i12))
+		m19 := immutable.AlignedPrefix(in.Ports, old.Ports, keyPortOf)
+		for i20 := 0; i20 < m19; i20++ {
+			if _, ok := keyPortOf(&in.Ports[i20]); ok {
+				walkPort(w, &in.Ports[i20], &old.Ports[i20], w.Index(w.Child(p, "ports"), i20))
 				if w.Done() {
 					return
 				}
 			}
 		}
-		if m11 < len(in.Ports) && m11 < len(old.Ports) {
-			for _, pr13 := range immutable.PairByKey(in.Ports[m11:], old.Ports[m11:], keyPortOf) {
-				walkPort(w, &in.Ports[m11+pr13.New], &old.Ports[m11+pr13.Old], w.Index(w.Child(p, "ports"), m11+pr13.New))
+		if m19 < len(in.Ports) && m19 < len(old.Ports) {
+			for _, pr21 := range immutable.PairByKey(in.Ports[m19:], old.Ports[m19:], keyPortOf) {
+				walkPort(w, &in.Ports[m19+pr21.New], &old.Ports[m19+pr21.Old], w.Index(w.Child(p, "ports"), m19+pr21.New))
 				if w.Done() {
 					return
 				}
@@ -288,6 +408,23 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 	if !(in.Ratio == old.Ratio) {
 		if w.Violation() {
 			w.Add(immutable.Changed(w.Child(p, "ratio"), in.Ratio))
+		}
+		if w.Done() {
+			return
+		}
+	}
+	if nOK, oOK := (in.Extra != nil && in.Extra.Region != ""), (old.Extra != nil && old.Extra.Region != ""); nOK && oOK {
+		if !(in.Extra.Region == old.Extra.Region) {
+			if w.Violation() {
+				w.Add(immutable.Changed(w.Child(p, "region"), in.Extra.Region))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	} else if nOK != oOK {
+		if w.Violation() {
+			w.Add(immutable.Presence(w.Child(p, "region"), "region", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -310,19 +447,36 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 			return
 		}
 	}
+	if nOK, oOK := (len(in.Resources) != 0), (len(old.Resources) != 0); nOK && oOK {
+		if !(equalMapStringResourceQuantity(&in.Resources, &old.Resources)) {
+			if w.Violation() {
+				w.Add(immutable.Changed(w.Child(p, "resources"), in.Resources))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	} else if nOK != oOK {
+		if w.Violation() {
+			w.Add(immutable.Presence(w.Child(p, "resources"), "resources", immutable.Whole, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
 	if nOK, oOK := (len(in.Routes) != 0), (len(old.Routes) != 0); nOK && oOK {
-		m14 := immutable.AlignedPrefix(in.Routes, old.Routes, keyRouteOf)
-		for i15 := 0; i15 < m14; i15++ {
-			if _, ok := keyRouteOf(&in.Routes[i15]); ok {
-				walkRoute(w, &in.Routes[i15], &old.Routes[i15], w.Index(w.Child(p, "routes"), i15))
+		m22 := immutable.AlignedPrefix(in.Routes, old.Routes, keyRouteOf)
+		for i23 := 0; i23 < m22; i23++ {
+			if _, ok := keyRouteOf(&in.Routes[i23]); ok {
+				walkRoute(w, &in.Routes[i23], &old.Routes[i23], w.Index(w.Child(p, "routes"), i23))
 				if w.Done() {
 					return
 				}
 			}
 		}
-		if m14 < len(in.Routes) && m14 < len(old.Routes) {
-			for _, pr16 := range immutable.PairByKey(in.Routes[m14:], old.Routes[m14:], keyRouteOf) {
-				walkRoute(w, &in.Routes[m14+pr16.New], &old.Routes[m14+pr16.Old], w.Index(w.Child(p, "routes"), m14+pr16.New))
+		if m22 < len(in.Routes) && m22 < len(old.Routes) {
+			for _, pr24 := range immutable.PairByKey(in.Routes[m22:], old.Routes[m22:], keyRouteOf) {
+				walkRoute(w, &in.Routes[m22+pr24.New], &old.Routes[m22+pr24.Old], w.Index(w.Child(p, "routes"), m22+pr24.New))
 				if w.Done() {
 					return
 				}
@@ -363,11 +517,40 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 			return
 		}
 	}
-	if nOK, oOK := (len(in.Steps) != 0), (len(old.Steps) != 0); nOK && oOK {
-		for i17 := 0; i17 < min(len(in.Steps), len(old.Steps)); i17++ {
-			if !(equalStep(&in.Steps[i17], &old.Steps[i17])) {
+	if nOK, oOK := (len(in.Sidecars) != 0), (len(old.Sidecars) != 0); nOK && oOK {
+		for i25 := 0; i25 < min(len(in.Sidecars), len(old.Sidecars)); i25++ {
+			if !((in.Sidecars[i25] == nil) == (old.Sidecars[i25] == nil) && (in.Sidecars[i25] == nil || equalImage(in.Sidecars[i25], old.Sidecars[i25]))) {
 				if w.Violation() {
-					w.Add(immutable.Changed(w.Index(w.Child(p, "steps"), i17), in.Steps[i17]))
+					w.Add(immutable.Changed(w.Index(w.Child(p, "sidecars"), i25), in.Sidecars[i25]))
+				}
+				if w.Done() {
+					return
+				}
+			}
+		}
+	}
+	if nOK, oOK := (in.StartedAt != nil), (old.StartedAt != nil); nOK && oOK {
+		if !(immutable.SameTime(in.StartedAt, old.StartedAt)) {
+			if w.Violation() {
+				w.Add(immutable.Changed(w.Child(p, "startedAt"), in.StartedAt))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	} else if oOK && !nOK {
+		if w.Violation() {
+			w.Add(immutable.Presence(w.Child(p, "startedAt"), "startedAt", immutable.Once, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
+	if nOK, oOK := (len(in.Steps) != 0), (len(old.Steps) != 0); nOK && oOK {
+		for i26 := 0; i26 < min(len(in.Steps), len(old.Steps)); i26++ {
+			if !(equalStep(&in.Steps[i26], &old.Steps[i26])) {
+				if w.Violation() {
+					w.Add(immutable.Changed(w.Index(w.Child(p, "steps"), i26), in.Steps[i26]))
 				}
 				if w.Done() {
 					return
@@ -400,6 +583,48 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 			return
 		}
 	}
+	if !(immutable.SameIntOrString(&in.Target, &old.Target)) {
+		if w.Violation() {
+			w.Add(immutable.Changed(w.Child(p, "target"), in.Target))
+		}
+		if w.Done() {
+			return
+		}
+	}
+	if nOK, oOK := (in.Timeout != nil), (old.Timeout != nil); nOK && oOK {
+		if !((in.Timeout == nil) == (old.Timeout == nil) && (in.Timeout == nil || immutable.SameDuration(in.Timeout, old.Timeout))) {
+			if w.Violation() {
+				w.Add(immutable.Changed(w.Child(p, "timeout"), in.Timeout))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	} else if nOK != oOK {
+		if w.Violation() {
+			w.Add(immutable.Presence(w.Child(p, "timeout"), "timeout", immutable.Whole, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
+	if nOK, oOK := (in.Window != (Window{})), (old.Window != (Window{})); nOK && oOK {
+		if !(equalWindow(&in.Window, &old.Window)) {
+			if w.Violation() {
+				w.Add(immutable.Changed(w.Child(p, "window"), in.Window))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	} else if nOK != oOK {
+		if w.Violation() {
+			w.Add(immutable.Presence(w.Child(p, "window"), "window", immutable.Whole, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
 }
 
 func equalMapStringString(a, b *map[string]string) bool {
@@ -425,6 +650,13 @@ func equalSliceString(a, b *[]string) bool {
 		}
 	}
 	return true
+}
+
+func equalSliceInt32(a, b *[]int32) bool {
+	if (*a == nil) != (*b == nil) || len(*a) != len(*b) {
+		return false
+	}
+	return immutable.SameMultiset(*a, *b)
 }
 
 func equalMapStringInt64(a, b *map[string]int64) bool {
@@ -460,6 +692,92 @@ func equalLimit(a, b *Limit) bool {
 	return true
 }
 
+// keyListener is the key of a Listener item in a list map.
+type keyListener struct {
+	k0 int64
+	k1 string
+}
+
+func keyListenerOf(e *Listener) (keyListener, bool) {
+	return keyListener{
+		k0: int64(e.Port),
+		k1: e.Protocol,
+	}, true
+}
+
+func formatKeyListener(k keyListener) string {
+	return immutable.FormatKey([]string{"port", "protocol"}, immutable.FormatScalar(k.k0), immutable.FormatScalar(k.k1))
+}
+
+func walkListener(w *immutable.Walk, in, old *Listener, p *field.Path) {
+	if !(in.Port == old.Port) {
+		if w.Violation() {
+			w.Add(immutable.Changed(w.Child(p, "port"), in.Port))
+		}
+		if w.Done() {
+			return
+		}
+	}
+	if !(in.Protocol == old.Protocol) {
+		if w.Violation() {
+			w.Add(immutable.Changed(w.Child(p, "protocol"), in.Protocol))
+		}
+		if w.Done() {
+			return
+		}
+	}
+	if nOK, oOK := (len(in.Rules) != 0), (len(old.Rules) != 0); nOK && oOK {
+		m10 := immutable.AlignedPrefix(in.Rules, old.Rules, keyRuleOf)
+		for i11 := 0; i11 < m10; i11++ {
+			if _, ok := keyRuleOf(&in.Rules[i11]); ok {
+				walkRule(w, &in.Rules[i11], &old.Rules[i11], w.Index(w.Child(p, "rules"), i11))
+				if w.Done() {
+					return
+				}
+			}
+		}
+		if m10 < len(in.Rules) && m10 < len(old.Rules) {
+			for _, pr12 := range immutable.PairByKey(in.Rules[m10:], old.Rules[m10:], keyRuleOf) {
+				walkRule(w, &in.Rules[m10+pr12.New], &old.Rules[m10+pr12.Old], w.Index(w.Child(p, "rules"), m10+pr12.New))
+				if w.Done() {
+					return
+				}
+			}
+		}
+	}
+}
+
+// keyRule is the key of a Rule item in a list map.
+type keyRule struct {
+	k0 string
+}
+
+func keyRuleOf(e *Rule) (keyRule, bool) {
+	return keyRule{
+		k0: e.Name,
+	}, true
+}
+
+func walkRule(w *immutable.Walk, in, old *Rule, p *field.Path) {
+	if nOK, oOK := (in.Value != nil), (old.Value != nil); nOK && oOK {
+		if !((in.Value == nil) == (old.Value == nil) && (in.Value == nil || (*in.Value) == (*old.Value))) {
+			if w.Violation() {
+				w.Add(immutable.Changed(w.Child(p, "value"), in.Value))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	} else if nOK != oOK {
+		if w.Violation() {
+			w.Add(immutable.Presence(w.Child(p, "value"), "value", immutable.Whole, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
+}
+
 func walkNetwork(w *immutable.Walk, in, old *Network, p *field.Path) {
 	if nOK, oOK := (in.Inline.Gateway != ""), (old.Inline.Gateway != ""); nOK && oOK {
 		if !(in.Inline.Gateway == old.Inline.Gateway) {
@@ -488,8 +806,8 @@ func walkNetwork(w *immutable.Walk, in, old *Network, p *field.Path) {
 			}
 		} else if in.Subnets != nil && !immutable.SameKeys(in.Subnets, old.Subnets) {
 			if w.Violation() {
-				for _, c5 := range immutable.MapKeyChanges(in.Subnets, old.Subnets) {
-					w.Add(immutable.KeyChanged(w.Child(p, "subnets"), immutable.QuoteKey(string(c5.Key)), c5.Added))
+				for _, c13 := range immutable.MapKeyChanges(in.Subnets, old.Subnets) {
+					w.Add(immutable.KeyChanged(w.Child(p, "subnets"), immutable.QuoteKey(string(c13.Key)), c13.Added))
 				}
 			}
 			if w.Done() {
@@ -498,19 +816,19 @@ func walkNetwork(w *immutable.Walk, in, old *Network, p *field.Path) {
 		}
 		if in.Subnets != nil && old.Subnets != nil {
 			if w.Report {
-				for _, k6 := range immutable.SortedKeys(in.Subnets) {
-					if ov8, ok := old.Subnets[k6]; ok {
-						nv7 := in.Subnets[k6]
-						walkSubnet(w, &nv7, &ov8, w.Key(w.Child(p, "subnets"), string(k6)))
+				for _, k14 := range immutable.SortedKeys(in.Subnets) {
+					if ov16, ok := old.Subnets[k14]; ok {
+						nv15 := in.Subnets[k14]
+						walkSubnet(w, &nv15, &ov16, w.Key(w.Child(p, "subnets"), string(k14)))
 						if w.Done() {
 							return
 						}
 					}
 				}
 			} else {
-				for k6, nv7 := range in.Subnets {
-					if ov8, ok := old.Subnets[k6]; ok {
-						walkSubnet(w, &nv7, &ov8, w.Key(w.Child(p, "subnets"), string(k6)))
+				for k14, nv15 := range in.Subnets {
+					if ov16, ok := old.Subnets[k14]; ok {
+						walkSubnet(w, &nv15, &ov16, w.Key(w.Child(p, "subnets"), string(k14)))
 						if w.Done() {
 							return
 						}
@@ -591,6 +909,19 @@ func walkPort(w *immutable.Walk, in, old *Port, p *field.Path) {
 	}
 }
 
+func equalMapStringResourceQuantity(a, b *map[string]resource.Quantity) bool {
+	if (*a == nil) != (*b == nil) || len(*a) != len(*b) {
+		return false
+	}
+	for k, av := range *a {
+		bv, ok := (*b)[k]
+		if !ok || !(immutable.SameQuantity(&av, &bv)) {
+			return false
+		}
+	}
+	return true
+}
+
 // keyRoute is the key of a Route item in a list map.
 type keyRoute struct {
 	k0 string
@@ -651,4 +982,14 @@ func walkStorage(w *immutable.Walk, in, old *Storage, p *field.Path) {
 			return
 		}
 	}
+}
+
+func equalWindow(a, b *Window) bool {
+	if pa, pb := (a.Start != 0), (b.Start != 0); pa != pb || pa && !(a.Start == b.Start) {
+		return false
+	}
+	if pa, pb := (a.End != 0), (b.End != 0); pa != pb || pa && !(a.End == b.End) {
+		return false
+	}
+	return true
 }
