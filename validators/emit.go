@@ -614,13 +614,19 @@ func (e *emitter) format(k listKeyFuncs) string {
 func (e *emitter) listKey(t types.Type, n *schema.Node) (listKeyFuncs, bool) {
 	u := t.Underlying().(*types.Slice)
 	item := u.Elem()
-	st := structOf(item)
-	if st == nil || special(item) {
+	// Items are structs, or pointers to structs (nil is a null item, which
+	// has no key).
+	elem, expr := item, "e"
+	if p, ok := item.Underlying().(*types.Pointer); ok {
+		elem, expr = p.Elem(), "(*e)"
+	}
+	st := structOf(elem)
+	if st == nil || special(elem) {
 		e.fail(n, t, "a list map whose items are not structs")
 		return listKeyFuncs{}, false
 	}
 	names := n.ListMapKeys()
-	base := e.typeName(item)
+	base := e.typeName(elem)
 	keyName, b, isNew := e.newFunc("key|"+e.typeString(item)+"|"+strings.Join(names, ","), "key"+base)
 	res := listKeyFuncs{typ: keyName, fn: keyName + "Of", names: names}
 	if !isNew {
@@ -643,7 +649,7 @@ func (e *emitter) listKey(t types.Type, n *schema.Node) (listKeyFuncs, bool) {
 			return res, false
 		}
 		ft := f.typ
-		x := f.access("e")
+		x := f.access(expr)
 		var nonNull string
 		if p, ok := ft.Underlying().(*types.Pointer); ok {
 			nonNull = x + " != nil"
@@ -673,7 +679,7 @@ func (e *emitter) listKey(t types.Type, n *schema.Node) (listKeyFuncs, bool) {
 			return res, false
 		}
 		fmt.Fprintf(&decl, "k%d %s\n", i, goType)
-		if p := e.presence(f, "e", n); p != "true" {
+		if p := e.presence(f, expr, n); p != "true" {
 			conds.WriteString(" && " + p)
 		}
 		if nonNull != "" {
@@ -689,7 +695,11 @@ func (e *emitter) listKey(t types.Type, n *schema.Node) (listKeyFuncs, bool) {
 	fmt.Fprintf(b, "// %s is the key of a %s item in a list map.\ntype %s struct {\n%s}\n\n", keyName, ts, keyName, decl.String())
 	e.used[res.fn] = true
 	fmt.Fprintf(b, "func %s(e *%s) (%s, bool) {\n", res.fn, ts, keyName)
-	if c := strings.TrimPrefix(conds.String(), " && "); c != "" {
+	c := conds.String()
+	if expr != "e" {
+		c = " && *e != nil" + c
+	}
+	if c = strings.TrimPrefix(c, " && "); c != "" {
 		fmt.Fprintf(b, "if !(%s) {\nreturn %s{}, false\n}\n", c, keyName)
 	}
 	fmt.Fprintf(b, "return %s{\n%s}, true\n}\n\n", keyName, values.String())
