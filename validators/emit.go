@@ -278,11 +278,11 @@ func (e *emitter) root(t *types.Named, n *schema.Node) {
 	e.funcs = append(e.funcs, b)
 	field := e.pkg(fieldPkg)
 	fmt.Fprintf(b, `// ValidateImmutableUpdate checks the update of old to in against the
-// immutability markers of %[1]s (+immutable, +immutable=keys, +immutable=once):
-// one error per violation, paths from the object's root, exactly the errors
-// the immutable-gen runtime reports on the JSON of the two objects with the
-// schema of the %[2]s CRD. It does not allocate when nothing marked changed.
-// A nil in or old is an absent object: nothing is compared.
+// immutability markers of %[1]s, as the immutable-gen runtime checks the
+// JSON of the two objects with the schema of the %[2]s CRD:
+// one error per violation, paths from the object's root. It does not
+// allocate when nothing marked changed. A nil in or old is an absent object:
+// nothing is compared.
 func (in *%[1]s) ValidateImmutableUpdate(old *%[1]s) %[3]s.ErrorList {
 `, name, e.subject, field)
 	if !walks(n) {

@@ -11,11 +11,11 @@ import (
 )
 
 // ValidateImmutableUpdate checks the update of old to in against the
-// immutability markers of Widget (+immutable, +immutable=keys, +immutable=once):
-// one error per violation, paths from the object's root, exactly the errors
-// the immutable-gen runtime reports on the JSON of the two objects with the
-// schema of the widgets.validators.example.com v1 CRD. It does not allocate when nothing marked changed.
-// A nil in or old is an absent object: nothing is compared.
+// immutability markers of Widget, as the immutable-gen runtime checks the
+// JSON of the two objects with the schema of the widgets.validators.example.com v1 CRD:
+// one error per violation, paths from the object's root. It does not
+// allocate when nothing marked changed. A nil in or old is an absent object:
+// nothing is compared.
 func (in *Widget) ValidateImmutableUpdate(old *Widget) field.ErrorList {
 	if in == nil || old == nil {
 		return nil
