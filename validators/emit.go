@@ -41,14 +41,18 @@ type emitter struct {
 	tmp    int
 }
 
-func newEmitter(local *types.Package, tracker *namer.DefaultImportTracker) *emitter {
-	return &emitter{
+func newEmitter(local *types.Package, taken []string, tracker *namer.DefaultImportTracker) *emitter {
+	e := &emitter{
 		local:   local,
 		tracker: tracker,
 		names:   map[string]string{},
 		used:    map[string]bool{},
 		failed:  map[*schema.Node]bool{},
 	}
+	for _, name := range taken {
+		e.used[name] = true
+	}
+	return e
 }
 
 // pkg returns the local name of the imported package path.
@@ -113,15 +117,22 @@ func (e *emitter) newFunc(key, base string) (string, *bytes.Buffer, bool) {
 	if name, ok := e.names[key]; ok {
 		return name, nil, false
 	}
-	name := base
-	for i := 2; e.used[name]; i++ {
-		name = base + "_" + strconv.Itoa(i)
-	}
-	e.used[name] = true
+	name := e.free(base, "")
 	e.names[key] = name
 	b := &bytes.Buffer{}
 	e.funcs = append(e.funcs, b)
 	return name, b, true
+}
+
+// free reserves and returns the first name from base (base, base_2, …)
+// that is free, also with suffix appended.
+func (e *emitter) free(base, suffix string) string {
+	name := base
+	for i := 2; e.used[name] || e.used[name+suffix]; i++ {
+		name = base + "_" + strconv.Itoa(i)
+	}
+	e.used[name], e.used[name+suffix] = true, true
+	return name
 }
 
 func (e *emitter) v(prefix string) string {
@@ -307,6 +318,23 @@ func (in *%[1]s) ValidateImmutableUpdate(old *%[1]s) %[3]s.ErrorList {
 `, imm, walk)
 }
 
+// callWalk writes the call of the walk function of struct type t at node n
+// on pointers nv and ov. On the second walk, a subtree without a violation
+// is skipped before its path is built (dirty: a first walk of the subtree
+// alone), so that reporting one violation allocates only what it reports.
+func (e *emitter) callWalk(b *bytes.Buffer, t types.Type, n *schema.Node, nv, ov, path string) {
+	walk := e.walkStruct(t, n)
+	dirty := e.names["dirty|"+walk]
+	if dirty == "" {
+		dirty = e.free("dirty"+strings.TrimPrefix(walk, "walk"), "")
+		e.names["dirty|"+walk] = dirty
+		fb := &bytes.Buffer{}
+		e.funcs = append(e.funcs, fb)
+		fmt.Fprintf(fb, "func %s(in, old *%s) bool {\nvar q %s.Walk\n%s(&q, in, old, nil)\nreturn q.Found()\n}\n\n", dirty, e.typeString(t), e.pkg(immutablePkg), walk)
+	}
+	fmt.Fprintf(b, "if !w.Report || %s(%s, %s) {\n%s(w, %s, %s, %s)\nif w.Done() {\nreturn\n}\n}\n", dirty, nv, ov, walk, nv, ov, path)
+}
+
 // walkStruct returns the walk function of struct type t at node n:
 // func(w *immutable.Walk, in, old *T, p *field.Path).
 func (e *emitter) walkStruct(t types.Type, n *schema.Node) string {
@@ -480,13 +508,13 @@ func (e *emitter) walkValue(b *bytes.Buffer, t types.Type, n *schema.Node, nv, o
 	case *types.Pointer:
 		fmt.Fprintf(b, "if %s != nil && %s != nil {\n", nv, ov)
 		if structOf(u.Elem()) != nil && !special(u.Elem()) {
-			fmt.Fprintf(b, "%s(w, %s, %s, %s)\nif w.Done() {\nreturn\n}\n", e.walkStruct(u.Elem(), n), nv, ov, path)
+			e.callWalk(b, u.Elem(), n, nv, ov, path)
 		} else {
 			e.walkValue(b, u.Elem(), n, "(*"+nv+")", "(*"+ov+")", path)
 		}
 		b.WriteString("}\n")
 	case *types.Struct:
-		fmt.Fprintf(b, "%s(w, %s, %s, %s)\nif w.Done() {\nreturn\n}\n", e.walkStruct(t, n), addr(nv), addr(ov), path)
+		e.callWalk(b, t, n, addr(nv), addr(ov), path)
 	case *types.Map:
 		if !isStringKind(u.Key()) {
 			e.fail(n, t, "map keys that are not strings")
@@ -627,11 +655,15 @@ func (e *emitter) listKey(t types.Type, n *schema.Node) (listKeyFuncs, bool) {
 	}
 	names := n.ListMapKeys()
 	base := e.typeName(elem)
-	keyName, b, isNew := e.newFunc("key|"+e.typeString(item)+"|"+strings.Join(names, ","), "key"+base)
-	res := listKeyFuncs{typ: keyName, fn: keyName + "Of", names: names}
-	if !isNew {
-		return res, true
+	fkey := "key|" + e.typeString(item) + "|" + strings.Join(names, ",")
+	if keyName, ok := e.names[fkey]; ok {
+		return listKeyFuncs{typ: keyName, fn: keyName + "Of", names: names}, true
 	}
+	keyName := e.free("key"+base, "Of")
+	e.names[fkey] = keyName
+	b := &bytes.Buffer{}
+	e.funcs = append(e.funcs, b)
+	res := listKeyFuncs{typ: keyName, fn: keyName + "Of", names: names}
 	fields, err := jsonFields(st, e.local)
 	if err != nil {
 		e.fail(n, t, "%v", err)
@@ -693,7 +725,6 @@ func (e *emitter) listKey(t types.Type, n *schema.Node) (listKeyFuncs, bool) {
 	}
 	ts := e.typeString(item)
 	fmt.Fprintf(b, "// %s is the key of a %s item in a list map.\ntype %s struct {\n%s}\n\n", keyName, ts, keyName, decl.String())
-	e.used[res.fn] = true
 	fmt.Fprintf(b, "func %s(e *%s) (%s, bool) {\n", res.fn, ts, keyName)
 	c := conds.String()
 	if expr != "e" {

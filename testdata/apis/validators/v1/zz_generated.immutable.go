@@ -31,9 +31,11 @@ func (in *Widget) ValidateImmutableUpdate(old *Widget) field.ErrorList {
 }
 
 func walkWidget(w *immutable.Walk, in, old *Widget, p *field.Path) {
-	walkWidgetSpec(w, &in.Spec, &old.Spec, w.Child(p, "spec"))
-	if w.Done() {
-		return
+	if !w.Report || dirtyWidgetSpec(&in.Spec, &old.Spec) {
+		walkWidgetSpec(w, &in.Spec, &old.Spec, w.Child(p, "spec"))
+		if w.Done() {
+			return
+		}
 	}
 }
 
@@ -77,9 +79,11 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		for i2 := 0; i2 < m1; i2++ {
 			if _, ok := keyBackendOf(&in.Backends[i2]); ok {
 				if in.Backends[i2] != nil && old.Backends[i2] != nil {
-					walkBackend(w, in.Backends[i2], old.Backends[i2], w.Index(w.Child(p, "backends"), i2))
-					if w.Done() {
-						return
+					if !w.Report || dirtyBackend(in.Backends[i2], old.Backends[i2]) {
+						walkBackend(w, in.Backends[i2], old.Backends[i2], w.Index(w.Child(p, "backends"), i2))
+						if w.Done() {
+							return
+						}
 					}
 				}
 			}
@@ -87,9 +91,11 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		if m1 < len(in.Backends) && m1 < len(old.Backends) {
 			for _, pr3 := range immutable.PairByKey(in.Backends[m1:], old.Backends[m1:], keyBackendOf) {
 				if in.Backends[m1+pr3.New] != nil && old.Backends[m1+pr3.Old] != nil {
-					walkBackend(w, in.Backends[m1+pr3.New], old.Backends[m1+pr3.Old], w.Index(w.Child(p, "backends"), m1+pr3.New))
-					if w.Done() {
-						return
+					if !w.Report || dirtyBackend(in.Backends[m1+pr3.New], old.Backends[m1+pr3.Old]) {
+						walkBackend(w, in.Backends[m1+pr3.New], old.Backends[m1+pr3.Old], w.Index(w.Child(p, "backends"), m1+pr3.New))
+						if w.Done() {
+							return
+						}
 					}
 				}
 			}
@@ -300,17 +306,21 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		m10 := immutable.AlignedPrefix(in.Listeners, old.Listeners, keyListenerOf)
 		for i11 := 0; i11 < m10; i11++ {
 			if _, ok := keyListenerOf(&in.Listeners[i11]); ok {
-				walkListener(w, &in.Listeners[i11], &old.Listeners[i11], w.Index(w.Child(p, "listeners"), i11))
-				if w.Done() {
-					return
+				if !w.Report || dirtyListener(&in.Listeners[i11], &old.Listeners[i11]) {
+					walkListener(w, &in.Listeners[i11], &old.Listeners[i11], w.Index(w.Child(p, "listeners"), i11))
+					if w.Done() {
+						return
+					}
 				}
 			}
 		}
 		if m10 < len(in.Listeners) && m10 < len(old.Listeners) {
 			for _, pr12 := range immutable.PairByKey(in.Listeners[m10:], old.Listeners[m10:], keyListenerOf) {
-				walkListener(w, &in.Listeners[m10+pr12.New], &old.Listeners[m10+pr12.Old], w.Index(w.Child(p, "listeners"), m10+pr12.New))
-				if w.Done() {
-					return
+				if !w.Report || dirtyListener(&in.Listeners[m10+pr12.New], &old.Listeners[m10+pr12.Old]) {
+					walkListener(w, &in.Listeners[m10+pr12.New], &old.Listeners[m10+pr12.Old], w.Index(w.Child(p, "listeners"), m10+pr12.New))
+					if w.Done() {
+						return
+					}
 				}
 			}
 		}
@@ -347,9 +357,11 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 			return
 		}
 	}
-	walkNetwork(w, &in.Network, &old.Network, w.Child(p, "network"))
-	if w.Done() {
-		return
+	if !w.Report || dirtyNetwork(&in.Network, &old.Network) {
+		walkNetwork(w, &in.Network, &old.Network, w.Child(p, "network"))
+		if w.Done() {
+			return
+		}
 	}
 	if nOK, oOK := (in.Owner != nil), (old.Owner != nil); nOK && oOK {
 		if !((in.Owner == nil) == (old.Owner == nil) && (in.Owner == nil || equalOwner(in.Owner, old.Owner))) {
@@ -406,17 +418,21 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		m22 := immutable.AlignedPrefix(in.Ports, old.Ports, keyPortOf)
 		for i23 := 0; i23 < m22; i23++ {
 			if _, ok := keyPortOf(&in.Ports[i23]); ok {
-				walkPort(w, &in.Ports[i23], &old.Ports[i23], w.Index(w.Child(p, "ports"), i23))
-				if w.Done() {
-					return
+				if !w.Report || dirtyPort_2(&in.Ports[i23], &old.Ports[i23]) {
+					walkPort_2(w, &in.Ports[i23], &old.Ports[i23], w.Index(w.Child(p, "ports"), i23))
+					if w.Done() {
+						return
+					}
 				}
 			}
 		}
 		if m22 < len(in.Ports) && m22 < len(old.Ports) {
 			for _, pr24 := range immutable.PairByKey(in.Ports[m22:], old.Ports[m22:], keyPortOf) {
-				walkPort(w, &in.Ports[m22+pr24.New], &old.Ports[m22+pr24.Old], w.Index(w.Child(p, "ports"), m22+pr24.New))
-				if w.Done() {
-					return
+				if !w.Report || dirtyPort_2(&in.Ports[m22+pr24.New], &old.Ports[m22+pr24.Old]) {
+					walkPort_2(w, &in.Ports[m22+pr24.New], &old.Ports[m22+pr24.Old], w.Index(w.Child(p, "ports"), m22+pr24.New))
+					if w.Done() {
+						return
+					}
 				}
 			}
 		}
@@ -488,20 +504,24 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		}
 	}
 	if nOK, oOK := (len(in.Routes) != 0), (len(old.Routes) != 0); nOK && oOK {
-		m25 := immutable.AlignedPrefix(in.Routes, old.Routes, keyRouteOf)
+		m25 := immutable.AlignedPrefix(in.Routes, old.Routes, keyRoute_2Of)
 		for i26 := 0; i26 < m25; i26++ {
-			if _, ok := keyRouteOf(&in.Routes[i26]); ok {
-				walkRoute(w, &in.Routes[i26], &old.Routes[i26], w.Index(w.Child(p, "routes"), i26))
-				if w.Done() {
-					return
+			if _, ok := keyRoute_2Of(&in.Routes[i26]); ok {
+				if !w.Report || dirtyRoute(&in.Routes[i26], &old.Routes[i26]) {
+					walkRoute(w, &in.Routes[i26], &old.Routes[i26], w.Index(w.Child(p, "routes"), i26))
+					if w.Done() {
+						return
+					}
 				}
 			}
 		}
 		if m25 < len(in.Routes) && m25 < len(old.Routes) {
-			for _, pr27 := range immutable.PairByKey(in.Routes[m25:], old.Routes[m25:], keyRouteOf) {
-				walkRoute(w, &in.Routes[m25+pr27.New], &old.Routes[m25+pr27.Old], w.Index(w.Child(p, "routes"), m25+pr27.New))
-				if w.Done() {
-					return
+			for _, pr27 := range immutable.PairByKey(in.Routes[m25:], old.Routes[m25:], keyRoute_2Of) {
+				if !w.Report || dirtyRoute(&in.Routes[m25+pr27.New], &old.Routes[m25+pr27.Old]) {
+					walkRoute(w, &in.Routes[m25+pr27.New], &old.Routes[m25+pr27.Old], w.Index(w.Child(p, "routes"), m25+pr27.New))
+					if w.Done() {
+						return
+					}
 				}
 			}
 		}
@@ -583,9 +603,11 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 	}
 	if nOK, oOK := (in.Storage != nil), (old.Storage != nil); nOK && oOK {
 		if in.Storage != nil && old.Storage != nil {
-			walkStorage(w, in.Storage, old.Storage, w.Child(p, "storage"))
-			if w.Done() {
-				return
+			if !w.Report || dirtyStorage(in.Storage, old.Storage) {
+				walkStorage(w, in.Storage, old.Storage, w.Child(p, "storage"))
+				if w.Done() {
+					return
+				}
 			}
 		}
 	}
@@ -700,6 +722,12 @@ func walkBackend(w *immutable.Walk, in, old *Backend, p *field.Path) {
 	}
 }
 
+func dirtyBackend(in, old *Backend) bool {
+	var q immutable.Walk
+	walkBackend(&q, in, old, nil)
+	return q.Found()
+}
+
 func equalSliceInt32(a, b *[]int32) bool {
 	if (*a == nil) != (*b == nil) || len(*a) != len(*b) {
 		return false
@@ -778,17 +806,21 @@ func walkListener(w *immutable.Walk, in, old *Listener, p *field.Path) {
 		m13 := immutable.AlignedPrefix(in.Rules, old.Rules, keyRuleOf)
 		for i14 := 0; i14 < m13; i14++ {
 			if _, ok := keyRuleOf(&in.Rules[i14]); ok {
-				walkRule(w, &in.Rules[i14], &old.Rules[i14], w.Index(w.Child(p, "rules"), i14))
-				if w.Done() {
-					return
+				if !w.Report || dirtyRule(&in.Rules[i14], &old.Rules[i14]) {
+					walkRule(w, &in.Rules[i14], &old.Rules[i14], w.Index(w.Child(p, "rules"), i14))
+					if w.Done() {
+						return
+					}
 				}
 			}
 		}
 		if m13 < len(in.Rules) && m13 < len(old.Rules) {
 			for _, pr15 := range immutable.PairByKey(in.Rules[m13:], old.Rules[m13:], keyRuleOf) {
-				walkRule(w, &in.Rules[m13+pr15.New], &old.Rules[m13+pr15.Old], w.Index(w.Child(p, "rules"), m13+pr15.New))
-				if w.Done() {
-					return
+				if !w.Report || dirtyRule(&in.Rules[m13+pr15.New], &old.Rules[m13+pr15.Old]) {
+					walkRule(w, &in.Rules[m13+pr15.New], &old.Rules[m13+pr15.Old], w.Index(w.Child(p, "rules"), m13+pr15.New))
+					if w.Done() {
+						return
+					}
 				}
 			}
 		}
@@ -824,6 +856,18 @@ func walkRule(w *immutable.Walk, in, old *Rule, p *field.Path) {
 			return
 		}
 	}
+}
+
+func dirtyRule(in, old *Rule) bool {
+	var q immutable.Walk
+	walkRule(&q, in, old, nil)
+	return q.Found()
+}
+
+func dirtyListener(in, old *Listener) bool {
+	var q immutable.Walk
+	walkListener(&q, in, old, nil)
+	return q.Found()
 }
 
 func walkNetwork(w *immutable.Walk, in, old *Network, p *field.Path) {
@@ -867,18 +911,22 @@ func walkNetwork(w *immutable.Walk, in, old *Network, p *field.Path) {
 				for _, k17 := range immutable.SortedKeys(in.Subnets) {
 					if ov19, ok := old.Subnets[k17]; ok {
 						nv18 := in.Subnets[k17]
-						walkSubnet(w, &nv18, &ov19, w.Key(w.Child(p, "subnets"), string(k17)))
-						if w.Done() {
-							return
+						if !w.Report || dirtySubnet(&nv18, &ov19) {
+							walkSubnet(w, &nv18, &ov19, w.Key(w.Child(p, "subnets"), string(k17)))
+							if w.Done() {
+								return
+							}
 						}
 					}
 				}
 			} else {
 				for k17, nv18 := range in.Subnets {
 					if ov19, ok := old.Subnets[k17]; ok {
-						walkSubnet(w, &nv18, &ov19, w.Key(w.Child(p, "subnets"), string(k17)))
-						if w.Done() {
-							return
+						if !w.Report || dirtySubnet(&nv18, &ov19) {
+							walkSubnet(w, &nv18, &ov19, w.Key(w.Child(p, "subnets"), string(k17)))
+							if w.Done() {
+								return
+							}
 						}
 					}
 				}
@@ -913,6 +961,18 @@ func walkSubnet(w *immutable.Walk, in, old *Subnet, p *field.Path) {
 	}
 }
 
+func dirtySubnet(in, old *Subnet) bool {
+	var q immutable.Walk
+	walkSubnet(&q, in, old, nil)
+	return q.Found()
+}
+
+func dirtyNetwork(in, old *Network) bool {
+	var q immutable.Walk
+	walkNetwork(&q, in, old, nil)
+	return q.Found()
+}
+
 func equalOwner(a, b *Owner) bool {
 	if !(a.Kind == b.Kind) {
 		return false
@@ -938,7 +998,7 @@ func formatKeyPort(k keyPort) string {
 	return immutable.FormatKey([]string{"name"}, immutable.FormatScalar(k.k0))
 }
 
-func walkPort(w *immutable.Walk, in, old *Port, p *field.Path) {
+func walkPort_2(w *immutable.Walk, in, old *Port, p *field.Path) {
 	if !(in.Name == old.Name) {
 		if w.Violation() {
 			w.Add(immutable.Changed(w.Child(p, "name"), in.Name))
@@ -957,6 +1017,12 @@ func walkPort(w *immutable.Walk, in, old *Port, p *field.Path) {
 	}
 }
 
+func dirtyPort_2(in, old *Port) bool {
+	var q immutable.Walk
+	walkPort_2(&q, in, old, nil)
+	return q.Found()
+}
+
 func equalMapStringResourceQuantity(a, b *map[string]resource.Quantity) bool {
 	if (*a == nil) != (*b == nil) || len(*a) != len(*b) {
 		return false
@@ -970,14 +1036,14 @@ func equalMapStringResourceQuantity(a, b *map[string]resource.Quantity) bool {
 	return true
 }
 
-// keyRoute is the key of a Route item in a list map.
-type keyRoute struct {
+// keyRoute_2 is the key of a Route item in a list map.
+type keyRoute_2 struct {
 	k0 string
 	k1 string
 }
 
-func keyRouteOf(e *Route) (keyRoute, bool) {
-	return keyRoute{
+func keyRoute_2Of(e *Route) (keyRoute_2, bool) {
+	return keyRoute_2{
 		k0: e.Host,
 		k1: e.Path,
 	}, true
@@ -992,6 +1058,12 @@ func walkRoute(w *immutable.Walk, in, old *Route, p *field.Path) {
 			return
 		}
 	}
+}
+
+func dirtyRoute(in, old *Route) bool {
+	var q immutable.Walk
+	walkRoute(&q, in, old, nil)
+	return q.Found()
 }
 
 func equalSelector(a, b *Selector) bool {
@@ -1032,6 +1104,12 @@ func walkStorage(w *immutable.Walk, in, old *Storage, p *field.Path) {
 	}
 }
 
+func dirtyStorage(in, old *Storage) bool {
+	var q immutable.Walk
+	walkStorage(&q, in, old, nil)
+	return q.Found()
+}
+
 func equalWindow(a, b *Window) bool {
 	if pa, pb := (a.Start != 0), (b.Start != 0); pa != pb || pa && !(a.Start == b.Start) {
 		return false
@@ -1040,4 +1118,10 @@ func equalWindow(a, b *Window) bool {
 		return false
 	}
 	return true
+}
+
+func dirtyWidgetSpec(in, old *WidgetSpec) bool {
+	var q immutable.Walk
+	walkWidgetSpec(&q, in, old, nil)
+	return q.Found()
 }
