@@ -49,6 +49,7 @@ import (
 
 	"k8s.io/gengo/v2/generator"
 	"k8s.io/gengo/v2/namer"
+	gengotypes "k8s.io/gengo/v2/types"
 	"sigs.k8s.io/controller-tools/pkg/genall"
 	"sigs.k8s.io/controller-tools/pkg/loader"
 	ctmarkers "sigs.k8s.io/controller-tools/pkg/markers"
@@ -206,8 +207,18 @@ func renderPackage(pkg *loader.Package, models []crdgen.Model, header string) ([
 		return nil, nil, fmt.Errorf("%s: no type information", pkg.PkgPath)
 	}
 	slices.SortFunc(models, func(a, b crdgen.Model) int { return strings.Compare(a.Kind, b.Kind) })
+	taken := declared(pkg)
 	tracker := generator.NewImportTrackerForPackage(pkg.PkgPath)
-	e := newEmitter(pkg.Types, declared(pkg), tracker)
+	// Imports must not be named like the package's own declarations.
+	gengoName := tracker.LocalName
+	tracker.LocalName = func(n gengotypes.Name) string {
+		name := gengoName(n)
+		for slices.Contains(taken, name) {
+			name += "pkg"
+		}
+		return name
+	}
+	e := newEmitter(pkg.Types, taken, tracker)
 	for _, m := range models {
 		obj, _ := pkg.Types.Scope().Lookup(m.Kind).(*types.TypeName)
 		named, ok := types.Unalias(objType(obj)).(*types.Named)
