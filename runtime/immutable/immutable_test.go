@@ -1,6 +1,7 @@
 package immutable
 
 import (
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -47,7 +48,7 @@ func TestFormatScalar(t *testing.T) {
 		{int64(-3), "-3"},
 		{uint64(1 << 63), "9223372036854775808"},
 		{float64(2), "2"},
-		{float64(-0.0), "0"},
+		{math.Copysign(0, -1), "0"},
 		{1.5, "1.5"},
 		{1e21, "1e+21"},
 		{float32(0.1), "0.1"},
