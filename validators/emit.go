@@ -473,6 +473,13 @@ func (e *emitter) nonZero(t types.Type, x string, n *schema.Node) string {
 	return "true"
 }
 
+// hasMethod reports whether t or *t has the method name.
+func hasMethod(t types.Type, name string) bool {
+	obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(t), true, nil, name)
+	_, ok := obj.(*types.Func)
+	return ok
+}
+
 func hasIsZero(t types.Type) bool {
 	obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(t), true, nil, "IsZero")
 	f, ok := obj.(*types.Func)
@@ -750,9 +757,17 @@ func (e *emitter) equal(t types.Type, n *schema.Node, a, b string) string {
 			// nil and a zero time are both null.
 			return fmt.Sprintf("%s.Same%s(%s, %s)", e.pkg(immutablePkg), k, a, b)
 		}
+		if special(p.Elem()) && known(p.Elem()) == "" && hasMethod(p.Elem(), "MarshalJSON") {
+			// nil is null, and so may be what MarshalJSON writes.
+			return fmt.Sprintf("%s.SameMarshaled(%s, %s)", e.pkg(immutablePkg), a, b)
+		}
 	}
 	if special(t) {
-		e.fail(n, t, "its JSON comes from its own MarshalJSON, and the typed validators compare exactly only the JSON of metav1.Time, MicroTime, Duration, resource.Quantity and intstr.IntOrString besides the types whose JSON follows from their Go fields")
+		if hasMethod(t, "MarshalJSON") {
+			// Its JSON is what its MarshalJSON writes: compared as JSON.
+			return fmt.Sprintf("%s.SameMarshaled(%s, %s)", e.pkg(immutablePkg), addr(a), addr(b))
+		}
+		e.fail(n, t, "its JSON is the string its MarshalText writes, which the typed validators do not compare")
 		return "false"
 	}
 	switch u := t.Underlying().(type) {
