@@ -157,6 +157,11 @@ type WidgetSpec struct {
 	// +optional
 	Created metav1.Time `json:"created,omitempty"`
 
+	// Finished is left out when zero (omitzero: metav1.Time's IsZero).
+	// +immutable
+	// +optional
+	Finished metav1.Time `json:"finished,omitzero"`
+
 	// Timeout never changes.
 	// +immutable
 	// +optional

@@ -493,6 +493,7 @@ func (in *WidgetSpec) DeepCopyInto(out *WidgetSpec) {
 		*out = (*in).DeepCopy()
 	}
 	in.Created.DeepCopyInto(&out.Created)
+	in.Finished.DeepCopyInto(&out.Finished)
 	if in.Timeout != nil {
 		in, out := &in.Timeout, &out.Timeout
 		*out = new(metav1.Duration)

@@ -220,6 +220,23 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 			return
 		}
 	}
+	if nOK, oOK := (!in.Finished.IsZero()), (!old.Finished.IsZero()); nOK && oOK {
+		if !(immutable.SameTime(&in.Finished, &old.Finished)) {
+			if w.Violation() {
+				w.Add(immutable.Changed(w.Child(p, "finished"), in.Finished))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	} else if nOK != oOK {
+		if w.Violation() {
+			w.Add(immutable.Presence(w.Child(p, "finished"), "finished", immutable.Whole, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
 	if nOK, oOK := (in.Image != nil), (old.Image != nil); nOK && oOK {
 		if !((in.Image == nil) == (old.Image == nil) && (in.Image == nil || equalImage(in.Image, old.Image))) {
 			if w.Violation() {
