@@ -157,6 +157,11 @@ type WidgetSpec struct {
 	// +optional
 	Created metav1.Time `json:"created,omitempty"`
 
+	// Parent is a pointer without omitempty: nil is present, as null.
+	// +immutable
+	// +nullable
+	Parent *Owner `json:"parent"`
+
 	// Finished is left out when zero (omitzero: metav1.Time's IsZero).
 	// +immutable
 	// +optional

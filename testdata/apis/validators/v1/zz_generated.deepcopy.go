@@ -493,6 +493,11 @@ func (in *WidgetSpec) DeepCopyInto(out *WidgetSpec) {
 		*out = (*in).DeepCopy()
 	}
 	in.Created.DeepCopyInto(&out.Created)
+	if in.Parent != nil {
+		in, out := &in.Parent, &out.Parent
+		*out = new(Owner)
+		**out = **in
+	}
 	in.Finished.DeepCopyInto(&out.Finished)
 	if in.Timeout != nil {
 		in, out := &in.Timeout, &out.Timeout

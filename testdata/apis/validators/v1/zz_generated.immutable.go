@@ -432,6 +432,14 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 			return
 		}
 	}
+	if !((in.Parent == nil) == (old.Parent == nil) && (in.Parent == nil || equalOwner(in.Parent, old.Parent))) {
+		if w.Violation() {
+			w.Add(immutable.Changed(w.Child(p, "parent"), in.Parent))
+		}
+		if w.Done() {
+			return
+		}
+	}
 	if nOK, oOK := (in.Port != nil), (old.Port != nil); nOK && oOK {
 		if !((in.Port == nil) == (old.Port == nil) && (in.Port == nil || immutable.SameIntOrString(in.Port, old.Port))) {
 			if w.Violation() {
