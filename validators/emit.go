@@ -38,7 +38,10 @@ type emitter struct {
 	diags diag.List
 	// failed records the nodes already reported, once each.
 	failed map[*schema.Node]bool
-	tmp    int
+	// cur is the node compared whole while equality functions are
+	// generated, for errors about values the schema does not describe.
+	cur *schema.Node
+	tmp int
 }
 
 func newEmitter(local *types.Package, taken []string, tracker *namer.DefaultImportTracker) *emitter {
@@ -74,6 +77,9 @@ func (e *emitter) typeString(t types.Type) string {
 // fail reports that the generated code cannot check node n of Go type t,
 // at the marker that makes it needed.
 func (e *emitter) fail(n *schema.Node, t types.Type, format string, args ...any) {
+	if n == nil {
+		n = e.cur
+	}
 	if n != nil && e.failed[n] {
 		return
 	}
@@ -496,6 +502,10 @@ func hasIsZero(t types.Type) bool {
 func (e *emitter) walkValue(b *bytes.Buffer, t types.Type, n *schema.Node, nv, ov, path string) {
 	imm := e.pkg(immutablePkg)
 	if n.Fixed() {
+		// Values below without a schema node are reported at this one.
+		prev := e.cur
+		e.cur = n
+		defer func() { e.cur = prev }()
 		fmt.Fprintf(b, "if !(%s) {\nif w.Violation() {\nw.Add(%s.Changed(%s, %s))\n}\nif w.Done() {\nreturn\n}\n}\n", e.equal(t, n, nv, ov), imm, path, nv)
 		return
 	}
