@@ -10,18 +10,28 @@ import (
 	"github.com/immutable-gen/immutable-gen/cache"
 )
 
-// TestUnmarkedFindingsCached checks that the API server's findings on a CRD
-// without markers are kept between runs: a second run on the same CRD
+// TestAPIServerFindingsCached checks that the API server's findings on a
+// CRD with markers are kept between runs: a second run on the same CRD
 // reports what the cache holds, and a changed CRD, a disabled cache or an
 // unreadable entry are validated again.
-func TestUnmarkedFindingsCached(t *testing.T) {
+func TestAPIServerFindingsCached(t *testing.T) {
 	dir := t.TempDir()
 	cacheDir := filepath.Join(dir, ".cache")
 	t.Setenv(cache.EnvVar, cacheDir)
-	mod := writeCases(t, []ruleCase{{name: "unmarked", types: `type Spec struct {
+	mod := writeCases(t, []ruleCase{{name: "marked", types: `type Spec struct {
 	// +kubebuilder:validation:XValidation:rule="self.size() >",message="broken"
 	Name string ` + "`json:\"name\"`" + `
-}` + kind}})
+	// +immutable
+	ID string ` + "`json:\"id\"`" + `
+}
+// +kubebuilder:object:root=true
+type Kind struct {
+	metav1.TypeMeta   ` + "`json:\",inline\"`" + `
+	metav1.ObjectMeta ` + "`json:\"metadata,omitempty\"`" + `
+	// +required
+	Spec Spec ` + "`json:\"spec\"`" + `
+}
+`}})
 	// The API server's finding: the rule does not compile.
 	refused := regexp.MustCompile(`(?s)^warning: .*kinds\.caa\.example\.com.*x-kubernetes-validations`)
 	const sentinel = `warning: sentinel: from the cache`
