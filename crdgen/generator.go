@@ -181,16 +181,26 @@ func (g Generator) Generate(ctx *genall.GenerationContext) error {
 	return nil
 }
 
-// processAll runs process on every file, in parallel: the CRDs are
-// independent, and the API server's validation of each (CEL compilation and
-// cost estimation) dominates the pipeline's cost. Results keep file order.
+// processAll runs process on every file. CRDs with markers are processed
+// in parallel: they are independent, and the API server's validation of
+// each (CEL compilation and cost estimation) dominates the pipeline's cost.
+// CRDs without markers are only encoded, one after the other, as
+// controller-gen does: encoding them in parallel raised the peak memory of
+// a run (2.5 MB of 87 MB on Gateway API, median of 20) and saved no time.
+// Results keep file order.
 func (g Generator) processAll(files []crdFile, mode string, c *cache.Cache) ([][]byte, diag.List, error) {
 	out := make([][]byte, len(files))
 	perFile := make([]diag.List, len(files))
 	errs := make([]error, len(files))
+	var marked []int
+	for i, f := range files {
+		if hasCarriers(f.crd) {
+			marked = append(marked, i)
+		}
+	}
 	work := make(chan int)
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(files)) {
+	for range min(runtime.GOMAXPROCS(0), len(marked)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -199,10 +209,15 @@ func (g Generator) processAll(files []crdFile, mode string, c *cache.Cache) ([][
 			}
 		}()
 	}
-	for i := range files {
+	for _, i := range marked {
 		work <- i
 	}
 	close(work)
+	for i := range files {
+		if !slices.Contains(marked, i) {
+			out[i], perFile[i], errs[i] = g.process(files[i], mode, c)
+		}
+	}
 	wg.Wait()
 	var diags diag.List
 	for i, f := range files {
