@@ -282,7 +282,7 @@ func (g Generator) process(f crdFile, mode string, c *cache.Cache) ([]byte, diag
 			diags = append(diags, g.lowerCEL(f.crd.Name+" "+name, models[name])...)
 		}
 	}
-	found, err := apiServerFindings(f.crd, obj, j, mode, models, c)
+	found, err := g.apiServerFindings(f.crd, obj, j, mode, models, c)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -295,12 +295,17 @@ func (g Generator) process(f crdFile, mode string, c *cache.Cache) ([]byte, diag
 // written (obj, after the lowering), with the findings mapped back to the
 // markers of models. They depend on the CRD as controller-tools generated
 // it (j, its JSON, which holds the markers and their Go positions), on the
-// mode and on the binary — the models and the rules are computed from
-// those — so they are kept in c: a CRD that did not change since the last
-// run is not validated again, and the run reports the same findings.
-// Anything else the findings come to depend on must join the key.
-func apiServerFindings(crd *apiextv1.CustomResourceDefinition, obj map[string]any, j []byte, mode string, models map[string]*schema.Node, c *cache.Cache) (diag.List, error) {
-	key := c.Key([]byte("crdgen: API server findings on a CRD with markers"), []byte(mode), j)
+// mode, on the one option toTree applies after j (preserveUnknownFields)
+// and on the binary — the models and the rules are computed from those — so
+// they are kept in c: a CRD that did not change since the last run is not
+// validated again, and the run reports the same findings. Anything else the
+// findings come to depend on must join the key.
+func (g Generator) apiServerFindings(crd *apiextv1.CustomResourceDefinition, obj map[string]any, j []byte, mode string, models map[string]*schema.Node, c *cache.Cache) (diag.List, error) {
+	preserve := ""
+	if p := g.DeprecatedV1beta1CompatibilityPreserveUnknownFields; p != nil {
+		preserve = fmt.Sprint(*p)
+	}
+	key := c.Key([]byte("crdgen: API server findings on a CRD with markers"), []byte(mode), []byte(preserve), j)
 	if data, ok := c.Get(key); ok {
 		var ds diag.List
 		if err := json.Unmarshal(data, &ds); err == nil {
