@@ -79,9 +79,27 @@ func Placement(subject string, root *schema.Node) diag.List {
 	return append(out, OptionalAncestors(subject, root)...)
 }
 
-// PlacementFindings checks every marker in the model rooted at root against
-// the KEP's placement rules, in the order of Walk.
+// PlacementFindings checks every marker in the model rooted at root, the
+// schema of an object (a kind), against the KEP's placement rules, in the
+// order of Walk.
 func PlacementFindings(root *schema.Node) []PlacementFinding {
+	return placementFindings(root, true)
+}
+
+// PartPlacementFindings checks, as PlacementFindings does, the markers of a
+// schema that objects use as a part rather than the schema of an object: an
+// OpenAPI definition of a type that is not a kind, checked once for all its
+// uses. Its root is not an object's root, so rule 1 applies only to embedded
+// resources below it; what depends on where the part is used (an immutable
+// ancestor, the items of a set or list above it) is checked in the trees of
+// the objects that use it.
+func PartPlacementFindings(part *schema.Node) []PlacementFinding {
+	return placementFindings(part, false)
+}
+
+// placementFindings checks the markers in the model rooted at root; object
+// says whether root is the root of an object.
+func placementFindings(root *schema.Node, object bool) []PlacementFinding {
 	var out []PlacementFinding
 	report := func(f PlacementFinding, format string, args ...any) {
 		f.Message = fmt.Sprintf(format, args...)
@@ -91,7 +109,7 @@ func PlacementFindings(root *schema.Node) []PlacementFinding {
 		if len(n.Origins) == 0 {
 			return
 		}
-		checkForbiddenPlaces(n, report)
+		checkForbiddenPlaces(n, object, report)
 		checkExclusive(n, report)
 		for _, o := range n.Origins {
 			if o.Keys {
@@ -109,13 +127,13 @@ func PlacementFindings(root *schema.Node) []PlacementFinding {
 type reporter func(f PlacementFinding, format string, args ...any)
 
 // objectRoot returns the node an object's metadata, apiVersion and kind hang
-// from for n: the schema root, or the nearest embedded resource above n.
-// It also returns the property of that root n sits under ("" for the root
-// itself).
-func objectRoot(n *schema.Node) (root *schema.Node, under string) {
+// from for n: the schema root when it is an object's (object), or the
+// nearest embedded resource above n; nil when there is none. It also returns
+// the property of that root n sits under ("" for the root itself).
+func objectRoot(n *schema.Node, object bool) (root *schema.Node, under string) {
 	child := n
 	for a := n.Parent; a != nil; a = a.Parent {
-		if a.Parent == nil || a.EmbeddedResource() {
+		if (a.Parent == nil && object) || a.EmbeddedResource() {
 			if child.Edge == schema.Property {
 				return a, child.Name
 			}
@@ -123,19 +141,25 @@ func objectRoot(n *schema.Node) (root *schema.Node, under string) {
 		}
 		child = a
 	}
-	return n, ""
+	return nil, ""
 }
 
 // Rule 1: not on the root, not on metadata or inside it, not on apiVersion
-// or kind (of the object, or of an embedded resource).
-func checkForbiddenPlaces(n *schema.Node, report reporter) {
+// or kind (of the object, or of an embedded resource). object says whether
+// the tree's root is an object's.
+func checkForbiddenPlaces(n *schema.Node, object bool, report reporter) {
 	for _, o := range n.Origins {
 		if n.Parent == nil {
-			report(PlacementFinding{Node: n, Origin: o, Rule: RuleForbiddenPlace, Severity: diag.Error, Related: n, Fix: "mark the fields of spec (or spec itself) instead"},
-				"not allowed on the root type of a kind: the whole object would be immutable, including its metadata and status (KEP: forbidden at the root)")
+			if object {
+				report(PlacementFinding{Node: n, Origin: o, Rule: RuleForbiddenPlace, Severity: diag.Error, Related: n, Fix: "mark the fields of spec (or spec itself) instead"},
+					"not allowed on the root type of a kind: the whole object would be immutable, including its metadata and status (KEP: forbidden at the root)")
+			}
 			continue
 		}
-		root, under := objectRoot(n)
+		root, under := objectRoot(n, object)
+		if root == nil {
+			continue
+		}
 		what := "the object's"
 		if root.Parent != nil {
 			what = fmt.Sprintf("the embedded resource %s's", root.Path())
