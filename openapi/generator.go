@@ -126,13 +126,24 @@ func (g Generator) Generate(ctx *genall.GenerationContext) error {
 	}
 
 	a := newAnalyzer(ctx.Collector, ctx.Roots)
-	var results []*pkgResult
+	var analyzed []*pkgResult
+	var defs []*definition
 	for _, root := range ctx.Roots {
 		if ctx.Checker != nil {
 			ctx.Checker.Check(root)
 		}
 		root.NeedTypesInfo()
 		if res := a.analyzePackage(root); res != nil {
+			analyzed = append(analyzed, res)
+			defs = append(defs, res.defs...)
+		}
+	}
+	if err := a.place(defs); err != nil {
+		return err
+	}
+	var results []*pkgResult
+	for _, res := range analyzed {
+		if a.finish(res) {
 			results = append(results, res)
 		}
 	}
