@@ -258,3 +258,40 @@ func TestOncePlacement(t *testing.T) {
 		}
 	}
 }
+
+// TestContext checks markers that can only be judged in the objects they
+// end up in (package validation judges them on the definitions' trees, with
+// the definitions they use inlined), each reported once: a field marker
+// below an immutable field of another type (redundant, a note, once for its
+// two uses), in the items of a set (no effect, a warning), a set-once struct
+// type as list items and map values of two kinds (an error per use), a
+// mutable key of a recursive list map, +immutable beside a struct type's
+// =keys, and =keys on a free-form value.
+func TestContext(t *testing.T) {
+	const dir = "testdata/apis/openapi-misplaced/inuse"
+	text := failingRun(t, "testdata/golden/openapi/inuse.txt", dir)
+	for _, tc := range []struct {
+		name, want string
+	}{
+		{"redundant below another definition", dir + "/types.go:8:2: note: +immutable on field Frame.Width: redundant: spec.frame.width is already immutable as part of spec.frame"},
+		{"no effect in set items", dir + "/types.go:14:2: warning: +immutable on field Corner.X: has no effect inside the items of the +listType=set list spec.corners"},
+		{"set-once items", dir + "/types.go:19:1: error: +immutable=once on type Mark, used at inuse.BoxSpec.marks[*]: +immutable=once is not allowed on list items (marks[*])"},
+		{"set-once values", dir + "/types.go:19:1: error: +immutable=once on type Mark, used at inuse.Crate.marks[*]: +immutable=once is not allowed on map values (marks[*])"},
+		{"recursive list map", dir + "/types.go:30:2: error: +immutable=keys on field Tree.Children: =keys on a list map requires its key \"name\" to be immutable (KEP: the map keys are enforced immutable); fix: add // +immutable to the key field Tree.Name"},
+		{"field beside a struct type", dir + "/types.go:60:2: error: +immutable on field BoxSpec.Settings: +immutable and +immutable=keys are exclusive on one node, and +immutable=keys comes from type Settings"},
+		{"keys on a struct type", dir + "/types.go:36:1: error: +immutable=keys on type Settings: =keys is not allowed on a struct"},
+		{"keys on a free-form value", dir + "/types.go:64:2: error: +immutable=keys on field BoxSpec.Anything: =keys is not allowed on a untyped value"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(text, tc.want) {
+				t.Errorf("diagnostics lack %q:\n%s", tc.want, text)
+			}
+		})
+	}
+	for _, want := range []string{"Frame.Width: redundant", "on type Mark, used at inuse.BoxSpec.marks[*]", "=keys is not allowed on a struct"} {
+		if n := strings.Count(text, want); n != 1 {
+			t.Errorf("%d diagnostics with %q, want 1:\n%s", n, want, text)
+		}
+	}
+}
+
