@@ -294,4 +294,3 @@ func TestContext(t *testing.T) {
 		}
 	}
 }
-
