@@ -85,6 +85,8 @@ type analyzer struct {
 	indexes map[*loader.Package]*declIndex
 	origins map[*types.TypeName][]markers.Origin
 	props   map[*types.Named]members
+	// markedTypes records whether a marker is reachable from a struct type.
+	markedTypes map[*types.Named]bool
 	// defs are the definitions the run generates, by type.
 	defs map[*types.TypeName]*definition
 	// handled records the markers that were placed or reported, keyed by
@@ -104,14 +106,15 @@ func idOf(o markers.Origin) originID { return originID{o.Pos, o.Keys, o.Once} }
 
 func newAnalyzer(col *ctmarkers.Collector, roots []*loader.Package) *analyzer {
 	return &analyzer{
-		col:     col,
-		roots:   roots,
-		indexes: map[*loader.Package]*declIndex{},
-		origins: map[*types.TypeName][]markers.Origin{},
-		props:   map[*types.Named]members{},
-		defs:    map[*types.TypeName]*definition{},
-		handled: map[originID]bool{},
-		noted:   map[originID]bool{},
+		col:         col,
+		roots:       roots,
+		indexes:     map[*loader.Package]*declIndex{},
+		origins:     map[*types.TypeName][]markers.Origin{},
+		props:       map[*types.Named]members{},
+		markedTypes: map[*types.Named]bool{},
+		defs:        map[*types.TypeName]*definition{},
+		handled:     map[originID]bool{},
+		noted:       map[originID]bool{},
 	}
 }
 

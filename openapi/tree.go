@@ -109,6 +109,9 @@ type treeBuilder struct {
 // tree builds the model of the definition d.
 func (a *analyzer) tree(d *definition) (*objectTree, error) {
 	b := &treeBuilder{a: a, tree: &objectTree{def: d, nodes: map[string]*treeNode{}}, inlining: map[*types.Named]int{}}
+	if !a.marked(d.named) {
+		return b.tree, nil // nothing to patch or judge
+	}
 	n := b.node("", site{def: d}, slices.Clip(a.typeOrigins(d.named.Obj())))
 	raw := map[string]any{"type": "object", treeNodeKey: n}
 	b.properties(raw, "", d.named)
@@ -137,7 +140,9 @@ func (b *treeBuilder) properties(raw map[string]any, pointer string, named *type
 	}
 	b.inlining[named]++
 	shallow := b.shallow
-	b.shallow = shallow || b.inlining[named] > 1
+	// Without a marker below, a struct's own properties are enough (for
+	// the keys of a list map it is the items of).
+	b.shallow = shallow || b.inlining[named] > 1 || !b.a.marked(named)
 	defer func() { b.inlining[named]--; b.shallow = shallow }()
 
 	def := b.a.defs[named.Obj()]
@@ -238,4 +243,61 @@ func (b *treeBuilder) list(raw map[string]any, pointer string, at site, t, elem 
 		}
 	}
 	return origins
+}
+
+// marked reports whether a marker is on the struct type named, on one of
+// its fields, or on a type a value of it holds: only then does the struct's
+// tree need more than its own properties.
+func (a *analyzer) marked(named *types.Named) bool {
+	if m, ok := a.markedTypes[named]; ok {
+		return m
+	}
+	visited := map[*types.Named]bool{}
+	m := a.reachesMarker(named, visited)
+	if !m {
+		// Whatever the search visited reaches no marker either.
+		for v := range visited {
+			a.markedTypes[v] = false
+		}
+	}
+	a.markedTypes[named] = m
+	return m
+}
+
+func (a *analyzer) reachesMarker(named *types.Named, visited map[*types.Named]bool) bool {
+	if m, ok := a.markedTypes[named]; ok {
+		return m
+	}
+	if visited[named] {
+		return false
+	}
+	visited[named] = true
+	if len(a.typeOrigins(named.Obj())) > 0 {
+		return true
+	}
+	for _, p := range a.members(named).props {
+		if len(p.origins) > 0 || a.valueReachesMarker(p.field.Type(), visited) {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *analyzer) valueReachesMarker(t types.Type, visited map[*types.Named]bool) bool {
+	origins, base := a.resolve(t)
+	if len(origins) > 0 {
+		return true
+	}
+	switch x := base.Underlying().(type) {
+	case *types.Struct:
+		named, ok := base.(*types.Named)
+		return ok && a.reachesMarker(named, visited)
+	case *types.Slice:
+		return a.valueReachesMarker(x.Elem(), visited)
+	case *types.Array:
+		return a.valueReachesMarker(x.Elem(), visited)
+	case *types.Map:
+		return a.valueReachesMarker(x.Elem(), visited)
+	}
+	return false
 }
