@@ -76,8 +76,10 @@ type pkgResult struct {
 	unpublished map[string]problem
 }
 
-// analyzer walks API packages the way openapi-gen does and finds where each
-// immutability marker lands in the definitions. It lives for one run.
+// analyzer reads API packages the way openapi-gen does: which definitions
+// it generates, their properties, and the immutability markers on fields
+// and types; it builds the definitions' trees (tree.go) and places the
+// markers (placement.go). It lives for one run.
 type analyzer struct {
 	col     *ctmarkers.Collector
 	roots   []*loader.Package

@@ -99,11 +99,14 @@ type treeBuilder struct {
 	a    *analyzer
 	tree *objectTree
 	// inlining counts the struct types being inlined above the current
-	// node: a struct already there is inlined once more, without any
-	// struct below it (enough for the rules that look at the items of a
-	// list), and not again.
+	// node: a struct already there is inlined once more, shallowly, and
+	// not again.
 	inlining map[*types.Named]int
-	shallow  bool
+	// shallow is set while the properties of a struct are listed without
+	// inlining any struct below them: the struct is inlined a second time,
+	// or no marker is reachable from it. Its own properties are what the
+	// rules need of it (the keys of a list map it is the items of).
+	shallow bool
 }
 
 // tree builds the model of the definition d.
@@ -140,8 +143,6 @@ func (b *treeBuilder) properties(raw map[string]any, pointer string, named *type
 	}
 	b.inlining[named]++
 	shallow := b.shallow
-	// Without a marker below, a struct's own properties are enough (for
-	// the keys of a list map it is the items of).
 	b.shallow = shallow || b.inlining[named] > 1 || !b.a.marked(named)
 	defer func() { b.inlining[named]--; b.shallow = shallow }()
 
