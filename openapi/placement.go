@@ -45,7 +45,7 @@ func (a *analyzer) place(defs []*definition) error {
 			found = append(found, placed{f, n, n.site.def == d})
 		}
 	}
-	for _, p := range once(found) {
+	for _, p := range distinct(found) {
 		a.render(p)
 	}
 	return nil
@@ -115,12 +115,12 @@ type placedKey struct {
 	pointer string
 }
 
-// once keeps one of the findings about one marker, rule and node site, the
+// distinct keeps one of the findings about one marker, rule and node site, the
 // native one when there is one (a type is used in several definitions,
 // whose trees all hold it), else the first; and drops a finding about a
 // struct type's marker at a use that reads as the one on the type's own
 // definition.
-func once(found []placed) []placed {
+func distinct(found []placed) []placed {
 	index := map[placedKey]int{}
 	var out []placed
 	for _, p := range found {
