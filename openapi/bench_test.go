@@ -15,3 +15,16 @@ func BenchmarkGenerateKubernetesAPI(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGenerateTestAPI runs the generator on the test API (loaded once),
+// whose markers need the trees of its definitions: what the model costs an
+// API that uses it.
+func BenchmarkGenerateTestAPI(b *testing.B) {
+	roots := load(b, "./testdata/apis/openapi/v1")
+	for b.Loop() {
+		out, diags, err := generateFrom(b, Generator{}, roots)
+		if err != nil || len(diags) > 0 || len(out) != 1 {
+			b.Fatalf("wrote %d files, want 1; %v\n%s", len(out), err, diags)
+		}
+	}
+}
