@@ -57,7 +57,9 @@ func TestTree(t *testing.T) {
 		want func(n *schema.Node) bool
 	}{
 		{"name", func(n *schema.Node) bool { return n.Type() == "string" && n.Immutable() && n.Parent.Required("name") }},
-		{"size", func(n *schema.Node) bool { return n.Type() == "integer" && !n.Parent.Required("size") && len(n.Origins) == 0 }},
+		{"size", func(n *schema.Node) bool {
+			return n.Type() == "integer" && !n.Parent.Required("size") && len(n.Origins) == 0
+		}},
 		{"ports", func(n *schema.Node) bool {
 			return n.IsList() && n.ListType() == "map" && slices.Equal(n.ListMapKeys(), []string{"name"}) && n.ImmutableKeys()
 		}},
