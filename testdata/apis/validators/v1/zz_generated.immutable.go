@@ -76,12 +76,20 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	}
 	if nOK, oOK := (len(in.Backends) != 0), (len(old.Backends) != 0); nOK && oOK {
-		m1 := immutable.AlignedPrefix(in.Backends, old.Backends, keyBackendOf)
+		m1 := min(len(in.Backends), len(old.Backends))
 		for i2 := 0; i2 < m1; i2++ {
-			if _, ok := keyBackendOf(&in.Backends[i2]); ok {
-				if in.Backends[i2] != nil && old.Backends[i2] != nil {
-					if !w.Report || dirtyBackend(in.Backends[i2], old.Backends[i2]) {
-						walkBackend(w, in.Backends[i2], old.Backends[i2], w.Index(w.Child(p, "backends"), i2))
+			kn, hn := keyBackendOf(&in.Backends[i2])
+			ko, ho := keyBackendOf(&old.Backends[i2])
+			if hn != ho || (hn && kn != ko) {
+				m1 = i2
+				break
+			}
+		}
+		for i3 := 0; i3 < m1; i3++ {
+			if _, ok := keyBackendOf(&in.Backends[i3]); ok {
+				if in.Backends[i3] != nil && old.Backends[i3] != nil {
+					if !w.Report || dirtyBackend(in.Backends[i3], old.Backends[i3]) {
+						walkBackend(w, in.Backends[i3], old.Backends[i3], w.Index(w.Child(p, "backends"), i3))
 						if w.Done() {
 							return
 						}
@@ -90,10 +98,10 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 			}
 		}
 		if m1 < len(in.Backends) && m1 < len(old.Backends) {
-			for _, pr3 := range immutable.PairByKey(in.Backends[m1:], old.Backends[m1:], keyBackendOf) {
-				if in.Backends[m1+pr3.New] != nil && old.Backends[m1+pr3.Old] != nil {
-					if !w.Report || dirtyBackend(in.Backends[m1+pr3.New], old.Backends[m1+pr3.Old]) {
-						walkBackend(w, in.Backends[m1+pr3.New], old.Backends[m1+pr3.Old], w.Index(w.Child(p, "backends"), m1+pr3.New))
+			for _, pr4 := range immutable.PairByKey(in.Backends[m1:], old.Backends[m1:], keyBackendOf) {
+				if in.Backends[m1+pr4.New] != nil && old.Backends[m1+pr4.Old] != nil {
+					if !w.Report || dirtyBackend(in.Backends[m1+pr4.New], old.Backends[m1+pr4.Old]) {
+						walkBackend(w, in.Backends[m1+pr4.New], old.Backends[m1+pr4.Old], w.Index(w.Child(p, "backends"), m1+pr4.New))
 						if w.Done() {
 							return
 						}
@@ -272,8 +280,8 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 			}
 		} else if in.Labels != nil && !immutable.SameKeys(in.Labels, old.Labels) {
 			if w.Violation() {
-				for _, c4 := range immutable.MapKeyChanges(in.Labels, old.Labels) {
-					w.Add(immutable.KeyChanged(w.Child(p, "labels"), immutable.QuoteKey(string(c4.Key)), c4.Added))
+				for _, c5 := range immutable.MapKeyChanges(in.Labels, old.Labels) {
+					w.Add(immutable.KeyChanged(w.Child(p, "labels"), immutable.QuoteKey(string(c5.Key)), c5.Added))
 				}
 			}
 			if w.Done() {
@@ -308,12 +316,12 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (len(in.Limits) != 0), (len(old.Limits) != 0); nOK && oOK {
 		if in.Limits != nil && old.Limits != nil {
 			if w.Report {
-				for _, k5 := range immutable.SortedKeys(in.Limits) {
-					if ov7, ok := old.Limits[k5]; ok {
-						nv6 := in.Limits[k5]
-						if !(equalLimit(&nv6, &ov7)) {
+				for _, k6 := range immutable.SortedKeys(in.Limits) {
+					if ov8, ok := old.Limits[k6]; ok {
+						nv7 := in.Limits[k6]
+						if !(equalLimit(&nv7, &ov8)) {
 							if w.Violation() {
-								w.Add(immutable.Changed(w.Key(w.Child(p, "limits"), string(k5)), nv6))
+								w.Add(immutable.Changed(w.Key(w.Child(p, "limits"), string(k6)), nv7))
 							}
 							if w.Done() {
 								return
@@ -322,11 +330,11 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 					}
 				}
 			} else {
-				for k5, nv6 := range in.Limits {
-					if ov7, ok := old.Limits[k5]; ok {
-						if !(equalLimit(&nv6, &ov7)) {
+				for k6, nv7 := range in.Limits {
+					if ov8, ok := old.Limits[k6]; ok {
+						if !(equalLimit(&nv7, &ov8)) {
 							if w.Violation() {
-								w.Add(immutable.Changed(w.Key(w.Child(p, "limits"), string(k5)), nv6))
+								w.Add(immutable.Changed(w.Key(w.Child(p, "limits"), string(k6)), nv7))
 							}
 							if w.Done() {
 								return
@@ -338,6 +346,15 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	}
 	if nOK, oOK := (len(in.Listeners) != 0), (len(old.Listeners) != 0); nOK && oOK {
+		m11 := min(len(in.Listeners), len(old.Listeners))
+		for i12 := 0; i12 < m11; i12++ {
+			kn, hn := keyListenerOf(&in.Listeners[i12])
+			ko, ho := keyListenerOf(&old.Listeners[i12])
+			if hn != ho || (hn && kn != ko) {
+				m11 = i12
+				break
+			}
+		}
 		if (in.Listeners == nil) != (old.Listeners == nil) {
 			if w.Violation() {
 				w.Add(immutable.Changed(w.Child(p, "listeners"), in.Listeners))
@@ -345,31 +362,30 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 			if w.Done() {
 				return
 			}
-		} else if in.Listeners != nil && (len(in.Listeners) != len(old.Listeners) || immutable.AlignedPrefix(in.Listeners, old.Listeners, keyListenerOf) != len(in.Listeners)) {
-			if cs9 := immutable.ListKeyChanges(in.Listeners, old.Listeners, keyListenerOf); len(cs9) > 0 && w.Violation() {
-				for _, c8 := range cs9 {
-					w.Add(immutable.KeyChanged(w.Child(p, "listeners"), formatKeyListener(c8.Key), c8.Added))
+		} else if in.Listeners != nil && (len(in.Listeners) != len(old.Listeners) || m11 != len(in.Listeners)) {
+			if cs10 := immutable.ListKeyChanges(in.Listeners, old.Listeners, keyListenerOf); len(cs10) > 0 && w.Violation() {
+				for _, c9 := range cs10 {
+					w.Add(immutable.KeyChanged(w.Child(p, "listeners"), formatKeyListener(c9.Key), c9.Added))
 				}
 			}
 			if w.Done() {
 				return
 			}
 		}
-		m10 := immutable.AlignedPrefix(in.Listeners, old.Listeners, keyListenerOf)
-		for i11 := 0; i11 < m10; i11++ {
-			if _, ok := keyListenerOf(&in.Listeners[i11]); ok {
-				if !w.Report || dirtyListener(&in.Listeners[i11], &old.Listeners[i11]) {
-					walkListener(w, &in.Listeners[i11], &old.Listeners[i11], w.Index(w.Child(p, "listeners"), i11))
+		for i13 := 0; i13 < m11; i13++ {
+			if _, ok := keyListenerOf(&in.Listeners[i13]); ok {
+				if !w.Report || dirtyListener(&in.Listeners[i13], &old.Listeners[i13]) {
+					walkListener(w, &in.Listeners[i13], &old.Listeners[i13], w.Index(w.Child(p, "listeners"), i13))
 					if w.Done() {
 						return
 					}
 				}
 			}
 		}
-		if m10 < len(in.Listeners) && m10 < len(old.Listeners) {
-			for _, pr12 := range immutable.PairByKey(in.Listeners[m10:], old.Listeners[m10:], keyListenerOf) {
-				if !w.Report || dirtyListener(&in.Listeners[m10+pr12.New], &old.Listeners[m10+pr12.Old]) {
-					walkListener(w, &in.Listeners[m10+pr12.New], &old.Listeners[m10+pr12.Old], w.Index(w.Child(p, "listeners"), m10+pr12.New))
+		if m11 < len(in.Listeners) && m11 < len(old.Listeners) {
+			for _, pr14 := range immutable.PairByKey(in.Listeners[m11:], old.Listeners[m11:], keyListenerOf) {
+				if !w.Report || dirtyListener(&in.Listeners[m11+pr14.New], &old.Listeners[m11+pr14.Old]) {
+					walkListener(w, &in.Listeners[m11+pr14.New], &old.Listeners[m11+pr14.Old], w.Index(w.Child(p, "listeners"), m11+pr14.New))
 					if w.Done() {
 						return
 					}
@@ -458,6 +474,15 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	}
 	if nOK, oOK := (len(in.Ports) != 0), (len(old.Ports) != 0); nOK && oOK {
+		m25 := min(len(in.Ports), len(old.Ports))
+		for i26 := 0; i26 < m25; i26++ {
+			kn, hn := keyPortOf(&in.Ports[i26])
+			ko, ho := keyPortOf(&old.Ports[i26])
+			if hn != ho || (hn && kn != ko) {
+				m25 = i26
+				break
+			}
+		}
 		if (in.Ports == nil) != (old.Ports == nil) {
 			if w.Violation() {
 				w.Add(immutable.Changed(w.Child(p, "ports"), in.Ports))
@@ -465,31 +490,30 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 			if w.Done() {
 				return
 			}
-		} else if in.Ports != nil && (len(in.Ports) != len(old.Ports) || immutable.AlignedPrefix(in.Ports, old.Ports, keyPortOf) != len(in.Ports)) {
-			if cs21 := immutable.ListKeyChanges(in.Ports, old.Ports, keyPortOf); len(cs21) > 0 && w.Violation() {
-				for _, c20 := range cs21 {
-					w.Add(immutable.KeyChanged(w.Child(p, "ports"), formatKeyPort(c20.Key), c20.Added))
+		} else if in.Ports != nil && (len(in.Ports) != len(old.Ports) || m25 != len(in.Ports)) {
+			if cs24 := immutable.ListKeyChanges(in.Ports, old.Ports, keyPortOf); len(cs24) > 0 && w.Violation() {
+				for _, c23 := range cs24 {
+					w.Add(immutable.KeyChanged(w.Child(p, "ports"), formatKeyPort(c23.Key), c23.Added))
 				}
 			}
 			if w.Done() {
 				return
 			}
 		}
-		m22 := immutable.AlignedPrefix(in.Ports, old.Ports, keyPortOf)
-		for i23 := 0; i23 < m22; i23++ {
-			if _, ok := keyPortOf(&in.Ports[i23]); ok {
-				if !w.Report || dirtyPort_2(&in.Ports[i23], &old.Ports[i23]) {
-					walkPort_2(w, &in.Ports[i23], &old.Ports[i23], w.Index(w.Child(p, "ports"), i23))
+		for i27 := 0; i27 < m25; i27++ {
+			if _, ok := keyPortOf(&in.Ports[i27]); ok {
+				if !w.Report || dirtyPort_2(&in.Ports[i27], &old.Ports[i27]) {
+					walkPort_2(w, &in.Ports[i27], &old.Ports[i27], w.Index(w.Child(p, "ports"), i27))
 					if w.Done() {
 						return
 					}
 				}
 			}
 		}
-		if m22 < len(in.Ports) && m22 < len(old.Ports) {
-			for _, pr24 := range immutable.PairByKey(in.Ports[m22:], old.Ports[m22:], keyPortOf) {
-				if !w.Report || dirtyPort_2(&in.Ports[m22+pr24.New], &old.Ports[m22+pr24.Old]) {
-					walkPort_2(w, &in.Ports[m22+pr24.New], &old.Ports[m22+pr24.Old], w.Index(w.Child(p, "ports"), m22+pr24.New))
+		if m25 < len(in.Ports) && m25 < len(old.Ports) {
+			for _, pr28 := range immutable.PairByKey(in.Ports[m25:], old.Ports[m25:], keyPortOf) {
+				if !w.Report || dirtyPort_2(&in.Ports[m25+pr28.New], &old.Ports[m25+pr28.Old]) {
+					walkPort_2(w, &in.Ports[m25+pr28.New], &old.Ports[m25+pr28.Old], w.Index(w.Child(p, "ports"), m25+pr28.New))
 					if w.Done() {
 						return
 					}
@@ -572,21 +596,29 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	}
 	if nOK, oOK := (len(in.Routes) != 0), (len(old.Routes) != 0); nOK && oOK {
-		m25 := immutable.AlignedPrefix(in.Routes, old.Routes, keyRoute_2Of)
-		for i26 := 0; i26 < m25; i26++ {
-			if _, ok := keyRoute_2Of(&in.Routes[i26]); ok {
-				if !w.Report || dirtyRoute(&in.Routes[i26], &old.Routes[i26]) {
-					walkRoute(w, &in.Routes[i26], &old.Routes[i26], w.Index(w.Child(p, "routes"), i26))
+		m29 := min(len(in.Routes), len(old.Routes))
+		for i30 := 0; i30 < m29; i30++ {
+			kn, hn := keyRoute_2Of(&in.Routes[i30])
+			ko, ho := keyRoute_2Of(&old.Routes[i30])
+			if hn != ho || (hn && kn != ko) {
+				m29 = i30
+				break
+			}
+		}
+		for i31 := 0; i31 < m29; i31++ {
+			if _, ok := keyRoute_2Of(&in.Routes[i31]); ok {
+				if !w.Report || dirtyRoute(&in.Routes[i31], &old.Routes[i31]) {
+					walkRoute(w, &in.Routes[i31], &old.Routes[i31], w.Index(w.Child(p, "routes"), i31))
 					if w.Done() {
 						return
 					}
 				}
 			}
 		}
-		if m25 < len(in.Routes) && m25 < len(old.Routes) {
-			for _, pr27 := range immutable.PairByKey(in.Routes[m25:], old.Routes[m25:], keyRoute_2Of) {
-				if !w.Report || dirtyRoute(&in.Routes[m25+pr27.New], &old.Routes[m25+pr27.Old]) {
-					walkRoute(w, &in.Routes[m25+pr27.New], &old.Routes[m25+pr27.Old], w.Index(w.Child(p, "routes"), m25+pr27.New))
+		if m29 < len(in.Routes) && m29 < len(old.Routes) {
+			for _, pr32 := range immutable.PairByKey(in.Routes[m29:], old.Routes[m29:], keyRoute_2Of) {
+				if !w.Report || dirtyRoute(&in.Routes[m29+pr32.New], &old.Routes[m29+pr32.Old]) {
+					walkRoute(w, &in.Routes[m29+pr32.New], &old.Routes[m29+pr32.Old], w.Index(w.Child(p, "routes"), m29+pr32.New))
 					if w.Done() {
 						return
 					}
@@ -629,10 +661,10 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	}
 	if nOK, oOK := (len(in.Sidecars) != 0), (len(old.Sidecars) != 0); nOK && oOK {
-		for i28 := 0; i28 < min(len(in.Sidecars), len(old.Sidecars)); i28++ {
-			if !((in.Sidecars[i28] == nil) == (old.Sidecars[i28] == nil) && (in.Sidecars[i28] == nil || equalImage(in.Sidecars[i28], old.Sidecars[i28]))) {
+		for i33 := 0; i33 < min(len(in.Sidecars), len(old.Sidecars)); i33++ {
+			if !((in.Sidecars[i33] == nil) == (old.Sidecars[i33] == nil) && (in.Sidecars[i33] == nil || equalImage(in.Sidecars[i33], old.Sidecars[i33]))) {
 				if w.Violation() {
-					w.Add(immutable.Changed(w.Index(w.Child(p, "sidecars"), i28), in.Sidecars[i28]))
+					w.Add(immutable.Changed(w.Index(w.Child(p, "sidecars"), i33), in.Sidecars[i33]))
 				}
 				if w.Done() {
 					return
@@ -658,10 +690,10 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	}
 	if nOK, oOK := (len(in.Steps) != 0), (len(old.Steps) != 0); nOK && oOK {
-		for i29 := 0; i29 < min(len(in.Steps), len(old.Steps)); i29++ {
-			if !(equalStep(&in.Steps[i29], &old.Steps[i29])) {
+		for i34 := 0; i34 < min(len(in.Steps), len(old.Steps)); i34++ {
+			if !(equalStep(&in.Steps[i34], &old.Steps[i34])) {
 				if w.Violation() {
-					w.Add(immutable.Changed(w.Index(w.Child(p, "steps"), i29), in.Steps[i29]))
+					w.Add(immutable.Changed(w.Index(w.Child(p, "steps"), i34), in.Steps[i34]))
 				}
 				if w.Done() {
 					return
@@ -888,21 +920,29 @@ func walkListener(w *immutable.Walk, in, old *Listener, p *fieldpkg.Path) {
 		}
 	}
 	if nOK, oOK := (len(in.Rules) != 0), (len(old.Rules) != 0); nOK && oOK {
-		m13 := immutable.AlignedPrefix(in.Rules, old.Rules, keyRuleOf)
-		for i14 := 0; i14 < m13; i14++ {
-			if _, ok := keyRuleOf(&in.Rules[i14]); ok {
-				if !w.Report || dirtyRule(&in.Rules[i14], &old.Rules[i14]) {
-					walkRule(w, &in.Rules[i14], &old.Rules[i14], w.Index(w.Child(p, "rules"), i14))
+		m15 := min(len(in.Rules), len(old.Rules))
+		for i16 := 0; i16 < m15; i16++ {
+			kn, hn := keyRuleOf(&in.Rules[i16])
+			ko, ho := keyRuleOf(&old.Rules[i16])
+			if hn != ho || (hn && kn != ko) {
+				m15 = i16
+				break
+			}
+		}
+		for i17 := 0; i17 < m15; i17++ {
+			if _, ok := keyRuleOf(&in.Rules[i17]); ok {
+				if !w.Report || dirtyRule(&in.Rules[i17], &old.Rules[i17]) {
+					walkRule(w, &in.Rules[i17], &old.Rules[i17], w.Index(w.Child(p, "rules"), i17))
 					if w.Done() {
 						return
 					}
 				}
 			}
 		}
-		if m13 < len(in.Rules) && m13 < len(old.Rules) {
-			for _, pr15 := range immutable.PairByKey(in.Rules[m13:], old.Rules[m13:], keyRuleOf) {
-				if !w.Report || dirtyRule(&in.Rules[m13+pr15.New], &old.Rules[m13+pr15.Old]) {
-					walkRule(w, &in.Rules[m13+pr15.New], &old.Rules[m13+pr15.Old], w.Index(w.Child(p, "rules"), m13+pr15.New))
+		if m15 < len(in.Rules) && m15 < len(old.Rules) {
+			for _, pr18 := range immutable.PairByKey(in.Rules[m15:], old.Rules[m15:], keyRuleOf) {
+				if !w.Report || dirtyRule(&in.Rules[m15+pr18.New], &old.Rules[m15+pr18.Old]) {
+					walkRule(w, &in.Rules[m15+pr18.New], &old.Rules[m15+pr18.Old], w.Index(w.Child(p, "rules"), m15+pr18.New))
 					if w.Done() {
 						return
 					}
@@ -983,8 +1023,8 @@ func walkNetwork(w *immutable.Walk, in, old *Network, p *fieldpkg.Path) {
 			}
 		} else if in.Subnets != nil && !immutable.SameKeys(in.Subnets, old.Subnets) {
 			if w.Violation() {
-				for _, c16 := range immutable.MapKeyChanges(in.Subnets, old.Subnets) {
-					w.Add(immutable.KeyChanged(w.Child(p, "subnets"), immutable.QuoteKey(string(c16.Key)), c16.Added))
+				for _, c19 := range immutable.MapKeyChanges(in.Subnets, old.Subnets) {
+					w.Add(immutable.KeyChanged(w.Child(p, "subnets"), immutable.QuoteKey(string(c19.Key)), c19.Added))
 				}
 			}
 			if w.Done() {
@@ -993,11 +1033,11 @@ func walkNetwork(w *immutable.Walk, in, old *Network, p *fieldpkg.Path) {
 		}
 		if in.Subnets != nil && old.Subnets != nil {
 			if w.Report {
-				for _, k17 := range immutable.SortedKeys(in.Subnets) {
-					if ov19, ok := old.Subnets[k17]; ok {
-						nv18 := in.Subnets[k17]
-						if !w.Report || dirtySubnet(&nv18, &ov19) {
-							walkSubnet(w, &nv18, &ov19, w.Key(w.Child(p, "subnets"), string(k17)))
+				for _, k20 := range immutable.SortedKeys(in.Subnets) {
+					if ov22, ok := old.Subnets[k20]; ok {
+						nv21 := in.Subnets[k20]
+						if !w.Report || dirtySubnet(&nv21, &ov22) {
+							walkSubnet(w, &nv21, &ov22, w.Key(w.Child(p, "subnets"), string(k20)))
 							if w.Done() {
 								return
 							}
@@ -1005,10 +1045,10 @@ func walkNetwork(w *immutable.Walk, in, old *Network, p *fieldpkg.Path) {
 					}
 				}
 			} else {
-				for k17, nv18 := range in.Subnets {
-					if ov19, ok := old.Subnets[k17]; ok {
-						if !w.Report || dirtySubnet(&nv18, &ov19) {
-							walkSubnet(w, &nv18, &ov19, w.Key(w.Child(p, "subnets"), string(k17)))
+				for k20, nv21 := range in.Subnets {
+					if ov22, ok := old.Subnets[k20]; ok {
+						if !w.Report || dirtySubnet(&nv21, &ov22) {
+							walkSubnet(w, &nv21, &ov22, w.Key(w.Child(p, "subnets"), string(k20)))
 							if w.Done() {
 								return
 							}
