@@ -243,7 +243,7 @@ func oneLine(s string) string {
 // the rules at node (or, for a node without rules, below it) estimable.
 func boundsHint(node *schema.Node) string {
 	var adds []string
-	hasRules := func(n *schema.Node) bool { _, ok := n.Raw["x-kubernetes-validations"]; return ok }
+	hasRules := func(n *schema.Node) bool { return n.Has("x-kubernetes-validations") }
 	for _, b := range validation.MissingBounds(node, hasRules) {
 		adds = append(adds, b.Keyword+" on "+b.Node.Path())
 	}

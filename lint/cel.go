@@ -58,17 +58,13 @@ func (c *crdLint) cel(root *schema.Node) {
 }
 
 func (c *crdLint) parseRules(n *schema.Node) []rule {
-	list, _ := n.Raw["x-kubernetes-validations"].([]any)
 	var out []rule
-	for _, e := range list {
-		m, _ := e.(map[string]any)
-		text, _ := m["rule"].(string)
-		r := rule{text: text}
-		r.message, _ = m["message"].(string)
+	for _, v := range n.Rules() {
+		text := v.Rule
+		r := rule{text: text, message: v.Message, optionalOldSelf: v.OptionalOldSelf}
 		if r.message == "" {
-			r.message, _ = m["messageExpression"].(string)
+			r.message = v.MessageExpression
 		}
-		r.optionalOldSelf, _ = m["optionalOldSelf"].(bool)
 		if ast, errs := c.parser.Parse(celcommon.NewTextSource(text)); errs == nil || len(errs.GetErrors()) == 0 {
 			r.expr = ast.Expr()
 			r.usesOldSelf = usesIdent(r.expr, "oldSelf")
@@ -141,8 +137,7 @@ func alwaysPresent(n *schema.Node) bool {
 	if n.Edge != schema.Property {
 		return false
 	}
-	_, defaulted := n.Raw["default"]
-	return defaulted || n.Parent.Required(n.Name)
+	return n.HasDefault() || n.Parent.Required(n.Name)
 }
 
 // presence reports an immutable property n whose presence no rule

@@ -2,7 +2,6 @@ package lint
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/immutable-gen/immutable-gen/schema"
 	"github.com/immutable-gen/immutable-gen/validation"
@@ -17,7 +16,7 @@ func (c *crdLint) extensions(root *schema.Node) {
 	count := 0
 	root.Walk(func(n *schema.Node) {
 		for _, ext := range []string{schema.ExtImmutable, schema.ExtImmutableKeys, schema.ExtImmutableOnce} {
-			v, ok := n.Raw[ext]
+			v, ok := n.Extension(ext)
 			if !ok {
 				continue
 			}
@@ -29,10 +28,13 @@ func (c *crdLint) extensions(root *schema.Node) {
 				c.badValue(n.Path(), ext, v)
 			}
 		}
-		for _, k := range []string{"allOf", "anyOf", "oneOf", "not"} {
-			if sub, ok := n.Raw[k]; ok {
-				c.hidden(n, k, sub, &count, &first)
+		for _, h := range n.HiddenExtensions(schema.ExtImmutable, schema.ExtImmutableKeys, schema.ExtImmutableOnce) {
+			if count == 0 {
+				first = n.Path()
 			}
+			count++
+			c.report(c.version, n.Path(), IDExtensionIgnored, fmt.Sprintf("move %s out of %s, onto the node itself", h.Extension, h.Keyword),
+				"%s inside %s has no effect: value validations (allOf, anyOf, oneOf, not) do not describe the object's structure, and nothing reads extensions there", h.Extension, h.Where)
 		}
 	})
 	if count > 0 {
@@ -61,40 +63,6 @@ func (c *crdLint) badValue(path, ext string, v any) {
 		c.report(c.version, path, IDExtensionValue, fmt.Sprintf("write `%s: true`", ext),
 			"%s is %v, not the boolean true (KEP: true is the only valid value)", ext, v)
 	}
-}
-
-// hidden reports extensions inside allOf, anyOf, oneOf or not below n: the
-// KEP's extensions belong on the structural schema, and nothing reads them
-// in these value validations.
-func (c *crdLint) hidden(n *schema.Node, keyword string, v any, count *int, first *string) {
-	var visit func(where string, v any)
-	visit = func(where string, v any) {
-		switch v := v.(type) {
-		case map[string]any:
-			keys := make([]string, 0, len(v))
-			for k := range v {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				if k == schema.ExtImmutable || k == schema.ExtImmutableKeys || k == schema.ExtImmutableOnce {
-					if *count == 0 {
-						*first = n.Path()
-					}
-					*count++
-					c.report(c.version, n.Path(), IDExtensionIgnored, fmt.Sprintf("move %s out of %s, onto the node itself", k, keyword),
-						"%s inside %s has no effect: value validations (allOf, anyOf, oneOf, not) do not describe the object's structure, and nothing reads extensions there", k, where)
-					continue
-				}
-				visit(where+"."+k, v[k])
-			}
-		case []any:
-			for i, e := range v {
-				visit(fmt.Sprintf("%s[%d]", where, i), e)
-			}
-		}
-	}
-	visit(keyword, v)
 }
 
 // placement words one placement rule finding for extensions.

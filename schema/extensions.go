@@ -9,13 +9,13 @@ import "github.com/immutable-gen/immutable-gen/markers"
 func EmitExtensions(root *Node) {
 	root.Walk(func(n *Node) {
 		if n.Immutable() {
-			n.Raw[ExtImmutable] = true
+			n.raw[ExtImmutable] = true
 		}
 		if n.ImmutableKeys() {
-			n.Raw[ExtImmutableKeys] = true
+			n.raw[ExtImmutableKeys] = true
 		}
 		if n.ImmutableOnce() {
-			n.Raw[ExtImmutableOnce] = true
+			n.raw[ExtImmutableOnce] = true
 		}
 	})
 }

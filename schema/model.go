@@ -41,8 +41,8 @@ const (
 
 // Node is one schema node with its immutability markers.
 type Node struct {
-	// Raw is the schema node itself; emitters write into it.
-	Raw map[string]any
+	// raw is the schema node itself; emitters write into it.
+	raw map[string]any
 	// Parent is nil at the root.
 	Parent *Node
 	// Edge is how Parent reaches this node; Name is the property name for
@@ -92,13 +92,13 @@ type builder struct {
 }
 
 func (b builder) build(raw map[string]any, parent *Node, edge Edge, name string) (*Node, error) {
-	n := &Node{Raw: raw, Parent: parent, Edge: edge, Name: name}
+	n := &Node{raw: raw, Parent: parent, Edge: edge, Name: name}
 	origins, err := b.origins(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", n.Path(), err)
 	}
 	n.Origins = origins
-	for _, k := range []string{"allOf", "anyOf", "oneOf", "not"} {
+	for _, k := range valueValidations() {
 		if v, ok := raw[k]; ok && b.carriers && containsCarrier(v) {
 			return nil, fmt.Errorf("%s: an immutability marker ended up inside %s, which immutable-gen cannot follow; move the marker to a field whose type has no conflicting validation", n.Path(), k)
 		}
@@ -237,11 +237,11 @@ func (n *Node) Follow(path string) (*Node, string) {
 }
 
 // Type is the node's `type`.
-func (n *Node) Type() string { s, _ := n.Raw["type"].(string); return s }
+func (n *Node) Type() string { s, _ := n.raw["type"].(string); return s }
 
 // ListType is `x-kubernetes-list-type`, "atomic" for a list without one.
 func (n *Node) ListType() string {
-	if s, ok := n.Raw["x-kubernetes-list-type"].(string); ok {
+	if s, ok := n.raw["x-kubernetes-list-type"].(string); ok {
 		return s
 	}
 	return "atomic"
@@ -249,7 +249,7 @@ func (n *Node) ListType() string {
 
 // ListMapKeys is `x-kubernetes-list-map-keys`.
 func (n *Node) ListMapKeys() []string {
-	raw, _ := n.Raw["x-kubernetes-list-map-keys"].([]any)
+	raw, _ := n.raw["x-kubernetes-list-map-keys"].([]any)
 	keys := make([]string, 0, len(raw))
 	for _, k := range raw {
 		if s, ok := k.(string); ok {
@@ -261,7 +261,7 @@ func (n *Node) ListMapKeys() []string {
 
 // MapType is `x-kubernetes-map-type`, "granular" when unset.
 func (n *Node) MapType() string {
-	if s, ok := n.Raw["x-kubernetes-map-type"].(string); ok {
+	if s, ok := n.raw["x-kubernetes-map-type"].(string); ok {
 		return s
 	}
 	return "granular"
@@ -270,7 +270,7 @@ func (n *Node) MapType() string {
 // Nullable reports `nullable: true`: null is a value distinct from every
 // other, which CEL rules see as absence.
 func (n *Node) Nullable() bool {
-	b, _ := n.Raw["nullable"].(bool)
+	b, _ := n.raw["nullable"].(bool)
 	return b
 }
 
@@ -282,13 +282,13 @@ func (n *Node) IsList() bool { return n.Type() == "array" }
 
 // EmbeddedResource reports `x-kubernetes-embedded-resource: true`.
 func (n *Node) EmbeddedResource() bool {
-	b, _ := n.Raw["x-kubernetes-embedded-resource"].(bool)
+	b, _ := n.raw["x-kubernetes-embedded-resource"].(bool)
 	return b
 }
 
 // Required reports whether the node's object schema requires property name.
 func (n *Node) Required(name string) bool {
-	req, _ := n.Raw["required"].([]any)
+	req, _ := n.raw["required"].([]any)
 	return slices.Contains(req, any(name))
 }
 

@@ -342,13 +342,12 @@ func (c *boundCollector) add(n *schema.Node) {
 		return
 	}
 	c.seen[n] = true
-	has := func(k string) bool { _, ok := n.Raw[k]; return ok }
 	switch {
-	case n.IsList() && !has("maxItems"):
+	case n.IsList() && !n.Has("maxItems"):
 		c.out = append(c.out, Bound{n, "maxItems"})
-	case n.IsMap() && !has("maxProperties"):
+	case n.IsMap() && !n.Has("maxProperties"):
 		c.out = append(c.out, Bound{n, "maxProperties"})
-	case n.Type() == "string" && !has("maxLength") && !has("enum") && !has("format"):
+	case n.Type() == "string" && !n.Has("maxLength") && !n.Has("enum") && !n.Has("format"):
 		c.out = append(c.out, Bound{n, "maxLength"})
 	}
 }

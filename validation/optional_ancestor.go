@@ -90,18 +90,15 @@ func alwaysPresent(n *schema.Node) bool {
 	if n.Edge != schema.Property {
 		return false
 	}
-	_, defaulted := n.Raw["default"]
-	return defaulted || n.Parent.Required(n.Name)
+	return n.HasDefault() || n.Parent.Required(n.Name)
 }
 
 // presenceKept reports whether a rule on the root compares the presence of
 // its property name with the old object's (has(oldSelf.NAME)), as
 // `has(self.spec) == has(oldSelf.spec)` or its set-once form do.
 func presenceKept(root *schema.Node, name string) bool {
-	list, _ := root.Raw["x-kubernetes-validations"].([]any)
-	for _, e := range list {
-		m, _ := e.(map[string]any)
-		if rule, _ := m["rule"].(string); strings.Contains(strings.ReplaceAll(rule, " ", ""), "has(oldSelf."+name+")") {
+	for _, r := range root.Rules() {
+		if strings.Contains(strings.ReplaceAll(r.Rule, " ", ""), "has(oldSelf."+name+")") {
 			return true
 		}
 	}
