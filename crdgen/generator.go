@@ -233,7 +233,7 @@ func (g Generator) process(f crdFile, mode string, c *cache.Cache) ([]byte, diag
 	if err != nil {
 		return nil, nil, err
 	}
-	if !hasCarriers(f.crd) {
+	if !hasCarriers(obj) {
 		data, err := encode(f.header, obj)
 		return data, unmarkedFindings(f.crd, j, c), err
 	}
@@ -379,10 +379,13 @@ func versionLess(a, b string) bool {
 	return va.LessThan(vb)
 }
 
-// hasCarriers reports whether any schema node of the CRD carries a marker.
-func hasCarriers(c *apiextv1.CustomResourceDefinition) bool {
-	for _, v := range c.Spec.Versions {
-		if v.Schema != nil && markers.SchemaHasCarrier(v.Schema.OpenAPIV3Schema) {
+// hasCarriers reports whether any schema node of the CRD (as its JSON
+// tree) carries a marker.
+func hasCarriers(obj map[string]any) bool {
+	versions, _ := nested(obj, "spec", "versions").([]any)
+	for _, v := range versions {
+		vm, _ := v.(map[string]any)
+		if root, _ := nested(vm, "schema", "openAPIV3Schema").(map[string]any); root != nil && schema.HasCarriers(root) {
 			return true
 		}
 	}

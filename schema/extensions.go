@@ -31,7 +31,7 @@ func EmitExtensions(root *Node) {
 // not changed (carrier rules, if any, stay where they are), and nothing
 // inside allOf, anyOf, oneOf or not is read, as in Build.
 func FromExtensions(raw map[string]any) *Node {
-	n, _ := builder{origins: readExtensions}.build(raw, nil, Root, "")
+	n, _ := builder{origins: readExtensions}.build(raw)
 	return n // readExtensions never fails, so neither does build
 }
 

@@ -2,10 +2,8 @@ package schema
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"slices"
-	"sort"
 )
 
 // The keywords of a schema node, read from the JSON tree the model is built
@@ -98,53 +96,36 @@ func (n *Node) Rules() []Rule {
 	return out
 }
 
-// valueValidations are the keywords whose subschemas validate a value
-// without describing the object's structure: the model does not follow them.
-func valueValidations() []string { return []string{"allOf", "anyOf", "oneOf", "not"} }
-
 // Hidden is a vendor extension found inside a value validation of a node
 // (allOf, anyOf, oneOf, not), where nothing reads it.
 type Hidden struct {
 	// Keyword is the value validation it is in, e.g. "allOf".
 	Keyword string
-	// Where is its place below the node, e.g. `allOf[0].properties.x`.
+	// Where is the schema below the node that holds it, e.g.
+	// `allOf[0].properties.x`.
 	Where string
 	// Extension is its name, one of the given names.
 	Extension string
 }
 
 // HiddenExtensions finds the extensions named in names inside the node's
-// value validations, keyword by keyword and in key order below each.
+// value validations, in the order of VisitJSON.
 func (n *Node) HiddenExtensions(names ...string) []Hidden {
 	var out []Hidden
-	for _, k := range valueValidations() {
-		sub, ok := n.raw[k]
-		if !ok {
-			continue
+	names = slices.Sorted(slices.Values(names))
+	VisitJSON(n.raw, func(at Steps, s map[string]any) bool {
+		switch {
+		case len(at) == 0:
+			return true
+		case len(at) == 1 && at[0].Edge <= Values:
+			return false // the model's own children
 		}
-		var visit func(where string, v any)
-		visit = func(where string, v any) {
-			switch v := v.(type) {
-			case map[string]any:
-				keys := make([]string, 0, len(v))
-				for key := range v {
-					keys = append(keys, key)
-				}
-				sort.Strings(keys)
-				for _, key := range keys {
-					if slices.Contains(names, key) {
-						out = append(out, Hidden{Keyword: k, Where: where, Extension: key})
-						continue
-					}
-					visit(where+"."+key, v[key])
-				}
-			case []any:
-				for i, e := range v {
-					visit(fmt.Sprintf("%s[%d]", where, i), e)
-				}
+		for _, name := range names {
+			if _, ok := s[name]; ok {
+				out = append(out, Hidden{Keyword: at[0].Edge.keyword(), Where: at.String(), Extension: name})
 			}
 		}
-		visit(k, sub)
-	}
+		return true
+	})
 	return out
 }

@@ -10,7 +10,7 @@ func TestKeywordAccessors(t *testing.T) {
 	raw := map[string]any{
 		"type": "object",
 		"properties": map[string]any{
-			"name": map[string]any{"type": "string", "format": "hostname", "description": "The name.", "maxLength": json.Number("253"), "default": ""},
+			"name":  map[string]any{"type": "string", "format": "hostname", "description": "The name.", "maxLength": json.Number("253"), "default": ""},
 			"ports": map[string]any{"type": "array", "maxItems": float64(16), "items": map[string]any{"type": "integer"}},
 			"labels": map[string]any{
 				"type": "object", "maxProperties": int64(8), "additionalProperties": map[string]any{"type": "string"},

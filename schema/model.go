@@ -8,7 +8,6 @@ package schema
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -80,7 +79,7 @@ type Emitted struct {
 // It fails on a corrupt carrier or one where the model cannot follow it
 // (inside allOf, anyOf, oneOf or not).
 func Build(raw map[string]any) (*Node, error) {
-	return builder{origins: takeCarriers, carriers: true}.build(raw, nil, Root, "")
+	return builder{origins: takeCarriers, carriers: true}.build(raw)
 }
 
 // builder builds a model, reading each node's origins with origins;
@@ -91,41 +90,53 @@ type builder struct {
 	carriers bool
 }
 
-func (b builder) build(raw map[string]any, parent *Node, edge Edge, name string) (*Node, error) {
-	n := &Node{raw: raw, Parent: parent, Edge: edge, Name: name}
-	origins, err := b.origins(raw)
+// build makes a Node of every schema the model follows (properties, items,
+// additionalProperties), parents first.
+func (b builder) build(raw map[string]any) (*Node, error) {
+	var err error
+	var path []*Node // the nodes from the root to the one visited
+	VisitJSON(raw, func(at Steps, s map[string]any) bool {
+		if err != nil || len(at) > 0 && at[len(at)-1].Edge > Values {
+			return false // value validations: not in the model
+		}
+		n := &Node{raw: s, Edge: Root}
+		if len(at) > 0 {
+			step := at[len(at)-1]
+			n.Parent, n.Edge, n.Name = path[len(at)-1], step.Edge, step.Name
+			switch step.Edge {
+			case Property:
+				n.Parent.Properties[step.Name] = n
+			case Items:
+				n.Parent.Items = n
+			case Values:
+				n.Parent.Values = n
+			}
+		}
+		path = append(path[:len(at)], n)
+		if _, ok := s["properties"].(map[string]any); ok {
+			n.Properties = map[string]*Node{}
+		}
+		if n.Origins, err = b.origins(s); err != nil {
+			err = fmt.Errorf("%s: %w", n.Path(), err)
+			return false
+		}
+		if b.carriers {
+			VisitJSON(s, func(in Steps, v map[string]any) bool {
+				if len(in) == 1 && in[0].Edge <= Values {
+					return false // the model's own children
+				}
+				if len(in) > 0 && err == nil && hasCarrierRule(v) {
+					err = fmt.Errorf("%s: an immutability marker ended up inside %s, which immutable-gen cannot follow; move the marker to a field whose type has no conflicting validation", n.Path(), in[0].Edge.keyword())
+				}
+				return err == nil
+			})
+		}
+		return err == nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", n.Path(), err)
+		return nil, err
 	}
-	n.Origins = origins
-	for _, k := range valueValidations() {
-		if v, ok := raw[k]; ok && b.carriers && containsCarrier(v) {
-			return nil, fmt.Errorf("%s: an immutability marker ended up inside %s, which immutable-gen cannot follow; move the marker to a field whose type has no conflicting validation", n.Path(), k)
-		}
-	}
-	if props, ok := raw["properties"].(map[string]any); ok {
-		n.Properties = make(map[string]*Node, len(props))
-		for _, k := range slices.Sorted(maps.Keys(props)) {
-			child, ok := props[k].(map[string]any)
-			if !ok {
-				continue
-			}
-			if n.Properties[k], err = b.build(child, n, Property, k); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if items, ok := raw["items"].(map[string]any); ok {
-		if n.Items, err = b.build(items, n, Items, ""); err != nil {
-			return nil, err
-		}
-	}
-	if values, ok := raw["additionalProperties"].(map[string]any); ok {
-		if n.Values, err = b.build(values, n, Values, ""); err != nil {
-			return nil, err
-		}
-	}
-	return n, nil
+	return path[0], nil
 }
 
 func takeCarriers(raw map[string]any) ([]markers.Origin, error) {
@@ -165,27 +176,6 @@ func takeCarriers(raw map[string]any) ([]markers.Origin, error) {
 		return a.Pos == b.Pos && a.Keys == b.Keys && a.Once == b.Once
 	})
 	return origins, nil
-}
-
-func containsCarrier(v any) bool {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, c := range v {
-			if k == "rule" {
-				if s, ok := c.(string); ok {
-					if _, is, _ := markers.ParseCarrier(s); is {
-						return true
-					}
-				}
-			}
-			if containsCarrier(c) {
-				return true
-			}
-		}
-	case []any:
-		return slices.ContainsFunc(v, containsCarrier)
-	}
-	return false
 }
 
 // Path renders where the node sits in an object: `spec.ports[*].name`,
@@ -348,15 +338,6 @@ func (n *Node) Children() []*Node {
 		out = append(out, n.Values)
 	}
 	return out
-}
-
-// Walk calls fn on n and every node below it, parents first, in a stable
-// order.
-func (n *Node) Walk(fn func(*Node)) {
-	fn(n)
-	for _, c := range n.Children() {
-		c.Walk(fn)
-	}
 }
 
 // Marked reports whether any node in the tree carries a marker.

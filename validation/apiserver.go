@@ -136,41 +136,23 @@ func Internal(crd *apiextv1.CustomResourceDefinition) (*apiextensions.CustomReso
 	return &internal, nil
 }
 
+// stripCarriers removes the marker carriers from every rule list of s.
 func stripCarriers(s *apiextensions.JSONSchemaProps) {
-	if s == nil {
-		return
-	}
-	if len(s.XValidations) > 0 {
-		kept := s.XValidations[:0:0]
-		for _, r := range s.XValidations {
-			if !markers.IsCarrier(r.Rule) {
-				kept = append(kept, r)
+	schema.VisitProps(s, func(_ schema.Steps, s *apiextensions.JSONSchemaProps) bool {
+		if len(s.XValidations) > 0 {
+			kept := s.XValidations[:0:0]
+			for _, r := range s.XValidations {
+				if !markers.IsCarrier(r.Rule) {
+					kept = append(kept, r)
+				}
 			}
+			if len(kept) == 0 {
+				kept = nil
+			}
+			s.XValidations = kept
 		}
-		if len(kept) == 0 {
-			kept = nil
-		}
-		s.XValidations = kept
-	}
-	for k, p := range s.Properties {
-		stripCarriers(&p)
-		s.Properties[k] = p
-	}
-	if s.Items != nil {
-		stripCarriers(s.Items.Schema)
-		for i := range s.Items.JSONSchemas {
-			stripCarriers(&s.Items.JSONSchemas[i])
-		}
-	}
-	if s.AdditionalProperties != nil {
-		stripCarriers(s.AdditionalProperties.Schema)
-	}
-	for _, list := range [][]apiextensions.JSONSchemaProps{s.AllOf, s.AnyOf, s.OneOf} {
-		for i := range list {
-			stripCarriers(&list[i])
-		}
-	}
-	stripCarriers(s.Not)
+		return true
+	})
 }
 
 var versionPath = regexp.MustCompile(`^spec\.(?:versions\[(\d+)\]\.schema|validation)\.openAPIV3Schema(.*)$`)
