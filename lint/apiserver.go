@@ -192,7 +192,7 @@ func uncorrelatableFix(l, node *schema.Node, guard bool) (list, fix string) {
 		return list, fmt.Sprintf("move the rule to the list %s and compare its items index by index with `self.all(i, x, i >= oldSelf.size() || ...)` (Kubernetes 1.33 or later), or make the list a list map (x-kubernetes-list-type: map)", l.Path())
 	}
 	cond := fmt.Sprintf("x%s == oldSelf[i]%s", sel, sel)
-	if sel != "" && node.Edge == schema.Property && !alwaysPresent(node) {
+	if sel != "" && node.Edge == schema.Property && !node.AlwaysPresent() {
 		cond = fmt.Sprintf("has(x%s) == has(oldSelf[i]%s) && (!has(x%s) || %s)", sel, sel, sel, cond)
 	}
 	return list, fmt.Sprintf("replace it with a rule on the list %s that compares existing items index by index: `self.all(i, x, i >= oldSelf.size() || %s)` (Kubernetes 1.33 or later), or make the list a list map (x-kubernetes-list-type: map)", l.Path(), cond)

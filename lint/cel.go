@@ -131,15 +131,6 @@ func uncorrelatable(n *schema.Node) bool {
 	return false
 }
 
-// alwaysPresent reports whether property n exists whenever its parent
-// does: it is required, or defaulted.
-func alwaysPresent(n *schema.Node) bool {
-	if n.Edge != schema.Property {
-		return false
-	}
-	return n.HasDefault() || n.Parent.Required(n.Name)
-}
-
 // presence reports an immutable property n whose presence no rule
 // compares: a transition rule runs only where the value exists in the old
 // and the new object, so without a rule on an object above it an optional
@@ -151,7 +142,7 @@ func (c *crdLint) presence(a *celAnalysis, n *schema.Node, guard rule) bool {
 	if uncorrelatable(n) {
 		return false
 	}
-	if n.Edge != schema.Property || alwaysPresent(n) {
+	if n.Edge != schema.Property || n.AlwaysPresent() {
 		return n.Edge == schema.Property
 	}
 	removable := !a.blocked(n, true, false)
@@ -220,7 +211,7 @@ func (a *celAnalysis) blocked(n *schema.Node, oldPresent, newPresent bool) bool 
 		case absent:
 			return absent
 		case present:
-			if alwaysPresent(x) {
+			if x.AlwaysPresent() {
 				return present
 			}
 		}

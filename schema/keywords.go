@@ -26,6 +26,13 @@ func (n *Node) Format() string { s, _ := n.raw["format"].(string); return s }
 // HasDefault reports whether the node has a `default`.
 func (n *Node) HasDefault() bool { return n.Has("default") }
 
+// AlwaysPresent reports whether the property n exists whenever its parent
+// does: it is required, or defaulted. False for the root, list items and map
+// values.
+func (n *Node) AlwaysPresent() bool {
+	return n.Edge == Property && (n.HasDefault() || n.Parent.Required(n.Name))
+}
+
 // MaxItems is the node's `maxItems`; ok is false without one.
 func (n *Node) MaxItems() (max int64, ok bool) { return n.integer("maxItems") }
 

@@ -36,6 +36,9 @@ func TestKeywordAccessors(t *testing.T) {
 	if got := name.Format(); got != "hostname" {
 		t.Errorf("Format = %q", got)
 	}
+	if !name.AlwaysPresent() || ports.AlwaysPresent() || root.AlwaysPresent() || ports.Items.AlwaysPresent() {
+		t.Error("AlwaysPresent: only name (defaulted) is")
+	}
 	if !name.HasDefault() || ports.HasDefault() {
 		t.Errorf("HasDefault: name %v, ports %v; want true, false", name.HasDefault(), ports.HasDefault())
 	}

@@ -34,7 +34,7 @@ func OptionalAncestors(subject string, root *schema.Node) diag.List {
 			return
 		}
 		top := pinnedTop(n)
-		if top == nil || top.Edge != schema.Property || alwaysPresent(top) || presenceKept(root, top.Name) {
+		if top == nil || top.Edge != schema.Property || top.AlwaysPresent() || presenceKept(root, top.Name) {
 			return
 		}
 		g := byTop[top]
@@ -76,21 +76,12 @@ func pinnedTop(n *schema.Node) *schema.Node {
 		return nil
 	}
 	for top.Parent.Parent != nil {
-		if top.Edge != schema.Property || !alwaysPresent(top) {
+		if top.Edge != schema.Property || !top.AlwaysPresent() {
 			return nil
 		}
 		top = top.Parent
 	}
 	return top
-}
-
-// alwaysPresent reports whether property n exists whenever its parent
-// does: it is required, or defaulted.
-func alwaysPresent(n *schema.Node) bool {
-	if n.Edge != schema.Property {
-		return false
-	}
-	return n.HasDefault() || n.Parent.Required(n.Name)
 }
 
 // presenceKept reports whether a rule on the root compares the presence of
