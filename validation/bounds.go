@@ -1,15 +1,12 @@
 package validation
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
+	"slices"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apivalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/immutable-gen/immutable-gen/schema"
 )
@@ -128,12 +125,7 @@ func costFits(tree map[string]any) bool {
 	if err != nil {
 		return false
 	}
-	for _, e := range apivalidation.ValidateCustomResourceDefinition(context.Background(), internal) {
-		if isCostError(e) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(ValidateServer(internal), isCostError)
 }
 
-func isCostError(e *field.Error) bool { return strings.Contains(e.Detail, "cost") }
+func isCostError(e ServerError) bool { return e.Class.Cost() }
