@@ -325,18 +325,10 @@ func (n *Node) ImmutableAncestor() *Node {
 }
 
 // Children returns the node's children in a stable order: properties by
-// name, then items, then values.
+// name, then items, then values (the order of Walk).
 func (n *Node) Children() []*Node {
 	var out []*Node
-	for _, k := range sortedNodeKeys(n.Properties) {
-		out = append(out, n.Properties[k])
-	}
-	if n.Items != nil {
-		out = append(out, n.Items)
-	}
-	if n.Values != nil {
-		out = append(out, n.Values)
-	}
+	nodeChildren(n, func(_ Step, c *Node) { out = append(out, c) })
 	return out
 }
 
