@@ -120,7 +120,7 @@ func (b builder) build(raw map[string]any) (*Node, error) {
 			err = fmt.Errorf("%s: %w", n.Path(), err)
 			return false
 		}
-		if b.carriers {
+		if b.carriers && hasValueValidations(s) {
 			VisitJSON(s, func(in Steps, v map[string]any) bool {
 				if len(in) == 1 && in[0].Edge <= Values {
 					return false // the model's own children
@@ -137,6 +137,16 @@ func (b builder) build(raw map[string]any) (*Node, error) {
 		return nil, err
 	}
 	return path[0], nil
+}
+
+// hasValueValidations reports whether s has allOf, anyOf, oneOf or not.
+func hasValueValidations(s map[string]any) bool {
+	for _, k := range []string{"allOf", "anyOf", "oneOf", "not"} {
+		if _, ok := s[k]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 func takeCarriers(raw map[string]any) ([]markers.Origin, error) {
