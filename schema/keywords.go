@@ -118,6 +118,9 @@ type Hidden struct {
 // HiddenExtensions finds the extensions named in names inside the node's
 // value validations, in the order of VisitJSON.
 func (n *Node) HiddenExtensions(names ...string) []Hidden {
+	if !hasValueValidations(n.raw) {
+		return nil
+	}
 	var out []Hidden
 	names = slices.Sorted(slices.Values(names))
 	VisitJSON(n.raw, func(at Steps, s map[string]any) bool {

@@ -78,15 +78,31 @@ func (e Edge) keyword() string {
 
 // visit is the one walk over schemas, whatever their representation: it
 // calls fn on s and, when fn returns true, on every subschema children
-// yields, parents first, depth first. at is the path from the start; fn
-// must not keep it.
-func visit[S any](s S, at Steps, children func(S, func(Step, S)), fn func(Steps, S) bool) {
-	if !fn(at, s) {
-		return
+// yields, parents first, depth first. fn gets the path from s; it must not
+// keep it (the walk reuses it).
+func visit[S any](s S, children func(S, func(Step, S)), fn func(Steps, S) bool) {
+	w := &walker[S]{children: children, fn: fn}
+	w.yield = w.child // one closure for the whole walk
+	w.visit(s)
+}
+
+type walker[S any] struct {
+	children func(S, func(Step, S))
+	fn       func(Steps, S) bool
+	yield    func(Step, S)
+	at       Steps
+}
+
+func (w *walker[S]) visit(s S) {
+	if w.fn(w.at, s) {
+		w.children(s, w.yield)
 	}
-	children(s, func(step Step, c S) {
-		visit(c, append(at, step), children, fn)
-	})
+}
+
+func (w *walker[S]) child(step Step, c S) {
+	w.at = append(w.at, step)
+	w.visit(c)
+	w.at = w.at[:len(w.at)-1]
 }
 
 // Walk calls fn on n and every node below it, parents first, in a stable
@@ -98,11 +114,11 @@ func (n *Node) Walk(fn func(*Node)) {
 
 // Visit is Walk where fn decides, node by node, whether to go below.
 func (n *Node) Visit(fn func(*Node) bool) {
-	visit(n, nil, nodeChildren, func(_ Steps, n *Node) bool { return fn(n) })
+	visit(n, nodeChildren, func(_ Steps, n *Node) bool { return fn(n) })
 }
 
 func nodeChildren(n *Node, yield func(Step, *Node)) {
-	for _, k := range slices.Sorted(maps.Keys(n.Properties)) {
+	for _, k := range sortedNodeKeys(n.Properties) {
 		yield(Step{Edge: Property, Name: k}, n.Properties[k])
 	}
 	if n.Items != nil {
@@ -118,7 +134,7 @@ func nodeChildren(n *Node, yield func(Step, *Node)) {
 // items, additionalProperties, allOf, anyOf, oneOf, not. Values of other
 // types where a schema belongs are passed over.
 func VisitJSON(raw map[string]any, fn func(at Steps, s map[string]any) bool) {
-	visit(raw, nil, jsonChildren, fn)
+	visit(raw, jsonChildren, fn)
 }
 
 func jsonChildren(s map[string]any, yield func(Step, map[string]any)) {
@@ -184,18 +200,22 @@ func (n *Node) Steps() Steps {
 }
 
 // VisitProps is VisitJSON for the API server's internal typed schema; fn
-// may change the schema it is given (properties are written back).
+// may change the schema it is given (properties are written back). It is
+// for changing a schema, not for reporting: properties come in map order.
 func VisitProps(s *apiextensions.JSONSchemaProps, fn func(at Steps, s *apiextensions.JSONSchemaProps) bool) {
 	if s != nil {
-		visit(s, nil, propsChildren, fn)
+		visit(s, propsChildren, fn)
 	}
 }
 
 func propsChildren(s *apiextensions.JSONSchemaProps, yield func(Step, *apiextensions.JSONSchemaProps)) {
-	for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
-		p := s.Properties[k]
-		yield(Step{Edge: Property, Name: k}, &p)
-		s.Properties[k] = p
+	if len(s.Properties) > 0 {
+		p := new(apiextensions.JSONSchemaProps) // one copy per object, not per property
+		for k, v := range s.Properties {
+			*p = v
+			yield(Step{Edge: Property, Name: k}, p)
+			s.Properties[k] = *p
+		}
 	}
 	if s.Items != nil {
 		if s.Items.Schema != nil {
