@@ -97,5 +97,36 @@ func HasCarrier(b []byte) bool {
 	return bytes.Contains(b, []byte(strings.TrimSpace(carrierPrefix)))
 }
 
+// SchemaHasCarrier reports whether any node of s carries a marker.
+func SchemaHasCarrier(s *apiext.JSONSchemaProps) bool {
+	if s == nil {
+		return false
+	}
+	for _, r := range s.XValidations {
+		if IsCarrier(r.Rule) {
+			return true
+		}
+	}
+	for _, p := range s.Properties {
+		if SchemaHasCarrier(&p) {
+			return true
+		}
+	}
+	if s.Items != nil && SchemaHasCarrier(s.Items.Schema) {
+		return true
+	}
+	if s.AdditionalProperties != nil && SchemaHasCarrier(s.AdditionalProperties.Schema) {
+		return true
+	}
+	for _, list := range [][]apiext.JSONSchemaProps{s.AllOf, s.AnyOf, s.OneOf} {
+		for i := range list {
+			if SchemaHasCarrier(&list[i]) {
+				return true
+			}
+		}
+	}
+	return SchemaHasCarrier(s.Not)
+}
+
 // IsCarrier reports whether rule is a carrier, without decoding it.
 func IsCarrier(rule string) bool { return strings.HasPrefix(rule, carrierPrefix) }

@@ -241,17 +241,6 @@ func propsChildren(s *apiextensions.JSONSchemaProps, yield func(Step, *apiextens
 	}
 }
 
-// HasCarriers reports whether the JSON schema raw, or any subschema below it
-// (value validations included), holds a marker carrier rule.
-func HasCarriers(raw map[string]any) bool {
-	found := false
-	VisitJSON(raw, func(_ Steps, s map[string]any) bool {
-		found = found || hasCarrierRule(s)
-		return !found
-	})
-	return found
-}
-
 // hasCarrierRule reports whether the schema s itself holds a carrier rule.
 func hasCarrierRule(s map[string]any) bool {
 	rules, _ := s["x-kubernetes-validations"].([]any)
