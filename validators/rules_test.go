@@ -1,6 +1,7 @@
 package validators_test
 
 import (
+	"reflect"
 	"testing"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -119,7 +120,11 @@ func TestRules(t *testing.T) {
 			old := base()
 			obj := old.DeepCopy()
 			tc.change(obj)
+			objCopy, oldCopy := obj.DeepCopy(), old.DeepCopy()
 			got := obj.ValidateImmutableUpdate(old)
+			if !reflect.DeepEqual(obj, objCopy) || !reflect.DeepEqual(old, oldCopy) {
+				t.Error("ValidateImmutableUpdate changed its arguments")
+			}
 			var gotW []want
 			for _, e := range got {
 				gotW = append(gotW, want{string(e.Type), e.Field, e.Detail})
