@@ -275,7 +275,6 @@ func (e *emitter) root(t *types.Named, n *schema.Node) {
 	e.funcs = append(e.funcs, b)
 	field := e.pkg(fieldPkg)
 	fmt.Fprintf(b, `// ValidateImmutableUpdate checks the update of old to in against the
-
 // immutability markers of %[1]s, as the immutable-gen runtime checks the
 // JSON of the two objects with the schema of the %[2]s CRD:
 // one error per violation, paths from the object's root. It does not

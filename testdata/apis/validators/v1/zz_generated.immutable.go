@@ -12,7 +12,6 @@ import (
 )
 
 // ValidateImmutableUpdate checks the update of old to in against the
-
 // immutability markers of Gadget, as the immutable-gen runtime checks the
 // JSON of the two objects with the schema of the gadgets.validators.example.com v1 CRD:
 // one error per violation, paths from the object's root. It does not
@@ -231,7 +230,6 @@ func dirtyGadgetSpec(in, old *GadgetSpec) bool {
 }
 
 // ValidateImmutableUpdate checks the update of old to in against the
-
 // immutability markers of Widget, as the immutable-gen runtime checks the
 // JSON of the two objects with the schema of the widgets.validators.example.com v1 CRD:
 // one error per violation, paths from the object's root. It does not
