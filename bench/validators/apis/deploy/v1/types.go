@@ -38,6 +38,7 @@ type DeploymentSpec struct {
 	// Selector is immutable, as in apps/v1.
 	// +immutable
 	// +k8s:immutable
+	// +k8s:optional
 	Selector *LabelSelector `json:"selector"`
 
 	Template PodTemplateSpec `json:"template"`
@@ -79,6 +80,7 @@ type DeploymentStrategy struct {
 	// +immutable
 	// +k8s:immutable
 	// +optional
+	// +k8s:optional
 	Type string `json:"type,omitempty"`
 	// +optional
 	RollingUpdate *RollingUpdateDeployment `json:"rollingUpdate,omitempty"`
@@ -117,6 +119,7 @@ type PodSpec struct {
 	// +listMapKey=name
 	// +k8s:listType=map
 	// +k8s:listMapKey=name
+	// +k8s:optional
 	Volumes []Volume `json:"volumes,omitempty"`
 
 	// +optional
@@ -125,6 +128,7 @@ type PodSpec struct {
 	// +k8s:listType=map
 	// +k8s:listMapKey=name
 	// +kubebuilder:validation:MaxItems=16
+	// +k8s:optional
 	InitContainers []Container `json:"initContainers,omitempty"`
 
 	// +listType=map
@@ -132,6 +136,7 @@ type PodSpec struct {
 	// +k8s:listType=map
 	// +k8s:listMapKey=name
 	// +kubebuilder:validation:MaxItems=16
+	// +k8s:optional
 	Containers []Container `json:"containers"`
 
 	// +optional
@@ -147,12 +152,14 @@ type PodSpec struct {
 	// +immutable
 	// +k8s:immutable
 	// +optional
+	// +k8s:optional
 	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
 
 	// ServiceAccountName is immutable here, for a scalar deep in the tree.
 	// +immutable
 	// +k8s:immutable
 	// +optional
+	// +k8s:optional
 	ServiceAccountName string `json:"serviceAccountName,omitempty"`
 
 	// +optional
@@ -168,6 +175,7 @@ type PodSpec struct {
 	// +immutable
 	// +k8s:immutable
 	// +optional
+	// +k8s:optional
 	SecurityContext *PodSecurityContext `json:"securityContext,omitempty"`
 
 	// ImagePullSecrets is an immutable set of secret names here.
@@ -176,6 +184,7 @@ type PodSpec struct {
 	// +k8s:listType=set
 	// +immutable
 	// +k8s:immutable
+	// +k8s:optional
 	ImagePullSecrets []string `json:"imagePullSecrets,omitempty"`
 
 	// +optional
@@ -292,6 +301,7 @@ type Container struct {
 	// +immutable
 	// +k8s:immutable
 	// +kubebuilder:validation:MaxItems=16
+	// +k8s:optional
 	Ports []ContainerPort `json:"ports,omitempty"`
 
 	// +optional
@@ -299,6 +309,7 @@ type Container struct {
 	// +listMapKey=name
 	// +k8s:listType=map
 	// +k8s:listMapKey=name
+	// +k8s:optional
 	Env []EnvVar `json:"env,omitempty"`
 
 	// +optional
@@ -310,6 +321,7 @@ type Container struct {
 	// +k8s:listType=map
 	// +k8s:listMapKey=mountPath
 	// +kubebuilder:validation:MaxItems=16
+	// +k8s:optional
 	VolumeMounts []VolumeMount `json:"volumeMounts,omitempty"`
 
 	// +optional
@@ -378,6 +390,7 @@ type VolumeMount struct {
 	// +immutable
 	// +k8s:immutable
 	// +kubebuilder:validation:MaxLength=63
+	// +k8s:optional
 	Name string `json:"name"`
 	// +optional
 	ReadOnly  bool   `json:"readOnly,omitempty"`

@@ -4,7 +4,6 @@
 // nested module bench/validators.
 //
 // +k8s:validation-gen=TypesWithField=TypeMeta
-// +k8s:validation-gen-nolint
 // +kubebuilder:object:generate=true
 // +groupName=bench.immutable-gen.io
 package v1

@@ -34,17 +34,20 @@ type WidgetSpec struct {
 	// Name is a required immutable string.
 	// +immutable
 	// +k8s:immutable
+	// +k8s:optional
 	Name string `json:"name"`
 
 	// Class is an optional immutable string.
 	// +immutable
 	// +k8s:immutable
 	// +optional
+	// +k8s:optional
 	Class string `json:"class,omitempty"`
 
 	// Size is an immutable integer.
 	// +immutable
 	// +k8s:immutable
+	// +k8s:optional
 	Size int64 `json:"size"`
 
 	// Replicas may change.
@@ -64,6 +67,7 @@ type WidgetSpec struct {
 	// +immutable
 	// +k8s:immutable
 	// +optional
+	// +k8s:optional
 	Storage *Storage `json:"storage,omitempty"`
 
 	// Zones is an immutable set: its order does not matter to the KEP.
@@ -72,6 +76,7 @@ type WidgetSpec struct {
 	// +immutable
 	// +k8s:immutable
 	// +optional
+	// +k8s:optional
 	Zones []string `json:"zones,omitempty"`
 
 	// Ports is an immutable list map.
@@ -82,12 +87,14 @@ type WidgetSpec struct {
 	// +immutable
 	// +k8s:immutable
 	// +optional
+	// +k8s:optional
 	Ports []Port `json:"ports,omitempty"`
 
 	// Labels is an immutable map.
 	// +immutable
 	// +k8s:immutable
 	// +optional
+	// +k8s:optional
 	Labels map[string]string `json:"labels,omitempty"`
 
 	// Tags is a set without omitempty: nil is null, empty is [].
@@ -95,6 +102,7 @@ type WidgetSpec struct {
 	// +k8s:listType=set
 	// +immutable
 	// +k8s:immutable
+	// +k8s:optional
 	Tags []string `json:"tags"`
 
 	// Backends may be added and removed by name; each one's address never
@@ -105,10 +113,12 @@ type WidgetSpec struct {
 	// +k8s:listMapKey=name
 	// +optional
 	// +kubebuilder:validation:MaxItems=16
+	// +k8s:optional
 	Backends []Backend `json:"backends,omitempty"`
 
 	// Options is mutable; its Mode is immutable while Options exists.
 	// +optional
+	// +k8s:optional
 	Options *Options `json:"options,omitempty"`
 
 	// Description may change.
@@ -146,6 +156,7 @@ type Backend struct {
 	// +immutable
 	// +k8s:immutable
 	// +kubebuilder:validation:MaxLength=253
+	// +k8s:optional
 	Address string `json:"address"`
 	// +optional
 	Weight int32 `json:"weight,omitempty"`
@@ -156,6 +167,7 @@ type Options struct {
 	// +immutable
 	// +k8s:immutable
 	// +optional
+	// +k8s:optional
 	Mode string `json:"mode,omitempty"`
 	// +optional
 	Verbose bool `json:"verbose,omitempty"`
