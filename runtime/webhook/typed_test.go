@@ -1,0 +1,222 @@
+package webhook_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/immutable-gen/immutable-gen/runtime/webhook"
+)
+
+// typedWidget is a typed example.com/v1 Widget: spec.engine is immutable.
+type typedWidget struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              typedWidgetSpec `json:"spec"`
+}
+
+type typedWidgetSpec struct {
+	Engine   string `json:"engine"`
+	Replicas int32  `json:"replicas"`
+}
+
+func (in *typedWidget) DeepCopyObject() k8sruntime.Object {
+	out := *in
+	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	return &out
+}
+
+// ValidateImmutableUpdate is what `immutable-gen validators` writes for
+// +immutable on spec.engine.
+func (in *typedWidget) ValidateImmutableUpdate(old *typedWidget) field.ErrorList {
+	if in.Spec.Engine != old.Spec.Engine {
+		return field.ErrorList{field.Invalid(field.NewPath("spec", "engine"), in.Spec.Engine, "field is immutable").WithOrigin("immutable")}
+	}
+	return nil
+}
+
+var _ admission.Validator[*typedWidget] = &webhook.ImmutableValidator[*typedWidget]{}
+
+func typedScheme(t *testing.T) *k8sruntime.Scheme {
+	t.Helper()
+	s := k8sruntime.NewScheme()
+	gv := schema.GroupVersion{Group: "example.com", Version: "v1"}
+	s.AddKnownTypeWithName(gv.WithKind("Widget"), &typedWidget{})
+	metav1.AddToGroupVersion(s, gv)
+	return s
+}
+
+// replicasValidator is a project's own validator: replicas must not be
+// negative (422), a replica count of 13 is forbidden (403), 7 warns.
+type replicasValidator struct{ creates, deletes int }
+
+func (v *replicasValidator) check(w *typedWidget) (admission.Warnings, error) {
+	var warnings admission.Warnings
+	switch r := w.Spec.Replicas; {
+	case r < 0:
+		return nil, apierrors.NewInvalid(schema.GroupKind{Group: "example.com", Kind: "Widget"}, w.Name,
+			field.ErrorList{field.Invalid(field.NewPath("spec", "replicas"), r, "must not be negative")})
+	case r == 13:
+		return nil, apierrors.NewForbidden(schema.GroupResource{Group: "example.com", Resource: "widgets"}, w.Name, errUnlucky)
+	case r == 7:
+		warnings = append(warnings, "seven replicas")
+	}
+	return warnings, nil
+}
+
+var errUnlucky = errors.New("13 replicas")
+
+func (v *replicasValidator) ValidateCreate(_ context.Context, w *typedWidget) (admission.Warnings, error) {
+	v.creates++
+	return v.check(w)
+}
+
+func (v *replicasValidator) ValidateUpdate(_ context.Context, _, w *typedWidget) (admission.Warnings, error) {
+	return v.check(w)
+}
+
+func (v *replicasValidator) ValidateDelete(context.Context, *typedWidget) (admission.Warnings, error) {
+	v.deletes++
+	return nil, nil
+}
+
+func typedJSON(engine string, replicas int) string {
+	return widgetJSON(`{"engine": "`+engine+`", "replicas": `+itoa(replicas)+`}`, "")
+}
+
+func itoa(i int) string {
+	if i < 0 {
+		return "-" + itoa(-i)
+	}
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return itoa(i/10) + string(rune('0'+i%10))
+}
+
+// TestImmutableValidator serves real AdmissionReviews through
+// controller-runtime's admission.WithValidator webhook.
+func TestImmutableValidator(t *testing.T) {
+	for _, tc := range []struct {
+		name                   string
+		operation              string
+		dryRun                 bool
+		object, old            string
+		withNext               bool
+		wantAllowed            bool
+		wantCode               int32
+		wantCauses, wantReason string
+		wantWarnings           []string
+	}{{
+		name: "unchanged engine: allowed", operation: "UPDATE",
+		object: typedJSON("redis", 3), old: typedJSON("redis", 1), wantAllowed: true,
+	}, {
+		name: "changed engine: 422 with the cause", operation: "UPDATE",
+		object: typedJSON("memcached", 1), old: typedJSON("redis", 1),
+		wantCode: 422, wantCauses: `spec.engine: FieldValueInvalid: Invalid value: "memcached": field is immutable`,
+	}, {
+		name: "dry run is checked", operation: "UPDATE", dryRun: true,
+		object: typedJSON("memcached", 1), old: typedJSON("redis", 1),
+		wantCode: 422, wantCauses: `spec.engine: FieldValueInvalid: Invalid value: "memcached": field is immutable`,
+	}, {
+		name: "create: not checked", operation: "CREATE",
+		object: typedJSON("memcached", 1), old: "null", wantAllowed: true,
+	}, {
+		name: "delete: not checked", operation: "DELETE",
+		object: "null", old: typedJSON("memcached", 1), wantAllowed: true,
+	}, {
+		name: "next's Invalid merged after ours", operation: "UPDATE", withNext: true,
+		object: typedJSON("memcached", -1), old: typedJSON("redis", 1),
+		wantCode: 422, wantCauses: "spec.engine: FieldValueInvalid: Invalid value: \"memcached\": field is immutable\n" +
+			"spec.replicas: FieldValueInvalid: Invalid value: -1: must not be negative",
+	}, {
+		name: "next's Invalid alone", operation: "UPDATE", withNext: true,
+		object: typedJSON("redis", -1), old: typedJSON("redis", 1),
+		wantCode: 422, wantCauses: "spec.replicas: FieldValueInvalid: Invalid value: -1: must not be negative",
+	}, {
+		name: "next's Forbidden wins as it is", operation: "UPDATE", withNext: true,
+		object: typedJSON("memcached", 13), old: typedJSON("redis", 1),
+		wantCode: http.StatusForbidden, wantReason: string(metav1.StatusReasonForbidden),
+	}, {
+		name: "next's warnings are kept beside ours", operation: "UPDATE", withNext: true,
+		object: typedJSON("memcached", 7), old: typedJSON("redis", 1),
+		wantCode: 422, wantCauses: `spec.engine: FieldValueInvalid: Invalid value: "memcached": field is immutable`,
+		wantWarnings: []string{"seven replicas"},
+	}, {
+		name: "next's create verdict", operation: "CREATE", withNext: true,
+		object: typedJSON("redis", -1), old: "null",
+		wantCode: 422, wantCauses: "spec.replicas: FieldValueInvalid: Invalid value: -1: must not be negative",
+	}, {
+		name: "an unreadable object is refused with 400", operation: "UPDATE",
+		object: `{"apiVersion": "example.com/v1", "kind": "Widget", "spec": {"engine": 1}}`, old: typedJSON("redis", 1),
+		wantCode: http.StatusBadRequest,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := &webhook.ImmutableValidator[*typedWidget]{}
+			next := &replicasValidator{}
+			if tc.withNext {
+				v.Next = next
+			}
+			wh := admission.WithValidator(typedScheme(t), v)
+			r := post(t, wh, review(tc.operation, "", tc.dryRun, tc.object, tc.old))
+			if r.Allowed != tc.wantAllowed {
+				t.Fatalf("allowed = %v, want %v: %+v", r.Allowed, tc.wantAllowed, r.Result)
+			}
+			if strings.Join(r.Warnings, "|") != strings.Join(tc.wantWarnings, "|") {
+				t.Errorf("warnings %q, want %q", r.Warnings, tc.wantWarnings)
+			}
+			if tc.wantAllowed {
+				return
+			}
+			if r.Result == nil || r.Result.Code != tc.wantCode {
+				t.Fatalf("result %+v, want code %d", r.Result, tc.wantCode)
+			}
+			if tc.wantCode == 422 {
+				if got := causes(t, r); got != tc.wantCauses {
+					t.Errorf("causes:\n%s\nwant:\n%s", got, tc.wantCauses)
+				}
+				if n := len(r.Result.Details.Causes); n > 1 && !strings.Contains(r.Result.Message, "[") {
+					t.Errorf("message %q does not list the %d causes", r.Result.Message, n)
+				}
+				for _, c := range r.Result.Details.Causes {
+					if !strings.Contains(r.Result.Message, c.Field+": "+c.Message) {
+						t.Errorf("message %q lacks the cause %s: %s", r.Result.Message, c.Field, c.Message)
+					}
+				}
+			}
+			if tc.wantReason != "" && string(r.Result.Reason) != tc.wantReason {
+				t.Errorf("reason %q, want %q", r.Result.Reason, tc.wantReason)
+			}
+		})
+	}
+}
+
+// TestImmutableValidatorMessage: a merged refusal reads as
+// apierrors.NewInvalid's would for the same causes.
+func TestImmutableValidatorMessage(t *testing.T) {
+	v := &webhook.ImmutableValidator[*typedWidget]{Next: &replicasValidator{}}
+	old := &typedWidget{Spec: typedWidgetSpec{Engine: "redis"}}
+	obj := &typedWidget{Spec: typedWidgetSpec{Engine: "memcached", Replicas: -1}}
+	obj.Name = "w"
+	obj.APIVersion, obj.Kind = "example.com/v1", "Widget"
+	_, err := v.ValidateUpdate(context.Background(), old, obj)
+	want := apierrors.NewInvalid(schema.GroupKind{Group: "example.com", Kind: "Widget"}, "w", field.ErrorList{
+		field.Invalid(field.NewPath("spec", "engine"), "memcached", "field is immutable"),
+		field.Invalid(field.NewPath("spec", "replicas"), int32(-1), "must not be negative"),
+	})
+	if err == nil || err.Error() != want.Error() {
+		t.Errorf("error %v\nwant  %v", err, want)
+	}
+	if !apierrors.IsInvalid(err) {
+		t.Errorf("%v is not Invalid", err)
+	}
+}
