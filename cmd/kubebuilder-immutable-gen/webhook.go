@@ -72,7 +72,7 @@ func scaffoldWebhook(req PluginRequest, out map[string]string, log io.Writer) er
 	if !hasImmutableMarkers(req.Universe, path.Dir(typesFile(req))) {
 		fmt.Fprintf(log, "%s: note: %s has no +immutable marker yet, so %s registers %sCustomValidator alone. "+
 			"Once fields are marked and make generate has written ValidateImmutableUpdate, register\n\t%s\n"+
-			"(import %s %q), or run this command again.\n",
+			"(import %s %q).\n",
 			pluginKey, kind, file, kind, wrapped(kind, typ), adapterAlias, adapterPackage)
 		return nil
 	}
