@@ -87,3 +87,10 @@ bench-webhook:
 	cd bench/webhook && $(GO) run . $(BENCHFLAGS)
 soak-webhook:
 	cd bench/webhook && $(GO) run . -soak 10m $(BENCHFLAGS)
+
+## bench-validators: validation-gen (k8s.io/code-generator v0.37.1) beside immutable-gen's typed validators and runtime on two test APIs: the peer differential and generated-code checks, then the benchmarks, -count $(BENCH_VALIDATORS_COUNT), for benchstat -col /impl (nested module bench/validators; BENCHMARKS.md)
+.PHONY: bench-validators
+BENCH_VALIDATORS_COUNT ?= 6
+bench-validators:
+	cd bench/validators && $(GO) test -count=1 ./...
+	cd bench/validators && $(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_VALIDATORS_COUNT) .
