@@ -237,22 +237,9 @@ func (g Generator) process(f crdFile, mode string, c *cache.Cache) ([]byte, diag
 		data, err := encode(f.header, obj)
 		return data, unmarkedFindings(f.crd, j, c), err
 	}
-	models := map[string]*schema.Node{}
-	versions, _ := nested(obj, "spec", "versions").([]any)
-	var diags diag.List
-	for _, v := range versions {
-		vm, _ := v.(map[string]any)
-		name, _ := vm["name"].(string)
-		root, _ := nested(vm, "schema", "openAPIV3Schema").(map[string]any)
-		if root == nil {
-			continue
-		}
-		model, err := schema.Build(root)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s %s: %w", f.crd.Name, name, err)
-		}
-		models[name] = model
-		diags = append(diags, validation.Placement(f.crd.Name+" "+name, model)...)
+	models, diags, err := buildModels(f, obj)
+	if err != nil {
+		return nil, nil, err
 	}
 	checked := f.crd
 	switch mode {
@@ -273,6 +260,30 @@ func (g Generator) process(f crdFile, mode string, c *cache.Cache) ([]byte, diag
 	diags = append(diags, validation.APIServer(checked, models, diag.Error)...)
 	data, err := encode(f.header, obj)
 	return data, diags, err
+}
+
+// buildModels builds the immutability model of every version of the CRD
+// tree obj (taking the carriers out of it) and checks the KEP placement
+// rules on each.
+func buildModels(f crdFile, obj map[string]any) (map[string]*schema.Node, diag.List, error) {
+	models := map[string]*schema.Node{}
+	versions, _ := nested(obj, "spec", "versions").([]any)
+	var diags diag.List
+	for _, v := range versions {
+		vm, _ := v.(map[string]any)
+		name, _ := vm["name"].(string)
+		root, _ := nested(vm, "schema", "openAPIV3Schema").(map[string]any)
+		if root == nil {
+			continue
+		}
+		model, err := schema.Build(root)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s %s: %w", f.crd.Name, name, err)
+		}
+		models[name] = model
+		diags = append(diags, validation.Placement(f.crd.Name+" "+name, model)...)
+	}
+	return models, diags, nil
 }
 
 // messageNotes says, once per +immutable:message, that the extensions

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-tools/pkg/crd"
 	"sigs.k8s.io/controller-tools/pkg/genall"
+	"sigs.k8s.io/controller-tools/pkg/loader"
 	"sigs.k8s.io/yaml"
 )
 
@@ -20,6 +21,9 @@ type crdFile struct {
 	path   string
 	header string
 	crd    *apiextv1.CustomResourceDefinition
+	// sources are the Go packages the CRD's versions were generated from,
+	// by version name: the kind is the type of the CRD's kind in each.
+	sources map[string]*loader.Package
 }
 
 // parseCRDs does what controller-tools' crd.Generator.Generate does up to
@@ -65,6 +69,12 @@ func (g Generator) parseCRDs(ctx *genall.GenerationContext) ([]crdFile, error) {
 	for _, groupKind := range kubeKinds {
 		parser.NeedCRDFor(groupKind, up.MaxDescLen)
 		crdRaw := parser.CustomResourceDefinitions[groupKind]
+		sources := map[string]*loader.Package{}
+		for pkg, gv := range parser.GroupVersions {
+			if gv.Group == groupKind.Group && parser.Types[crd.TypeIdent{Package: pkg, Name: groupKind.Kind}] != nil {
+				sources[gv.Version] = pkg
+			}
+		}
 		if up.OmitToolVersion == nil || !*up.OmitToolVersion {
 			if crdRaw.Annotations == nil {
 				crdRaw.Annotations = map[string]string{}
@@ -86,7 +96,7 @@ func (g Generator) parseCRDs(ctx *genall.GenerationContext) ([]crdFile, error) {
 			if i > 0 {
 				name = fmt.Sprintf("%s_%s.%s.yaml", crdRaw.Spec.Group, crdRaw.Spec.Names.Plural, ver)
 			}
-			files = append(files, crdFile{path: name, header: headerText, crd: typed})
+			files = append(files, crdFile{path: name, header: headerText, crd: typed, sources: sources})
 		}
 	}
 	return files, nil

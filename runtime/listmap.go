@@ -1,10 +1,9 @@
 package runtime
 
 import (
-	"strconv"
-	"strings"
-
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/immutable-gen/immutable-gen/runtime/immutable"
 )
 
 // Lists with x-kubernetes-list-type map correlate their items by the tuple
@@ -187,16 +186,9 @@ func (c *Checker) keyHash(s *shape, m map[string]interface{}) uint64 {
 // formatKey renders the key of an item for a message, as a JSON object with
 // the key properties in x-kubernetes-list-map-keys order: {"name":"http"}.
 func formatKey(s *shape, m map[string]interface{}) string {
-	var b strings.Builder
-	b.WriteByte('{')
+	values := make([]string, len(s.listKeys))
 	for i, k := range s.listKeys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Quote(k))
-		b.WriteByte(':')
-		b.WriteString(formatScalar(m[k]))
+		values[i] = formatScalar(m[k])
 	}
-	b.WriteByte('}')
-	return b.String()
+	return immutable.FormatKey(s.listKeys, values...)
 }

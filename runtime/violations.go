@@ -8,10 +8,12 @@ import (
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/immutable-gen/immutable-gen/runtime/immutable"
 )
 
 // Origin is the origin of every violation ValidateUpdate reports.
-const Origin = "immutable"
+const Origin = immutable.Origin
 
 // changed reports a changed immutable value, unless a value that is not JSON
 // or is too deep explains the difference.
@@ -23,7 +25,7 @@ func (w *walker) changed(nv, ov interface{}, p *field.Path, depth int) {
 	if w.unusable(nv, p, depth) || w.unusable(ov, p, depth) {
 		return
 	}
-	w.add(field.Invalid(p, nv, "field is immutable"), p)
+	w.errs = append(w.errs, immutable.Changed(p, nv))
 }
 
 // presence reports an immutable property, or one with immutable keys, that
@@ -33,15 +35,14 @@ func (w *walker) presence(n *node, p *field.Path, name string, added bool) {
 		w.found = true
 		return
 	}
-	detail := fmt.Sprintf("field %q is immutable and may not be %s", name, verb(added))
+	form := immutable.Keys
 	switch {
 	case n.immutable:
+		form = immutable.Whole
 	case n.immutableOnce:
-		detail = fmt.Sprintf("field %q is immutable once set and may not be %s", name, verb(added))
-	default:
-		detail = fmt.Sprintf("field %q has immutable keys and may not be %s", name, verb(added))
+		form = immutable.Once
 	}
-	w.forbidden(p, detail)
+	w.errs = append(w.errs, immutable.Presence(p, name, form, added))
 }
 
 // keyChanged reports a key added to or removed from a node with immutable
@@ -51,18 +52,7 @@ func (w *walker) keyChanged(p *field.Path, key string, added bool) {
 		w.found = true
 		return
 	}
-	w.forbidden(p, fmt.Sprintf("key %s may not be %s: keys are immutable", key, verb(added)))
-}
-
-func verb(added bool) string {
-	if added {
-		return "added"
-	}
-	return "removed"
-}
-
-func (w *walker) forbidden(p *field.Path, detail string) {
-	w.add(field.Forbidden(p, detail), p)
+	w.errs = append(w.errs, immutable.KeyChanged(p, key, added))
 }
 
 // deep reports a value nested deeper than MaxDepth, once per check.
@@ -158,7 +148,7 @@ func scan(v interface{}, depth int) (string, error) {
 }
 
 // quoteKey renders a map key for a message.
-func quoteKey(k string) string { return strconv.Quote(k) }
+func quoteKey(k string) string { return immutable.QuoteKey(k) }
 
 // formatScalar renders a key value for a message, as JSON.
 func formatScalar(v interface{}) string {

@@ -27,6 +27,7 @@ import (
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/openapi"
 	"github.com/immutable-gen/immutable-gen/output"
+	"github.com/immutable-gen/immutable-gen/validators"
 )
 
 // generators are controller-gen's, with crd replaced by immutable-gen's.
@@ -39,6 +40,7 @@ func generators() map[string]genall.Generator {
 		"webhook":            webhook.Generator{},
 		"schemapatch":        schemapatcher.Generator{},
 		"openapi":            openapi.Generator{},
+		"validators":         validators.Generator{},
 	}
 }
 
@@ -109,6 +111,9 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 
   # In place of controller-gen in a kubebuilder Makefile
   immutable-gen rbac:roleName=manager-role crd webhook paths="./..." output:crd:artifacts:config=config/crd/bases
+
+  # Typed ValidateImmutableUpdate methods (zz_generated.immutable.go) for the kinds
+  immutable-gen validators paths=./api/...
 
   # Check an update against a CRD with the extensions
   immutable-gen check-update --schema crd.yaml --old old.yaml --new new.yaml`,
@@ -183,6 +188,8 @@ func generate(rawOpts, buildTags []string, stdout, stderr io.Writer) error {
 		case crdgen.Generator:
 			*gen = g.WithReport(collect)
 		case openapi.Generator:
+			*gen = g.WithReport(collect)
+		case validators.Generator:
 			*gen = g.WithReport(collect)
 		}
 	}

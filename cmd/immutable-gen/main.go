@@ -2,7 +2,8 @@
 // API types into Kubernetes schemas, and checks updates against them.
 //
 // It takes controller-gen's arguments and runs controller-gen's generators
-// (crd, rbac, webhook, object, schemapatch, applyconfiguration); its crd
+// (crd, rbac, webhook, object, schemapatch, applyconfiguration), plus
+// openapi and validators (typed ValidateImmutableUpdate methods); its crd
 // generator adds immutability and writes output only when the whole run
 // succeeded. Subcommands:
 //

@@ -1,0 +1,128 @@
+// Package immutable holds what immutability checks share at run time: the
+// violations they report (one field.Error each, the texts of
+// docs/semantics.md "Update semantics" 6, written once here for the
+// unstructured runtime and the generated typed validators alike) and the
+// comparisons the typed validators `immutable-gen validators` generates
+// call instead of inlining them (multisets, list-map correlation, key sets).
+//
+// It depends on apimachinery's field package and the standard library only,
+// so an API package calling it pulls in nothing of the generator.
+package immutable
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Origin is the origin of every violation.
+const Origin = "immutable"
+
+// Form is the form of the marker on a property that was added or removed.
+type Form uint8
+
+const (
+	// Whole is +immutable (x-kubernetes-immutable).
+	Whole Form = iota
+	// Keys is +immutable=keys (x-kubernetes-immutable-keys).
+	Keys
+	// Once is +immutable=once (x-immutable-gen-immutable-once).
+	Once
+)
+
+// Changed is the violation of a changed immutable value: Invalid, "field is
+// immutable", with the new value.
+func Changed(p *field.Path, value any) *field.Error {
+	return finish(field.Invalid(p, value, "field is immutable"), p)
+}
+
+// Presence is the violation of a marked property name that was added or
+// removed: Forbidden, with the property's name and the marker's form in the
+// message.
+func Presence(p *field.Path, name string, form Form, added bool) *field.Error {
+	var detail string
+	switch form {
+	case Keys:
+		detail = fmt.Sprintf("field %q has immutable keys and may not be %s", name, verb(added))
+	case Once:
+		detail = fmt.Sprintf("field %q is immutable once set and may not be %s", name, verb(added))
+	default:
+		detail = fmt.Sprintf("field %q is immutable and may not be %s", name, verb(added))
+	}
+	return finish(field.Forbidden(p, detail), p)
+}
+
+// KeyChanged is the violation of a key added to or removed from a map or
+// list map with immutable keys: Forbidden, with the key as rendered by
+// QuoteKey (a map key) or FormatKey (a list-map key).
+func KeyChanged(p *field.Path, key string, added bool) *field.Error {
+	return finish(field.Forbidden(p, fmt.Sprintf("key %s may not be %s: keys are immutable", key, verb(added))), p)
+}
+
+func verb(added bool) string {
+	if added {
+		return "added"
+	}
+	return "removed"
+}
+
+// finish sets the origin, and the empty path for the root: field.Path
+// renders nil as "<nil>".
+func finish(e *field.Error, p *field.Path) *field.Error {
+	if p == nil {
+		e.Field = ""
+	}
+	return e.WithOrigin(Origin)
+}
+
+// QuoteKey renders a map key for a message: "team".
+func QuoteKey(k string) string { return strconv.Quote(k) }
+
+// FormatKey renders the key of a list-map item for a message, as a JSON
+// object with the key properties in x-kubernetes-list-map-keys order:
+// {"name":"http","port":80}. names and values go in pairs; values are
+// rendered as JSON (FormatScalar).
+func FormatKey(names []string, values ...string) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, k := range names {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Quote(k))
+		b.WriteByte(':')
+		if i < len(values) {
+			b.WriteString(values[i])
+		}
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// FormatScalar renders a key value of a Go type as the JSON of it decodes
+// and renders: strings quoted, integral numbers as integers, other numbers
+// in their shortest exact form (a float32 as encoding/json writes it). v is
+// a string, bool, int64, uint64, float64 or float32.
+func FormatScalar(v any) string {
+	switch x := v.(type) {
+	case string:
+		return strconv.Quote(x)
+	case bool:
+		return strconv.FormatBool(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case uint64:
+		return strconv.FormatUint(x, 10)
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<63 {
+			return strconv.FormatInt(int64(x), 10)
+		}
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case float32:
+		return strconv.FormatFloat(float64(x), 'g', -1, 32)
+	}
+	return fmt.Sprint(v)
+}

@@ -1,0 +1,221 @@
+package immutable
+
+import (
+	"cmp"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Walk is the state of one check by a generated validator. Like the
+// unstructured runtime, a check walks twice at most: a first walk (Report
+// false) builds no path, allocates nothing and stops at the first
+// violation; only if it found one, a second walk (Report true) builds paths
+// and collects every violation in order.
+type Walk struct {
+	// Report is true on the second walk.
+	Report bool
+	found  bool
+	errs   field.ErrorList
+}
+
+// Violation records that a violation was found and reports whether the
+// caller must build it and Add it (on the second walk).
+func (w *Walk) Violation() bool {
+	w.found = true
+	return w.Report
+}
+
+// Add appends a violation (built on the second walk).
+func (w *Walk) Add(e *field.Error) { w.errs = append(w.errs, e) }
+
+// Found reports whether a violation was found.
+func (w *Walk) Found() bool { return w.found }
+
+// Done reports whether the first walk can stop.
+func (w *Walk) Done() bool { return w.found && !w.Report }
+
+// Errors returns the violations collected.
+func (w *Walk) Errors() field.ErrorList { return w.errs }
+
+// Child is the path of property name below p, on the second walk only.
+func (w *Walk) Child(p *field.Path, name string) *field.Path {
+	if !w.Report {
+		return nil
+	}
+	return p.Child(name)
+}
+
+// Index is the path of list index i below p, on the second walk only.
+func (w *Walk) Index(p *field.Path, i int) *field.Path {
+	if !w.Report {
+		return nil
+	}
+	return p.Index(i)
+}
+
+// Key is the path of map key k below p, on the second walk only.
+func (w *Walk) Key(p *field.Path, k string) *field.Path {
+	if !w.Report {
+		return nil
+	}
+	return p.Key(k)
+}
+
+// SortedKeys returns the keys of m in order, for the second walk, which
+// reports violations inside map values in key order.
+func SortedKeys[M ~map[K]V, K cmp.Ordered, V any](m M) []K {
+	keys := make([]K, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// SameKeys reports whether a and b have the same keys.
+func SameKeys[M ~map[K]V, K comparable, V any](a, b M) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// KeyChange is a key added to or removed from a map or a list map.
+type KeyChange[K any] struct {
+	Key   K
+	Added bool
+}
+
+// MapKeyChanges returns the keys added to (in nm, not om) and removed from
+// (in om, not nm) a map, sorted by key.
+func MapKeyChanges[M ~map[K]V, K cmp.Ordered, V any](nm, om M) []KeyChange[K] {
+	var out []KeyChange[K]
+	for k := range nm {
+		if _, ok := om[k]; !ok {
+			out = append(out, KeyChange[K]{k, true})
+		}
+	}
+	for k := range om {
+		if _, ok := nm[k]; !ok {
+			out = append(out, KeyChange[K]{k, false})
+		}
+	}
+	slices.SortFunc(out, func(a, b KeyChange[K]) int { return cmp.Compare(a.Key, b.Key) })
+	return out
+}
+
+// SameMultiset reports whether a and b, of the same length, hold the same
+// items as multisets (a listType=set compared by value, order ignored). For
+// item types whose Go equality is their JSON equality (scalars, structs of
+// scalars). It allocates nothing when the items are equal in order.
+func SameMultiset[T comparable](a, b []T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	i := 0
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	a, b = a[i:], b[i:]
+	switch len(a) {
+	case 0:
+		return true
+	case 1:
+		return false
+	}
+	counts := make(map[T]int, len(a))
+	for _, x := range a {
+		counts[x]++
+	}
+	for _, y := range b {
+		if counts[y] == 0 {
+			return false
+		}
+		counts[y]--
+	}
+	return true
+}
+
+// A KeyFunc returns the key of a list-map item, and whether it has one: an
+// item has a key when every x-kubernetes-list-map-keys property is present
+// with a non-null scalar, as in the API server's own correlation.
+type KeyFunc[E any, K comparable] func(*E) (K, bool)
+
+// AlignedPrefix returns the length of the longest common prefix of nl and
+// ol in which items correlate by position: both have the same key, or
+// neither has one. Within it, position pairing is the pairing by key.
+func AlignedPrefix[E any, K comparable](nl, ol []E, key KeyFunc[E, K]) int {
+	n := min(len(nl), len(ol))
+	for i := range n {
+		nk, nok := key(&nl[i])
+		ok, ook := key(&ol[i])
+		if nok != ook || (nok && nk != ok) {
+			return i
+		}
+	}
+	return n
+}
+
+// Pair is a new list-map item correlated with an old one, by index.
+type Pair struct{ New, Old int }
+
+// PairByKey correlates the keyed items of nl with those of ol by key,
+// duplicates in order (the n-th new item with a key goes with the n-th old
+// one), and returns the pairs in the order of nl.
+func PairByKey[E any, K comparable](nl, ol []E, key KeyFunc[E, K]) []Pair {
+	old := make(map[K][]int, len(ol))
+	for i := range ol {
+		if k, ok := key(&ol[i]); ok {
+			old[k] = append(old[k], i)
+		}
+	}
+	var out []Pair
+	for i := range nl {
+		k, ok := key(&nl[i])
+		if !ok {
+			continue
+		}
+		if js := old[k]; len(js) > 0 {
+			out = append(out, Pair{i, js[0]})
+			old[k] = js[1:]
+		}
+	}
+	return out
+}
+
+// ListKeyChanges returns the keys of a list map removed (in ol, not nl; in
+// the order of ol) and added (in nl, not ol; in the order of nl), each key
+// once: key tuples compare as a set.
+func ListKeyChanges[E any, K comparable](nl, ol []E, key KeyFunc[E, K]) []KeyChange[K] {
+	keys := func(l []E) map[K]bool {
+		m := make(map[K]bool, len(l))
+		for i := range l {
+			if k, ok := key(&l[i]); ok {
+				m[k] = true
+			}
+		}
+		return m
+	}
+	inNew, inOld := keys(nl), keys(ol)
+	seen := map[K]bool{}
+	var out []KeyChange[K]
+	for i := range ol {
+		if k, ok := key(&ol[i]); ok && !inNew[k] && !seen[k] {
+			seen[k] = true
+			out = append(out, KeyChange[K]{k, false})
+		}
+	}
+	for i := range nl {
+		if k, ok := key(&nl[i]); ok && !inOld[k] && !seen[k] {
+			seen[k] = true
+			out = append(out, KeyChange[K]{k, true})
+		}
+	}
+	return out
+}

@@ -1,0 +1,9 @@
+// Package v1 is the test API of the typed validators: every marker form on
+// structs, pointers, scalars, sets, list maps with one and two keys, maps,
+// omitempty and required fields. Its zz_generated.immutable.go is generated
+// by `immutable-gen validators` (the golden test keeps it current) and
+// checked against the runtime by validators' differential test.
+//
+// +kubebuilder:object:generate=true
+// +groupName=validators.example.com
+package v1

@@ -1,0 +1,812 @@
+package validators
+
+import (
+	"bytes"
+	"fmt"
+	"go/types"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"k8s.io/gengo/v2/namer"
+	gengotypes "k8s.io/gengo/v2/types"
+
+	"github.com/immutable-gen/immutable-gen/diag"
+	"github.com/immutable-gen/immutable-gen/markers"
+	"github.com/immutable-gen/immutable-gen/schema"
+)
+
+// Import paths the generated code calls.
+const (
+	fieldPkg     = "k8s.io/apimachinery/pkg/util/validation/field"
+	immutablePkg = "github.com/immutable-gen/immutable-gen/runtime/immutable"
+)
+
+// emitter writes the validators of one package: for each root kind a
+// ValidateImmutableUpdate method, and the functions it calls, one per Go
+// type and schema shape (a walk function where something marked lies below,
+// an equality function for what is compared whole).
+type emitter struct {
+	local   *types.Package
+	tracker *namer.DefaultImportTracker
+	subject string
+
+	funcs []*bytes.Buffer
+	names map[string]string // function key → name
+	used  map[string]bool   // names given
+	diags diag.List
+	// failed records the nodes already reported, once each.
+	failed map[*schema.Node]bool
+	tmp    int
+}
+
+func newEmitter(local *types.Package, tracker *namer.DefaultImportTracker) *emitter {
+	return &emitter{
+		local:   local,
+		tracker: tracker,
+		names:   map[string]string{},
+		used:    map[string]bool{},
+		failed:  map[*schema.Node]bool{},
+	}
+}
+
+// pkg returns the local name of the imported package path.
+func (e *emitter) pkg(path string) string {
+	e.tracker.AddSymbol(gengotypes.Name{Package: path, Name: "_"})
+	return e.tracker.LocalNameOf(path)
+}
+
+// typeString renders t in the local package.
+func (e *emitter) typeString(t types.Type) string {
+	return types.TypeString(t, func(p *types.Package) string {
+		if p == nil || p.Path() == e.local.Path() {
+			return ""
+		}
+		return e.pkg(p.Path())
+	})
+}
+
+// fail reports that the generated code cannot check node n of Go type t,
+// at the marker that makes it needed.
+func (e *emitter) fail(n *schema.Node, t types.Type, format string, args ...any) {
+	if n != nil && e.failed[n] {
+		return
+	}
+	if n != nil {
+		e.failed[n] = true
+	}
+	var o *markers.Origin
+	for a := n; a != nil && o == nil; a = a.Parent {
+		if len(a.Origins) > 0 {
+			o = &a.Origins[0]
+		}
+	}
+	if o == nil && n != nil {
+		n.Walk(func(c *schema.Node) {
+			if o == nil && len(c.Origins) > 0 {
+				o = &c.Origins[0]
+			}
+		})
+	}
+	path := "<root>"
+	if n != nil {
+		path = n.Path()
+	}
+	d := diag.Diagnostic{
+		Severity: diag.Error,
+		Message:  fmt.Sprintf("the typed validators cannot check %s (Go type %s): %s", path, e.typeString(t), fmt.Sprintf(format, args...)),
+		Fix:      "change the Go type, or check this API with the immutable-gen runtime on unstructured objects",
+	}
+	if o != nil {
+		d.Pos = o.Pos
+		d.Subject = fmt.Sprintf("%s (%s: %s)", o.Marker(), e.subject, path)
+	} else {
+		d.Subject = e.subject
+	}
+	e.diags = append(e.diags, d)
+}
+
+// newFunc reserves a function name for key, from base; it reports false if
+// the function exists already.
+func (e *emitter) newFunc(key, base string) (string, *bytes.Buffer, bool) {
+	if name, ok := e.names[key]; ok {
+		return name, nil, false
+	}
+	name := base
+	for i := 2; e.used[name]; i++ {
+		name = base + "_" + strconv.Itoa(i)
+	}
+	e.used[name] = true
+	e.names[key] = name
+	b := &bytes.Buffer{}
+	e.funcs = append(e.funcs, b)
+	return name, b, true
+}
+
+func (e *emitter) v(prefix string) string {
+	e.tmp++
+	return prefix + strconv.Itoa(e.tmp)
+}
+
+// typeName names t for function names: Widget, Corev1Probe, SliceString.
+func (e *emitter) typeName(t types.Type) string {
+	switch t := t.(type) {
+	case *types.Named:
+		name := t.Obj().Name()
+		if p := t.Obj().Pkg(); p != nil && p.Path() != e.local.Path() {
+			name = upper(e.pkg(p.Path())) + name
+		}
+		return name
+	case *types.Alias:
+		return e.typeName(types.Unalias(t))
+	case *types.Basic:
+		return upper(t.Name())
+	case *types.Pointer:
+		return "Ptr" + e.typeName(t.Elem())
+	case *types.Slice:
+		return "Slice" + e.typeName(t.Elem())
+	case *types.Map:
+		return "Map" + e.typeName(t.Key()) + e.typeName(t.Elem())
+	case *types.Struct:
+		return "Struct"
+	}
+	return "Value"
+}
+
+func upper(s string) string {
+	if s == "" {
+		return s
+	}
+	r := []rune(s)
+	r[0] = unicode.ToUpper(r[0])
+	return string(r)
+}
+
+// walks reports whether the walk must visit n: n carries a marker, or a
+// node below it that the walk reaches does (the items of a set are never
+// correlated, so never reached).
+func walks(n *schema.Node) bool {
+	if n == nil {
+		return false
+	}
+	if n.Fixed() || n.ImmutableKeys() {
+		return true
+	}
+	for _, c := range n.Properties {
+		if walks(c) {
+			return true
+		}
+	}
+	if n.Items != nil && n.ListType() != "set" && walks(n.Items) {
+		return true
+	}
+	return walks(n.Values)
+}
+
+// shape renders what of n the code generated for it depends on: the marks
+// (walk) and the list types, keys and structure below.
+func shape(n *schema.Node, marks bool) string {
+	if n == nil {
+		return "-"
+	}
+	var b strings.Builder
+	if marks {
+		switch {
+		case n.Immutable():
+			b.WriteString("I")
+		case n.ImmutableOnce():
+			b.WriteString("O")
+		}
+		if n.ImmutableKeys() {
+			b.WriteString("K")
+		}
+		if n.Fixed() {
+			// Compared whole: only what equality depends on matters below.
+			b.WriteString(shape(n, false))
+			return b.String()
+		}
+	}
+	if n.IsList() {
+		b.WriteString(n.ListType())
+		if n.ListType() == "map" {
+			b.WriteString("(" + strings.Join(n.ListMapKeys(), ",") + ")")
+		}
+	}
+	b.WriteString("{")
+	for _, k := range sortedKeys(n.Properties) {
+		b.WriteString(strconv.Quote(k) + ":" + shape(n.Properties[k], marks) + ",")
+	}
+	b.WriteString("}")
+	if n.Items != nil {
+		b.WriteString("[" + shape(n.Items, marks) + "]")
+	}
+	if n.Values != nil {
+		b.WriteString("<" + shape(n.Values, marks) + ">")
+	}
+	return b.String()
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// structOf returns the struct type under t (named or literal), or nil.
+func structOf(t types.Type) *types.Struct {
+	s, _ := t.Underlying().(*types.Struct)
+	return s
+}
+
+// special is a type whose JSON comes from its own MarshalJSON.
+func special(t types.Type) bool {
+	if _, ok := t.(*types.Named); ok {
+		return marshals(t)
+	}
+	return false
+}
+
+// knownTypes are the types with their own JSON encoding that package
+// immutable compares as their JSON compares (Same<name>), by package path
+// and type name.
+var knownTypes = map[string]string{
+	"k8s.io/apimachinery/pkg/apis/meta/v1.Time":       "Time",
+	"k8s.io/apimachinery/pkg/apis/meta/v1.MicroTime":  "MicroTime",
+	"k8s.io/apimachinery/pkg/apis/meta/v1.Duration":   "Duration",
+	"k8s.io/apimachinery/pkg/api/resource.Quantity":   "Quantity",
+	"k8s.io/apimachinery/pkg/util/intstr.IntOrString": "IntOrString",
+}
+
+// known returns the name of t in knownTypes, or "".
+func known(t types.Type) string {
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil {
+		return ""
+	}
+	return knownTypes[n.Obj().Pkg().Path()+"."+n.Obj().Name()]
+}
+
+// root writes the ValidateImmutableUpdate method of kind t at the model's
+// root.
+func (e *emitter) root(t *types.Named, n *schema.Node) {
+	name := t.Obj().Name()
+	b := &bytes.Buffer{}
+	e.funcs = append(e.funcs, b)
+	field := e.pkg(fieldPkg)
+	fmt.Fprintf(b, `// ValidateImmutableUpdate checks the update of old to in against the
+// immutability markers of %[1]s (+immutable, +immutable=keys, +immutable=once):
+// one error per violation, paths from the object's root, exactly the errors
+// the immutable-gen runtime reports on the JSON of the two objects with the
+// schema of the %[2]s CRD. It does not allocate when nothing marked changed.
+// A nil in or old is an absent object: nothing is compared.
+func (in *%[1]s) ValidateImmutableUpdate(old *%[1]s) %[3]s.ErrorList {
+`, name, e.subject, field)
+	if !walks(n) {
+		fmt.Fprintf(b, "\t// No field of %s carries an immutability marker.\n\treturn nil\n}\n\n", name)
+		return
+	}
+	walk := e.walkStruct(t, n)
+	imm := e.pkg(immutablePkg)
+	fmt.Fprintf(b, `	if in == nil || old == nil {
+		return nil
+	}
+	var probe %[1]s.Walk
+	%[2]s(&probe, in, old, nil)
+	if !probe.Found() {
+		return nil
+	}
+	w := %[1]s.Walk{Report: true}
+	%[2]s(&w, in, old, nil)
+	return w.Errors()
+}
+
+`, imm, walk)
+}
+
+// walkStruct returns the walk function of struct type t at node n:
+// func(w *immutable.Walk, in, old *T, p *field.Path).
+func (e *emitter) walkStruct(t types.Type, n *schema.Node) string {
+	ts := e.typeString(t)
+	name, b, isNew := e.newFunc("walk|"+ts+"|"+shape(n, true), "walk"+e.typeName(t))
+	if !isNew {
+		return name
+	}
+	fields, err := jsonFields(structOf(t), e.local)
+	if err != nil {
+		e.fail(n, t, "%v", err)
+		return name
+	}
+	byName := map[string]*jsonField{}
+	for _, f := range fields {
+		byName[f.name] = f
+	}
+	var body bytes.Buffer
+	for _, prop := range sortedKeys(n.Properties) {
+		c := n.Properties[prop]
+		if !walks(c) {
+			continue
+		}
+		f := byName[prop]
+		if f == nil {
+			e.fail(c, t, "the schema has a property %q that no Go field of the struct serializes as", prop)
+			continue
+		}
+		path := fmt.Sprintf("w.Child(p, %q)", prop)
+		pin, pold := e.presence(f, "in", c), e.presence(f, "old", c)
+		nv, ov := f.access("in"), f.access("old")
+		if pin == "true" && pold == "true" {
+			e.walkValue(&body, f.typ, c, nv, ov, path)
+			continue
+		}
+		imm := e.pkg(immutablePkg)
+		fmt.Fprintf(&body, "if nOK, oOK := %s, %s; nOK && oOK {\n", pin, pold)
+		e.walkValue(&body, f.typ, c, nv, ov, path)
+		form := "Whole"
+		switch {
+		case c.Immutable():
+		case c.ImmutableOnce():
+			form = "Once"
+		case c.ImmutableKeys():
+			form = "Keys"
+		}
+		switch {
+		case c.ImmutableOnce() && !c.Immutable():
+			fmt.Fprintf(&body, "} else if oOK && !nOK {\n")
+		case c.Fixed() || c.ImmutableKeys():
+			fmt.Fprintf(&body, "} else if nOK != oOK {\n")
+		default:
+			body.WriteString("}\n")
+			continue
+		}
+		fmt.Fprintf(&body, "if w.Violation() {\nw.Add(%s.Presence(%s, %q, %s.%s, nOK))\n}\nif w.Done() {\nreturn\n}\n}\n", imm, path, prop, imm, form)
+	}
+	fmt.Fprintf(b, "func %s(w *%s.Walk, in, old *%s, p *%s.Path) {\n", name, e.pkg(immutablePkg), ts, e.pkg(fieldPkg))
+	b.Write(body.Bytes())
+	b.WriteString("}\n\n")
+	return name
+}
+
+// presence renders whether field f of the struct at expr is in its JSON
+// (encoding/json's omitempty and omitzero; embedded pointers on the way).
+func (e *emitter) presence(f *jsonField, expr string, n *schema.Node) string {
+	x := f.access(expr)
+	var conds []string
+	if f.omitEmpty {
+		if c := e.nonEmpty(f.typ, x, n); c != "true" {
+			conds = append(conds, c)
+		}
+	}
+	if f.omitZero {
+		if c := e.nonZero(f.typ, x, n); c != "true" {
+			conds = append(conds, c)
+		}
+	}
+	g := f.guards(expr)
+	if len(conds) == 0 {
+		if g == "" {
+			return "true"
+		}
+		return strings.TrimSuffix(g, " && ")
+	}
+	return "(" + g + strings.Join(conds, " && ") + ")"
+}
+
+// nonEmpty renders encoding/json's "not empty" of x of type t (omitempty).
+func (e *emitter) nonEmpty(t types.Type, x string, n *schema.Node) string {
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		switch {
+		case u.Info()&types.IsString != 0:
+			return x + ` != ""`
+		case u.Info()&types.IsBoolean != 0:
+			return x
+		case u.Info()&types.IsNumeric != 0:
+			return x + " != 0"
+		}
+	case *types.Pointer, *types.Interface:
+		return x + " != nil"
+	case *types.Slice, *types.Map:
+		return "len(" + x + ") != 0"
+	case *types.Array:
+		if u.Len() == 0 {
+			return "false"
+		}
+		return "true"
+	case *types.Struct:
+		return "true"
+	}
+	e.fail(n, t, "encoding/json's omitempty on this type is not modelled")
+	return "true"
+}
+
+// nonZero renders encoding/json's "not zero" of x of type t (omitzero).
+func (e *emitter) nonZero(t types.Type, x string, n *schema.Node) string {
+	if hasIsZero(t) {
+		if _, ok := t.Underlying().(*types.Pointer); ok {
+			return "(" + x + " != nil && !" + x + ".IsZero())"
+		}
+		return "!" + x + ".IsZero()"
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		return e.nonEmpty(t, x, n)
+	case *types.Pointer, *types.Interface, *types.Slice, *types.Map:
+		return x + " != nil"
+	case *types.Struct:
+		if types.Comparable(u) {
+			return x + " != (" + e.typeString(t) + "{})"
+		}
+	}
+	e.fail(n, t, "encoding/json's omitzero on a type without IsZero that is not comparable is not modelled")
+	return "true"
+}
+
+func hasIsZero(t types.Type) bool {
+	obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(t), true, nil, "IsZero")
+	f, ok := obj.(*types.Func)
+	if !ok {
+		return false
+	}
+	sig := f.Signature()
+	return sig.Params().Len() == 0 && sig.Results().Len() == 1 && types.Identical(sig.Results().At(0).Type(), types.Typ[types.Bool])
+}
+
+// walkValue writes the check of nv and ov, expressions of Go type t present
+// in both objects' JSON, at node n; path is the expression of its
+// *field.Path. Expressions are addressable.
+func (e *emitter) walkValue(b *bytes.Buffer, t types.Type, n *schema.Node, nv, ov, path string) {
+	imm := e.pkg(immutablePkg)
+	if n.Fixed() {
+		fmt.Fprintf(b, "if !(%s) {\nif w.Violation() {\nw.Add(%s.Changed(%s, %s))\n}\nif w.Done() {\nreturn\n}\n}\n", e.equal(t, n, nv, ov), imm, path, nv)
+		return
+	}
+	if n.ImmutableKeys() {
+		if !e.keys(b, t, n, nv, ov, path) {
+			return
+		}
+	}
+	if !walks(n.Items) && !walks(n.Values) && !anyWalks(n.Properties) {
+		return
+	}
+	if special(t) {
+		e.fail(n, t, "markers below a type with its own JSON encoding")
+		return
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Pointer:
+		fmt.Fprintf(b, "if %s != nil && %s != nil {\n", nv, ov)
+		if structOf(u.Elem()) != nil && !special(u.Elem()) {
+			fmt.Fprintf(b, "%s(w, %s, %s, %s)\nif w.Done() {\nreturn\n}\n", e.walkStruct(u.Elem(), n), nv, ov, path)
+		} else {
+			e.walkValue(b, u.Elem(), n, "(*"+nv+")", "(*"+ov+")", path)
+		}
+		b.WriteString("}\n")
+	case *types.Struct:
+		fmt.Fprintf(b, "%s(w, %s, %s, %s)\nif w.Done() {\nreturn\n}\n", e.walkStruct(t, n), addr(nv), addr(ov), path)
+	case *types.Map:
+		if !isStringKind(u.Key()) {
+			e.fail(n, t, "map keys that are not strings")
+			return
+		}
+		k, nv1, ov1 := e.v("k"), e.v("nv"), e.v("ov")
+		fmt.Fprintf(b, "if %s != nil && %s != nil {\nif w.Report {\n", nv, ov)
+		fmt.Fprintf(b, "for _, %s := range %s.SortedKeys(%s) {\nif %s, ok := %s[%s]; ok {\n%s := %s[%s]\n", k, imm, nv, ov1, ov, k, nv1, nv, k)
+		e.walkValue(b, u.Elem(), n.Values, nv1, ov1, fmt.Sprintf("w.Key(%s, string(%s))", path, k))
+		b.WriteString("}\n}\n} else {\n")
+		fmt.Fprintf(b, "for %s, %s := range %s {\nif %s, ok := %s[%s]; ok {\n", k, nv1, nv, ov1, ov, k)
+		e.walkValue(b, u.Elem(), n.Values, nv1, ov1, fmt.Sprintf("w.Key(%s, string(%s))", path, k))
+		b.WriteString("}\n}\n}\n}\n")
+	case *types.Slice:
+		switch n.ListType() {
+		case "set":
+			// Set items are their own identity: nothing to correlate.
+		case "map":
+			key, ok := e.listKey(t, n)
+			if !ok {
+				return
+			}
+			m, i, pr := e.v("m"), e.v("i"), e.v("pr")
+			fmt.Fprintf(b, "%s := %s.AlignedPrefix(%s, %s, %s)\n", m, imm, nv, ov, key.fn)
+			fmt.Fprintf(b, "for %s := 0; %s < %s; %s++ {\nif _, ok := %s(&%s[%s]); ok {\n", i, i, m, i, key.fn, nv, i)
+			e.walkValue(b, u.Elem(), n.Items, nv+"["+i+"]", ov+"["+i+"]", fmt.Sprintf("w.Index(%s, %s)", path, i))
+			b.WriteString("}\n}\n")
+			fmt.Fprintf(b, "if %s < len(%s) && %s < len(%s) {\nfor _, %s := range %s.PairByKey(%s[%s:], %s[%s:], %s) {\n", m, nv, m, ov, pr, imm, nv, m, ov, m, key.fn)
+			e.walkValue(b, u.Elem(), n.Items, fmt.Sprintf("%s[%s+%s.New]", nv, m, pr), fmt.Sprintf("%s[%s+%s.Old]", ov, m, pr), fmt.Sprintf("w.Index(%s, %s+%s.New)", path, m, pr))
+			b.WriteString("}\n}\n")
+		default:
+			i := e.v("i")
+			fmt.Fprintf(b, "for %s := 0; %s < min(len(%s), len(%s)); %s++ {\n", i, i, nv, ov, i)
+			e.walkValue(b, u.Elem(), n.Items, nv+"["+i+"]", ov+"["+i+"]", fmt.Sprintf("w.Index(%s, %s)", path, i))
+			b.WriteString("}\n")
+		}
+	default:
+		e.fail(n, t, "markers below a value of this type")
+	}
+}
+
+// addr renders the address of addressable expression x: &x, or p for (*p).
+func addr(x string) string {
+	if strings.HasPrefix(x, "(*") && strings.HasSuffix(x, ")") && !strings.ContainsAny(x[2:len(x)-1], "()") {
+		return x[2 : len(x)-1]
+	}
+	return "&" + x
+}
+
+func anyWalks(m map[string]*schema.Node) bool {
+	for _, c := range m {
+		if walks(c) {
+			return true
+		}
+	}
+	return false
+}
+
+func isStringKind(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Info()&types.IsString != 0
+}
+
+// keys writes the check of the key set of a map or list map with
+// +immutable=keys; it reports whether the walk may descend (the values are
+// not null).
+func (e *emitter) keys(b *bytes.Buffer, t types.Type, n *schema.Node, nv, ov, path string) bool {
+	imm := e.pkg(immutablePkg)
+	c := e.v("c")
+	switch u := t.Underlying().(type) {
+	case *types.Map:
+		if !isStringKind(u.Key()) {
+			e.fail(n, t, "map keys that are not strings")
+			return false
+		}
+		fmt.Fprintf(b, "if (%s == nil) != (%s == nil) {\nif w.Violation() {\nw.Add(%s.Changed(%s, %s))\n}\nif w.Done() {\nreturn\n}\n", nv, ov, imm, path, nv)
+		fmt.Fprintf(b, "} else if %s != nil && !%s.SameKeys(%s, %s) {\nif w.Violation() {\nfor _, %s := range %s.MapKeyChanges(%s, %s) {\n", nv, imm, nv, ov, c, imm, nv, ov)
+		fmt.Fprintf(b, "w.Add(%s.KeyChanged(%s, %s.QuoteKey(string(%s.Key)), %s.Added))\n}\n}\nif w.Done() {\nreturn\n}\n}\n", imm, path, imm, c, c)
+		return true
+	case *types.Slice:
+		if n.ListType() != "map" {
+			break
+		}
+		key, ok := e.listKey(t, n)
+		if !ok {
+			return false
+		}
+		cs := e.v("cs")
+		fmt.Fprintf(b, "if (%s == nil) != (%s == nil) {\nif w.Violation() {\nw.Add(%s.Changed(%s, %s))\n}\nif w.Done() {\nreturn\n}\n", nv, ov, imm, path, nv)
+		fmt.Fprintf(b, "} else if %s != nil && (len(%s) != len(%s) || %s.AlignedPrefix(%s, %s, %s) != len(%s)) {\n", nv, nv, ov, imm, nv, ov, key.fn, nv)
+		fmt.Fprintf(b, "if %s := %s.ListKeyChanges(%s, %s, %s); len(%s) > 0 && w.Violation() {\nfor _, %s := range %s {\n", cs, imm, nv, ov, key.fn, cs, c, cs)
+		fmt.Fprintf(b, "w.Add(%s.KeyChanged(%s, %s(%s.Key), %s.Added))\n}\n}\nif w.Done() {\nreturn\n}\n}\n", imm, path, e.format(key), c, c)
+		return true
+	}
+	e.fail(n, t, "+immutable=keys on a value that is neither a map nor a list map")
+	return false
+}
+
+// listKeyFuncs names the generated key type and functions of a list map.
+type listKeyFuncs struct {
+	typ, fn string
+	names   []string
+}
+
+// format returns the function rendering key k for a message (generated
+// once, where a key change is reported).
+func (e *emitter) format(k listKeyFuncs) string {
+	name, b, isNew := e.newFunc("format|"+k.typ, "format"+upper(k.typ))
+	if !isNew {
+		return name
+	}
+	imm := e.pkg(immutablePkg)
+	quoted := make([]string, len(k.names))
+	var values strings.Builder
+	for i, n := range k.names {
+		quoted[i] = strconv.Quote(n)
+		fmt.Fprintf(&values, ", %s.FormatScalar(k.k%d)", imm, i)
+	}
+	fmt.Fprintf(b, "func %s(k %s) string {\nreturn %s.FormatKey([]string{%s}%s)\n}\n\n", name, k.typ, imm, strings.Join(quoted, ", "), values.String())
+	return name
+}
+
+// listKey generates the key type of list map n of Go type t (a slice of
+// structs), its KeyFunc and its message rendering.
+func (e *emitter) listKey(t types.Type, n *schema.Node) (listKeyFuncs, bool) {
+	u := t.Underlying().(*types.Slice)
+	item := u.Elem()
+	st := structOf(item)
+	if st == nil || special(item) {
+		e.fail(n, t, "a list map whose items are not structs")
+		return listKeyFuncs{}, false
+	}
+	names := n.ListMapKeys()
+	base := e.typeName(item)
+	keyName, b, isNew := e.newFunc("key|"+e.typeString(item)+"|"+strings.Join(names, ","), "key"+base)
+	res := listKeyFuncs{typ: keyName, fn: keyName + "Of", names: names}
+	if !isNew {
+		return res, true
+	}
+	fields, err := jsonFields(st, e.local)
+	if err != nil {
+		e.fail(n, t, "%v", err)
+		return res, false
+	}
+	byName := map[string]*jsonField{}
+	for _, f := range fields {
+		byName[f.name] = f
+	}
+	var decl, conds, values strings.Builder
+	for i, k := range names {
+		f := byName[k]
+		if f == nil {
+			e.fail(n, t, "no field of the item struct serializes as the list map key %q", k)
+			return res, false
+		}
+		ft := f.typ
+		x := f.access("e")
+		var nonNull string
+		if p, ok := ft.Underlying().(*types.Pointer); ok {
+			nonNull = x + " != nil"
+			ft, x = p.Elem(), "*"+x
+		}
+		bt, ok := ft.Underlying().(*types.Basic)
+		if !ok || special(ft) {
+			e.fail(n, t, "the list map key %q is not a string, number or boolean", k)
+			return res, false
+		}
+		var goType string
+		switch {
+		case bt.Info()&types.IsString != 0:
+			goType = "string"
+		case bt.Info()&types.IsBoolean != 0:
+			goType = "bool"
+		case bt.Info()&types.IsUnsigned != 0:
+			goType = "uint64"
+		case bt.Info()&types.IsInteger != 0:
+			goType = "int64"
+		case bt.Kind() == types.Float32:
+			goType = "float32"
+		case bt.Kind() == types.Float64:
+			goType = "float64"
+		default:
+			e.fail(n, t, "the list map key %q is not a string, number or boolean", k)
+			return res, false
+		}
+		fmt.Fprintf(&decl, "k%d %s\n", i, goType)
+		if p := e.presence(f, "e", n); p != "true" {
+			conds.WriteString(" && " + p)
+		}
+		if nonNull != "" {
+			conds.WriteString(" && " + nonNull)
+		}
+		if types.Identical(ft, types.Universe.Lookup(goType).Type()) {
+			fmt.Fprintf(&values, "k%d: %s,\n", i, x)
+		} else {
+			fmt.Fprintf(&values, "k%d: %s(%s),\n", i, goType, x)
+		}
+	}
+	ts := e.typeString(item)
+	fmt.Fprintf(b, "// %s is the key of a %s item in a list map.\ntype %s struct {\n%s}\n\n", keyName, ts, keyName, decl.String())
+	e.used[res.fn] = true
+	fmt.Fprintf(b, "func %s(e *%s) (%s, bool) {\n", res.fn, ts, keyName)
+	if c := strings.TrimPrefix(conds.String(), " && "); c != "" {
+		fmt.Fprintf(b, "if !(%s) {\nreturn %s{}, false\n}\n", c, keyName)
+	}
+	fmt.Fprintf(b, "return %s{\n%s}, true\n}\n\n", keyName, values.String())
+	return res, true
+}
+
+// equal renders a boolean expression: a and b (addressable expressions of
+// type t) are equal as JSON values at node n (nil: no schema), as the
+// runtime compares them: null equals only null, lists in order except
+// listType=set, maps and structs by their properties.
+func (e *emitter) equal(t types.Type, n *schema.Node, a, b string) string {
+	if k := known(t); k != "" {
+		return fmt.Sprintf("%s.Same%s(%s, %s)", e.pkg(immutablePkg), k, addr(a), addr(b))
+	}
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		if k := known(p.Elem()); k == "Time" || k == "MicroTime" {
+			// nil and a zero time are both null.
+			return fmt.Sprintf("%s.Same%s(%s, %s)", e.pkg(immutablePkg), k, a, b)
+		}
+	}
+	if special(t) {
+		e.fail(n, t, "its JSON comes from its own MarshalJSON, and the typed validators compare exactly only the JSON of metav1.Time, MicroTime, Duration, resource.Quantity and intstr.IntOrString besides the types whose JSON follows from their Go fields")
+		return "false"
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		if u.Info()&(types.IsString|types.IsBoolean|types.IsInteger|types.IsFloat) == 0 || u.Kind() == types.Uintptr {
+			break
+		}
+		return a + " == " + b
+	case *types.Pointer:
+		return fmt.Sprintf("((%s == nil) == (%s == nil) && (%s == nil || %s))", a, b, a, e.equal(u.Elem(), n, "(*"+a+")", "(*"+b+")"))
+	case *types.Slice:
+		if eb, ok := u.Elem().Underlying().(*types.Basic); ok && eb.Kind() == types.Uint8 {
+			// []byte is a base64 string, or null when nil.
+			return fmt.Sprintf("((%s == nil) == (%s == nil) && string(%s) == string(%s))", a, b, a, b)
+		}
+		return fmt.Sprintf("%s(%s, %s)", e.equalFunc(t, n), addr(a), addr(b))
+	case *types.Map, *types.Struct:
+		return fmt.Sprintf("%s(%s, %s)", e.equalFunc(t, n), addr(a), addr(b))
+	}
+	e.fail(n, t, "no JSON value of this Go type can be compared")
+	return "false"
+}
+
+// equalFunc returns the equality function of t at node n:
+// func(a, b *T) bool.
+func (e *emitter) equalFunc(t types.Type, n *schema.Node) string {
+	ts := e.typeString(t)
+	name, b, isNew := e.newFunc("equal|"+ts+"|"+shape(n, false), "equal"+e.typeName(t))
+	if !isNew {
+		return name
+	}
+	var body bytes.Buffer
+	switch u := t.Underlying().(type) {
+	case *types.Struct:
+		fields, err := jsonFields(u, e.local)
+		if err != nil {
+			e.fail(n, t, "%v", err)
+			break
+		}
+		for _, f := range fields {
+			var c *schema.Node
+			if n != nil {
+				c = n.Properties[f.name]
+			}
+			pa, pb := e.presence(f, "a", c), e.presence(f, "b", c)
+			eq := e.equal(f.typ, c, f.access("a"), f.access("b"))
+			if pa == "true" && pb == "true" {
+				fmt.Fprintf(&body, "if !(%s) {\nreturn false\n}\n", eq)
+				continue
+			}
+			fmt.Fprintf(&body, "if pa, pb := %s, %s; pa != pb || pa && !(%s) {\nreturn false\n}\n", pa, pb, eq)
+		}
+		body.WriteString("return true\n")
+	case *types.Slice:
+		var items *schema.Node
+		set := false
+		if n != nil {
+			items, set = n.Items, n.ListType() == "set"
+		}
+		fmt.Fprintf(&body, "if (*a == nil) != (*b == nil) || len(*a) != len(*b) {\nreturn false\n}\n")
+		if set {
+			if !plainComparable(u.Elem()) {
+				e.fail(n, t, "a set whose items are not strings, numbers or booleans")
+				body.WriteString("return false\n")
+				break
+			}
+			fmt.Fprintf(&body, "return %s.SameMultiset(*a, *b)\n", e.pkg(immutablePkg))
+			break
+		}
+		fmt.Fprintf(&body, "for i := range *a {\nif !(%s) {\nreturn false\n}\n}\nreturn true\n", e.equal(u.Elem(), items, "(*a)[i]", "(*b)[i]"))
+	case *types.Map:
+		if !isStringKind(u.Key()) {
+			e.fail(n, t, "map keys that are not strings")
+			body.WriteString("return false\n")
+			break
+		}
+		var values *schema.Node
+		if n != nil {
+			values = n.Values
+		}
+		fmt.Fprintf(&body, "if (*a == nil) != (*b == nil) || len(*a) != len(*b) {\nreturn false\n}\n")
+		fmt.Fprintf(&body, "for k, av := range *a {\nbv, ok := (*b)[k]\nif !ok || !(%s) {\nreturn false\n}\n}\nreturn true\n", e.equal(u.Elem(), values, "av", "bv"))
+	}
+	fmt.Fprintf(b, "func %s(a, b *%s) bool {\n", name, ts)
+	b.Write(body.Bytes())
+	b.WriteString("}\n\n")
+	return name
+}
+
+// plainComparable reports whether Go's == on t is JSON equality: strings,
+// numbers and booleans.
+func plainComparable(t types.Type) bool {
+	if special(t) {
+		return false
+	}
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Info()&(types.IsString|types.IsBoolean|types.IsInteger|types.IsFloat) != 0 && b.Kind() != types.Uintptr
+}

@@ -1,0 +1,307 @@
+// Package validators is immutable-gen's `validators` generator: typed
+// update validators for Go API types, written with k8s.io/gengo/v2's
+// generator framework as deepcopy-gen and validation-gen are.
+//
+// For every package that holds the Go type of a CRD version with
+// immutability markers, it writes zz_generated.immutable.go with, for each
+// root kind T of the package (a type controller-tools makes a CRD of),
+//
+//	func (in *T) ValidateImmutableUpdate(old *T) field.ErrorList
+//
+// It does not analyse the Go types a second time to find where markers
+// land: it builds the crd generator's model (crdgen.Models: controller-tools'
+// CRD schema of each kind with the markers' carriers, schema.Build, and
+// validation.Placement, whose errors stop the run with nothing written), and
+// walks each schema.Node tree together with the Go type it was generated
+// from, matching JSON property names to Go fields as encoding/json does. The
+// generated code therefore checks the schema the crd generator writes, and
+// its verdicts and errors are the runtime's on the JSON of the same two
+// objects (docs/semantics.md, "Typed validators").
+//
+// The generated code compares Go values directly: no reflection, no
+// conversion to unstructured content. Values are present or absent as in
+// their JSON (a nil pointer, slice or map is null, or absent with
+// omitempty; an empty string, zero number or false is absent with
+// omitempty), lists of listType=set compare as multisets, list maps are
+// correlated by key, +immutable=keys compares key sets, +immutable=once
+// presence. It calls package runtime/immutable for the errors (the texts the
+// runtime reports) and for multisets and list-map correlation. A check that
+// finds nothing allocates nothing.
+//
+// A value the generated code cannot compare exactly (an interface, a type
+// with its own MarshalJSON such as metav1.Time or resource.Quantity, map
+// keys that are not strings, sets of structs) is an error at the marker
+// that needs the comparison: never a weaker check.
+package validators
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"go/types"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"k8s.io/gengo/v2/generator"
+	"k8s.io/gengo/v2/namer"
+	"sigs.k8s.io/controller-tools/pkg/genall"
+	"sigs.k8s.io/controller-tools/pkg/loader"
+	ctmarkers "sigs.k8s.io/controller-tools/pkg/markers"
+
+	"github.com/immutable-gen/immutable-gen/crdgen"
+	"github.com/immutable-gen/immutable-gen/diag"
+)
+
+// FileName is the file written into each package.
+const FileName = "zz_generated.immutable.go"
+
+// Generator generates typed immutability validators. Its options are those
+// of controller-gen's object generator, and the crd generator's options
+// that change the schema.
+type Generator struct {
+	// HeaderFile specifies the header text (e.g. license) to prepend to generated files.
+	HeaderFile string `marker:",optional"`
+	// Year specifies the year to substitute for " YEAR" in the header file.
+	Year string `marker:",optional"`
+	// AllowDangerousTypes allows float32 and float64 fields, as the crd generator's option does.
+	AllowDangerousTypes *bool `marker:",optional"`
+	// IgnoreUnexportedFields ignores unexported fields, as the crd generator's option does.
+	IgnoreUnexportedFields *bool `marker:",optional"`
+
+	report func(diag.List)
+}
+
+// WithReport returns g with fn receiving every run's diagnostics.
+func (g Generator) WithReport(fn func(diag.List)) Generator {
+	g.report = fn
+	return g
+}
+
+func (g Generator) crd() crdgen.Generator {
+	return crdgen.Generator{AllowDangerousTypes: g.AllowDangerousTypes, IgnoreUnexportedFields: g.IgnoreUnexportedFields}
+}
+
+// RegisterMarkers registers controller-tools' CRD markers and +immutable.
+func (g Generator) RegisterMarkers(into *ctmarkers.Registry) error {
+	return g.crd().RegisterMarkers(into)
+}
+
+// CheckFilter is the crd generator's.
+func (g Generator) CheckFilter() loader.NodeFilter { return g.crd().CheckFilter() }
+
+// Help describes the generator and its options.
+func (Generator) Help() *ctmarkers.DefinitionHelp {
+	return &ctmarkers.DefinitionHelp{
+		Category: "",
+		DetailedHelp: ctmarkers.DetailedHelp{
+			Summary: "generates typed ValidateImmutableUpdate methods for the root kinds of packages with +immutable markers.",
+			Details: "Writes " + FileName + " into every package holding a CRD kind with immutability markers, with\n" +
+				"func (in *T) ValidateImmutableUpdate(old *T) field.ErrorList for each root kind T: the verdicts and\n" +
+				"errors of the immutable-gen runtime on the CRD schema of the same types, comparing Go values directly.",
+		},
+		FieldHelp: map[string]ctmarkers.DetailedHelp{
+			"HeaderFile":             {Summary: "specifies the header text (e.g. license) to prepend to generated files."},
+			"Year":                   {Summary: "specifies the year to substitute for \" YEAR\" in the header file."},
+			"AllowDangerousTypes":    {Summary: "allows float32 and float64 fields, as crd:allowDangerousTypes does."},
+			"IgnoreUnexportedFields": {Summary: "ignores unexported fields, as crd:ignoreUnexportedFields does."},
+		},
+	}
+}
+
+// Generate writes FileName into every package holding a CRD kind with
+// markers. It writes nothing when any marker has an error.
+func (g Generator) Generate(ctx *genall.GenerationContext) error {
+	header := ""
+	if g.HeaderFile != "" {
+		b, err := ctx.ReadFile(g.HeaderFile)
+		if err != nil {
+			return err
+		}
+		header = strings.TrimSpace(strings.ReplaceAll(string(b), " YEAR", " "+g.Year))
+	}
+	models, diags, err := g.crd().Models(ctx)
+	if err != nil {
+		return err
+	}
+	var files map[*loader.Package][]byte
+	if !diags.HasErrors() {
+		var ds diag.List
+		files, ds, err = Render(models, header)
+		if err != nil {
+			return err
+		}
+		diags = append(diags, ds...).Sort()
+	}
+	if g.report != nil {
+		g.report(diags)
+	} else {
+		for _, d := range diags {
+			if d.Severity != diag.Error {
+				fmt.Fprintln(os.Stderr, d)
+			}
+		}
+	}
+	if diags.HasErrors() {
+		if g.report != nil {
+			return errors.New("validators: the immutability markers have errors")
+		}
+		var lines []string
+		for _, d := range diags {
+			lines = append(lines, d.String())
+		}
+		return errors.New(strings.Join(lines, "\n"))
+	}
+	pkgs := slices.SortedFunc(maps.Keys(files), func(a, b *loader.Package) int { return strings.Compare(a.PkgPath, b.PkgPath) })
+	for _, pkg := range pkgs {
+		w, err := ctx.Open(pkg, FileName)
+		if err != nil {
+			return err
+		}
+		_, werr := w.Write(files[pkg])
+		if err := errors.Join(werr, w.Close()); err != nil {
+			return fmt.Errorf("writing %s for %s: %w", FileName, pkg.PkgPath, err)
+		}
+	}
+	return nil
+}
+
+// Render generates the file of every package with a marked kind among
+// models, with header (license text, without comment markers' trailing
+// newline) at the top. Diagnostics say what the generated code cannot
+// check; with an error among them, files are not to be written.
+func Render(models []crdgen.Model, header string) (map[*loader.Package][]byte, diag.List, error) {
+	byPkg := map[*loader.Package][]crdgen.Model{}
+	marked := map[*loader.Package]bool{}
+	for _, m := range models {
+		byPkg[m.Package] = append(byPkg[m.Package], m)
+		marked[m.Package] = marked[m.Package] || m.Root.Marked()
+	}
+	files := map[*loader.Package][]byte{}
+	var diags diag.List
+	for pkg, ms := range byPkg {
+		if !marked[pkg] {
+			continue
+		}
+		data, ds, err := renderPackage(pkg, ms, header)
+		if err != nil {
+			return nil, nil, err
+		}
+		diags = append(diags, ds...)
+		files[pkg] = data
+	}
+	return files, diags, nil
+}
+
+// renderPackage runs gengo's generator framework on one package: a target
+// whose one generator writes the validators, assembled and formatted by
+// gengo's Go file type into memory.
+func renderPackage(pkg *loader.Package, models []crdgen.Model, header string) ([]byte, diag.List, error) {
+	pkg.NeedTypesInfo()
+	if pkg.Types == nil {
+		return nil, nil, fmt.Errorf("%s: no type information", pkg.PkgPath)
+	}
+	slices.SortFunc(models, func(a, b crdgen.Model) int { return strings.Compare(a.Kind, b.Kind) })
+	tracker := generator.NewImportTrackerForPackage(pkg.PkgPath)
+	e := newEmitter(pkg.Types, tracker)
+	for _, m := range models {
+		obj, _ := pkg.Types.Scope().Lookup(m.Kind).(*types.TypeName)
+		named, ok := types.Unalias(objType(obj)).(*types.Named)
+		if !ok || structOf(named) == nil {
+			return nil, nil, fmt.Errorf("%s: kind %s is not a struct type of the package", pkg.PkgPath, m.Kind)
+		}
+		e.subject = m.CRD + " " + m.Version
+		e.root(named, m.Root)
+	}
+	var body bytes.Buffer
+	for _, f := range e.funcs {
+		body.Write(f.Bytes())
+	}
+	if e.diags.HasErrors() {
+		return nil, e.diags, nil
+	}
+	var head bytes.Buffer
+	head.WriteString("//go:build !ignore_autogenerated\n\n")
+	if header != "" {
+		head.WriteString(header + "\n\n")
+	}
+	head.WriteString("// Code generated by immutable-gen. DO NOT EDIT.\n\n")
+
+	mem := &memoryFiles{files: map[string][]byte{}}
+	c := &generator.Context{
+		Namers:    namer.NameSystems{},
+		FileTypes: map[string]generator.FileType{generator.GoFileType: mem},
+	}
+	dir := pkgDir(pkg)
+	target := generator.SimpleTarget{
+		PkgName:       pkg.Name,
+		PkgPath:       pkg.PkgPath,
+		PkgDir:        dir,
+		HeaderComment: head.Bytes(),
+		GeneratorsFunc: func(*generator.Context) []generator.Generator {
+			return []generator.Generator{&fileGenerator{
+				GoGenerator: generator.GoGenerator{OutputFilename: FileName},
+				body:        body.Bytes(),
+				tracker:     tracker,
+			}}
+		},
+	}
+	if err := c.ExecuteTarget(target); err != nil {
+		return nil, nil, err
+	}
+	return mem.files[filepath.Join(dir, FileName)], e.diags, nil
+}
+
+func objType(obj *types.TypeName) types.Type {
+	if obj == nil {
+		return nil
+	}
+	return obj.Type()
+}
+
+func pkgDir(pkg *loader.Package) string {
+	if len(pkg.CompiledGoFiles) > 0 {
+		return filepath.Dir(pkg.CompiledGoFiles[0])
+	}
+	if len(pkg.GoFiles) > 0 {
+		return filepath.Dir(pkg.GoFiles[0])
+	}
+	return "."
+}
+
+// fileGenerator is the gengo generator of one package's file: its body was
+// written by the emitter; its imports are the tracker's.
+type fileGenerator struct {
+	generator.GoGenerator
+	body    []byte
+	tracker *namer.DefaultImportTracker
+}
+
+func (g *fileGenerator) Init(_ *generator.Context, w io.Writer) error {
+	_, err := w.Write(g.body)
+	return err
+}
+
+func (g *fileGenerator) Imports(*generator.Context) []string { return g.tracker.ImportLines() }
+
+// memoryFiles is gengo's Go file type (its assembly and formatting),
+// keeping the result in memory: the run writes through the output rules of
+// controller-tools, all or nothing.
+type memoryFiles struct {
+	files map[string][]byte
+}
+
+func (m *memoryFiles) AssembleFile(f *generator.File, path string) error {
+	gofile := generator.NewGoFile()
+	var b bytes.Buffer
+	gofile.Assemble(&b, f)
+	out, err := gofile.Format(b.Bytes())
+	if err != nil {
+		return fmt.Errorf("formatting the generated %s: %w\n%s", path, err, b.Bytes())
+	}
+	m.files[path] = out
+	return nil
+}
