@@ -31,6 +31,8 @@ type api struct {
 	deepCopy func(obj interface{}) interface{}
 	// validationGen calls validation-gen's Validate_<Kind> for an update.
 	validationGen func(obj, old interface{}) field.ErrorList
+	// typed calls the ValidateImmutableUpdate immutable-gen validators wrote.
+	typed func(obj, old interface{}) field.ErrorList
 }
 
 var updateOp = operation.Operation{Type: operation.Update}
@@ -54,6 +56,9 @@ var widgetAPI = api{
 	deepCopy: func(obj interface{}) interface{} { return obj.(*widgetv1.Widget).DeepCopy() },
 	validationGen: func(obj, old interface{}) field.ErrorList {
 		return widgetv1.Validate_Widget(context.Background(), updateOp, nil, obj.(*widgetv1.Widget), old.(*widgetv1.Widget))
+	},
+	typed: func(obj, old interface{}) field.ErrorList {
+		return obj.(*widgetv1.Widget).ValidateImmutableUpdate(old.(*widgetv1.Widget))
 	},
 }
 
@@ -79,6 +84,9 @@ var deploymentAPI = api{
 	deepCopy: func(obj interface{}) interface{} { return obj.(*deployv1.Deployment).DeepCopy() },
 	validationGen: func(obj, old interface{}) field.ErrorList {
 		return deployv1.Validate_Deployment(context.Background(), updateOp, nil, obj.(*deployv1.Deployment), old.(*deployv1.Deployment))
+	},
+	typed: func(obj, old interface{}) field.ErrorList {
+		return obj.(*deployv1.Deployment).ValidateImmutableUpdate(old.(*deployv1.Deployment))
 	},
 }
 

@@ -21,6 +21,10 @@ type impl struct {
 
 func impls() []impl {
 	return []impl{
+		// immutable-gen's typed validators on the typed objects.
+		{name: "typed", noAllocs: true, prepare: func(_ testing.TB, a *api, obj, old interface{}) func() field.ErrorList {
+			return func() field.ErrorList { return a.typed(obj, old) }
+		}},
 		{name: "validation-gen", validationGen: true, prepare: func(_ testing.TB, a *api, obj, old interface{}) func() field.ErrorList {
 			return func() field.ErrorList { return a.validationGen(obj, old) }
 		}},

@@ -12,7 +12,9 @@ import (
 
 // The peer differential: on random typed objects and random mutations of
 // them, validation-gen's Validate_<Kind> (update, with the old object)
-// against immutable-gen's runtime on the JSON of the same two objects.
+// against immutable-gen's runtime on the JSON of the same two objects, and
+// against the typed validators (ValidateImmutableUpdate), which must report
+// exactly the runtime's errors.
 // Every field one of them reports and the other does not is classified
 // into a named difference between the KEP's semantics (the runtime's) and
 // validation-gen's equality.Semantic.DeepEqual; an unclassified one fails
@@ -25,10 +27,10 @@ const (
 	// diffSetOrder: validation-gen reports a listType=set whose items were
 	// reordered; the KEP compares sets as multisets.
 	diffSetOrder = "set order (validation-gen only)"
-	// diffNilEmpty: the runtime reports a field that went from null to an
-	// empty list or map (or back): different JSON, while validation-gen's
+	// diffNilEmpty: immutable-gen (runtime and typed validators) reports a
+	// field that went from null to an empty list or map (or back): different JSON, while validation-gen's
 	// equality.Semantic.DeepEqual takes nil and empty as equal.
-	diffNilEmpty = "nil vs empty (runtime only)"
+	diffNilEmpty = "nil vs empty (immutable-gen only)"
 	// diffNewParent: validation-gen reports an immutable field of a
 	// list-map item, map value or optional struct that the old object does
 	// not have (an added item): with no old value to compare, its
@@ -46,7 +48,9 @@ func TestPeerDifferential(t *testing.T) {
 			checker := a.checker(t)
 			schema := a.schema(t)
 			g := newGen(uint64(len(a.name)), a.shapes)
-			counts := map[string]int{}
+			// Differences of validation-gen from the runtime, and from the
+			// typed validators.
+			counts := map[string]map[string]int{"runtime": {}, "typed": {}}
 			var rejected, agreed int
 			for i := range pairsPerAPI {
 				old := a.random(g)
@@ -59,46 +63,75 @@ func TestPeerDifferential(t *testing.T) {
 				vg := a.validationGen(obj, old)
 				nu, ou := unstructured(t, obj), unstructured(t, old)
 				rt := checker.ValidateUpdate(nu, ou)
+				ty := a.typed(obj, old)
 				if len(rt) > 0 {
 					rejected++
 				}
-				onlyVG, onlyRT := diffPaths(vg, rt)
-				if len(onlyVG)+len(onlyRT) == 0 {
-					agreed++
-					continue
+				report := func(format string, args ...interface{}) {
+					t.Errorf("pair %d (mutated %v): "+format+"\nold: %v\nnew: %v\nvalidation-gen: %v\nruntime: %v\ntyped: %v",
+						append(append([]interface{}{i, touched}, args...), ou, nu, vg, rt, ty)...)
 				}
-				for _, p := range onlyVG {
-					c := classify(schema, nu, ou, p, true)
-					counts[c]++
-					if c == "" {
-						t.Errorf("pair %d (mutated %v): validation-gen alone reports %s: unclassified\nold: %v\nnew: %v\nvalidation-gen: %v\nruntime: %v", i, touched, p, ou, nu, vg, rt)
+				// The typed validators are the runtime's semantics in Go:
+				// the same errors, not only the same fields.
+				if got, want := errorKeys(ty), errorKeys(rt); !slices.Equal(got, want) {
+					report("the typed validators report %q, the runtime %q", got, want)
+				}
+				for _, other := range []struct {
+					name string
+					errs field.ErrorList
+				}{{"runtime", rt}, {"typed", ty}} {
+					onlyVG, onlyOther := diffPaths(vg, other.errs)
+					if len(onlyVG)+len(onlyOther) == 0 {
+						if other.name == "runtime" {
+							agreed++
+						}
+						continue
 					}
-				}
-				for _, p := range onlyRT {
-					c := classify(schema, nu, ou, p, false)
-					counts[c]++
-					if c == "" {
-						t.Errorf("pair %d (mutated %v): the runtime alone reports %s: unclassified\nold: %v\nnew: %v\nvalidation-gen: %v\nruntime: %v", i, touched, p, ou, nu, vg, rt)
+					for _, p := range onlyVG {
+						c := classify(schema, nu, ou, p, true)
+						counts[other.name][c]++
+						if c == "" {
+							report("validation-gen reports %s, the %s does not: unclassified", p, other.name)
+						}
+					}
+					for _, p := range onlyOther {
+						c := classify(schema, nu, ou, p, false)
+						counts[other.name][c]++
+						if c == "" {
+							report("the %s reports %s, validation-gen does not: unclassified", other.name, p)
+						}
 					}
 				}
 				if t.Failed() {
 					t.FailNow()
 				}
 			}
-			t.Logf("%d pairs: %d rejected by the runtime; %d with the same fields reported by both; differences: %v", pairsPerAPI, rejected, agreed, counts)
+			t.Logf("%d pairs: %d rejected by the runtime; %d with the same fields reported by validation-gen and the runtime; differences from the runtime: %v; from the typed validators: %v",
+				pairsPerAPI, rejected, agreed, counts["runtime"], counts["typed"])
 			// The pairs must exercise both verdicts, or agreement means nothing.
 			if rejected < pairsPerAPI/10 || rejected > pairsPerAPI*9/10 {
 				t.Errorf("%d of %d pairs rejected: the mutations do not exercise both verdicts", rejected, pairsPerAPI)
 			}
 			if a == &widgetAPI {
 				for _, c := range []string{diffSetOrder, diffNilEmpty, diffNewParent} {
-					if counts[c] == 0 {
+					if counts["runtime"][c] == 0 {
 						t.Errorf("difference %q never seen: the generator no longer covers it", c)
 					}
 				}
 			}
 		})
 	}
+}
+
+// errorKeys renders errors as sorted "field: type: detail" strings (the
+// bad value is left out: Go values and JSON render it differently).
+func errorKeys(errs field.ErrorList) []string {
+	out := make([]string, 0, len(errs))
+	for _, e := range errs {
+		out = append(out, e.Field+": "+string(e.Type)+": "+e.Detail)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // diffPaths returns the fields (rendered paths) that only a, resp. only b,

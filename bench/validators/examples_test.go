@@ -81,6 +81,9 @@ func TestDifferenceExamples(t *testing.T) {
 			tc.mutate(obj, old)
 			vg := widgetAPI.validationGen(obj, old)
 			rt := widgetAPI.checker(t).ValidateUpdate(unstructured(t, obj), unstructured(t, old))
+			if ty := widgetAPI.typed(obj, old); !slices.Equal(errorKeys(ty), errorKeys(rt)) {
+				t.Errorf("the typed validators report %v, the runtime %v", ty, rt)
+			}
 			if got := paths(vg); !slices.Equal(got, tc.wantVG) {
 				t.Errorf("validation-gen reports %q, want %q: %v", got, tc.wantVG, vg)
 			}

@@ -15,8 +15,10 @@ import (
 var generated = []string{
 	"apis/widget/v1/zz_generated.deepcopy.go",
 	"apis/widget/v1/zz_generated.validations.go",
+	"apis/widget/v1/zz_generated.immutable.go",
 	"apis/deploy/v1/zz_generated.deepcopy.go",
 	"apis/deploy/v1/zz_generated.validations.go",
+	"apis/deploy/v1/zz_generated.immutable.go",
 	"config/crd/bench.immutable-gen.io_widgets.yaml",
 	"config/crd/bench.immutable-gen.io_deployments.yaml",
 }
