@@ -15,43 +15,20 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/immutable-gen/immutable-gen/runtime/webhook"
+	typedv1 "github.com/immutable-gen/immutable-gen/runtime/webhook/testdata/typed/v1"
 )
 
-// typedWidget is a typed example.com/v1 Widget: spec.engine is immutable.
-type typedWidget struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata,omitempty"`
-	Spec              typedWidgetSpec `json:"spec"`
-}
-
-type typedWidgetSpec struct {
-	Engine   string `json:"engine"`
-	Replicas int32  `json:"replicas"`
-}
-
-func (in *typedWidget) DeepCopyObject() k8sruntime.Object {
-	out := *in
-	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-	return &out
-}
-
-// ValidateImmutableUpdate is what `immutable-gen validators` writes for
-// +immutable on spec.engine.
-func (in *typedWidget) ValidateImmutableUpdate(old *typedWidget) field.ErrorList {
-	if in.Spec.Engine != old.Spec.Engine {
-		return field.ErrorList{field.Invalid(field.NewPath("spec", "engine"), in.Spec.Engine, "field is immutable").WithOrigin("immutable")}
-	}
-	return nil
-}
-
-var _ admission.Validator[*typedWidget] = &webhook.ImmutableValidator[*typedWidget]{}
+// typedv1.Widget (testdata/typed/v1) is a typed example.com/v1 Widget with
+// the ValidateImmutableUpdate immutable-gen generates: spec.engine is
+// immutable, spec.ports has immutable keys.
+var _ admission.Validator[*typedv1.Widget] = &webhook.ImmutableValidator[*typedv1.Widget]{}
 
 func typedScheme(t *testing.T) *k8sruntime.Scheme {
 	t.Helper()
 	s := k8sruntime.NewScheme()
-	gv := schema.GroupVersion{Group: "example.com", Version: "v1"}
-	s.AddKnownTypeWithName(gv.WithKind("Widget"), &typedWidget{})
-	metav1.AddToGroupVersion(s, gv)
+	if err := typedv1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
 	return s
 }
 
@@ -59,7 +36,7 @@ func typedScheme(t *testing.T) *k8sruntime.Scheme {
 // negative (422), a replica count of 13 is forbidden (403), 7 warns.
 type replicasValidator struct{ creates, deletes int }
 
-func (v *replicasValidator) check(w *typedWidget) (admission.Warnings, error) {
+func (v *replicasValidator) check(w *typedv1.Widget) (admission.Warnings, error) {
 	var warnings admission.Warnings
 	switch r := w.Spec.Replicas; {
 	case r < 0:
@@ -75,16 +52,16 @@ func (v *replicasValidator) check(w *typedWidget) (admission.Warnings, error) {
 
 var errUnlucky = errors.New("13 replicas")
 
-func (v *replicasValidator) ValidateCreate(_ context.Context, w *typedWidget) (admission.Warnings, error) {
+func (v *replicasValidator) ValidateCreate(_ context.Context, w *typedv1.Widget) (admission.Warnings, error) {
 	v.creates++
 	return v.check(w)
 }
 
-func (v *replicasValidator) ValidateUpdate(_ context.Context, _, w *typedWidget) (admission.Warnings, error) {
+func (v *replicasValidator) ValidateUpdate(_ context.Context, _, w *typedv1.Widget) (admission.Warnings, error) {
 	return v.check(w)
 }
 
-func (v *replicasValidator) ValidateDelete(context.Context, *typedWidget) (admission.Warnings, error) {
+func (v *replicasValidator) ValidateDelete(context.Context, *typedv1.Widget) (admission.Warnings, error) {
 	v.deletes++
 	return nil, nil
 }
@@ -124,6 +101,12 @@ func TestImmutableValidator(t *testing.T) {
 		object: typedJSON("memcached", 1), old: typedJSON("redis", 1),
 		wantCode: 422, wantCauses: `spec.engine: FieldValueInvalid: Invalid value: "memcached": field is immutable`,
 	}, {
+		name: "a port added: 422 Forbidden for the key, the engine's change beside it", operation: "UPDATE",
+		object:   widgetJSON(`{"engine": "memcached", "replicas": 1, "ports": [{"name": "http", "port": 80}, {"name": "https", "port": 443}]}`, ""),
+		old:      widgetJSON(`{"engine": "redis", "replicas": 1, "ports": [{"name": "http", "port": 8080}]}`, ""),
+		wantCode: 422, wantCauses: `spec.engine: FieldValueInvalid: Invalid value: "memcached": field is immutable` + "\n" +
+			`spec.ports: FieldValueForbidden: Forbidden: key {"name":"https"} may not be added: keys are immutable`,
+	}, {
 		name: "dry run is checked", operation: "UPDATE", dryRun: true,
 		object: typedJSON("memcached", 1), old: typedJSON("redis", 1),
 		wantCode: 422, wantCauses: `spec.engine: FieldValueInvalid: Invalid value: "memcached": field is immutable`,
@@ -161,7 +144,7 @@ func TestImmutableValidator(t *testing.T) {
 		wantCode: http.StatusBadRequest,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			v := &webhook.ImmutableValidator[*typedWidget]{}
+			v := &webhook.ImmutableValidator[*typedv1.Widget]{}
 			next := &replicasValidator{}
 			if tc.withNext {
 				v.Next = next
@@ -203,9 +186,9 @@ func TestImmutableValidator(t *testing.T) {
 // TestImmutableValidatorMessage: a merged refusal reads as
 // apierrors.NewInvalid's would for the same causes.
 func TestImmutableValidatorMessage(t *testing.T) {
-	v := &webhook.ImmutableValidator[*typedWidget]{Next: &replicasValidator{}}
-	old := &typedWidget{Spec: typedWidgetSpec{Engine: "redis"}}
-	obj := &typedWidget{Spec: typedWidgetSpec{Engine: "memcached", Replicas: -1}}
+	v := &webhook.ImmutableValidator[*typedv1.Widget]{Next: &replicasValidator{}}
+	old := &typedv1.Widget{Spec: typedv1.WidgetSpec{Engine: "redis"}}
+	obj := &typedv1.Widget{Spec: typedv1.WidgetSpec{Engine: "memcached", Replicas: -1}}
 	obj.Name = "w"
 	obj.APIVersion, obj.Kind = "example.com/v1", "Widget"
 	_, err := v.ValidateUpdate(context.Background(), old, obj)
