@@ -41,14 +41,18 @@ type emitter struct {
 	tmp    int
 }
 
-func newEmitter(local *types.Package, tracker *namer.DefaultImportTracker) *emitter {
-	return &emitter{
+func newEmitter(local *types.Package, taken []string, tracker *namer.DefaultImportTracker) *emitter {
+	e := &emitter{
 		local:   local,
 		tracker: tracker,
 		names:   map[string]string{},
 		used:    map[string]bool{},
 		failed:  map[*schema.Node]bool{},
 	}
+	for _, name := range taken {
+		e.used[name] = true
+	}
+	return e
 }
 
 // pkg returns the local name of the imported package path.
@@ -113,15 +117,22 @@ func (e *emitter) newFunc(key, base string) (string, *bytes.Buffer, bool) {
 	if name, ok := e.names[key]; ok {
 		return name, nil, false
 	}
-	name := base
-	for i := 2; e.used[name]; i++ {
-		name = base + "_" + strconv.Itoa(i)
-	}
-	e.used[name] = true
+	name := e.free(base, "")
 	e.names[key] = name
 	b := &bytes.Buffer{}
 	e.funcs = append(e.funcs, b)
 	return name, b, true
+}
+
+// free reserves and returns the first name from base (base, base_2, …)
+// that is free, also with suffix appended.
+func (e *emitter) free(base, suffix string) string {
+	name := base
+	for i := 2; e.used[name] || e.used[name+suffix]; i++ {
+		name = base + "_" + strconv.Itoa(i)
+	}
+	e.used[name], e.used[name+suffix] = true, true
+	return name
 }
 
 func (e *emitter) v(prefix string) string {
@@ -278,11 +289,11 @@ func (e *emitter) root(t *types.Named, n *schema.Node) {
 	e.funcs = append(e.funcs, b)
 	field := e.pkg(fieldPkg)
 	fmt.Fprintf(b, `// ValidateImmutableUpdate checks the update of old to in against the
-// immutability markers of %[1]s (+immutable, +immutable=keys, +immutable=once):
-// one error per violation, paths from the object's root, exactly the errors
-// the immutable-gen runtime reports on the JSON of the two objects with the
-// schema of the %[2]s CRD. It does not allocate when nothing marked changed.
-// A nil in or old is an absent object: nothing is compared.
+// immutability markers of %[1]s, as the immutable-gen runtime checks the
+// JSON of the two objects with the schema of the %[2]s CRD:
+// one error per violation, paths from the object's root. It does not
+// allocate when nothing marked changed. A nil in or old is an absent object:
+// nothing is compared.
 func (in *%[1]s) ValidateImmutableUpdate(old *%[1]s) %[3]s.ErrorList {
 `, name, e.subject, field)
 	if !walks(n) {
@@ -305,6 +316,23 @@ func (in *%[1]s) ValidateImmutableUpdate(old *%[1]s) %[3]s.ErrorList {
 }
 
 `, imm, walk)
+}
+
+// callWalk writes the call of the walk function of struct type t at node n
+// on pointers nv and ov. On the second walk, a subtree without a violation
+// is skipped before its path is built (dirty: a first walk of the subtree
+// alone), so that reporting one violation allocates only what it reports.
+func (e *emitter) callWalk(b *bytes.Buffer, t types.Type, n *schema.Node, nv, ov, path string) {
+	walk := e.walkStruct(t, n)
+	dirty := e.names["dirty|"+walk]
+	if dirty == "" {
+		dirty = e.free("dirty"+strings.TrimPrefix(walk, "walk"), "")
+		e.names["dirty|"+walk] = dirty
+		fb := &bytes.Buffer{}
+		e.funcs = append(e.funcs, fb)
+		fmt.Fprintf(fb, "func %s(in, old *%s) bool {\nvar q %s.Walk\n%s(&q, in, old, nil)\nreturn q.Found()\n}\n\n", dirty, e.typeString(t), e.pkg(immutablePkg), walk)
+	}
+	fmt.Fprintf(b, "if !w.Report || %s(%s, %s) {\n%s(w, %s, %s, %s)\nif w.Done() {\nreturn\n}\n}\n", dirty, nv, ov, walk, nv, ov, path)
 }
 
 // walkStruct returns the walk function of struct type t at node n:
@@ -480,13 +508,13 @@ func (e *emitter) walkValue(b *bytes.Buffer, t types.Type, n *schema.Node, nv, o
 	case *types.Pointer:
 		fmt.Fprintf(b, "if %s != nil && %s != nil {\n", nv, ov)
 		if structOf(u.Elem()) != nil && !special(u.Elem()) {
-			fmt.Fprintf(b, "%s(w, %s, %s, %s)\nif w.Done() {\nreturn\n}\n", e.walkStruct(u.Elem(), n), nv, ov, path)
+			e.callWalk(b, u.Elem(), n, nv, ov, path)
 		} else {
 			e.walkValue(b, u.Elem(), n, "(*"+nv+")", "(*"+ov+")", path)
 		}
 		b.WriteString("}\n")
 	case *types.Struct:
-		fmt.Fprintf(b, "%s(w, %s, %s, %s)\nif w.Done() {\nreturn\n}\n", e.walkStruct(t, n), addr(nv), addr(ov), path)
+		e.callWalk(b, t, n, addr(nv), addr(ov), path)
 	case *types.Map:
 		if !isStringKind(u.Key()) {
 			e.fail(n, t, "map keys that are not strings")
@@ -614,18 +642,28 @@ func (e *emitter) format(k listKeyFuncs) string {
 func (e *emitter) listKey(t types.Type, n *schema.Node) (listKeyFuncs, bool) {
 	u := t.Underlying().(*types.Slice)
 	item := u.Elem()
-	st := structOf(item)
-	if st == nil || special(item) {
+	// Items are structs, or pointers to structs (nil is a null item, which
+	// has no key).
+	elem, expr := item, "e"
+	if p, ok := item.Underlying().(*types.Pointer); ok {
+		elem, expr = p.Elem(), "(*e)"
+	}
+	st := structOf(elem)
+	if st == nil || special(elem) {
 		e.fail(n, t, "a list map whose items are not structs")
 		return listKeyFuncs{}, false
 	}
 	names := n.ListMapKeys()
-	base := e.typeName(item)
-	keyName, b, isNew := e.newFunc("key|"+e.typeString(item)+"|"+strings.Join(names, ","), "key"+base)
-	res := listKeyFuncs{typ: keyName, fn: keyName + "Of", names: names}
-	if !isNew {
-		return res, true
+	base := e.typeName(elem)
+	fkey := "key|" + e.typeString(item) + "|" + strings.Join(names, ",")
+	if keyName, ok := e.names[fkey]; ok {
+		return listKeyFuncs{typ: keyName, fn: keyName + "Of", names: names}, true
 	}
+	keyName := e.free("key"+base, "Of")
+	e.names[fkey] = keyName
+	b := &bytes.Buffer{}
+	e.funcs = append(e.funcs, b)
+	res := listKeyFuncs{typ: keyName, fn: keyName + "Of", names: names}
 	fields, err := jsonFields(st, e.local)
 	if err != nil {
 		e.fail(n, t, "%v", err)
@@ -643,7 +681,7 @@ func (e *emitter) listKey(t types.Type, n *schema.Node) (listKeyFuncs, bool) {
 			return res, false
 		}
 		ft := f.typ
-		x := f.access("e")
+		x := f.access(expr)
 		var nonNull string
 		if p, ok := ft.Underlying().(*types.Pointer); ok {
 			nonNull = x + " != nil"
@@ -673,7 +711,7 @@ func (e *emitter) listKey(t types.Type, n *schema.Node) (listKeyFuncs, bool) {
 			return res, false
 		}
 		fmt.Fprintf(&decl, "k%d %s\n", i, goType)
-		if p := e.presence(f, "e", n); p != "true" {
+		if p := e.presence(f, expr, n); p != "true" {
 			conds.WriteString(" && " + p)
 		}
 		if nonNull != "" {
@@ -687,9 +725,12 @@ func (e *emitter) listKey(t types.Type, n *schema.Node) (listKeyFuncs, bool) {
 	}
 	ts := e.typeString(item)
 	fmt.Fprintf(b, "// %s is the key of a %s item in a list map.\ntype %s struct {\n%s}\n\n", keyName, ts, keyName, decl.String())
-	e.used[res.fn] = true
 	fmt.Fprintf(b, "func %s(e *%s) (%s, bool) {\n", res.fn, ts, keyName)
-	if c := strings.TrimPrefix(conds.String(), " && "); c != "" {
+	c := conds.String()
+	if expr != "e" {
+		c = " && *e != nil" + c
+	}
+	if c = strings.TrimPrefix(c, " && "); c != "" {
 		fmt.Fprintf(b, "if !(%s) {\nreturn %s{}, false\n}\n", c, keyName)
 	}
 	fmt.Fprintf(b, "return %s{\n%s}, true\n}\n\n", keyName, values.String())

@@ -38,6 +38,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"go/ast"
 	"go/types"
 	"io"
 	"maps"
@@ -206,7 +207,7 @@ func renderPackage(pkg *loader.Package, models []crdgen.Model, header string) ([
 	}
 	slices.SortFunc(models, func(a, b crdgen.Model) int { return strings.Compare(a.Kind, b.Kind) })
 	tracker := generator.NewImportTrackerForPackage(pkg.PkgPath)
-	e := newEmitter(pkg.Types, tracker)
+	e := newEmitter(pkg.Types, declared(pkg), tracker)
 	for _, m := range models {
 		obj, _ := pkg.Types.Scope().Lookup(m.Kind).(*types.TypeName)
 		named, ok := types.Unalias(objType(obj)).(*types.Named)
@@ -253,6 +254,39 @@ func renderPackage(pkg *loader.Package, models []crdgen.Model, header string) ([
 		return nil, nil, err
 	}
 	return mem.files[filepath.Join(dir, FileName)], e.diags, nil
+}
+
+// declared returns the package-level names the package declares, outside
+// a previous output of this generator: the generated code must not take
+// them.
+func declared(pkg *loader.Package) []string {
+	pkg.NeedSyntax()
+	var names []string
+	for _, f := range pkg.Syntax {
+		if filepath.Base(pkg.Fset.Position(f.Pos()).Filename) == FileName {
+			continue
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					names = append(names, d.Name.Name)
+				}
+			case *ast.GenDecl:
+				for _, sp := range d.Specs {
+					switch sp := sp.(type) {
+					case *ast.TypeSpec:
+						names = append(names, sp.Name.Name)
+					case *ast.ValueSpec:
+						for _, n := range sp.Names {
+							names = append(names, n.Name)
+						}
+					}
+				}
+			}
+		}
+	}
+	return names
 }
 
 func objType(obj *types.TypeName) types.Type {

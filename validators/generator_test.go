@@ -184,3 +184,13 @@ func keys[V any](m map[string]V) []string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestRefused checks that values the generated code cannot compare exactly
+// are errors at their markers, and that nothing is written.
+func TestRefused(t *testing.T) {
+	res := run(t, validators.Generator{}, "./testdata/apis/validators-refused/...")
+	if res.err == nil || len(res.files) != 0 {
+		t.Fatalf("err = %v, files = %v; want an error and no file", res.err, keys(res.files))
+	}
+	checkGolden(t, "testdata/golden/validators/refused.txt", []byte(render(t, res.diags)))
+}

@@ -74,7 +74,7 @@ func runMake(t *testing.T, dir string, args ...string) {
 func removeGenerated(t *testing.T, dir string) {
 	t.Helper()
 	for rel := range readDir(t, dir) {
-		if strings.HasPrefix(rel, "config"+string(filepath.Separator)) || filepath.Base(rel) == "zz_generated.deepcopy.go" {
+		if strings.HasPrefix(rel, "config"+string(filepath.Separator)) || filepath.Base(rel) == "zz_generated.deepcopy.go" || filepath.Base(rel) == "zz_generated.immutable.go" {
 			if err := os.Remove(filepath.Join(dir, rel)); err != nil {
 				t.Fatal(err)
 			}

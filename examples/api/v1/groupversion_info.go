@@ -1,7 +1,7 @@
 // Package v1 is the cache.example.com/v1 API: a small kubebuilder-style API
 // that uses every form of the +immutable marker.
 //
-// Generate its deep-copy code and CRD with:
+// Generate its deep-copy code, typed validators and CRDs with:
 //
 //	go generate ./...
 //
@@ -17,6 +17,9 @@ import (
 
 // CRDs with CEL transition rules that API servers enforce (the default):
 //go:generate go tool immutable-gen object crd paths=./... output:crd:artifacts:config=../../config/crd/bases
+// Typed ValidateImmutableUpdate methods (zz_generated.immutable.go), for a
+// webhook or a strategy that holds *CacheCluster values:
+//go:generate go tool immutable-gen validators paths=./...
 // The same CRDs with the KEP's extensions, for the immutable-gen runtime and check-update:
 //go:generate go tool immutable-gen crd:immutability=extensions paths=./... output:crd:dir=../../config/crd/extensions
 

@@ -187,6 +187,13 @@ type WidgetSpec struct {
 	// +optional
 	Sidecars []*Image `json:"sidecars,omitempty"`
 
+	// Backends are keyed by name; items are pointers (a nil item is null
+	// and has no key). Each backend's address never changes.
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	Backends []*Backend `json:"backends,omitempty"`
+
 	// Extra is embedded by pointer: its fields are WidgetSpec's when set.
 	*Extra `json:",inline"`
 }
@@ -197,6 +204,13 @@ type Extra struct {
 	// +immutable
 	// +optional
 	Region string `json:"region,omitempty"`
+}
+
+// Backend is a named backend.
+type Backend struct {
+	Name string `json:"name"`
+	// +immutable
+	Address string `json:"address"`
 }
 
 // Window is a time window.

@@ -11,11 +11,11 @@ import (
 )
 
 // ValidateImmutableUpdate checks the update of old to in against the
-// immutability markers of Widget (+immutable, +immutable=keys, +immutable=once):
-// one error per violation, paths from the object's root, exactly the errors
-// the immutable-gen runtime reports on the JSON of the two objects with the
-// schema of the widgets.validators.example.com v1 CRD. It does not allocate when nothing marked changed.
-// A nil in or old is an absent object: nothing is compared.
+// immutability markers of Widget, as the immutable-gen runtime checks the
+// JSON of the two objects with the schema of the widgets.validators.example.com v1 CRD:
+// one error per violation, paths from the object's root. It does not
+// allocate when nothing marked changed. A nil in or old is an absent object:
+// nothing is compared.
 func (in *Widget) ValidateImmutableUpdate(old *Widget) field.ErrorList {
 	if in == nil || old == nil {
 		return nil
@@ -31,9 +31,11 @@ func (in *Widget) ValidateImmutableUpdate(old *Widget) field.ErrorList {
 }
 
 func walkWidget(w *immutable.Walk, in, old *Widget, p *field.Path) {
-	walkWidgetSpec(w, &in.Spec, &old.Spec, w.Child(p, "spec"))
-	if w.Done() {
-		return
+	if !w.Report || dirtyWidgetSpec(&in.Spec, &old.Spec) {
+		walkWidgetSpec(w, &in.Spec, &old.Spec, w.Child(p, "spec"))
+		if w.Done() {
+			return
+		}
 	}
 }
 
@@ -70,6 +72,33 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		}
 		if w.Done() {
 			return
+		}
+	}
+	if nOK, oOK := (len(in.Backends) != 0), (len(old.Backends) != 0); nOK && oOK {
+		m1 := immutable.AlignedPrefix(in.Backends, old.Backends, keyBackendOf)
+		for i2 := 0; i2 < m1; i2++ {
+			if _, ok := keyBackendOf(&in.Backends[i2]); ok {
+				if in.Backends[i2] != nil && old.Backends[i2] != nil {
+					if !w.Report || dirtyBackend(in.Backends[i2], old.Backends[i2]) {
+						walkBackend(w, in.Backends[i2], old.Backends[i2], w.Index(w.Child(p, "backends"), i2))
+						if w.Done() {
+							return
+						}
+					}
+				}
+			}
+		}
+		if m1 < len(in.Backends) && m1 < len(old.Backends) {
+			for _, pr3 := range immutable.PairByKey(in.Backends[m1:], old.Backends[m1:], keyBackendOf) {
+				if in.Backends[m1+pr3.New] != nil && old.Backends[m1+pr3.Old] != nil {
+					if !w.Report || dirtyBackend(in.Backends[m1+pr3.New], old.Backends[m1+pr3.Old]) {
+						walkBackend(w, in.Backends[m1+pr3.New], old.Backends[m1+pr3.Old], w.Index(w.Child(p, "backends"), m1+pr3.New))
+						if w.Done() {
+							return
+						}
+					}
+				}
+			}
 		}
 	}
 	if nOK, oOK := (in.Class != ""), (old.Class != ""); nOK && oOK {
@@ -191,8 +220,8 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 			}
 		} else if in.Labels != nil && !immutable.SameKeys(in.Labels, old.Labels) {
 			if w.Violation() {
-				for _, c1 := range immutable.MapKeyChanges(in.Labels, old.Labels) {
-					w.Add(immutable.KeyChanged(w.Child(p, "labels"), immutable.QuoteKey(string(c1.Key)), c1.Added))
+				for _, c4 := range immutable.MapKeyChanges(in.Labels, old.Labels) {
+					w.Add(immutable.KeyChanged(w.Child(p, "labels"), immutable.QuoteKey(string(c4.Key)), c4.Added))
 				}
 			}
 			if w.Done() {
@@ -227,12 +256,12 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 	if nOK, oOK := (len(in.Limits) != 0), (len(old.Limits) != 0); nOK && oOK {
 		if in.Limits != nil && old.Limits != nil {
 			if w.Report {
-				for _, k2 := range immutable.SortedKeys(in.Limits) {
-					if ov4, ok := old.Limits[k2]; ok {
-						nv3 := in.Limits[k2]
-						if !(equalLimit(&nv3, &ov4)) {
+				for _, k5 := range immutable.SortedKeys(in.Limits) {
+					if ov7, ok := old.Limits[k5]; ok {
+						nv6 := in.Limits[k5]
+						if !(equalLimit(&nv6, &ov7)) {
 							if w.Violation() {
-								w.Add(immutable.Changed(w.Key(w.Child(p, "limits"), string(k2)), nv3))
+								w.Add(immutable.Changed(w.Key(w.Child(p, "limits"), string(k5)), nv6))
 							}
 							if w.Done() {
 								return
@@ -241,11 +270,11 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 					}
 				}
 			} else {
-				for k2, nv3 := range in.Limits {
-					if ov4, ok := old.Limits[k2]; ok {
-						if !(equalLimit(&nv3, &ov4)) {
+				for k5, nv6 := range in.Limits {
+					if ov7, ok := old.Limits[k5]; ok {
+						if !(equalLimit(&nv6, &ov7)) {
 							if w.Violation() {
-								w.Add(immutable.Changed(w.Key(w.Child(p, "limits"), string(k2)), nv3))
+								w.Add(immutable.Changed(w.Key(w.Child(p, "limits"), string(k5)), nv6))
 							}
 							if w.Done() {
 								return
@@ -265,29 +294,33 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 				return
 			}
 		} else if in.Listeners != nil && (len(in.Listeners) != len(old.Listeners) || immutable.AlignedPrefix(in.Listeners, old.Listeners, keyListenerOf) != len(in.Listeners)) {
-			if cs6 := immutable.ListKeyChanges(in.Listeners, old.Listeners, keyListenerOf); len(cs6) > 0 && w.Violation() {
-				for _, c5 := range cs6 {
-					w.Add(immutable.KeyChanged(w.Child(p, "listeners"), formatKeyListener(c5.Key), c5.Added))
+			if cs9 := immutable.ListKeyChanges(in.Listeners, old.Listeners, keyListenerOf); len(cs9) > 0 && w.Violation() {
+				for _, c8 := range cs9 {
+					w.Add(immutable.KeyChanged(w.Child(p, "listeners"), formatKeyListener(c8.Key), c8.Added))
 				}
 			}
 			if w.Done() {
 				return
 			}
 		}
-		m7 := immutable.AlignedPrefix(in.Listeners, old.Listeners, keyListenerOf)
-		for i8 := 0; i8 < m7; i8++ {
-			if _, ok := keyListenerOf(&in.Listeners[i8]); ok {
-				walkListener(w, &in.Listeners[i8], &old.Listeners[i8], w.Index(w.Child(p, "listeners"), i8))
-				if w.Done() {
-					return
+		m10 := immutable.AlignedPrefix(in.Listeners, old.Listeners, keyListenerOf)
+		for i11 := 0; i11 < m10; i11++ {
+			if _, ok := keyListenerOf(&in.Listeners[i11]); ok {
+				if !w.Report || dirtyListener(&in.Listeners[i11], &old.Listeners[i11]) {
+					walkListener(w, &in.Listeners[i11], &old.Listeners[i11], w.Index(w.Child(p, "listeners"), i11))
+					if w.Done() {
+						return
+					}
 				}
 			}
 		}
-		if m7 < len(in.Listeners) && m7 < len(old.Listeners) {
-			for _, pr9 := range immutable.PairByKey(in.Listeners[m7:], old.Listeners[m7:], keyListenerOf) {
-				walkListener(w, &in.Listeners[m7+pr9.New], &old.Listeners[m7+pr9.Old], w.Index(w.Child(p, "listeners"), m7+pr9.New))
-				if w.Done() {
-					return
+		if m10 < len(in.Listeners) && m10 < len(old.Listeners) {
+			for _, pr12 := range immutable.PairByKey(in.Listeners[m10:], old.Listeners[m10:], keyListenerOf) {
+				if !w.Report || dirtyListener(&in.Listeners[m10+pr12.New], &old.Listeners[m10+pr12.Old]) {
+					walkListener(w, &in.Listeners[m10+pr12.New], &old.Listeners[m10+pr12.Old], w.Index(w.Child(p, "listeners"), m10+pr12.New))
+					if w.Done() {
+						return
+					}
 				}
 			}
 		}
@@ -324,9 +357,11 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 			return
 		}
 	}
-	walkNetwork(w, &in.Network, &old.Network, w.Child(p, "network"))
-	if w.Done() {
-		return
+	if !w.Report || dirtyNetwork(&in.Network, &old.Network) {
+		walkNetwork(w, &in.Network, &old.Network, w.Child(p, "network"))
+		if w.Done() {
+			return
+		}
 	}
 	if nOK, oOK := (in.Owner != nil), (old.Owner != nil); nOK && oOK {
 		if !((in.Owner == nil) == (old.Owner == nil) && (in.Owner == nil || equalOwner(in.Owner, old.Owner))) {
@@ -371,29 +406,33 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 				return
 			}
 		} else if in.Ports != nil && (len(in.Ports) != len(old.Ports) || immutable.AlignedPrefix(in.Ports, old.Ports, keyPortOf) != len(in.Ports)) {
-			if cs18 := immutable.ListKeyChanges(in.Ports, old.Ports, keyPortOf); len(cs18) > 0 && w.Violation() {
-				for _, c17 := range cs18 {
-					w.Add(immutable.KeyChanged(w.Child(p, "ports"), formatKeyPort(c17.Key), c17.Added))
+			if cs21 := immutable.ListKeyChanges(in.Ports, old.Ports, keyPortOf); len(cs21) > 0 && w.Violation() {
+				for _, c20 := range cs21 {
+					w.Add(immutable.KeyChanged(w.Child(p, "ports"), formatKeyPort(c20.Key), c20.Added))
 				}
 			}
 			if w.Done() {
 				return
 			}
 		}
-		m19 := immutable.AlignedPrefix(in.Ports, old.Ports, keyPortOf)
-		for i20 := 0; i20 < m19; i20++ {
-			if _, ok := keyPortOf(&in.Ports[i20]); ok {
-				walkPort(w, &in.Ports[i20], &old.Ports[i20], w.Index(w.Child(p, "ports"), i20))
-				if w.Done() {
-					return
+		m22 := immutable.AlignedPrefix(in.Ports, old.Ports, keyPortOf)
+		for i23 := 0; i23 < m22; i23++ {
+			if _, ok := keyPortOf(&in.Ports[i23]); ok {
+				if !w.Report || dirtyPort_2(&in.Ports[i23], &old.Ports[i23]) {
+					walkPort_2(w, &in.Ports[i23], &old.Ports[i23], w.Index(w.Child(p, "ports"), i23))
+					if w.Done() {
+						return
+					}
 				}
 			}
 		}
-		if m19 < len(in.Ports) && m19 < len(old.Ports) {
-			for _, pr21 := range immutable.PairByKey(in.Ports[m19:], old.Ports[m19:], keyPortOf) {
-				walkPort(w, &in.Ports[m19+pr21.New], &old.Ports[m19+pr21.Old], w.Index(w.Child(p, "ports"), m19+pr21.New))
-				if w.Done() {
-					return
+		if m22 < len(in.Ports) && m22 < len(old.Ports) {
+			for _, pr24 := range immutable.PairByKey(in.Ports[m22:], old.Ports[m22:], keyPortOf) {
+				if !w.Report || dirtyPort_2(&in.Ports[m22+pr24.New], &old.Ports[m22+pr24.Old]) {
+					walkPort_2(w, &in.Ports[m22+pr24.New], &old.Ports[m22+pr24.Old], w.Index(w.Child(p, "ports"), m22+pr24.New))
+					if w.Done() {
+						return
+					}
 				}
 			}
 		}
@@ -465,20 +504,24 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		}
 	}
 	if nOK, oOK := (len(in.Routes) != 0), (len(old.Routes) != 0); nOK && oOK {
-		m22 := immutable.AlignedPrefix(in.Routes, old.Routes, keyRouteOf)
-		for i23 := 0; i23 < m22; i23++ {
-			if _, ok := keyRouteOf(&in.Routes[i23]); ok {
-				walkRoute(w, &in.Routes[i23], &old.Routes[i23], w.Index(w.Child(p, "routes"), i23))
-				if w.Done() {
-					return
+		m25 := immutable.AlignedPrefix(in.Routes, old.Routes, keyRoute_2Of)
+		for i26 := 0; i26 < m25; i26++ {
+			if _, ok := keyRoute_2Of(&in.Routes[i26]); ok {
+				if !w.Report || dirtyRoute(&in.Routes[i26], &old.Routes[i26]) {
+					walkRoute(w, &in.Routes[i26], &old.Routes[i26], w.Index(w.Child(p, "routes"), i26))
+					if w.Done() {
+						return
+					}
 				}
 			}
 		}
-		if m22 < len(in.Routes) && m22 < len(old.Routes) {
-			for _, pr24 := range immutable.PairByKey(in.Routes[m22:], old.Routes[m22:], keyRouteOf) {
-				walkRoute(w, &in.Routes[m22+pr24.New], &old.Routes[m22+pr24.Old], w.Index(w.Child(p, "routes"), m22+pr24.New))
-				if w.Done() {
-					return
+		if m25 < len(in.Routes) && m25 < len(old.Routes) {
+			for _, pr27 := range immutable.PairByKey(in.Routes[m25:], old.Routes[m25:], keyRoute_2Of) {
+				if !w.Report || dirtyRoute(&in.Routes[m25+pr27.New], &old.Routes[m25+pr27.Old]) {
+					walkRoute(w, &in.Routes[m25+pr27.New], &old.Routes[m25+pr27.Old], w.Index(w.Child(p, "routes"), m25+pr27.New))
+					if w.Done() {
+						return
+					}
 				}
 			}
 		}
@@ -518,10 +561,10 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		}
 	}
 	if nOK, oOK := (len(in.Sidecars) != 0), (len(old.Sidecars) != 0); nOK && oOK {
-		for i25 := 0; i25 < min(len(in.Sidecars), len(old.Sidecars)); i25++ {
-			if !((in.Sidecars[i25] == nil) == (old.Sidecars[i25] == nil) && (in.Sidecars[i25] == nil || equalImage(in.Sidecars[i25], old.Sidecars[i25]))) {
+		for i28 := 0; i28 < min(len(in.Sidecars), len(old.Sidecars)); i28++ {
+			if !((in.Sidecars[i28] == nil) == (old.Sidecars[i28] == nil) && (in.Sidecars[i28] == nil || equalImage(in.Sidecars[i28], old.Sidecars[i28]))) {
 				if w.Violation() {
-					w.Add(immutable.Changed(w.Index(w.Child(p, "sidecars"), i25), in.Sidecars[i25]))
+					w.Add(immutable.Changed(w.Index(w.Child(p, "sidecars"), i28), in.Sidecars[i28]))
 				}
 				if w.Done() {
 					return
@@ -547,10 +590,10 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		}
 	}
 	if nOK, oOK := (len(in.Steps) != 0), (len(old.Steps) != 0); nOK && oOK {
-		for i26 := 0; i26 < min(len(in.Steps), len(old.Steps)); i26++ {
-			if !(equalStep(&in.Steps[i26], &old.Steps[i26])) {
+		for i29 := 0; i29 < min(len(in.Steps), len(old.Steps)); i29++ {
+			if !(equalStep(&in.Steps[i29], &old.Steps[i29])) {
 				if w.Violation() {
-					w.Add(immutable.Changed(w.Index(w.Child(p, "steps"), i26), in.Steps[i26]))
+					w.Add(immutable.Changed(w.Index(w.Child(p, "steps"), i29), in.Steps[i29]))
 				}
 				if w.Done() {
 					return
@@ -560,9 +603,11 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 	}
 	if nOK, oOK := (in.Storage != nil), (old.Storage != nil); nOK && oOK {
 		if in.Storage != nil && old.Storage != nil {
-			walkStorage(w, in.Storage, old.Storage, w.Child(p, "storage"))
-			if w.Done() {
-				return
+			if !w.Report || dirtyStorage(in.Storage, old.Storage) {
+				walkStorage(w, in.Storage, old.Storage, w.Child(p, "storage"))
+				if w.Done() {
+					return
+				}
 			}
 		}
 	}
@@ -652,6 +697,37 @@ func equalSliceString(a, b *[]string) bool {
 	return true
 }
 
+// keyBackend is the key of a *Backend item in a list map.
+type keyBackend struct {
+	k0 string
+}
+
+func keyBackendOf(e **Backend) (keyBackend, bool) {
+	if !(*e != nil) {
+		return keyBackend{}, false
+	}
+	return keyBackend{
+		k0: (*e).Name,
+	}, true
+}
+
+func walkBackend(w *immutable.Walk, in, old *Backend, p *field.Path) {
+	if !(in.Address == old.Address) {
+		if w.Violation() {
+			w.Add(immutable.Changed(w.Child(p, "address"), in.Address))
+		}
+		if w.Done() {
+			return
+		}
+	}
+}
+
+func dirtyBackend(in, old *Backend) bool {
+	var q immutable.Walk
+	walkBackend(&q, in, old, nil)
+	return q.Found()
+}
+
 func equalSliceInt32(a, b *[]int32) bool {
 	if (*a == nil) != (*b == nil) || len(*a) != len(*b) {
 		return false
@@ -727,20 +803,24 @@ func walkListener(w *immutable.Walk, in, old *Listener, p *field.Path) {
 		}
 	}
 	if nOK, oOK := (len(in.Rules) != 0), (len(old.Rules) != 0); nOK && oOK {
-		m10 := immutable.AlignedPrefix(in.Rules, old.Rules, keyRuleOf)
-		for i11 := 0; i11 < m10; i11++ {
-			if _, ok := keyRuleOf(&in.Rules[i11]); ok {
-				walkRule(w, &in.Rules[i11], &old.Rules[i11], w.Index(w.Child(p, "rules"), i11))
-				if w.Done() {
-					return
+		m13 := immutable.AlignedPrefix(in.Rules, old.Rules, keyRuleOf)
+		for i14 := 0; i14 < m13; i14++ {
+			if _, ok := keyRuleOf(&in.Rules[i14]); ok {
+				if !w.Report || dirtyRule(&in.Rules[i14], &old.Rules[i14]) {
+					walkRule(w, &in.Rules[i14], &old.Rules[i14], w.Index(w.Child(p, "rules"), i14))
+					if w.Done() {
+						return
+					}
 				}
 			}
 		}
-		if m10 < len(in.Rules) && m10 < len(old.Rules) {
-			for _, pr12 := range immutable.PairByKey(in.Rules[m10:], old.Rules[m10:], keyRuleOf) {
-				walkRule(w, &in.Rules[m10+pr12.New], &old.Rules[m10+pr12.Old], w.Index(w.Child(p, "rules"), m10+pr12.New))
-				if w.Done() {
-					return
+		if m13 < len(in.Rules) && m13 < len(old.Rules) {
+			for _, pr15 := range immutable.PairByKey(in.Rules[m13:], old.Rules[m13:], keyRuleOf) {
+				if !w.Report || dirtyRule(&in.Rules[m13+pr15.New], &old.Rules[m13+pr15.Old]) {
+					walkRule(w, &in.Rules[m13+pr15.New], &old.Rules[m13+pr15.Old], w.Index(w.Child(p, "rules"), m13+pr15.New))
+					if w.Done() {
+						return
+					}
 				}
 			}
 		}
@@ -778,6 +858,18 @@ func walkRule(w *immutable.Walk, in, old *Rule, p *field.Path) {
 	}
 }
 
+func dirtyRule(in, old *Rule) bool {
+	var q immutable.Walk
+	walkRule(&q, in, old, nil)
+	return q.Found()
+}
+
+func dirtyListener(in, old *Listener) bool {
+	var q immutable.Walk
+	walkListener(&q, in, old, nil)
+	return q.Found()
+}
+
 func walkNetwork(w *immutable.Walk, in, old *Network, p *field.Path) {
 	if nOK, oOK := (in.Inline.Gateway != ""), (old.Inline.Gateway != ""); nOK && oOK {
 		if !(in.Inline.Gateway == old.Inline.Gateway) {
@@ -806,8 +898,8 @@ func walkNetwork(w *immutable.Walk, in, old *Network, p *field.Path) {
 			}
 		} else if in.Subnets != nil && !immutable.SameKeys(in.Subnets, old.Subnets) {
 			if w.Violation() {
-				for _, c13 := range immutable.MapKeyChanges(in.Subnets, old.Subnets) {
-					w.Add(immutable.KeyChanged(w.Child(p, "subnets"), immutable.QuoteKey(string(c13.Key)), c13.Added))
+				for _, c16 := range immutable.MapKeyChanges(in.Subnets, old.Subnets) {
+					w.Add(immutable.KeyChanged(w.Child(p, "subnets"), immutable.QuoteKey(string(c16.Key)), c16.Added))
 				}
 			}
 			if w.Done() {
@@ -816,21 +908,25 @@ func walkNetwork(w *immutable.Walk, in, old *Network, p *field.Path) {
 		}
 		if in.Subnets != nil && old.Subnets != nil {
 			if w.Report {
-				for _, k14 := range immutable.SortedKeys(in.Subnets) {
-					if ov16, ok := old.Subnets[k14]; ok {
-						nv15 := in.Subnets[k14]
-						walkSubnet(w, &nv15, &ov16, w.Key(w.Child(p, "subnets"), string(k14)))
-						if w.Done() {
-							return
+				for _, k17 := range immutable.SortedKeys(in.Subnets) {
+					if ov19, ok := old.Subnets[k17]; ok {
+						nv18 := in.Subnets[k17]
+						if !w.Report || dirtySubnet(&nv18, &ov19) {
+							walkSubnet(w, &nv18, &ov19, w.Key(w.Child(p, "subnets"), string(k17)))
+							if w.Done() {
+								return
+							}
 						}
 					}
 				}
 			} else {
-				for k14, nv15 := range in.Subnets {
-					if ov16, ok := old.Subnets[k14]; ok {
-						walkSubnet(w, &nv15, &ov16, w.Key(w.Child(p, "subnets"), string(k14)))
-						if w.Done() {
-							return
+				for k17, nv18 := range in.Subnets {
+					if ov19, ok := old.Subnets[k17]; ok {
+						if !w.Report || dirtySubnet(&nv18, &ov19) {
+							walkSubnet(w, &nv18, &ov19, w.Key(w.Child(p, "subnets"), string(k17)))
+							if w.Done() {
+								return
+							}
 						}
 					}
 				}
@@ -865,6 +961,18 @@ func walkSubnet(w *immutable.Walk, in, old *Subnet, p *field.Path) {
 	}
 }
 
+func dirtySubnet(in, old *Subnet) bool {
+	var q immutable.Walk
+	walkSubnet(&q, in, old, nil)
+	return q.Found()
+}
+
+func dirtyNetwork(in, old *Network) bool {
+	var q immutable.Walk
+	walkNetwork(&q, in, old, nil)
+	return q.Found()
+}
+
 func equalOwner(a, b *Owner) bool {
 	if !(a.Kind == b.Kind) {
 		return false
@@ -890,7 +998,7 @@ func formatKeyPort(k keyPort) string {
 	return immutable.FormatKey([]string{"name"}, immutable.FormatScalar(k.k0))
 }
 
-func walkPort(w *immutable.Walk, in, old *Port, p *field.Path) {
+func walkPort_2(w *immutable.Walk, in, old *Port, p *field.Path) {
 	if !(in.Name == old.Name) {
 		if w.Violation() {
 			w.Add(immutable.Changed(w.Child(p, "name"), in.Name))
@@ -909,6 +1017,12 @@ func walkPort(w *immutable.Walk, in, old *Port, p *field.Path) {
 	}
 }
 
+func dirtyPort_2(in, old *Port) bool {
+	var q immutable.Walk
+	walkPort_2(&q, in, old, nil)
+	return q.Found()
+}
+
 func equalMapStringResourceQuantity(a, b *map[string]resource.Quantity) bool {
 	if (*a == nil) != (*b == nil) || len(*a) != len(*b) {
 		return false
@@ -922,14 +1036,14 @@ func equalMapStringResourceQuantity(a, b *map[string]resource.Quantity) bool {
 	return true
 }
 
-// keyRoute is the key of a Route item in a list map.
-type keyRoute struct {
+// keyRoute_2 is the key of a Route item in a list map.
+type keyRoute_2 struct {
 	k0 string
 	k1 string
 }
 
-func keyRouteOf(e *Route) (keyRoute, bool) {
-	return keyRoute{
+func keyRoute_2Of(e *Route) (keyRoute_2, bool) {
+	return keyRoute_2{
 		k0: e.Host,
 		k1: e.Path,
 	}, true
@@ -944,6 +1058,12 @@ func walkRoute(w *immutable.Walk, in, old *Route, p *field.Path) {
 			return
 		}
 	}
+}
+
+func dirtyRoute(in, old *Route) bool {
+	var q immutable.Walk
+	walkRoute(&q, in, old, nil)
+	return q.Found()
 }
 
 func equalSelector(a, b *Selector) bool {
@@ -984,6 +1104,12 @@ func walkStorage(w *immutable.Walk, in, old *Storage, p *field.Path) {
 	}
 }
 
+func dirtyStorage(in, old *Storage) bool {
+	var q immutable.Walk
+	walkStorage(&q, in, old, nil)
+	return q.Found()
+}
+
 func equalWindow(a, b *Window) bool {
 	if pa, pb := (a.Start != 0), (b.Start != 0); pa != pb || pa && !(a.Start == b.Start) {
 		return false
@@ -992,4 +1118,10 @@ func equalWindow(a, b *Window) bool {
 		return false
 	}
 	return true
+}
+
+func dirtyWidgetSpec(in, old *WidgetSpec) bool {
+	var q immutable.Walk
+	walkWidgetSpec(&q, in, old, nil)
+	return q.Found()
 }
