@@ -10,11 +10,11 @@ import (
 )
 
 // ValidateImmutableUpdate checks the update of old to in against the
-// immutability markers of Deployment (+immutable, +immutable=keys, +immutable=once):
-// one error per violation, paths from the object's root, exactly the errors
-// the immutable-gen runtime reports on the JSON of the two objects with the
-// schema of the deployments.bench.immutable-gen.io v1 CRD. It does not allocate when nothing marked changed.
-// A nil in or old is an absent object: nothing is compared.
+// immutability markers of Deployment, as the immutable-gen runtime checks the
+// JSON of the two objects with the schema of the deployments.bench.immutable-gen.io v1 CRD:
+// one error per violation, paths from the object's root. It does not
+// allocate when nothing marked changed. A nil in or old is an absent object:
+// nothing is compared.
 func (in *Deployment) ValidateImmutableUpdate(old *Deployment) field.ErrorList {
 	if in == nil || old == nil {
 		return nil
@@ -30,9 +30,11 @@ func (in *Deployment) ValidateImmutableUpdate(old *Deployment) field.ErrorList {
 }
 
 func walkDeployment(w *immutable.Walk, in, old *Deployment, p *field.Path) {
-	walkDeploymentSpec(w, &in.Spec, &old.Spec, w.Child(p, "spec"))
-	if w.Done() {
-		return
+	if !w.Report || dirtyDeploymentSpec(&in.Spec, &old.Spec) {
+		walkDeploymentSpec(w, &in.Spec, &old.Spec, w.Child(p, "spec"))
+		if w.Done() {
+			return
+		}
 	}
 }
 
@@ -45,13 +47,17 @@ func walkDeploymentSpec(w *immutable.Walk, in, old *DeploymentSpec, p *field.Pat
 			return
 		}
 	}
-	walkDeploymentStrategy(w, &in.Strategy, &old.Strategy, w.Child(p, "strategy"))
-	if w.Done() {
-		return
+	if !w.Report || dirtyDeploymentStrategy(&in.Strategy, &old.Strategy) {
+		walkDeploymentStrategy(w, &in.Strategy, &old.Strategy, w.Child(p, "strategy"))
+		if w.Done() {
+			return
+		}
 	}
-	walkPodTemplateSpec(w, &in.Template, &old.Template, w.Child(p, "template"))
-	if w.Done() {
-		return
+	if !w.Report || dirtyPodTemplateSpec(&in.Template, &old.Template) {
+		walkPodTemplateSpec(w, &in.Template, &old.Template, w.Child(p, "template"))
+		if w.Done() {
+			return
+		}
 	}
 }
 
@@ -135,10 +141,18 @@ func walkDeploymentStrategy(w *immutable.Walk, in, old *DeploymentStrategy, p *f
 	}
 }
 
+func dirtyDeploymentStrategy(in, old *DeploymentStrategy) bool {
+	var q immutable.Walk
+	walkDeploymentStrategy(&q, in, old, nil)
+	return q.Found()
+}
+
 func walkPodTemplateSpec(w *immutable.Walk, in, old *PodTemplateSpec, p *field.Path) {
-	walkPodSpec(w, &in.Spec, &old.Spec, w.Child(p, "spec"))
-	if w.Done() {
-		return
+	if !w.Report || dirtyPodSpec(&in.Spec, &old.Spec) {
+		walkPodSpec(w, &in.Spec, &old.Spec, w.Child(p, "spec"))
+		if w.Done() {
+			return
+		}
 	}
 }
 
@@ -146,17 +160,21 @@ func walkPodSpec(w *immutable.Walk, in, old *PodSpec, p *field.Path) {
 	m1 := immutable.AlignedPrefix(in.Containers, old.Containers, keyContainerOf)
 	for i2 := 0; i2 < m1; i2++ {
 		if _, ok := keyContainerOf(&in.Containers[i2]); ok {
-			walkContainer(w, &in.Containers[i2], &old.Containers[i2], w.Index(w.Child(p, "containers"), i2))
-			if w.Done() {
-				return
+			if !w.Report || dirtyContainer(&in.Containers[i2], &old.Containers[i2]) {
+				walkContainer(w, &in.Containers[i2], &old.Containers[i2], w.Index(w.Child(p, "containers"), i2))
+				if w.Done() {
+					return
+				}
 			}
 		}
 	}
 	if m1 < len(in.Containers) && m1 < len(old.Containers) {
 		for _, pr3 := range immutable.PairByKey(in.Containers[m1:], old.Containers[m1:], keyContainerOf) {
-			walkContainer(w, &in.Containers[m1+pr3.New], &old.Containers[m1+pr3.Old], w.Index(w.Child(p, "containers"), m1+pr3.New))
-			if w.Done() {
-				return
+			if !w.Report || dirtyContainer(&in.Containers[m1+pr3.New], &old.Containers[m1+pr3.Old]) {
+				walkContainer(w, &in.Containers[m1+pr3.New], &old.Containers[m1+pr3.Old], w.Index(w.Child(p, "containers"), m1+pr3.New))
+				if w.Done() {
+					return
+				}
 			}
 		}
 	}
@@ -181,17 +199,21 @@ func walkPodSpec(w *immutable.Walk, in, old *PodSpec, p *field.Path) {
 		m7 := immutable.AlignedPrefix(in.InitContainers, old.InitContainers, keyContainerOf)
 		for i8 := 0; i8 < m7; i8++ {
 			if _, ok := keyContainerOf(&in.InitContainers[i8]); ok {
-				walkContainer(w, &in.InitContainers[i8], &old.InitContainers[i8], w.Index(w.Child(p, "initContainers"), i8))
-				if w.Done() {
-					return
+				if !w.Report || dirtyContainer(&in.InitContainers[i8], &old.InitContainers[i8]) {
+					walkContainer(w, &in.InitContainers[i8], &old.InitContainers[i8], w.Index(w.Child(p, "initContainers"), i8))
+					if w.Done() {
+						return
+					}
 				}
 			}
 		}
 		if m7 < len(in.InitContainers) && m7 < len(old.InitContainers) {
 			for _, pr9 := range immutable.PairByKey(in.InitContainers[m7:], old.InitContainers[m7:], keyContainerOf) {
-				walkContainer(w, &in.InitContainers[m7+pr9.New], &old.InitContainers[m7+pr9.Old], w.Index(w.Child(p, "initContainers"), m7+pr9.New))
-				if w.Done() {
-					return
+				if !w.Report || dirtyContainer(&in.InitContainers[m7+pr9.New], &old.InitContainers[m7+pr9.Old]) {
+					walkContainer(w, &in.InitContainers[m7+pr9.New], &old.InitContainers[m7+pr9.Old], w.Index(w.Child(p, "initContainers"), m7+pr9.New))
+					if w.Done() {
+						return
+					}
 				}
 			}
 		}
@@ -251,17 +273,21 @@ func walkPodSpec(w *immutable.Walk, in, old *PodSpec, p *field.Path) {
 		m10 := immutable.AlignedPrefix(in.Volumes, old.Volumes, keyVolumeOf)
 		for i11 := 0; i11 < m10; i11++ {
 			if _, ok := keyVolumeOf(&in.Volumes[i11]); ok {
-				walkVolume(w, &in.Volumes[i11], &old.Volumes[i11], w.Index(w.Child(p, "volumes"), i11))
-				if w.Done() {
-					return
+				if !w.Report || dirtyVolume(&in.Volumes[i11], &old.Volumes[i11]) {
+					walkVolume(w, &in.Volumes[i11], &old.Volumes[i11], w.Index(w.Child(p, "volumes"), i11))
+					if w.Done() {
+						return
+					}
 				}
 			}
 		}
 		if m10 < len(in.Volumes) && m10 < len(old.Volumes) {
 			for _, pr12 := range immutable.PairByKey(in.Volumes[m10:], old.Volumes[m10:], keyVolumeOf) {
-				walkVolume(w, &in.Volumes[m10+pr12.New], &old.Volumes[m10+pr12.Old], w.Index(w.Child(p, "volumes"), m10+pr12.New))
-				if w.Done() {
-					return
+				if !w.Report || dirtyVolume(&in.Volumes[m10+pr12.New], &old.Volumes[m10+pr12.Old]) {
+					walkVolume(w, &in.Volumes[m10+pr12.New], &old.Volumes[m10+pr12.Old], w.Index(w.Child(p, "volumes"), m10+pr12.New))
+					if w.Done() {
+						return
+					}
 				}
 			}
 		}
@@ -301,17 +327,21 @@ func walkContainer(w *immutable.Walk, in, old *Container, p *field.Path) {
 		m4 := immutable.AlignedPrefix(in.VolumeMounts, old.VolumeMounts, keyVolumeMountOf)
 		for i5 := 0; i5 < m4; i5++ {
 			if _, ok := keyVolumeMountOf(&in.VolumeMounts[i5]); ok {
-				walkVolumeMount(w, &in.VolumeMounts[i5], &old.VolumeMounts[i5], w.Index(w.Child(p, "volumeMounts"), i5))
-				if w.Done() {
-					return
+				if !w.Report || dirtyVolumeMount(&in.VolumeMounts[i5], &old.VolumeMounts[i5]) {
+					walkVolumeMount(w, &in.VolumeMounts[i5], &old.VolumeMounts[i5], w.Index(w.Child(p, "volumeMounts"), i5))
+					if w.Done() {
+						return
+					}
 				}
 			}
 		}
 		if m4 < len(in.VolumeMounts) && m4 < len(old.VolumeMounts) {
 			for _, pr6 := range immutable.PairByKey(in.VolumeMounts[m4:], old.VolumeMounts[m4:], keyVolumeMountOf) {
-				walkVolumeMount(w, &in.VolumeMounts[m4+pr6.New], &old.VolumeMounts[m4+pr6.Old], w.Index(w.Child(p, "volumeMounts"), m4+pr6.New))
-				if w.Done() {
-					return
+				if !w.Report || dirtyVolumeMount(&in.VolumeMounts[m4+pr6.New], &old.VolumeMounts[m4+pr6.Old]) {
+					walkVolumeMount(w, &in.VolumeMounts[m4+pr6.New], &old.VolumeMounts[m4+pr6.Old], w.Index(w.Child(p, "volumeMounts"), m4+pr6.New))
+					if w.Done() {
+						return
+					}
 				}
 			}
 		}
@@ -369,6 +399,18 @@ func walkVolumeMount(w *immutable.Walk, in, old *VolumeMount, p *field.Path) {
 			return
 		}
 	}
+}
+
+func dirtyVolumeMount(in, old *VolumeMount) bool {
+	var q immutable.Walk
+	walkVolumeMount(&q, in, old, nil)
+	return q.Found()
+}
+
+func dirtyContainer(in, old *Container) bool {
+	var q immutable.Walk
+	walkContainer(&q, in, old, nil)
+	return q.Found()
 }
 
 func equalSliceString_2(a, b *[]string) bool {
@@ -475,4 +517,28 @@ func equalSecretVolumeSource(a, b *SecretVolumeSource) bool {
 		return false
 	}
 	return true
+}
+
+func dirtyVolume(in, old *Volume) bool {
+	var q immutable.Walk
+	walkVolume(&q, in, old, nil)
+	return q.Found()
+}
+
+func dirtyPodSpec(in, old *PodSpec) bool {
+	var q immutable.Walk
+	walkPodSpec(&q, in, old, nil)
+	return q.Found()
+}
+
+func dirtyPodTemplateSpec(in, old *PodTemplateSpec) bool {
+	var q immutable.Walk
+	walkPodTemplateSpec(&q, in, old, nil)
+	return q.Found()
+}
+
+func dirtyDeploymentSpec(in, old *DeploymentSpec) bool {
+	var q immutable.Walk
+	walkDeploymentSpec(&q, in, old, nil)
+	return q.Found()
 }

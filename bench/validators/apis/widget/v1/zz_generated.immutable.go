@@ -10,11 +10,11 @@ import (
 )
 
 // ValidateImmutableUpdate checks the update of old to in against the
-// immutability markers of Widget (+immutable, +immutable=keys, +immutable=once):
-// one error per violation, paths from the object's root, exactly the errors
-// the immutable-gen runtime reports on the JSON of the two objects with the
-// schema of the widgets.bench.immutable-gen.io v1 CRD. It does not allocate when nothing marked changed.
-// A nil in or old is an absent object: nothing is compared.
+// immutability markers of Widget, as the immutable-gen runtime checks the
+// JSON of the two objects with the schema of the widgets.bench.immutable-gen.io v1 CRD:
+// one error per violation, paths from the object's root. It does not
+// allocate when nothing marked changed. A nil in or old is an absent object:
+// nothing is compared.
 func (in *Widget) ValidateImmutableUpdate(old *Widget) field.ErrorList {
 	if in == nil || old == nil {
 		return nil
@@ -30,9 +30,11 @@ func (in *Widget) ValidateImmutableUpdate(old *Widget) field.ErrorList {
 }
 
 func walkWidget(w *immutable.Walk, in, old *Widget, p *field.Path) {
-	walkWidgetSpec(w, &in.Spec, &old.Spec, w.Child(p, "spec"))
-	if w.Done() {
-		return
+	if !w.Report || dirtyWidgetSpec(&in.Spec, &old.Spec) {
+		walkWidgetSpec(w, &in.Spec, &old.Spec, w.Child(p, "spec"))
+		if w.Done() {
+			return
+		}
 	}
 }
 
@@ -41,17 +43,21 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		m1 := immutable.AlignedPrefix(in.Backends, old.Backends, keyBackendOf)
 		for i2 := 0; i2 < m1; i2++ {
 			if _, ok := keyBackendOf(&in.Backends[i2]); ok {
-				walkBackend(w, &in.Backends[i2], &old.Backends[i2], w.Index(w.Child(p, "backends"), i2))
-				if w.Done() {
-					return
+				if !w.Report || dirtyBackend(&in.Backends[i2], &old.Backends[i2]) {
+					walkBackend(w, &in.Backends[i2], &old.Backends[i2], w.Index(w.Child(p, "backends"), i2))
+					if w.Done() {
+						return
+					}
 				}
 			}
 		}
 		if m1 < len(in.Backends) && m1 < len(old.Backends) {
 			for _, pr3 := range immutable.PairByKey(in.Backends[m1:], old.Backends[m1:], keyBackendOf) {
-				walkBackend(w, &in.Backends[m1+pr3.New], &old.Backends[m1+pr3.Old], w.Index(w.Child(p, "backends"), m1+pr3.New))
-				if w.Done() {
-					return
+				if !w.Report || dirtyBackend(&in.Backends[m1+pr3.New], &old.Backends[m1+pr3.Old]) {
+					walkBackend(w, &in.Backends[m1+pr3.New], &old.Backends[m1+pr3.Old], w.Index(w.Child(p, "backends"), m1+pr3.New))
+					if w.Done() {
+						return
+					}
 				}
 			}
 		}
@@ -108,9 +114,11 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 	}
 	if nOK, oOK := (in.Options != nil), (old.Options != nil); nOK && oOK {
 		if in.Options != nil && old.Options != nil {
-			walkOptions(w, in.Options, old.Options, w.Child(p, "options"))
-			if w.Done() {
-				return
+			if !w.Report || dirtyOptions(in.Options, old.Options) {
+				walkOptions(w, in.Options, old.Options, w.Child(p, "options"))
+				if w.Done() {
+					return
+				}
 			}
 		}
 	}
@@ -205,6 +213,12 @@ func walkBackend(w *immutable.Walk, in, old *Backend, p *field.Path) {
 	}
 }
 
+func dirtyBackend(in, old *Backend) bool {
+	var q immutable.Walk
+	walkBackend(&q, in, old, nil)
+	return q.Found()
+}
+
 func equalWidgetConfig(a, b *WidgetConfig) bool {
 	if !(a.Engine == b.Engine) {
 		return false
@@ -263,6 +277,12 @@ func walkOptions(w *immutable.Walk, in, old *Options, p *field.Path) {
 	}
 }
 
+func dirtyOptions(in, old *Options) bool {
+	var q immutable.Walk
+	walkOptions(&q, in, old, nil)
+	return q.Found()
+}
+
 func equalSlicePort(a, b *[]Port) bool {
 	if (*a == nil) != (*b == nil) || len(*a) != len(*b) {
 		return false
@@ -303,4 +323,10 @@ func equalSliceString_2(a, b *[]string) bool {
 		return false
 	}
 	return immutable.SameMultiset(*a, *b)
+}
+
+func dirtyWidgetSpec(in, old *WidgetSpec) bool {
+	var q immutable.Walk
+	walkWidgetSpec(&q, in, old, nil)
+	return q.Found()
 }

@@ -10,11 +10,11 @@ import (
 )
 
 // ValidateImmutableUpdate checks the update of old to in against the
-// immutability markers of Widget (+immutable, +immutable=keys, +immutable=once):
-// one error per violation, paths from the object's root, exactly the errors
-// the immutable-gen runtime reports on the JSON of the two objects with the
-// schema of the widgets.example.com v1 CRD. It does not allocate when nothing marked changed.
-// A nil in or old is an absent object: nothing is compared.
+// immutability markers of Widget, as the immutable-gen runtime checks the
+// JSON of the two objects with the schema of the widgets.example.com v1 CRD:
+// one error per violation, paths from the object's root. It does not
+// allocate when nothing marked changed. A nil in or old is an absent object:
+// nothing is compared.
 func (in *Widget) ValidateImmutableUpdate(old *Widget) field.ErrorList {
 	if in == nil || old == nil {
 		return nil
@@ -30,9 +30,11 @@ func (in *Widget) ValidateImmutableUpdate(old *Widget) field.ErrorList {
 }
 
 func walkWidget(w *immutable.Walk, in, old *Widget, p *field.Path) {
-	walkWidgetSpec(w, &in.Spec, &old.Spec, w.Child(p, "spec"))
-	if w.Done() {
-		return
+	if !w.Report || dirtyWidgetSpec(&in.Spec, &old.Spec) {
+		walkWidgetSpec(w, &in.Spec, &old.Spec, w.Child(p, "spec"))
+		if w.Done() {
+			return
+		}
 	}
 }
 
@@ -66,17 +68,21 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		m3 := immutable.AlignedPrefix(in.Ports, old.Ports, keyPortOf)
 		for i4 := 0; i4 < m3; i4++ {
 			if _, ok := keyPortOf(&in.Ports[i4]); ok {
-				walkPort(w, &in.Ports[i4], &old.Ports[i4], w.Index(w.Child(p, "ports"), i4))
-				if w.Done() {
-					return
+				if !w.Report || dirtyPort(&in.Ports[i4], &old.Ports[i4]) {
+					walkPort(w, &in.Ports[i4], &old.Ports[i4], w.Index(w.Child(p, "ports"), i4))
+					if w.Done() {
+						return
+					}
 				}
 			}
 		}
 		if m3 < len(in.Ports) && m3 < len(old.Ports) {
 			for _, pr5 := range immutable.PairByKey(in.Ports[m3:], old.Ports[m3:], keyPortOf) {
-				walkPort(w, &in.Ports[m3+pr5.New], &old.Ports[m3+pr5.Old], w.Index(w.Child(p, "ports"), m3+pr5.New))
-				if w.Done() {
-					return
+				if !w.Report || dirtyPort(&in.Ports[m3+pr5.New], &old.Ports[m3+pr5.Old]) {
+					walkPort(w, &in.Ports[m3+pr5.New], &old.Ports[m3+pr5.Old], w.Index(w.Child(p, "ports"), m3+pr5.New))
+					if w.Done() {
+						return
+					}
 				}
 			}
 		}
@@ -114,4 +120,16 @@ func walkPort(w *immutable.Walk, in, old *Port, p *field.Path) {
 			return
 		}
 	}
+}
+
+func dirtyPort(in, old *Port) bool {
+	var q immutable.Walk
+	walkPort(&q, in, old, nil)
+	return q.Found()
+}
+
+func dirtyWidgetSpec(in, old *WidgetSpec) bool {
+	var q immutable.Walk
+	walkWidgetSpec(&q, in, old, nil)
+	return q.Found()
 }
