@@ -47,14 +47,17 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/tools/go/packages"
 	"k8s.io/gengo/v2/generator"
 	"k8s.io/gengo/v2/namer"
+	gengotypes "k8s.io/gengo/v2/types"
 	"sigs.k8s.io/controller-tools/pkg/genall"
 	"sigs.k8s.io/controller-tools/pkg/loader"
 	ctmarkers "sigs.k8s.io/controller-tools/pkg/markers"
 
 	"github.com/immutable-gen/immutable-gen/crdgen"
 	"github.com/immutable-gen/immutable-gen/diag"
+	"github.com/immutable-gen/immutable-gen/schema"
 )
 
 // FileName is the file written into each package.
@@ -68,7 +71,7 @@ type Generator struct {
 	HeaderFile string `marker:",optional"`
 	// Year specifies the year to substitute for " YEAR" in the header file.
 	Year string `marker:",optional"`
-	// AllowDangerousTypes allows float32 and float64 fields, as the crd generator's option does.
+	// AllowDangerousTypes allows float32 and float64 fields (the default here; false refuses them as the crd generator does).
 	AllowDangerousTypes *bool `marker:",optional"`
 	// IgnoreUnexportedFields ignores unexported fields, as the crd generator's option does.
 	IgnoreUnexportedFields *bool `marker:",optional"`
@@ -82,8 +85,16 @@ func (g Generator) WithReport(fn func(diag.List)) Generator {
 	return g
 }
 
+// crd is the crd generator whose model the validators read. Floats are
+// allowed unless allowDangerousTypes=false: the crd generator refuses them
+// for the portability of CRDs, which typed validators do not write.
 func (g Generator) crd() crdgen.Generator {
-	return crdgen.Generator{AllowDangerousTypes: g.AllowDangerousTypes, IgnoreUnexportedFields: g.IgnoreUnexportedFields}
+	allow := g.AllowDangerousTypes
+	if allow == nil {
+		t := true
+		allow = &t
+	}
+	return crdgen.Generator{AllowDangerousTypes: allow, IgnoreUnexportedFields: g.IgnoreUnexportedFields}
 }
 
 // RegisterMarkers registers controller-tools' CRD markers and +immutable.
@@ -107,7 +118,7 @@ func (Generator) Help() *ctmarkers.DefinitionHelp {
 		FieldHelp: map[string]ctmarkers.DetailedHelp{
 			"HeaderFile":             {Summary: "specifies the header text (e.g. license) to prepend to generated files."},
 			"Year":                   {Summary: "specifies the year to substitute for \" YEAR\" in the header file."},
-			"AllowDangerousTypes":    {Summary: "allows float32 and float64 fields, as crd:allowDangerousTypes does."},
+			"AllowDangerousTypes":    {Summary: "allows float32 and float64 fields (default true here; false refuses them as crd:allowDangerousTypes=false does)."},
 			"IgnoreUnexportedFields": {Summary: "ignores unexported fields, as crd:ignoreUnexportedFields does."},
 		},
 	}
@@ -130,6 +141,10 @@ func (g Generator) Generate(ctx *genall.GenerationContext) error {
 	}
 	var files map[*loader.Package][]byte
 	if !diags.HasErrors() {
+		if !packageErrors(ctx.Roots) {
+			// A marker the parser refused (on metadata) is reported there.
+			diags = append(diags, unreached(ctx.Roots, models)...)
+		}
 		var ds diag.List
 		files, ds, err = Render(models, header)
 		if err != nil {
@@ -206,8 +221,18 @@ func renderPackage(pkg *loader.Package, models []crdgen.Model, header string) ([
 		return nil, nil, fmt.Errorf("%s: no type information", pkg.PkgPath)
 	}
 	slices.SortFunc(models, func(a, b crdgen.Model) int { return strings.Compare(a.Kind, b.Kind) })
+	taken := declared(pkg)
 	tracker := generator.NewImportTrackerForPackage(pkg.PkgPath)
-	e := newEmitter(pkg.Types, declared(pkg), tracker)
+	// Imports must not be named like the package's own declarations.
+	gengoName := tracker.LocalName
+	tracker.LocalName = func(n gengotypes.Name) string {
+		name := gengoName(n)
+		for slices.Contains(taken, name) {
+			name += "pkg"
+		}
+		return name
+	}
+	e := newEmitter(pkg.Types, taken, tracker)
 	for _, m := range models {
 		obj, _ := pkg.Types.Scope().Lookup(m.Kind).(*types.TypeName)
 		named, ok := types.Unalias(objType(obj)).(*types.Named)
@@ -254,6 +279,60 @@ func renderPackage(pkg *loader.Package, models []crdgen.Model, header string) ([
 		return nil, nil, err
 	}
 	return mem.files[filepath.Join(dir, FileName)], e.diags, nil
+}
+
+// unreached warns about each +immutable marker in pkgs that no model
+// carries: no CRD kind uses the field or type it is on, so no typed
+// validator checks it (controller-tools makes CRDs only of the kinds of
+// packages with +groupName, kinds embedding TypeMeta and ObjectMeta).
+func unreached(pkgs []*loader.Package, models []crdgen.Model) diag.List {
+	carried := map[string]bool{}
+	for _, m := range models {
+		m.Root.Walk(func(n *schema.Node) {
+			for _, o := range n.Origins {
+				carried[fmt.Sprintf("%s:%d", o.Pos.Filename, o.Pos.Line)] = true
+			}
+		})
+	}
+	var out diag.List
+	for _, pkg := range pkgs {
+		pkg.NeedSyntax()
+		for _, f := range pkg.Syntax {
+			for _, group := range f.Comments {
+				for _, c := range group.List {
+					text := strings.TrimSpace(strings.TrimPrefix(c.Text, "//"))
+					if text != "+immutable" && !strings.HasPrefix(text, "+immutable=") {
+						continue
+					}
+					pos := pkg.Fset.Position(c.Pos())
+					if carried[fmt.Sprintf("%s:%d", pos.Filename, pos.Line)] {
+						continue
+					}
+					out = append(out, diag.Diagnostic{
+						Pos:      pos,
+						Severity: diag.Warning,
+						Subject:  text,
+						Message:  "no CRD kind of this run uses the field or type it is on, so no typed validator checks it",
+						Fix:      "the validators check the kinds controller-tools makes CRDs of (types embedding metav1.TypeMeta and metav1.ObjectMeta) and the types they use: run the generator on the packages of those kinds too, or drop the marker",
+					})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// packageErrors reports whether a package has errors other than type
+// errors (which partial type-checking causes, as in controller-gen).
+func packageErrors(pkgs []*loader.Package) bool {
+	for _, p := range pkgs {
+		for _, e := range p.Errors {
+			if e.Kind != packages.TypeError {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // declared returns the package-level names the package declares, outside

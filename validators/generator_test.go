@@ -194,3 +194,13 @@ func TestRefused(t *testing.T) {
 	}
 	checkGolden(t, "testdata/golden/validators/refused.txt", []byte(render(t, res.diags)))
 }
+
+// TestUnreached checks that a marker no CRD kind carries (here: on a type
+// no kind uses) is a warning, not silence.
+func TestUnreached(t *testing.T) {
+	res := run(t, validators.Generator{}, "./testdata/apis/validators-unreached/...")
+	if res.err != nil || len(res.files) != 1 {
+		t.Fatalf("err = %v, files = %v; want no error and one file", res.err, keys(res.files))
+	}
+	checkGolden(t, "testdata/golden/validators/unreached.txt", []byte(render(t, res.diags)))
+}

@@ -30,18 +30,22 @@ func (in *CacheCluster) ValidateImmutableUpdate(old *CacheCluster) field.ErrorLi
 }
 
 func walkCacheCluster(w *immutable.Walk, in, old *CacheCluster, p *field.Path) {
-	walkCacheClusterSpec(w, &in.Spec, &old.Spec, w.Child(p, "spec"))
-	if w.Done() {
-		return
+	if !w.Report || dirtyCacheClusterSpec(&in.Spec, &old.Spec) {
+		walkCacheClusterSpec(w, &in.Spec, &old.Spec, w.Child(p, "spec"))
+		if w.Done() {
+			return
+		}
 	}
 }
 
 func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p *field.Path) {
 	if nOK, oOK := (in.Backup != nil), (old.Backup != nil); nOK && oOK {
 		if in.Backup != nil && old.Backup != nil {
-			walkBackup(w, in.Backup, old.Backup, w.Child(p, "backup"))
-			if w.Done() {
-				return
+			if !w.Report || dirtyBackup(in.Backup, old.Backup) {
+				walkBackup(w, in.Backup, old.Backup, w.Child(p, "backup"))
+				if w.Done() {
+					return
+				}
 			}
 		}
 	}
@@ -156,17 +160,21 @@ func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p *field
 	m7 := immutable.AlignedPrefix(in.Shards, old.Shards, keyShardOf)
 	for i8 := 0; i8 < m7; i8++ {
 		if _, ok := keyShardOf(&in.Shards[i8]); ok {
-			walkShard(w, &in.Shards[i8], &old.Shards[i8], w.Index(w.Child(p, "shards"), i8))
-			if w.Done() {
-				return
+			if !w.Report || dirtyShard(&in.Shards[i8], &old.Shards[i8]) {
+				walkShard(w, &in.Shards[i8], &old.Shards[i8], w.Index(w.Child(p, "shards"), i8))
+				if w.Done() {
+					return
+				}
 			}
 		}
 	}
 	if m7 < len(in.Shards) && m7 < len(old.Shards) {
 		for _, pr9 := range immutable.PairByKey(in.Shards[m7:], old.Shards[m7:], keyShardOf) {
-			walkShard(w, &in.Shards[m7+pr9.New], &old.Shards[m7+pr9.Old], w.Index(w.Child(p, "shards"), m7+pr9.New))
-			if w.Done() {
-				return
+			if !w.Report || dirtyShard(&in.Shards[m7+pr9.New], &old.Shards[m7+pr9.Old]) {
+				walkShard(w, &in.Shards[m7+pr9.New], &old.Shards[m7+pr9.Old], w.Index(w.Child(p, "shards"), m7+pr9.New))
+				if w.Done() {
+					return
+				}
 			}
 		}
 	}
@@ -235,6 +243,12 @@ func walkBackup(w *immutable.Walk, in, old *Backup, p *field.Path) {
 	}
 }
 
+func dirtyBackup(in, old *Backup) bool {
+	var q immutable.Walk
+	walkBackup(&q, in, old, nil)
+	return q.Found()
+}
+
 func equalSecretRef(a, b *SecretRef) bool {
 	if !(a.Secret == b.Secret) {
 		return false
@@ -293,6 +307,12 @@ func walkShard(w *immutable.Walk, in, old *Shard, p *field.Path) {
 	}
 }
 
+func dirtyShard(in, old *Shard) bool {
+	var q immutable.Walk
+	walkShard(&q, in, old, nil)
+	return q.Found()
+}
+
 // keyUser is the key of a User item in a list map.
 type keyUser struct {
 	k0 string
@@ -319,4 +339,10 @@ func equalSliceString_2(a, b *[]string) bool {
 		return false
 	}
 	return immutable.SameMultiset(*a, *b)
+}
+
+func dirtyCacheClusterSpec(in, old *CacheClusterSpec) bool {
+	var q immutable.Walk
+	walkCacheClusterSpec(&q, in, old, nil)
+	return q.Found()
 }

@@ -7,3 +7,9 @@ func walkPort() string { return "port" }
 func keyRouteOf() string { return "route" }
 
 var _, _ = walkPort, keyRouteOf
+
+// field is a name the import of apimachinery's field package would take:
+// the generated file imports it as fieldpkg.
+var field = "field"
+
+var _ = field

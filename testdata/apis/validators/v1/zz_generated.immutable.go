@@ -7,7 +7,7 @@ package v1
 import (
 	immutable "github.com/immutable-gen/immutable-gen/runtime/immutable"
 	resource "k8s.io/apimachinery/pkg/api/resource"
-	field "k8s.io/apimachinery/pkg/util/validation/field"
+	fieldpkg "k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // ValidateImmutableUpdate checks the update of old to in against the
@@ -16,7 +16,7 @@ import (
 // one error per violation, paths from the object's root. It does not
 // allocate when nothing marked changed. A nil in or old is an absent object:
 // nothing is compared.
-func (in *Widget) ValidateImmutableUpdate(old *Widget) field.ErrorList {
+func (in *Widget) ValidateImmutableUpdate(old *Widget) fieldpkg.ErrorList {
 	if in == nil || old == nil {
 		return nil
 	}
@@ -30,7 +30,7 @@ func (in *Widget) ValidateImmutableUpdate(old *Widget) field.ErrorList {
 	return w.Errors()
 }
 
-func walkWidget(w *immutable.Walk, in, old *Widget, p *field.Path) {
+func walkWidget(w *immutable.Walk, in, old *Widget, p *fieldpkg.Path) {
 	if !w.Report || dirtyWidgetSpec(&in.Spec, &old.Spec) {
 		walkWidgetSpec(w, &in.Spec, &old.Spec, w.Child(p, "spec"))
 		if w.Done() {
@@ -39,7 +39,7 @@ func walkWidget(w *immutable.Walk, in, old *Widget, p *field.Path) {
 	}
 }
 
-func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
+func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (len(in.Annotations) != 0), (len(old.Annotations) != 0); nOK && oOK {
 		if !(equalMapStringString(&in.Annotations, &old.Annotations)) {
 			if w.Violation() {
@@ -711,7 +711,7 @@ func keyBackendOf(e **Backend) (keyBackend, bool) {
 	}, true
 }
 
-func walkBackend(w *immutable.Walk, in, old *Backend, p *field.Path) {
+func walkBackend(w *immutable.Walk, in, old *Backend, p *fieldpkg.Path) {
 	if !(in.Address == old.Address) {
 		if w.Violation() {
 			w.Add(immutable.Changed(w.Child(p, "address"), in.Address))
@@ -785,7 +785,7 @@ func formatKeyListener(k keyListener) string {
 	return immutable.FormatKey([]string{"port", "protocol"}, immutable.FormatScalar(k.k0), immutable.FormatScalar(k.k1))
 }
 
-func walkListener(w *immutable.Walk, in, old *Listener, p *field.Path) {
+func walkListener(w *immutable.Walk, in, old *Listener, p *fieldpkg.Path) {
 	if !(in.Port == old.Port) {
 		if w.Violation() {
 			w.Add(immutable.Changed(w.Child(p, "port"), in.Port))
@@ -838,7 +838,7 @@ func keyRuleOf(e *Rule) (keyRule, bool) {
 	}, true
 }
 
-func walkRule(w *immutable.Walk, in, old *Rule, p *field.Path) {
+func walkRule(w *immutable.Walk, in, old *Rule, p *fieldpkg.Path) {
 	if nOK, oOK := (in.Value != nil), (old.Value != nil); nOK && oOK {
 		if !((in.Value == nil) == (old.Value == nil) && (in.Value == nil || (*in.Value) == (*old.Value))) {
 			if w.Violation() {
@@ -870,7 +870,7 @@ func dirtyListener(in, old *Listener) bool {
 	return q.Found()
 }
 
-func walkNetwork(w *immutable.Walk, in, old *Network, p *field.Path) {
+func walkNetwork(w *immutable.Walk, in, old *Network, p *fieldpkg.Path) {
 	if nOK, oOK := (in.Inline.Gateway != ""), (old.Inline.Gateway != ""); nOK && oOK {
 		if !(in.Inline.Gateway == old.Inline.Gateway) {
 			if w.Violation() {
@@ -950,7 +950,7 @@ func walkNetwork(w *immutable.Walk, in, old *Network, p *field.Path) {
 	}
 }
 
-func walkSubnet(w *immutable.Walk, in, old *Subnet, p *field.Path) {
+func walkSubnet(w *immutable.Walk, in, old *Subnet, p *fieldpkg.Path) {
 	if !(in.CIDR == old.CIDR) {
 		if w.Violation() {
 			w.Add(immutable.Changed(w.Child(p, "cidr"), in.CIDR))
@@ -998,7 +998,7 @@ func formatKeyPort(k keyPort) string {
 	return immutable.FormatKey([]string{"name"}, immutable.FormatScalar(k.k0))
 }
 
-func walkPort_2(w *immutable.Walk, in, old *Port, p *field.Path) {
+func walkPort_2(w *immutable.Walk, in, old *Port, p *fieldpkg.Path) {
 	if !(in.Name == old.Name) {
 		if w.Violation() {
 			w.Add(immutable.Changed(w.Child(p, "name"), in.Name))
@@ -1049,7 +1049,7 @@ func keyRoute_2Of(e *Route) (keyRoute_2, bool) {
 	}, true
 }
 
-func walkRoute(w *immutable.Walk, in, old *Route, p *field.Path) {
+func walkRoute(w *immutable.Walk, in, old *Route, p *fieldpkg.Path) {
 	if !(in.Backend == old.Backend) {
 		if w.Violation() {
 			w.Add(immutable.Changed(w.Child(p, "backend"), in.Backend))
@@ -1093,7 +1093,7 @@ func equalStep(a, b *Step) bool {
 	return true
 }
 
-func walkStorage(w *immutable.Walk, in, old *Storage, p *field.Path) {
+func walkStorage(w *immutable.Walk, in, old *Storage, p *fieldpkg.Path) {
 	if !(in.Class == old.Class) {
 		if w.Violation() {
 			w.Add(immutable.Changed(w.Child(p, "class"), in.Class))

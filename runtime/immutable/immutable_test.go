@@ -1,0 +1,198 @@
+package immutable
+
+import (
+	"math"
+	"reflect"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+func TestErrors(t *testing.T) {
+	p := field.NewPath("spec", "ports")
+	cases := []struct {
+		name string
+		err  *field.Error
+		typ  field.ErrorType
+		path string
+		text string
+	}{
+		{"changed", Changed(p, 1), field.ErrorTypeInvalid, "spec.ports", "field is immutable"},
+		{"changed at the root", Changed(nil, 1), field.ErrorTypeInvalid, "", "field is immutable"},
+		{"added", Presence(p, "ports", Whole, true), field.ErrorTypeForbidden, "spec.ports", `field "ports" is immutable and may not be added`},
+		{"keys removed", Presence(p, "ports", Keys, false), field.ErrorTypeForbidden, "spec.ports", `field "ports" has immutable keys and may not be removed`},
+		{"once removed", Presence(p, "ports", Once, false), field.ErrorTypeForbidden, "spec.ports", `field "ports" is immutable once set and may not be removed`},
+		{"map key", KeyChanged(p, QuoteKey("team"), true), field.ErrorTypeForbidden, "spec.ports", `key "team" may not be added: keys are immutable`},
+		{"list-map key", KeyChanged(p, FormatKey([]string{"name", "port"}, FormatScalar("http"), FormatScalar(int64(80))), false), field.ErrorTypeForbidden, "spec.ports", `key {"name":"http","port":80} may not be removed: keys are immutable`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.err.Type != tc.typ || tc.err.Field != tc.path || tc.err.Detail != tc.text || tc.err.Origin != Origin {
+				t.Errorf("got %s %q %q %q", tc.err.Type, tc.err.Field, tc.err.Detail, tc.err.Origin)
+			}
+		})
+	}
+}
+
+func TestFormatScalar(t *testing.T) {
+	cases := []struct {
+		v    any
+		want string
+	}{
+		{"a\"b", `"a\"b"`},
+		{true, "true"},
+		{int64(-3), "-3"},
+		{uint64(1 << 63), "9223372036854775808"},
+		{float64(2), "2"},
+		{math.Copysign(0, -1), "0"},
+		{1.5, "1.5"},
+		{1e21, "1e+21"},
+		{float32(0.1), "0.1"},
+	}
+	for _, tc := range cases {
+		if got := FormatScalar(tc.v); got != tc.want {
+			t.Errorf("FormatScalar(%#v) = %s, want %s", tc.v, got, tc.want)
+		}
+	}
+}
+
+func TestSameMultiset(t *testing.T) {
+	cases := []struct {
+		name string
+		a, b []string
+		want bool
+	}{
+		{"equal in order", []string{"a", "b"}, []string{"a", "b"}, true},
+		{"reordered", []string{"a", "b", "a"}, []string{"b", "a", "a"}, true},
+		{"multiplicity", []string{"a", "b", "b"}, []string{"a", "a", "b"}, false},
+		{"length", []string{"a"}, []string{"a", "a"}, false},
+		{"last differs", []string{"a", "b"}, []string{"a", "c"}, false},
+		{"empty", []string{}, nil, true},
+	}
+	for _, tc := range cases {
+		if got := SameMultiset(tc.a, tc.b); got != tc.want {
+			t.Errorf("%s: got %v", tc.name, got)
+		}
+	}
+	a := []string{"a", "b", "c"}
+	b := []string{"a", "b", "c"}
+	if n := testing.AllocsPerRun(10, func() { SameMultiset(a, b) }); n != 0 {
+		t.Errorf("%v allocations for sets equal in order", n)
+	}
+}
+
+type item struct {
+	key string
+	has bool
+}
+
+func keyOf(e *item) (string, bool) { return e.key, e.has }
+
+func items(keys ...string) []item {
+	out := make([]item, len(keys))
+	for i, k := range keys {
+		out[i] = item{k, k != ""}
+	}
+	return out
+}
+
+func TestListMaps(t *testing.T) {
+	if n := AlignedPrefix(items("a", "", "b"), items("a", "", "c"), keyOf); n != 2 {
+		t.Errorf("AlignedPrefix = %d, want 2 (unkeyed items align with each other)", n)
+	}
+	got := PairByKey(items("b", "a", "", "a", "c"), items("a", "x", "a", "b"), keyOf)
+	want := []Pair{{0, 3}, {1, 0}, {3, 2}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("PairByKey = %v, want %v (duplicates in order, unkeyed and unmatched items left out)", got, want)
+	}
+	changes := ListKeyChanges(items("c", "a", "c", "d"), items("a", "b", "b", "x"), keyOf)
+	wantChanges := []KeyChange[string]{{"b", false}, {"x", false}, {"c", true}, {"d", true}}
+	if !reflect.DeepEqual(changes, wantChanges) {
+		t.Errorf("ListKeyChanges = %v, want %v", changes, wantChanges)
+	}
+	if c := ListKeyChanges(items("a", "a"), items("a"), keyOf); len(c) != 0 {
+		t.Errorf("key tuples compare as a set: %v", c)
+	}
+}
+
+func TestMaps(t *testing.T) {
+	a := map[string]int{"a": 1, "b": 2}
+	if !SameKeys(a, map[string]int{"b": 0, "a": 0}) || SameKeys(a, map[string]int{"a": 1}) || SameKeys(a, map[string]int{"a": 1, "c": 2}) {
+		t.Error("SameKeys")
+	}
+	got := MapKeyChanges(map[string]int{"c": 1, "a": 1}, map[string]int{"b": 1, "a": 1})
+	want := []KeyChange[string]{{"b", false}, {"c", true}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("MapKeyChanges = %v, want %v", got, want)
+	}
+	if k := SortedKeys(map[string]int{"b": 1, "a": 2}); !reflect.DeepEqual(k, []string{"a", "b"}) {
+		t.Errorf("SortedKeys = %v", k)
+	}
+}
+
+func TestSameValues(t *testing.T) {
+	q := func(s string) *resource.Quantity { v := resource.MustParse(s); return &v }
+	zero := &metav1.Time{}
+	t1 := metav1.NewTime(time.Unix(10, 0))
+	t1n := metav1.NewTime(time.Unix(10, 999))
+	cases := []struct {
+		name string
+		got  bool
+		want bool
+	}{
+		{"time: same second", SameTime(&t1, &t1n), true},
+		{"time: nil and zero are null", SameTime(nil, zero), true},
+		{"time: null and a time", SameTime(zero, &t1), false},
+		{"microtime: same microsecond", SameMicroTime(&metav1.MicroTime{Time: time.Unix(1, 1000)}, &metav1.MicroTime{Time: time.Unix(1, 1999)}), true},
+		{"microtime: other microsecond", SameMicroTime(&metav1.MicroTime{Time: time.Unix(1, 1000)}, &metav1.MicroTime{Time: time.Unix(1, 2000)}), false},
+		{"duration", SameDuration(&metav1.Duration{Duration: time.Second}, &metav1.Duration{Duration: 1000 * time.Millisecond}), true},
+		{"int or string: int and string", SameIntOrString(ptr(intstr.FromInt32(80)), ptr(intstr.FromString("80"))), false},
+		{"int or string: ints", SameIntOrString(ptr(intstr.FromInt32(80)), ptr(intstr.FromInt32(80))), true},
+		{"int or string: ignores the other type's value", SameIntOrString(&intstr.IntOrString{Type: intstr.String, StrVal: "a", IntVal: 1}, ptr(intstr.FromString("a"))), true},
+		{"quantity: same spelling", SameQuantity(q("1Ki"), q("1Ki")), true},
+		{"quantity: equal amount, other spelling", SameQuantity(q("1Ki"), q("1024")), false},
+		{"quantity: non-canonical spellings serialize canonically", SameQuantity(q("1000m"), q("1")), true},
+		{"quantity: built and parsed", SameQuantity(resource.NewQuantity(1, resource.DecimalSI), q("1")), true},
+	}
+	for _, tc := range cases {
+		if tc.got != tc.want {
+			t.Errorf("%s: got %v", tc.name, tc.got)
+		}
+	}
+	a, b := q("1Ki"), q("1Ki")
+	if n := testing.AllocsPerRun(10, func() { SameQuantity(a, b) }); n != 0 {
+		t.Errorf("%v allocations comparing parsed quantities", n)
+	}
+	orig := *a
+	SameQuantity(a, b)
+	if !reflect.DeepEqual(*a, orig) {
+		t.Error("SameQuantity changed its argument")
+	}
+}
+
+func TestWalk(t *testing.T) {
+	var probe Walk
+	if probe.Child(field.NewPath("spec"), "x") != nil || probe.Index(nil, 1) != nil || probe.Key(nil, "k") != nil {
+		t.Error("the first walk builds paths")
+	}
+	if probe.Violation() || !probe.Found() || !probe.Done() {
+		t.Error("a violation on the first walk")
+	}
+	w := Walk{Report: true}
+	if p := w.Key(w.Index(w.Child(nil, "spec"), 2), "k"); p.String() != "spec[2][k]" {
+		t.Errorf("path %s", p)
+	}
+	if !w.Violation() || w.Done() {
+		t.Error("a violation on the second walk")
+	}
+	w.Add(Changed(nil, 1))
+	if len(w.Errors()) != 1 {
+		t.Error("Add")
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
