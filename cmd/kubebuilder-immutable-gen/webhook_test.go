@@ -132,3 +132,29 @@ func TestHasImmutableMarkers(t *testing.T) {
 		}
 	}
 }
+
+// TestWebhookLayouts: the webhook file and the kind's Go type in go/v4's
+// layouts: single group, multigroup, and the legacy one in the API package.
+func TestWebhookLayouts(t *testing.T) {
+	const scaffolded = "return ctrl.NewWebhookManagedBy(mgr, &shipv2.Frigate{}).\n\t\tWithValidator(&FrigateCustomValidator{}).\n"
+	const legacy = "return ctrl.NewWebhookManagedBy(mgr, r).\n\t\tWithValidator(&FrigateCustomValidator{}).\n"
+	for _, tc := range []struct {
+		universe         map[string]string
+		wantFile, wantTy string
+	}{
+		{map[string]string{"internal/webhook/v2/frigate_webhook.go": scaffolded}, "internal/webhook/v2/frigate_webhook.go", "*shipv2.Frigate"},
+		{map[string]string{"internal/webhook/ship/v2/frigate_webhook.go": scaffolded, "internal/webhook/ship/v1/frigate_webhook.go": scaffolded}, "internal/webhook/ship/v2/frigate_webhook.go", "*shipv2.Frigate"},
+		{map[string]string{"api/v2/frigate_webhook.go": legacy}, "api/v2/frigate_webhook.go", "*Frigate"},
+		{map[string]string{"internal/webhook/v2/frigate_webhook.go": strings.Replace(scaffolded, "Frigate", "Sloop", -1)}, "", ""},
+	} {
+		file := webhookFile(tc.universe, "Frigate", "v2")
+		if file != tc.wantFile {
+			t.Errorf("webhookFile(%v) = %q, want %q", tc.universe, file, tc.wantFile)
+		}
+		if file != "" {
+			if got := objectType(tc.universe[file], "Frigate"); got != tc.wantTy {
+				t.Errorf("objectType(%s) = %q, want %q", file, got, tc.wantTy)
+			}
+		}
+	}
+}
