@@ -1,6 +1,7 @@
 package validators
 
 import (
+	"flag"
 	"reflect"
 	"slices"
 	"strconv"
@@ -39,15 +40,23 @@ const (
 	diffNewParent = "immutable field of an added parent (validation-gen only)"
 )
 
-// pairsPerAPI is the number of random (old, new) pairs per API and run.
-const pairsPerAPI = 10000
+var (
+	pairsFlag = flag.Int("pairs", 10000, "random (old, new) pairs per API in TestPeerDifferential")
+	seedFlag  = flag.Uint64("seed", 0, "seed of TestPeerDifferential (0: the fixed seed of CI)")
+)
 
 func TestPeerDifferential(t *testing.T) {
 	for _, a := range []*api{&widgetAPI, &deploymentAPI} {
 		t.Run(a.name, func(t *testing.T) {
 			checker := a.checker(t)
 			schema := a.schema(t)
-			g := newGen(uint64(len(a.name)), a.shapes)
+			seed := uint64(len(a.name))
+			if *seedFlag != 0 {
+				seed = *seedFlag
+			}
+			t.Logf("seed %d (-seed replays it)", seed)
+			g := newGen(seed, a.shapes)
+			pairsPerAPI := *pairsFlag
 			// Differences of validation-gen from the runtime, and from the
 			// typed validators.
 			counts := map[string]map[string]int{"runtime": {}, "typed": {}}
