@@ -46,6 +46,7 @@ var widgetAPI = api{
 		"WidgetSpec.Tags":     {set: true},
 		"WidgetSpec.Ports":    {keys: []string{"Name"}},
 		"WidgetSpec.Backends": {keys: []string{"Name"}},
+		"WidgetSpec.Shards":   {keys: []string{"Name"}},
 	},
 	random: func(g *gen) interface{} {
 		w := &widgetv1.Widget{}

@@ -38,6 +38,11 @@ const (
 	// validate.Immutable fails on every update. The KEP lets items and
 	// optional parents come and go; only values present in both compare.
 	diffNewParent = "immutable field of an added parent (validation-gen only)"
+	// diffKeyPath: an item added to a list map whose keys are immutable
+	// (+immutable=keys; validation-gen's +k8s:update=NoAddItem) is
+	// refused by both, validation-gen at the item (spec.shards[1]),
+	// immutable-gen at the list (spec.shards, the key in the message).
+	diffKeyPath = "added key reported at the item (validation-gen) or the list (immutable-gen)"
 )
 
 var (
@@ -97,14 +102,14 @@ func TestPeerDifferential(t *testing.T) {
 						continue
 					}
 					for _, p := range onlyVG {
-						c := classify(schema, nu, ou, p, true)
+						c := classify(schema, nu, ou, p, true, paths(other.errs))
 						counts[other.name][c]++
 						if c == "" {
 							report("validation-gen reports %s, the %s does not: unclassified", p, other.name)
 						}
 					}
 					for _, p := range onlyOther {
-						c := classify(schema, nu, ou, p, false)
+						c := classify(schema, nu, ou, p, false, paths(vg))
 						counts[other.name][c]++
 						if c == "" {
 							report("the %s reports %s, validation-gen does not: unclassified", other.name, p)
@@ -122,7 +127,7 @@ func TestPeerDifferential(t *testing.T) {
 				t.Errorf("%d of %d pairs rejected: the mutations do not exercise both verdicts", rejected, pairsPerAPI)
 			}
 			if a == &widgetAPI {
-				for _, c := range []string{diffSetOrder, diffNilEmpty, diffNewParent} {
+				for _, c := range []string{diffSetOrder, diffNilEmpty, diffNewParent, diffKeyPath} {
 					if counts["runtime"][c] == 0 {
 						t.Errorf("difference %q never seen: the generator no longer covers it", c)
 					}
@@ -172,11 +177,15 @@ func paths(errs field.ErrorList) []string {
 }
 
 // classify names the difference behind a field only one validator
-// reports: byValidationGen is true when validation-gen reports it. "" is
-// an unclassified disagreement.
-func classify(schema, obj, old map[string]interface{}, path string, byValidationGen bool) string {
+// reports: byValidationGen is true when validation-gen reports it, others
+// are the fields the other validator reports. "" is an unclassified
+// disagreement.
+func classify(schema, obj, old map[string]interface{}, path string, byValidationGen bool, others []string) string {
 	nv, nok := lookup(obj, path)
 	ov, ook := lookup(old, path)
+	if c := keyPath(schema, obj, old, path, byValidationGen, others); c != "" {
+		return c
+	}
 	if byValidationGen {
 		if nok && ook && listType(schema, path) == "set" && sameMultiset(nv, ov) {
 			return diffSetOrder
@@ -188,6 +197,31 @@ func classify(schema, obj, old map[string]interface{}, path string, byValidation
 	}
 	if reflect.DeepEqual(withoutEmpties(nv, nok), withoutEmpties(ov, ook)) {
 		return diffNilEmpty
+	}
+	return ""
+}
+
+// keyPath classifies an added list-map key reported at different paths:
+// validation-gen at the new item (list[i], an item whose key old lacks),
+// immutable-gen at the list, which the other reports an item of.
+func keyPath(schema, obj, old map[string]interface{}, path string, byValidationGen bool, others []string) string {
+	if byValidationGen {
+		list, ok := strings.CutSuffix(path, "]")
+		if i := strings.LastIndex(list, "["); ok && i > 0 {
+			list = list[:i]
+			if listType(schema, list) == "map" && slices.Contains(others, list) && parentAbsent(schema, obj, old, path+".x") {
+				return diffKeyPath
+			}
+		}
+		return ""
+	}
+	if listType(schema, path) != "map" {
+		return ""
+	}
+	for _, o := range others {
+		if strings.HasPrefix(o, path+"[") {
+			return diffKeyPath
+		}
 	}
 	return ""
 }

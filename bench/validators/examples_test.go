@@ -69,6 +69,38 @@ func TestDifferenceExamples(t *testing.T) {
 		wantVG:      nil,
 		wantRuntime: nil,
 	}, {
+		name: diffKeyPath + ": a shard added",
+		mutate: func(obj, old *widgetv1.Widget) {
+			old.Spec.Shards = []widgetv1.Shard{{Name: "s1"}}
+			obj.Spec.Shards = []widgetv1.Shard{{Name: "s1"}, {Name: "s2"}}
+		},
+		wantVG:      []string{"spec.shards[1]"},
+		wantRuntime: []string{"spec.shards"},
+	}, {
+		name: "agree: a shard removed is refused at the list by both",
+		mutate: func(obj, old *widgetv1.Widget) {
+			old.Spec.Shards = []widgetv1.Shard{{Name: "s1"}, {Name: "s2"}}
+			obj.Spec.Shards = []widgetv1.Shard{{Name: "s1", Replicas: 3}}
+		},
+		wantVG:      []string{"spec.shards"},
+		wantRuntime: []string{"spec.shards"},
+	}, {
+		name:   "agree: once (NoModify, NoUnset) set after creation is allowed by both",
+		mutate: func(obj, _ *widgetv1.Widget) { obj.Spec.SeedSnapshot = "snap-1" },
+	}, {
+		name: "agree: once changed is refused by both",
+		mutate: func(obj, old *widgetv1.Widget) {
+			old.Spec.SeedSnapshot = "snap-1"
+			obj.Spec.SeedSnapshot = "snap-2"
+		},
+		wantVG:      []string{"spec.seedSnapshot"},
+		wantRuntime: []string{"spec.seedSnapshot"},
+	}, {
+		name:        "agree: once removed is refused by both",
+		mutate:      func(obj, old *widgetv1.Widget) { old.Spec.SeedSnapshot = "snap-1" },
+		wantVG:      []string{"spec.seedSnapshot"},
+		wantRuntime: []string{"spec.seedSnapshot"},
+	}, {
 		name:        "same verdict, other error type: storage added",
 		mutate:      func(obj, _ *widgetv1.Widget) { obj.Spec.Storage = &widgetv1.Storage{Class: "ssd"} },
 		wantVG:      []string{"spec.storage"},

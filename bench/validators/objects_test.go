@@ -29,8 +29,10 @@ func widget() *widgetv1.Widget {
 			{Name: "primary", Address: "10.0.0.1", Weight: 3},
 			{Name: "secondary", Address: "10.0.0.2", Weight: 1},
 		},
-		Options:     &widgetv1.Options{Mode: "fast", Verbose: true},
-		Description: "the orders widget",
+		Options:      &widgetv1.Options{Mode: "fast", Verbose: true},
+		Description:  "the orders widget",
+		SeedSnapshot: "orders-2026-11-01",
+		Shards:       []widgetv1.Shard{{Name: "s0", Replicas: 3}, {Name: "s1", Replicas: 3}},
 	}}
 	w.APIVersion, w.Kind = "bench.immutable-gen.io/v1", "Widget"
 	w.Name, w.Namespace = "orders", "default"

@@ -124,6 +124,41 @@ type WidgetSpec struct {
 	// Description may change.
 	// +optional
 	Description string `json:"description,omitempty"`
+
+	// SeedSnapshot may be set after creation, then never changed or
+	// removed: immutable-gen's once, validation-gen's update constraints
+	// NoModify and NoUnset (not NoSet).
+	// +immutable=once
+	// +k8s:optional
+	// +k8s:update=NoModify
+	// +k8s:update=NoUnset
+	// +optional
+	SeedSnapshot string `json:"seedSnapshot,omitempty"`
+
+	// Shards keep their keys (none added or removed); each shard's
+	// replicas may change: immutable-gen's keys, validation-gen's update
+	// constraints NoAddItem and NoRemoveItem.
+	// +listType=map
+	// +listMapKey=name
+	// +k8s:listType=map
+	// +k8s:listMapKey=name
+	// +immutable=keys
+	// +k8s:optional
+	// +k8s:update=NoAddItem
+	// +k8s:update=NoRemoveItem
+	// +kubebuilder:validation:MaxItems=16
+	// +optional
+	Shards []Shard `json:"shards,omitempty"`
+}
+
+// Shard is an item of a list map with immutable keys.
+type Shard struct {
+	// Name is the key, immutable as =keys requires.
+	// +immutable
+	// +kubebuilder:validation:MaxLength=63
+	Name string `json:"name"`
+	// +optional
+	Replicas int32 `json:"replicas,omitempty"`
 }
 
 // WidgetConfig is a struct with a scalar, a pointer and a list.

@@ -139,6 +139,70 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 			return
 		}
 	}
+	if nOK, oOK := (in.SeedSnapshot != ""), (old.SeedSnapshot != ""); nOK && oOK {
+		if !(in.SeedSnapshot == old.SeedSnapshot) {
+			if w.Violation() {
+				w.Add(immutable.Changed(w.Child(p, "seedSnapshot"), in.SeedSnapshot))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	} else if oOK && !nOK {
+		if w.Violation() {
+			w.Add(immutable.Presence(w.Child(p, "seedSnapshot"), "seedSnapshot", immutable.Once, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
+	if nOK, oOK := (len(in.Shards) != 0), (len(old.Shards) != 0); nOK && oOK {
+		if (in.Shards == nil) != (old.Shards == nil) {
+			if w.Violation() {
+				w.Add(immutable.Changed(w.Child(p, "shards"), in.Shards))
+			}
+			if w.Done() {
+				return
+			}
+		} else if in.Shards != nil && (len(in.Shards) != len(old.Shards) || immutable.AlignedPrefix(in.Shards, old.Shards, keyShardOf) != len(in.Shards)) {
+			if cs5 := immutable.ListKeyChanges(in.Shards, old.Shards, keyShardOf); len(cs5) > 0 && w.Violation() {
+				for _, c4 := range cs5 {
+					w.Add(immutable.KeyChanged(w.Child(p, "shards"), formatKeyShard(c4.Key), c4.Added))
+				}
+			}
+			if w.Done() {
+				return
+			}
+		}
+		m6 := immutable.AlignedPrefix(in.Shards, old.Shards, keyShardOf)
+		for i7 := 0; i7 < m6; i7++ {
+			if _, ok := keyShardOf(&in.Shards[i7]); ok {
+				if !w.Report || dirtyShard(&in.Shards[i7], &old.Shards[i7]) {
+					walkShard(w, &in.Shards[i7], &old.Shards[i7], w.Index(w.Child(p, "shards"), i7))
+					if w.Done() {
+						return
+					}
+				}
+			}
+		}
+		if m6 < len(in.Shards) && m6 < len(old.Shards) {
+			for _, pr8 := range immutable.PairByKey(in.Shards[m6:], old.Shards[m6:], keyShardOf) {
+				if !w.Report || dirtyShard(&in.Shards[m6+pr8.New], &old.Shards[m6+pr8.Old]) {
+					walkShard(w, &in.Shards[m6+pr8.New], &old.Shards[m6+pr8.Old], w.Index(w.Child(p, "shards"), m6+pr8.New))
+					if w.Done() {
+						return
+					}
+				}
+			}
+		}
+	} else if nOK != oOK {
+		if w.Violation() {
+			w.Add(immutable.Presence(w.Child(p, "shards"), "shards", immutable.Keys, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
 	if !(in.Size == old.Size) {
 		if w.Violation() {
 			w.Add(immutable.Changed(w.Child(p, "size"), in.Size))
@@ -306,6 +370,38 @@ func equalPort(a, b *Port) bool {
 		return false
 	}
 	return true
+}
+
+// keyShard is the key of a Shard item in a list map.
+type keyShard struct {
+	k0 string
+}
+
+func keyShardOf(e *Shard) (keyShard, bool) {
+	return keyShard{
+		k0: e.Name,
+	}, true
+}
+
+func formatKeyShard(k keyShard) string {
+	return immutable.FormatKey([]string{"name"}, immutable.FormatScalar(k.k0))
+}
+
+func walkShard(w *immutable.Walk, in, old *Shard, p *field.Path) {
+	if !(in.Name == old.Name) {
+		if w.Violation() {
+			w.Add(immutable.Changed(w.Child(p, "name"), in.Name))
+		}
+		if w.Done() {
+			return
+		}
+	}
+}
+
+func dirtyShard(in, old *Shard) bool {
+	var q immutable.Walk
+	walkShard(&q, in, old, nil)
+	return q.Found()
 }
 
 func equalStorage(a, b *Storage) bool {
