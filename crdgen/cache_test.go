@@ -10,25 +10,36 @@ import (
 	"github.com/immutable-gen/immutable-gen/cache"
 )
 
-// TestUnmarkedFindingsCached checks that the API server's findings on a CRD
-// without markers are kept between runs: a second run on the same CRD
-// reports what the cache holds, and a changed CRD, a disabled cache or an
-// unreadable entry are validated again.
-func TestUnmarkedFindingsCached(t *testing.T) {
+// TestAPIServerFindingsCached checks that the API server's findings on a
+// CRD with markers are kept between runs: a second run on the same CRD
+// reports what the cache holds, and a changed CRD, other generator options,
+// a disabled cache or an unreadable entry are validated again.
+func TestAPIServerFindingsCached(t *testing.T) {
 	dir := t.TempDir()
 	cacheDir := filepath.Join(dir, ".cache")
 	t.Setenv(cache.EnvVar, cacheDir)
-	mod := writeCases(t, []ruleCase{{name: "unmarked", types: `type Spec struct {
+	mod := writeCases(t, []ruleCase{{name: "marked", types: `type Spec struct {
 	// +kubebuilder:validation:XValidation:rule="self.size() >",message="broken"
 	Name string ` + "`json:\"name\"`" + `
-}` + kind}})
+	// +immutable
+	ID string ` + "`json:\"id\"`" + `
+}
+// +kubebuilder:object:root=true
+type Kind struct {
+	metav1.TypeMeta   ` + "`json:\",inline\"`" + `
+	metav1.ObjectMeta ` + "`json:\"metadata,omitempty\"`" + `
+	// +required
+	Spec Spec ` + "`json:\"spec\"`" + `
+}
+`}})
 	// The API server's finding: the rule does not compile.
 	refused := regexp.MustCompile(`(?s)^warning: .*kinds\.caa\.example\.com.*x-kubernetes-validations`)
 	const sentinel = `warning: sentinel: from the cache`
 
+	gen := Generator{Immutability: ModeExtensions}
 	run := func(t *testing.T) []string {
 		t.Helper()
-		crds, lines, ok := generateCases(t, mod)
+		crds, lines, ok := generateCasesWith(t, mod, gen)
 		if !ok || len(crds) != 1 {
 			t.Fatalf("run failed or generated %d CRDs:\n%s", len(crds), strings.Join(lines, "\n"))
 		}
@@ -57,6 +68,14 @@ func TestUnmarkedFindingsCached(t *testing.T) {
 	must(t, os.WriteFile(entry, []byte(`[{"Severity":1,"Subject":"sentinel","Message":"from the cache"}]`), 0o644))
 	expect(t, run(t), regexp.MustCompile("^"+regexp.QuoteMeta(sentinel)+"$"))
 
+	t.Run("other options", func(t *testing.T) {
+		defer func(g Generator) { gen = g }(gen)
+		gen = Generator{Immutability: ModeCEL}
+		expect(t, run(t), refused)
+		preserve := false
+		gen.DeprecatedV1beta1CompatibilityPreserveUnknownFields = &preserve
+		expect(t, run(t), refused)
+	})
 	t.Run("off", func(t *testing.T) {
 		t.Setenv(cache.EnvVar, "off")
 		expect(t, run(t), refused)
@@ -72,8 +91,8 @@ func TestUnmarkedFindingsCached(t *testing.T) {
 		must(t, err)
 		must(t, os.WriteFile(src, []byte(strings.Replace(string(b), "message=\"broken\"", "message=\"still broken\"", 1)), 0o644))
 		expect(t, run(t), refused)
-		if n := len(entries(t)); n != 2 {
-			t.Errorf("%d cache entries, want 2 (one per CRD content)", n)
+		if n := len(entries(t)); n != 4 {
+			t.Errorf("%d cache entries, want 4 (one per CRD content and options)", n)
 		}
 	})
 }

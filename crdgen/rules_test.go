@@ -520,8 +520,14 @@ func must(t *testing.T, err error) {
 // and package error as a line, and whether the run succeeded.
 func generateCases(t *testing.T, dir string) (map[string]map[string]any, []string, bool) {
 	t.Helper()
+	return generateCasesWith(t, dir, Generator{Immutability: ModeExtensions})
+}
+
+// generateCasesWith is generateCases with the generator g.
+func generateCasesWith(t *testing.T, dir string, g Generator) (map[string]map[string]any, []string, bool) {
+	t.Helper()
 	var diags diag.List
-	gen := genall.Generator(Generator{Immutability: ModeExtensions}.WithReport(func(d diag.List) { diags = append(diags, d...) }))
+	gen := genall.Generator(g.WithReport(func(d diag.List) { diags = append(diags, d...) }))
 	rt, err := genall.Generators{&gen}.ForRootsWithConfig(&packages.Config{Dir: dir}, "./...")
 	if err != nil {
 		t.Fatal(err)

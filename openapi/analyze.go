@@ -15,18 +15,23 @@ import (
 
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/markers"
-	"github.com/immutable-gen/immutable-gen/validation"
 )
 
 // definition is one OpenAPI definition openapi-gen generates (one exported
 // struct type) and the extensions to add to it.
 type definition struct {
+	named *types.Named
 	// typeName is the Go type's name in its package.
 	typeName string
+	// display names the definition in messages: `v1.GadgetSpec`.
+	display string
 	// key is the Go expression of the definition's key in the map
 	// GetOpenAPIDefinitions returns: a string literal or a call of
 	// OpenAPIModelName, exactly as openapi-gen writes it.
-	key     string
+	key string
+	// kind is set when the type is the root type of a kind: its schema is
+	// an object's.
+	kind    bool
 	patches []*patch
 }
 
@@ -58,20 +63,34 @@ func formOf(o markers.Origin) form {
 	return immutableForm
 }
 
-// pkgResult is what the generator writes for one API package.
+// pkgResult is what the generator finds in one API package.
 type pkgResult struct {
-	pkg  *loader.Package
+	pkg *loader.Package
+	// enabled is set when openapi-gen generates definitions for the package.
+	enabled bool
+	// defs are the definitions openapi-gen generates for the package, by
+	// type name; after placement, those with patches.
 	defs []*definition
+	// unpublished says why the markers of a struct type reached no
+	// definition, by type name.
+	unpublished map[string]problem
 }
 
-// analyzer walks API packages the way openapi-gen does and finds where each
-// immutability marker lands in the definitions. It lives for one run.
+// analyzer reads API packages the way openapi-gen does: which definitions
+// it generates, their properties, and the immutability markers on fields
+// and types; it builds the definitions' trees (tree.go) and places the
+// markers (placement.go). It lives for one run.
 type analyzer struct {
 	col     *ctmarkers.Collector
 	roots   []*loader.Package
 	byPath  map[string]*loader.Package
 	indexes map[*loader.Package]*declIndex
 	origins map[*types.TypeName][]markers.Origin
+	props   map[*types.Named]members
+	// markedTypes records whether a marker is reachable from a struct type.
+	markedTypes map[*types.Named]bool
+	// defs are the definitions the run generates, by type.
+	defs map[*types.TypeName]*definition
 	// handled records the markers that were placed or reported, keyed by
 	// their position and form.
 	handled map[originID]bool
@@ -89,12 +108,15 @@ func idOf(o markers.Origin) originID { return originID{o.Pos, o.Keys, o.Once} }
 
 func newAnalyzer(col *ctmarkers.Collector, roots []*loader.Package) *analyzer {
 	return &analyzer{
-		col:     col,
-		roots:   roots,
-		indexes: map[*loader.Package]*declIndex{},
-		origins: map[*types.TypeName][]markers.Origin{},
-		handled: map[originID]bool{},
-		noted:   map[originID]bool{},
+		col:         col,
+		roots:       roots,
+		indexes:     map[*loader.Package]*declIndex{},
+		origins:     map[*types.TypeName][]markers.Origin{},
+		props:       map[*types.Named]members{},
+		markedTypes: map[*types.Named]bool{},
+		defs:        map[*types.TypeName]*definition{},
+		handled:     map[originID]bool{},
+		noted:       map[originID]bool{},
 	}
 }
 
@@ -281,15 +303,32 @@ type property struct {
 	required bool
 }
 
-// properties lists the properties of the struct type named, in openapi-gen's
-// order, and reports markers on fields that yield no property.
-func (a *analyzer) properties(named *types.Named) []property {
-	var out []property
-	a.members(named, map[*types.Named]bool{}, &out)
-	return out
+// members are the properties openapi-gen generates for a struct type, and
+// the markers on its fields that yield no property.
+type members struct {
+	props    []property
+	problems []markerProblem
 }
 
-func (a *analyzer) members(named *types.Named, visiting map[*types.Named]bool, out *[]property) {
+// markerProblem is a marker that can stand nowhere, and why.
+type markerProblem struct {
+	origin markers.Origin
+	problem
+}
+
+// members lists the properties of the struct type named, in openapi-gen's
+// order, and the markers on fields that yield no property.
+func (a *analyzer) members(named *types.Named) members {
+	if m, ok := a.props[named]; ok {
+		return m
+	}
+	var m members
+	a.collectMembers(named, map[*types.Named]bool{}, &m)
+	a.props[named] = m
+	return m
+}
+
+func (a *analyzer) collectMembers(named *types.Named, visiting map[*types.Named]bool, out *members) {
 	st, ok := named.Underlying().(*types.Struct)
 	if !ok || visiting[named] {
 		return
@@ -297,12 +336,17 @@ func (a *analyzer) members(named *types.Named, visiting map[*types.Named]bool, o
 	visiting[named] = true
 	defer delete(visiting, named)
 	owner := named.Obj()
+	refuse := func(origins []markers.Origin, p problem) {
+		for _, o := range origins {
+			out.problems = append(out.problems, markerProblem{o, p})
+		}
+	}
 	for i := range st.NumFields() {
 		f := st.Field(i)
 		tag := reflect.StructTag(st.Tag(i))
 		origins, comments := a.fieldMarkers(owner, f, tag)
 		if hasTagValue(comments, "k8s:openapi-gen", "false") {
-			a.reportAll(origins, problem{
+			refuse(origins, problem{
 				"not published: +k8s:openapi-gen=false on the field leaves it out of the OpenAPI definition",
 				"remove one of the two markers",
 			})
@@ -312,10 +356,10 @@ func (a *analyzer) members(named *types.Named, visiting map[*types.Named]bool, o
 		if f.Embedded() && hasJSON && (jsonTag == "" || strings.HasPrefix(jsonTag, ",")) {
 			t := deref(f.Type())
 			for _, o := range origins {
-				a.report(o, inlineProblem(o, typeString(t), owner.Name()))
+				refuse([]markers.Origin{o}, inlineProblem(o, typeString(t), owner.Name()))
 			}
 			if n, ok := t.(*types.Named); ok {
-				a.members(n, visiting, out)
+				a.collectMembers(n, visiting, out)
 			}
 			continue
 		}
@@ -325,13 +369,13 @@ func (a *analyzer) members(named *types.Named, visiting map[*types.Named]bool, o
 			name = opts[0]
 		}
 		if name == "" || name == "-" {
-			a.reportAll(origins, problem{
+			refuse(origins, problem{
 				fmt.Sprintf("not published: the field has no JSON name (json:%q), so it has no OpenAPI property", jsonTag),
 				"give the field a JSON name, or remove the marker",
 			})
 			continue
 		}
-		*out = append(*out, property{
+		out.props = append(out.props, property{
 			name:     name,
 			field:    f,
 			owner:    owner,
@@ -341,6 +385,29 @@ func (a *analyzer) members(named *types.Named, visiting map[*types.Named]bool, o
 			required: requiredProperty(comments, opts[1:]),
 		})
 	}
+}
+
+// inlineProblem is a marker on an embedded field whose properties openapi-gen
+// inlines into the enclosing struct: there is no node of its own to mark.
+func inlineProblem(o markers.Origin, embedded, enclosing string) problem {
+	return problem{
+		fmt.Sprintf("%s is not allowed on the embedded (inline) field %s: its properties belong to %s", o.Marker(), embedded, enclosing),
+		fmt.Sprintf("mark the fields of %s, or the type %s itself with +immutable", embedded, embedded),
+	}
+}
+
+// itemFields lists the properties of the struct type named as the items of
+// a list, for errors about list map keys: they name the Go field to mark.
+func (a *analyzer) itemFields(named *types.Named) []markers.ItemField {
+	var out []markers.ItemField
+	for _, p := range a.members(named).props {
+		f := markers.ItemField{JSON: p.name, Go: p.field.Name(), Type: p.owner.Name()}
+		if info, idx := a.fieldInfo(p.field); info != nil {
+			f.Pos = idx.pkg.Fset.Position(info.RawField.Pos())
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // requiredProperty reports whether openapi-gen makes a property required,
@@ -384,24 +451,14 @@ func (a *analyzer) fieldMarkers(owner *types.TypeName, f *types.Var, tag reflect
 	return out, comments
 }
 
+// report reports an error for the marker o.
 func (a *analyzer) report(o markers.Origin, p problem) {
-	a.reportAt(o, "", p)
-}
-
-func (a *analyzer) reportAll(origins []markers.Origin, p problem) {
-	for _, o := range origins {
-		a.report(o, p)
-	}
-}
-
-// reportAt reports an error for the marker o; where names the schema node
-// when the marker is on a type and the problem is about one of its uses.
-func (a *analyzer) reportAt(o markers.Origin, where string, p problem) {
 	a.handled[idOf(o)] = true
-	a.diagAt(o, where, diag.Error, p)
+	a.diagAt(o, "", diag.Error, p)
 }
 
-// diagAt adds a diagnostic about the marker o.
+// diagAt adds a diagnostic about the marker o; where names the schema node
+// when the marker is on a type and the diagnostic is about one of its uses.
 func (a *analyzer) diagAt(o markers.Origin, where string, sev diag.Severity, p problem) {
 	subject := fmt.Sprintf("%s on %s", o.Marker(), o.Where())
 	if o.Field == "" && where != "" {
@@ -465,244 +522,6 @@ func (a *analyzer) typeListType(t types.Type) (string, string) {
 	return "", ""
 }
 
-// immutableType reports whether every use of t is immutable by a type-level
-// +immutable, on t or on the struct it refers to.
-func (a *analyzer) immutableType(t types.Type) bool {
-	origins, base := a.resolve(t)
-	if named, ok := base.(*types.Named); ok {
-		if _, isStruct := named.Underlying().(*types.Struct); isStruct {
-			origins = append(origins, a.typeOrigins(named.Obj())...)
-		}
-	}
-	return hasImmutable(origins)
-}
-
-func hasImmutable(origins []markers.Origin) bool {
-	return slices.ContainsFunc(origins, func(o markers.Origin) bool { return !o.Keys })
-}
-
-// shapeOf returns the shape of the node openapi-gen publishes for a resolved
-// type (see resolve).
-func shapeOf(base types.Type) shape {
-	if s := simpleType(base); s != "" {
-		return shape{kind: scalarKind, scalar: s}
-	}
-	switch base.Underlying().(type) {
-	case *types.Struct:
-		return shape{kind: structKind}
-	case *types.Slice, *types.Array:
-		return shape{kind: listKind}
-	case *types.Map:
-		return shape{kind: mapKind}
-	case *types.Interface:
-		return shape{kind: scalarKind, scalar: "free-form"}
-	}
-	return shape{kind: scalarKind}
-}
-
-// walk builds the patches of one definition.
-type walk struct {
-	a   *analyzer
-	def *definition
-	// display names the definition in messages: `v1.GadgetSpec`.
-	display string
-}
-
-// above is what the nodes above a node (within one definition) imply for
-// markers on it.
-type above struct {
-	// immutable is the path of the nearest immutable node above, if any.
-	immutable string
-	// onceOnly is set when that node is immutable by +immutable=once only.
-	onceOnly bool
-	// set is the path of the +listType=set list whose items the node is
-	// in, if any.
-	set string
-	// elem is what the node is when it is not a property: "items" for list
-	// items, "values" for map values.
-	elem string
-	// required is set on a property openapi-gen lists as required.
-	required bool
-}
-
-// node handles the schema node at pointer (path in messages) for a value of
-// Go type t; fieldOrigins and comments are the field's when the node is a
-// property.
-func (w *walk) node(pointer, path string, t types.Type, fieldOrigins []markers.Origin, comments []string, asString bool, up above) {
-	typeOrigins, base := w.a.resolve(t)
-	origins := append(slices.Clip(fieldOrigins), typeOrigins...)
-	s := shapeOf(base)
-	if asString {
-		s = shape{kind: scalarKind, scalar: "string"}
-	}
-	s.listType = tagValue(comments, "listType")
-	s.mapType = tagValue(comments, "mapType")
-	if s.kind == listKind && s.listType == "" {
-		s.typeListType, s.typeName = w.a.typeListType(t)
-	}
-	where := w.display + "." + path
-
-	// A type marker on a struct goes on its definition (see definition),
-	// but +immutable=once acts where the struct is used: check the use.
-	var structOrigins []markers.Origin
-	if named, ok := base.(*types.Named); ok && s.kind == structKind && !asString {
-		structOrigins = w.a.typeOrigins(named.Obj())
-	}
-	checked := origins
-	if slices.ContainsFunc(origins, isOnce) || slices.ContainsFunc(structOrigins, isOnce) {
-		checked = append(slices.Clip(origins), structOrigins...)
-	}
-	for i, p := range exclusiveProblem(checked) {
-		w.a.reportAt(checked[i], where, p)
-	}
-	if w.onceProblems(path, where, checked, up) {
-		origins = slices.DeleteFunc(slices.Clone(origins), isOnce)
-	}
-	for _, o := range origins {
-		if !o.Keys {
-			continue
-		}
-		if p := keysProblem(s); p != nil {
-			w.a.reportAt(o, where, *p)
-			continue
-		}
-		if s.kind == listKind && s.listType == "map" {
-			itemImmutable, keys := w.a.listMapKeys(base, tagValues(comments, "listMapKey"))
-			for _, p := range listMapKeyProblems(itemImmutable, keys) {
-				w.a.reportAt(o, where, p)
-			}
-		}
-	}
-	// Rules 5 and 6: redundant markers are notes, markers inside the items
-	// of a set are warnings.
-	for _, o := range origins {
-		switch {
-		case up.immutable != "":
-			note := ""
-			if up.onceOnly {
-				note = validation.OnceAncestorNote
-			}
-			w.a.diagAt(o, where, diag.Note, problem{fmt.Sprintf("redundant: %s is already immutable as part of %s%s", path, up.immutable, note), ""})
-		case up.set != "":
-			w.a.diagAt(o, where, diag.Warning, problem{
-				fmt.Sprintf("has no effect inside the items of the +listType=set list %s: set items are identities, they are added or removed, never changed", up.set),
-				fmt.Sprintf("mark the set %s itself with +immutable to forbid any change", up.set),
-			})
-		}
-		w.add(pointer, o)
-	}
-	if s.kind != listKind && s.kind != mapKind {
-		return
-	}
-	if up.immutable == "" && hasImmutable(origins) {
-		up.immutable = path
-		up.onceOnly = !slices.ContainsFunc(origins, func(o markers.Origin) bool { return !o.Keys && !o.Once })
-	}
-	up.required = false
-	switch x := base.Underlying().(type) {
-	case *types.Slice:
-		if s.listType == "set" {
-			up.set = path
-		}
-		up.elem = "items"
-		w.node(pointer+"/items", path+"[*]", x.Elem(), nil, nil, false, up)
-	case *types.Array:
-		if s.listType == "set" {
-			up.set = path
-		}
-		up.elem = "items"
-		w.node(pointer+"/items", path+"[*]", x.Elem(), nil, nil, false, up)
-	case *types.Map:
-		up.elem = "values"
-		w.node(pointer+"/additionalProperties", path+"[*]", x.Elem(), nil, nil, false, up)
-	}
-}
-
-func isOnce(o markers.Origin) bool { return o.Once }
-
-// onceProblems checks the +immutable=once markers among the origins of the
-// node at path, as the CRD path does (package validation): an error on list
-// items and map values, a note on a required property. It reports whether
-// the node's +immutable=once markers were refused.
-func (w *walk) onceProblems(path, where string, origins []markers.Origin, up above) (refused bool) {
-	for _, o := range origins {
-		if !o.Once {
-			continue
-		}
-		switch up.elem {
-		case "items":
-			p := validation.OnceOnItems(path)
-			w.a.reportAt(o, where, problem{p.Message, p.Fix})
-			refused = true
-		case "values":
-			p := validation.OnceOnValues(path)
-			w.a.reportAt(o, where, problem{p.Message, p.Fix})
-			refused = true
-		default:
-			if up.required {
-				w.a.diagAt(o, where, diag.Note, problem{validation.OnceRequired(path), ""})
-			}
-		}
-	}
-	return refused
-}
-
-// listMapKeys describes the key fields of a list map of type list for rule 4.
-func (a *analyzer) listMapKeys(list types.Type, names []string) (itemImmutable bool, keys []keyField) {
-	var elem types.Type
-	switch x := list.Underlying().(type) {
-	case *types.Slice:
-		elem = x.Elem()
-	case *types.Array:
-		elem = x.Elem()
-	default:
-		return false, nil
-	}
-	if a.immutableType(elem) {
-		return true, nil
-	}
-	_, base := a.resolve(elem)
-	named, ok := base.(*types.Named)
-	if !ok {
-		return false, nil
-	}
-	props := a.properties(named)
-	for _, name := range names {
-		k := keyField{json: name}
-		for _, p := range props {
-			if p.name != name {
-				continue
-			}
-			k.goName = p.owner.Name() + "." + p.field.Name()
-			if info, idx := a.fieldInfo(p.field); info != nil {
-				k.pos = idx.pkg.Fset.Position(info.RawField.Pos()).String()
-			}
-			k.immutable = hasImmutable(p.origins) || a.immutableType(p.field.Type())
-		}
-		keys = append(keys, k)
-	}
-	return false, keys
-}
-
-func (w *walk) add(pointer string, o markers.Origin) {
-	w.a.handled[idOf(o)] = true
-	if o.Message != "" && !w.a.noted[idOf(o)] {
-		w.a.noted[idOf(o)] = true
-		w.a.diagAt(o, "", diag.Note, problem{
-			"its +immutable:message is not carried: the extensions have no place for it, and the immutable-gen runtime reports `field is immutable`; only the CRD output's CEL rules use it",
-			""})
-	}
-	for _, p := range w.def.patches {
-		if p.pointer == pointer && p.form == formOf(o) {
-			if !slices.ContainsFunc(p.origins, func(x markers.Origin) bool { return idOf(x) == idOf(o) }) {
-				p.origins = append(p.origins, o)
-			}
-			return
-		}
-	}
-	w.def.patches = append(w.def.patches, &patch{pointer: pointer, form: formOf(o), origins: []markers.Origin{o}})
-}
-
 func deref(t types.Type) types.Type {
 	t = types.Unalias(t)
 	for {
@@ -716,11 +535,6 @@ func deref(t types.Type) types.Type {
 
 func typeString(t types.Type) string {
 	return types.TypeString(t, func(p *types.Package) string { return p.Name() })
-}
-
-// escapePointer escapes a JSON pointer token (RFC 6901).
-func escapePointer(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }
 
 // loaderErrors turns the errors of controller-tools' marker collector (such

@@ -32,15 +32,19 @@
 // name without one; json:"-" fields are skipped, and the fields of embedded
 // structs with an empty json name are inlined.
 //
-// The KEP's placement rules are checked at generation time, on the Go types
-// as openapi-gen publishes them, and reported at the marker's Go position
-// with the fix: not on the root type of a kind, its metadata, apiVersion or
-// kind; =keys only on maps that are not +mapType=atomic and on
-// +listType=map lists (openapi-gen reads +listType and +mapType from the
-// field, never from a named type), with every +listMapKey field immutable;
-// +immutable and +immutable=keys not both on one node; no marker on an
-// inline embedded field or on a field or type openapi-gen does not publish.
-// Any error fails the whole run, and nothing is written.
+// The markers are judged by the CRD path's rules (package validation) on the
+// same immutability model (package schema): for each definition, the schema
+// tree of a value of its type as openapi-gen describes it, with the
+// definitions it refers to inlined, so that every marker is seen in the
+// object it ends up in. The root type of a kind is an object (no marker on
+// its root, metadata, apiVersion or kind); any other definition is a part of
+// objects. Each finding is reported once, at the marker's Go position with
+// the fix, however many definitions use the type. Beyond those rules the
+// generator refuses what only openapi-gen explains: a marker on an inline
+// embedded field, or on a field or type openapi-gen does not publish; and
+// for =keys on a list, it says when openapi-gen ignored the +listType of the
+// list's named type (it reads +listType, +mapType and +listMapKey from the
+// field only). Any error fails the whole run, and nothing is written.
 package openapi
 
 import (
@@ -126,13 +130,24 @@ func (g Generator) Generate(ctx *genall.GenerationContext) error {
 	}
 
 	a := newAnalyzer(ctx.Collector, ctx.Roots)
-	var results []*pkgResult
+	var analyzed []*pkgResult
+	var defs []*definition
 	for _, root := range ctx.Roots {
 		if ctx.Checker != nil {
 			ctx.Checker.Check(root)
 		}
 		root.NeedTypesInfo()
 		if res := a.analyzePackage(root); res != nil {
+			analyzed = append(analyzed, res)
+			defs = append(defs, res.defs...)
+		}
+	}
+	if err := a.place(defs); err != nil {
+		return err
+	}
+	var results []*pkgResult
+	for _, res := range analyzed {
+		if a.finish(res) {
 			results = append(results, res)
 		}
 	}

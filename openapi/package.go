@@ -13,9 +13,9 @@ import (
 	"github.com/immutable-gen/immutable-gen/markers"
 )
 
-// analyzePackage finds the definitions openapi-gen generates for pkg and the
-// extensions to add to them. It returns nil when openapi-gen generates
-// nothing for the package.
+// analyzePackage finds the definitions openapi-gen generates for pkg, and
+// reports the markers on their fields that yield no property. Where the
+// other markers land is found once every package is analyzed (place).
 func (a *analyzer) analyzePackage(pkg *loader.Package) *pkgResult {
 	idx := a.index(pkg)
 	if idx.err != nil {
@@ -25,11 +25,7 @@ func (a *analyzer) analyzePackage(pkg *loader.Package) *pkgResult {
 	pkgComments := packageComments(pkg)
 	pkgEnabled := hasTagValue(pkgComments, "k8s:openapi-gen", "true")
 	pkgModel := tagValue(pkgComments, "k8s:openapi-model-package")
-	enabled := pkgEnabled
-	// Why the markers of a struct type reached no definition, by type name.
-	unpublished := map[string]problem{}
-
-	res := &pkgResult{pkg: pkg}
+	res := &pkgResult{pkg: pkg, enabled: pkgEnabled, unpublished: map[string]problem{}}
 	scope := pkg.Types.Scope()
 	for _, name := range scope.Names() {
 		obj, ok := scope.Lookup(name).(*types.TypeName)
@@ -41,7 +37,7 @@ func (a *analyzer) analyzePackage(pkg *loader.Package) *pkgResult {
 		// doc.go but those tagged false, else the types tagged true.
 		comments := typeDocLines(info)
 		included := hasTagValue(comments, "k8s:openapi-gen", "true")
-		enabled = enabled || included
+		res.enabled = res.enabled || included
 		if pkgEnabled {
 			included = !hasTagValue(comments, "k8s:openapi-gen", "false")
 		}
@@ -53,31 +49,50 @@ func (a *analyzer) analyzePackage(pkg *loader.Package) *pkgResult {
 			continue // openapi-gen inlines it where it is used
 		}
 		if p := skipped(named, included, pkgEnabled); p != nil {
-			unpublished[name] = *p
+			res.unpublished[name] = *p
 			continue
 		}
-		def, p := a.definition(pkg, named, definitionKey(pkg.PkgPath, named, comments, pkgModel))
-		if p != nil {
-			unpublished[name] = *p
+		m := a.members(named)
+		def := &definition{
+			named:    named,
+			typeName: name,
+			display:  pkg.Name + "." + name,
+			key:      definitionKey(pkg.PkgPath, named, comments, pkgModel),
+			kind:     isKindRoot(named, m.props),
 		}
-		if len(def.patches) > 0 {
-			res.defs = append(res.defs, def)
+		for _, p := range m.problems {
+			a.report(p.origin, p.problem)
 		}
+		if c := customDefinition(named); c != "" {
+			res.unpublished[name] = problem{
+				fmt.Sprintf("not published: the schema of %s comes from its hand-written %s method, so openapi-gen generates no properties for its fields", name, c),
+				"add the extension in that method, or mark the type itself with +immutable",
+			}
+		}
+		a.defs[obj] = def
+		res.defs = append(res.defs, def)
 	}
+	return res
+}
 
-	marked := a.checkPublished(idx, enabled, unpublished)
-	if !enabled {
+// finish reports what no definition of the package placed, and keeps the
+// definitions with patches. It returns false when openapi-gen generates
+// nothing for the package, so the generator writes nothing for it either.
+func (a *analyzer) finish(res *pkgResult) bool {
+	marked := a.checkPublished(a.index(res.pkg), res.enabled, res.unpublished)
+	if !res.enabled {
 		if len(marked) > 0 {
 			a.diags = append(a.diags, diag.Diagnostic{
 				Pos:      marked[0].Pos,
 				Severity: diag.Note,
 				Message: fmt.Sprintf("package %s has immutability markers, but openapi-gen generates no definitions for it (no +k8s:openapi-gen=true in its doc.go or on a type); the openapi generator writes nothing for it",
-					pkg.PkgPath),
+					res.pkg.PkgPath),
 			})
 		}
-		return nil
+		return false
 	}
-	return res
+	res.defs = slices.DeleteFunc(res.defs, func(d *definition) bool { return len(d.patches) == 0 })
+	return true
 }
 
 // skipped says why openapi-gen generates no definition for a struct type,
@@ -108,45 +123,6 @@ func skipped(named *types.Named, included, pkgEnabled bool) *problem {
 		}
 	}
 	return nil
-}
-
-// definition walks the definition openapi-gen generates for the struct type
-// named, keyed by the Go expression key. The problem, if any, says why the
-// markers on the type's fields reach no property.
-func (a *analyzer) definition(pkg *loader.Package, named *types.Named, key string) (*definition, *problem) {
-	obj := named.Obj()
-	def := &definition{typeName: obj.Name(), key: key}
-	w := &walk{a: a, def: def, display: pkg.Name + "." + obj.Name()}
-	props := a.properties(named)
-	kindRoot := isKindRoot(named, props)
-
-	origins := a.typeOrigins(obj)
-	for i, p := range exclusiveProblem(origins) {
-		a.report(origins[i], p)
-	}
-	for _, o := range origins {
-		switch {
-		case kindRoot:
-			a.report(o, rootProblem())
-		case o.Keys:
-			a.report(o, *keysProblem(shape{kind: structKind}))
-		}
-		w.add("", o)
-	}
-
-	if m := customDefinition(named); m != "" {
-		return def, &problem{
-			fmt.Sprintf("not published: the schema of %s comes from its hand-written %s method, so openapi-gen generates no properties for its fields", obj.Name(), m),
-			"add the extension in that method, or mark the type itself with +immutable",
-		}
-	}
-	for _, p := range props {
-		if pr := propertyProblem(kindRoot, p.name); pr != nil {
-			a.reportAll(p.origins, *pr)
-		}
-		w.node("/properties/"+escapePointer(p.name), p.name, p.field.Type(), p.origins, p.comments, p.asString, above{required: p.required})
-	}
-	return def, nil
 }
 
 // checkPublished reports every marker on a struct type of the package that

@@ -14,11 +14,9 @@ import (
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
-	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured/unstructuredscheme"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apiserver/pkg/registry/rest"
 	"sigs.k8s.io/yaml"
 
 	"github.com/immutable-gen/immutable-gen/runtime"
@@ -46,17 +44,10 @@ type crdVersion struct {
 	gvk        schema.GroupVersionKind
 	namespaced bool
 	structural *structuralschema.Structural
-	strategy   strategy
+	strategy   crStrategy
 	// immutability is the runtime checker of the x-kubernetes-immutable
 	// extensions of this version, nil if the version has none.
 	immutability *runtime.Checker
-}
-
-// strategy is the part of the server's custom-resource strategy a check
-// uses (customresource.NewStrategy returns an unexported type).
-type strategy interface {
-	rest.RESTCreateStrategy
-	rest.RESTUpdateStrategy
 }
 
 // A CRD is one CustomResourceDefinition document, as read.
@@ -159,18 +150,12 @@ func newCRDKind(d CRD) (*crdKind, error) {
 			return nil, fmt.Errorf("version %s: %w", v.Name, err)
 		}
 		var status *apiextensions.CustomResourceSubresourceStatus
-		var statusValidator apiservervalidation.SchemaValidator
 		var scale *apiextensions.CustomResourceSubresourceScale
 		if sub := v.Subresources; sub != nil {
 			if sub.Status != nil {
+				// The status strategy (and its validator) serve the
+				// status subresource, which a check does not update.
 				status = &apiextensions.CustomResourceSubresourceStatus{}
-				if props != nil && props.Properties != nil {
-					if ss, ok := props.Properties["status"]; ok {
-						if statusValidator, _, err = apiservervalidation.NewSchemaValidator(&ss); err != nil {
-							return nil, fmt.Errorf("version %s: %w", v.Name, err)
-						}
-					}
-				}
 			}
 			if sub.Scale != nil {
 				scale = &apiextensions.CustomResourceSubresourceScale{}
@@ -183,7 +168,7 @@ func newCRDKind(d CRD) (*crdKind, error) {
 			gvk:        gvk,
 			namespaced: k.namespaced,
 			structural: s,
-			strategy:   customresource.NewStrategy(typer, k.namespaced, gvk, validator, statusValidator, s, status, scale, v.SelectableFields),
+			strategy:   newCRStrategy(typer, k.namespaced, gvk, validator, s, status, scale),
 		}
 		if hasExtensions {
 			checker, err := runtime.CompileCRD(d.Raw, runtime.CRDOptions{Version: v.Name})

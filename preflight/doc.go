@@ -3,10 +3,12 @@
 //
 // A Checker holds, per group and kind, what the server builds when it starts
 // serving a CustomResourceDefinition: the structural schema of each version,
-// and the server's own custom-resource strategy
-// (k8s.io/apiextensions-apiserver/pkg/registry/customresource) with its
-// OpenAPI schema validator, x-kubernetes-list-type checks and CEL validator
-// (ratcheting and the per-request cost budget included). Check feeds it an
+// and the server's custom-resource strategy
+// (k8s.io/apiextensions-apiserver/pkg/registry/customresource), composed of
+// the same parts the server's is — its OpenAPI schema validator, the
+// embedded-object metadata and x-kubernetes-list-type checks, and its CEL
+// validator (ratcheting and the per-request cost budget included) — without
+// linking the server's generic registry. Check feeds it an
 // object the way the server does: decoding (pruning of unknown fields, of
 // nulls, metadata coercion, structural defaulting) and the generic
 // registry's preparation of a create or update (namespace, status reset when

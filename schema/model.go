@@ -83,6 +83,19 @@ func Build(raw map[string]any) (*Node, error) {
 	return builder{origins: takeCarriers, carriers: true}.build(raw, nil, Root, "")
 }
 
+// BuildWith builds the model of a schema tree whose markers are known to the
+// caller rather than carried in the tree: originsOf returns the markers
+// naming each schema node, and may take out of the node what it reads, as
+// Build takes out the carriers. The openapi generator builds its trees from
+// the Go types this way. Origins are kept in the order Build keeps them.
+func BuildWith(raw map[string]any, originsOf func(raw map[string]any) ([]markers.Origin, error)) (*Node, error) {
+	ordered := func(raw map[string]any) ([]markers.Origin, error) {
+		origins, err := originsOf(raw)
+		return inOrder(origins), err
+	}
+	return builder{origins: ordered}.build(raw, nil, Root, "")
+}
+
 // builder builds a model, reading each node's origins with origins;
 // carriers says that they come from marker carriers, which must not hide
 // inside allOf, anyOf, oneOf or not.
@@ -158,13 +171,22 @@ func takeCarriers(raw map[string]any) ([]markers.Origin, error) {
 	}
 	// Same marker twice (a type used in one place twice is flattened once per
 	// use, but one node holds each origin at most once) and a stable order.
+	return inOrder(origins), nil
+}
+
+// inOrder sorts the origins of one node by position and drops repeats of
+// one marker.
+func inOrder(origins []markers.Origin) []markers.Origin {
+	if len(origins) < 2 {
+		return origins
+	}
+	origins = slices.Clone(origins)
 	slices.SortFunc(origins, func(a, b markers.Origin) int {
 		return strings.Compare(a.Pos.String()+a.Marker(), b.Pos.String()+b.Marker())
 	})
-	origins = slices.CompactFunc(origins, func(a, b markers.Origin) bool {
+	return slices.CompactFunc(origins, func(a, b markers.Origin) bool {
 		return a.Pos == b.Pos && a.Keys == b.Keys && a.Once == b.Once
 	})
-	return origins, nil
 }
 
 func containsCarrier(v any) bool {
@@ -206,6 +228,26 @@ func (n *Node) Path() string {
 	slices.Reverse(parts)
 	return strings.TrimPrefix(strings.Join(parts, ""), ".")
 }
+
+// Pointer is the JSON pointer (RFC 6901) of the node below the root:
+// `/properties/spec/properties/ports/items`; "" for the root.
+func (n *Node) Pointer() string {
+	var parts []string
+	for c := n; c.Parent != nil; c = c.Parent {
+		switch c.Edge {
+		case Property:
+			parts = append(parts, "/properties/"+pointerEscaper.Replace(c.Name))
+		case Items:
+			parts = append(parts, "/items")
+		case Values:
+			parts = append(parts, "/additionalProperties")
+		}
+	}
+	slices.Reverse(parts)
+	return strings.Join(parts, "")
+}
+
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 // Follow walks a schema path as the API server's CRD validation writes it
 // below openAPIV3Schema (`.properties[a].items.additionalProperties…`) as

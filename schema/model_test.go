@@ -1,8 +1,12 @@
 package schema
 
 import (
+	"errors"
+	"go/token"
 	"strings"
 	"testing"
+
+	"github.com/immutable-gen/immutable-gen/markers"
 )
 
 const carrierRule = `@immutable-gen:origin {"pos":{"Filename":"types.go","Offset":0,"Line":3,"Column":2},"decl":{"Filename":"types.go","Offset":0,"Line":4,"Column":2},"type":"x.Spec","field":"A"}`
@@ -60,5 +64,56 @@ func TestPaths(t *testing.T) {
 	root.Walk(func(n *Node) { paths = append(paths, n.Path()) })
 	if got, want := strings.Join(paths, " "), "<root> spec spec.l spec.l[*] spec.l[*].x spec.m spec.m[*]"; got != want {
 		t.Errorf("paths %q, want %q", got, want)
+	}
+}
+
+func TestBuildWith(t *testing.T) {
+	origin := func(line int, keys bool) markers.Origin {
+		return markers.Origin{Keys: keys, Pos: token.Position{Filename: "types.go", Line: line, Column: 2}}
+	}
+	known := map[string][]markers.Origin{
+		"labels": {origin(9, false), origin(3, true), origin(9, false)},
+	}
+	raw := map[string]any{"type": "object", "properties": map[string]any{
+		"labels": map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}, "name": "labels"},
+		"a/b~c":  map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+	}}
+	root, err := BuildWith(raw, func(raw map[string]any) ([]markers.Origin, error) {
+		name, _ := raw["name"].(string)
+		delete(raw, "name")
+		return known[name], nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := root.Properties["labels"]
+	if got := labels.Origins; len(got) != 2 || got[0].Pos.Line != 3 || got[1].Pos.Line != 9 {
+		t.Errorf("origins %+v, want lines 3 and 9, in Build's order and without the repeat", got)
+	}
+	if !labels.Immutable() || !labels.ImmutableKeys() || !labels.IsMap() || len(root.Origins) != 0 {
+		t.Errorf("labels: %+v", labels)
+	}
+	for n, want := range map[*Node]string{
+		root:                           "",
+		labels:                         "/properties/labels",
+		labels.Values:                  "/properties/labels/additionalProperties",
+		root.Properties["a/b~c"].Items: "/properties/a~1b~0c/items",
+	} {
+		if got := n.Pointer(); got != want {
+			t.Errorf("Pointer() = %q, want %q", got, want)
+		}
+	}
+}
+
+func TestBuildWithError(t *testing.T) {
+	raw := map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"type": "string"}}}
+	_, err := BuildWith(raw, func(raw map[string]any) ([]markers.Origin, error) {
+		if raw["type"] == "string" {
+			return nil, errors.New("unreadable")
+		}
+		return nil, nil
+	})
+	if err == nil || err.Error() != "a: unreadable" {
+		t.Fatalf("err = %v, want the node's path and the reader's error", err)
 	}
 }

@@ -79,9 +79,27 @@ func Placement(subject string, root *schema.Node) diag.List {
 	return append(out, OptionalAncestors(subject, root)...)
 }
 
-// PlacementFindings checks every marker in the model rooted at root against
-// the KEP's placement rules, in the order of Walk.
+// PlacementFindings checks every marker in the model rooted at root, the
+// schema of an object (a kind), against the KEP's placement rules, in the
+// order of Walk.
 func PlacementFindings(root *schema.Node) []PlacementFinding {
+	return placementFindings(root, true)
+}
+
+// PartPlacementFindings checks, as PlacementFindings does, the markers of a
+// schema that objects use as a part rather than the schema of an object: an
+// OpenAPI definition of a type that is not a kind, checked once for all its
+// uses. Its root is not an object's root, so rule 1 applies only to embedded
+// resources below it; what depends on where the part is used (an immutable
+// ancestor, the items of a set or list above it) is checked in the trees of
+// the objects that use it.
+func PartPlacementFindings(part *schema.Node) []PlacementFinding {
+	return placementFindings(part, false)
+}
+
+// placementFindings checks the markers in the model rooted at root; object
+// says whether root is the root of an object.
+func placementFindings(root *schema.Node, object bool) []PlacementFinding {
 	var out []PlacementFinding
 	report := func(f PlacementFinding, format string, args ...any) {
 		f.Message = fmt.Sprintf(format, args...)
@@ -91,7 +109,7 @@ func PlacementFindings(root *schema.Node) []PlacementFinding {
 		if len(n.Origins) == 0 {
 			return
 		}
-		checkForbiddenPlaces(n, report)
+		checkForbiddenPlaces(n, object, report)
 		checkExclusive(n, report)
 		for _, o := range n.Origins {
 			if o.Keys {
@@ -109,13 +127,13 @@ func PlacementFindings(root *schema.Node) []PlacementFinding {
 type reporter func(f PlacementFinding, format string, args ...any)
 
 // objectRoot returns the node an object's metadata, apiVersion and kind hang
-// from for n: the schema root, or the nearest embedded resource above n.
-// It also returns the property of that root n sits under ("" for the root
-// itself).
-func objectRoot(n *schema.Node) (root *schema.Node, under string) {
+// from for n: the schema root when it is an object's (object), or the
+// nearest embedded resource above n; nil when there is none. It also returns
+// the property of that root n sits under ("" for the root itself).
+func objectRoot(n *schema.Node, object bool) (root *schema.Node, under string) {
 	child := n
 	for a := n.Parent; a != nil; a = a.Parent {
-		if a.Parent == nil || a.EmbeddedResource() {
+		if (a.Parent == nil && object) || a.EmbeddedResource() {
 			if child.Edge == schema.Property {
 				return a, child.Name
 			}
@@ -123,19 +141,25 @@ func objectRoot(n *schema.Node) (root *schema.Node, under string) {
 		}
 		child = a
 	}
-	return n, ""
+	return nil, ""
 }
 
 // Rule 1: not on the root, not on metadata or inside it, not on apiVersion
-// or kind (of the object, or of an embedded resource).
-func checkForbiddenPlaces(n *schema.Node, report reporter) {
+// or kind (of the object, or of an embedded resource). object says whether
+// the tree's root is an object's.
+func checkForbiddenPlaces(n *schema.Node, object bool, report reporter) {
 	for _, o := range n.Origins {
 		if n.Parent == nil {
-			report(PlacementFinding{Node: n, Origin: o, Rule: RuleForbiddenPlace, Severity: diag.Error, Related: n, Fix: "mark the fields of spec (or spec itself) instead"},
-				"not allowed on the root type of a kind: the whole object would be immutable, including its metadata and status (KEP: forbidden at the root)")
+			if object {
+				report(PlacementFinding{Node: n, Origin: o, Rule: RuleForbiddenPlace, Severity: diag.Error, Related: n, Fix: "mark the fields of spec (or spec itself) instead"},
+					"not allowed on the root type of a kind: the whole object would be immutable, including its metadata and status (KEP: forbidden at the root)")
+			}
 			continue
 		}
-		root, under := objectRoot(n)
+		root, under := objectRoot(n, object)
+		if root == nil {
+			continue
+		}
 		what := "the object's"
 		if root.Parent != nil {
 			what = fmt.Sprintf("the embedded resource %s's", root.Path())
@@ -155,43 +179,24 @@ func checkForbiddenPlaces(n *schema.Node, report reporter) {
 // other on one node, also when one comes from the type and another from
 // the field.
 func checkExclusive(n *schema.Node, report reporter) {
-	for i, p := range Exclusive(n.Origins) {
-		report(PlacementFinding{Node: n, Origin: n.Origins[i], Rule: RuleExclusive, Severity: diag.Error, Fix: p.Fix}, "%s", p.Message)
-	}
-}
-
-// Problem is the text of a placement finding: what is wrong and what to do.
-// The openapi generator reports the same texts as the CRD path through it.
-type Problem struct {
-	Message, Fix string
-}
-
-// Exclusive checks rule 3 on the markers of one node: +immutable,
-// +immutable=keys and +immutable=once exclude each other, also when one
-// comes from the type and another from the field. It returns one problem
-// per origin, in the order of origins, or nil when the node carries one
-// form only.
-func Exclusive(origins []markers.Origin) []Problem {
 	forms := map[string][]string{} // marker → where it comes from
 	once := false
-	for _, o := range origins {
+	for _, o := range n.Origins {
 		forms[o.Marker()] = append(forms[o.Marker()], fmt.Sprintf("%s at %s", o.Where(), o.Pos))
 		once = once || o.Once
 	}
 	if len(forms) < 2 {
-		return nil
+		return
 	}
-	out := make([]Problem, len(origins))
-	for i, o := range origins {
+	for _, o := range n.Origins {
+		f := PlacementFinding{Node: n, Origin: o, Rule: RuleExclusive, Severity: diag.Error}
 		if !once {
 			other := "+immutable=keys"
 			if o.Keys {
 				other = "+immutable"
 			}
-			out[i] = Problem{
-				fmt.Sprintf("+immutable and +immutable=keys are exclusive on one node, and %s comes from %s", other, strings.Join(forms[other], ", ")),
-				"keep one of them: +immutable already includes the keys",
-			}
+			f.Fix = "keep one of them: +immutable already includes the keys"
+			report(f, "+immutable and +immutable=keys are exclusive on one node, and %s comes from %s", other, strings.Join(forms[other], ", "))
 			continue
 		}
 		var others []string
@@ -200,36 +205,9 @@ func Exclusive(origins []markers.Origin) []Problem {
 				others = append(others, fmt.Sprintf("%s comes from %s", m, strings.Join(forms[m], ", ")))
 			}
 		}
-		out[i] = Problem{
-			fmt.Sprintf("%s is exclusive with the other immutability forms on one node, and %s", o.Marker(), strings.Join(others, "; ")),
-			"keep one of them: +immutable forbids setting the value later, +immutable=once allows it once",
-		}
+		f.Fix = "keep one of them: +immutable forbids setting the value later, +immutable=once allows it once"
+		report(f, "%s is exclusive with the other immutability forms on one node, and %s", o.Marker(), strings.Join(others, "; "))
 	}
-	return out
-}
-
-// OnceOnItems is the finding for +immutable=once on the items of the list
-// at path (the items' path, `spec.list[*]`).
-func OnceOnItems(path string) Problem {
-	return Problem{
-		fmt.Sprintf("+immutable=once is not allowed on list items (%s): items come and go with their index or key, so they are never set later", path),
-		"put +immutable=once on the list field instead, or +immutable on the item type to fix each item",
-	}
-}
-
-// OnceOnValues is the finding for +immutable=once on the values of the map
-// at path (the values' path, `spec.map[*]`).
-func OnceOnValues(path string) Problem {
-	return Problem{
-		fmt.Sprintf("+immutable=once is not allowed on map values (%s): values come and go with their key, so they are never set later", path),
-		"put +immutable=once on the map field instead, or +immutable on the value type to fix each value",
-	}
-}
-
-// OnceRequired is the note for +immutable=once on the required property at
-// path.
-func OnceRequired(path string) string {
-	return fmt.Sprintf("%s is required, so it is set at creation: +immutable=once is the same as +immutable here", path)
 }
 
 // +immutable=once only on a property: list items and map values come and
@@ -238,14 +216,15 @@ func OnceRequired(path string) string {
 func checkOnce(n *schema.Node, o markers.Origin, report reporter) {
 	switch n.Edge {
 	case schema.Items:
-		p := OnceOnItems(n.Path())
-		report(PlacementFinding{Node: n, Origin: o, Rule: RuleOnceProperty, Severity: diag.Error, Fix: p.Fix}, "%s", p.Message)
+		report(PlacementFinding{Node: n, Origin: o, Rule: RuleOnceProperty, Severity: diag.Error, Fix: "put +immutable=once on the list field instead, or +immutable on the item type to fix each item"},
+			"+immutable=once is not allowed on list items (%s): items come and go with their index or key, so they are never set later", n.Path())
 	case schema.Values:
-		p := OnceOnValues(n.Path())
-		report(PlacementFinding{Node: n, Origin: o, Rule: RuleOnceProperty, Severity: diag.Error, Fix: p.Fix}, "%s", p.Message)
+		report(PlacementFinding{Node: n, Origin: o, Rule: RuleOnceProperty, Severity: diag.Error, Fix: "put +immutable=once on the map field instead, or +immutable on the value type to fix each value"},
+			"+immutable=once is not allowed on map values (%s): values come and go with their key, so they are never set later", n.Path())
 	case schema.Property:
 		if n.Parent.Required(n.Name) && !n.Nullable() {
-			report(PlacementFinding{Node: n, Origin: o, Rule: RuleOnceRequired, Severity: diag.Note, Related: n.Parent}, "%s", OnceRequired(n.Path()))
+			report(PlacementFinding{Node: n, Origin: o, Rule: RuleOnceRequired, Severity: diag.Note, Related: n.Parent},
+				"%s is required, so it is set at creation: +immutable=once is the same as +immutable here", n.Path())
 		}
 	}
 }
@@ -322,16 +301,14 @@ func immutableBetween(n, top *schema.Node) bool {
 	return false
 }
 
-// OnceAncestorNote qualifies the redundancy note when the immutable
-// ancestor is immutable once set: its value, once there, is compared whole,
-// so markers below add nothing.
-const OnceAncestorNote = " (+immutable=once: once set, its whole value is fixed)"
-
+// onceNote qualifies the redundancy note when the immutable ancestor is
+// immutable once set: its value, once there, is compared whole, so markers
+// below add nothing.
 func onceNote(anc *schema.Node) string {
 	if anc.Immutable() {
 		return ""
 	}
-	return OnceAncestorNote
+	return " (+immutable=once: once set, its whole value is fixed)"
 }
 
 // Rules 5 and 6: redundant markers are notes; markers under set items have

@@ -2,6 +2,7 @@ package validation
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -220,6 +221,72 @@ func TestPlacementOnceNotes(t *testing.T) {
 			}
 			if len(got) != 1 || got[0].Severity != tc.sev || !strings.Contains(got[0].Message, tc.want) {
 				t.Fatalf("got %+v, want one %v containing %q", got, tc.sev, tc.want)
+			}
+		})
+	}
+}
+
+// TestPartPlacement: a part (an OpenAPI definition of a type that is not a
+// kind) is not an object, so rule 1 does not apply at its root, its
+// metadata, apiVersion or kind, but does below an embedded resource in it;
+// every other rule applies as in an object.
+func TestPartPlacement(t *testing.T) {
+	cases := []struct {
+		name   string
+		schema func(t *testing.T) map[string]any
+		want   []PlacementRule // the rules found, in order
+	}{{
+		name: "a marker on the part itself",
+		schema: func(t *testing.T) map[string]any {
+			return mark(t, obj(map[string]any{"name": str()}), false, 40)
+		},
+	}, {
+		name: "metadata, apiVersion and kind of a part are ordinary properties",
+		schema: func(t *testing.T) map[string]any {
+			return obj(map[string]any{
+				"apiVersion": mark(t, str(), false, 41),
+				"kind":       mark(t, str(), false, 42),
+				"metadata":   obj(map[string]any{"name": mark(t, str(), false, 43)}),
+			})
+		},
+	}, {
+		name: "an embedded resource's metadata in a part",
+		schema: func(t *testing.T) map[string]any {
+			inner := obj(map[string]any{"metadata": mark(t, obj(nil), false, 44)})
+			inner["x-kubernetes-embedded-resource"] = true
+			return obj(map[string]any{"template": inner})
+		},
+		want: []PlacementRule{RuleForbiddenPlace},
+	}, {
+		name: "keys on a struct part",
+		schema: func(t *testing.T) map[string]any {
+			return mark(t, obj(map[string]any{"name": str()}), true, 45)
+		},
+		want: []PlacementRule{RuleNoKeys},
+	}, {
+		name: "redundant inside the part",
+		schema: func(t *testing.T) map[string]any {
+			return obj(map[string]any{"outer": mark(t, obj(map[string]any{"name": mark(t, str(), false, 47)}), false, 46)})
+		},
+		want: []PlacementRule{RuleRedundant},
+	}, {
+		name: "once on the part's root is for its uses to check",
+		schema: func(t *testing.T) map[string]any {
+			return markOnce(t, obj(map[string]any{"name": str()}), 48)
+		},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root, err := schema.Build(tc.schema(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []PlacementRule
+			for _, f := range PartPlacementFindings(root) {
+				got = append(got, f.Rule)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("rules %v, want %v", got, tc.want)
 			}
 		})
 	}

@@ -38,7 +38,10 @@ type emitter struct {
 	diags diag.List
 	// failed records the nodes already reported, once each.
 	failed map[*schema.Node]bool
-	tmp    int
+	// cur is the node compared whole while equality functions are
+	// generated, for errors about values the schema does not describe.
+	cur *schema.Node
+	tmp int
 }
 
 func newEmitter(local *types.Package, taken []string, tracker *namer.DefaultImportTracker) *emitter {
@@ -74,6 +77,9 @@ func (e *emitter) typeString(t types.Type) string {
 // fail reports that the generated code cannot check node n of Go type t,
 // at the marker that makes it needed.
 func (e *emitter) fail(n *schema.Node, t types.Type, format string, args ...any) {
+	if n == nil {
+		n = e.cur
+	}
 	if n != nil && e.failed[n] {
 		return
 	}
@@ -473,6 +479,13 @@ func (e *emitter) nonZero(t types.Type, x string, n *schema.Node) string {
 	return "true"
 }
 
+// hasMethod reports whether t or *t has the method name.
+func hasMethod(t types.Type, name string) bool {
+	obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(t), true, nil, name)
+	_, ok := obj.(*types.Func)
+	return ok
+}
+
 func hasIsZero(t types.Type) bool {
 	obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(t), true, nil, "IsZero")
 	f, ok := obj.(*types.Func)
@@ -489,6 +502,10 @@ func hasIsZero(t types.Type) bool {
 func (e *emitter) walkValue(b *bytes.Buffer, t types.Type, n *schema.Node, nv, ov, path string) {
 	imm := e.pkg(immutablePkg)
 	if n.Fixed() {
+		// Values below without a schema node are reported at this one.
+		prev := e.cur
+		e.cur = n
+		defer func() { e.cur = prev }()
 		fmt.Fprintf(b, "if !(%s) {\nif w.Violation() {\nw.Add(%s.Changed(%s, %s))\n}\nif w.Done() {\nreturn\n}\n}\n", e.equal(t, n, nv, ov), imm, path, nv)
 		return
 	}
@@ -750,9 +767,17 @@ func (e *emitter) equal(t types.Type, n *schema.Node, a, b string) string {
 			// nil and a zero time are both null.
 			return fmt.Sprintf("%s.Same%s(%s, %s)", e.pkg(immutablePkg), k, a, b)
 		}
+		if special(p.Elem()) && known(p.Elem()) == "" && hasMethod(p.Elem(), "MarshalJSON") {
+			// nil is null, and so may be what MarshalJSON writes.
+			return fmt.Sprintf("%s.SameMarshaled(%s, %s)", e.pkg(immutablePkg), a, b)
+		}
 	}
 	if special(t) {
-		e.fail(n, t, "its JSON comes from its own MarshalJSON, and the typed validators compare exactly only the JSON of metav1.Time, MicroTime, Duration, resource.Quantity and intstr.IntOrString besides the types whose JSON follows from their Go fields")
+		if hasMethod(t, "MarshalJSON") {
+			// Its JSON is what its MarshalJSON writes: compared as JSON.
+			return fmt.Sprintf("%s.SameMarshaled(%s, %s)", e.pkg(immutablePkg), addr(a), addr(b))
+		}
+		e.fail(n, t, "its JSON is the string its MarshalText writes, which the typed validators do not compare")
 		return "false"
 	}
 	switch u := t.Underlying().(type) {

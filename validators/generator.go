@@ -28,10 +28,14 @@
 // runtime reports) and for multisets and list-map correlation. A check that
 // finds nothing allocates nothing.
 //
-// A value the generated code cannot compare exactly (an interface, a type
-// with its own MarshalJSON such as metav1.Time or resource.Quantity, map
-// keys that are not strings, sets of structs) is an error at the marker
-// that needs the comparison: never a weaker check.
+// Types with their own JSON encoding compare as their JSON does:
+// metav1.Time, MicroTime, Duration, resource.Quantity and
+// intstr.IntOrString by dedicated functions, any other type with a
+// MarshalJSON (runtime.RawExtension, apiextensions JSON, metav1.FieldsV1)
+// by the JSON values the method writes. A value the generated code cannot
+// compare exactly (an interface, a MarshalText-only type, map keys that are
+// not strings, sets of structs) is an error at the marker that needs the
+// comparison: never a weaker check.
 package validators
 
 import (

@@ -3,6 +3,7 @@ package validators_test
 import (
 	"bytes"
 	"flag"
+	"go/format"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,6 +122,9 @@ func TestGolden(t *testing.T) {
 	got, ok := res.files[path]
 	if !ok || len(res.files) != 1 {
 		t.Fatalf("files written: %v", keys(res.files))
+	}
+	if formatted, err := format.Source(got); err != nil || !bytes.Equal(formatted, got) {
+		t.Errorf("the generated code is not gofmt-clean (%v)", err)
 	}
 	checkGolden(t, path, got)
 	checkGolden(t, "testdata/golden/validators/widget.go.golden", got)

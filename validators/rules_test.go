@@ -3,8 +3,10 @@ package validators_test
 import (
 	"testing"
 
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apiruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	v1 "github.com/immutable-gen/immutable-gen/testdata/apis/validators/v1"
@@ -32,6 +34,8 @@ func base() *v1.Widget {
 			Steps:     []v1.Step{{Name: "a"}, {Name: "b"}},
 			Items:     []string{},
 			Counts:    map[string]int64{},
+			Raw:       apiruntime.RawExtension{Raw: []byte(`{"a":1}`)},
+			Color:     &v1.Color{R: 1},
 		},
 	}
 }
@@ -91,6 +95,13 @@ func TestRules(t *testing.T) {
 		{"Time: same second", func(w *v1.Widget) { w.Spec.Created = metav1.Unix(100, 999) }, nil},
 		{"Time: to zero (null)", func(w *v1.Widget) { w.Spec.Created = metav1.Time{} },
 			[]want{{"FieldValueInvalid", "spec.created", "field is immutable"}}},
+		{"RawExtension: same JSON value, other bytes", func(w *v1.Widget) { w.Spec.Raw.Raw = []byte(`{ "a" : 1.0 }`) }, nil},
+		{"RawExtension: list reordered", func(w *v1.Widget) { w.Spec.Raw.Raw = []byte(`[2,1]`) },
+			[]want{{"FieldValueInvalid", "spec.raw", "field is immutable"}}},
+		{"apiextensions JSON: set to null is present", func(w *v1.Widget) { w.Spec.Config = &apiextv1.JSON{} },
+			[]want{{"FieldValueForbidden", "spec.config", `field "config" is immutable and may not be added`}}},
+		{"own MarshalJSON: compared as written", func(w *v1.Widget) { w.Spec.Color.G = 1 },
+			[]want{{"FieldValueInvalid", "spec.color", "field is immutable"}}},
 		{"optional parent removed with its immutable fields", func(w *v1.Widget) { w.Spec.Storage = nil }, nil},
 		{"embedded pointer set: its immutable field appears", func(w *v1.Widget) { w.Spec.Extra = &v1.Extra{Region: "r"} },
 			[]want{{"FieldValueForbidden", "spec.region", `field "region" is immutable and may not be added`}}},

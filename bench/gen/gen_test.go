@@ -7,7 +7,6 @@ import (
 	"sigs.k8s.io/controller-tools/pkg/crd"
 	"sigs.k8s.io/controller-tools/pkg/genall"
 
-	"github.com/immutable-gen/immutable-gen/cache"
 	"github.com/immutable-gen/immutable-gen/crdgen"
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/output"
@@ -22,30 +21,21 @@ const gatewayAPI = "sigs.k8s.io/gateway-api/apis/..."
 //	go test -run '^$' -bench GatewayAPI -benchmem -count 6
 //	go test -run '^$' -bench 'GatewayAPI/immutable-gen-cel' -benchtime 5x -cpuprofile /tmp/cpu.out -memprofile /tmp/mem.out
 //
-// With cache=warm, a run before the timer starts fills the cache (in a
-// temporary directory): every timed run finds the API server's findings
-// there; with cache=off every run validates every CRD. The CLI
-// comparison (`go run .`) is the one that counts: it measures whole
-// processes, peak memory included, interleaved.
+// The API has no markers: immutable-gen's CRDs are controller-gen's, and
+// none is validated (docs/semantics.md, rule 7). The CLI comparison
+// (`go run .`) is the one that counts: it measures whole processes, peak
+// memory included, interleaved, and the API with markers.
 func BenchmarkGatewayAPI(b *testing.B) {
-	warm := b.TempDir()
 	impls := []struct {
-		name  string
-		gen   genall.Generator
-		cache string // IMMUTABLE_GEN_CACHE
+		name string
+		gen  genall.Generator
 	}{
-		{"controller-gen", crd.Generator{}, ""},
-		{"immutable-gen-cel/cache=off", crdgen.Generator{}.WithReport(func(diag.List) {}), "off"},
-		{"immutable-gen-cel/cache=warm", crdgen.Generator{}.WithReport(func(diag.List) {}), warm},
-		{"immutable-gen-extensions/cache=off", crdgen.Generator{Immutability: crdgen.ModeExtensions}.WithReport(func(diag.List) {}), "off"},
-		{"immutable-gen-extensions/cache=warm", crdgen.Generator{Immutability: crdgen.ModeExtensions}.WithReport(func(diag.List) {}), warm},
+		{"controller-gen", crd.Generator{}},
+		{"immutable-gen-cel", crdgen.Generator{}.WithReport(func(diag.List) {})},
+		{"immutable-gen-extensions", crdgen.Generator{Immutability: crdgen.ModeExtensions}.WithReport(func(diag.List) {})},
 	}
 	for _, impl := range impls {
 		b.Run(impl.name, func(b *testing.B) {
-			b.Setenv(cache.EnvVar, impl.cache)
-			if impl.cache == warm {
-				generateGatewayAPI(b, impl.gen) // fills the cache, before the timer starts
-			}
 			for b.Loop() {
 				generateGatewayAPI(b, impl.gen)
 			}

@@ -1,21 +1,26 @@
 // Command gen measures immutable-gen as a drop-in for controller-gen on a real
 // API without immutability markers: Gateway API v1.6.3's packages under
 // apis/, loaded from the Go module cache (this nested module requires
-// sigs.k8s.io/gateway-api at that version).
+// sigs.k8s.io/gateway-api at that version) — and on the same API with
+// markers, a copy of those packages in a temporary module with six
+// +immutable markers added (markedFields).
 //
 // It builds controller-gen from the controller-tools release the root module
 // pins (v0.23.0, with its version stamped as a release binary has it) and
 // immutable-gen from this checkout, checks that all write byte-identical
-// CRDs, then runs the commands interleaved, -n rounds, the order alternating
-// each round, and reports per run the wall time, the CPU time (user+system)
-// and the peak resident memory of the process. The per-run lines are in Go
-// benchmark format for benchstat; a summary of medians and ratios follows.
+// CRDs for the API without markers, then runs the commands interleaved, -n
+// rounds, the order alternating each round, and reports per run the wall
+// time, the CPU time (user+system) and the peak resident memory of the
+// process. The per-run lines are in Go benchmark format for benchstat; a
+// summary of medians and ratios follows.
 //
-// immutable-gen runs twice per round and generator option: with its cache
-// off (IMMUTABLE_GEN_CACHE=off: every CRD is validated, as on a first run or
-// after every CRD changed) and with a warm cache in a private directory
-// (filled by the byte-identity check: the CRDs did not change since the last
-// run, the common case of a `make`).
+// On the API with markers immutable-gen runs twice per round: with its
+// cache off (IMMUTABLE_GEN_CACHE=off: the API server's CRD validation runs
+// on every CRD with markers, as on a first run or after every CRD changed)
+// and with a warm cache in a private directory (no CRD changed since the
+// last run, the common case of a `make`). On the API without markers there
+// is nothing to cache: CRDs without markers are not validated
+// (docs/semantics.md, rule 7).
 //
 //	cd bench/gen && go run . -n 10 | tee /tmp/gen-cli.txt
 //	go run golang.org/x/perf/cmd/benchstat@latest -col /impl /tmp/gen-cli.txt
@@ -23,6 +28,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -45,11 +51,12 @@ type sample struct {
 
 func main() {
 	rounds := flag.Int("n", 10, "rounds; each runs every command once")
-	paths := flag.String("paths", "sigs.k8s.io/gateway-api/apis/...", "the packages to generate CRDs for")
+	paths := flag.String("paths", "sigs.k8s.io/gateway-api/apis/...", "the packages without markers to generate CRDs for")
 	gens := flag.String("gens", "crd;crd:immutability=extensions", "immutable-gen's generator options to measure, separated by ';'")
+	marked := flag.Bool("marked", true, "also measure Gateway API with markers added, cache off and warm")
 	keep := flag.String("bin", "", "directory for the built binaries (default: a temporary one)")
 	flag.Parse()
-	if err := run(*rounds, *paths, strings.Split(*gens, ";"), *keep, os.Stdout, os.Stderr); err != nil {
+	if err := run(*rounds, *paths, strings.Split(*gens, ";"), *marked, *keep, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
@@ -62,7 +69,15 @@ type command struct {
 	env  []string
 }
 
-func run(rounds int, paths string, gens []string, binDir string, stdout, stderr io.Writer) error {
+// suite is one API and the commands measured on it.
+type suite struct {
+	api   string // benchmark name part
+	dir   string // the directory the commands run in ("" for this one)
+	paths string
+	cmds  []command // the first is controller-gen, the base of the ratios
+}
+
+func run(rounds int, paths string, gens []string, marked bool, binDir string, stdout, stderr io.Writer) error {
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		return err
@@ -77,28 +92,22 @@ func run(rounds int, paths string, gens []string, binDir string, stdout, stderr 
 	if err != nil {
 		return err
 	}
-	cacheDir, err := os.MkdirTemp("", "bench-gen-cache")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(cacheDir)
-	cmds := []command{{name: "controller-gen", bin: cg, gen: "crd"}}
-	for _, g := range gens {
-		cmds = append(cmds,
-			command{"immutable-gen " + g + " cache-off", ig, g, []string{"IMMUTABLE_GEN_CACHE=off"}},
-			command{"immutable-gen " + g + " cache-warm", ig, g, []string{"IMMUTABLE_GEN_CACHE=" + cacheDir}})
-	}
 
-	// The same output, byte for byte, or the comparison means nothing.
-	want, err := generate(command{bin: cg, gen: "crd"}, paths)
+	// Without markers: the same output, byte for byte, or the comparison
+	// means nothing.
+	plain := suite{api: "gateway-api", paths: paths, cmds: []command{{name: "controller-gen", bin: cg, gen: "crd"}}}
+	for _, g := range gens {
+		plain.cmds = append(plain.cmds, command{"immutable-gen " + g, ig, g, nil})
+	}
+	want, err := generate(plain.cmds[0], "", paths)
 	if err != nil {
 		return err
 	}
 	if len(want) == 0 {
 		return fmt.Errorf("controller-gen generated nothing for %s", paths)
 	}
-	for _, c := range cmds[1:] {
-		got, err := generate(c, paths)
+	for _, c := range plain.cmds[1:] {
+		got, err := generate(c, "", paths)
 		if err != nil {
 			return err
 		}
@@ -106,26 +115,67 @@ func run(rounds int, paths string, gens []string, binDir string, stdout, stderr 
 			return fmt.Errorf("%s: %w", c.name, err)
 		}
 	}
-	fmt.Fprintf(stderr, "%d CRDs, identical from all %d commands; %d rounds\n", len(want), len(cmds), rounds)
+	fmt.Fprintf(stderr, "%s: %d CRDs, identical from all %d commands\n", plain.api, len(want), len(plain.cmds))
+	suites := []suite{plain}
+
+	if marked {
+		dir, err := markedCopy(paths)
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		cacheDir, err := os.MkdirTemp("", "bench-gen-cache")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(cacheDir)
+		m := suite{api: "gateway-api-marked", dir: dir, paths: "./apis/...", cmds: []command{
+			{name: "controller-gen", bin: cg, gen: "crd"},
+			{"immutable-gen crd cache-off", ig, "crd", []string{"IMMUTABLE_GEN_CACHE=off"}},
+			{"immutable-gen crd cache-warm", ig, "crd", []string{"IMMUTABLE_GEN_CACHE=" + cacheDir}},
+		}}
+		// Fills the cache, and checks that the markers were compiled.
+		got, err := generate(m.cmds[2], dir, m.paths)
+		if err != nil {
+			return err
+		}
+		n := 0
+		for _, data := range got {
+			if bytes.Contains(data, []byte("oldSelf")) {
+				n++
+			}
+		}
+		if n == 0 {
+			return fmt.Errorf("%s: no CRD has immutability rules", m.api)
+		}
+		fmt.Fprintf(stderr, "%s: %d CRDs, %d with immutability rules\n", m.api, len(got), n)
+		suites = append(suites, m)
+	}
+	fmt.Fprintf(stderr, "%d rounds\n", rounds)
 
 	fmt.Fprintf(stdout, "goos: linux\ngoarch: %s\npkg: github.com/immutable-gen/immutable-gen/bench/gen\n", runtime.GOARCH)
-	samples := make([][]sample, len(cmds))
+	samples := make([][][]sample, len(suites))
+	for i, su := range suites {
+		samples[i] = make([][]sample, len(su.cmds))
+	}
 	for r := range rounds {
-		order := make([]int, len(cmds))
-		for i := range order {
-			order[i] = i
-		}
-		if r%2 == 1 {
-			slices.Reverse(order)
-		}
-		for _, i := range order {
-			s, err := measure(cmds[i], paths)
-			if err != nil {
-				return fmt.Errorf("%s: %w", cmds[i].name, err)
+		for si, su := range suites {
+			order := make([]int, len(su.cmds))
+			for i := range order {
+				order[i] = i
 			}
-			samples[i] = append(samples[i], s)
-			fmt.Fprintf(stdout, "BenchmarkCLI/impl=%s \t1\t%d ns/op\t%d cpu-ns/op\t%d peak-RSS-B/op\n",
-				benchName(cmds[i].name), s.wall.Nanoseconds(), s.cpu.Nanoseconds(), s.maxRSS)
+			if r%2 == 1 {
+				slices.Reverse(order)
+			}
+			for _, i := range order {
+				s, err := measure(su.cmds[i], su.dir, su.paths)
+				if err != nil {
+					return fmt.Errorf("%s %s: %w", su.api, su.cmds[i].name, err)
+				}
+				samples[si][i] = append(samples[si][i], s)
+				fmt.Fprintf(stdout, "BenchmarkCLI/api=%s/impl=%s \t1\t%d ns/op\t%d cpu-ns/op\t%d peak-RSS-B/op\n",
+					su.api, benchName(su.cmds[i].name), s.wall.Nanoseconds(), s.cpu.Nanoseconds(), s.maxRSS)
+			}
 		}
 	}
 
@@ -146,11 +196,76 @@ func run(rounds int, paths string, gens []string, binDir string, stdout, stderr 
 		}
 	}
 
-	fmt.Fprintf(stderr, "\nmedians over %d interleaved rounds (ratio to controller-gen):\n", rounds)
-	summary(stderr, cmds, samples)
+	for si, su := range suites {
+		fmt.Fprintf(stderr, "\n%s: medians over %d interleaved rounds (ratio to controller-gen):\n", su.api, rounds)
+		summary(stderr, su.cmds, samples[si])
+	}
 	fmt.Fprintf(stderr, "\n--version (start-up alone):\n")
 	summary(stderr, bins, baseline)
 	return nil
+}
+
+// markedFields are the Go fields of Gateway API that the marked copy gives
+// an +immutable marker, by file under apis/v1: scalars, atomic lists and a
+// list shared by every route kind, in 7 of the 10 CRDs.
+var markedFields = map[string][]string{
+	"gateway_types.go":      {"\tGatewayClassName ObjectName `json:\"gatewayClassName\"`"},
+	"gatewayclass_types.go": {"\tControllerName GatewayController `json:\"controllerName\"`"},
+	"grpcroute_types.go":    {"\tHostnames []Hostname `json:\"hostnames,omitempty\"`"},
+	"httproute_types.go":    {"\tHostnames []Hostname `json:\"hostnames,omitempty\"`"},
+	"tlsroute_types.go":     {"\tHostnames []Hostname `json:\"hostnames,omitempty\"`"},
+	"shared_types.go":       {"\tParentRefs []ParentReference `json:\"parentRefs,omitempty\"`"},
+}
+
+// markedCopy copies the module of paths (its go.mod, go.sum and apis/) into
+// a temporary directory and adds markedFields' markers.
+func markedCopy(paths string) (string, error) {
+	module := strings.TrimSuffix(paths, "/apis/...")
+	out, err := goCmd(".", "list", "-m", "-f", "{{.Dir}}", module)
+	if err != nil {
+		return "", err
+	}
+	src := strings.TrimSpace(out)
+	dst, err := os.MkdirTemp("", "bench-gen-marked")
+	if err != nil {
+		return "", err
+	}
+	copyFile := func(rel string) error {
+		data, err := os.ReadFile(filepath.Join(src, rel))
+		if err != nil {
+			return err
+		}
+		if len(markedFields[filepath.Base(rel)]) > 0 && filepath.Dir(rel) == filepath.Join("apis", "v1") {
+			for _, field := range markedFields[filepath.Base(rel)] {
+				if bytes.Count(data, []byte(field)) != 1 {
+					return fmt.Errorf("%s: want one line %q", rel, field)
+				}
+				data = bytes.Replace(data, []byte(field), []byte("\t// +immutable\n"+field), 1)
+			}
+		}
+		if err := os.MkdirAll(filepath.Join(dst, filepath.Dir(rel)), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	}
+	err = filepath.WalkDir(filepath.Join(src, "apis"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		return copyFile(rel)
+	})
+	for _, f := range []string{"go.mod", "go.sum"} {
+		err = errors.Join(err, copyFile(f))
+	}
+	if err != nil {
+		os.RemoveAll(dst)
+		return "", err
+	}
+	return dst, nil
 }
 
 // summary prints each command's medians and their ratio to the first's.
@@ -193,24 +308,24 @@ func goCmd(dir string, args ...string) (string, error) {
 	return string(out), nil
 }
 
-// generate runs one command and returns the files it wrote.
-func generate(c command, paths string) (map[string][]byte, error) {
-	dir, err := os.MkdirTemp("", "bench-gen-out")
+// generate runs one command in dir and returns the files it wrote.
+func generate(c command, dir, paths string) (map[string][]byte, error) {
+	outDir, err := os.MkdirTemp("", "bench-gen-out")
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	cmd := c.cmd(paths, dir)
+	defer os.RemoveAll(outDir)
+	cmd := c.cmd(dir, paths, outDir)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("%s %s: %v\n%s", filepath.Base(c.bin), c.gen, err, out)
 	}
 	files := map[string][]byte{}
-	entries, err := os.ReadDir(dir)
+	entries, err := os.ReadDir(outDir)
 	if err != nil {
 		return nil, err
 	}
 	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		data, err := os.ReadFile(filepath.Join(outDir, e.Name()))
 		if err != nil {
 			return nil, err
 		}
@@ -236,22 +351,23 @@ func sameFiles(want, got map[string][]byte) error {
 	return nil
 }
 
-// cmd is the command writing its CRDs into dir.
-func (c command) cmd(paths, dir string) *exec.Cmd {
-	cmd := exec.Command(c.bin, c.gen, "paths="+paths, "output:crd:dir="+dir)
+// cmd is the command run in dir writing its CRDs into outDir.
+func (c command) cmd(dir, paths, outDir string) *exec.Cmd {
+	cmd := exec.Command(c.bin, c.gen, "paths="+paths, "output:crd:dir="+outDir)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), c.env...)
 	return cmd
 }
 
 // measure runs one command writing to a fresh directory, as a Makefile
 // target would, and reads its resource usage from the kernel.
-func measure(c command, paths string) (sample, error) {
-	dir, err := os.MkdirTemp("", "bench-gen-out")
+func measure(c command, dir, paths string) (sample, error) {
+	outDir, err := os.MkdirTemp("", "bench-gen-out")
 	if err != nil {
 		return sample{}, err
 	}
-	defer os.RemoveAll(dir)
-	return measureCmd(c.cmd(paths, dir))
+	defer os.RemoveAll(outDir)
+	return measureCmd(c.cmd(dir, paths, outDir))
 }
 
 // measureCmd runs cmd and reads its resource usage from the kernel.

@@ -41,7 +41,7 @@ func TestValidatorsCLI(t *testing.T) {
 		if files := readDir(t, out); len(files) != 0 {
 			t.Errorf("a failing run wrote %d files", len(files))
 		}
-		if !strings.Contains(stderr.String(), "the typed validators cannot check spec.raw") || !strings.Contains(stderr.String(), "no file was written") {
+		if !strings.Contains(stderr.String(), "the typed validators cannot check spec.pairs") || !strings.Contains(stderr.String(), "no file was written") {
 			t.Errorf("stderr:\n%s", stderr.String())
 		}
 	})

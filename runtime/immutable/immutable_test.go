@@ -174,6 +174,36 @@ func TestSameValues(t *testing.T) {
 	}
 }
 
+func TestSameJSON(t *testing.T) {
+	cases := []struct {
+		a, b string
+		want bool
+	}{
+		{`{"a":1,"b":[1,2]}`, `{ "b" : [1, 2], "a" : 1.0 }`, true},
+		{`[1,2]`, `[2,1]`, false},
+		{`1e0`, `1`, true},
+		{`9007199254740993`, `9007199254740992.0`, false},
+		{`null`, ``, false},
+		{`"a"`, `"a"`, true},
+		{`{"a":1}`, `{"a":1,"b":null}`, false},
+		{`{`, `{}`, false},
+	}
+	for _, tc := range cases {
+		if got := SameJSON([]byte(tc.a), []byte(tc.b)); got != tc.want {
+			t.Errorf("SameJSON(%s, %s) = %v", tc.a, tc.b, got)
+		}
+	}
+	var none *metav1.FieldsV1
+	if !SameMarshaled(none, metav1.NewFieldsV1("")) || SameMarshaled(none, metav1.NewFieldsV1(`{"f:a":{}}`)) {
+		t.Error("a nil pointer is null")
+	}
+	a := metav1.NewFieldsV1(`{"f:a":{}}`)
+	b := metav1.NewFieldsV1(`{"f:a":{}}`)
+	if n := testing.AllocsPerRun(10, func() { SameMarshaled(a, b) }); n != 0 {
+		t.Errorf("%v allocations comparing equal FieldsV1", n)
+	}
+}
+
 func TestWalk(t *testing.T) {
 	var probe Walk
 	if probe.Child(field.NewPath("spec"), "x") != nil || probe.Index(nil, 1) != nil || probe.Key(nil, "k") != nil {

@@ -1,9 +1,15 @@
 package immutable
 
 import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"reflect"
+
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
 // Equality of the apimachinery types whose JSON comes from their own
@@ -58,4 +64,92 @@ func SameIntOrString(a, b *intstr.IntOrString) bool {
 func SameQuantity(a, b *resource.Quantity) bool {
 	ca, cb := *a, *b
 	return ca.String() == cb.String()
+}
+
+// SameMarshaled reports whether a and b have the same JSON, for a type
+// with its own MarshalJSON: the JSON values the method writes (as
+// encoding/json calls it; a nil pointer is null) compared as the runtime
+// compares JSON values — objects by their keys and values, lists in order,
+// numbers by value (1 and 1.0 are equal), whatever the spacing. Equal bytes
+// are equal without decoding; a marshaling error is never equal. It
+// allocates what the type's MarshalJSON allocates (nothing for
+// runtime.RawExtension, metav1.FieldsV1 and apiextensions JSON holding
+// JSON), and decodes only when the bytes differ.
+func SameMarshaled[T any, PT interface {
+	*T
+	json.Marshaler
+}](a, b PT) bool {
+	ja, ok := marshal(a)
+	if !ok {
+		return false
+	}
+	jb, ok := marshal(b)
+	if !ok {
+		return false
+	}
+	return SameJSON(ja, jb)
+}
+
+var null = []byte("null")
+
+func marshal[T any, PT interface {
+	*T
+	json.Marshaler
+}](p PT) ([]byte, bool) {
+	if p == nil {
+		return null, true
+	}
+	data, err := p.MarshalJSON()
+	return data, err == nil
+}
+
+// SameJSON reports whether two JSON documents hold the same value, as the
+// runtime compares JSON values: objects by their keys and values, lists in
+// order, numbers by value, strings and booleans when identical. Equal bytes
+// are the same without a look inside (invalid JSON fails the encoding of
+// the whole object anyway); different bytes of which one is invalid JSON
+// are never the same.
+func SameJSON(a, b []byte) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	va, ok := decode(a)
+	if !ok {
+		return false
+	}
+	vb, ok := decode(b)
+	if !ok {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
+}
+
+// decode decodes a JSON document as the API server does (integers as
+// int64, other numbers as float64), then writes every float64 that holds an
+// integer in int64's range as that int64, so that equal numbers have one Go
+// value (the runtime compares 1 and 1.0 equal).
+func decode(data []byte) (any, bool) {
+	var v any
+	if err := utiljson.Unmarshal(data, &v); err != nil {
+		return nil, false
+	}
+	return canonicalNumbers(v), true
+}
+
+func canonicalNumbers(v any) any {
+	switch x := v.(type) {
+	case float64:
+		if x == math.Trunc(x) && x >= math.MinInt64 && x < math.MaxInt64 {
+			return int64(x)
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = canonicalNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = canonicalNumbers(e)
+		}
+	}
+	return v
 }

@@ -6,33 +6,24 @@
 package v1
 
 import (
-	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // GadgetSpec holds the refused values.
 type GadgetSpec struct {
-	// Raw is free-form JSON.
-	// +immutable
-	// +optional
-	Raw runtime.RawExtension `json:"raw,omitempty"`
-
-	// Config is free-form JSON too.
-	// +immutable
-	// +optional
-	Config *apiextv1.JSON `json:"config,omitempty"`
-
 	// Pairs is a set of structs.
 	// +listType=set
 	// +immutable
 	// +optional
 	Pairs []Pair `json:"pairs,omitempty"`
 
-	// Color has its own JSON encoding.
-	// +immutable
+	// Listeners are keyed by an integer or a string.
+	// +listType=map
+	// +listMapKey=port
+	// +immutable=keys
 	// +optional
-	Color Color `json:"color,omitempty"`
+	Listeners []Listener `json:"listeners,omitempty"`
 
 	// Fine is compared without trouble.
 	// +immutable
@@ -46,15 +37,10 @@ type Pair struct {
 	B string `json:"b"`
 }
 
-// Color is written as a string by its own MarshalJSON.
-// +kubebuilder:validation:Type=string
-type Color struct {
-	R, G, B uint8
-}
-
-// MarshalJSON writes the color as #rrggbb.
-func (c Color) MarshalJSON() ([]byte, error) {
-	return []byte(`"#000000"`), nil
+// Listener listens on a port.
+type Listener struct {
+	// +immutable
+	Port intstr.IntOrString `json:"port"`
 }
 
 // +kubebuilder:object:root=true

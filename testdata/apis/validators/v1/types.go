@@ -1,8 +1,12 @@
 package v1
 
 import (
+	"fmt"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -153,6 +157,16 @@ type WidgetSpec struct {
 	// +optional
 	Created metav1.Time `json:"created,omitempty"`
 
+	// Parent is a pointer without omitempty: nil is present, as null.
+	// +immutable
+	// +nullable
+	Parent *Owner `json:"parent"`
+
+	// Finished is left out when zero (omitzero: metav1.Time's IsZero).
+	// +immutable
+	// +optional
+	Finished metav1.Time `json:"finished,omitzero"`
+
 	// Timeout never changes.
 	// +immutable
 	// +optional
@@ -194,6 +208,27 @@ type WidgetSpec struct {
 	// +optional
 	Backends []*Backend `json:"backends,omitempty"`
 
+	// Raw is free-form JSON, compared as JSON values.
+	// +immutable
+	// +optional
+	Raw runtime.RawExtension `json:"raw,omitempty"`
+
+	// Config is free-form JSON too.
+	// +immutable
+	// +optional
+	Config *apiextv1.JSON `json:"config,omitempty"`
+
+	// Color has its own MarshalJSON.
+	// +immutable
+	// +optional
+	Color *Color `json:"color,omitempty"`
+
+	// Template holds object metadata (managed fields included), compared
+	// whole.
+	// +immutable
+	// +optional
+	Template *Template `json:"template,omitempty"`
+
 	// Extra is embedded by pointer: its fields are WidgetSpec's when set.
 	*Extra `json:",inline"`
 }
@@ -204,6 +239,25 @@ type Extra struct {
 	// +immutable
 	// +optional
 	Region string `json:"region,omitempty"`
+}
+
+// Color is written as "#rrggbb" by its own MarshalJSON.
+// +kubebuilder:validation:Type=string
+type Color struct {
+	R, G, B uint8
+}
+
+// MarshalJSON writes the color as "#rrggbb".
+func (c Color) MarshalJSON() ([]byte, error) {
+	return []byte(fmt.Sprintf(`"#%02x%02x%02x"`, c.R, c.G, c.B)), nil
+}
+
+// Template is an object template.
+type Template struct {
+	// +optional
+	Metadata metav1.ObjectMeta `json:"metadata,omitempty"`
+	// +optional
+	Image string `json:"image,omitempty"`
 }
 
 // Backend is a named backend.

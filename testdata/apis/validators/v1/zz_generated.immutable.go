@@ -7,6 +7,7 @@ package v1
 import (
 	immutable "github.com/immutable-gen/immutable-gen/runtime/immutable"
 	resource "k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	fieldpkg "k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -135,6 +136,40 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 			return
 		}
 	}
+	if nOK, oOK := (in.Color != nil), (old.Color != nil); nOK && oOK {
+		if !(immutable.SameMarshaled(in.Color, old.Color)) {
+			if w.Violation() {
+				w.Add(immutable.Changed(w.Child(p, "color"), in.Color))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	} else if nOK != oOK {
+		if w.Violation() {
+			w.Add(immutable.Presence(w.Child(p, "color"), "color", immutable.Whole, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
+	if nOK, oOK := (in.Config != nil), (old.Config != nil); nOK && oOK {
+		if !(immutable.SameMarshaled(in.Config, old.Config)) {
+			if w.Violation() {
+				w.Add(immutable.Changed(w.Child(p, "config"), in.Config))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	} else if nOK != oOK {
+		if w.Violation() {
+			w.Add(immutable.Presence(w.Child(p, "config"), "config", immutable.Whole, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
 	if !(equalMapStringInt64(&in.Counts, &old.Counts)) {
 		if w.Violation() {
 			w.Add(immutable.Changed(w.Child(p, "counts"), in.Counts))
@@ -180,6 +215,23 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	} else if nOK != oOK {
 		if w.Violation() {
 			w.Add(immutable.Presence(w.Child(p, "enabled"), "enabled", immutable.Whole, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
+	if nOK, oOK := (!in.Finished.IsZero()), (!old.Finished.IsZero()); nOK && oOK {
+		if !(immutable.SameTime(&in.Finished, &old.Finished)) {
+			if w.Violation() {
+				w.Add(immutable.Changed(w.Child(p, "finished"), in.Finished))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	} else if nOK != oOK {
+		if w.Violation() {
+			w.Add(immutable.Presence(w.Child(p, "finished"), "finished", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -380,6 +432,14 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 			return
 		}
 	}
+	if !((in.Parent == nil) == (old.Parent == nil) && (in.Parent == nil || equalOwner(in.Parent, old.Parent))) {
+		if w.Violation() {
+			w.Add(immutable.Changed(w.Child(p, "parent"), in.Parent))
+		}
+		if w.Done() {
+			return
+		}
+	}
 	if nOK, oOK := (in.Port != nil), (old.Port != nil); nOK && oOK {
 		if !((in.Port == nil) == (old.Port == nil) && (in.Port == nil || immutable.SameIntOrString(in.Port, old.Port))) {
 			if w.Violation() {
@@ -447,6 +507,14 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if !(in.Ratio == old.Ratio) {
 		if w.Violation() {
 			w.Add(immutable.Changed(w.Child(p, "ratio"), in.Ratio))
+		}
+		if w.Done() {
+			return
+		}
+	}
+	if !(immutable.SameMarshaled(&in.Raw, &old.Raw)) {
+		if w.Violation() {
+			w.Add(immutable.Changed(w.Child(p, "raw"), in.Raw))
 		}
 		if w.Done() {
 			return
@@ -631,6 +699,23 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if !(immutable.SameIntOrString(&in.Target, &old.Target)) {
 		if w.Violation() {
 			w.Add(immutable.Changed(w.Child(p, "target"), in.Target))
+		}
+		if w.Done() {
+			return
+		}
+	}
+	if nOK, oOK := (in.Template != nil), (old.Template != nil); nOK && oOK {
+		if !((in.Template == nil) == (old.Template == nil) && (in.Template == nil || equalTemplate(in.Template, old.Template))) {
+			if w.Violation() {
+				w.Add(immutable.Changed(w.Child(p, "template"), in.Template))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	} else if nOK != oOK {
+		if w.Violation() {
+			w.Add(immutable.Presence(w.Child(p, "template"), "template", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -1108,6 +1193,161 @@ func dirtyStorage(in, old *Storage) bool {
 	var q immutable.Walk
 	walkStorage(&q, in, old, nil)
 	return q.Found()
+}
+
+func equalTemplate(a, b *Template) bool {
+	if !(equalMetav1ObjectMeta(&a.Metadata, &b.Metadata)) {
+		return false
+	}
+	if pa, pb := (a.Image != ""), (b.Image != ""); pa != pb || pa && !(a.Image == b.Image) {
+		return false
+	}
+	return true
+}
+
+func equalMetav1ObjectMeta(a, b *metav1.ObjectMeta) bool {
+	if pa, pb := (a.Name != ""), (b.Name != ""); pa != pb || pa && !(a.Name == b.Name) {
+		return false
+	}
+	if pa, pb := (a.GenerateName != ""), (b.GenerateName != ""); pa != pb || pa && !(a.GenerateName == b.GenerateName) {
+		return false
+	}
+	if pa, pb := (a.Namespace != ""), (b.Namespace != ""); pa != pb || pa && !(a.Namespace == b.Namespace) {
+		return false
+	}
+	if pa, pb := (a.SelfLink != ""), (b.SelfLink != ""); pa != pb || pa && !(a.SelfLink == b.SelfLink) {
+		return false
+	}
+	if pa, pb := (a.UID != ""), (b.UID != ""); pa != pb || pa && !(a.UID == b.UID) {
+		return false
+	}
+	if pa, pb := (a.ResourceVersion != ""), (b.ResourceVersion != ""); pa != pb || pa && !(a.ResourceVersion == b.ResourceVersion) {
+		return false
+	}
+	if pa, pb := (a.Generation != 0), (b.Generation != 0); pa != pb || pa && !(a.Generation == b.Generation) {
+		return false
+	}
+	if pa, pb := (!a.CreationTimestamp.IsZero()), (!b.CreationTimestamp.IsZero()); pa != pb || pa && !(immutable.SameTime(&a.CreationTimestamp, &b.CreationTimestamp)) {
+		return false
+	}
+	if pa, pb := (a.DeletionTimestamp != nil), (b.DeletionTimestamp != nil); pa != pb || pa && !(immutable.SameTime(a.DeletionTimestamp, b.DeletionTimestamp)) {
+		return false
+	}
+	if pa, pb := (a.DeletionGracePeriodSeconds != nil), (b.DeletionGracePeriodSeconds != nil); pa != pb || pa && !((a.DeletionGracePeriodSeconds == nil) == (b.DeletionGracePeriodSeconds == nil) && (a.DeletionGracePeriodSeconds == nil || (*a.DeletionGracePeriodSeconds) == (*b.DeletionGracePeriodSeconds))) {
+		return false
+	}
+	if pa, pb := (len(a.Labels) != 0), (len(b.Labels) != 0); pa != pb || pa && !(equalMapStringString_2(&a.Labels, &b.Labels)) {
+		return false
+	}
+	if pa, pb := (len(a.Annotations) != 0), (len(b.Annotations) != 0); pa != pb || pa && !(equalMapStringString_2(&a.Annotations, &b.Annotations)) {
+		return false
+	}
+	if pa, pb := (len(a.OwnerReferences) != 0), (len(b.OwnerReferences) != 0); pa != pb || pa && !(equalSliceMetav1OwnerReference(&a.OwnerReferences, &b.OwnerReferences)) {
+		return false
+	}
+	if pa, pb := (len(a.Finalizers) != 0), (len(b.Finalizers) != 0); pa != pb || pa && !(equalSliceString_3(&a.Finalizers, &b.Finalizers)) {
+		return false
+	}
+	if pa, pb := (len(a.ManagedFields) != 0), (len(b.ManagedFields) != 0); pa != pb || pa && !(equalSliceMetav1ManagedFieldsEntry(&a.ManagedFields, &b.ManagedFields)) {
+		return false
+	}
+	return true
+}
+
+func equalMapStringString_2(a, b *map[string]string) bool {
+	if (*a == nil) != (*b == nil) || len(*a) != len(*b) {
+		return false
+	}
+	for k, av := range *a {
+		bv, ok := (*b)[k]
+		if !ok || !(av == bv) {
+			return false
+		}
+	}
+	return true
+}
+
+func equalSliceMetav1OwnerReference(a, b *[]metav1.OwnerReference) bool {
+	if (*a == nil) != (*b == nil) || len(*a) != len(*b) {
+		return false
+	}
+	for i := range *a {
+		if !(equalMetav1OwnerReference(&(*a)[i], &(*b)[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+func equalMetav1OwnerReference(a, b *metav1.OwnerReference) bool {
+	if !(a.APIVersion == b.APIVersion) {
+		return false
+	}
+	if !(a.Kind == b.Kind) {
+		return false
+	}
+	if !(a.Name == b.Name) {
+		return false
+	}
+	if !(a.UID == b.UID) {
+		return false
+	}
+	if pa, pb := (a.Controller != nil), (b.Controller != nil); pa != pb || pa && !((a.Controller == nil) == (b.Controller == nil) && (a.Controller == nil || (*a.Controller) == (*b.Controller))) {
+		return false
+	}
+	if pa, pb := (a.BlockOwnerDeletion != nil), (b.BlockOwnerDeletion != nil); pa != pb || pa && !((a.BlockOwnerDeletion == nil) == (b.BlockOwnerDeletion == nil) && (a.BlockOwnerDeletion == nil || (*a.BlockOwnerDeletion) == (*b.BlockOwnerDeletion))) {
+		return false
+	}
+	return true
+}
+
+func equalSliceString_3(a, b *[]string) bool {
+	if (*a == nil) != (*b == nil) || len(*a) != len(*b) {
+		return false
+	}
+	for i := range *a {
+		if !((*a)[i] == (*b)[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func equalSliceMetav1ManagedFieldsEntry(a, b *[]metav1.ManagedFieldsEntry) bool {
+	if (*a == nil) != (*b == nil) || len(*a) != len(*b) {
+		return false
+	}
+	for i := range *a {
+		if !(equalMetav1ManagedFieldsEntry(&(*a)[i], &(*b)[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+func equalMetav1ManagedFieldsEntry(a, b *metav1.ManagedFieldsEntry) bool {
+	if pa, pb := (a.Manager != ""), (b.Manager != ""); pa != pb || pa && !(a.Manager == b.Manager) {
+		return false
+	}
+	if pa, pb := (a.Operation != ""), (b.Operation != ""); pa != pb || pa && !(a.Operation == b.Operation) {
+		return false
+	}
+	if pa, pb := (a.APIVersion != ""), (b.APIVersion != ""); pa != pb || pa && !(a.APIVersion == b.APIVersion) {
+		return false
+	}
+	if pa, pb := (a.Time != nil), (b.Time != nil); pa != pb || pa && !(immutable.SameTime(a.Time, b.Time)) {
+		return false
+	}
+	if pa, pb := (a.FieldsType != ""), (b.FieldsType != ""); pa != pb || pa && !(a.FieldsType == b.FieldsType) {
+		return false
+	}
+	if pa, pb := (a.FieldsV1 != nil), (b.FieldsV1 != nil); pa != pb || pa && !(immutable.SameMarshaled(a.FieldsV1, b.FieldsV1)) {
+		return false
+	}
+	if pa, pb := (a.Subresource != ""), (b.Subresource != ""); pa != pb || pa && !(a.Subresource == b.Subresource) {
+		return false
+	}
+	return true
 }
 
 func equalWindow(a, b *Window) bool {
