@@ -37,31 +37,46 @@ var (
 )
 
 var (
-	checkerOnce sync.Once
-	checker     *runtime.Checker
-	checkerErr  error
+	crdsOnce sync.Once
+	crds     map[string][]byte
+	crdsErr  error
 )
 
-// widgetChecker compiles the runtime's checker from the CRD the crd
+// checkerFor compiles the runtime's checker of kind from the CRDs the crd
 // generator writes for the test API, in extensions mode.
-func widgetChecker(t testing.TB) *runtime.Checker {
+func checkerFor(t testing.TB, kind string) *runtime.Checker {
 	t.Helper()
-	checkerOnce.Do(func() {
+	crdsOnce.Do(func() {
 		res := run(t, crdgen.Generator{Immutability: crdgen.ModeExtensions, AllowDangerousTypes: ptr(true)}, "./testdata/apis/validators/...")
 		if res.err != nil || res.diags.HasErrors() || len(res.pkgErrors) > 0 {
-			checkerErr = fmt.Errorf("crd generator: %v %v %v", res.err, res.diags, res.pkgErrors)
-			return
+			crdsErr = fmt.Errorf("crd generator: %v %v %v", res.err, res.diags, res.pkgErrors)
 		}
-		for _, data := range res.files {
-			checker, checkerErr = runtime.CompileCRD(data, runtime.CRDOptions{Kind: "Widget"})
-			return
-		}
-		checkerErr = fmt.Errorf("no CRD written")
+		crds = res.files
 	})
-	if checkerErr != nil {
-		t.Fatal(checkerErr)
+	if crdsErr != nil {
+		t.Fatal(crdsErr)
 	}
-	return checker
+	for _, data := range crds {
+		if c, err := runtime.CompileCRD(data, runtime.CRDOptions{Kind: kind}); err == nil {
+			return c
+		}
+	}
+	t.Fatalf("no CRD of kind %s", kind)
+	return nil
+}
+
+var (
+	widgetOnce    sync.Once
+	widgetChecker *runtime.Checker
+)
+
+// widget is the runtime's checker of the Widget CRD.
+func widget(t testing.TB) *runtime.Checker {
+	widgetOnce.Do(func() { widgetChecker = checkerFor(t, "Widget") })
+	if widgetChecker == nil {
+		t.Fatal("no Widget checker")
+	}
+	return widgetChecker
 }
 
 // viaRuntime is the runtime's verdict on the JSON of the two objects.
@@ -71,7 +86,7 @@ func viaRuntime(t testing.TB, c *runtime.Checker, obj, old *v1.Widget) field.Err
 
 // toJSON is the object as the API server stores it: encoding/json's
 // encoding, decoded with integers kept as int64.
-func toJSON(t testing.TB, obj *v1.Widget) map[string]any {
+func toJSON(t testing.TB, obj any) map[string]any {
 	t.Helper()
 	data, err := json.Marshal(obj)
 	if err != nil {
@@ -95,22 +110,34 @@ func describe(l field.ErrorList) string {
 }
 
 func TestDifferential(t *testing.T) {
-	c := widgetChecker(t)
 	seed := *seedFlag
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
 	}
 	t.Logf("seed %d (rerun with go test ./validators -run TestDifferential -seed %d)", seed, seed)
+	t.Run("Widget", func(t *testing.T) { differential[v1.Widget](t, widget(t), seed, *pairsFlag) })
+	t.Run("Gadget", func(t *testing.T) { differential[v1.Gadget](t, checkerFor(t, "Gadget"), seed, *pairsFlag/6) })
+}
+
+// validated is a kind with generated validators.
+type validated[T any] interface {
+	*T
+	ValidateImmutableUpdate(old *T) field.ErrorList
+	DeepCopy() *T
+}
+
+// differential checks n random updates of kind T.
+func differential[T any, PT validated[T]](t *testing.T, c *runtime.Checker, seed uint64, n int) {
 	g := &gen{r: rand.New(rand.NewPCG(seed, 0))}
 	var disagreements, rejected, changed int
-	for i := range *pairsFlag {
-		old := &v1.Widget{}
+	for i := range n {
+		old := PT(new(T))
 		g.fill(reflect.ValueOf(old).Elem(), 0)
-		obj := old.DeepCopy()
+		obj := PT(old.DeepCopy())
 		g.rate = [...]float64{0, 0.005, 0.02, 0.1, 0.3}[g.r.IntN(5)]
 		g.mutate(reflect.ValueOf(obj).Elem(), 0)
-		want := describe(viaRuntime(t, c, obj, old))
-		got := describe(obj.ValidateImmutableUpdate(old))
+		want := describe(c.ValidateUpdate(toJSON(t, obj), toJSON(t, old)))
+		got := describe(obj.ValidateImmutableUpdate((*T)(old)))
 		if !reflect.DeepEqual(old, obj) {
 			changed++
 		}
@@ -126,12 +153,12 @@ func TestDifferential(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d pairs, %d changed, %d rejected, %d disagreements", *pairsFlag, changed, rejected, disagreements)
+	t.Logf("%d pairs, %d changed, %d rejected, %d disagreements", n, changed, rejected, disagreements)
 	if disagreements > 0 {
 		t.Fatalf("%d disagreements (seed %d)", disagreements, seed)
 	}
-	if rejected == 0 || rejected == *pairsFlag {
-		t.Fatalf("%d of %d pairs rejected: the generator of updates is broken", rejected, *pairsFlag)
+	if rejected == 0 || rejected == n {
+		t.Fatalf("%d of %d pairs rejected: the generator of updates is broken", rejected, n)
 	}
 }
 
@@ -141,7 +168,7 @@ func FuzzDifferential(f *testing.F) {
 	f.Add(uint64(1), uint64(2), uint8(10))
 	f.Add(uint64(7), uint64(7), uint8(100))
 	f.Fuzz(func(t *testing.T, s1, s2 uint64, rate uint8) {
-		c := widgetChecker(t)
+		c := widget(t)
 		g := &gen{r: rand.New(rand.NewPCG(s1, s2)), rate: float64(rate) / 255}
 		old := &v1.Widget{}
 		g.fill(reflect.ValueOf(old).Elem(), 0)

@@ -509,8 +509,9 @@ func (e *emitter) walkValue(b *bytes.Buffer, t types.Type, n *schema.Node, nv, o
 		fmt.Fprintf(b, "if !(%s) {\nif w.Violation() {\nw.Add(%s.Changed(%s, %s))\n}\nif w.Done() {\nreturn\n}\n}\n", e.equal(t, n, nv, ov), imm, path, nv)
 		return
 	}
+	aligned := "" // the aligned prefix of a list map, once computed
 	if n.ImmutableKeys() {
-		if !e.keys(b, t, n, nv, ov, path) {
+		if !e.keys(b, t, n, nv, ov, path, &aligned) {
 			return
 		}
 	}
@@ -554,8 +555,11 @@ func (e *emitter) walkValue(b *bytes.Buffer, t types.Type, n *schema.Node, nv, o
 			if !ok {
 				return
 			}
-			m, i, pr := e.v("m"), e.v("i"), e.v("pr")
-			fmt.Fprintf(b, "%s := %s.AlignedPrefix(%s, %s, %s)\n", m, imm, nv, ov, key.fn)
+			m := aligned
+			if m == "" {
+				m = e.alignedPrefix(b, key, nv, ov)
+			}
+			i, pr := e.v("i"), e.v("pr")
 			fmt.Fprintf(b, "for %s := 0; %s < %s; %s++ {\nif _, ok := %s(&%s[%s]); ok {\n", i, i, m, i, key.fn, nv, i)
 			e.walkValue(b, u.Elem(), n.Items, nv+"["+i+"]", ov+"["+i+"]", fmt.Sprintf("w.Index(%s, %s)", path, i))
 			b.WriteString("}\n}\n")
@@ -598,7 +602,7 @@ func isStringKind(t types.Type) bool {
 // keys writes the check of the key set of a map or list map with
 // +immutable=keys; it reports whether the walk may descend (the values are
 // not null).
-func (e *emitter) keys(b *bytes.Buffer, t types.Type, n *schema.Node, nv, ov, path string) bool {
+func (e *emitter) keys(b *bytes.Buffer, t types.Type, n *schema.Node, nv, ov, path string, aligned *string) bool {
 	imm := e.pkg(immutablePkg)
 	c := e.v("c")
 	switch u := t.Underlying().(type) {
@@ -620,14 +624,29 @@ func (e *emitter) keys(b *bytes.Buffer, t types.Type, n *schema.Node, nv, ov, pa
 			return false
 		}
 		cs := e.v("cs")
+		m := e.alignedPrefix(b, key, nv, ov)
+		*aligned = m
 		fmt.Fprintf(b, "if (%s == nil) != (%s == nil) {\nif w.Violation() {\nw.Add(%s.Changed(%s, %s))\n}\nif w.Done() {\nreturn\n}\n", nv, ov, imm, path, nv)
-		fmt.Fprintf(b, "} else if %s != nil && (len(%s) != len(%s) || %s.AlignedPrefix(%s, %s, %s) != len(%s)) {\n", nv, nv, ov, imm, nv, ov, key.fn, nv)
+		fmt.Fprintf(b, "} else if %s != nil && (len(%s) != len(%s) || %s != len(%s)) {\n", nv, nv, ov, m, nv)
 		fmt.Fprintf(b, "if %s := %s.ListKeyChanges(%s, %s, %s); len(%s) > 0 && w.Violation() {\nfor _, %s := range %s {\n", cs, imm, nv, ov, key.fn, cs, c, cs)
 		fmt.Fprintf(b, "w.Add(%s.KeyChanged(%s, %s(%s.Key), %s.Added))\n}\n}\nif w.Done() {\nreturn\n}\n}\n", imm, path, e.format(key), c, c)
 		return true
 	}
 	e.fail(n, t, "+immutable=keys on a value that is neither a map nor a list map")
 	return false
+}
+
+// alignedPrefix writes the computation of the longest common prefix of
+// list maps nv and ov in which items correlate by position (both have the
+// same key, or neither has one; within it, position pairing is the pairing
+// by key) and returns the variable holding its length. Inline, with direct
+// calls of the key function: the common case is the whole list.
+func (e *emitter) alignedPrefix(b *bytes.Buffer, key listKeyFuncs, nv, ov string) string {
+	m, i := e.v("m"), e.v("i")
+	fmt.Fprintf(b, "%s := min(len(%s), len(%s))\nfor %s := 0; %s < %s; %s++ {\n", m, nv, ov, i, i, m, i)
+	fmt.Fprintf(b, "kn, hn := %s(&%s[%s])\nko, ho := %s(&%s[%s])\n", key.fn, nv, i, key.fn, ov, i)
+	fmt.Fprintf(b, "if hn != ho || (hn && kn != ko) {\n%s = %s\nbreak\n}\n}\n", m, i)
+	return m
 }
 
 // listKeyFuncs names the generated key type and functions of a list map.

@@ -41,7 +41,7 @@ func base() *v1.Widget {
 }
 
 func TestRules(t *testing.T) {
-	c := widgetChecker(t)
+	c := widget(t)
 	type want struct{ typ, field, detail string }
 	cases := []struct {
 		name   string
@@ -155,7 +155,7 @@ func TestOnceRemoved(t *testing.T) {
 	if got != want {
 		t.Errorf("got:\n%swant:\n%s", got, want)
 	}
-	if r := describe(viaRuntime(t, widgetChecker(t), obj, old)); r != got {
+	if r := describe(viaRuntime(t, widget(t), obj, old)); r != got {
 		t.Errorf("the runtime says:\n%s", r)
 	}
 }

@@ -147,21 +147,6 @@ func SameMultiset[T comparable](a, b []T) bool {
 // with a non-null scalar, as in the API server's own correlation.
 type KeyFunc[E any, K comparable] func(*E) (K, bool)
 
-// AlignedPrefix returns the length of the longest common prefix of nl and
-// ol in which items correlate by position: both have the same key, or
-// neither has one. Within it, position pairing is the pairing by key.
-func AlignedPrefix[E any, K comparable](nl, ol []E, key KeyFunc[E, K]) int {
-	n := min(len(nl), len(ol))
-	for i := range n {
-		nk, nok := key(&nl[i])
-		ok, ook := key(&ol[i])
-		if nok != ook || (nok && nk != ok) {
-			return i
-		}
-	}
-	return n
-}
-
 // Pair is a new list-map item correlated with an old one, by index.
 type Pair struct{ New, Old int }
 

@@ -140,6 +140,15 @@ func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p *field
 			return
 		}
 	}
+	m7 := min(len(in.Shards), len(old.Shards))
+	for i8 := 0; i8 < m7; i8++ {
+		kn, hn := keyShardOf(&in.Shards[i8])
+		ko, ho := keyShardOf(&old.Shards[i8])
+		if hn != ho || (hn && kn != ko) {
+			m7 = i8
+			break
+		}
+	}
 	if (in.Shards == nil) != (old.Shards == nil) {
 		if w.Violation() {
 			w.Add(immutable.Changed(w.Child(p, "shards"), in.Shards))
@@ -147,7 +156,7 @@ func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p *field
 		if w.Done() {
 			return
 		}
-	} else if in.Shards != nil && (len(in.Shards) != len(old.Shards) || immutable.AlignedPrefix(in.Shards, old.Shards, keyShardOf) != len(in.Shards)) {
+	} else if in.Shards != nil && (len(in.Shards) != len(old.Shards) || m7 != len(in.Shards)) {
 		if cs6 := immutable.ListKeyChanges(in.Shards, old.Shards, keyShardOf); len(cs6) > 0 && w.Violation() {
 			for _, c5 := range cs6 {
 				w.Add(immutable.KeyChanged(w.Child(p, "shards"), formatKeyShard(c5.Key), c5.Added))
@@ -157,11 +166,10 @@ func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p *field
 			return
 		}
 	}
-	m7 := immutable.AlignedPrefix(in.Shards, old.Shards, keyShardOf)
-	for i8 := 0; i8 < m7; i8++ {
-		if _, ok := keyShardOf(&in.Shards[i8]); ok {
-			if !w.Report || dirtyShard(&in.Shards[i8], &old.Shards[i8]) {
-				walkShard(w, &in.Shards[i8], &old.Shards[i8], w.Index(w.Child(p, "shards"), i8))
+	for i9 := 0; i9 < m7; i9++ {
+		if _, ok := keyShardOf(&in.Shards[i9]); ok {
+			if !w.Report || dirtyShard(&in.Shards[i9], &old.Shards[i9]) {
+				walkShard(w, &in.Shards[i9], &old.Shards[i9], w.Index(w.Child(p, "shards"), i9))
 				if w.Done() {
 					return
 				}
@@ -169,9 +177,9 @@ func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p *field
 		}
 	}
 	if m7 < len(in.Shards) && m7 < len(old.Shards) {
-		for _, pr9 := range immutable.PairByKey(in.Shards[m7:], old.Shards[m7:], keyShardOf) {
-			if !w.Report || dirtyShard(&in.Shards[m7+pr9.New], &old.Shards[m7+pr9.Old]) {
-				walkShard(w, &in.Shards[m7+pr9.New], &old.Shards[m7+pr9.Old], w.Index(w.Child(p, "shards"), m7+pr9.New))
+		for _, pr10 := range immutable.PairByKey(in.Shards[m7:], old.Shards[m7:], keyShardOf) {
+			if !w.Report || dirtyShard(&in.Shards[m7+pr10.New], &old.Shards[m7+pr10.Old]) {
+				walkShard(w, &in.Shards[m7+pr10.New], &old.Shards[m7+pr10.Old], w.Index(w.Child(p, "shards"), m7+pr10.New))
 				if w.Done() {
 					return
 				}
@@ -196,12 +204,20 @@ func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p *field
 		}
 	}
 	if nOK, oOK := (len(in.Users) != 0), (len(old.Users) != 0); nOK && oOK {
-		m10 := immutable.AlignedPrefix(in.Users, old.Users, keyUserOf)
-		for i11 := 0; i11 < m10; i11++ {
-			if _, ok := keyUserOf(&in.Users[i11]); ok {
-				if !(equalUser(&in.Users[i11], &old.Users[i11])) {
+		m11 := min(len(in.Users), len(old.Users))
+		for i12 := 0; i12 < m11; i12++ {
+			kn, hn := keyUserOf(&in.Users[i12])
+			ko, ho := keyUserOf(&old.Users[i12])
+			if hn != ho || (hn && kn != ko) {
+				m11 = i12
+				break
+			}
+		}
+		for i13 := 0; i13 < m11; i13++ {
+			if _, ok := keyUserOf(&in.Users[i13]); ok {
+				if !(equalUser(&in.Users[i13], &old.Users[i13])) {
 					if w.Violation() {
-						w.Add(immutable.Changed(w.Index(w.Child(p, "users"), i11), in.Users[i11]))
+						w.Add(immutable.Changed(w.Index(w.Child(p, "users"), i13), in.Users[i13]))
 					}
 					if w.Done() {
 						return
@@ -209,11 +225,11 @@ func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p *field
 				}
 			}
 		}
-		if m10 < len(in.Users) && m10 < len(old.Users) {
-			for _, pr12 := range immutable.PairByKey(in.Users[m10:], old.Users[m10:], keyUserOf) {
-				if !(equalUser(&in.Users[m10+pr12.New], &old.Users[m10+pr12.Old])) {
+		if m11 < len(in.Users) && m11 < len(old.Users) {
+			for _, pr14 := range immutable.PairByKey(in.Users[m11:], old.Users[m11:], keyUserOf) {
+				if !(equalUser(&in.Users[m11+pr14.New], &old.Users[m11+pr14.Old])) {
 					if w.Violation() {
-						w.Add(immutable.Changed(w.Index(w.Child(p, "users"), m10+pr12.New), in.Users[m10+pr12.New]))
+						w.Add(immutable.Changed(w.Index(w.Child(p, "users"), m11+pr14.New), in.Users[m11+pr14.New]))
 					}
 					if w.Done() {
 						return

@@ -430,3 +430,36 @@ type WidgetList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []Widget `json:"items"`
 }
+
+// GadgetSpec is a small Widget-like spec, for the benchmarks.
+type GadgetSpec struct {
+	// +immutable
+	Name string `json:"name"`
+	// +optional
+	Size int32 `json:"size,omitempty"`
+	// +immutable=keys
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+	// +listType=map
+	// +listMapKey=name
+	// +immutable=keys
+	// +optional
+	Ports []Port `json:"ports,omitempty"`
+	// +listType=set
+	// +immutable
+	// +optional
+	Tags []string `json:"tags,omitempty"`
+	// +optional
+	Image *Image `json:"image,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// Gadget is a small Widget-like kind.
+type Gadget struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec GadgetSpec `json:"spec"`
+}

@@ -12,6 +12,224 @@ import (
 )
 
 // ValidateImmutableUpdate checks the update of old to in against the
+// immutability markers of Gadget, as the immutable-gen runtime checks the
+// JSON of the two objects with the schema of the gadgets.validators.example.com v1 CRD:
+// one error per violation, paths from the object's root. It does not
+// allocate when nothing marked changed. A nil in or old is an absent object:
+// nothing is compared.
+func (in *Gadget) ValidateImmutableUpdate(old *Gadget) fieldpkg.ErrorList {
+	if in == nil || old == nil {
+		return nil
+	}
+	var probe immutable.Walk
+	walkGadget(&probe, in, old, nil)
+	if !probe.Found() {
+		return nil
+	}
+	w := immutable.Walk{Report: true}
+	walkGadget(&w, in, old, nil)
+	return w.Errors()
+}
+
+func walkGadget(w *immutable.Walk, in, old *Gadget, p *fieldpkg.Path) {
+	if !w.Report || dirtyGadgetSpec(&in.Spec, &old.Spec) {
+		walkGadgetSpec(w, &in.Spec, &old.Spec, w.Child(p, "spec"))
+		if w.Done() {
+			return
+		}
+	}
+}
+
+func walkGadgetSpec(w *immutable.Walk, in, old *GadgetSpec, p *fieldpkg.Path) {
+	if nOK, oOK := (in.Image != nil), (old.Image != nil); nOK && oOK {
+		if !((in.Image == nil) == (old.Image == nil) && (in.Image == nil || equalImage(in.Image, old.Image))) {
+			if w.Violation() {
+				w.Add(immutable.Changed(w.Child(p, "image"), in.Image))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	} else if nOK != oOK {
+		if w.Violation() {
+			w.Add(immutable.Presence(w.Child(p, "image"), "image", immutable.Whole, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
+	if nOK, oOK := (len(in.Labels) != 0), (len(old.Labels) != 0); nOK && oOK {
+		if (in.Labels == nil) != (old.Labels == nil) {
+			if w.Violation() {
+				w.Add(immutable.Changed(w.Child(p, "labels"), in.Labels))
+			}
+			if w.Done() {
+				return
+			}
+		} else if in.Labels != nil && !immutable.SameKeys(in.Labels, old.Labels) {
+			if w.Violation() {
+				for _, c1 := range immutable.MapKeyChanges(in.Labels, old.Labels) {
+					w.Add(immutable.KeyChanged(w.Child(p, "labels"), immutable.QuoteKey(string(c1.Key)), c1.Added))
+				}
+			}
+			if w.Done() {
+				return
+			}
+		}
+	} else if nOK != oOK {
+		if w.Violation() {
+			w.Add(immutable.Presence(w.Child(p, "labels"), "labels", immutable.Keys, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
+	if !(in.Name == old.Name) {
+		if w.Violation() {
+			w.Add(immutable.Changed(w.Child(p, "name"), in.Name))
+		}
+		if w.Done() {
+			return
+		}
+	}
+	if nOK, oOK := (len(in.Ports) != 0), (len(old.Ports) != 0); nOK && oOK {
+		m4 := min(len(in.Ports), len(old.Ports))
+		for i5 := 0; i5 < m4; i5++ {
+			kn, hn := keyPortOf(&in.Ports[i5])
+			ko, ho := keyPortOf(&old.Ports[i5])
+			if hn != ho || (hn && kn != ko) {
+				m4 = i5
+				break
+			}
+		}
+		if (in.Ports == nil) != (old.Ports == nil) {
+			if w.Violation() {
+				w.Add(immutable.Changed(w.Child(p, "ports"), in.Ports))
+			}
+			if w.Done() {
+				return
+			}
+		} else if in.Ports != nil && (len(in.Ports) != len(old.Ports) || m4 != len(in.Ports)) {
+			if cs3 := immutable.ListKeyChanges(in.Ports, old.Ports, keyPortOf); len(cs3) > 0 && w.Violation() {
+				for _, c2 := range cs3 {
+					w.Add(immutable.KeyChanged(w.Child(p, "ports"), formatKeyPort(c2.Key), c2.Added))
+				}
+			}
+			if w.Done() {
+				return
+			}
+		}
+		for i6 := 0; i6 < m4; i6++ {
+			if _, ok := keyPortOf(&in.Ports[i6]); ok {
+				if !w.Report || dirtyPort_2(&in.Ports[i6], &old.Ports[i6]) {
+					walkPort_2(w, &in.Ports[i6], &old.Ports[i6], w.Index(w.Child(p, "ports"), i6))
+					if w.Done() {
+						return
+					}
+				}
+			}
+		}
+		if m4 < len(in.Ports) && m4 < len(old.Ports) {
+			for _, pr7 := range immutable.PairByKey(in.Ports[m4:], old.Ports[m4:], keyPortOf) {
+				if !w.Report || dirtyPort_2(&in.Ports[m4+pr7.New], &old.Ports[m4+pr7.Old]) {
+					walkPort_2(w, &in.Ports[m4+pr7.New], &old.Ports[m4+pr7.Old], w.Index(w.Child(p, "ports"), m4+pr7.New))
+					if w.Done() {
+						return
+					}
+				}
+			}
+		}
+	} else if nOK != oOK {
+		if w.Violation() {
+			w.Add(immutable.Presence(w.Child(p, "ports"), "ports", immutable.Keys, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
+	if nOK, oOK := (len(in.Tags) != 0), (len(old.Tags) != 0); nOK && oOK {
+		if !(equalSliceString(&in.Tags, &old.Tags)) {
+			if w.Violation() {
+				w.Add(immutable.Changed(w.Child(p, "tags"), in.Tags))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	} else if nOK != oOK {
+		if w.Violation() {
+			w.Add(immutable.Presence(w.Child(p, "tags"), "tags", immutable.Whole, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
+}
+
+func equalImage(a, b *Image) bool {
+	if !(a.Repository == b.Repository) {
+		return false
+	}
+	if pa, pb := (a.Tag != ""), (b.Tag != ""); pa != pb || pa && !(a.Tag == b.Tag) {
+		return false
+	}
+	return true
+}
+
+// keyPort is the key of a Port item in a list map.
+type keyPort struct {
+	k0 string
+}
+
+func keyPortOf(e *Port) (keyPort, bool) {
+	return keyPort{
+		k0: e.Name,
+	}, true
+}
+
+func formatKeyPort(k keyPort) string {
+	return immutable.FormatKey([]string{"name"}, immutable.FormatScalar(k.k0))
+}
+
+func walkPort_2(w *immutable.Walk, in, old *Port, p *fieldpkg.Path) {
+	if !(in.Name == old.Name) {
+		if w.Violation() {
+			w.Add(immutable.Changed(w.Child(p, "name"), in.Name))
+		}
+		if w.Done() {
+			return
+		}
+	}
+	if !(in.Number == old.Number) {
+		if w.Violation() {
+			w.Add(immutable.Changed(w.Child(p, "number"), in.Number))
+		}
+		if w.Done() {
+			return
+		}
+	}
+}
+
+func dirtyPort_2(in, old *Port) bool {
+	var q immutable.Walk
+	walkPort_2(&q, in, old, nil)
+	return q.Found()
+}
+
+func equalSliceString(a, b *[]string) bool {
+	if (*a == nil) != (*b == nil) || len(*a) != len(*b) {
+		return false
+	}
+	return immutable.SameMultiset(*a, *b)
+}
+
+func dirtyGadgetSpec(in, old *GadgetSpec) bool {
+	var q immutable.Walk
+	walkGadgetSpec(&q, in, old, nil)
+	return q.Found()
+}
+
+// ValidateImmutableUpdate checks the update of old to in against the
 // immutability markers of Widget, as the immutable-gen runtime checks the
 // JSON of the two objects with the schema of the widgets.validators.example.com v1 CRD:
 // one error per violation, paths from the object's root. It does not
@@ -59,7 +277,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	}
 	if nOK, oOK := (len(in.Args) != 0), (len(old.Args) != 0); nOK && oOK {
-		if !(equalSliceString(&in.Args, &old.Args)) {
+		if !(equalSliceString_2(&in.Args, &old.Args)) {
 			if w.Violation() {
 				w.Add(immutable.Changed(w.Child(p, "args"), in.Args))
 			}
@@ -76,12 +294,20 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	}
 	if nOK, oOK := (len(in.Backends) != 0), (len(old.Backends) != 0); nOK && oOK {
-		m1 := immutable.AlignedPrefix(in.Backends, old.Backends, keyBackendOf)
-		for i2 := 0; i2 < m1; i2++ {
-			if _, ok := keyBackendOf(&in.Backends[i2]); ok {
-				if in.Backends[i2] != nil && old.Backends[i2] != nil {
-					if !w.Report || dirtyBackend(in.Backends[i2], old.Backends[i2]) {
-						walkBackend(w, in.Backends[i2], old.Backends[i2], w.Index(w.Child(p, "backends"), i2))
+		m8 := min(len(in.Backends), len(old.Backends))
+		for i9 := 0; i9 < m8; i9++ {
+			kn, hn := keyBackendOf(&in.Backends[i9])
+			ko, ho := keyBackendOf(&old.Backends[i9])
+			if hn != ho || (hn && kn != ko) {
+				m8 = i9
+				break
+			}
+		}
+		for i10 := 0; i10 < m8; i10++ {
+			if _, ok := keyBackendOf(&in.Backends[i10]); ok {
+				if in.Backends[i10] != nil && old.Backends[i10] != nil {
+					if !w.Report || dirtyBackend(in.Backends[i10], old.Backends[i10]) {
+						walkBackend(w, in.Backends[i10], old.Backends[i10], w.Index(w.Child(p, "backends"), i10))
 						if w.Done() {
 							return
 						}
@@ -89,11 +315,11 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 				}
 			}
 		}
-		if m1 < len(in.Backends) && m1 < len(old.Backends) {
-			for _, pr3 := range immutable.PairByKey(in.Backends[m1:], old.Backends[m1:], keyBackendOf) {
-				if in.Backends[m1+pr3.New] != nil && old.Backends[m1+pr3.Old] != nil {
-					if !w.Report || dirtyBackend(in.Backends[m1+pr3.New], old.Backends[m1+pr3.Old]) {
-						walkBackend(w, in.Backends[m1+pr3.New], old.Backends[m1+pr3.Old], w.Index(w.Child(p, "backends"), m1+pr3.New))
+		if m8 < len(in.Backends) && m8 < len(old.Backends) {
+			for _, pr11 := range immutable.PairByKey(in.Backends[m8:], old.Backends[m8:], keyBackendOf) {
+				if in.Backends[m8+pr11.New] != nil && old.Backends[m8+pr11.Old] != nil {
+					if !w.Report || dirtyBackend(in.Backends[m8+pr11.New], old.Backends[m8+pr11.Old]) {
+						walkBackend(w, in.Backends[m8+pr11.New], old.Backends[m8+pr11.Old], w.Index(w.Child(p, "backends"), m8+pr11.New))
 						if w.Done() {
 							return
 						}
@@ -254,7 +480,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 			return
 		}
 	}
-	if !(equalSliceString(&in.Items, &old.Items)) {
+	if !(equalSliceString_2(&in.Items, &old.Items)) {
 		if w.Violation() {
 			w.Add(immutable.Changed(w.Child(p, "items"), in.Items))
 		}
@@ -272,8 +498,8 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 			}
 		} else if in.Labels != nil && !immutable.SameKeys(in.Labels, old.Labels) {
 			if w.Violation() {
-				for _, c4 := range immutable.MapKeyChanges(in.Labels, old.Labels) {
-					w.Add(immutable.KeyChanged(w.Child(p, "labels"), immutable.QuoteKey(string(c4.Key)), c4.Added))
+				for _, c12 := range immutable.MapKeyChanges(in.Labels, old.Labels) {
+					w.Add(immutable.KeyChanged(w.Child(p, "labels"), immutable.QuoteKey(string(c12.Key)), c12.Added))
 				}
 			}
 			if w.Done() {
@@ -308,12 +534,12 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (len(in.Limits) != 0), (len(old.Limits) != 0); nOK && oOK {
 		if in.Limits != nil && old.Limits != nil {
 			if w.Report {
-				for _, k5 := range immutable.SortedKeys(in.Limits) {
-					if ov7, ok := old.Limits[k5]; ok {
-						nv6 := in.Limits[k5]
-						if !(equalLimit(&nv6, &ov7)) {
+				for _, k13 := range immutable.SortedKeys(in.Limits) {
+					if ov15, ok := old.Limits[k13]; ok {
+						nv14 := in.Limits[k13]
+						if !(equalLimit(&nv14, &ov15)) {
 							if w.Violation() {
-								w.Add(immutable.Changed(w.Key(w.Child(p, "limits"), string(k5)), nv6))
+								w.Add(immutable.Changed(w.Key(w.Child(p, "limits"), string(k13)), nv14))
 							}
 							if w.Done() {
 								return
@@ -322,11 +548,11 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 					}
 				}
 			} else {
-				for k5, nv6 := range in.Limits {
-					if ov7, ok := old.Limits[k5]; ok {
-						if !(equalLimit(&nv6, &ov7)) {
+				for k13, nv14 := range in.Limits {
+					if ov15, ok := old.Limits[k13]; ok {
+						if !(equalLimit(&nv14, &ov15)) {
 							if w.Violation() {
-								w.Add(immutable.Changed(w.Key(w.Child(p, "limits"), string(k5)), nv6))
+								w.Add(immutable.Changed(w.Key(w.Child(p, "limits"), string(k13)), nv14))
 							}
 							if w.Done() {
 								return
@@ -338,6 +564,15 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	}
 	if nOK, oOK := (len(in.Listeners) != 0), (len(old.Listeners) != 0); nOK && oOK {
+		m18 := min(len(in.Listeners), len(old.Listeners))
+		for i19 := 0; i19 < m18; i19++ {
+			kn, hn := keyListenerOf(&in.Listeners[i19])
+			ko, ho := keyListenerOf(&old.Listeners[i19])
+			if hn != ho || (hn && kn != ko) {
+				m18 = i19
+				break
+			}
+		}
 		if (in.Listeners == nil) != (old.Listeners == nil) {
 			if w.Violation() {
 				w.Add(immutable.Changed(w.Child(p, "listeners"), in.Listeners))
@@ -345,31 +580,30 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 			if w.Done() {
 				return
 			}
-		} else if in.Listeners != nil && (len(in.Listeners) != len(old.Listeners) || immutable.AlignedPrefix(in.Listeners, old.Listeners, keyListenerOf) != len(in.Listeners)) {
-			if cs9 := immutable.ListKeyChanges(in.Listeners, old.Listeners, keyListenerOf); len(cs9) > 0 && w.Violation() {
-				for _, c8 := range cs9 {
-					w.Add(immutable.KeyChanged(w.Child(p, "listeners"), formatKeyListener(c8.Key), c8.Added))
+		} else if in.Listeners != nil && (len(in.Listeners) != len(old.Listeners) || m18 != len(in.Listeners)) {
+			if cs17 := immutable.ListKeyChanges(in.Listeners, old.Listeners, keyListenerOf); len(cs17) > 0 && w.Violation() {
+				for _, c16 := range cs17 {
+					w.Add(immutable.KeyChanged(w.Child(p, "listeners"), formatKeyListener(c16.Key), c16.Added))
 				}
 			}
 			if w.Done() {
 				return
 			}
 		}
-		m10 := immutable.AlignedPrefix(in.Listeners, old.Listeners, keyListenerOf)
-		for i11 := 0; i11 < m10; i11++ {
-			if _, ok := keyListenerOf(&in.Listeners[i11]); ok {
-				if !w.Report || dirtyListener(&in.Listeners[i11], &old.Listeners[i11]) {
-					walkListener(w, &in.Listeners[i11], &old.Listeners[i11], w.Index(w.Child(p, "listeners"), i11))
+		for i20 := 0; i20 < m18; i20++ {
+			if _, ok := keyListenerOf(&in.Listeners[i20]); ok {
+				if !w.Report || dirtyListener(&in.Listeners[i20], &old.Listeners[i20]) {
+					walkListener(w, &in.Listeners[i20], &old.Listeners[i20], w.Index(w.Child(p, "listeners"), i20))
 					if w.Done() {
 						return
 					}
 				}
 			}
 		}
-		if m10 < len(in.Listeners) && m10 < len(old.Listeners) {
-			for _, pr12 := range immutable.PairByKey(in.Listeners[m10:], old.Listeners[m10:], keyListenerOf) {
-				if !w.Report || dirtyListener(&in.Listeners[m10+pr12.New], &old.Listeners[m10+pr12.Old]) {
-					walkListener(w, &in.Listeners[m10+pr12.New], &old.Listeners[m10+pr12.Old], w.Index(w.Child(p, "listeners"), m10+pr12.New))
+		if m18 < len(in.Listeners) && m18 < len(old.Listeners) {
+			for _, pr21 := range immutable.PairByKey(in.Listeners[m18:], old.Listeners[m18:], keyListenerOf) {
+				if !w.Report || dirtyListener(&in.Listeners[m18+pr21.New], &old.Listeners[m18+pr21.Old]) {
+					walkListener(w, &in.Listeners[m18+pr21.New], &old.Listeners[m18+pr21.Old], w.Index(w.Child(p, "listeners"), m18+pr21.New))
 					if w.Done() {
 						return
 					}
@@ -458,6 +692,15 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	}
 	if nOK, oOK := (len(in.Ports) != 0), (len(old.Ports) != 0); nOK && oOK {
+		m32 := min(len(in.Ports), len(old.Ports))
+		for i33 := 0; i33 < m32; i33++ {
+			kn, hn := keyPortOf(&in.Ports[i33])
+			ko, ho := keyPortOf(&old.Ports[i33])
+			if hn != ho || (hn && kn != ko) {
+				m32 = i33
+				break
+			}
+		}
 		if (in.Ports == nil) != (old.Ports == nil) {
 			if w.Violation() {
 				w.Add(immutable.Changed(w.Child(p, "ports"), in.Ports))
@@ -465,31 +708,30 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 			if w.Done() {
 				return
 			}
-		} else if in.Ports != nil && (len(in.Ports) != len(old.Ports) || immutable.AlignedPrefix(in.Ports, old.Ports, keyPortOf) != len(in.Ports)) {
-			if cs21 := immutable.ListKeyChanges(in.Ports, old.Ports, keyPortOf); len(cs21) > 0 && w.Violation() {
-				for _, c20 := range cs21 {
-					w.Add(immutable.KeyChanged(w.Child(p, "ports"), formatKeyPort(c20.Key), c20.Added))
+		} else if in.Ports != nil && (len(in.Ports) != len(old.Ports) || m32 != len(in.Ports)) {
+			if cs31 := immutable.ListKeyChanges(in.Ports, old.Ports, keyPortOf); len(cs31) > 0 && w.Violation() {
+				for _, c30 := range cs31 {
+					w.Add(immutable.KeyChanged(w.Child(p, "ports"), formatKeyPort(c30.Key), c30.Added))
 				}
 			}
 			if w.Done() {
 				return
 			}
 		}
-		m22 := immutable.AlignedPrefix(in.Ports, old.Ports, keyPortOf)
-		for i23 := 0; i23 < m22; i23++ {
-			if _, ok := keyPortOf(&in.Ports[i23]); ok {
-				if !w.Report || dirtyPort_2(&in.Ports[i23], &old.Ports[i23]) {
-					walkPort_2(w, &in.Ports[i23], &old.Ports[i23], w.Index(w.Child(p, "ports"), i23))
+		for i34 := 0; i34 < m32; i34++ {
+			if _, ok := keyPortOf(&in.Ports[i34]); ok {
+				if !w.Report || dirtyPort_2(&in.Ports[i34], &old.Ports[i34]) {
+					walkPort_2(w, &in.Ports[i34], &old.Ports[i34], w.Index(w.Child(p, "ports"), i34))
 					if w.Done() {
 						return
 					}
 				}
 			}
 		}
-		if m22 < len(in.Ports) && m22 < len(old.Ports) {
-			for _, pr24 := range immutable.PairByKey(in.Ports[m22:], old.Ports[m22:], keyPortOf) {
-				if !w.Report || dirtyPort_2(&in.Ports[m22+pr24.New], &old.Ports[m22+pr24.Old]) {
-					walkPort_2(w, &in.Ports[m22+pr24.New], &old.Ports[m22+pr24.Old], w.Index(w.Child(p, "ports"), m22+pr24.New))
+		if m32 < len(in.Ports) && m32 < len(old.Ports) {
+			for _, pr35 := range immutable.PairByKey(in.Ports[m32:], old.Ports[m32:], keyPortOf) {
+				if !w.Report || dirtyPort_2(&in.Ports[m32+pr35.New], &old.Ports[m32+pr35.Old]) {
+					walkPort_2(w, &in.Ports[m32+pr35.New], &old.Ports[m32+pr35.Old], w.Index(w.Child(p, "ports"), m32+pr35.New))
 					if w.Done() {
 						return
 					}
@@ -572,21 +814,29 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	}
 	if nOK, oOK := (len(in.Routes) != 0), (len(old.Routes) != 0); nOK && oOK {
-		m25 := immutable.AlignedPrefix(in.Routes, old.Routes, keyRoute_2Of)
-		for i26 := 0; i26 < m25; i26++ {
-			if _, ok := keyRoute_2Of(&in.Routes[i26]); ok {
-				if !w.Report || dirtyRoute(&in.Routes[i26], &old.Routes[i26]) {
-					walkRoute(w, &in.Routes[i26], &old.Routes[i26], w.Index(w.Child(p, "routes"), i26))
+		m36 := min(len(in.Routes), len(old.Routes))
+		for i37 := 0; i37 < m36; i37++ {
+			kn, hn := keyRoute_2Of(&in.Routes[i37])
+			ko, ho := keyRoute_2Of(&old.Routes[i37])
+			if hn != ho || (hn && kn != ko) {
+				m36 = i37
+				break
+			}
+		}
+		for i38 := 0; i38 < m36; i38++ {
+			if _, ok := keyRoute_2Of(&in.Routes[i38]); ok {
+				if !w.Report || dirtyRoute(&in.Routes[i38], &old.Routes[i38]) {
+					walkRoute(w, &in.Routes[i38], &old.Routes[i38], w.Index(w.Child(p, "routes"), i38))
 					if w.Done() {
 						return
 					}
 				}
 			}
 		}
-		if m25 < len(in.Routes) && m25 < len(old.Routes) {
-			for _, pr27 := range immutable.PairByKey(in.Routes[m25:], old.Routes[m25:], keyRoute_2Of) {
-				if !w.Report || dirtyRoute(&in.Routes[m25+pr27.New], &old.Routes[m25+pr27.Old]) {
-					walkRoute(w, &in.Routes[m25+pr27.New], &old.Routes[m25+pr27.Old], w.Index(w.Child(p, "routes"), m25+pr27.New))
+		if m36 < len(in.Routes) && m36 < len(old.Routes) {
+			for _, pr39 := range immutable.PairByKey(in.Routes[m36:], old.Routes[m36:], keyRoute_2Of) {
+				if !w.Report || dirtyRoute(&in.Routes[m36+pr39.New], &old.Routes[m36+pr39.Old]) {
+					walkRoute(w, &in.Routes[m36+pr39.New], &old.Routes[m36+pr39.Old], w.Index(w.Child(p, "routes"), m36+pr39.New))
 					if w.Done() {
 						return
 					}
@@ -629,10 +879,10 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	}
 	if nOK, oOK := (len(in.Sidecars) != 0), (len(old.Sidecars) != 0); nOK && oOK {
-		for i28 := 0; i28 < min(len(in.Sidecars), len(old.Sidecars)); i28++ {
-			if !((in.Sidecars[i28] == nil) == (old.Sidecars[i28] == nil) && (in.Sidecars[i28] == nil || equalImage(in.Sidecars[i28], old.Sidecars[i28]))) {
+		for i40 := 0; i40 < min(len(in.Sidecars), len(old.Sidecars)); i40++ {
+			if !((in.Sidecars[i40] == nil) == (old.Sidecars[i40] == nil) && (in.Sidecars[i40] == nil || equalImage(in.Sidecars[i40], old.Sidecars[i40]))) {
 				if w.Violation() {
-					w.Add(immutable.Changed(w.Index(w.Child(p, "sidecars"), i28), in.Sidecars[i28]))
+					w.Add(immutable.Changed(w.Index(w.Child(p, "sidecars"), i40), in.Sidecars[i40]))
 				}
 				if w.Done() {
 					return
@@ -658,10 +908,10 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	}
 	if nOK, oOK := (len(in.Steps) != 0), (len(old.Steps) != 0); nOK && oOK {
-		for i29 := 0; i29 < min(len(in.Steps), len(old.Steps)); i29++ {
-			if !(equalStep(&in.Steps[i29], &old.Steps[i29])) {
+		for i41 := 0; i41 < min(len(in.Steps), len(old.Steps)); i41++ {
+			if !(equalStep(&in.Steps[i41], &old.Steps[i41])) {
 				if w.Violation() {
-					w.Add(immutable.Changed(w.Index(w.Child(p, "steps"), i29), in.Steps[i29]))
+					w.Add(immutable.Changed(w.Index(w.Child(p, "steps"), i41), in.Steps[i41]))
 				}
 				if w.Done() {
 					return
@@ -680,7 +930,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	}
 	if nOK, oOK := (len(in.Tags) != 0), (len(old.Tags) != 0); nOK && oOK {
-		if !(equalSliceString_2(&in.Tags, &old.Tags)) {
+		if !(equalSliceString(&in.Tags, &old.Tags)) {
 			if w.Violation() {
 				w.Add(immutable.Changed(w.Child(p, "tags"), in.Tags))
 			}
@@ -770,7 +1020,7 @@ func equalMapStringString(a, b *map[string]string) bool {
 	return true
 }
 
-func equalSliceString(a, b *[]string) bool {
+func equalSliceString_2(a, b *[]string) bool {
 	if (*a == nil) != (*b == nil) || len(*a) != len(*b) {
 		return false
 	}
@@ -833,16 +1083,6 @@ func equalMapStringInt64(a, b *map[string]int64) bool {
 	return true
 }
 
-func equalImage(a, b *Image) bool {
-	if !(a.Repository == b.Repository) {
-		return false
-	}
-	if pa, pb := (a.Tag != ""), (b.Tag != ""); pa != pb || pa && !(a.Tag == b.Tag) {
-		return false
-	}
-	return true
-}
-
 func equalLimit(a, b *Limit) bool {
 	if !(a.Max == b.Max) {
 		return false
@@ -888,21 +1128,29 @@ func walkListener(w *immutable.Walk, in, old *Listener, p *fieldpkg.Path) {
 		}
 	}
 	if nOK, oOK := (len(in.Rules) != 0), (len(old.Rules) != 0); nOK && oOK {
-		m13 := immutable.AlignedPrefix(in.Rules, old.Rules, keyRuleOf)
-		for i14 := 0; i14 < m13; i14++ {
-			if _, ok := keyRuleOf(&in.Rules[i14]); ok {
-				if !w.Report || dirtyRule(&in.Rules[i14], &old.Rules[i14]) {
-					walkRule(w, &in.Rules[i14], &old.Rules[i14], w.Index(w.Child(p, "rules"), i14))
+		m22 := min(len(in.Rules), len(old.Rules))
+		for i23 := 0; i23 < m22; i23++ {
+			kn, hn := keyRuleOf(&in.Rules[i23])
+			ko, ho := keyRuleOf(&old.Rules[i23])
+			if hn != ho || (hn && kn != ko) {
+				m22 = i23
+				break
+			}
+		}
+		for i24 := 0; i24 < m22; i24++ {
+			if _, ok := keyRuleOf(&in.Rules[i24]); ok {
+				if !w.Report || dirtyRule(&in.Rules[i24], &old.Rules[i24]) {
+					walkRule(w, &in.Rules[i24], &old.Rules[i24], w.Index(w.Child(p, "rules"), i24))
 					if w.Done() {
 						return
 					}
 				}
 			}
 		}
-		if m13 < len(in.Rules) && m13 < len(old.Rules) {
-			for _, pr15 := range immutable.PairByKey(in.Rules[m13:], old.Rules[m13:], keyRuleOf) {
-				if !w.Report || dirtyRule(&in.Rules[m13+pr15.New], &old.Rules[m13+pr15.Old]) {
-					walkRule(w, &in.Rules[m13+pr15.New], &old.Rules[m13+pr15.Old], w.Index(w.Child(p, "rules"), m13+pr15.New))
+		if m22 < len(in.Rules) && m22 < len(old.Rules) {
+			for _, pr25 := range immutable.PairByKey(in.Rules[m22:], old.Rules[m22:], keyRuleOf) {
+				if !w.Report || dirtyRule(&in.Rules[m22+pr25.New], &old.Rules[m22+pr25.Old]) {
+					walkRule(w, &in.Rules[m22+pr25.New], &old.Rules[m22+pr25.Old], w.Index(w.Child(p, "rules"), m22+pr25.New))
 					if w.Done() {
 						return
 					}
@@ -983,8 +1231,8 @@ func walkNetwork(w *immutable.Walk, in, old *Network, p *fieldpkg.Path) {
 			}
 		} else if in.Subnets != nil && !immutable.SameKeys(in.Subnets, old.Subnets) {
 			if w.Violation() {
-				for _, c16 := range immutable.MapKeyChanges(in.Subnets, old.Subnets) {
-					w.Add(immutable.KeyChanged(w.Child(p, "subnets"), immutable.QuoteKey(string(c16.Key)), c16.Added))
+				for _, c26 := range immutable.MapKeyChanges(in.Subnets, old.Subnets) {
+					w.Add(immutable.KeyChanged(w.Child(p, "subnets"), immutable.QuoteKey(string(c26.Key)), c26.Added))
 				}
 			}
 			if w.Done() {
@@ -993,11 +1241,11 @@ func walkNetwork(w *immutable.Walk, in, old *Network, p *fieldpkg.Path) {
 		}
 		if in.Subnets != nil && old.Subnets != nil {
 			if w.Report {
-				for _, k17 := range immutable.SortedKeys(in.Subnets) {
-					if ov19, ok := old.Subnets[k17]; ok {
-						nv18 := in.Subnets[k17]
-						if !w.Report || dirtySubnet(&nv18, &ov19) {
-							walkSubnet(w, &nv18, &ov19, w.Key(w.Child(p, "subnets"), string(k17)))
+				for _, k27 := range immutable.SortedKeys(in.Subnets) {
+					if ov29, ok := old.Subnets[k27]; ok {
+						nv28 := in.Subnets[k27]
+						if !w.Report || dirtySubnet(&nv28, &ov29) {
+							walkSubnet(w, &nv28, &ov29, w.Key(w.Child(p, "subnets"), string(k27)))
 							if w.Done() {
 								return
 							}
@@ -1005,10 +1253,10 @@ func walkNetwork(w *immutable.Walk, in, old *Network, p *fieldpkg.Path) {
 					}
 				}
 			} else {
-				for k17, nv18 := range in.Subnets {
-					if ov19, ok := old.Subnets[k17]; ok {
-						if !w.Report || dirtySubnet(&nv18, &ov19) {
-							walkSubnet(w, &nv18, &ov19, w.Key(w.Child(p, "subnets"), string(k17)))
+				for k27, nv28 := range in.Subnets {
+					if ov29, ok := old.Subnets[k27]; ok {
+						if !w.Report || dirtySubnet(&nv28, &ov29) {
+							walkSubnet(w, &nv28, &ov29, w.Key(w.Child(p, "subnets"), string(k27)))
 							if w.Done() {
 								return
 							}
@@ -1068,46 +1316,6 @@ func equalOwner(a, b *Owner) bool {
 	return true
 }
 
-// keyPort is the key of a Port item in a list map.
-type keyPort struct {
-	k0 string
-}
-
-func keyPortOf(e *Port) (keyPort, bool) {
-	return keyPort{
-		k0: e.Name,
-	}, true
-}
-
-func formatKeyPort(k keyPort) string {
-	return immutable.FormatKey([]string{"name"}, immutable.FormatScalar(k.k0))
-}
-
-func walkPort_2(w *immutable.Walk, in, old *Port, p *fieldpkg.Path) {
-	if !(in.Name == old.Name) {
-		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "name"), in.Name))
-		}
-		if w.Done() {
-			return
-		}
-	}
-	if !(in.Number == old.Number) {
-		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "number"), in.Number))
-		}
-		if w.Done() {
-			return
-		}
-	}
-}
-
-func dirtyPort_2(in, old *Port) bool {
-	var q immutable.Walk
-	walkPort_2(&q, in, old, nil)
-	return q.Found()
-}
-
 func equalMapStringResourceQuantity(a, b *map[string]resource.Quantity) bool {
 	if (*a == nil) != (*b == nil) || len(*a) != len(*b) {
 		return false
@@ -1152,7 +1360,7 @@ func dirtyRoute(in, old *Route) bool {
 }
 
 func equalSelector(a, b *Selector) bool {
-	if pa, pb := (len(a.Values) != 0), (len(b.Values) != 0); pa != pb || pa && !(equalSliceString_2(&a.Values, &b.Values)) {
+	if pa, pb := (len(a.Values) != 0), (len(b.Values) != 0); pa != pb || pa && !(equalSliceString(&a.Values, &b.Values)) {
 		return false
 	}
 	if pa, pb := (len(a.Match) != 0), (len(b.Match) != 0); pa != pb || pa && !(equalMapStringString(&a.Match, &b.Match)) {
@@ -1161,18 +1369,11 @@ func equalSelector(a, b *Selector) bool {
 	return true
 }
 
-func equalSliceString_2(a, b *[]string) bool {
-	if (*a == nil) != (*b == nil) || len(*a) != len(*b) {
-		return false
-	}
-	return immutable.SameMultiset(*a, *b)
-}
-
 func equalStep(a, b *Step) bool {
 	if !(a.Name == b.Name) {
 		return false
 	}
-	if pa, pb := (len(a.Command) != 0), (len(b.Command) != 0); pa != pb || pa && !(equalSliceString(&a.Command, &b.Command)) {
+	if pa, pb := (len(a.Command) != 0), (len(b.Command) != 0); pa != pb || pa && !(equalSliceString_2(&a.Command, &b.Command)) {
 		return false
 	}
 	return true
