@@ -59,7 +59,7 @@ func TestTypedTestAPIUpToDate(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(committed, a.Data) {
-			t.Errorf("%s is not what the generators write: run go test ./runtime/webhook -update and review the diff", dst)
+			t.Errorf("%s is not what the generators write: run go test ./runtime/webhook -update (or go run ./cmd/immutable-gen object validators paths=./runtime/webhook/testdata/typed/...) and review the diff", dst)
 		}
 	}
 }

@@ -157,11 +157,19 @@ func walkPodTemplateSpec(w *immutable.Walk, in, old *PodTemplateSpec, p *field.P
 }
 
 func walkPodSpec(w *immutable.Walk, in, old *PodSpec, p *field.Path) {
-	m1 := immutable.AlignedPrefix(in.Containers, old.Containers, keyContainerOf)
+	m1 := min(len(in.Containers), len(old.Containers))
 	for i2 := 0; i2 < m1; i2++ {
-		if _, ok := keyContainerOf(&in.Containers[i2]); ok {
-			if !w.Report || dirtyContainer(&in.Containers[i2], &old.Containers[i2]) {
-				walkContainer(w, &in.Containers[i2], &old.Containers[i2], w.Index(w.Child(p, "containers"), i2))
+		kn, hn := keyContainerOf(&in.Containers[i2])
+		ko, ho := keyContainerOf(&old.Containers[i2])
+		if hn != ho || (hn && kn != ko) {
+			m1 = i2
+			break
+		}
+	}
+	for i3 := 0; i3 < m1; i3++ {
+		if _, ok := keyContainerOf(&in.Containers[i3]); ok {
+			if !w.Report || dirtyContainer(&in.Containers[i3], &old.Containers[i3]) {
+				walkContainer(w, &in.Containers[i3], &old.Containers[i3], w.Index(w.Child(p, "containers"), i3))
 				if w.Done() {
 					return
 				}
@@ -169,9 +177,9 @@ func walkPodSpec(w *immutable.Walk, in, old *PodSpec, p *field.Path) {
 		}
 	}
 	if m1 < len(in.Containers) && m1 < len(old.Containers) {
-		for _, pr3 := range immutable.PairByKey(in.Containers[m1:], old.Containers[m1:], keyContainerOf) {
-			if !w.Report || dirtyContainer(&in.Containers[m1+pr3.New], &old.Containers[m1+pr3.Old]) {
-				walkContainer(w, &in.Containers[m1+pr3.New], &old.Containers[m1+pr3.Old], w.Index(w.Child(p, "containers"), m1+pr3.New))
+		for _, pr4 := range immutable.PairByKey(in.Containers[m1:], old.Containers[m1:], keyContainerOf) {
+			if !w.Report || dirtyContainer(&in.Containers[m1+pr4.New], &old.Containers[m1+pr4.Old]) {
+				walkContainer(w, &in.Containers[m1+pr4.New], &old.Containers[m1+pr4.Old], w.Index(w.Child(p, "containers"), m1+pr4.New))
 				if w.Done() {
 					return
 				}
@@ -196,21 +204,29 @@ func walkPodSpec(w *immutable.Walk, in, old *PodSpec, p *field.Path) {
 		}
 	}
 	if nOK, oOK := (len(in.InitContainers) != 0), (len(old.InitContainers) != 0); nOK && oOK {
-		m7 := immutable.AlignedPrefix(in.InitContainers, old.InitContainers, keyContainerOf)
-		for i8 := 0; i8 < m7; i8++ {
-			if _, ok := keyContainerOf(&in.InitContainers[i8]); ok {
-				if !w.Report || dirtyContainer(&in.InitContainers[i8], &old.InitContainers[i8]) {
-					walkContainer(w, &in.InitContainers[i8], &old.InitContainers[i8], w.Index(w.Child(p, "initContainers"), i8))
+		m9 := min(len(in.InitContainers), len(old.InitContainers))
+		for i10 := 0; i10 < m9; i10++ {
+			kn, hn := keyContainerOf(&in.InitContainers[i10])
+			ko, ho := keyContainerOf(&old.InitContainers[i10])
+			if hn != ho || (hn && kn != ko) {
+				m9 = i10
+				break
+			}
+		}
+		for i11 := 0; i11 < m9; i11++ {
+			if _, ok := keyContainerOf(&in.InitContainers[i11]); ok {
+				if !w.Report || dirtyContainer(&in.InitContainers[i11], &old.InitContainers[i11]) {
+					walkContainer(w, &in.InitContainers[i11], &old.InitContainers[i11], w.Index(w.Child(p, "initContainers"), i11))
 					if w.Done() {
 						return
 					}
 				}
 			}
 		}
-		if m7 < len(in.InitContainers) && m7 < len(old.InitContainers) {
-			for _, pr9 := range immutable.PairByKey(in.InitContainers[m7:], old.InitContainers[m7:], keyContainerOf) {
-				if !w.Report || dirtyContainer(&in.InitContainers[m7+pr9.New], &old.InitContainers[m7+pr9.Old]) {
-					walkContainer(w, &in.InitContainers[m7+pr9.New], &old.InitContainers[m7+pr9.Old], w.Index(w.Child(p, "initContainers"), m7+pr9.New))
+		if m9 < len(in.InitContainers) && m9 < len(old.InitContainers) {
+			for _, pr12 := range immutable.PairByKey(in.InitContainers[m9:], old.InitContainers[m9:], keyContainerOf) {
+				if !w.Report || dirtyContainer(&in.InitContainers[m9+pr12.New], &old.InitContainers[m9+pr12.Old]) {
+					walkContainer(w, &in.InitContainers[m9+pr12.New], &old.InitContainers[m9+pr12.Old], w.Index(w.Child(p, "initContainers"), m9+pr12.New))
 					if w.Done() {
 						return
 					}
@@ -270,21 +286,29 @@ func walkPodSpec(w *immutable.Walk, in, old *PodSpec, p *field.Path) {
 		}
 	}
 	if nOK, oOK := (len(in.Volumes) != 0), (len(old.Volumes) != 0); nOK && oOK {
-		m10 := immutable.AlignedPrefix(in.Volumes, old.Volumes, keyVolumeOf)
-		for i11 := 0; i11 < m10; i11++ {
-			if _, ok := keyVolumeOf(&in.Volumes[i11]); ok {
-				if !w.Report || dirtyVolume(&in.Volumes[i11], &old.Volumes[i11]) {
-					walkVolume(w, &in.Volumes[i11], &old.Volumes[i11], w.Index(w.Child(p, "volumes"), i11))
+		m13 := min(len(in.Volumes), len(old.Volumes))
+		for i14 := 0; i14 < m13; i14++ {
+			kn, hn := keyVolumeOf(&in.Volumes[i14])
+			ko, ho := keyVolumeOf(&old.Volumes[i14])
+			if hn != ho || (hn && kn != ko) {
+				m13 = i14
+				break
+			}
+		}
+		for i15 := 0; i15 < m13; i15++ {
+			if _, ok := keyVolumeOf(&in.Volumes[i15]); ok {
+				if !w.Report || dirtyVolume(&in.Volumes[i15], &old.Volumes[i15]) {
+					walkVolume(w, &in.Volumes[i15], &old.Volumes[i15], w.Index(w.Child(p, "volumes"), i15))
 					if w.Done() {
 						return
 					}
 				}
 			}
 		}
-		if m10 < len(in.Volumes) && m10 < len(old.Volumes) {
-			for _, pr12 := range immutable.PairByKey(in.Volumes[m10:], old.Volumes[m10:], keyVolumeOf) {
-				if !w.Report || dirtyVolume(&in.Volumes[m10+pr12.New], &old.Volumes[m10+pr12.Old]) {
-					walkVolume(w, &in.Volumes[m10+pr12.New], &old.Volumes[m10+pr12.Old], w.Index(w.Child(p, "volumes"), m10+pr12.New))
+		if m13 < len(in.Volumes) && m13 < len(old.Volumes) {
+			for _, pr16 := range immutable.PairByKey(in.Volumes[m13:], old.Volumes[m13:], keyVolumeOf) {
+				if !w.Report || dirtyVolume(&in.Volumes[m13+pr16.New], &old.Volumes[m13+pr16.Old]) {
+					walkVolume(w, &in.Volumes[m13+pr16.New], &old.Volumes[m13+pr16.Old], w.Index(w.Child(p, "volumes"), m13+pr16.New))
 					if w.Done() {
 						return
 					}
@@ -324,21 +348,29 @@ func walkContainer(w *immutable.Walk, in, old *Container, p *field.Path) {
 		}
 	}
 	if nOK, oOK := (len(in.VolumeMounts) != 0), (len(old.VolumeMounts) != 0); nOK && oOK {
-		m4 := immutable.AlignedPrefix(in.VolumeMounts, old.VolumeMounts, keyVolumeMountOf)
-		for i5 := 0; i5 < m4; i5++ {
-			if _, ok := keyVolumeMountOf(&in.VolumeMounts[i5]); ok {
-				if !w.Report || dirtyVolumeMount(&in.VolumeMounts[i5], &old.VolumeMounts[i5]) {
-					walkVolumeMount(w, &in.VolumeMounts[i5], &old.VolumeMounts[i5], w.Index(w.Child(p, "volumeMounts"), i5))
+		m5 := min(len(in.VolumeMounts), len(old.VolumeMounts))
+		for i6 := 0; i6 < m5; i6++ {
+			kn, hn := keyVolumeMountOf(&in.VolumeMounts[i6])
+			ko, ho := keyVolumeMountOf(&old.VolumeMounts[i6])
+			if hn != ho || (hn && kn != ko) {
+				m5 = i6
+				break
+			}
+		}
+		for i7 := 0; i7 < m5; i7++ {
+			if _, ok := keyVolumeMountOf(&in.VolumeMounts[i7]); ok {
+				if !w.Report || dirtyVolumeMount(&in.VolumeMounts[i7], &old.VolumeMounts[i7]) {
+					walkVolumeMount(w, &in.VolumeMounts[i7], &old.VolumeMounts[i7], w.Index(w.Child(p, "volumeMounts"), i7))
 					if w.Done() {
 						return
 					}
 				}
 			}
 		}
-		if m4 < len(in.VolumeMounts) && m4 < len(old.VolumeMounts) {
-			for _, pr6 := range immutable.PairByKey(in.VolumeMounts[m4:], old.VolumeMounts[m4:], keyVolumeMountOf) {
-				if !w.Report || dirtyVolumeMount(&in.VolumeMounts[m4+pr6.New], &old.VolumeMounts[m4+pr6.Old]) {
-					walkVolumeMount(w, &in.VolumeMounts[m4+pr6.New], &old.VolumeMounts[m4+pr6.Old], w.Index(w.Child(p, "volumeMounts"), m4+pr6.New))
+		if m5 < len(in.VolumeMounts) && m5 < len(old.VolumeMounts) {
+			for _, pr8 := range immutable.PairByKey(in.VolumeMounts[m5:], old.VolumeMounts[m5:], keyVolumeMountOf) {
+				if !w.Report || dirtyVolumeMount(&in.VolumeMounts[m5+pr8.New], &old.VolumeMounts[m5+pr8.Old]) {
+					walkVolumeMount(w, &in.VolumeMounts[m5+pr8.New], &old.VolumeMounts[m5+pr8.Old], w.Index(w.Child(p, "volumeMounts"), m5+pr8.New))
 					if w.Done() {
 						return
 					}

@@ -40,11 +40,19 @@ func walkWidget(w *immutable.Walk, in, old *Widget, p *field.Path) {
 
 func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 	if nOK, oOK := (len(in.Backends) != 0), (len(old.Backends) != 0); nOK && oOK {
-		m1 := immutable.AlignedPrefix(in.Backends, old.Backends, keyBackendOf)
+		m1 := min(len(in.Backends), len(old.Backends))
 		for i2 := 0; i2 < m1; i2++ {
-			if _, ok := keyBackendOf(&in.Backends[i2]); ok {
-				if !w.Report || dirtyBackend(&in.Backends[i2], &old.Backends[i2]) {
-					walkBackend(w, &in.Backends[i2], &old.Backends[i2], w.Index(w.Child(p, "backends"), i2))
+			kn, hn := keyBackendOf(&in.Backends[i2])
+			ko, ho := keyBackendOf(&old.Backends[i2])
+			if hn != ho || (hn && kn != ko) {
+				m1 = i2
+				break
+			}
+		}
+		for i3 := 0; i3 < m1; i3++ {
+			if _, ok := keyBackendOf(&in.Backends[i3]); ok {
+				if !w.Report || dirtyBackend(&in.Backends[i3], &old.Backends[i3]) {
+					walkBackend(w, &in.Backends[i3], &old.Backends[i3], w.Index(w.Child(p, "backends"), i3))
 					if w.Done() {
 						return
 					}
@@ -52,9 +60,9 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 			}
 		}
 		if m1 < len(in.Backends) && m1 < len(old.Backends) {
-			for _, pr3 := range immutable.PairByKey(in.Backends[m1:], old.Backends[m1:], keyBackendOf) {
-				if !w.Report || dirtyBackend(&in.Backends[m1+pr3.New], &old.Backends[m1+pr3.Old]) {
-					walkBackend(w, &in.Backends[m1+pr3.New], &old.Backends[m1+pr3.Old], w.Index(w.Child(p, "backends"), m1+pr3.New))
+			for _, pr4 := range immutable.PairByKey(in.Backends[m1:], old.Backends[m1:], keyBackendOf) {
+				if !w.Report || dirtyBackend(&in.Backends[m1+pr4.New], &old.Backends[m1+pr4.Old]) {
+					walkBackend(w, &in.Backends[m1+pr4.New], &old.Backends[m1+pr4.Old], w.Index(w.Child(p, "backends"), m1+pr4.New))
 					if w.Done() {
 						return
 					}
@@ -157,6 +165,15 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		}
 	}
 	if nOK, oOK := (len(in.Shards) != 0), (len(old.Shards) != 0); nOK && oOK {
+		m7 := min(len(in.Shards), len(old.Shards))
+		for i8 := 0; i8 < m7; i8++ {
+			kn, hn := keyShardOf(&in.Shards[i8])
+			ko, ho := keyShardOf(&old.Shards[i8])
+			if hn != ho || (hn && kn != ko) {
+				m7 = i8
+				break
+			}
+		}
 		if (in.Shards == nil) != (old.Shards == nil) {
 			if w.Violation() {
 				w.Add(immutable.Changed(w.Child(p, "shards"), in.Shards))
@@ -164,31 +181,30 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 			if w.Done() {
 				return
 			}
-		} else if in.Shards != nil && (len(in.Shards) != len(old.Shards) || immutable.AlignedPrefix(in.Shards, old.Shards, keyShardOf) != len(in.Shards)) {
-			if cs5 := immutable.ListKeyChanges(in.Shards, old.Shards, keyShardOf); len(cs5) > 0 && w.Violation() {
-				for _, c4 := range cs5 {
-					w.Add(immutable.KeyChanged(w.Child(p, "shards"), formatKeyShard(c4.Key), c4.Added))
+		} else if in.Shards != nil && (len(in.Shards) != len(old.Shards) || m7 != len(in.Shards)) {
+			if cs6 := immutable.ListKeyChanges(in.Shards, old.Shards, keyShardOf); len(cs6) > 0 && w.Violation() {
+				for _, c5 := range cs6 {
+					w.Add(immutable.KeyChanged(w.Child(p, "shards"), formatKeyShard(c5.Key), c5.Added))
 				}
 			}
 			if w.Done() {
 				return
 			}
 		}
-		m6 := immutable.AlignedPrefix(in.Shards, old.Shards, keyShardOf)
-		for i7 := 0; i7 < m6; i7++ {
-			if _, ok := keyShardOf(&in.Shards[i7]); ok {
-				if !w.Report || dirtyShard(&in.Shards[i7], &old.Shards[i7]) {
-					walkShard(w, &in.Shards[i7], &old.Shards[i7], w.Index(w.Child(p, "shards"), i7))
+		for i9 := 0; i9 < m7; i9++ {
+			if _, ok := keyShardOf(&in.Shards[i9]); ok {
+				if !w.Report || dirtyShard(&in.Shards[i9], &old.Shards[i9]) {
+					walkShard(w, &in.Shards[i9], &old.Shards[i9], w.Index(w.Child(p, "shards"), i9))
 					if w.Done() {
 						return
 					}
 				}
 			}
 		}
-		if m6 < len(in.Shards) && m6 < len(old.Shards) {
-			for _, pr8 := range immutable.PairByKey(in.Shards[m6:], old.Shards[m6:], keyShardOf) {
-				if !w.Report || dirtyShard(&in.Shards[m6+pr8.New], &old.Shards[m6+pr8.Old]) {
-					walkShard(w, &in.Shards[m6+pr8.New], &old.Shards[m6+pr8.Old], w.Index(w.Child(p, "shards"), m6+pr8.New))
+		if m7 < len(in.Shards) && m7 < len(old.Shards) {
+			for _, pr10 := range immutable.PairByKey(in.Shards[m7:], old.Shards[m7:], keyShardOf) {
+				if !w.Report || dirtyShard(&in.Shards[m7+pr10.New], &old.Shards[m7+pr10.Old]) {
+					walkShard(w, &in.Shards[m7+pr10.New], &old.Shards[m7+pr10.Old], w.Index(w.Child(p, "shards"), m7+pr10.New))
 					if w.Done() {
 						return
 					}

@@ -48,6 +48,15 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		}
 	}
 	if nOK, oOK := (len(in.Ports) != 0), (len(old.Ports) != 0); nOK && oOK {
+		m3 := min(len(in.Ports), len(old.Ports))
+		for i4 := 0; i4 < m3; i4++ {
+			kn, hn := keyPortOf(&in.Ports[i4])
+			ko, ho := keyPortOf(&old.Ports[i4])
+			if hn != ho || (hn && kn != ko) {
+				m3 = i4
+				break
+			}
+		}
 		if (in.Ports == nil) != (old.Ports == nil) {
 			if w.Violation() {
 				w.Add(immutable.Changed(w.Child(p, "ports"), in.Ports))
@@ -55,7 +64,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 			if w.Done() {
 				return
 			}
-		} else if in.Ports != nil && (len(in.Ports) != len(old.Ports) || immutable.AlignedPrefix(in.Ports, old.Ports, keyPortOf) != len(in.Ports)) {
+		} else if in.Ports != nil && (len(in.Ports) != len(old.Ports) || m3 != len(in.Ports)) {
 			if cs2 := immutable.ListKeyChanges(in.Ports, old.Ports, keyPortOf); len(cs2) > 0 && w.Violation() {
 				for _, c1 := range cs2 {
 					w.Add(immutable.KeyChanged(w.Child(p, "ports"), formatKeyPort(c1.Key), c1.Added))
@@ -65,11 +74,10 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 				return
 			}
 		}
-		m3 := immutable.AlignedPrefix(in.Ports, old.Ports, keyPortOf)
-		for i4 := 0; i4 < m3; i4++ {
-			if _, ok := keyPortOf(&in.Ports[i4]); ok {
-				if !w.Report || dirtyPort(&in.Ports[i4], &old.Ports[i4]) {
-					walkPort(w, &in.Ports[i4], &old.Ports[i4], w.Index(w.Child(p, "ports"), i4))
+		for i5 := 0; i5 < m3; i5++ {
+			if _, ok := keyPortOf(&in.Ports[i5]); ok {
+				if !w.Report || dirtyPort(&in.Ports[i5], &old.Ports[i5]) {
+					walkPort(w, &in.Ports[i5], &old.Ports[i5], w.Index(w.Child(p, "ports"), i5))
 					if w.Done() {
 						return
 					}
@@ -77,9 +85,9 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 			}
 		}
 		if m3 < len(in.Ports) && m3 < len(old.Ports) {
-			for _, pr5 := range immutable.PairByKey(in.Ports[m3:], old.Ports[m3:], keyPortOf) {
-				if !w.Report || dirtyPort(&in.Ports[m3+pr5.New], &old.Ports[m3+pr5.Old]) {
-					walkPort(w, &in.Ports[m3+pr5.New], &old.Ports[m3+pr5.Old], w.Index(w.Child(p, "ports"), m3+pr5.New))
+			for _, pr6 := range immutable.PairByKey(in.Ports[m3:], old.Ports[m3:], keyPortOf) {
+				if !w.Report || dirtyPort(&in.Ports[m3+pr6.New], &old.Ports[m3+pr6.Old]) {
+					walkPort(w, &in.Ports[m3+pr6.New], &old.Ports[m3+pr6.Old], w.Index(w.Child(p, "ports"), m3+pr6.New))
 					if w.Done() {
 						return
 					}
