@@ -42,12 +42,12 @@ func (c *crdLint) optionalAncestor(a *celAnalysis, n *schema.Node, guard rule) {
 		if top.Edge != schema.Property {
 			return
 		}
-		if !alwaysPresent(top) && (!a.blocked(top, true, false) || !a.blocked(top, false, true)) {
+		if !top.AlwaysPresent() && (!a.blocked(top, true, false) || !a.blocked(top, false, true)) {
 			return // an optional object in between: it may come and go (DESIGN.md 2.3)
 		}
 		top = top.Parent
 	}
-	if top.Edge != schema.Property || alwaysPresent(top) {
+	if top.Edge != schema.Property || top.AlwaysPresent() {
 		return
 	}
 	removable := !a.blocked(top, true, false)

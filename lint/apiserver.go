@@ -1,15 +1,10 @@
 package lint
 
 import (
-	"context"
 	"fmt"
-	"regexp"
-	"sort"
-	"strconv"
 	"strings"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apivalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 
@@ -20,53 +15,46 @@ import (
 // apiServer runs apiextensions-apiserver's own validation of a new CRD —
 // what an API server checks on create: structural schema, list types, CEL
 // compilation, oldSelf on uncorrelatable paths, the cost budget — and
-// reports each error at its schema path (IG020–IG024).
+// reports each error, as validation classifies it, at its schema path
+// (IG020–IG024).
 func (c *crdLint) apiServer(crd *apiextv1.CustomResourceDefinition) {
 	internal, err := validation.Internal(crd)
 	if err != nil {
 		c.report("", "<crd>", IDRefused, "fix the manifest", "the API server cannot read this CRD: %v", err)
 		return
 	}
-	errs := apivalidation.ValidateCustomResourceDefinition(context.Background(), internal)
-	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
+	errs := validation.ValidateServer(internal)
 	// The total cost error is reported with the rules that contributed to
 	// it, when the server names them.
-	totals := map[string]string{} // schema prefix → factor
+	totals := map[string]string{} // schema → factor
 	contributed := map[string]bool{}
 	overRule := map[string]bool{} // rules over the per-rule budget
 	for _, e := range errs {
-		if strings.Contains(e.Detail, "estimated rule cost exceeds budget") {
+		switch e.Class {
+		case validation.ServerRuleCost:
 			overRule[e.Field] = true
-		}
-		m := schemaPath.FindStringSubmatch(e.Field)
-		if m == nil {
-			continue
-		}
-		if m[3] == "" && strings.Contains(e.Detail, "cost total") {
-			totals[m[1]] = factor(e.Detail)
-		}
-		if strings.Contains(e.Detail, "contributed to estimated rule cost total") {
-			contributed[m[1]] = true
+		case validation.ServerSchemaCost:
+			totals[e.Schema] = e.Factor
+		case validation.ServerCostShare:
+			contributed[e.Schema] = true
 		}
 	}
 	for _, e := range errs {
-		m := schemaPath.FindStringSubmatch(e.Field)
-		if m == nil {
+		if e.Schema == "" {
 			c.report("", "<crd>."+e.Field, IDRefused, "fix the CRD as the message says",
-				"the API server refuses the CRD: %s", errorText(e))
+				"the API server refuses the CRD: %s", errorText(e.Error))
 			continue
 		}
-		if m[3] == "" && strings.Contains(e.Detail, "cost total") && contributed[m[1]] {
+		if e.Class == validation.ServerSchemaCost && contributed[e.Schema] {
 			continue // reported with each rule
 		}
-		if strings.Contains(e.Detail, "contributed to estimated rule cost total") && overRule[e.Field] {
+		if e.Class == validation.ServerCostShare && overRule[e.Field] {
 			continue // the rule alone is over its budget
 		}
 		var versions []string
-		if m[2] != "" {
-			i, _ := strconv.Atoi(m[2])
-			if i < len(internal.Spec.Versions) {
-				versions = []string{internal.Spec.Versions[i].Name}
+		if e.Version >= 0 {
+			if e.Version < len(internal.Spec.Versions) {
+				versions = []string{internal.Spec.Versions[e.Version].Name}
 			}
 		} else {
 			// One schema for every version (the internal form keeps it
@@ -76,84 +64,75 @@ func (c *crdLint) apiServer(crd *apiextv1.CustomResourceDefinition) {
 			}
 		}
 		for _, v := range versions {
-			c.serverError(v, e, m[3], totals[m[1]])
+			c.serverError(v, e, totals[e.Schema])
 		}
 	}
 }
 
-// schemaPath splits an API server error path into the schema's prefix,
-// version index (empty for spec.validation) and the rest.
-var schemaPath = regexp.MustCompile(`^(spec\.(?:versions\[(\d+)\]\.schema|validation)\.openAPIV3Schema)(.*)$`)
-
-var ruleField = regexp.MustCompile(`^\.x-kubernetes-validations\[(\d+)\]\.(\w+)$`)
-
-// serverError reports one error about the schema of version; rest is the
-// path below the schema's root, total the factor of the total cost error.
-func (c *crdLint) serverError(version string, e *field.Error, rest, total string) {
+// serverError reports one error about the schema of version; total is the
+// factor of the schema's total cost error.
+func (c *crdLint) serverError(version string, e validation.ServerError, total string) {
 	root := c.models[version]
 	if root == nil {
-		c.report(version, "<root>", IDRefused, "fix the schema as the message says", "the API server refuses the CRD: %s%s: %s", "openAPIV3Schema", rest, errorText(e))
+		c.report(version, "<root>", IDRefused, "fix the schema as the message says", "the API server refuses the CRD: %s%s: %s", "openAPIV3Schema", e.Below, errorText(e.Error))
 		return
 	}
-	node, tail := root.Follow(rest)
+	node, tail := root.Follow(e.Below)
 	path := node.Path()
 	ruleText, ruleAttr, ruleIndex := "", "", -1
-	if r := ruleField.FindStringSubmatch(tail); r != nil {
-		ruleIndex, _ = strconv.Atoi(r[1])
+	if e.Rule >= 0 && tail == e.Below[len(e.At):] { // a rule of node
+		ruleIndex, ruleAttr = e.Rule, e.RuleField
 		if rules := c.parseRules(node); ruleIndex < len(rules) {
 			ruleText = short(rules[ruleIndex].text)
 		}
-		ruleAttr = r[2]
 	}
 	what := fmt.Sprintf("the rule `%s`", ruleText)
 	if ruleAttr == "messageExpression" {
 		what = fmt.Sprintf("the messageExpression of the rule `%s`", ruleText)
 	}
 	switch {
-	case strings.Contains(e.Detail, "oldSelf cannot be used on the uncorrelatable portion"):
+	case e.Class == validation.ServerUncorrelatable:
 		list := "a list"
 		fix := "move the rule to a node that is not inside the items of an atomic list or a set"
-		if i := strings.LastIndex(e.Detail, " within "); i >= 0 {
-			if m := schemaPath.FindStringSubmatch(e.Detail[i+len(" within "):]); m != nil {
-				l, _ := root.Follow(m[3])
-				if l.Edge == schema.Items {
-					l = l.Parent
+		if e.Within != "" {
+			l, _ := root.Follow(e.Within)
+			if l.Edge == schema.Items {
+				l = l.Parent
+			}
+			if l.IsList() {
+				guard := false
+				if rules := c.parseRules(node); ruleIndex >= 0 && ruleIndex < len(rules) && rules[ruleIndex].expr != nil {
+					guard = guards(node, rules[ruleIndex])
 				}
-				if l.IsList() {
-					guard := false
-					if rules := c.parseRules(node); ruleIndex < len(rules) && rules[ruleIndex].expr != nil {
-						guard = guards(node, rules[ruleIndex])
-					}
-					list, fix = uncorrelatableFix(l, node, guard)
-				}
+				list, fix = uncorrelatableFix(l, node, guard)
 			}
 		}
 		c.report(version, path, IDUncorrelatable, fix,
 			"%s uses oldSelf under the items of %s, which the API server does not correlate between the old and the new object: it refuses the CRD", what, list)
-	case strings.Contains(e.Detail, "cost"):
+	case e.Class.Cost():
 		var msg string
 		switch {
-		case ruleAttr != "" && strings.Contains(e.Detail, "contributed"):
+		case ruleAttr != "" && e.Class == validation.ServerCostShare:
 			msg = fmt.Sprintf("%s contributes to the schema's total estimated rule cost, which exceeds the budget", what)
 			if total != "" {
 				msg += " by a factor of " + total
 			}
 		case ruleAttr != "":
 			msg = fmt.Sprintf("the estimated cost of %s exceeds the per-rule budget", what)
-			if f := factor(e.Detail); f != "" {
-				msg += " by a factor of " + f
+			if e.Factor != "" {
+				msg += " by a factor of " + e.Factor
 			}
 		default:
 			msg = "the total estimated cost of the schema's rules exceeds the budget"
-			if f := factor(e.Detail); f != "" {
-				msg += " by a factor of " + f
+			if e.Factor != "" {
+				msg += " by a factor of " + e.Factor
 			}
 		}
 		c.report(version, path, IDCost, boundsHint(node), "%s: the API server refuses the CRD", msg)
-	case ruleAttr == "optionalOldSelf":
+	case e.Class == validation.ServerOptionalOldSelf && ruleAttr != "":
 		c.report(version, path, IDOptionalOldSelf, "remove optionalOldSelf: it only matters for rules that use oldSelf",
 			"%s sets optionalOldSelf but does not use oldSelf: the API server refuses the CRD", what)
-	case ruleAttr == "rule" || ruleAttr == "messageExpression":
+	case (e.Class == validation.ServerRuleInvalid || e.Class == validation.ServerMessageExpressionInvalid) && ruleAttr != "":
 		c.report(version, path, IDRuleInvalid, "correct the expression",
 			"%s is refused by the API server: %s", what, oneLine(e.Detail))
 	default:
@@ -162,7 +141,7 @@ func (c *crdLint) serverError(version string, e *field.Error, rest, total string
 			where += ": "
 		}
 		c.report(version, path, IDRefused, "fix the schema as the message says",
-			"the API server refuses the CRD: %s%s", where, errorText(e))
+			"the API server refuses the CRD: %s%s", where, errorText(e.Error))
 	}
 }
 
@@ -192,19 +171,10 @@ func uncorrelatableFix(l, node *schema.Node, guard bool) (list, fix string) {
 		return list, fmt.Sprintf("move the rule to the list %s and compare its items index by index with `self.all(i, x, i >= oldSelf.size() || ...)` (Kubernetes 1.33 or later), or make the list a list map (x-kubernetes-list-type: map)", l.Path())
 	}
 	cond := fmt.Sprintf("x%s == oldSelf[i]%s", sel, sel)
-	if sel != "" && node.Edge == schema.Property && !alwaysPresent(node) {
+	if sel != "" && node.Edge == schema.Property && !node.AlwaysPresent() {
 		cond = fmt.Sprintf("has(x%s) == has(oldSelf[i]%s) && (!has(x%s) || %s)", sel, sel, sel, cond)
 	}
 	return list, fmt.Sprintf("replace it with a rule on the list %s that compares existing items index by index: `self.all(i, x, i >= oldSelf.size() || %s)` (Kubernetes 1.33 or later), or make the list a list map (x-kubernetes-list-type: map)", l.Path(), cond)
-}
-
-var factorRE = regexp.MustCompile(`by factor of ([^(]+?)\s*(?:\(|$)`)
-
-func factor(detail string) string {
-	if m := factorRE.FindStringSubmatch(detail); m != nil {
-		return m[1]
-	}
-	return ""
 }
 
 // errorText is an error without its value when the value is large (the
@@ -227,23 +197,13 @@ func errorText(e *field.Error) string {
 
 // oneLine keeps the lines of a CEL error that are not its source excerpt
 // (` | self.x` and the caret line) and joins them.
-func oneLine(s string) string {
-	var parts []string
-	for _, l := range strings.Split(s, "\n") {
-		t := strings.TrimSpace(l)
-		if t == "" || strings.HasPrefix(t, "|") {
-			continue
-		}
-		parts = append(parts, t)
-	}
-	return strings.Join(parts, " ")
-}
+func oneLine(s string) string { return strings.Join(validation.DetailLines(s), " ") }
 
 // boundsHint names, as schema keywords, the bounds that make the cost of
 // the rules at node (or, for a node without rules, below it) estimable.
 func boundsHint(node *schema.Node) string {
 	var adds []string
-	hasRules := func(n *schema.Node) bool { _, ok := n.Raw["x-kubernetes-validations"]; return ok }
+	hasRules := func(n *schema.Node) bool { return n.Has("x-kubernetes-validations") }
 	for _, b := range validation.MissingBounds(node, hasRules) {
 		adds = append(adds, b.Keyword+" on "+b.Node.Path())
 	}

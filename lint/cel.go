@@ -58,17 +58,13 @@ func (c *crdLint) cel(root *schema.Node) {
 }
 
 func (c *crdLint) parseRules(n *schema.Node) []rule {
-	list, _ := n.Raw["x-kubernetes-validations"].([]any)
 	var out []rule
-	for _, e := range list {
-		m, _ := e.(map[string]any)
-		text, _ := m["rule"].(string)
-		r := rule{text: text}
-		r.message, _ = m["message"].(string)
+	for _, v := range n.Rules() {
+		text := v.Rule
+		r := rule{text: text, message: v.Message, optionalOldSelf: v.OptionalOldSelf}
 		if r.message == "" {
-			r.message, _ = m["messageExpression"].(string)
+			r.message = v.MessageExpression
 		}
-		r.optionalOldSelf, _ = m["optionalOldSelf"].(bool)
 		if ast, errs := c.parser.Parse(celcommon.NewTextSource(text)); errs == nil || len(errs.GetErrors()) == 0 {
 			r.expr = ast.Expr()
 			r.usesOldSelf = usesIdent(r.expr, "oldSelf")
@@ -135,16 +131,6 @@ func uncorrelatable(n *schema.Node) bool {
 	return false
 }
 
-// alwaysPresent reports whether property n exists whenever its parent
-// does: it is required, or defaulted.
-func alwaysPresent(n *schema.Node) bool {
-	if n.Edge != schema.Property {
-		return false
-	}
-	_, defaulted := n.Raw["default"]
-	return defaulted || n.Parent.Required(n.Name)
-}
-
 // presence reports an immutable property n whose presence no rule
 // compares: a transition rule runs only where the value exists in the old
 // and the new object, so without a rule on an object above it an optional
@@ -156,7 +142,7 @@ func (c *crdLint) presence(a *celAnalysis, n *schema.Node, guard rule) bool {
 	if uncorrelatable(n) {
 		return false
 	}
-	if n.Edge != schema.Property || alwaysPresent(n) {
+	if n.Edge != schema.Property || n.AlwaysPresent() {
 		return n.Edge == schema.Property
 	}
 	removable := !a.blocked(n, true, false)
@@ -225,7 +211,7 @@ func (a *celAnalysis) blocked(n *schema.Node, oldPresent, newPresent bool) bool 
 		case absent:
 			return absent
 		case present:
-			if alwaysPresent(x) {
+			if x.AlwaysPresent() {
 				return present
 			}
 		}

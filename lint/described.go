@@ -24,7 +24,7 @@ func (c *crdLint) describedOnly(root *schema.Node, rules map[*schema.Node][]rule
 		if n.Edge != schema.Property {
 			return
 		}
-		desc, _ := n.Raw["description"].(string)
+		desc := n.Description()
 		// Most descriptions say neither: skip the regular expression (a
 		// fifth of lint's time on large CRDs without this test).
 		if !strings.Contains(desc, "mmutable") && !strings.Contains(desc, "annot be") {
@@ -46,7 +46,7 @@ func (c *crdLint) describedOnly(root *schema.Node, rules map[*schema.Node][]rule
 // on n or above it.
 func enforced(n *schema.Node, rules map[*schema.Node][]rule) bool {
 	for x := n; x != nil; x = x.Parent {
-		if x.Raw[schema.ExtImmutable] == true || x.Raw[schema.ExtImmutableOnce] == true || x.Raw[schema.ExtImmutableKeys] == true && x == n {
+		if x.ExtensionTrue(schema.ExtImmutable) || x.ExtensionTrue(schema.ExtImmutableOnce) || x.ExtensionTrue(schema.ExtImmutableKeys) && x == n {
 			return true
 		}
 		for _, r := range rules[x] {

@@ -34,69 +34,59 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/immutable-gen/immutable-gen/diag"
 )
 
-// Severity of a finding.
-type Severity int
+// Severity of a finding: diag's severities, in lint's words (a note is
+// "info", as linters call it).
+type Severity = diag.Severity
 
 const (
 	// Info is worth knowing; it does not fail a run by default.
-	Info Severity = iota
+	Info = diag.Note
 	// Warning is a hole in the immutability the CRD seems to promise.
-	Warning
+	Warning = diag.Warning
 	// Error is a CRD the API server refuses, or extensions the KEP forbids.
-	Error
+	Error = diag.Error
 )
 
-func (s Severity) String() string {
-	switch s {
-	case Info:
+// severityName is lint's word for a severity: "info", "warning" or "error".
+func severityName(s Severity) string {
+	if s == Info {
 		return "info"
-	case Warning:
-		return "warning"
-	default:
-		return "error"
 	}
+	return s.String()
 }
 
 // ParseSeverity parses "info", "warning" or "error".
 func ParseSeverity(s string) (Severity, error) {
 	for _, v := range []Severity{Info, Warning, Error} {
-		if s == v.String() {
+		if s == severityName(v) {
 			return v, nil
 		}
 	}
 	return 0, fmt.Errorf("unknown severity %q: want info, warning or error", s)
 }
 
-// MarshalText renders the severity as its name.
-func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
-
-// UnmarshalText parses the severity's name.
-func (s *Severity) UnmarshalText(b []byte) error {
-	v, err := ParseSeverity(string(b))
-	*s = v
-	return err
-}
-
 // Finding is one problem in one version of one CRD.
 type Finding struct {
 	// File is the manifest as it was named (a path given or found in a
 	// directory given).
-	File string `json:"file"`
+	File string
 	// CRD is the CRD's name, e.g. widgets.example.com.
-	CRD string `json:"crd"`
+	CRD string
 	// Version is the CRD version whose schema the path is in; empty for a
 	// finding about the CRD itself.
-	Version string `json:"version"`
+	Version string
 	// Path is where in the object the finding is: `spec.ports[*].name`,
 	// `<root>` for the object itself, and for findings outside the schema
 	// the CRD's own field prefixed with `<crd>.`, e.g. `<crd>.spec.names.plural`.
-	Path     string   `json:"path"`
-	ID       string   `json:"id"`
-	Severity Severity `json:"severity"`
-	Message  string   `json:"message"`
-	Fix      string   `json:"fix"`
+	Path     string
+	ID       string
+	Severity Severity
+	Message  string
+	Fix      string
 }
 
 // String renders the finding as one line:
@@ -107,11 +97,26 @@ func (f Finding) String() string {
 	if f.Version != "" {
 		where += "/" + f.Version
 	}
-	s := fmt.Sprintf("%s: %s %s: %s[%s]: %s", f.File, where, f.Path, f.Severity, f.ID, f.Message)
+	s := fmt.Sprintf("%s: %s %s: %s[%s]: %s", f.File, where, f.Path, severityName(f.Severity), f.ID, f.Message)
 	if f.Fix != "" {
 		s += "; fix: " + f.Fix
 	}
 	return s
+}
+
+// MarshalJSON renders the finding as one JSON object, the severity by its
+// name.
+func (f Finding) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		File     string `json:"file"`
+		CRD      string `json:"crd"`
+		Version  string `json:"version"`
+		Path     string `json:"path"`
+		ID       string `json:"id"`
+		Severity string `json:"severity"`
+		Message  string `json:"message"`
+		Fix      string `json:"fix"`
+	}{f.File, f.CRD, f.Version, f.Path, f.ID, severityName(f.Severity), f.Message, f.Fix})
 }
 
 // Check describes one kind of finding.

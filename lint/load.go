@@ -14,9 +14,9 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/google/cel-go/parser"
+	"golang.org/x/sync/errgroup"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	sigsjson "sigs.k8s.io/json"
@@ -58,29 +58,23 @@ func Files(paths []string) (Result, error) {
 			jobs = append(jobs, &job{file: f})
 		}
 	}
-	work := make(chan *job)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range work {
-				data, err := os.ReadFile(j.file)
-				if err != nil {
-					j.err = err
-					continue
-				}
-				j.err = l.manifest(&j.res, j.file, data)
-			}
-		}()
-	}
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
 	for _, j := range jobs {
-		if j.err == nil {
-			work <- j
+		if j.err != nil {
+			continue
 		}
+		g.Go(func() error {
+			data, err := os.ReadFile(j.file)
+			if err != nil {
+				j.err = err
+				return nil
+			}
+			j.err = l.manifest(&j.res, j.file, data)
+			return nil
+		})
 	}
-	close(work)
-	wg.Wait()
+	g.Wait() // the errors are the jobs'
 
 	res := Result{Skipped: skipped}
 	var errs []error

@@ -22,6 +22,11 @@ func TestParseMarker(t *testing.T) {
 		{rest: `"once"`, wantErr: "did you mean +immutable=once?"},
 		{rest: "keys,x", wantErr: "the only forms"},
 		{rest: "once,keys", wantErr: "the only forms"},
+		{rest: "'keys'", wantErr: "did you mean +immutable=keys?"},
+		{rest: " once ", wantErr: "did you mean +immutable=once?"},
+		{rest: "KEYS", wantErr: "marker values are case-sensitive and unquoted"},
+		{rest: "=keys", wantErr: "invalid marker +immutable==keys"},
+		{rest: "key", wantErr: "the only forms"},
 	}
 	for _, c := range cases {
 		var m Immutable

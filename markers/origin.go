@@ -33,6 +33,11 @@ type Origin struct {
 	// ItemFields are the fields of the item struct, for =keys on a list, so
 	// that errors about list map keys can name the Go field to mark.
 	ItemFields []ItemField `json:"itemFields,omitempty"`
+	// Extension is true when the origin is not a marker but the KEP's
+	// extension (or x-immutable-gen-immutable-once) read from a schema, as
+	// in a CRD manifest: there is no Go position, and findings name the
+	// extension instead of the marker. Never in a carrier.
+	Extension bool `json:"-"`
 }
 
 // ItemField is one field of a list's item struct.

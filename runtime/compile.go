@@ -67,15 +67,15 @@ func compileRoot(s *spec.Schema, defs map[string]spec.Schema, path string) (*Che
 type compiler struct {
 	defs  *definitions
 	memo  map[string]*node // compiled definitions by canonical name
-	sites []*refSite       // nodes whose shape comes from a $ref
+	sites []*refSite       // nodes whose structure comes from a $ref
 	site  map[*node]*refSite
 	keyed []keyedNode // nodes that carry x-kubernetes-immutable-keys themselves
 	// elems are the list item and map value nodes, where
 	// x-immutable-gen-immutable-once is refused (checked after linking).
 	elems []keyedNode
-	// shapes lists every shape, for the derived flags.
-	shapes []*shape
-	errs   []error
+	// structures lists every structure, for the derived flags.
+	structures []*structure
+	errs       []error
 }
 
 // refSite is a node whose structure is the one of a referenced definition.
@@ -109,7 +109,7 @@ func (c *compiler) errorf(path, format string, args ...interface{}) {
 func (c *compiler) compileInto(n *node, s *spec.Schema, path string, depth int) {
 	if depth > MaxDepth {
 		c.errorf(path, "schema nested more than %d levels deep", MaxDepth)
-		n.shape = &shape{}
+		n.structure = &structure{}
 		return
 	}
 	c.readFlags(n, s, path)
@@ -119,7 +119,7 @@ func (c *compiler) compileInto(n *node, s *spec.Schema, path string, depth int) 
 		c.noMarksInCombinators(s, path, depth)
 		target := c.definition(ref, path)
 		if target == nil {
-			n.shape = &shape{}
+			n.structure = &structure{}
 			return
 		}
 		rs := &refSite{n: n, target: target, path: path}
@@ -144,7 +144,7 @@ func (c *compiler) compileInto(n *node, s *spec.Schema, path string, depth int) 
 		}
 	}
 
-	n.shape = c.compileShape(s, path, depth)
+	n.structure = c.compileStructure(s, path, depth)
 	for j := range s.AllOf {
 		c.noMarks(&s.AllOf[j], schemaIndex(path, "allOf", j), depth+1, "inside allOf")
 	}
@@ -216,11 +216,11 @@ func (c *compiler) stringExt(s *spec.Schema, key, path string, allowed ...string
 	return ""
 }
 
-// compileShape compiles the structure of s: properties, additionalProperties,
+// compileStructure compiles the structure of s: properties, additionalProperties,
 // items and the list extensions.
-func (c *compiler) compileShape(s *spec.Schema, path string, depth int) *shape {
-	sh := &shape{}
-	c.shapes = append(c.shapes, sh)
+func (c *compiler) compileStructure(s *spec.Schema, path string, depth int) *structure {
+	sh := &structure{}
+	c.structures = append(c.structures, sh)
 
 	switch c.stringExt(s, extListType, path, "atomic", "set", "map") {
 	case "set":
@@ -250,7 +250,7 @@ func (c *compiler) compileShape(s *spec.Schema, path string, depth int) *shape {
 		}
 	}
 	if ap := s.AdditionalProperties; ap != nil {
-		sh.hasAdd = ap.Allows || ap.Schema != nil
+		sh.allowsAdditional = ap.Allows || ap.Schema != nil
 		if ap.Schema != nil {
 			sh.additional = &node{}
 			c.elems = append(c.elems, keyedNode{sh.additional, schemaChild(path, "additionalProperties")})
@@ -417,10 +417,10 @@ func (c *compiler) finish(root *node) (*Checker, error) {
 		c.link(rs)
 	}
 	for _, k := range c.keyed {
-		if k.n.shape == nil {
+		if k.n.structure == nil {
 			continue // an unresolved $ref, reported already
 		}
-		if !k.n.shape.hasAdd && k.n.shape.listType != listMap {
+		if !k.n.structure.allowsAdditional && k.n.structure.listType != listMap {
 			c.errorf(k.path, "%s requires keys: a map (additionalProperties) or a list with %s map", ExtImmutableKeys, extListType)
 		}
 	}
@@ -432,11 +432,11 @@ func (c *compiler) finish(root *node) (*Checker, error) {
 	if len(c.errs) > 0 {
 		return nil, errors.Join(c.errs...)
 	}
-	derive(c.shapes)
+	derive(c.structures)
 	return newChecker(root), nil
 }
 
-// link gives a $ref site the shape and the flags of its target, following
+// link gives a $ref site the structure and the flags of its target, following
 // chains of $refs.
 func (c *compiler) link(rs *refSite) {
 	switch rs.state {
@@ -444,7 +444,7 @@ func (c *compiler) link(rs *refSite) {
 		return
 	case 1:
 		c.errorf(rs.path, "circular $ref without a schema in between")
-		rs.n.shape = &shape{}
+		rs.n.structure = &structure{}
 		rs.state = 2
 		return
 	}
@@ -455,9 +455,9 @@ func (c *compiler) link(rs *refSite) {
 	if rs.state == 2 { // a cycle was reported
 		return
 	}
-	rs.n.shape = rs.target.shape
-	if rs.n.shape == nil {
-		rs.n.shape = &shape{}
+	rs.n.structure = rs.target.structure
+	if rs.n.structure == nil {
+		rs.n.structure = &structure{}
 	}
 	rs.n.immutable = rs.n.immutable || rs.target.immutable
 	rs.n.immutableKeys = rs.n.immutableKeys || rs.target.immutableKeys
@@ -465,21 +465,22 @@ func (c *compiler) link(rs *refSite) {
 	rs.state = 2
 }
 
-// derive computes the derived flags of every shape: marked (something below
-// needs checking) and guided (equality below needs the schema), by
-// propagating from the marked nodes and the sets up to their parents. The
-// graph may be cyclic; each shape is queued at most once per flag.
-func derive(shapes []*shape) {
-	parents := map[*shape][]*shape{}
-	var marked, guided []*shape
-	for _, s := range shapes {
+// derive computes the derived flags of every structure: marked (something
+// below needs checking) and setBelow (a set is here or below, so equality
+// needs the schema), by propagating from the marked nodes and the sets up
+// to their parents. The graph may be cyclic; each structure is queued at
+// most once per flag.
+func derive(structures []*structure) {
+	parents := map[*structure][]*structure{}
+	var marked, withSets []*structure
+	for _, s := range structures {
 		if s.listType == listSet {
-			s.guided = true
-			guided = append(guided, s)
+			s.setBelow = true
+			withSets = append(withSets, s)
 		}
 		s.children(func(n *node) {
-			if n.shape != nil {
-				parents[n.shape] = append(parents[n.shape], s)
+			if n.structure != nil {
+				parents[n.structure] = append(parents[n.structure], s)
 			}
 			if n.hasMark() && !s.marked {
 				s.marked = true
@@ -497,17 +498,17 @@ func derive(shapes []*shape) {
 			}
 		}
 	}
-	for len(guided) > 0 {
-		s := guided[len(guided)-1]
-		guided = guided[:len(guided)-1]
+	for len(withSets) > 0 {
+		s := withSets[len(withSets)-1]
+		withSets = withSets[:len(withSets)-1]
 		for _, p := range parents[s] {
-			if !p.guided {
-				p.guided = true
-				guided = append(guided, p)
+			if !p.setBelow {
+				p.setBelow = true
+				withSets = append(withSets, p)
 			}
 		}
 	}
-	for _, s := range shapes {
+	for _, s := range structures {
 		for _, p := range s.props {
 			if p.node.needsWalk() {
 				s.walkProps = append(s.walkProps, p)

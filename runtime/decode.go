@@ -86,7 +86,7 @@ func (d *decoder) value(n *node, depth int) (interface{}, error) {
 	// Whole values: an immutable value is compared in full, and so may be
 	// one with immutable keys (a violation there reports the whole value
 	// when the other side is not of the keyed kind).
-	if d.data[d.pos] != '{' || n.whole() || n.immutableKeys || n.shape == nil {
+	if d.data[d.pos] != '{' || n.whole() || n.immutableKeys || n.structure == nil {
 		return d.full(depth)
 	}
 	return d.object(n, depth)
@@ -98,7 +98,7 @@ func (d *decoder) object(n *node, depth int) (interface{}, error) {
 	if depth > maxNesting {
 		return nil, errNestedTooDeep
 	}
-	s := n.shape
+	s := n.structure
 	m := map[string]interface{}{}
 	d.pos++ // '{'
 	d.skipSpace()

@@ -13,14 +13,15 @@ import "math"
 
 // equal compares a and b at schema node n (nil: no schema).
 func (c *Checker) equal(n *node, a, b interface{}, depth int) bool {
-	if n.guides() {
-		return c.equalGuided(n.shape, a, b, depth)
+	if n.comparesSets() {
+		return c.equalWithSets(n.structure, a, b, depth)
 	}
 	return eqPlain(a, b, depth)
 }
 
-// equalGuided compares where a set lies below s, so the schema matters.
-func (c *Checker) equalGuided(s *shape, a, b interface{}, depth int) bool {
+// equalWithSets compares where a set is at s or below, so the schema matters:
+// set items compare in any order.
+func (c *Checker) equalWithSets(s *structure, a, b interface{}, depth int) bool {
 	switch x := a.(type) {
 	case map[string]interface{}:
 		if x == nil {

@@ -58,9 +58,9 @@ func (c *Checker) hashValue(n *node, v interface{}, depth int) uint64 {
 		if depth >= MaxDepth {
 			return h.mix(tagBad, 0)
 		}
-		var s *shape
-		if n.guides() {
-			s = n.shape
+		var s *structure
+		if n.comparesSets() {
+			s = n.structure
 		}
 		var sum uint64
 		for k, e := range x {
@@ -80,8 +80,8 @@ func (c *Checker) hashValue(n *node, v interface{}, depth int) uint64 {
 		}
 		var item *node
 		set := false
-		if n.guides() {
-			item, set = n.shape.items, n.shape.listType == listSet
+		if n.comparesSets() {
+			item, set = n.structure.items, n.structure.listType == listSet
 		}
 		if set {
 			var sum uint64

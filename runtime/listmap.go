@@ -16,7 +16,7 @@ import (
 // that key.
 
 // keyOf reports whether item has a complete key under s.
-func keyOf(s *shape, item interface{}) (map[string]interface{}, bool) {
+func keyOf(s *structure, item interface{}) (map[string]interface{}, bool) {
 	m, ok := asObject(item)
 	if !ok {
 		return nil, false
@@ -30,7 +30,7 @@ func keyOf(s *shape, item interface{}) (map[string]interface{}, bool) {
 }
 
 // sameKey reports whether a and b, both keyed, have the same key.
-func sameKey(s *shape, a, b map[string]interface{}) bool {
+func sameKey(s *structure, a, b map[string]interface{}) bool {
 	for _, k := range s.listKeys {
 		if !eqPlain(a[k], b[k], 0) {
 			return false
@@ -53,7 +53,7 @@ func keyScalar(v interface{}) bool {
 
 // aligned reports whether items a and b correlate by position: both have
 // the same key, or neither has one. It looks each key up once per item.
-func aligned(s *shape, a, b interface{}) bool {
+func aligned(s *structure, a, b interface{}) bool {
 	am, aok := asObject(a)
 	bm, bok := asObject(b)
 	aKeyed, bKeyed, same := aok, bok, true
@@ -77,7 +77,7 @@ func aligned(s *shape, a, b interface{}) bool {
 // alignedPrefix returns the length of the longest common prefix of nl and
 // ol in which items correlate by position. Within it, position pairing is
 // the pairing by key, duplicates included.
-func alignedPrefix(s *shape, nl, ol []interface{}) int {
+func alignedPrefix(s *structure, nl, ol []interface{}) int {
 	n := min(len(nl), len(ol))
 	for i := 0; i < n; i++ {
 		if !aligned(s, nl[i], ol[i]) {
@@ -90,7 +90,7 @@ func alignedPrefix(s *shape, nl, ol []interface{}) int {
 // listMap walks the items of a list map, correlated by key: by position
 // along the common prefix where keys line up (all of the list when nothing
 // was added, removed or moved), through an index by key after it.
-func (w *walker) listMap(s *shape, nl, ol []interface{}, p *field.Path, depth int) {
+func (w *walker) listMap(s *structure, nl, ol []interface{}, p *field.Path, depth int) {
 	n := alignedPrefix(s, nl, ol)
 	for i := 0; i < n && !w.done(); i++ {
 		if _, ok := keyOf(s, nl[i]); ok {
@@ -122,7 +122,7 @@ func (w *walker) listMap(s *shape, nl, ol []interface{}, p *field.Path, depth in
 // listKeys checks that a list map has the same set of keys in both objects.
 // Removed keys are reported in old order, then added keys in new order;
 // each key once.
-func (w *walker) listKeys(s *shape, nl, ol []interface{}, p *field.Path) {
+func (w *walker) listKeys(s *structure, nl, ol []interface{}, p *field.Path) {
 	if len(nl) == len(ol) && alignedPrefix(s, nl, ol) == len(nl) {
 		return
 	}
@@ -150,12 +150,12 @@ func (w *walker) listKeys(s *shape, nl, ol []interface{}, p *field.Path) {
 
 // keyIndex finds the items of a list map by key.
 type keyIndex struct {
-	s     *shape
+	s     *structure
 	items []interface{}
 	idx   *hashIndex
 }
 
-func (c *Checker) newKeyIndex(s *shape, items []interface{}) *keyIndex {
+func (c *Checker) newKeyIndex(s *structure, items []interface{}) *keyIndex {
 	x := &keyIndex{s: s, items: items, idx: newHashIndex(len(items))}
 	for i := len(items) - 1; i >= 0; i-- {
 		if m, ok := keyOf(s, items[i]); ok {
@@ -175,7 +175,7 @@ func (x *keyIndex) find(c *Checker, m map[string]interface{}, take bool) int {
 }
 
 // keyHash hashes the key of a keyed item.
-func (c *Checker) keyHash(s *shape, m map[string]interface{}) uint64 {
+func (c *Checker) keyHash(s *structure, m map[string]interface{}) uint64 {
 	h := uint64(len(s.listKeys))
 	for _, k := range s.listKeys {
 		h = c.h.mix(h, c.hashValue(nil, m[k], 0))
@@ -185,7 +185,7 @@ func (c *Checker) keyHash(s *shape, m map[string]interface{}) uint64 {
 
 // formatKey renders the key of an item for a message, as a JSON object with
 // the key properties in x-kubernetes-list-map-keys order: {"name":"http"}.
-func formatKey(s *shape, m map[string]interface{}) string {
+func formatKey(s *structure, m map[string]interface{}) string {
 	values := make([]string, len(s.listKeys))
 	for i, k := range s.listKeys {
 		values[i] = formatScalar(m[k])

@@ -1,28 +1,30 @@
 package runtime
 
 // node is one position of the compiled schema: the immutability of the value
-// there, and its shape. Nodes reached through the same $ref share their
-// shape, so a recursive schema compiles into a finite, possibly cyclic graph.
+// there, and its structure. Nodes reached through the same $ref share their
+// structure, so a recursive schema compiles into a finite, possibly cyclic graph.
 type node struct {
 	immutable     bool // x-kubernetes-immutable: the whole value is fixed
 	immutableKeys bool // x-kubernetes-immutable-keys: the keys are fixed
 	immutableOnce bool // x-immutable-gen-immutable-once: fixed once present
-	*shape
+	*structure
 }
 
-// shape is the structure of a schema position, as far as immutability cares.
-type shape struct {
-	props      []property       // properties, sorted by name
-	propIndex  map[string]*node // properties by name
-	additional *node            // additionalProperties schema, nil if none or a boolean
-	hasAdd     bool             // additionalProperties is present (a schema or true)
-	items      *node            // items schema, nil if none
-	listType   listType
-	listKeys   []string // x-kubernetes-list-map-keys for listType map
+// structure is what the schema says about the value at a position, as far
+// as immutability cares: its properties, additional properties, items and
+// list type.
+type structure struct {
+	props            []property       // properties, sorted by name
+	propIndex        map[string]*node // properties by name
+	additional       *node            // additionalProperties schema, nil if none or a boolean
+	allowsAdditional bool             // additionalProperties is present (a schema or true)
+	items            *node            // items schema, nil if none
+	listType         listType
+	listKeys         []string // x-kubernetes-list-map-keys for listType map
 
 	// Derived once the whole graph is compiled.
 	marked    bool       // some node strictly below is immutable or has immutable keys
-	guided    bool       // equality below depends on the schema (a set is below)
+	setBelow  bool       // a listType=set list is here or below: equality follows the schema
 	walkProps []property // the props that need a walk: marked, or marked below
 	walkAdd   bool       // additional needs a walk
 	walkItems bool       // items need a walk
@@ -51,17 +53,18 @@ func (n *node) whole() bool { return n.immutable || n.immutableOnce }
 // needsWalk reports whether the walk must visit n: n or something below it
 // is marked.
 func (n *node) needsWalk() bool {
-	return n != nil && (n.hasMark() || (n.shape != nil && n.shape.marked))
+	return n != nil && (n.hasMark() || (n.structure != nil && n.structure.marked))
 }
 
-// guides reports whether equality at n must follow the schema.
-func (n *node) guides() bool {
-	return n != nil && n.shape != nil && n.shape.guided
+// comparesSets reports whether equality at n must follow the schema
+// because a set, whose items compare in any order, is at n or below.
+func (n *node) comparesSets() bool {
+	return n != nil && n.structure != nil && n.structure.setBelow
 }
 
-// child returns the schema of key k of an object at this shape, or nil if
+// child returns the schema of key k of an object at this structure, or nil if
 // the key is unknown to the schema.
-func (s *shape) child(k string) *node {
+func (s *structure) child(k string) *node {
 	if c, ok := s.propIndex[k]; ok {
 		return c
 	}
@@ -69,7 +72,7 @@ func (s *shape) child(k string) *node {
 }
 
 // children calls f for every node directly below s.
-func (s *shape) children(f func(*node)) {
+func (s *structure) children(f func(*node)) {
 	for _, p := range s.props {
 		f(p.node)
 	}

@@ -6,7 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// walker walks a new and an old value together, guided by the plan.
+// walker walks a new and an old value together, setBelow by the plan.
 //
 // A check walks twice at most. The first walk only looks for a violation:
 // it tracks no paths, allocates nothing and stops at the first violation.
@@ -64,26 +64,26 @@ func (w *walker) walk(n *node, nv, ov interface{}, p *field.Path, depth int) {
 	if n.immutableKeys && !w.keys(n, nv, ov, p, depth) {
 		return
 	}
-	if !n.shape.marked {
+	if !n.structure.marked {
 		return
 	}
 	// Descend only where both values have the type the schema describes: a
 	// null or mistyped parent is like an absent one.
 	if nm, ok := asObject(nv); ok {
 		if om, ok := asObject(ov); ok {
-			w.object(n.shape, nm, om, p, depth)
+			w.object(n.structure, nm, om, p, depth)
 		}
 		return
 	}
 	if nl, ok := asList(nv); ok {
 		if ol, ok := asList(ov); ok {
-			w.list(n.shape, nl, ol, p, depth)
+			w.list(n.structure, nl, ol, p, depth)
 		}
 	}
 }
 
 // object checks the properties of an object present in both.
-func (w *walker) object(s *shape, nm, om map[string]interface{}, p *field.Path, depth int) {
+func (w *walker) object(s *structure, nm, om map[string]interface{}, p *field.Path, depth int) {
 	for i := range s.walkProps {
 		if w.done() {
 			return
@@ -108,7 +108,7 @@ func (w *walker) object(s *shape, nm, om map[string]interface{}, p *field.Path, 
 
 // entries checks the values of the map keys present in both; keys may come
 // and go. The second walk visits keys in order, for a deterministic report.
-func (w *walker) entries(s *shape, nm, om map[string]interface{}, p *field.Path, depth int) {
+func (w *walker) entries(s *structure, nm, om map[string]interface{}, p *field.Path, depth int) {
 	if !w.report {
 		for k, nv := range nm {
 			if ov, ok := om[k]; ok && !s.isProp(k) {
@@ -132,7 +132,7 @@ func (w *walker) entries(s *shape, nm, om map[string]interface{}, p *field.Path,
 	}
 }
 
-func (s *shape) isProp(k string) bool {
+func (s *structure) isProp(k string) bool {
 	if s.propIndex == nil {
 		return false
 	}
@@ -141,7 +141,7 @@ func (s *shape) isProp(k string) bool {
 }
 
 // list checks the items of a list present in both.
-func (w *walker) list(s *shape, nl, ol []interface{}, p *field.Path, depth int) {
+func (w *walker) list(s *structure, nl, ol []interface{}, p *field.Path, depth int) {
 	if !s.walkItems {
 		return
 	}
@@ -164,8 +164,8 @@ func (w *walker) list(s *shape, nl, ol []interface{}, p *field.Path, depth int) 
 // schema describes and were compared as values instead, so there is nothing
 // to descend into.
 func (w *walker) keys(n *node, nv, ov interface{}, p *field.Path, depth int) bool {
-	s := n.shape
-	if nm, ok := asObject(nv); ok && s.hasAdd {
+	s := n.structure
+	if nm, ok := asObject(nv); ok && s.allowsAdditional {
 		if om, ok := asObject(ov); ok {
 			w.mapKeys(s, nm, om, p)
 			return true
@@ -184,7 +184,7 @@ func (w *walker) keys(n *node, nv, ov interface{}, p *field.Path, depth int) boo
 }
 
 // mapKeys checks that a map has the same keys in both objects.
-func (w *walker) mapKeys(s *shape, nm, om map[string]interface{}, p *field.Path) {
+func (w *walker) mapKeys(s *structure, nm, om map[string]interface{}, p *field.Path) {
 	if len(nm) == len(om) {
 		same := true
 		for k := range nm {

@@ -185,8 +185,8 @@ func (l *lowering) addRule(n *Node, about *Node, reads *Node, e expr, fields map
 	for k, v := range fields {
 		rule[k] = v
 	}
-	rules, _ := n.Raw["x-kubernetes-validations"].([]any)
-	n.Raw["x-kubernetes-validations"] = append(rules, rule)
+	rules, _ := n.raw["x-kubernetes-validations"].([]any)
+	n.raw["x-kubernetes-validations"] = append(rules, rule)
 	n.Emitted = append(n.Emitted, Emitted{Index: len(rules), Origins: constraintOrigins(about), TwoVariableComprehension: e.twoVar, Reads: reads})
 	l.result.TwoVariableComprehensions = l.result.TwoVariableComprehensions || e.twoVar
 }
@@ -381,7 +381,7 @@ func (l *lowering) presenceRule(parent, p *Node) {
 func (l *lowering) freeFormLimit(n *Node) {
 	var at *Node
 	walkConstraints(n, func(c *Node) {
-		if b, _ := c.Raw["x-kubernetes-preserve-unknown-fields"].(bool); b && at == nil && c.Type() == "object" {
+		if b, _ := c.raw["x-kubernetes-preserve-unknown-fields"].(bool); b && at == nil && c.Type() == "object" {
 			at = c
 		}
 	})

@@ -152,12 +152,12 @@ func checkAccounted(t testing.TB, root *schema.Node, res schema.CELResult) {
 	enforced, refused := map[key]bool{}, map[key]bool{}
 	anyTwoVar := false
 	root.Walk(func(n *schema.Node) {
-		rules, _ := n.Raw["x-kubernetes-validations"].([]any)
+		rules := n.Rules()
 		for _, e := range n.Emitted {
 			for _, o := range e.Origins {
 				enforced[kOf(o)] = true
 			}
-			text := rules[e.Index].(map[string]any)["rule"].(string)
+			text := rules[e.Index].Rule
 			if twoVarRule.MatchString(text) != e.TwoVariableComprehension {
 				t.Errorf("%s: rule %q: TwoVariableComprehension=%v", n.Path(), text, e.TwoVariableComprehension)
 			}
@@ -355,10 +355,8 @@ func TestEmitCELOnce(t *testing.T) {
 			}
 			var got []string
 			root.Walk(func(n *schema.Node) {
-				rules, _ := n.Raw["x-kubernetes-validations"].([]any)
-				for _, r := range rules {
-					rule := r.(map[string]any)
-					got = append(got, fmt.Sprintf("%s: %s: %s", n.Path(), rule["rule"], rule["message"]))
+				for _, rule := range n.Rules() {
+					got = append(got, fmt.Sprintf("%s: %s: %s", n.Path(), rule.Rule, rule.Message))
 				}
 			})
 			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {

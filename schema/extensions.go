@@ -9,13 +9,13 @@ import "github.com/immutable-gen/immutable-gen/markers"
 func EmitExtensions(root *Node) {
 	root.Walk(func(n *Node) {
 		if n.Immutable() {
-			n.Raw[ExtImmutable] = true
+			n.raw[ExtImmutable] = true
 		}
 		if n.ImmutableKeys() {
-			n.Raw[ExtImmutableKeys] = true
+			n.raw[ExtImmutableKeys] = true
 		}
 		if n.ImmutableOnce() {
-			n.Raw[ExtImmutableOnce] = true
+			n.raw[ExtImmutableOnce] = true
 		}
 	})
 }
@@ -26,25 +26,26 @@ func EmitExtensions(root *Node) {
 // a node with `x-kubernetes-immutable: true` gets an Origin for +immutable,
 // one with `x-kubernetes-immutable-keys: true` an Origin for
 // +immutable=keys, one with `x-immutable-gen-immutable-once: true` an Origin
-// for +immutable=once. Only the JSON boolean true counts; any other value is
+// for +immutable=once, each marked as an Extension. Only the JSON boolean
+// true counts; any other value is
 // left for the caller to report. The Origins have no Go position. raw is
 // not changed (carrier rules, if any, stay where they are), and nothing
 // inside allOf, anyOf, oneOf or not is read, as in Build.
 func FromExtensions(raw map[string]any) *Node {
-	n, _ := builder{origins: readExtensions}.build(raw, nil, Root, "")
+	n, _ := builder{origins: readExtensions}.build(raw)
 	return n // readExtensions never fails, so neither does build
 }
 
 func readExtensions(raw map[string]any) ([]markers.Origin, error) {
 	var origins []markers.Origin
 	if raw[ExtImmutable] == true {
-		origins = append(origins, markers.Origin{})
+		origins = append(origins, markers.Origin{Extension: true})
 	}
 	if raw[ExtImmutableKeys] == true {
-		origins = append(origins, markers.Origin{Keys: true})
+		origins = append(origins, markers.Origin{Keys: true, Extension: true})
 	}
 	if raw[ExtImmutableOnce] == true {
-		origins = append(origins, markers.Origin{Once: true})
+		origins = append(origins, markers.Origin{Once: true, Extension: true})
 	}
 	return origins, nil
 }

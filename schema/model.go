@@ -8,7 +8,6 @@ package schema
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -41,8 +40,8 @@ const (
 
 // Node is one schema node with its immutability markers.
 type Node struct {
-	// Raw is the schema node itself; emitters write into it.
-	Raw map[string]any
+	// raw is the schema node itself; emitters write into it.
+	raw map[string]any
 	// Parent is nil at the root.
 	Parent *Node
 	// Edge is how Parent reaches this node; Name is the property name for
@@ -80,7 +79,7 @@ type Emitted struct {
 // It fails on a corrupt carrier or one where the model cannot follow it
 // (inside allOf, anyOf, oneOf or not).
 func Build(raw map[string]any) (*Node, error) {
-	return builder{origins: takeCarriers, carriers: true}.build(raw, nil, Root, "")
+	return builder{origins: takeCarriers, carriers: true}.build(raw)
 }
 
 // BuildWith builds the model of a schema tree whose markers are known to the
@@ -93,7 +92,7 @@ func BuildWith(raw map[string]any, originsOf func(raw map[string]any) ([]markers
 		origins, err := originsOf(raw)
 		return inOrder(origins), err
 	}
-	return builder{origins: ordered}.build(raw, nil, Root, "")
+	return builder{origins: ordered}.build(raw)
 }
 
 // builder builds a model, reading each node's origins with origins;
@@ -104,41 +103,63 @@ type builder struct {
 	carriers bool
 }
 
-func (b builder) build(raw map[string]any, parent *Node, edge Edge, name string) (*Node, error) {
-	n := &Node{Raw: raw, Parent: parent, Edge: edge, Name: name}
-	origins, err := b.origins(raw)
+// build makes a Node of every schema the model follows (properties, items,
+// additionalProperties), parents first.
+func (b builder) build(raw map[string]any) (*Node, error) {
+	var err error
+	var path []*Node // the nodes from the root to the one visited
+	VisitJSON(raw, func(at Steps, s map[string]any) bool {
+		if err != nil || len(at) > 0 && at[len(at)-1].Edge > Values {
+			return false // value validations: not in the model
+		}
+		n := &Node{raw: s, Edge: Root}
+		if len(at) > 0 {
+			step := at[len(at)-1]
+			n.Parent, n.Edge, n.Name = path[len(at)-1], step.Edge, step.Name
+			switch step.Edge {
+			case Property:
+				n.Parent.Properties[step.Name] = n
+			case Items:
+				n.Parent.Items = n
+			case Values:
+				n.Parent.Values = n
+			}
+		}
+		path = append(path[:len(at)], n)
+		if _, ok := s["properties"].(map[string]any); ok {
+			n.Properties = map[string]*Node{}
+		}
+		if n.Origins, err = b.origins(s); err != nil {
+			err = fmt.Errorf("%s: %w", n.Path(), err)
+			return false
+		}
+		if b.carriers && hasValueValidations(s) {
+			VisitJSON(s, func(in Steps, v map[string]any) bool {
+				if len(in) == 1 && in[0].Edge <= Values {
+					return false // the model's own children
+				}
+				if len(in) > 0 && err == nil && hasCarrierRule(v) {
+					err = fmt.Errorf("%s: an immutability marker ended up inside %s, which immutable-gen cannot follow; move the marker to a field whose type has no conflicting validation", n.Path(), in[0].Edge.keyword())
+				}
+				return err == nil
+			})
+		}
+		return err == nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", n.Path(), err)
+		return nil, err
 	}
-	n.Origins = origins
+	return path[0], nil
+}
+
+// hasValueValidations reports whether s has allOf, anyOf, oneOf or not.
+func hasValueValidations(s map[string]any) bool {
 	for _, k := range []string{"allOf", "anyOf", "oneOf", "not"} {
-		if v, ok := raw[k]; ok && b.carriers && containsCarrier(v) {
-			return nil, fmt.Errorf("%s: an immutability marker ended up inside %s, which immutable-gen cannot follow; move the marker to a field whose type has no conflicting validation", n.Path(), k)
+		if _, ok := s[k]; ok {
+			return true
 		}
 	}
-	if props, ok := raw["properties"].(map[string]any); ok {
-		n.Properties = make(map[string]*Node, len(props))
-		for _, k := range slices.Sorted(maps.Keys(props)) {
-			child, ok := props[k].(map[string]any)
-			if !ok {
-				continue
-			}
-			if n.Properties[k], err = b.build(child, n, Property, k); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if items, ok := raw["items"].(map[string]any); ok {
-		if n.Items, err = b.build(items, n, Items, ""); err != nil {
-			return nil, err
-		}
-	}
-	if values, ok := raw["additionalProperties"].(map[string]any); ok {
-		if n.Values, err = b.build(values, n, Values, ""); err != nil {
-			return nil, err
-		}
-	}
-	return n, nil
+	return false
 }
 
 func takeCarriers(raw map[string]any) ([]markers.Origin, error) {
@@ -187,27 +208,6 @@ func inOrder(origins []markers.Origin) []markers.Origin {
 	return slices.CompactFunc(origins, func(a, b markers.Origin) bool {
 		return a.Pos == b.Pos && a.Keys == b.Keys && a.Once == b.Once
 	})
-}
-
-func containsCarrier(v any) bool {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, c := range v {
-			if k == "rule" {
-				if s, ok := c.(string); ok {
-					if _, is, _ := markers.ParseCarrier(s); is {
-						return true
-					}
-				}
-			}
-			if containsCarrier(c) {
-				return true
-			}
-		}
-	case []any:
-		return slices.ContainsFunc(v, containsCarrier)
-	}
-	return false
 }
 
 // Path renders where the node sits in an object: `spec.ports[*].name`,
@@ -279,11 +279,11 @@ func (n *Node) Follow(path string) (*Node, string) {
 }
 
 // Type is the node's `type`.
-func (n *Node) Type() string { s, _ := n.Raw["type"].(string); return s }
+func (n *Node) Type() string { s, _ := n.raw["type"].(string); return s }
 
 // ListType is `x-kubernetes-list-type`, "atomic" for a list without one.
 func (n *Node) ListType() string {
-	if s, ok := n.Raw["x-kubernetes-list-type"].(string); ok {
+	if s, ok := n.raw["x-kubernetes-list-type"].(string); ok {
 		return s
 	}
 	return "atomic"
@@ -291,7 +291,7 @@ func (n *Node) ListType() string {
 
 // ListMapKeys is `x-kubernetes-list-map-keys`.
 func (n *Node) ListMapKeys() []string {
-	raw, _ := n.Raw["x-kubernetes-list-map-keys"].([]any)
+	raw, _ := n.raw["x-kubernetes-list-map-keys"].([]any)
 	keys := make([]string, 0, len(raw))
 	for _, k := range raw {
 		if s, ok := k.(string); ok {
@@ -303,7 +303,7 @@ func (n *Node) ListMapKeys() []string {
 
 // MapType is `x-kubernetes-map-type`, "granular" when unset.
 func (n *Node) MapType() string {
-	if s, ok := n.Raw["x-kubernetes-map-type"].(string); ok {
+	if s, ok := n.raw["x-kubernetes-map-type"].(string); ok {
 		return s
 	}
 	return "granular"
@@ -312,7 +312,7 @@ func (n *Node) MapType() string {
 // Nullable reports `nullable: true`: null is a value distinct from every
 // other, which CEL rules see as absence.
 func (n *Node) Nullable() bool {
-	b, _ := n.Raw["nullable"].(bool)
+	b, _ := n.raw["nullable"].(bool)
 	return b
 }
 
@@ -324,13 +324,13 @@ func (n *Node) IsList() bool { return n.Type() == "array" }
 
 // EmbeddedResource reports `x-kubernetes-embedded-resource: true`.
 func (n *Node) EmbeddedResource() bool {
-	b, _ := n.Raw["x-kubernetes-embedded-resource"].(bool)
+	b, _ := n.raw["x-kubernetes-embedded-resource"].(bool)
 	return b
 }
 
 // Required reports whether the node's object schema requires property name.
 func (n *Node) Required(name string) bool {
-	req, _ := n.Raw["required"].([]any)
+	req, _ := n.raw["required"].([]any)
 	return slices.Contains(req, any(name))
 }
 
@@ -377,28 +377,11 @@ func (n *Node) ImmutableAncestor() *Node {
 }
 
 // Children returns the node's children in a stable order: properties by
-// name, then items, then values.
+// name, then items, then values (the order of Walk).
 func (n *Node) Children() []*Node {
 	var out []*Node
-	for _, k := range sortedNodeKeys(n.Properties) {
-		out = append(out, n.Properties[k])
-	}
-	if n.Items != nil {
-		out = append(out, n.Items)
-	}
-	if n.Values != nil {
-		out = append(out, n.Values)
-	}
+	nodeChildren(n, func(_ Step, c *Node) { out = append(out, c) })
 	return out
-}
-
-// Walk calls fn on n and every node below it, parents first, in a stable
-// order.
-func (n *Node) Walk(fn func(*Node)) {
-	fn(n)
-	for _, c := range n.Children() {
-		c.Walk(fn)
-	}
 }
 
 // Marked reports whether any node in the tree carries a marker.

@@ -25,15 +25,15 @@ func TestBuildTakesCarriers(t *testing.T) {
 	if !a.Immutable() || a.ImmutableKeys() || a.Path() != "a" || a.Origins[0].Pos.Line != 3 {
 		t.Errorf("a: %+v", a)
 	}
-	if _, ok := a.Raw["x-kubernetes-validations"]; ok {
+	if _, ok := a.raw["x-kubernetes-validations"]; ok {
 		t.Error("a: the carrier-only rules list was not removed")
 	}
-	if rules := b.Raw["x-kubernetes-validations"].([]any); len(rules) != 1 || rules[0].(map[string]any)["rule"] != "self.size() > 0" {
+	if rules := b.raw["x-kubernetes-validations"].([]any); len(rules) != 1 || rules[0].(map[string]any)["rule"] != "self.size() > 0" {
 		t.Errorf("b: other rules must stay: %v", rules)
 	}
 	EmitExtensions(root)
-	if a.Raw[ExtImmutable] != true {
-		t.Errorf("a: extension not emitted as boolean true: %#v", a.Raw[ExtImmutable])
+	if a.raw[ExtImmutable] != true {
+		t.Errorf("a: extension not emitted as boolean true: %#v", a.raw[ExtImmutable])
 	}
 }
 

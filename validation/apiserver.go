@@ -1,16 +1,12 @@
 package validation
 
 import (
-	"context"
 	"fmt"
-	"regexp"
 	"slices"
-	"sort"
 	"strings"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apivalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/immutable-gen/immutable-gen/diag"
@@ -32,8 +28,7 @@ func APIServer(crd *apiextv1.CustomResourceDefinition, models map[string]*schema
 	if err != nil {
 		return diag.List{{Severity: diag.Error, Subject: "CRD " + crd.Name, Message: "cannot convert the generated CRD: " + err.Error()}}
 	}
-	errs := apivalidation.ValidateCustomResourceDefinition(context.Background(), internal)
-	sort.Slice(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
+	errs := ValidateServer(internal)
 	var out diag.List
 	if slices.ContainsFunc(errs, isCostError) && len(models) > 0 {
 		if needed, fits := neededBounds(crd, models); fits {
@@ -136,58 +131,34 @@ func Internal(crd *apiextv1.CustomResourceDefinition) (*apiextensions.CustomReso
 	return &internal, nil
 }
 
+// stripCarriers removes the marker carriers from every rule list of s.
 func stripCarriers(s *apiextensions.JSONSchemaProps) {
-	if s == nil {
-		return
-	}
-	if len(s.XValidations) > 0 {
-		kept := s.XValidations[:0:0]
-		for _, r := range s.XValidations {
-			if !markers.IsCarrier(r.Rule) {
-				kept = append(kept, r)
+	schema.VisitProps(s, func(_ schema.Steps, s *apiextensions.JSONSchemaProps) bool {
+		if len(s.XValidations) > 0 {
+			kept := s.XValidations[:0:0]
+			for _, r := range s.XValidations {
+				if !markers.IsCarrier(r.Rule) {
+					kept = append(kept, r)
+				}
 			}
+			if len(kept) == 0 {
+				kept = nil
+			}
+			s.XValidations = kept
 		}
-		if len(kept) == 0 {
-			kept = nil
-		}
-		s.XValidations = kept
-	}
-	for k, p := range s.Properties {
-		stripCarriers(&p)
-		s.Properties[k] = p
-	}
-	if s.Items != nil {
-		stripCarriers(s.Items.Schema)
-		for i := range s.Items.JSONSchemas {
-			stripCarriers(&s.Items.JSONSchemas[i])
-		}
-	}
-	if s.AdditionalProperties != nil {
-		stripCarriers(s.AdditionalProperties.Schema)
-	}
-	for _, list := range [][]apiextensions.JSONSchemaProps{s.AllOf, s.AnyOf, s.OneOf} {
-		for i := range list {
-			stripCarriers(&list[i])
-		}
-	}
-	stripCarriers(s.Not)
+		return true
+	})
 }
-
-var versionPath = regexp.MustCompile(`^spec\.(?:versions\[(\d+)\]\.schema|validation)\.openAPIV3Schema(.*)$`)
 
 // translate turns one API server error into a diagnostic at the Go marker
 // responsible for the schema node it names, when there is one: the markers
 // an emitted rule enforces, else the nearest marker at or above the node.
-func translate(crd *apiextensions.CustomResourceDefinition, e *field.Error, models map[string]*schema.Node, sev diag.Severity) diag.Diagnostic {
-	d := diag.Diagnostic{Severity: diag.Warning, Subject: "CRD " + crd.Name, Message: "the API server would refuse this CRD: " + describe(e, e.Field)}
-	m := versionPath.FindStringSubmatch(e.Field)
-	if m == nil {
+func translate(crd *apiextensions.CustomResourceDefinition, e ServerError, models map[string]*schema.Node, sev diag.Severity) diag.Diagnostic {
+	d := diag.Diagnostic{Severity: diag.Warning, Subject: "CRD " + crd.Name, Message: "the API server would refuse this CRD: " + describe(e.Error, e.Field)}
+	if e.Schema == "" {
 		return d
 	}
-	idx := 0
-	if m[1] != "" {
-		fmt.Sscan(m[1], &idx)
-	}
+	idx := max(e.Version, 0) // spec.validation: every version's schema
 	if idx >= len(crd.Spec.Versions) {
 		return d
 	}
@@ -196,18 +167,16 @@ func translate(crd *apiextensions.CustomResourceDefinition, e *field.Error, mode
 	if root == nil {
 		return d
 	}
-	node, rest := root.Follow(m[2])
+	node, rest := root.Follow(e.Below)
 	d.Subject = fmt.Sprintf("CRD %s %s: %s", crd.Name, version, node.Path())
-	d.Message = "the API server would refuse this CRD: " + describe(e, strings.TrimPrefix(rest, "."))
-	isCost := strings.Contains(e.Detail, "cost")
+	d.Message = "the API server would refuse this CRD: " + describe(e.Error, strings.TrimPrefix(rest, "."))
+	isCost := e.Class.Cost()
 	if isCost {
 		d.Fix = boundsFix(node)
 	}
-	if r := ruleIndex.FindStringSubmatch(rest); r != nil {
-		var i int
-		fmt.Sscan(r[1], &i)
+	if e.Rule >= 0 && rest == e.Below[len(e.At):] {
 		for _, em := range node.Emitted {
-			if em.Index == i && len(em.Origins) > 0 {
+			if em.Index == e.Rule && len(em.Origins) > 0 {
 				d.Pos, d.Severity = em.Origins[0].Pos, sev
 				return d
 			}
@@ -247,13 +216,7 @@ func describe(e *field.Error, where string) string {
 	if v, ok := shortValue(e.BadValue); ok && e.Type != field.ErrorTypeRequired && e.Type != field.ErrorTypeForbidden {
 		b.WriteString(" " + v)
 	}
-	var lines []string
-	for _, l := range strings.Split(e.Detail, "\n") {
-		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "|") {
-			lines = append(lines, t)
-		}
-	}
-	if len(lines) > 0 {
+	if lines := DetailLines(e.Detail); len(lines) > 0 {
 		b.WriteString(": " + strings.Join(lines, "; "))
 	}
 	return b.String()
@@ -271,8 +234,6 @@ func shortValue(v any) (string, bool) {
 	}
 	return "", false
 }
-
-var ruleIndex = regexp.MustCompile(`^\.x-kubernetes-validations\[(\d+)\]`)
 
 // Bound is a missing bound that makes CEL cost estimable: Keyword
 // (maxItems, maxProperties or maxLength) on Node.
@@ -342,13 +303,12 @@ func (c *boundCollector) add(n *schema.Node) {
 		return
 	}
 	c.seen[n] = true
-	has := func(k string) bool { _, ok := n.Raw[k]; return ok }
 	switch {
-	case n.IsList() && !has("maxItems"):
+	case n.IsList() && !n.Has("maxItems"):
 		c.out = append(c.out, Bound{n, "maxItems"})
-	case n.IsMap() && !has("maxProperties"):
+	case n.IsMap() && !n.Has("maxProperties"):
 		c.out = append(c.out, Bound{n, "maxProperties"})
-	case n.Type() == "string" && !has("maxLength") && !has("enum") && !has("format"):
+	case n.Type() == "string" && !n.Has("maxLength") && !n.Has("enum") && !n.Has("format"):
 		c.out = append(c.out, Bound{n, "maxLength"})
 	}
 }

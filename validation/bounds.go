@@ -1,14 +1,12 @@
 package validation
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
+	"slices"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apivalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
-	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/immutable-gen/immutable-gen/schema"
 )
@@ -99,37 +97,17 @@ func fitsBounds(raw []byte, bounds []versionBound) bool {
 
 // setBound writes b's keyword at its typical value into the CRD tree.
 func setBound(tree map[string]any, b versionBound) {
-	versions, _ := nestedMap(tree, "spec")["versions"].([]any)
+	field, _, _ := unstructured.NestedFieldNoCopy(tree, "spec", "versions")
+	versions, _ := field.([]any)
 	if b.version >= len(versions) {
 		return
 	}
 	v, _ := versions[b.version].(map[string]any)
-	node := nestedMap(nestedMap(v, "schema"), "openAPIV3Schema")
-	var steps []*schema.Node
-	for n := b.Node; n.Parent != nil; n = n.Parent {
-		steps = append(steps, n)
-	}
-	for i := len(steps) - 1; i >= 0 && node != nil; i-- {
-		switch s := steps[i]; s.Edge {
-		case schema.Property:
-			node = nestedMap(nestedMap(node, "properties"), s.Name)
-		case schema.Items:
-			node = nestedMap(node, "items")
-		case schema.Values:
-			node = nestedMap(node, "additionalProperties")
-		}
-	}
-	if node != nil {
+	field, _, _ = unstructured.NestedFieldNoCopy(v, "schema", "openAPIV3Schema")
+	root, _ := field.(map[string]any)
+	if node := schema.LookupJSON(root, b.Node.Steps()); node != nil {
 		node[b.Keyword] = typical[b.Keyword]
 	}
-}
-
-func nestedMap(m map[string]any, key string) map[string]any {
-	if m == nil {
-		return nil
-	}
-	v, _ := m[key].(map[string]any)
-	return v
 }
 
 // costFits reports whether the API server's CRD validation finds no cost
@@ -147,12 +125,7 @@ func costFits(tree map[string]any) bool {
 	if err != nil {
 		return false
 	}
-	for _, e := range apivalidation.ValidateCustomResourceDefinition(context.Background(), internal) {
-		if isCostError(e) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(ValidateServer(internal), isCostError)
 }
 
-func isCostError(e *field.Error) bool { return strings.Contains(e.Detail, "cost") }
+func isCostError(e ServerError) bool { return e.Class.Cost() }

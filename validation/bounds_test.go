@@ -207,3 +207,52 @@ func generateForCost(t *testing.T, src string) diag.List {
 	}
 	return APIServer(&typed, map[string]*schema.Node{"v1": model}, diag.Error)
 }
+
+// TestMissingBounds: the bounds named for the rules at or below a node, each
+// once: the lists and maps around a rule (nearest first), then what it
+// reads; bounded lists, maps and strings (and
+// strings with an enum or a format) need none.
+func TestMissingBounds(t *testing.T) {
+	const src = `{"type":"object","properties":{"spec":{"type":"object","properties":{
+		"args":{"type":"array","items":{"type":"string"},"x-kubernetes-validations":[{"rule":"self == oldSelf"}]},
+		"labels":{"type":"object","maxProperties":8,"additionalProperties":{"type":"string","maxLength":63},"x-kubernetes-validations":[{"rule":"self == oldSelf"}]},
+		"ports":{"type":"array","items":{"type":"object","properties":{
+			"name":{"type":"string","x-kubernetes-validations":[{"rule":"self == oldSelf"}]},
+			"proto":{"type":"string","enum":["TCP","UDP"]},
+			"host":{"type":"string","format":"hostname"}}}}}}}}`
+	var raw map[string]any
+	if err := json.Unmarshal([]byte(src), &raw); err != nil {
+		t.Fatal(err)
+	}
+	root := schema.FromExtensions(raw)
+	spec := root.Properties["spec"]
+	hasRules := func(n *schema.Node) bool { return n.Has("x-kubernetes-validations") }
+	render := func(bs []Bound) string {
+		var out []string
+		for _, b := range bs {
+			out = append(out, b.Keyword+" on "+b.Node.Path())
+		}
+		return strings.Join(out, ", ")
+	}
+	cases := []struct {
+		name string
+		node *schema.Node
+		want string
+	}{
+		{"a list of strings with a rule", spec.Properties["args"], "maxItems on spec.args, maxLength on spec.args[*]"},
+		{"a bounded map", spec.Properties["labels"], ""},
+		{"a rule on a field of list items", spec.Properties["ports"].Items.Properties["name"], "maxItems on spec.ports, maxLength on spec.ports[*].name"},
+		{"the whole schema: every rule below", root, "maxItems on spec.args, maxLength on spec.args[*], maxItems on spec.ports, maxLength on spec.ports[*].name"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := render(MissingBounds(tc.node, hasRules)); got != tc.want {
+				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+	b := Bound{Node: spec.Properties["args"], Keyword: "maxItems"}
+	if got := b.Marker(); got != "+kubebuilder:validation:MaxItems=64" {
+		t.Errorf("Marker() = %q", got)
+	}
+}

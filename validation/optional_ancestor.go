@@ -34,7 +34,7 @@ func OptionalAncestors(subject string, root *schema.Node) diag.List {
 			return
 		}
 		top := pinnedTop(n)
-		if top == nil || top.Edge != schema.Property || alwaysPresent(top) || presenceKept(root, top.Name) {
+		if top == nil || top.Edge != schema.Property || top.AlwaysPresent() || presenceKept(root, top.Name) {
 			return
 		}
 		g := byTop[top]
@@ -76,7 +76,7 @@ func pinnedTop(n *schema.Node) *schema.Node {
 		return nil
 	}
 	for top.Parent.Parent != nil {
-		if top.Edge != schema.Property || !alwaysPresent(top) {
+		if top.Edge != schema.Property || !top.AlwaysPresent() {
 			return nil
 		}
 		top = top.Parent
@@ -84,24 +84,12 @@ func pinnedTop(n *schema.Node) *schema.Node {
 	return top
 }
 
-// alwaysPresent reports whether property n exists whenever its parent
-// does: it is required, or defaulted.
-func alwaysPresent(n *schema.Node) bool {
-	if n.Edge != schema.Property {
-		return false
-	}
-	_, defaulted := n.Raw["default"]
-	return defaulted || n.Parent.Required(n.Name)
-}
-
 // presenceKept reports whether a rule on the root compares the presence of
 // its property name with the old object's (has(oldSelf.NAME)), as
 // `has(self.spec) == has(oldSelf.spec)` or its set-once form do.
 func presenceKept(root *schema.Node, name string) bool {
-	list, _ := root.Raw["x-kubernetes-validations"].([]any)
-	for _, e := range list {
-		m, _ := e.(map[string]any)
-		if rule, _ := m["rule"].(string); strings.Contains(strings.ReplaceAll(rule, " ", ""), "has(oldSelf."+name+")") {
+	for _, r := range root.Rules() {
+		if strings.Contains(strings.ReplaceAll(r.Rule, " ", ""), "has(oldSelf."+name+")") {
 			return true
 		}
 	}

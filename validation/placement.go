@@ -38,10 +38,12 @@ const (
 	RuleOnceRequired
 )
 
-// PlacementFinding is one placement rule finding about one marker, before
-// it is rendered as a diagnostic. Besides the rendered text it says which
-// rule and which nodes are involved, for callers that word findings
-// differently (the lint command speaks of extensions, not markers).
+// PlacementFinding is one placement rule finding about one marker (or
+// extension, for a model read with schema.FromExtensions), before it is
+// rendered as a diagnostic. Besides the text it says which rule and which
+// nodes are involved. The text names what the origin is: the marker
+// (`+immutable=keys`, in Go terms) or the extension
+// (`x-kubernetes-immutable-keys`, in the schema's terms).
 type PlacementFinding struct {
 	Node     *schema.Node
 	Origin   markers.Origin
@@ -57,7 +59,9 @@ type PlacementFinding struct {
 	// or an embedded resource); for RuleRedundant the immutable ancestor;
 	// for RuleNoEffect the set.
 	Related *schema.Node
-	// Message and Fix are the texts Placement reports.
+	// Message and Fix are the texts Placement reports. For a marker the
+	// message does not name it (a diagnostic's subject does); for an
+	// extension it does.
 	Message, Fix string
 }
 
@@ -126,6 +130,52 @@ func placementFindings(root *schema.Node, object bool) []PlacementFinding {
 
 type reporter func(f PlacementFinding, format string, args ...any)
 
+// words say a finding in the terms of its origin: Go markers, or the
+// extensions of a schema read from a manifest (markers.Origin.Extension).
+type words struct{ extensions bool }
+
+func wordsOf(o markers.Origin) words { return words{o.Extension} }
+
+// pick is the marker's phrase or the extension's.
+func (w words) pick(marker, extension string) string {
+	if w.extensions {
+		return extension
+	}
+	return marker
+}
+
+// name names an immutability form: `+immutable=keys` or
+// `x-kubernetes-immutable-keys`.
+func (w words) name(o markers.Origin) string {
+	switch {
+	case !w.extensions:
+		return o.Marker()
+	case o.Keys:
+		return schema.ExtImmutableKeys
+	case o.Once:
+		return schema.ExtImmutableOnce
+	}
+	return schema.ExtImmutable
+}
+
+// subject starts a sentence about the origin o: nothing for a marker (a
+// diagnostic's subject names it), `x-kubernetes-immutable ` for an
+// extension.
+func (w words) subject(o markers.Origin) string { return w.pick("", w.name(o)+" ") }
+
+// write is what to write for +immutable, in a fix.
+func (w words) write() string { return w.pick("+immutable", "`"+schema.ExtImmutable+": true`") }
+
+// immutable, keys and once name the three forms.
+func (w words) immutable() string { return w.name(markers.Origin{}) }
+func (w words) keys() string      { return w.pick("=keys", schema.ExtImmutableKeys) }
+func (w words) once() string      { return w.name(markers.Origin{Once: true}) }
+
+// haveKeys says what has keys.
+func (w words) haveKeys() string {
+	return w.pick("maps and +listType=map lists", "maps (additionalProperties) and list maps (x-kubernetes-list-type: map)")
+}
+
 // objectRoot returns the node an object's metadata, apiVersion and kind hang
 // from for n: the schema root when it is an object's (object), or the
 // nearest embedded resource above n; nil when there is none. It also returns
@@ -149,10 +199,12 @@ func objectRoot(n *schema.Node, object bool) (root *schema.Node, under string) {
 // the tree's root is an object's.
 func checkForbiddenPlaces(n *schema.Node, object bool, report reporter) {
 	for _, o := range n.Origins {
+		w := wordsOf(o)
+		is := w.pick("", w.name(o)+" is ")
 		if n.Parent == nil {
 			if object {
-				report(PlacementFinding{Node: n, Origin: o, Rule: RuleForbiddenPlace, Severity: diag.Error, Related: n, Fix: "mark the fields of spec (or spec itself) instead"},
-					"not allowed on the root type of a kind: the whole object would be immutable, including its metadata and status (KEP: forbidden at the root)")
+				report(PlacementFinding{Node: n, Origin: o, Rule: RuleForbiddenPlace, Severity: diag.Error, Related: n, Fix: w.pick("mark", "put it on") + " the fields of spec (or spec itself) instead"},
+					"%snot allowed %s: the whole object would be immutable, including its metadata and status (KEP: forbidden at the root)", is, w.pick("on the root type of a kind", "at the root of the schema"))
 			}
 			continue
 		}
@@ -164,20 +216,21 @@ func checkForbiddenPlaces(n *schema.Node, object bool, report reporter) {
 		if root.Parent != nil {
 			what = fmt.Sprintf("the embedded resource %s's", root.Path())
 		}
+		remove := w.pick("remove the marker", "remove it")
 		switch under {
 		case "metadata":
-			report(PlacementFinding{Node: n, Origin: o, Rule: RuleForbiddenPlace, Severity: diag.Error, Detail: under, Related: root, Fix: "remove the marker"},
-				"not allowed on %s metadata or anything inside it: the API server owns object metadata (KEP: forbidden inside .metadata)", what)
+			report(PlacementFinding{Node: n, Origin: o, Rule: RuleForbiddenPlace, Severity: diag.Error, Detail: under, Related: root, Fix: remove},
+				"%snot allowed on %s metadata or anything inside it: the API server owns object metadata (KEP: forbidden inside .metadata)", is, what)
 		case "apiVersion", "kind":
-			report(PlacementFinding{Node: n, Origin: o, Rule: RuleForbiddenPlace, Severity: diag.Error, Detail: under, Related: root, Fix: "remove the marker"},
-				"not allowed on %s %s: it is set by the API machinery, and immutable implicitly", what, under)
+			report(PlacementFinding{Node: n, Origin: o, Rule: RuleForbiddenPlace, Severity: diag.Error, Detail: under, Related: root, Fix: remove},
+				"%snot allowed on %s %s: it is set by the API machinery, and immutable implicitly", is, what, under)
 		}
 	}
 }
 
 // Rule 3: +immutable, +immutable=keys and +immutable=once exclude each
 // other on one node, also when one comes from the type and another from
-// the field.
+// the field. For extensions there is no Go declaration to point to.
 func checkExclusive(n *schema.Node, report reporter) {
 	forms := map[string][]string{} // marker → where it comes from
 	once := false
@@ -189,14 +242,13 @@ func checkExclusive(n *schema.Node, report reporter) {
 		return
 	}
 	for _, o := range n.Origins {
+		w := wordsOf(o)
 		f := PlacementFinding{Node: n, Origin: o, Rule: RuleExclusive, Severity: diag.Error}
 		if !once {
-			other := "+immutable=keys"
-			if o.Keys {
-				other = "+immutable"
-			}
-			f.Fix = "keep one of them: +immutable already includes the keys"
-			report(f, "+immutable and +immutable=keys are exclusive on one node, and %s comes from %s", other, strings.Join(forms[other], ", "))
+			other := markers.Origin{Keys: !o.Keys}.Marker()
+			f.Fix = fmt.Sprintf("keep one of them: %s already includes the keys", w.immutable())
+			report(f, "%s and %s are exclusive on one node%s", w.immutable(), w.name(markers.Origin{Keys: true}),
+				w.pick(fmt.Sprintf(", and %s comes from %s", other, strings.Join(forms[other], ", ")), " (KEP)"))
 			continue
 		}
 		var others []string
@@ -205,8 +257,8 @@ func checkExclusive(n *schema.Node, report reporter) {
 				others = append(others, fmt.Sprintf("%s comes from %s", m, strings.Join(forms[m], ", ")))
 			}
 		}
-		f.Fix = "keep one of them: +immutable forbids setting the value later, +immutable=once allows it once"
-		report(f, "%s is exclusive with the other immutability forms on one node, and %s", o.Marker(), strings.Join(others, "; "))
+		f.Fix = fmt.Sprintf("keep one of them: %s forbids setting the value later, %s allows it once", w.immutable(), w.once())
+		report(f, "%s is exclusive with the other immutability forms on one node%s", w.name(o), w.pick(", and "+strings.Join(others, "; "), ""))
 	}
 }
 
@@ -214,17 +266,21 @@ func checkExclusive(n *schema.Node, report reporter) {
 // go with their index or key, so "set once" means nothing there. On a
 // required property it is +immutable (a note).
 func checkOnce(n *schema.Node, o markers.Origin, report reporter) {
+	w := wordsOf(o)
 	switch n.Edge {
 	case schema.Items:
-		report(PlacementFinding{Node: n, Origin: o, Rule: RuleOnceProperty, Severity: diag.Error, Fix: "put +immutable=once on the list field instead, or +immutable on the item type to fix each item"},
-			"+immutable=once is not allowed on list items (%s): items come and go with their index or key, so they are never set later", n.Path())
+		report(PlacementFinding{Node: n, Origin: o, Rule: RuleOnceProperty, Severity: diag.Error,
+			Fix: fmt.Sprintf("put %s on the list %s instead, or %s on the %s to fix each item", w.once(), w.pick("field", "property"), w.immutable(), w.pick("item type", "items"))},
+			"%s is not allowed on list items (%s): items come and go with their index or key, so they are never set later", w.once(), n.Path())
 	case schema.Values:
-		report(PlacementFinding{Node: n, Origin: o, Rule: RuleOnceProperty, Severity: diag.Error, Fix: "put +immutable=once on the map field instead, or +immutable on the value type to fix each value"},
-			"+immutable=once is not allowed on map values (%s): values come and go with their key, so they are never set later", n.Path())
+		report(PlacementFinding{Node: n, Origin: o, Rule: RuleOnceProperty, Severity: diag.Error,
+			Fix: fmt.Sprintf("put %s on the map %s instead, or %s on the %s to fix each value", w.once(), w.pick("field", "property"), w.immutable(), w.pick("value type", "values"))},
+			"%s is not allowed on map values (%s): values come and go with their key, so they are never set later", w.once(), n.Path())
 	case schema.Property:
 		if n.Parent.Required(n.Name) && !n.Nullable() {
-			report(PlacementFinding{Node: n, Origin: o, Rule: RuleOnceRequired, Severity: diag.Note, Related: n.Parent},
-				"%s is required, so it is set at creation: +immutable=once is the same as +immutable here", n.Path())
+			report(PlacementFinding{Node: n, Origin: o, Rule: RuleOnceRequired, Severity: diag.Note, Related: n.Parent,
+				Fix: w.pick("", fmt.Sprintf("nothing to do; or write %s: true, which says the same", w.immutable()))},
+				"%s is required, so it is set at creation: %s is the same as %s here", n.Path(), w.once(), w.immutable())
 		}
 	}
 }
@@ -232,33 +288,34 @@ func checkOnce(n *schema.Node, o markers.Origin, report reporter) {
 // Rules 2 and 4: =keys only where there are keys; on a list map every key
 // property must be immutable.
 func checkKeys(n *schema.Node, o markers.Origin, report reporter) {
+	w := wordsOf(o)
 	switch {
 	case n.IsMap():
 		if n.MapType() == "atomic" {
-			report(PlacementFinding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: "atomic map", Fix: "use +immutable, or drop +mapType=atomic"},
-				"=keys is not allowed on an atomic map: it has no keys of its own to keep")
+			report(PlacementFinding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: "atomic map", Fix: fmt.Sprintf("use %s, or drop %s", w.write(), w.pick("+mapType=atomic", "x-kubernetes-map-type: atomic"))},
+				"%s is not allowed on an atomic map: it has no keys of its own to keep", w.keys())
 		}
 	case n.IsList():
 		switch lt := n.ListType(); lt {
 		case "map":
 			checkListMapKeys(n, o, report)
 		case "set":
-			report(PlacementFinding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: "set", Fix: "use +immutable: the items of a set are their own keys"},
-				"=keys is not allowed on a +listType=set list (KEP: set items are keys, so only +immutable is allowed)")
+			report(PlacementFinding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: "set", Fix: fmt.Sprintf("use %s: the items of a set are their own keys", w.write())},
+				"%s is not allowed on a %s (KEP: set items are keys, so only %s is allowed)", w.keys(), w.pick("+listType=set list", "set"), w.immutable())
 		default:
-			report(PlacementFinding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: "atomic list", Fix: "use +immutable, or make it a list map with +listType=map and +listMapKey=<field>"},
-				"=keys is not allowed on an atomic list: it has no keys")
+			report(PlacementFinding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: "atomic list", Fix: fmt.Sprintf("use %s, or make it a list map with %s", w.write(), w.pick("+listType=map and +listMapKey=<field>", "x-kubernetes-list-type: map and x-kubernetes-list-map-keys"))},
+				"%s is not allowed on an atomic list: it has no keys", w.keys())
 		}
 	case n.Type() == "object":
-		report(PlacementFinding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: "struct", Fix: "use +immutable on the struct or on its fields"},
-			"=keys is not allowed on a struct: only maps and +listType=map lists have keys")
+		report(PlacementFinding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: "struct", Fix: fmt.Sprintf("use %s on the %s", w.write(), w.pick("struct or on its fields", "object or on its properties"))},
+			"%s is not allowed on a struct: only %s have keys", w.keys(), w.haveKeys())
 	default:
 		t := n.Type()
 		if t == "" {
 			t = "untyped"
 		}
-		report(PlacementFinding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: t, Fix: "use +immutable"},
-			"=keys is not allowed on a %s value: only maps and +listType=map lists have keys", t)
+		report(PlacementFinding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: t, Fix: "use " + w.write()},
+			"%s is not allowed on a %s value: only %s have keys", w.keys(), t, w.haveKeys())
 	}
 }
 
@@ -282,11 +339,14 @@ func checkListMapKeys(n *schema.Node, o markers.Origin, report reporter) {
 			}
 		}
 		fix := fmt.Sprintf("add // +immutable to the list map key field %q of the item type", key)
-		if goField != "" {
+		switch {
+		case o.Extension:
+			fix = fmt.Sprintf("add `%s: true` to the key property %s", schema.ExtImmutable, k.Path())
+		case goField != "":
 			fix = fmt.Sprintf("add // +immutable to the key field %s", goField)
 		}
 		report(PlacementFinding{Node: n, Origin: o, Rule: RuleListMapKey, Severity: diag.Error, Detail: key, Fix: fix},
-			"=keys on a list map requires its key %q to be immutable (KEP: the map keys are enforced immutable)", key)
+			"%s on a list map requires its key %q to be immutable (KEP: the map keys are enforced immutable)", wordsOf(o).keys(), key)
 	}
 }
 
@@ -304,11 +364,11 @@ func immutableBetween(n, top *schema.Node) bool {
 // onceNote qualifies the redundancy note when the immutable ancestor is
 // immutable once set: its value, once there, is compared whole, so markers
 // below add nothing.
-func onceNote(anc *schema.Node) string {
+func (w words) onceNote(anc *schema.Node) string {
 	if anc.Immutable() {
 		return ""
 	}
-	return " (+immutable=once: once set, its whole value is fixed)"
+	return " (" + w.once() + ": once set, its whole value is fixed)"
 }
 
 // Rules 5 and 6: redundant markers are notes; markers under set items have
@@ -316,16 +376,18 @@ func onceNote(anc *schema.Node) string {
 func checkEffect(n *schema.Node, report reporter) {
 	if anc := n.ImmutableAncestor(); anc != nil {
 		for _, o := range n.Origins {
-			report(PlacementFinding{Node: n, Origin: o, Rule: RuleRedundant, Severity: diag.Note, Related: anc},
-				"redundant: %s is already immutable as part of %s%s", n.Path(), anc.Path(), onceNote(anc))
+			w := wordsOf(o)
+			report(PlacementFinding{Node: n, Origin: o, Rule: RuleRedundant, Severity: diag.Note, Related: anc, Fix: w.pick("", "remove it; it changes nothing")},
+				"redundant%s: %s is already immutable as part of %s%s", w.pick("", " "+w.name(o)), n.Path(), anc.Path(), w.onceNote(anc))
 		}
 		return
 	}
 	for a, c := n.Parent, n; a != nil; a, c = a.Parent, a {
 		if c.Edge == schema.Items && a.ListType() == "set" {
 			for _, o := range n.Origins {
-				report(PlacementFinding{Node: n, Origin: o, Rule: RuleNoEffect, Severity: diag.Warning, Related: a, Fix: fmt.Sprintf("mark the set %s itself with +immutable to forbid any change", a.Path())},
-					"has no effect inside the items of the +listType=set list %s: set items are identities, they are added or removed, never changed", a.Path())
+				w := wordsOf(o)
+				report(PlacementFinding{Node: n, Origin: o, Rule: RuleNoEffect, Severity: diag.Warning, Related: a, Fix: fmt.Sprintf("mark the set %s itself with %s to forbid any change", a.Path(), w.write())},
+					"%shas no effect inside the items of the %s %s: set items are identities, they are added or removed, never changed", w.subject(o), w.pick("+listType=set list", "set"), a.Path())
 			}
 			return
 		}

@@ -261,7 +261,7 @@ func structOf(t types.Type) *types.Struct {
 
 // special is a type whose JSON comes from its own MarshalJSON.
 func special(t types.Type) bool {
-	if _, ok := t.(*types.Named); ok {
+	if _, ok := types.Unalias(t).(*types.Named); ok {
 		return marshals(t)
 	}
 	return false
