@@ -75,7 +75,7 @@ ci:
 e2e-lintcorpus:
 	cd e2e/lintcorpus && $(GO) test -count=1 ./...
 
-## e2e-kubebuilder: build kubebuilder v4.15.0 and the kubebuilder plugin, scaffold a project with them and generate its CRD with immutable-gen (needs the Go module proxy; ~15 min cold, ~1.5 min warm)
+## e2e-kubebuilder: build kubebuilder v4.15.0 and the kubebuilder plugin, scaffold a project with them, generate its CRD with immutable-gen, scaffold a typed webhook and build it (needs the Go module proxy; ~15 min cold, ~2 min warm on a quiet machine)
 .PHONY: e2e-kubebuilder
 e2e-kubebuilder:
 	cd e2e/kubebuilder && $(GO) test -count=1 -timeout 45m -v ./...
@@ -87,3 +87,10 @@ bench-webhook:
 	cd bench/webhook && $(GO) run . $(BENCHFLAGS)
 soak-webhook:
 	cd bench/webhook && $(GO) run . -soak 10m $(BENCHFLAGS)
+
+## bench-validators: validation-gen (k8s.io/code-generator v0.37.1) beside immutable-gen's typed validators and runtime on two test APIs: the peer differential and generated-code checks, then the benchmarks, -count $(BENCH_VALIDATORS_COUNT), for benchstat -col /impl (nested module bench/validators; BENCHMARKS.md)
+.PHONY: bench-validators
+BENCH_VALIDATORS_COUNT ?= 6
+bench-validators:
+	cd bench/validators && $(GO) test -count=1 ./...
+	cd bench/validators && $(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_VALIDATORS_COUNT) .

@@ -194,6 +194,29 @@ func TestKubebuilderPlugin(t *testing.T) {
 	if want := regexp.MustCompile(`(?m)^IMMUTABLE_GEN_VERSION \?= .*$`).ReplaceAllString(got, "IMMUTABLE_GEN_VERSION ?= v0.9.9"); pinned != want || pinned == got {
 		t.Errorf("--immutable-gen-version v0.9.9 did not repin the version alone:\n%s", lineDiff(want, pinned))
 	}
+
+	// kubebuilder create webhook: go/v4 scaffolds the validator, then the
+	// plugin registers it inside ImmutableValidator (Foo is marked) and
+	// makes make generate write the typed validators. The scaffold imports
+	// this repository's runtime/webhook; go/v4 runs go mod tidy, so the
+	// project requires the module from the working tree.
+	step(t, project, nil, "go", "mod", "edit", "-require=github.com/immutable-gen/immutable-gen@v0.0.0", "-replace=github.com/immutable-gen/immutable-gen="+repo)
+	step(t, project, env, kubebuilder, "create", "webhook", "--group", "cache", "--version", "v1", "--kind", "Memcached", "--programmatic-validation", "--make=false")
+	webhookFile := readFile(t, filepath.Join(project, "internal", "webhook", "v1", "memcached_webhook.go"))
+	if !strings.Contains(webhookFile, "WithValidator(&immutablewebhook.ImmutableValidator[*cachev1.Memcached]{Next: &MemcachedCustomValidator{}})") {
+		t.Fatalf("create webhook did not wrap the validator:\n%s", webhookFile)
+	}
+	if mk := readFile(t, filepath.Join(project, "Makefile")); !strings.Contains(mk, "\n\t\"$(IMMUTABLE_GEN)\" validators:headerFile=\"hack/boilerplate.go.txt\",year=$(YEAR) paths=\"./...\"\n") {
+		t.Fatalf("the generate target does not run immutable-gen validators:\n%s", mk)
+	}
+	step(t, project, nil, "make", "generate", "IMMUTABLE_GEN="+immutableGen)
+	generated := readFile(t, filepath.Join(project, "api", "v1", "zz_generated.immutable.go"))
+	if !strings.Contains(generated, "func (in *Memcached) ValidateImmutableUpdate(old *Memcached) field.ErrorList") {
+		t.Fatalf("make generate did not write ValidateImmutableUpdate:\n%s", generated)
+	}
+	// The project builds and vets with the wrapped validator.
+	step(t, project, nil, "go", "build", "./...")
+	step(t, project, nil, "go", "vet", "./internal/webhook/...")
 }
 
 // lineDiff shows the first lines where want and got differ.
