@@ -258,6 +258,7 @@ func (g Generator) process(f crdFile, mode string, c *cache.Cache) ([]byte, diag
 	if err != nil {
 		return nil, nil, err
 	}
+	misplaced := diags.HasErrors()
 	switch mode {
 	case ModeExtensions:
 		for _, name := range slices.Sorted(maps.Keys(models)) {
@@ -268,6 +269,11 @@ func (g Generator) process(f crdFile, mode string, c *cache.Cache) ([]byte, diag
 		for _, name := range slices.Sorted(maps.Keys(models)) {
 			diags = append(diags, g.lowerCEL(f.crd.Name+" "+name, models[name])...)
 		}
+	}
+	if misplaced {
+		// Nothing is written, and the API server would only repeat the
+		// placement errors in its words (a rule on metadata, say).
+		return nil, diags, nil
 	}
 	found, err := g.apiServerFindings(f.crd, obj, j, mode, models, c)
 	if err != nil {

@@ -224,7 +224,7 @@ type Kind struct {
 	metav1.ObjectMeta ` + "`json:\"metadata,omitempty\"`" + `
 	Spec Spec ` + "`json:\"spec,omitempty\"`" + `
 }`,
-	diags: []string{`types.go:12:\d+: .*not allowed on metadata`},
+	diags: []string{`types.go:11:\d+: error: .*metadata\): not allowed on the object.s metadata`},
 }, {
 	name: "inline embedded field",
 	types: `type Common struct {

@@ -13,6 +13,8 @@ import (
 	"sigs.k8s.io/controller-tools/pkg/genall"
 	"sigs.k8s.io/controller-tools/pkg/loader"
 	"sigs.k8s.io/yaml"
+
+	"github.com/immutable-gen/immutable-gen/markers"
 )
 
 // crdFile is one CRD file as controller-tools' generator would write it,
@@ -81,7 +83,7 @@ func (g Generator) parseCRDs(ctx *genall.GenerationContext) ([]crdFile, error) {
 			}
 			crdRaw.Annotations["controller-gen.kubebuilder.io/version"] = controllerGenVersion()
 		}
-		crd.FixTopLevelMetadata(crdRaw)
+		fixTopLevelMetadata(crdRaw)
 		for i, ver := range crdVersions {
 			conv, err := crd.AsVersion(crdRaw, schema.GroupVersion{Group: apiextv1.SchemeGroupVersion.Group, Version: ver})
 			if err != nil {
@@ -100,6 +102,33 @@ func (g Generator) parseCRDs(ctx *genall.GenerationContext) ([]crdFile, error) {
 		}
 	}
 	return files, nil
+}
+
+// fixTopLevelMetadata is controller-tools' crd.FixTopLevelMetadata, which
+// replaces the root metadata schema of every version with {type: object},
+// except that the marker carriers on that schema are kept: a marker on the
+// root metadata is then reported by the placement rules (package
+// validation), like every other misplaced marker, instead of vanishing.
+func fixTopLevelMetadata(c apiextv1.CustomResourceDefinition) {
+	kept := map[string][]apiextv1.ValidationRule{}
+	for _, v := range c.Spec.Versions {
+		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+			continue
+		}
+		for _, r := range v.Schema.OpenAPIV3Schema.Properties["metadata"].XValidations {
+			if markers.IsCarrier(r.Rule) {
+				kept[v.Name] = append(kept[v.Name], r)
+			}
+		}
+	}
+	crd.FixTopLevelMetadata(c)
+	for _, v := range c.Spec.Versions {
+		if rules := kept[v.Name]; len(rules) > 0 {
+			meta := v.Schema.OpenAPIV3Schema.Properties["metadata"]
+			meta.XValidations = rules
+			v.Schema.OpenAPIV3Schema.Properties["metadata"] = meta
+		}
+	}
 }
 
 func removeDescriptionFromMetadata(c *apiextv1.CustomResourceDefinition) {

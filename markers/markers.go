@@ -224,9 +224,6 @@ func (m Immutable) locate(ctx *crdmarkers.SchemaContext) (Origin, error) {
 		if m.keys && ctx.Package.TypesInfo != nil {
 			o.ItemFields = itemFields(fset, ctx.Package.TypesInfo.TypeOf(f.RawField.Type))
 		}
-		if jsonName == "metadata" && isObjectMeta(ctx, f.RawField) && isKindRoot(ctx, info) {
-			return o, fmt.Errorf("%s is not allowed on metadata: the API server owns object metadata (KEP: forbidden at the root and inside .metadata); remove the marker", m)
-		}
 		if inline {
 			return o, fmt.Errorf("%s is not allowed on the embedded (inline) field %s: its properties belong to %s; mark the fields of the embedded type, or the type itself with +immutable", m, o.Field, info.Name)
 		}
@@ -403,33 +400,4 @@ func structFields(fset *token.FileSet, t types.Type, depth int) []ItemField {
 		out = append(out, ItemField{JSON: name, Go: f.Name(), Type: typeName, Pos: fset.Position(f.Pos())})
 	}
 	return out
-}
-
-const metav1 = "k8s.io/apimachinery/pkg/apis/meta/v1."
-
-func isObjectMeta(ctx *crdmarkers.SchemaContext, f *ast.Field) bool {
-	return isMetav1(ctx, f, "ObjectMeta")
-}
-
-// isKindRoot reports whether the struct embeds metav1.TypeMeta, i.e. is the
-// root type of a kind (embedded ObjectMeta in templates is ordinary data).
-func isKindRoot(ctx *crdmarkers.SchemaContext, info *markers.TypeInfo) bool {
-	for _, f := range info.Fields {
-		if f.Name == "" && isMetav1(ctx, f.RawField, "TypeMeta") {
-			return true
-		}
-	}
-	return false
-}
-
-func isMetav1(ctx *crdmarkers.SchemaContext, f *ast.Field, name string) bool {
-	if ctx.Package.TypesInfo == nil {
-		return false
-	}
-	t := ctx.Package.TypesInfo.TypeOf(f.Type)
-	if t == nil {
-		return false
-	}
-	s := strings.TrimPrefix(t.String(), "*")
-	return s == metav1+name
 }
