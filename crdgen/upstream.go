@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
-	"strings"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -15,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/immutable-gen/immutable-gen/markers"
+	"github.com/immutable-gen/immutable-gen/output"
 )
 
 // crdFile is one CRD file as controller-tools' generator would write it,
@@ -57,15 +57,10 @@ func (g Generator) parseCRDs(ctx *genall.GenerationContext) ([]crdFile, error) {
 	if len(crdVersions) == 0 {
 		crdVersions = []string{"v1"}
 	}
-	var headerText string
-	if up.HeaderFile != "" {
-		b, err := ctx.ReadFile(up.HeaderFile)
-		if err != nil {
-			return nil, err
-		}
-		headerText = string(b)
+	headerText, err := output.Header(ctx, up.HeaderFile, up.Year)
+	if err != nil {
+		return nil, err
 	}
-	headerText = strings.ReplaceAll(headerText, " YEAR", " "+up.Year)
 
 	var files []crdFile
 	for _, groupKind := range kubeKinds {

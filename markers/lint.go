@@ -2,6 +2,8 @@ package markers
 
 import (
 	"fmt"
+	"go/token"
+	"iter"
 	"strings"
 
 	"sigs.k8s.io/controller-tools/pkg/loader"
@@ -15,27 +17,43 @@ import (
 // mutable with no word said.
 func Lint(pkgs []*loader.Package) diag.List {
 	var out diag.List
-	for _, pkg := range pkgs {
-		pkg.NeedSyntax()
-		for _, file := range pkg.Syntax {
-			for _, group := range file.Comments {
-				for _, c := range group.List {
-					text, ok := strings.CutPrefix(c.Text, "//")
-					if !ok {
-						continue
-					}
-					if msg := nearMiss(strings.TrimSpace(text)); msg != "" {
-						out = append(out, diag.Diagnostic{
-							Pos:      pkg.Fset.Position(c.Pos()),
-							Severity: diag.Warning,
-							Message:  msg,
-						})
+	for c := range Comments(pkgs) {
+		if msg := nearMiss(c.Text); msg != "" {
+			out = append(out, diag.Diagnostic{Pos: c.Pos, Severity: diag.Warning, Message: msg})
+		}
+	}
+	return out
+}
+
+// Comment is one // comment of a loaded Go file: its position and its text
+// without the slashes and surrounding white space.
+type Comment struct {
+	Pos  token.Position
+	Text string
+}
+
+// Comments yields every // comment of the packages' files, in the order of
+// the packages, their files and the comments in each file: where markers
+// are written, whether or not controller-tools parsed them.
+func Comments(pkgs []*loader.Package) iter.Seq[Comment] {
+	return func(yield func(Comment) bool) {
+		for _, pkg := range pkgs {
+			pkg.NeedSyntax()
+			for _, file := range pkg.Syntax {
+				for _, group := range file.Comments {
+					for _, c := range group.List {
+						text, ok := strings.CutPrefix(c.Text, "//")
+						if !ok {
+							continue
+						}
+						if !yield(Comment{pkg.Fset.Position(c.Pos()), strings.TrimSpace(text)}) {
+							return
+						}
 					}
 				}
 			}
 		}
 	}
-	return out
 }
 
 // nearMiss returns a warning for a marker comment that looks like ours but is

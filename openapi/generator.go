@@ -59,6 +59,7 @@ import (
 
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/markers"
+	"github.com/immutable-gen/immutable-gen/output"
 )
 
 // FileName is the name of the file written into each API package.
@@ -110,24 +111,18 @@ func (Generator) Help() *ctmarkers.DefinitionHelp {
 				"GetOpenAPIDefinitions so that the API server publishes x-kubernetes-immutable and\n" +
 				"x-kubernetes-immutable-keys on /openapi/v2 and /openapi/v3.",
 		},
-		FieldHelp: map[string]ctmarkers.DetailedHelp{
-			"HeaderFile": {Summary: "specifies the header text (e.g. license) to prepend to generated files."},
-			"Year":       {Summary: "specifies the year to substitute for \" YEAR\" in the header file."},
-		},
+		FieldHelp: output.HeaderHelp(),
 	}
 }
 
 // Generate writes FileName into every root package openapi-gen generates
 // definitions for. It writes nothing when any package has an error.
 func (g Generator) Generate(ctx *genall.GenerationContext) error {
-	header := ""
-	if g.HeaderFile != "" {
-		b, err := ctx.ReadFile(g.HeaderFile)
-		if err != nil {
-			return err
-		}
-		header = strings.TrimSpace(strings.ReplaceAll(string(b), " YEAR", " "+g.Year))
+	header, err := output.Header(ctx, g.HeaderFile, g.Year)
+	if err != nil {
+		return err
 	}
+	header = strings.TrimSpace(header)
 
 	a := newAnalyzer(ctx.Collector, ctx.Roots)
 	var analyzed []*pkgResult

@@ -12,9 +12,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"sigs.k8s.io/controller-tools/pkg/genall"
 	"sigs.k8s.io/controller-tools/pkg/loader"
+	"sigs.k8s.io/controller-tools/pkg/markers"
 )
 
 // Artifact is one file a generator produced.
@@ -160,4 +162,28 @@ func stage(dst string, data []byte) (string, error) {
 		return "", fmt.Errorf("writing %s: %w", dst, err)
 	}
 	return f.Name(), nil
+}
+
+// Header is the header text a generator's headerFile and year options ask
+// for, as controller-gen's generators read it: the file read through the
+// run (relative to where it runs), with " YEAR" replaced by " "+year. It is
+// "" when file is "".
+func Header(ctx *genall.GenerationContext, file, year string) (string, error) {
+	if file == "" {
+		return "", nil
+	}
+	b, err := ctx.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	return strings.ReplaceAll(string(b), " YEAR", " "+year), nil
+}
+
+// HeaderHelp is the help of the headerFile and year options, worded as
+// controller-gen's object generator words it.
+func HeaderHelp() map[string]markers.DetailedHelp {
+	return map[string]markers.DetailedHelp{
+		"HeaderFile": {Summary: "specifies the header text (e.g. license) to prepend to generated files."},
+		"Year":       {Summary: "specifies the year to substitute for \" YEAR\" in the header file."},
+	}
 }

@@ -92,3 +92,30 @@ func TestCommitKeepsMode(t *testing.T) {
 		t.Errorf("mode %v, want 0600", fi.Mode())
 	}
 }
+
+func TestHeader(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "boilerplate.go.txt")
+	if err := os.WriteFile(file, []byte("// Copyright YEAR The Authors.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := &genall.GenerationContext{InputRule: genall.InputFromFileSystem}
+	for _, tc := range []struct {
+		name, file, year, want string
+		wantErr                bool
+	}{
+		{name: "no header file", want: ""},
+		{name: "year substituted", file: file, year: "2026", want: "// Copyright 2026 The Authors.\n"},
+		{name: "no year", file: file, want: "// Copyright  The Authors.\n"},
+		{name: "missing file", file: file + ".missing", wantErr: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Header(ctx, tc.file, tc.year)
+			if (err != nil) != tc.wantErr || got != tc.want {
+				t.Errorf("Header(%q, %q) = %q, %v; want %q, error %v", tc.file, tc.year, got, err, tc.want, tc.wantErr)
+			}
+		})
+	}
+	if h := HeaderHelp(); len(h) != 2 || h["HeaderFile"].Summary == "" || h["Year"].Summary == "" {
+		t.Errorf("HeaderHelp() = %v", h)
+	}
+}

@@ -61,6 +61,8 @@ import (
 
 	"github.com/immutable-gen/immutable-gen/crdgen"
 	"github.com/immutable-gen/immutable-gen/diag"
+	"github.com/immutable-gen/immutable-gen/markers"
+	"github.com/immutable-gen/immutable-gen/output"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
@@ -119,26 +121,27 @@ func (Generator) Help() *ctmarkers.DefinitionHelp {
 				"func (in *T) ValidateImmutableUpdate(old *T) field.ErrorList for each root kind T: the verdicts and\n" +
 				"errors of the immutable-gen runtime on the CRD schema of the same types, comparing Go values directly.",
 		},
-		FieldHelp: map[string]ctmarkers.DetailedHelp{
-			"HeaderFile":             {Summary: "specifies the header text (e.g. license) to prepend to generated files."},
-			"Year":                   {Summary: "specifies the year to substitute for \" YEAR\" in the header file."},
+		FieldHelp: withHeaderHelp(map[string]ctmarkers.DetailedHelp{
 			"AllowDangerousTypes":    {Summary: "allows float32 and float64 fields (default true here; false refuses them as crd:allowDangerousTypes=false does)."},
 			"IgnoreUnexportedFields": {Summary: "ignores unexported fields, as crd:ignoreUnexportedFields does."},
-		},
+		}),
 	}
+}
+
+// withHeaderHelp adds the help of the headerFile and year options to help.
+func withHeaderHelp(help map[string]ctmarkers.DetailedHelp) map[string]ctmarkers.DetailedHelp {
+	maps.Copy(help, output.HeaderHelp())
+	return help
 }
 
 // Generate writes FileName into every package holding a CRD kind with
 // markers. It writes nothing when any marker has an error.
 func (g Generator) Generate(ctx *genall.GenerationContext) error {
-	header := ""
-	if g.HeaderFile != "" {
-		b, err := ctx.ReadFile(g.HeaderFile)
-		if err != nil {
-			return err
-		}
-		header = strings.TrimSpace(strings.ReplaceAll(string(b), " YEAR", " "+g.Year))
+	header, err := output.Header(ctx, g.HeaderFile, g.Year)
+	if err != nil {
+		return err
 	}
+	header = strings.TrimSpace(header)
 	models, diags, err := g.crd().Models(ctx)
 	if err != nil {
 		return err
@@ -299,29 +302,20 @@ func unreached(pkgs []*loader.Package, models []crdgen.Model) diag.List {
 		})
 	}
 	var out diag.List
-	for _, pkg := range pkgs {
-		pkg.NeedSyntax()
-		for _, f := range pkg.Syntax {
-			for _, group := range f.Comments {
-				for _, c := range group.List {
-					text := strings.TrimSpace(strings.TrimPrefix(c.Text, "//"))
-					if text != "+immutable" && !strings.HasPrefix(text, "+immutable=") {
-						continue
-					}
-					pos := pkg.Fset.Position(c.Pos())
-					if carried[fmt.Sprintf("%s:%d", pos.Filename, pos.Line)] {
-						continue
-					}
-					out = append(out, diag.Diagnostic{
-						Pos:      pos,
-						Severity: diag.Warning,
-						Subject:  text,
-						Message:  "no CRD kind of this run uses the field or type it is on, so no typed validator checks it",
-						Fix:      "the validators check the kinds controller-tools makes CRDs of (types embedding metav1.TypeMeta and metav1.ObjectMeta) and the types they use: run the generator on the packages of those kinds too, or drop the marker",
-					})
-				}
-			}
+	for c := range markers.Comments(pkgs) {
+		if c.Text != "+immutable" && !strings.HasPrefix(c.Text, "+immutable=") {
+			continue
 		}
+		if carried[fmt.Sprintf("%s:%d", c.Pos.Filename, c.Pos.Line)] {
+			continue
+		}
+		out = append(out, diag.Diagnostic{
+			Pos:      c.Pos,
+			Severity: diag.Warning,
+			Subject:  c.Text,
+			Message:  "no CRD kind of this run uses the field or type it is on, so no typed validator checks it",
+			Fix:      "the validators check the kinds controller-tools makes CRDs of (types embedding metav1.TypeMeta and metav1.ObjectMeta) and the types they use: run the generator on the packages of those kinds too, or drop the marker",
+		})
 	}
 	return out
 }
