@@ -3,6 +3,7 @@ package immutable
 import (
 	"cmp"
 	"slices"
+	"strconv"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -38,28 +39,76 @@ func (w *Walk) Done() bool { return w.found && !w.Report }
 // Errors returns the violations collected.
 func (w *Walk) Errors() field.ErrorList { return w.errs }
 
-// Child is the path of property name below p, on the second walk only.
-func (w *Walk) Child(p *field.Path, name string) *field.Path {
+// Child is the path of property name below the path p, on the second walk
+// only (the first walk gets ""). Paths are rendered as field.Path renders
+// them (see PathChild); the root is "".
+func (w *Walk) Child(p, name string) string {
 	if !w.Report {
-		return nil
+		return ""
 	}
-	return p.Child(name)
+	return PathChild(p, name)
 }
 
-// Index is the path of list index i below p, on the second walk only.
-func (w *Walk) Index(p *field.Path, i int) *field.Path {
+// Index is the path of list index i below the path p, on the second walk
+// only.
+func (w *Walk) Index(p string, i int) string {
 	if !w.Report {
-		return nil
+		return ""
 	}
-	return p.Index(i)
+	return p + "[" + strconv.Itoa(i) + "]"
 }
 
-// Key is the path of map key k below p, on the second walk only.
-func (w *Walk) Key(p *field.Path, k string) *field.Path {
+// ChildIndex is the path of index i of the list property name below the
+// path p, on the second walk only: Index(Child(p, name), i), built at once.
+func (w *Walk) ChildIndex(p, name string, i int) string {
 	if !w.Report {
-		return nil
+		return ""
 	}
-	return p.Key(k)
+	switch {
+	case name == "":
+		return p + "[][" + strconv.Itoa(i) + "]"
+	case p == "":
+		return name + "[" + strconv.Itoa(i) + "]"
+	}
+	return p + "." + name + "[" + strconv.Itoa(i) + "]"
+}
+
+// Key is the path of map key k below the path p, on the second walk only.
+// Like field.Path.Key, the key is written as it is, unquoted.
+func (w *Walk) Key(p, k string) string {
+	if !w.Report {
+		return ""
+	}
+	return p + "[" + k + "]"
+}
+
+// ChildKey is the path of key k of the map property name below the path p,
+// on the second walk only: Key(Child(p, name), k), built at once.
+func (w *Walk) ChildKey(p, name, k string) string {
+	if !w.Report {
+		return ""
+	}
+	switch {
+	case name == "":
+		return p + "[][" + k + "]"
+	case p == "":
+		return name + "[" + k + "]"
+	}
+	return p + "." + name + "[" + k + "]"
+}
+
+// PathChild renders the path of property name below the path p as
+// field.Path does: "name" at the root (p ""), "p.name" below, and "p[]" for
+// the empty name (field.Path writes a nameless element as a subscript). No
+// path but the root renders as "".
+func PathChild(p, name string) string {
+	switch {
+	case name == "":
+		return p + "[]"
+	case p == "":
+		return name
+	}
+	return p + "." + name
 }
 
 // SortedKeys returns the keys of m in order, for the second walk, which
