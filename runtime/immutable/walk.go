@@ -46,7 +46,7 @@ func (w *Walk) Child(p, name string) string {
 	if !w.Report {
 		return ""
 	}
-	return PathChild(p, name)
+	return pathChild(p, name)
 }
 
 // Index is the path of list index i below the path p, on the second walk
@@ -55,7 +55,7 @@ func (w *Walk) Index(p string, i int) string {
 	if !w.Report {
 		return ""
 	}
-	return p + "[" + strconv.Itoa(i) + "]"
+	return pathIndex(p, i)
 }
 
 // ChildIndex is the path of index i of the list property name below the
@@ -64,13 +64,7 @@ func (w *Walk) ChildIndex(p, name string, i int) string {
 	if !w.Report {
 		return ""
 	}
-	switch {
-	case name == "":
-		return p + "[][" + strconv.Itoa(i) + "]"
-	case p == "":
-		return name + "[" + strconv.Itoa(i) + "]"
-	}
-	return p + "." + name + "[" + strconv.Itoa(i) + "]"
+	return pathChildIndex(p, name, i)
 }
 
 // Key is the path of map key k below the path p, on the second walk only.
@@ -79,7 +73,7 @@ func (w *Walk) Key(p, k string) string {
 	if !w.Report {
 		return ""
 	}
-	return p + "[" + k + "]"
+	return pathKey(p, k)
 }
 
 // ChildKey is the path of key k of the map property name below the path p,
@@ -88,20 +82,20 @@ func (w *Walk) ChildKey(p, name, k string) string {
 	if !w.Report {
 		return ""
 	}
-	switch {
-	case name == "":
-		return p + "[][" + k + "]"
-	case p == "":
-		return name + "[" + k + "]"
-	}
-	return p + "." + name + "[" + k + "]"
+	return pathChildKey(p, name, k)
 }
 
-// PathChild renders the path of property name below the path p as
+// The renderings of the path steps are kept out of line (go:noinline): the
+// first walk, which every check makes, only tests w.Report at each step, and
+// the walk functions stay as small as they were with field.Path.
+
+// pathChild renders the path of property name below the path p as
 // field.Path does: "name" at the root (p ""), "p.name" below, and "p[]" for
 // the empty name (field.Path writes a nameless element as a subscript). No
 // path but the root renders as "".
-func PathChild(p, name string) string {
+//
+//go:noinline
+func pathChild(p, name string) string {
 	switch {
 	case name == "":
 		return p + "[]"
@@ -252,4 +246,40 @@ func ListKeyChanges[E any, K comparable](nl, ol []E, key KeyFunc[E, K]) []KeyCha
 		}
 	}
 	return out
+}
+
+//go:noinline
+func pathIndex(p string, i int) string {
+	return p + "[" + strconv.Itoa(i) + "]"
+}
+
+//go:noinline
+func pathKey(p, k string) string {
+	return p + "[" + k + "]"
+}
+
+// pathChildIndex is pathIndex(pathChild(p, name), i) in one concatenation.
+//
+//go:noinline
+func pathChildIndex(p, name string, i int) string {
+	switch {
+	case name == "":
+		return p + "[][" + strconv.Itoa(i) + "]"
+	case p == "":
+		return name + "[" + strconv.Itoa(i) + "]"
+	}
+	return p + "." + name + "[" + strconv.Itoa(i) + "]"
+}
+
+// pathChildKey is pathKey(pathChild(p, name), k) in one concatenation.
+//
+//go:noinline
+func pathChildKey(p, name, k string) string {
+	switch {
+	case name == "":
+		return p + "[][" + k + "]"
+	case p == "":
+		return name + "[" + k + "]"
+	}
+	return p + "." + name + "[" + k + "]"
 }
