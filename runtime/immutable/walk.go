@@ -85,16 +85,17 @@ func (w *Walk) ChildKey(p, name, k string) string {
 	return pathChildKey(p, name, k)
 }
 
-// The renderings of the path steps are kept out of line (go:noinline): the
-// first walk, which every check makes, only tests w.Report at each step, and
-// the walk functions stay as small as they were with field.Path.
+// The renderings of index and key steps are kept out of line
+// (go:noinline): the first walk, which every check makes, only tests
+// w.Report at each step, and the walk functions stay as small as they were
+// with field.Path. A property step (pathChild) is inlined: a short path
+// passed down to a walk function, which only copies it, can then be built
+// on the stack.
 
 // pathChild renders the path of property name below the path p as
 // field.Path does: "name" at the root (p ""), "p.name" below, and "p[]" for
 // the empty name (field.Path writes a nameless element as a subscript). No
 // path but the root renders as "".
-//
-//go:noinline
 func pathChild(p, name string) string {
 	switch {
 	case name == "":
