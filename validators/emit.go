@@ -292,12 +292,12 @@ func (in *%[1]s) ValidateImmutableUpdate(old *%[1]s) %[3]s.ErrorList {
 		return nil
 	}
 	var probe %[1]s.Walk
-	%[2]s(&probe, in, old, nil)
+	%[2]s(&probe, in, old, "")
 	if !probe.Found() {
 		return nil
 	}
 	w := %[1]s.Walk{Report: true}
-	%[2]s(&w, in, old, nil)
+	%[2]s(&w, in, old, "")
 	return w.Errors()
 }
 
@@ -316,13 +316,14 @@ func (e *emitter) callWalk(b *bytes.Buffer, t types.Type, n *schema.Node, nv, ov
 		e.names["dirty|"+walk] = dirty
 		fb := &bytes.Buffer{}
 		e.funcs = append(e.funcs, fb)
-		fmt.Fprintf(fb, "func %s(in, old *%s) bool {\nvar q %s.Walk\n%s(&q, in, old, nil)\nreturn q.Found()\n}\n\n", dirty, e.typeString(t), e.pkg(immutablePkg), walk)
+		fmt.Fprintf(fb, "func %s(in, old *%s) bool {\nvar q %s.Walk\n%s(&q, in, old, \"\")\nreturn q.Found()\n}\n\n", dirty, e.typeString(t), e.pkg(immutablePkg), walk)
 	}
 	fmt.Fprintf(b, "if !w.Report || %s(%s, %s) {\n%s(w, %s, %s, %s)\nif w.Done() {\nreturn\n}\n}\n", dirty, nv, ov, walk, nv, ov, path)
 }
 
 // walkStruct returns the walk function of struct type t at node n:
-// func(w *immutable.Walk, in, old *T, p *field.Path).
+// func(w *immutable.Walk, in, old *T, p string), p the path of the struct
+// as field.Path renders it ("" at the root and on the first walk).
 func (e *emitter) walkStruct(t types.Type, n *schema.Node) string {
 	ts := e.typeString(t)
 	name, b, isNew := e.newFunc("walk|"+ts+"|"+shape(n, true), "walk"+e.typeName(t))
@@ -376,9 +377,9 @@ func (e *emitter) walkStruct(t types.Type, n *schema.Node) string {
 			body.WriteString("}\n")
 			continue
 		}
-		fmt.Fprintf(&body, "if w.Violation() {\nw.Add(%s.Presence(%s, %q, %s.%s, nOK))\n}\nif w.Done() {\nreturn\n}\n}\n", imm, path, prop, imm, form)
+		fmt.Fprintf(&body, "if w.Violation() {\nw.Add(%s.PresenceAt(%s, %q, %s.%s, nOK))\n}\nif w.Done() {\nreturn\n}\n}\n", imm, path, prop, imm, form)
 	}
-	fmt.Fprintf(b, "func %s(w *%s.Walk, in, old *%s, p *%s.Path) {\n", name, e.pkg(immutablePkg), ts, e.pkg(fieldPkg))
+	fmt.Fprintf(b, "func %s(w *%s.Walk, in, old *%s, p string) {\n", name, e.pkg(immutablePkg), ts)
 	b.Write(body.Bytes())
 	b.WriteString("}\n\n")
 	return name
@@ -477,8 +478,9 @@ func hasIsZero(t types.Type) bool {
 }
 
 // walkValue writes the check of nv and ov, expressions of Go type t present
-// in both objects' JSON, at node n; path is the expression of its
-// *field.Path. Expressions are addressable.
+// in both objects' JSON, at node n; path is the expression of its path,
+// a string rendered as field.Path renders it ("" for the root, and on the
+// first walk). Expressions are addressable.
 func (e *emitter) walkValue(b *bytes.Buffer, t types.Type, n *schema.Node, nv, ov, path string) {
 	imm := e.pkg(immutablePkg)
 	if n.Fixed() {
@@ -486,7 +488,7 @@ func (e *emitter) walkValue(b *bytes.Buffer, t types.Type, n *schema.Node, nv, o
 		prev := e.cur
 		e.cur = n
 		defer func() { e.cur = prev }()
-		fmt.Fprintf(b, "if !(%s) {\nif w.Violation() {\nw.Add(%s.Changed(%s, %s))\n}\nif w.Done() {\nreturn\n}\n}\n", e.equal(t, n, nv, ov), imm, path, nv)
+		fmt.Fprintf(b, "if !(%s) {\nif w.Violation() {\nw.Add(%s.ChangedAt(%s, %s))\n}\nif w.Done() {\nreturn\n}\n}\n", e.equal(t, n, nv, ov), imm, path, nv)
 		return
 	}
 	aligned := "" // the aligned prefix of a list map, once computed
@@ -521,10 +523,10 @@ func (e *emitter) walkValue(b *bytes.Buffer, t types.Type, n *schema.Node, nv, o
 		k, nv1, ov1 := e.v("k"), e.v("nv"), e.v("ov")
 		fmt.Fprintf(b, "if %s != nil && %s != nil {\nif w.Report {\n", nv, ov)
 		fmt.Fprintf(b, "for _, %s := range %s.SortedKeys(%s) {\nif %s, ok := %s[%s]; ok {\n%s := %s[%s]\n", k, imm, nv, ov1, ov, k, nv1, nv, k)
-		e.walkValue(b, u.Elem(), n.Values, nv1, ov1, fmt.Sprintf("w.Key(%s, string(%s))", path, k))
+		e.walkValue(b, u.Elem(), n.Values, nv1, ov1, keyPath(path, "string("+k+")"))
 		b.WriteString("}\n}\n} else {\n")
 		fmt.Fprintf(b, "for %s, %s := range %s {\nif %s, ok := %s[%s]; ok {\n", k, nv1, nv, ov1, ov, k)
-		e.walkValue(b, u.Elem(), n.Values, nv1, ov1, fmt.Sprintf("w.Key(%s, string(%s))", path, k))
+		e.walkValue(b, u.Elem(), n.Values, nv1, ov1, keyPath(path, "string("+k+")"))
 		b.WriteString("}\n}\n}\n}\n")
 	case *types.Slice:
 		switch n.ListType() {
@@ -541,20 +543,47 @@ func (e *emitter) walkValue(b *bytes.Buffer, t types.Type, n *schema.Node, nv, o
 			}
 			i, pr := e.v("i"), e.v("pr")
 			fmt.Fprintf(b, "for %s := 0; %s < %s; %s++ {\nif _, ok := %s(&%s[%s]); ok {\n", i, i, m, i, key.fn, nv, i)
-			e.walkValue(b, u.Elem(), n.Items, nv+"["+i+"]", ov+"["+i+"]", fmt.Sprintf("w.Index(%s, %s)", path, i))
+			e.walkValue(b, u.Elem(), n.Items, nv+"["+i+"]", ov+"["+i+"]", indexPath(path, i))
 			b.WriteString("}\n}\n")
 			fmt.Fprintf(b, "if %s < len(%s) && %s < len(%s) {\nfor _, %s := range %s.PairByKey(%s[%s:], %s[%s:], %s) {\n", m, nv, m, ov, pr, imm, nv, m, ov, m, key.fn)
-			e.walkValue(b, u.Elem(), n.Items, fmt.Sprintf("%s[%s+%s.New]", nv, m, pr), fmt.Sprintf("%s[%s+%s.Old]", ov, m, pr), fmt.Sprintf("w.Index(%s, %s+%s.New)", path, m, pr))
+			e.walkValue(b, u.Elem(), n.Items, fmt.Sprintf("%s[%s+%s.New]", nv, m, pr), fmt.Sprintf("%s[%s+%s.Old]", ov, m, pr), indexPath(path, m+"+"+pr+".New"))
 			b.WriteString("}\n}\n")
 		default:
 			i := e.v("i")
 			fmt.Fprintf(b, "for %s := 0; %s < min(len(%s), len(%s)); %s++ {\n", i, i, nv, ov, i)
-			e.walkValue(b, u.Elem(), n.Items, nv+"["+i+"]", ov+"["+i+"]", fmt.Sprintf("w.Index(%s, %s)", path, i))
+			e.walkValue(b, u.Elem(), n.Items, nv+"["+i+"]", ov+"["+i+"]", indexPath(path, i))
 			b.WriteString("}\n")
 		}
 	default:
 		e.fail(n, t, "markers below a value of this type")
 	}
+}
+
+// indexPath renders the path of index i below the path expression path:
+// one concatenation for a property's item (w.ChildIndex), not two.
+func indexPath(path, i string) string {
+	if inner, ok := childArgs(path); ok {
+		return "w.ChildIndex(" + inner + ", " + i + ")"
+	}
+	return "w.Index(" + path + ", " + i + ")"
+}
+
+// keyPath renders the path of map key k below the path expression path:
+// one concatenation for a property's value (w.ChildKey), not two.
+func keyPath(path, k string) string {
+	if inner, ok := childArgs(path); ok {
+		return "w.ChildKey(" + inner + ", " + k + ")"
+	}
+	return "w.Key(" + path + ", " + k + ")"
+}
+
+// childArgs returns the arguments of path if it is a call w.Child(p, name).
+func childArgs(path string) (string, bool) {
+	const call = "w.Child("
+	if strings.HasPrefix(path, call) && strings.HasSuffix(path, ")") {
+		return path[len(call) : len(path)-1], true
+	}
+	return "", false
 }
 
 // addr renders the address of addressable expression x: &x, or p for (*p).

@@ -22,9 +22,9 @@ func (e *emitter) keys(b *bytes.Buffer, t types.Type, n *schema.Node, nv, ov, pa
 			e.fail(n, t, "map keys that are not strings")
 			return false
 		}
-		fmt.Fprintf(b, "if (%s == nil) != (%s == nil) {\nif w.Violation() {\nw.Add(%s.Changed(%s, %s))\n}\nif w.Done() {\nreturn\n}\n", nv, ov, imm, path, nv)
+		fmt.Fprintf(b, "if (%s == nil) != (%s == nil) {\nif w.Violation() {\nw.Add(%s.ChangedAt(%s, %s))\n}\nif w.Done() {\nreturn\n}\n", nv, ov, imm, path, nv)
 		fmt.Fprintf(b, "} else if %s != nil && !%s.SameKeys(%s, %s) {\nif w.Violation() {\nfor _, %s := range %s.MapKeyChanges(%s, %s) {\n", nv, imm, nv, ov, c, imm, nv, ov)
-		fmt.Fprintf(b, "w.Add(%s.KeyChanged(%s, %s.QuoteKey(string(%s.Key)), %s.Added))\n}\n}\nif w.Done() {\nreturn\n}\n}\n", imm, path, imm, c, c)
+		fmt.Fprintf(b, "w.Add(%s.KeyChangedAt(%s, %s.QuoteKey(string(%s.Key)), %s.Added))\n}\n}\nif w.Done() {\nreturn\n}\n}\n", imm, path, imm, c, c)
 		return true
 	case *types.Slice:
 		if n.ListType() != "map" {
@@ -37,10 +37,10 @@ func (e *emitter) keys(b *bytes.Buffer, t types.Type, n *schema.Node, nv, ov, pa
 		cs := e.v("cs")
 		m := e.alignedPrefix(b, key, nv, ov)
 		*aligned = m
-		fmt.Fprintf(b, "if (%s == nil) != (%s == nil) {\nif w.Violation() {\nw.Add(%s.Changed(%s, %s))\n}\nif w.Done() {\nreturn\n}\n", nv, ov, imm, path, nv)
+		fmt.Fprintf(b, "if (%s == nil) != (%s == nil) {\nif w.Violation() {\nw.Add(%s.ChangedAt(%s, %s))\n}\nif w.Done() {\nreturn\n}\n", nv, ov, imm, path, nv)
 		fmt.Fprintf(b, "} else if %s != nil && (len(%s) != len(%s) || %s != len(%s)) {\n", nv, nv, ov, m, nv)
 		fmt.Fprintf(b, "if %s := %s.ListKeyChanges(%s, %s, %s); len(%s) > 0 && w.Violation() {\nfor _, %s := range %s {\n", cs, imm, nv, ov, key.fn, cs, c, cs)
-		fmt.Fprintf(b, "w.Add(%s.KeyChanged(%s, %s(%s.Key), %s.Added))\n}\n}\nif w.Done() {\nreturn\n}\n}\n", imm, path, e.format(key), c, c)
+		fmt.Fprintf(b, "w.Add(%s.KeyChangedAt(%s, %s(%s.Key), %s.Added))\n}\n}\nif w.Done() {\nreturn\n}\n}\n", imm, path, e.format(key), c, c)
 		return true
 	}
 	e.fail(n, t, "+immutable=keys on a value that is neither a map nor a list map")

@@ -36,30 +36,50 @@ const (
 // Changed is the violation of a changed immutable value: Invalid, "field is
 // immutable", with the new value.
 func Changed(p *field.Path, value any) *field.Error {
-	return finish(field.Invalid(p, value, "field is immutable"), p)
+	return ChangedAt(pathString(p), value)
+}
+
+// ChangedAt is Changed at a path already rendered (the root is "").
+func ChangedAt(path string, value any) *field.Error {
+	return &field.Error{Type: field.ErrorTypeInvalid, Field: path, BadValue: value, Detail: "field is immutable", Origin: Origin}
 }
 
 // Presence is the violation of a marked property name that was added or
 // removed: Forbidden, with the property's name and the marker's form in the
 // message.
 func Presence(p *field.Path, name string, form Form, added bool) *field.Error {
+	return PresenceAt(pathString(p), name, form, added)
+}
+
+// PresenceAt is Presence at a path already rendered (the root is "").
+func PresenceAt(path, name string, form Form, added bool) *field.Error {
 	var detail string
 	switch form {
 	case Keys:
-		detail = fmt.Sprintf("field %q has immutable keys and may not be %s", name, verb(added))
+		detail = "field " + strconv.Quote(name) + " has immutable keys and may not be " + verb(added)
 	case Once:
-		detail = fmt.Sprintf("field %q is immutable once set and may not be %s", name, verb(added))
+		detail = "field " + strconv.Quote(name) + " is immutable once set and may not be " + verb(added)
 	default:
-		detail = fmt.Sprintf("field %q is immutable and may not be %s", name, verb(added))
+		detail = "field " + strconv.Quote(name) + " is immutable and may not be " + verb(added)
 	}
-	return finish(field.Forbidden(p, detail), p)
+	return forbidden(path, detail)
 }
 
 // KeyChanged is the violation of a key added to or removed from a map or
 // list map with immutable keys: Forbidden, with the key as rendered by
 // QuoteKey (a map key) or FormatKey (a list-map key).
 func KeyChanged(p *field.Path, key string, added bool) *field.Error {
-	return finish(field.Forbidden(p, fmt.Sprintf("key %s may not be %s: keys are immutable", key, verb(added))), p)
+	return KeyChangedAt(pathString(p), key, added)
+}
+
+// KeyChangedAt is KeyChanged at a path already rendered (the root is "").
+func KeyChangedAt(path, key string, added bool) *field.Error {
+	return forbidden(path, "key "+key+" may not be "+verb(added)+": keys are immutable")
+}
+
+// forbidden is field.Forbidden at a rendered path, with the origin.
+func forbidden(path, detail string) *field.Error {
+	return &field.Error{Type: field.ErrorTypeForbidden, Field: path, BadValue: "", Detail: detail, Origin: Origin}
 }
 
 func verb(added bool) string {
@@ -69,13 +89,13 @@ func verb(added bool) string {
 	return "removed"
 }
 
-// finish sets the origin, and the empty path for the root: field.Path
-// renders nil as "<nil>".
-func finish(e *field.Error, p *field.Path) *field.Error {
+// pathString renders p as field.Path does, and the root (nil) as "":
+// field.Path renders nil as "<nil>".
+func pathString(p *field.Path) string {
 	if p == nil {
-		e.Field = ""
+		return ""
 	}
-	return e.WithOrigin(Origin)
+	return p.String()
 }
 
 // QuoteKey renders a map key for a message: "team".

@@ -203,14 +203,14 @@ func TestSameJSON(t *testing.T) {
 
 func TestWalk(t *testing.T) {
 	var probe Walk
-	if probe.Child(field.NewPath("spec"), "x") != nil || probe.Index(nil, 1) != nil || probe.Key(nil, "k") != nil {
+	if probe.Child("spec", "x") != "" || probe.Index("", 1) != "" || probe.Key("", "k") != "" || probe.ChildIndex("", "a", 1) != "" || probe.ChildKey("", "a", "k") != "" {
 		t.Error("the first walk builds paths")
 	}
 	if probe.Violation() || !probe.Found() || !probe.Done() {
 		t.Error("a violation on the first walk")
 	}
 	w := Walk{Report: true}
-	if p := w.Key(w.Index(w.Child(nil, "spec"), 2), "k"); p.String() != "spec[2][k]" {
+	if p := w.Key(w.Index(w.Child("", "spec"), 2), "k"); p != "spec[2][k]" {
 		t.Errorf("path %s", p)
 	}
 	if !w.Violation() || w.Done() {
@@ -219,6 +219,76 @@ func TestWalk(t *testing.T) {
 	w.Add(Changed(nil, 1))
 	if len(w.Errors()) != 1 {
 		t.Error("Add")
+	}
+}
+
+// TestPaths checks that the paths the walk renders are those field.Path
+// renders, step by step, for every kind of step after every other, with
+// names and keys that are empty or hold the path's own punctuation.
+func TestPaths(t *testing.T) {
+	type step struct {
+		kind string // child, index, key, childIndex, childKey
+		name string
+		key  string
+		i    int
+	}
+	var steps []step
+	for _, name := range []string{"spec", "", "a.b", "[x]"} {
+		steps = append(steps, step{kind: "child", name: name})
+		steps = append(steps, step{kind: "childIndex", name: name, i: 3})
+		steps = append(steps, step{kind: "childKey", name: name, key: "k"})
+	}
+	for _, key := range []string{"team", "", "a.b", "x]y", `"q"`} {
+		steps = append(steps, step{kind: "key", key: key})
+	}
+	steps = append(steps, step{kind: "index", i: 0}, step{kind: "index", i: 12345})
+	w := Walk{Report: true}
+	apply := func(s step, p string, fp *field.Path) (string, *field.Path) {
+		switch s.kind {
+		case "child":
+			return w.Child(p, s.name), fp.Child(s.name)
+		case "index":
+			return w.Index(p, s.i), fp.Index(s.i)
+		case "key":
+			return w.Key(p, s.key), fp.Key(s.key)
+		case "childIndex":
+			return w.ChildIndex(p, s.name, s.i), fp.Child(s.name).Index(s.i)
+		default:
+			return w.ChildKey(p, s.name, s.key), fp.Child(s.name).Key(s.key)
+		}
+	}
+	for _, a := range steps {
+		for _, b := range steps {
+			for _, c := range steps {
+				p, fp := apply(a, "", nil)
+				p, fp = apply(b, p, fp)
+				p, fp = apply(c, p, fp)
+				if p != fp.String() {
+					t.Fatalf("%+v %+v %+v: %q, field.Path renders %q", a, b, c, p, fp.String())
+				}
+			}
+		}
+	}
+}
+
+// TestErrorsAt checks that the violations built at rendered paths equal
+// those built with field.Path and field.Invalid/Forbidden.
+func TestErrorsAt(t *testing.T) {
+	p := field.NewPath("spec").Index(1).Key("a.b").Child("port")
+	cases := []struct {
+		got, want *field.Error
+	}{
+		{ChangedAt(p.String(), int64(1)), field.Invalid(p, int64(1), "field is immutable").WithOrigin(Origin)},
+		{ChangedAt("", "x"), Changed(nil, "x")},
+		{PresenceAt(p.String(), `we"ird`, Whole, true), field.Forbidden(p, `field "we\"ird" is immutable and may not be added`).WithOrigin(Origin)},
+		{PresenceAt(p.String(), "ports", Keys, false), field.Forbidden(p, `field "ports" has immutable keys and may not be removed`).WithOrigin(Origin)},
+		{PresenceAt(p.String(), "ports", Once, false), field.Forbidden(p, `field "ports" is immutable once set and may not be removed`).WithOrigin(Origin)},
+		{KeyChangedAt(p.String(), QuoteKey("team"), true), field.Forbidden(p, `key "team" may not be added: keys are immutable`).WithOrigin(Origin)},
+	}
+	for _, tc := range cases {
+		if !reflect.DeepEqual(tc.got, tc.want) {
+			t.Errorf("got %#v, want %#v", tc.got, tc.want)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package immutable
 import (
 	"cmp"
 	"slices"
+	"strconv"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -38,28 +39,71 @@ func (w *Walk) Done() bool { return w.found && !w.Report }
 // Errors returns the violations collected.
 func (w *Walk) Errors() field.ErrorList { return w.errs }
 
-// Child is the path of property name below p, on the second walk only.
-func (w *Walk) Child(p *field.Path, name string) *field.Path {
+// Child is the path of property name below the path p, on the second walk
+// only (the first walk gets ""). Paths are rendered as field.Path renders
+// them (see PathChild); the root is "".
+func (w *Walk) Child(p, name string) string {
 	if !w.Report {
-		return nil
+		return ""
 	}
-	return p.Child(name)
+	return pathChild(p, name)
 }
 
-// Index is the path of list index i below p, on the second walk only.
-func (w *Walk) Index(p *field.Path, i int) *field.Path {
+// Index is the path of list index i below the path p, on the second walk
+// only.
+func (w *Walk) Index(p string, i int) string {
 	if !w.Report {
-		return nil
+		return ""
 	}
-	return p.Index(i)
+	return pathIndex(p, i)
 }
 
-// Key is the path of map key k below p, on the second walk only.
-func (w *Walk) Key(p *field.Path, k string) *field.Path {
+// ChildIndex is the path of index i of the list property name below the
+// path p, on the second walk only: Index(Child(p, name), i), built at once.
+func (w *Walk) ChildIndex(p, name string, i int) string {
 	if !w.Report {
-		return nil
+		return ""
 	}
-	return p.Key(k)
+	return pathChildIndex(p, name, i)
+}
+
+// Key is the path of map key k below the path p, on the second walk only.
+// Like field.Path.Key, the key is written as it is, unquoted.
+func (w *Walk) Key(p, k string) string {
+	if !w.Report {
+		return ""
+	}
+	return pathKey(p, k)
+}
+
+// ChildKey is the path of key k of the map property name below the path p,
+// on the second walk only: Key(Child(p, name), k), built at once.
+func (w *Walk) ChildKey(p, name, k string) string {
+	if !w.Report {
+		return ""
+	}
+	return pathChildKey(p, name, k)
+}
+
+// The renderings of index and key steps are kept out of line
+// (go:noinline): the first walk, which every check makes, only tests
+// w.Report at each step, and the walk functions stay as small as they were
+// with field.Path. A property step (pathChild) is inlined: a short path
+// passed down to a walk function, which only copies it, can then be built
+// on the stack.
+
+// pathChild renders the path of property name below the path p as
+// field.Path does: "name" at the root (p ""), "p.name" below, and "p[]" for
+// the empty name (field.Path writes a nameless element as a subscript). No
+// path but the root renders as "".
+func pathChild(p, name string) string {
+	switch {
+	case name == "":
+		return p + "[]"
+	case p == "":
+		return name
+	}
+	return p + "." + name
 }
 
 // SortedKeys returns the keys of m in order, for the second walk, which
@@ -203,4 +247,40 @@ func ListKeyChanges[E any, K comparable](nl, ol []E, key KeyFunc[E, K]) []KeyCha
 		}
 	}
 	return out
+}
+
+//go:noinline
+func pathIndex(p string, i int) string {
+	return p + "[" + strconv.Itoa(i) + "]"
+}
+
+//go:noinline
+func pathKey(p, k string) string {
+	return p + "[" + k + "]"
+}
+
+// pathChildIndex is pathIndex(pathChild(p, name), i) in one concatenation.
+//
+//go:noinline
+func pathChildIndex(p, name string, i int) string {
+	switch {
+	case name == "":
+		return p + "[][" + strconv.Itoa(i) + "]"
+	case p == "":
+		return name + "[" + strconv.Itoa(i) + "]"
+	}
+	return p + "." + name + "[" + strconv.Itoa(i) + "]"
+}
+
+// pathChildKey is pathKey(pathChild(p, name), k) in one concatenation.
+//
+//go:noinline
+func pathChildKey(p, name, k string) string {
+	switch {
+	case name == "":
+		return p + "[][" + k + "]"
+	case p == "":
+		return name + "[" + k + "]"
+	}
+	return p + "." + name + "[" + k + "]"
 }

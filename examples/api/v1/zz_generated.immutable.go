@@ -20,16 +20,16 @@ func (in *CacheCluster) ValidateImmutableUpdate(old *CacheCluster) field.ErrorLi
 		return nil
 	}
 	var probe immutable.Walk
-	walkCacheCluster(&probe, in, old, nil)
+	walkCacheCluster(&probe, in, old, "")
 	if !probe.Found() {
 		return nil
 	}
 	w := immutable.Walk{Report: true}
-	walkCacheCluster(&w, in, old, nil)
+	walkCacheCluster(&w, in, old, "")
 	return w.Errors()
 }
 
-func walkCacheCluster(w *immutable.Walk, in, old *CacheCluster, p *field.Path) {
+func walkCacheCluster(w *immutable.Walk, in, old *CacheCluster, p string) {
 	if !w.Report || dirtyCacheClusterSpec(&in.Spec, &old.Spec) {
 		walkCacheClusterSpec(w, &in.Spec, &old.Spec, w.Child(p, "spec"))
 		if w.Done() {
@@ -38,7 +38,7 @@ func walkCacheCluster(w *immutable.Walk, in, old *CacheCluster, p *field.Path) {
 	}
 }
 
-func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p *field.Path) {
+func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p string) {
 	if nOK, oOK := (in.Backup != nil), (old.Backup != nil); nOK && oOK {
 		if in.Backup != nil && old.Backup != nil {
 			if !w.Report || dirtyBackup(in.Backup, old.Backup) {
@@ -57,7 +57,7 @@ func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p *field
 						nv2 := in.Credentials[k1]
 						if !(equalSecretRef(&nv2, &ov3)) {
 							if w.Violation() {
-								w.Add(immutable.Changed(w.Key(w.Child(p, "credentials"), string(k1)), nv2))
+								w.Add(immutable.ChangedAt(w.ChildKey(p, "credentials", string(k1)), nv2))
 							}
 							if w.Done() {
 								return
@@ -70,7 +70,7 @@ func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p *field
 					if ov3, ok := old.Credentials[k1]; ok {
 						if !(equalSecretRef(&nv2, &ov3)) {
 							if w.Violation() {
-								w.Add(immutable.Changed(w.Key(w.Child(p, "credentials"), string(k1)), nv2))
+								w.Add(immutable.ChangedAt(w.ChildKey(p, "credentials", string(k1)), nv2))
 							}
 							if w.Done() {
 								return
@@ -83,7 +83,7 @@ func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p *field
 	}
 	if !(in.Engine == old.Engine) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "engine"), in.Engine))
+			w.Add(immutable.ChangedAt(w.Child(p, "engine"), in.Engine))
 		}
 		if w.Done() {
 			return
@@ -91,7 +91,7 @@ func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p *field
 	}
 	if !(equalNetwork(&in.Network, &old.Network)) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "network"), in.Network))
+			w.Add(immutable.ChangedAt(w.Child(p, "network"), in.Network))
 		}
 		if w.Done() {
 			return
@@ -100,7 +100,7 @@ func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p *field
 	if nOK, oOK := (len(in.Parameters) != 0), (len(old.Parameters) != 0); nOK && oOK {
 		if (in.Parameters == nil) != (old.Parameters == nil) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "parameters"), in.Parameters))
+				w.Add(immutable.ChangedAt(w.Child(p, "parameters"), in.Parameters))
 			}
 			if w.Done() {
 				return
@@ -108,7 +108,7 @@ func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p *field
 		} else if in.Parameters != nil && !immutable.SameKeys(in.Parameters, old.Parameters) {
 			if w.Violation() {
 				for _, c4 := range immutable.MapKeyChanges(in.Parameters, old.Parameters) {
-					w.Add(immutable.KeyChanged(w.Child(p, "parameters"), immutable.QuoteKey(string(c4.Key)), c4.Added))
+					w.Add(immutable.KeyChangedAt(w.Child(p, "parameters"), immutable.QuoteKey(string(c4.Key)), c4.Added))
 				}
 			}
 			if w.Done() {
@@ -117,7 +117,7 @@ func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p *field
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "parameters"), "parameters", immutable.Keys, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "parameters"), "parameters", immutable.Keys, nOK))
 		}
 		if w.Done() {
 			return
@@ -126,7 +126,7 @@ func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p *field
 	if nOK, oOK := (in.SeedSnapshot != ""), (old.SeedSnapshot != ""); nOK && oOK {
 		if !(in.SeedSnapshot == old.SeedSnapshot) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "seedSnapshot"), in.SeedSnapshot))
+				w.Add(immutable.ChangedAt(w.Child(p, "seedSnapshot"), in.SeedSnapshot))
 			}
 			if w.Done() {
 				return
@@ -134,7 +134,7 @@ func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p *field
 		}
 	} else if oOK && !nOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "seedSnapshot"), "seedSnapshot", immutable.Once, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "seedSnapshot"), "seedSnapshot", immutable.Once, nOK))
 		}
 		if w.Done() {
 			return
@@ -151,7 +151,7 @@ func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p *field
 	}
 	if (in.Shards == nil) != (old.Shards == nil) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "shards"), in.Shards))
+			w.Add(immutable.ChangedAt(w.Child(p, "shards"), in.Shards))
 		}
 		if w.Done() {
 			return
@@ -159,7 +159,7 @@ func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p *field
 	} else if in.Shards != nil && (len(in.Shards) != len(old.Shards) || m7 != len(in.Shards)) {
 		if cs6 := immutable.ListKeyChanges(in.Shards, old.Shards, keyShardOf); len(cs6) > 0 && w.Violation() {
 			for _, c5 := range cs6 {
-				w.Add(immutable.KeyChanged(w.Child(p, "shards"), formatKeyShard(c5.Key), c5.Added))
+				w.Add(immutable.KeyChangedAt(w.Child(p, "shards"), formatKeyShard(c5.Key), c5.Added))
 			}
 		}
 		if w.Done() {
@@ -169,7 +169,7 @@ func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p *field
 	for i9 := 0; i9 < m7; i9++ {
 		if _, ok := keyShardOf(&in.Shards[i9]); ok {
 			if !w.Report || dirtyShard(&in.Shards[i9], &old.Shards[i9]) {
-				walkShard(w, &in.Shards[i9], &old.Shards[i9], w.Index(w.Child(p, "shards"), i9))
+				walkShard(w, &in.Shards[i9], &old.Shards[i9], w.ChildIndex(p, "shards", i9))
 				if w.Done() {
 					return
 				}
@@ -179,7 +179,7 @@ func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p *field
 	if m7 < len(in.Shards) && m7 < len(old.Shards) {
 		for _, pr10 := range immutable.PairByKey(in.Shards[m7:], old.Shards[m7:], keyShardOf) {
 			if !w.Report || dirtyShard(&in.Shards[m7+pr10.New], &old.Shards[m7+pr10.Old]) {
-				walkShard(w, &in.Shards[m7+pr10.New], &old.Shards[m7+pr10.Old], w.Index(w.Child(p, "shards"), m7+pr10.New))
+				walkShard(w, &in.Shards[m7+pr10.New], &old.Shards[m7+pr10.Old], w.ChildIndex(p, "shards", m7+pr10.New))
 				if w.Done() {
 					return
 				}
@@ -189,7 +189,7 @@ func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p *field
 	if nOK, oOK := (in.StorageClassName != nil), (old.StorageClassName != nil); nOK && oOK {
 		if !((in.StorageClassName == nil) == (old.StorageClassName == nil) && (in.StorageClassName == nil || (*in.StorageClassName) == (*old.StorageClassName))) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "storageClassName"), in.StorageClassName))
+				w.Add(immutable.ChangedAt(w.Child(p, "storageClassName"), in.StorageClassName))
 			}
 			if w.Done() {
 				return
@@ -197,7 +197,7 @@ func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p *field
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "storageClassName"), "storageClassName", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "storageClassName"), "storageClassName", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -217,7 +217,7 @@ func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p *field
 			if _, ok := keyUserOf(&in.Users[i13]); ok {
 				if !(equalUser(&in.Users[i13], &old.Users[i13])) {
 					if w.Violation() {
-						w.Add(immutable.Changed(w.Index(w.Child(p, "users"), i13), in.Users[i13]))
+						w.Add(immutable.ChangedAt(w.ChildIndex(p, "users", i13), in.Users[i13]))
 					}
 					if w.Done() {
 						return
@@ -229,7 +229,7 @@ func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p *field
 			for _, pr14 := range immutable.PairByKey(in.Users[m11:], old.Users[m11:], keyUserOf) {
 				if !(equalUser(&in.Users[m11+pr14.New], &old.Users[m11+pr14.Old])) {
 					if w.Violation() {
-						w.Add(immutable.Changed(w.Index(w.Child(p, "users"), m11+pr14.New), in.Users[m11+pr14.New]))
+						w.Add(immutable.ChangedAt(w.ChildIndex(p, "users", m11+pr14.New), in.Users[m11+pr14.New]))
 					}
 					if w.Done() {
 						return
@@ -240,7 +240,7 @@ func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p *field
 	}
 	if !(equalSliceString_2(&in.Zones, &old.Zones)) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "zones"), in.Zones))
+			w.Add(immutable.ChangedAt(w.Child(p, "zones"), in.Zones))
 		}
 		if w.Done() {
 			return
@@ -248,10 +248,10 @@ func walkCacheClusterSpec(w *immutable.Walk, in, old *CacheClusterSpec, p *field
 	}
 }
 
-func walkBackup(w *immutable.Walk, in, old *Backup, p *field.Path) {
+func walkBackup(w *immutable.Walk, in, old *Backup, p string) {
 	if !(in.Bucket == old.Bucket) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "bucket"), in.Bucket))
+			w.Add(immutable.ChangedAt(w.Child(p, "bucket"), in.Bucket))
 		}
 		if w.Done() {
 			return
@@ -261,7 +261,7 @@ func walkBackup(w *immutable.Walk, in, old *Backup, p *field.Path) {
 
 func dirtyBackup(in, old *Backup) bool {
 	var q immutable.Walk
-	walkBackup(&q, in, old, nil)
+	walkBackup(&q, in, old, "")
 	return q.Found()
 }
 
@@ -312,10 +312,10 @@ func formatKeyShard(k keyShard) string {
 	return immutable.FormatKey([]string{"name"}, immutable.FormatScalar(k.k0))
 }
 
-func walkShard(w *immutable.Walk, in, old *Shard, p *field.Path) {
+func walkShard(w *immutable.Walk, in, old *Shard, p string) {
 	if !(in.Name == old.Name) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "name"), in.Name))
+			w.Add(immutable.ChangedAt(w.Child(p, "name"), in.Name))
 		}
 		if w.Done() {
 			return
@@ -325,7 +325,7 @@ func walkShard(w *immutable.Walk, in, old *Shard, p *field.Path) {
 
 func dirtyShard(in, old *Shard) bool {
 	var q immutable.Walk
-	walkShard(&q, in, old, nil)
+	walkShard(&q, in, old, "")
 	return q.Found()
 }
 
@@ -359,6 +359,6 @@ func equalSliceString_2(a, b *[]string) bool {
 
 func dirtyCacheClusterSpec(in, old *CacheClusterSpec) bool {
 	var q immutable.Walk
-	walkCacheClusterSpec(&q, in, old, nil)
+	walkCacheClusterSpec(&q, in, old, "")
 	return q.Found()
 }

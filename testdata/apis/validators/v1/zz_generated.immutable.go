@@ -22,16 +22,16 @@ func (in *Gadget) ValidateImmutableUpdate(old *Gadget) fieldpkg.ErrorList {
 		return nil
 	}
 	var probe immutable.Walk
-	walkGadget(&probe, in, old, nil)
+	walkGadget(&probe, in, old, "")
 	if !probe.Found() {
 		return nil
 	}
 	w := immutable.Walk{Report: true}
-	walkGadget(&w, in, old, nil)
+	walkGadget(&w, in, old, "")
 	return w.Errors()
 }
 
-func walkGadget(w *immutable.Walk, in, old *Gadget, p *fieldpkg.Path) {
+func walkGadget(w *immutable.Walk, in, old *Gadget, p string) {
 	if !w.Report || dirtyGadgetSpec(&in.Spec, &old.Spec) {
 		walkGadgetSpec(w, &in.Spec, &old.Spec, w.Child(p, "spec"))
 		if w.Done() {
@@ -40,11 +40,11 @@ func walkGadget(w *immutable.Walk, in, old *Gadget, p *fieldpkg.Path) {
 	}
 }
 
-func walkGadgetSpec(w *immutable.Walk, in, old *GadgetSpec, p *fieldpkg.Path) {
+func walkGadgetSpec(w *immutable.Walk, in, old *GadgetSpec, p string) {
 	if nOK, oOK := (in.Image != nil), (old.Image != nil); nOK && oOK {
 		if !((in.Image == nil) == (old.Image == nil) && (in.Image == nil || equalImage(in.Image, old.Image))) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "image"), in.Image))
+				w.Add(immutable.ChangedAt(w.Child(p, "image"), in.Image))
 			}
 			if w.Done() {
 				return
@@ -52,7 +52,7 @@ func walkGadgetSpec(w *immutable.Walk, in, old *GadgetSpec, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "image"), "image", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "image"), "image", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -61,7 +61,7 @@ func walkGadgetSpec(w *immutable.Walk, in, old *GadgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (len(in.Labels) != 0), (len(old.Labels) != 0); nOK && oOK {
 		if (in.Labels == nil) != (old.Labels == nil) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "labels"), in.Labels))
+				w.Add(immutable.ChangedAt(w.Child(p, "labels"), in.Labels))
 			}
 			if w.Done() {
 				return
@@ -69,7 +69,7 @@ func walkGadgetSpec(w *immutable.Walk, in, old *GadgetSpec, p *fieldpkg.Path) {
 		} else if in.Labels != nil && !immutable.SameKeys(in.Labels, old.Labels) {
 			if w.Violation() {
 				for _, c1 := range immutable.MapKeyChanges(in.Labels, old.Labels) {
-					w.Add(immutable.KeyChanged(w.Child(p, "labels"), immutable.QuoteKey(string(c1.Key)), c1.Added))
+					w.Add(immutable.KeyChangedAt(w.Child(p, "labels"), immutable.QuoteKey(string(c1.Key)), c1.Added))
 				}
 			}
 			if w.Done() {
@@ -78,7 +78,7 @@ func walkGadgetSpec(w *immutable.Walk, in, old *GadgetSpec, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "labels"), "labels", immutable.Keys, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "labels"), "labels", immutable.Keys, nOK))
 		}
 		if w.Done() {
 			return
@@ -86,7 +86,7 @@ func walkGadgetSpec(w *immutable.Walk, in, old *GadgetSpec, p *fieldpkg.Path) {
 	}
 	if !(in.Name == old.Name) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "name"), in.Name))
+			w.Add(immutable.ChangedAt(w.Child(p, "name"), in.Name))
 		}
 		if w.Done() {
 			return
@@ -104,7 +104,7 @@ func walkGadgetSpec(w *immutable.Walk, in, old *GadgetSpec, p *fieldpkg.Path) {
 		}
 		if (in.Ports == nil) != (old.Ports == nil) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "ports"), in.Ports))
+				w.Add(immutable.ChangedAt(w.Child(p, "ports"), in.Ports))
 			}
 			if w.Done() {
 				return
@@ -112,7 +112,7 @@ func walkGadgetSpec(w *immutable.Walk, in, old *GadgetSpec, p *fieldpkg.Path) {
 		} else if in.Ports != nil && (len(in.Ports) != len(old.Ports) || m4 != len(in.Ports)) {
 			if cs3 := immutable.ListKeyChanges(in.Ports, old.Ports, keyPortOf); len(cs3) > 0 && w.Violation() {
 				for _, c2 := range cs3 {
-					w.Add(immutable.KeyChanged(w.Child(p, "ports"), formatKeyPort(c2.Key), c2.Added))
+					w.Add(immutable.KeyChangedAt(w.Child(p, "ports"), formatKeyPort(c2.Key), c2.Added))
 				}
 			}
 			if w.Done() {
@@ -122,7 +122,7 @@ func walkGadgetSpec(w *immutable.Walk, in, old *GadgetSpec, p *fieldpkg.Path) {
 		for i6 := 0; i6 < m4; i6++ {
 			if _, ok := keyPortOf(&in.Ports[i6]); ok {
 				if !w.Report || dirtyPort_2(&in.Ports[i6], &old.Ports[i6]) {
-					walkPort_2(w, &in.Ports[i6], &old.Ports[i6], w.Index(w.Child(p, "ports"), i6))
+					walkPort_2(w, &in.Ports[i6], &old.Ports[i6], w.ChildIndex(p, "ports", i6))
 					if w.Done() {
 						return
 					}
@@ -132,7 +132,7 @@ func walkGadgetSpec(w *immutable.Walk, in, old *GadgetSpec, p *fieldpkg.Path) {
 		if m4 < len(in.Ports) && m4 < len(old.Ports) {
 			for _, pr7 := range immutable.PairByKey(in.Ports[m4:], old.Ports[m4:], keyPortOf) {
 				if !w.Report || dirtyPort_2(&in.Ports[m4+pr7.New], &old.Ports[m4+pr7.Old]) {
-					walkPort_2(w, &in.Ports[m4+pr7.New], &old.Ports[m4+pr7.Old], w.Index(w.Child(p, "ports"), m4+pr7.New))
+					walkPort_2(w, &in.Ports[m4+pr7.New], &old.Ports[m4+pr7.Old], w.ChildIndex(p, "ports", m4+pr7.New))
 					if w.Done() {
 						return
 					}
@@ -141,7 +141,7 @@ func walkGadgetSpec(w *immutable.Walk, in, old *GadgetSpec, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "ports"), "ports", immutable.Keys, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "ports"), "ports", immutable.Keys, nOK))
 		}
 		if w.Done() {
 			return
@@ -150,7 +150,7 @@ func walkGadgetSpec(w *immutable.Walk, in, old *GadgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (len(in.Tags) != 0), (len(old.Tags) != 0); nOK && oOK {
 		if !(equalSliceString(&in.Tags, &old.Tags)) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "tags"), in.Tags))
+				w.Add(immutable.ChangedAt(w.Child(p, "tags"), in.Tags))
 			}
 			if w.Done() {
 				return
@@ -158,7 +158,7 @@ func walkGadgetSpec(w *immutable.Walk, in, old *GadgetSpec, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "tags"), "tags", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "tags"), "tags", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -191,10 +191,10 @@ func formatKeyPort(k keyPort) string {
 	return immutable.FormatKey([]string{"name"}, immutable.FormatScalar(k.k0))
 }
 
-func walkPort_2(w *immutable.Walk, in, old *Port, p *fieldpkg.Path) {
+func walkPort_2(w *immutable.Walk, in, old *Port, p string) {
 	if !(in.Name == old.Name) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "name"), in.Name))
+			w.Add(immutable.ChangedAt(w.Child(p, "name"), in.Name))
 		}
 		if w.Done() {
 			return
@@ -202,7 +202,7 @@ func walkPort_2(w *immutable.Walk, in, old *Port, p *fieldpkg.Path) {
 	}
 	if !(in.Number == old.Number) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "number"), in.Number))
+			w.Add(immutable.ChangedAt(w.Child(p, "number"), in.Number))
 		}
 		if w.Done() {
 			return
@@ -212,7 +212,7 @@ func walkPort_2(w *immutable.Walk, in, old *Port, p *fieldpkg.Path) {
 
 func dirtyPort_2(in, old *Port) bool {
 	var q immutable.Walk
-	walkPort_2(&q, in, old, nil)
+	walkPort_2(&q, in, old, "")
 	return q.Found()
 }
 
@@ -225,7 +225,7 @@ func equalSliceString(a, b *[]string) bool {
 
 func dirtyGadgetSpec(in, old *GadgetSpec) bool {
 	var q immutable.Walk
-	walkGadgetSpec(&q, in, old, nil)
+	walkGadgetSpec(&q, in, old, "")
 	return q.Found()
 }
 
@@ -240,16 +240,16 @@ func (in *Widget) ValidateImmutableUpdate(old *Widget) fieldpkg.ErrorList {
 		return nil
 	}
 	var probe immutable.Walk
-	walkWidget(&probe, in, old, nil)
+	walkWidget(&probe, in, old, "")
 	if !probe.Found() {
 		return nil
 	}
 	w := immutable.Walk{Report: true}
-	walkWidget(&w, in, old, nil)
+	walkWidget(&w, in, old, "")
 	return w.Errors()
 }
 
-func walkWidget(w *immutable.Walk, in, old *Widget, p *fieldpkg.Path) {
+func walkWidget(w *immutable.Walk, in, old *Widget, p string) {
 	if !w.Report || dirtyWidgetSpec(&in.Spec, &old.Spec) {
 		walkWidgetSpec(w, &in.Spec, &old.Spec, w.Child(p, "spec"))
 		if w.Done() {
@@ -258,11 +258,11 @@ func walkWidget(w *immutable.Walk, in, old *Widget, p *fieldpkg.Path) {
 	}
 }
 
-func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
+func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p string) {
 	if nOK, oOK := (len(in.Annotations) != 0), (len(old.Annotations) != 0); nOK && oOK {
 		if !(equalMapStringString(&in.Annotations, &old.Annotations)) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "annotations"), in.Annotations))
+				w.Add(immutable.ChangedAt(w.Child(p, "annotations"), in.Annotations))
 			}
 			if w.Done() {
 				return
@@ -270,7 +270,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "annotations"), "annotations", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "annotations"), "annotations", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -279,7 +279,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (len(in.Args) != 0), (len(old.Args) != 0); nOK && oOK {
 		if !(equalSliceString_2(&in.Args, &old.Args)) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "args"), in.Args))
+				w.Add(immutable.ChangedAt(w.Child(p, "args"), in.Args))
 			}
 			if w.Done() {
 				return
@@ -287,7 +287,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "args"), "args", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "args"), "args", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -307,7 +307,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 			if _, ok := keyBackendOf(&in.Backends[i10]); ok {
 				if in.Backends[i10] != nil && old.Backends[i10] != nil {
 					if !w.Report || dirtyBackend(in.Backends[i10], old.Backends[i10]) {
-						walkBackend(w, in.Backends[i10], old.Backends[i10], w.Index(w.Child(p, "backends"), i10))
+						walkBackend(w, in.Backends[i10], old.Backends[i10], w.ChildIndex(p, "backends", i10))
 						if w.Done() {
 							return
 						}
@@ -319,7 +319,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 			for _, pr11 := range immutable.PairByKey(in.Backends[m8:], old.Backends[m8:], keyBackendOf) {
 				if in.Backends[m8+pr11.New] != nil && old.Backends[m8+pr11.Old] != nil {
 					if !w.Report || dirtyBackend(in.Backends[m8+pr11.New], old.Backends[m8+pr11.Old]) {
-						walkBackend(w, in.Backends[m8+pr11.New], old.Backends[m8+pr11.Old], w.Index(w.Child(p, "backends"), m8+pr11.New))
+						walkBackend(w, in.Backends[m8+pr11.New], old.Backends[m8+pr11.Old], w.ChildIndex(p, "backends", m8+pr11.New))
 						if w.Done() {
 							return
 						}
@@ -331,7 +331,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (in.Class != ""), (old.Class != ""); nOK && oOK {
 		if !(in.Class == old.Class) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "class"), in.Class))
+				w.Add(immutable.ChangedAt(w.Child(p, "class"), in.Class))
 			}
 			if w.Done() {
 				return
@@ -339,7 +339,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "class"), "class", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "class"), "class", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -348,7 +348,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (len(in.Codes) != 0), (len(old.Codes) != 0); nOK && oOK {
 		if !(equalSliceInt32(&in.Codes, &old.Codes)) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "codes"), in.Codes))
+				w.Add(immutable.ChangedAt(w.Child(p, "codes"), in.Codes))
 			}
 			if w.Done() {
 				return
@@ -356,7 +356,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "codes"), "codes", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "codes"), "codes", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -365,7 +365,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (in.Color != nil), (old.Color != nil); nOK && oOK {
 		if !(immutable.SameMarshaled(in.Color, old.Color)) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "color"), in.Color))
+				w.Add(immutable.ChangedAt(w.Child(p, "color"), in.Color))
 			}
 			if w.Done() {
 				return
@@ -373,7 +373,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "color"), "color", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "color"), "color", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -382,7 +382,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (in.Config != nil), (old.Config != nil); nOK && oOK {
 		if !(immutable.SameMarshaled(in.Config, old.Config)) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "config"), in.Config))
+				w.Add(immutable.ChangedAt(w.Child(p, "config"), in.Config))
 			}
 			if w.Done() {
 				return
@@ -390,7 +390,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "config"), "config", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "config"), "config", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -398,7 +398,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	}
 	if !(equalMapStringInt64(&in.Counts, &old.Counts)) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "counts"), in.Counts))
+			w.Add(immutable.ChangedAt(w.Child(p, "counts"), in.Counts))
 		}
 		if w.Done() {
 			return
@@ -406,7 +406,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	}
 	if !(immutable.SameTime(&in.Created, &old.Created)) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "created"), in.Created))
+			w.Add(immutable.ChangedAt(w.Child(p, "created"), in.Created))
 		}
 		if w.Done() {
 			return
@@ -415,7 +415,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (len(in.Data) != 0), (len(old.Data) != 0); nOK && oOK {
 		if !((in.Data == nil) == (old.Data == nil) && string(in.Data) == string(old.Data)) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "data"), in.Data))
+				w.Add(immutable.ChangedAt(w.Child(p, "data"), in.Data))
 			}
 			if w.Done() {
 				return
@@ -423,7 +423,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "data"), "data", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "data"), "data", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -432,7 +432,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (in.Enabled), (old.Enabled); nOK && oOK {
 		if !(in.Enabled == old.Enabled) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "enabled"), in.Enabled))
+				w.Add(immutable.ChangedAt(w.Child(p, "enabled"), in.Enabled))
 			}
 			if w.Done() {
 				return
@@ -440,7 +440,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "enabled"), "enabled", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "enabled"), "enabled", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -449,7 +449,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (!in.Finished.IsZero()), (!old.Finished.IsZero()); nOK && oOK {
 		if !(immutable.SameTime(&in.Finished, &old.Finished)) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "finished"), in.Finished))
+				w.Add(immutable.ChangedAt(w.Child(p, "finished"), in.Finished))
 			}
 			if w.Done() {
 				return
@@ -457,7 +457,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "finished"), "finished", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "finished"), "finished", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -466,7 +466,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (in.Image != nil), (old.Image != nil); nOK && oOK {
 		if !((in.Image == nil) == (old.Image == nil) && (in.Image == nil || equalImage(in.Image, old.Image))) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "image"), in.Image))
+				w.Add(immutable.ChangedAt(w.Child(p, "image"), in.Image))
 			}
 			if w.Done() {
 				return
@@ -474,7 +474,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "image"), "image", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "image"), "image", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -482,7 +482,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	}
 	if !(equalSliceString_2(&in.Items, &old.Items)) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "items"), in.Items))
+			w.Add(immutable.ChangedAt(w.Child(p, "items"), in.Items))
 		}
 		if w.Done() {
 			return
@@ -491,7 +491,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (len(in.Labels) != 0), (len(old.Labels) != 0); nOK && oOK {
 		if (in.Labels == nil) != (old.Labels == nil) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "labels"), in.Labels))
+				w.Add(immutable.ChangedAt(w.Child(p, "labels"), in.Labels))
 			}
 			if w.Done() {
 				return
@@ -499,7 +499,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		} else if in.Labels != nil && !immutable.SameKeys(in.Labels, old.Labels) {
 			if w.Violation() {
 				for _, c12 := range immutable.MapKeyChanges(in.Labels, old.Labels) {
-					w.Add(immutable.KeyChanged(w.Child(p, "labels"), immutable.QuoteKey(string(c12.Key)), c12.Added))
+					w.Add(immutable.KeyChangedAt(w.Child(p, "labels"), immutable.QuoteKey(string(c12.Key)), c12.Added))
 				}
 			}
 			if w.Done() {
@@ -508,7 +508,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "labels"), "labels", immutable.Keys, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "labels"), "labels", immutable.Keys, nOK))
 		}
 		if w.Done() {
 			return
@@ -517,7 +517,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (in.Level != 0), (old.Level != 0); nOK && oOK {
 		if !(in.Level == old.Level) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "level"), in.Level))
+				w.Add(immutable.ChangedAt(w.Child(p, "level"), in.Level))
 			}
 			if w.Done() {
 				return
@@ -525,7 +525,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "level"), "level", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "level"), "level", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -539,7 +539,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 						nv14 := in.Limits[k13]
 						if !(equalLimit(&nv14, &ov15)) {
 							if w.Violation() {
-								w.Add(immutable.Changed(w.Key(w.Child(p, "limits"), string(k13)), nv14))
+								w.Add(immutable.ChangedAt(w.ChildKey(p, "limits", string(k13)), nv14))
 							}
 							if w.Done() {
 								return
@@ -552,7 +552,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 					if ov15, ok := old.Limits[k13]; ok {
 						if !(equalLimit(&nv14, &ov15)) {
 							if w.Violation() {
-								w.Add(immutable.Changed(w.Key(w.Child(p, "limits"), string(k13)), nv14))
+								w.Add(immutable.ChangedAt(w.ChildKey(p, "limits", string(k13)), nv14))
 							}
 							if w.Done() {
 								return
@@ -575,7 +575,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 		if (in.Listeners == nil) != (old.Listeners == nil) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "listeners"), in.Listeners))
+				w.Add(immutable.ChangedAt(w.Child(p, "listeners"), in.Listeners))
 			}
 			if w.Done() {
 				return
@@ -583,7 +583,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		} else if in.Listeners != nil && (len(in.Listeners) != len(old.Listeners) || m18 != len(in.Listeners)) {
 			if cs17 := immutable.ListKeyChanges(in.Listeners, old.Listeners, keyListenerOf); len(cs17) > 0 && w.Violation() {
 				for _, c16 := range cs17 {
-					w.Add(immutable.KeyChanged(w.Child(p, "listeners"), formatKeyListener(c16.Key), c16.Added))
+					w.Add(immutable.KeyChangedAt(w.Child(p, "listeners"), formatKeyListener(c16.Key), c16.Added))
 				}
 			}
 			if w.Done() {
@@ -593,7 +593,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		for i20 := 0; i20 < m18; i20++ {
 			if _, ok := keyListenerOf(&in.Listeners[i20]); ok {
 				if !w.Report || dirtyListener(&in.Listeners[i20], &old.Listeners[i20]) {
-					walkListener(w, &in.Listeners[i20], &old.Listeners[i20], w.Index(w.Child(p, "listeners"), i20))
+					walkListener(w, &in.Listeners[i20], &old.Listeners[i20], w.ChildIndex(p, "listeners", i20))
 					if w.Done() {
 						return
 					}
@@ -603,7 +603,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		if m18 < len(in.Listeners) && m18 < len(old.Listeners) {
 			for _, pr21 := range immutable.PairByKey(in.Listeners[m18:], old.Listeners[m18:], keyListenerOf) {
 				if !w.Report || dirtyListener(&in.Listeners[m18+pr21.New], &old.Listeners[m18+pr21.Old]) {
-					walkListener(w, &in.Listeners[m18+pr21.New], &old.Listeners[m18+pr21.Old], w.Index(w.Child(p, "listeners"), m18+pr21.New))
+					walkListener(w, &in.Listeners[m18+pr21.New], &old.Listeners[m18+pr21.Old], w.ChildIndex(p, "listeners", m18+pr21.New))
 					if w.Done() {
 						return
 					}
@@ -612,7 +612,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "listeners"), "listeners", immutable.Keys, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "listeners"), "listeners", immutable.Keys, nOK))
 		}
 		if w.Done() {
 			return
@@ -621,7 +621,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (in.Memory != nil), (old.Memory != nil); nOK && oOK {
 		if !((in.Memory == nil) == (old.Memory == nil) && (in.Memory == nil || immutable.SameQuantity(in.Memory, old.Memory))) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "memory"), in.Memory))
+				w.Add(immutable.ChangedAt(w.Child(p, "memory"), in.Memory))
 			}
 			if w.Done() {
 				return
@@ -629,7 +629,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "memory"), "memory", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "memory"), "memory", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -637,7 +637,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	}
 	if !(in.Name == old.Name) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "name"), in.Name))
+			w.Add(immutable.ChangedAt(w.Child(p, "name"), in.Name))
 		}
 		if w.Done() {
 			return
@@ -652,7 +652,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (in.Owner != nil), (old.Owner != nil); nOK && oOK {
 		if !((in.Owner == nil) == (old.Owner == nil) && (in.Owner == nil || equalOwner(in.Owner, old.Owner))) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "owner"), in.Owner))
+				w.Add(immutable.ChangedAt(w.Child(p, "owner"), in.Owner))
 			}
 			if w.Done() {
 				return
@@ -660,7 +660,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	} else if oOK && !nOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "owner"), "owner", immutable.Once, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "owner"), "owner", immutable.Once, nOK))
 		}
 		if w.Done() {
 			return
@@ -668,7 +668,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	}
 	if !((in.Parent == nil) == (old.Parent == nil) && (in.Parent == nil || equalOwner(in.Parent, old.Parent))) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "parent"), in.Parent))
+			w.Add(immutable.ChangedAt(w.Child(p, "parent"), in.Parent))
 		}
 		if w.Done() {
 			return
@@ -677,7 +677,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (in.Port != nil), (old.Port != nil); nOK && oOK {
 		if !((in.Port == nil) == (old.Port == nil) && (in.Port == nil || immutable.SameIntOrString(in.Port, old.Port))) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "port"), in.Port))
+				w.Add(immutable.ChangedAt(w.Child(p, "port"), in.Port))
 			}
 			if w.Done() {
 				return
@@ -685,7 +685,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "port"), "port", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "port"), "port", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -703,7 +703,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 		if (in.Ports == nil) != (old.Ports == nil) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "ports"), in.Ports))
+				w.Add(immutable.ChangedAt(w.Child(p, "ports"), in.Ports))
 			}
 			if w.Done() {
 				return
@@ -711,7 +711,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		} else if in.Ports != nil && (len(in.Ports) != len(old.Ports) || m32 != len(in.Ports)) {
 			if cs31 := immutable.ListKeyChanges(in.Ports, old.Ports, keyPortOf); len(cs31) > 0 && w.Violation() {
 				for _, c30 := range cs31 {
-					w.Add(immutable.KeyChanged(w.Child(p, "ports"), formatKeyPort(c30.Key), c30.Added))
+					w.Add(immutable.KeyChangedAt(w.Child(p, "ports"), formatKeyPort(c30.Key), c30.Added))
 				}
 			}
 			if w.Done() {
@@ -721,7 +721,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		for i34 := 0; i34 < m32; i34++ {
 			if _, ok := keyPortOf(&in.Ports[i34]); ok {
 				if !w.Report || dirtyPort_2(&in.Ports[i34], &old.Ports[i34]) {
-					walkPort_2(w, &in.Ports[i34], &old.Ports[i34], w.Index(w.Child(p, "ports"), i34))
+					walkPort_2(w, &in.Ports[i34], &old.Ports[i34], w.ChildIndex(p, "ports", i34))
 					if w.Done() {
 						return
 					}
@@ -731,7 +731,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		if m32 < len(in.Ports) && m32 < len(old.Ports) {
 			for _, pr35 := range immutable.PairByKey(in.Ports[m32:], old.Ports[m32:], keyPortOf) {
 				if !w.Report || dirtyPort_2(&in.Ports[m32+pr35.New], &old.Ports[m32+pr35.Old]) {
-					walkPort_2(w, &in.Ports[m32+pr35.New], &old.Ports[m32+pr35.Old], w.Index(w.Child(p, "ports"), m32+pr35.New))
+					walkPort_2(w, &in.Ports[m32+pr35.New], &old.Ports[m32+pr35.Old], w.ChildIndex(p, "ports", m32+pr35.New))
 					if w.Done() {
 						return
 					}
@@ -740,7 +740,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "ports"), "ports", immutable.Keys, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "ports"), "ports", immutable.Keys, nOK))
 		}
 		if w.Done() {
 			return
@@ -748,7 +748,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	}
 	if !(in.Ratio == old.Ratio) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "ratio"), in.Ratio))
+			w.Add(immutable.ChangedAt(w.Child(p, "ratio"), in.Ratio))
 		}
 		if w.Done() {
 			return
@@ -756,7 +756,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	}
 	if !(immutable.SameMarshaled(&in.Raw, &old.Raw)) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "raw"), in.Raw))
+			w.Add(immutable.ChangedAt(w.Child(p, "raw"), in.Raw))
 		}
 		if w.Done() {
 			return
@@ -765,7 +765,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (in.Extra != nil && in.Extra.Region != ""), (old.Extra != nil && old.Extra.Region != ""); nOK && oOK {
 		if !(in.Extra.Region == old.Extra.Region) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "region"), in.Extra.Region))
+				w.Add(immutable.ChangedAt(w.Child(p, "region"), in.Extra.Region))
 			}
 			if w.Done() {
 				return
@@ -773,7 +773,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "region"), "region", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "region"), "region", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -782,7 +782,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (in.Replicas != nil), (old.Replicas != nil); nOK && oOK {
 		if !((in.Replicas == nil) == (old.Replicas == nil) && (in.Replicas == nil || (*in.Replicas) == (*old.Replicas))) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "replicas"), in.Replicas))
+				w.Add(immutable.ChangedAt(w.Child(p, "replicas"), in.Replicas))
 			}
 			if w.Done() {
 				return
@@ -790,7 +790,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "replicas"), "replicas", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "replicas"), "replicas", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -799,7 +799,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (len(in.Resources) != 0), (len(old.Resources) != 0); nOK && oOK {
 		if !(equalMapStringResourceQuantity(&in.Resources, &old.Resources)) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "resources"), in.Resources))
+				w.Add(immutable.ChangedAt(w.Child(p, "resources"), in.Resources))
 			}
 			if w.Done() {
 				return
@@ -807,7 +807,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "resources"), "resources", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "resources"), "resources", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -826,7 +826,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		for i38 := 0; i38 < m36; i38++ {
 			if _, ok := keyRoute_2Of(&in.Routes[i38]); ok {
 				if !w.Report || dirtyRoute(&in.Routes[i38], &old.Routes[i38]) {
-					walkRoute(w, &in.Routes[i38], &old.Routes[i38], w.Index(w.Child(p, "routes"), i38))
+					walkRoute(w, &in.Routes[i38], &old.Routes[i38], w.ChildIndex(p, "routes", i38))
 					if w.Done() {
 						return
 					}
@@ -836,7 +836,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		if m36 < len(in.Routes) && m36 < len(old.Routes) {
 			for _, pr39 := range immutable.PairByKey(in.Routes[m36:], old.Routes[m36:], keyRoute_2Of) {
 				if !w.Report || dirtyRoute(&in.Routes[m36+pr39.New], &old.Routes[m36+pr39.Old]) {
-					walkRoute(w, &in.Routes[m36+pr39.New], &old.Routes[m36+pr39.Old], w.Index(w.Child(p, "routes"), m36+pr39.New))
+					walkRoute(w, &in.Routes[m36+pr39.New], &old.Routes[m36+pr39.Old], w.ChildIndex(p, "routes", m36+pr39.New))
 					if w.Done() {
 						return
 					}
@@ -847,7 +847,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (in.Seed != ""), (old.Seed != ""); nOK && oOK {
 		if !(in.Seed == old.Seed) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "seed"), in.Seed))
+				w.Add(immutable.ChangedAt(w.Child(p, "seed"), in.Seed))
 			}
 			if w.Done() {
 				return
@@ -855,7 +855,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	} else if oOK && !nOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "seed"), "seed", immutable.Once, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "seed"), "seed", immutable.Once, nOK))
 		}
 		if w.Done() {
 			return
@@ -864,7 +864,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (in.Selector != nil), (old.Selector != nil); nOK && oOK {
 		if !((in.Selector == nil) == (old.Selector == nil) && (in.Selector == nil || equalSelector(in.Selector, old.Selector))) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "selector"), in.Selector))
+				w.Add(immutable.ChangedAt(w.Child(p, "selector"), in.Selector))
 			}
 			if w.Done() {
 				return
@@ -872,7 +872,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "selector"), "selector", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "selector"), "selector", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -882,7 +882,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		for i40 := 0; i40 < min(len(in.Sidecars), len(old.Sidecars)); i40++ {
 			if !((in.Sidecars[i40] == nil) == (old.Sidecars[i40] == nil) && (in.Sidecars[i40] == nil || equalImage(in.Sidecars[i40], old.Sidecars[i40]))) {
 				if w.Violation() {
-					w.Add(immutable.Changed(w.Index(w.Child(p, "sidecars"), i40), in.Sidecars[i40]))
+					w.Add(immutable.ChangedAt(w.ChildIndex(p, "sidecars", i40), in.Sidecars[i40]))
 				}
 				if w.Done() {
 					return
@@ -893,7 +893,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (in.StartedAt != nil), (old.StartedAt != nil); nOK && oOK {
 		if !(immutable.SameTime(in.StartedAt, old.StartedAt)) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "startedAt"), in.StartedAt))
+				w.Add(immutable.ChangedAt(w.Child(p, "startedAt"), in.StartedAt))
 			}
 			if w.Done() {
 				return
@@ -901,7 +901,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	} else if oOK && !nOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "startedAt"), "startedAt", immutable.Once, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "startedAt"), "startedAt", immutable.Once, nOK))
 		}
 		if w.Done() {
 			return
@@ -911,7 +911,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		for i41 := 0; i41 < min(len(in.Steps), len(old.Steps)); i41++ {
 			if !(equalStep(&in.Steps[i41], &old.Steps[i41])) {
 				if w.Violation() {
-					w.Add(immutable.Changed(w.Index(w.Child(p, "steps"), i41), in.Steps[i41]))
+					w.Add(immutable.ChangedAt(w.ChildIndex(p, "steps", i41), in.Steps[i41]))
 				}
 				if w.Done() {
 					return
@@ -932,7 +932,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (len(in.Tags) != 0), (len(old.Tags) != 0); nOK && oOK {
 		if !(equalSliceString(&in.Tags, &old.Tags)) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "tags"), in.Tags))
+				w.Add(immutable.ChangedAt(w.Child(p, "tags"), in.Tags))
 			}
 			if w.Done() {
 				return
@@ -940,7 +940,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "tags"), "tags", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "tags"), "tags", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -948,7 +948,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	}
 	if !(immutable.SameIntOrString(&in.Target, &old.Target)) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "target"), in.Target))
+			w.Add(immutable.ChangedAt(w.Child(p, "target"), in.Target))
 		}
 		if w.Done() {
 			return
@@ -957,7 +957,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (in.Template != nil), (old.Template != nil); nOK && oOK {
 		if !((in.Template == nil) == (old.Template == nil) && (in.Template == nil || equalTemplate(in.Template, old.Template))) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "template"), in.Template))
+				w.Add(immutable.ChangedAt(w.Child(p, "template"), in.Template))
 			}
 			if w.Done() {
 				return
@@ -965,7 +965,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "template"), "template", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "template"), "template", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -974,7 +974,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (in.Timeout != nil), (old.Timeout != nil); nOK && oOK {
 		if !((in.Timeout == nil) == (old.Timeout == nil) && (in.Timeout == nil || immutable.SameDuration(in.Timeout, old.Timeout))) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "timeout"), in.Timeout))
+				w.Add(immutable.ChangedAt(w.Child(p, "timeout"), in.Timeout))
 			}
 			if w.Done() {
 				return
@@ -982,7 +982,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "timeout"), "timeout", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "timeout"), "timeout", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -991,7 +991,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 	if nOK, oOK := (in.Window != (Window{})), (old.Window != (Window{})); nOK && oOK {
 		if !(equalWindow(&in.Window, &old.Window)) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "window"), in.Window))
+				w.Add(immutable.ChangedAt(w.Child(p, "window"), in.Window))
 			}
 			if w.Done() {
 				return
@@ -999,7 +999,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "window"), "window", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "window"), "window", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -1046,10 +1046,10 @@ func keyBackendOf(e **Backend) (keyBackend, bool) {
 	}, true
 }
 
-func walkBackend(w *immutable.Walk, in, old *Backend, p *fieldpkg.Path) {
+func walkBackend(w *immutable.Walk, in, old *Backend, p string) {
 	if !(in.Address == old.Address) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "address"), in.Address))
+			w.Add(immutable.ChangedAt(w.Child(p, "address"), in.Address))
 		}
 		if w.Done() {
 			return
@@ -1059,7 +1059,7 @@ func walkBackend(w *immutable.Walk, in, old *Backend, p *fieldpkg.Path) {
 
 func dirtyBackend(in, old *Backend) bool {
 	var q immutable.Walk
-	walkBackend(&q, in, old, nil)
+	walkBackend(&q, in, old, "")
 	return q.Found()
 }
 
@@ -1110,10 +1110,10 @@ func formatKeyListener(k keyListener) string {
 	return immutable.FormatKey([]string{"port", "protocol"}, immutable.FormatScalar(k.k0), immutable.FormatScalar(k.k1))
 }
 
-func walkListener(w *immutable.Walk, in, old *Listener, p *fieldpkg.Path) {
+func walkListener(w *immutable.Walk, in, old *Listener, p string) {
 	if !(in.Port == old.Port) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "port"), in.Port))
+			w.Add(immutable.ChangedAt(w.Child(p, "port"), in.Port))
 		}
 		if w.Done() {
 			return
@@ -1121,7 +1121,7 @@ func walkListener(w *immutable.Walk, in, old *Listener, p *fieldpkg.Path) {
 	}
 	if !(in.Protocol == old.Protocol) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "protocol"), in.Protocol))
+			w.Add(immutable.ChangedAt(w.Child(p, "protocol"), in.Protocol))
 		}
 		if w.Done() {
 			return
@@ -1140,7 +1140,7 @@ func walkListener(w *immutable.Walk, in, old *Listener, p *fieldpkg.Path) {
 		for i24 := 0; i24 < m22; i24++ {
 			if _, ok := keyRuleOf(&in.Rules[i24]); ok {
 				if !w.Report || dirtyRule(&in.Rules[i24], &old.Rules[i24]) {
-					walkRule(w, &in.Rules[i24], &old.Rules[i24], w.Index(w.Child(p, "rules"), i24))
+					walkRule(w, &in.Rules[i24], &old.Rules[i24], w.ChildIndex(p, "rules", i24))
 					if w.Done() {
 						return
 					}
@@ -1150,7 +1150,7 @@ func walkListener(w *immutable.Walk, in, old *Listener, p *fieldpkg.Path) {
 		if m22 < len(in.Rules) && m22 < len(old.Rules) {
 			for _, pr25 := range immutable.PairByKey(in.Rules[m22:], old.Rules[m22:], keyRuleOf) {
 				if !w.Report || dirtyRule(&in.Rules[m22+pr25.New], &old.Rules[m22+pr25.Old]) {
-					walkRule(w, &in.Rules[m22+pr25.New], &old.Rules[m22+pr25.Old], w.Index(w.Child(p, "rules"), m22+pr25.New))
+					walkRule(w, &in.Rules[m22+pr25.New], &old.Rules[m22+pr25.Old], w.ChildIndex(p, "rules", m22+pr25.New))
 					if w.Done() {
 						return
 					}
@@ -1171,11 +1171,11 @@ func keyRuleOf(e *Rule) (keyRule, bool) {
 	}, true
 }
 
-func walkRule(w *immutable.Walk, in, old *Rule, p *fieldpkg.Path) {
+func walkRule(w *immutable.Walk, in, old *Rule, p string) {
 	if nOK, oOK := (in.Value != nil), (old.Value != nil); nOK && oOK {
 		if !((in.Value == nil) == (old.Value == nil) && (in.Value == nil || (*in.Value) == (*old.Value))) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "value"), in.Value))
+				w.Add(immutable.ChangedAt(w.Child(p, "value"), in.Value))
 			}
 			if w.Done() {
 				return
@@ -1183,7 +1183,7 @@ func walkRule(w *immutable.Walk, in, old *Rule, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "value"), "value", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "value"), "value", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -1193,21 +1193,21 @@ func walkRule(w *immutable.Walk, in, old *Rule, p *fieldpkg.Path) {
 
 func dirtyRule(in, old *Rule) bool {
 	var q immutable.Walk
-	walkRule(&q, in, old, nil)
+	walkRule(&q, in, old, "")
 	return q.Found()
 }
 
 func dirtyListener(in, old *Listener) bool {
 	var q immutable.Walk
-	walkListener(&q, in, old, nil)
+	walkListener(&q, in, old, "")
 	return q.Found()
 }
 
-func walkNetwork(w *immutable.Walk, in, old *Network, p *fieldpkg.Path) {
+func walkNetwork(w *immutable.Walk, in, old *Network, p string) {
 	if nOK, oOK := (in.Inline.Gateway != ""), (old.Inline.Gateway != ""); nOK && oOK {
 		if !(in.Inline.Gateway == old.Inline.Gateway) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "gateway"), in.Inline.Gateway))
+				w.Add(immutable.ChangedAt(w.Child(p, "gateway"), in.Inline.Gateway))
 			}
 			if w.Done() {
 				return
@@ -1215,7 +1215,7 @@ func walkNetwork(w *immutable.Walk, in, old *Network, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "gateway"), "gateway", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "gateway"), "gateway", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -1224,7 +1224,7 @@ func walkNetwork(w *immutable.Walk, in, old *Network, p *fieldpkg.Path) {
 	if nOK, oOK := (len(in.Subnets) != 0), (len(old.Subnets) != 0); nOK && oOK {
 		if (in.Subnets == nil) != (old.Subnets == nil) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "subnets"), in.Subnets))
+				w.Add(immutable.ChangedAt(w.Child(p, "subnets"), in.Subnets))
 			}
 			if w.Done() {
 				return
@@ -1232,7 +1232,7 @@ func walkNetwork(w *immutable.Walk, in, old *Network, p *fieldpkg.Path) {
 		} else if in.Subnets != nil && !immutable.SameKeys(in.Subnets, old.Subnets) {
 			if w.Violation() {
 				for _, c26 := range immutable.MapKeyChanges(in.Subnets, old.Subnets) {
-					w.Add(immutable.KeyChanged(w.Child(p, "subnets"), immutable.QuoteKey(string(c26.Key)), c26.Added))
+					w.Add(immutable.KeyChangedAt(w.Child(p, "subnets"), immutable.QuoteKey(string(c26.Key)), c26.Added))
 				}
 			}
 			if w.Done() {
@@ -1245,7 +1245,7 @@ func walkNetwork(w *immutable.Walk, in, old *Network, p *fieldpkg.Path) {
 					if ov29, ok := old.Subnets[k27]; ok {
 						nv28 := in.Subnets[k27]
 						if !w.Report || dirtySubnet(&nv28, &ov29) {
-							walkSubnet(w, &nv28, &ov29, w.Key(w.Child(p, "subnets"), string(k27)))
+							walkSubnet(w, &nv28, &ov29, w.ChildKey(p, "subnets", string(k27)))
 							if w.Done() {
 								return
 							}
@@ -1256,7 +1256,7 @@ func walkNetwork(w *immutable.Walk, in, old *Network, p *fieldpkg.Path) {
 				for k27, nv28 := range in.Subnets {
 					if ov29, ok := old.Subnets[k27]; ok {
 						if !w.Report || dirtySubnet(&nv28, &ov29) {
-							walkSubnet(w, &nv28, &ov29, w.Key(w.Child(p, "subnets"), string(k27)))
+							walkSubnet(w, &nv28, &ov29, w.ChildKey(p, "subnets", string(k27)))
 							if w.Done() {
 								return
 							}
@@ -1267,7 +1267,7 @@ func walkNetwork(w *immutable.Walk, in, old *Network, p *fieldpkg.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "subnets"), "subnets", immutable.Keys, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "subnets"), "subnets", immutable.Keys, nOK))
 		}
 		if w.Done() {
 			return
@@ -1275,7 +1275,7 @@ func walkNetwork(w *immutable.Walk, in, old *Network, p *fieldpkg.Path) {
 	}
 	if !(in.VPC == old.VPC) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "vpc"), in.VPC))
+			w.Add(immutable.ChangedAt(w.Child(p, "vpc"), in.VPC))
 		}
 		if w.Done() {
 			return
@@ -1283,10 +1283,10 @@ func walkNetwork(w *immutable.Walk, in, old *Network, p *fieldpkg.Path) {
 	}
 }
 
-func walkSubnet(w *immutable.Walk, in, old *Subnet, p *fieldpkg.Path) {
+func walkSubnet(w *immutable.Walk, in, old *Subnet, p string) {
 	if !(in.CIDR == old.CIDR) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "cidr"), in.CIDR))
+			w.Add(immutable.ChangedAt(w.Child(p, "cidr"), in.CIDR))
 		}
 		if w.Done() {
 			return
@@ -1296,13 +1296,13 @@ func walkSubnet(w *immutable.Walk, in, old *Subnet, p *fieldpkg.Path) {
 
 func dirtySubnet(in, old *Subnet) bool {
 	var q immutable.Walk
-	walkSubnet(&q, in, old, nil)
+	walkSubnet(&q, in, old, "")
 	return q.Found()
 }
 
 func dirtyNetwork(in, old *Network) bool {
 	var q immutable.Walk
-	walkNetwork(&q, in, old, nil)
+	walkNetwork(&q, in, old, "")
 	return q.Found()
 }
 
@@ -1342,10 +1342,10 @@ func keyRoute_2Of(e *Route) (keyRoute_2, bool) {
 	}, true
 }
 
-func walkRoute(w *immutable.Walk, in, old *Route, p *fieldpkg.Path) {
+func walkRoute(w *immutable.Walk, in, old *Route, p string) {
 	if !(in.Backend == old.Backend) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "backend"), in.Backend))
+			w.Add(immutable.ChangedAt(w.Child(p, "backend"), in.Backend))
 		}
 		if w.Done() {
 			return
@@ -1355,7 +1355,7 @@ func walkRoute(w *immutable.Walk, in, old *Route, p *fieldpkg.Path) {
 
 func dirtyRoute(in, old *Route) bool {
 	var q immutable.Walk
-	walkRoute(&q, in, old, nil)
+	walkRoute(&q, in, old, "")
 	return q.Found()
 }
 
@@ -1379,10 +1379,10 @@ func equalStep(a, b *Step) bool {
 	return true
 }
 
-func walkStorage(w *immutable.Walk, in, old *Storage, p *fieldpkg.Path) {
+func walkStorage(w *immutable.Walk, in, old *Storage, p string) {
 	if !(in.Class == old.Class) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "class"), in.Class))
+			w.Add(immutable.ChangedAt(w.Child(p, "class"), in.Class))
 		}
 		if w.Done() {
 			return
@@ -1392,7 +1392,7 @@ func walkStorage(w *immutable.Walk, in, old *Storage, p *fieldpkg.Path) {
 
 func dirtyStorage(in, old *Storage) bool {
 	var q immutable.Walk
-	walkStorage(&q, in, old, nil)
+	walkStorage(&q, in, old, "")
 	return q.Found()
 }
 
@@ -1563,6 +1563,6 @@ func equalWindow(a, b *Window) bool {
 
 func dirtyWidgetSpec(in, old *WidgetSpec) bool {
 	var q immutable.Walk
-	walkWidgetSpec(&q, in, old, nil)
+	walkWidgetSpec(&q, in, old, "")
 	return q.Found()
 }

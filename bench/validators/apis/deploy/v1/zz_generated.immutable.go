@@ -20,16 +20,16 @@ func (in *Deployment) ValidateImmutableUpdate(old *Deployment) field.ErrorList {
 		return nil
 	}
 	var probe immutable.Walk
-	walkDeployment(&probe, in, old, nil)
+	walkDeployment(&probe, in, old, "")
 	if !probe.Found() {
 		return nil
 	}
 	w := immutable.Walk{Report: true}
-	walkDeployment(&w, in, old, nil)
+	walkDeployment(&w, in, old, "")
 	return w.Errors()
 }
 
-func walkDeployment(w *immutable.Walk, in, old *Deployment, p *field.Path) {
+func walkDeployment(w *immutable.Walk, in, old *Deployment, p string) {
 	if !w.Report || dirtyDeploymentSpec(&in.Spec, &old.Spec) {
 		walkDeploymentSpec(w, &in.Spec, &old.Spec, w.Child(p, "spec"))
 		if w.Done() {
@@ -38,10 +38,10 @@ func walkDeployment(w *immutable.Walk, in, old *Deployment, p *field.Path) {
 	}
 }
 
-func walkDeploymentSpec(w *immutable.Walk, in, old *DeploymentSpec, p *field.Path) {
+func walkDeploymentSpec(w *immutable.Walk, in, old *DeploymentSpec, p string) {
 	if !((in.Selector == nil) == (old.Selector == nil) && (in.Selector == nil || equalLabelSelector(in.Selector, old.Selector))) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "selector"), in.Selector))
+			w.Add(immutable.ChangedAt(w.Child(p, "selector"), in.Selector))
 		}
 		if w.Done() {
 			return
@@ -121,11 +121,11 @@ func equalSliceString(a, b *[]string) bool {
 	return true
 }
 
-func walkDeploymentStrategy(w *immutable.Walk, in, old *DeploymentStrategy, p *field.Path) {
+func walkDeploymentStrategy(w *immutable.Walk, in, old *DeploymentStrategy, p string) {
 	if nOK, oOK := (in.Type != ""), (old.Type != ""); nOK && oOK {
 		if !(in.Type == old.Type) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "type"), in.Type))
+				w.Add(immutable.ChangedAt(w.Child(p, "type"), in.Type))
 			}
 			if w.Done() {
 				return
@@ -133,7 +133,7 @@ func walkDeploymentStrategy(w *immutable.Walk, in, old *DeploymentStrategy, p *f
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "type"), "type", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "type"), "type", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -143,11 +143,11 @@ func walkDeploymentStrategy(w *immutable.Walk, in, old *DeploymentStrategy, p *f
 
 func dirtyDeploymentStrategy(in, old *DeploymentStrategy) bool {
 	var q immutable.Walk
-	walkDeploymentStrategy(&q, in, old, nil)
+	walkDeploymentStrategy(&q, in, old, "")
 	return q.Found()
 }
 
-func walkPodTemplateSpec(w *immutable.Walk, in, old *PodTemplateSpec, p *field.Path) {
+func walkPodTemplateSpec(w *immutable.Walk, in, old *PodTemplateSpec, p string) {
 	if !w.Report || dirtyPodSpec(&in.Spec, &old.Spec) {
 		walkPodSpec(w, &in.Spec, &old.Spec, w.Child(p, "spec"))
 		if w.Done() {
@@ -156,7 +156,7 @@ func walkPodTemplateSpec(w *immutable.Walk, in, old *PodTemplateSpec, p *field.P
 	}
 }
 
-func walkPodSpec(w *immutable.Walk, in, old *PodSpec, p *field.Path) {
+func walkPodSpec(w *immutable.Walk, in, old *PodSpec, p string) {
 	m1 := min(len(in.Containers), len(old.Containers))
 	for i2 := 0; i2 < m1; i2++ {
 		kn, hn := keyContainerOf(&in.Containers[i2])
@@ -169,7 +169,7 @@ func walkPodSpec(w *immutable.Walk, in, old *PodSpec, p *field.Path) {
 	for i3 := 0; i3 < m1; i3++ {
 		if _, ok := keyContainerOf(&in.Containers[i3]); ok {
 			if !w.Report || dirtyContainer(&in.Containers[i3], &old.Containers[i3]) {
-				walkContainer(w, &in.Containers[i3], &old.Containers[i3], w.Index(w.Child(p, "containers"), i3))
+				walkContainer(w, &in.Containers[i3], &old.Containers[i3], w.ChildIndex(p, "containers", i3))
 				if w.Done() {
 					return
 				}
@@ -179,7 +179,7 @@ func walkPodSpec(w *immutable.Walk, in, old *PodSpec, p *field.Path) {
 	if m1 < len(in.Containers) && m1 < len(old.Containers) {
 		for _, pr4 := range immutable.PairByKey(in.Containers[m1:], old.Containers[m1:], keyContainerOf) {
 			if !w.Report || dirtyContainer(&in.Containers[m1+pr4.New], &old.Containers[m1+pr4.Old]) {
-				walkContainer(w, &in.Containers[m1+pr4.New], &old.Containers[m1+pr4.Old], w.Index(w.Child(p, "containers"), m1+pr4.New))
+				walkContainer(w, &in.Containers[m1+pr4.New], &old.Containers[m1+pr4.Old], w.ChildIndex(p, "containers", m1+pr4.New))
 				if w.Done() {
 					return
 				}
@@ -189,7 +189,7 @@ func walkPodSpec(w *immutable.Walk, in, old *PodSpec, p *field.Path) {
 	if nOK, oOK := (len(in.ImagePullSecrets) != 0), (len(old.ImagePullSecrets) != 0); nOK && oOK {
 		if !(equalSliceString_2(&in.ImagePullSecrets, &old.ImagePullSecrets)) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "imagePullSecrets"), in.ImagePullSecrets))
+				w.Add(immutable.ChangedAt(w.Child(p, "imagePullSecrets"), in.ImagePullSecrets))
 			}
 			if w.Done() {
 				return
@@ -197,7 +197,7 @@ func walkPodSpec(w *immutable.Walk, in, old *PodSpec, p *field.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "imagePullSecrets"), "imagePullSecrets", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "imagePullSecrets"), "imagePullSecrets", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -216,7 +216,7 @@ func walkPodSpec(w *immutable.Walk, in, old *PodSpec, p *field.Path) {
 		for i11 := 0; i11 < m9; i11++ {
 			if _, ok := keyContainerOf(&in.InitContainers[i11]); ok {
 				if !w.Report || dirtyContainer(&in.InitContainers[i11], &old.InitContainers[i11]) {
-					walkContainer(w, &in.InitContainers[i11], &old.InitContainers[i11], w.Index(w.Child(p, "initContainers"), i11))
+					walkContainer(w, &in.InitContainers[i11], &old.InitContainers[i11], w.ChildIndex(p, "initContainers", i11))
 					if w.Done() {
 						return
 					}
@@ -226,7 +226,7 @@ func walkPodSpec(w *immutable.Walk, in, old *PodSpec, p *field.Path) {
 		if m9 < len(in.InitContainers) && m9 < len(old.InitContainers) {
 			for _, pr12 := range immutable.PairByKey(in.InitContainers[m9:], old.InitContainers[m9:], keyContainerOf) {
 				if !w.Report || dirtyContainer(&in.InitContainers[m9+pr12.New], &old.InitContainers[m9+pr12.Old]) {
-					walkContainer(w, &in.InitContainers[m9+pr12.New], &old.InitContainers[m9+pr12.Old], w.Index(w.Child(p, "initContainers"), m9+pr12.New))
+					walkContainer(w, &in.InitContainers[m9+pr12.New], &old.InitContainers[m9+pr12.Old], w.ChildIndex(p, "initContainers", m9+pr12.New))
 					if w.Done() {
 						return
 					}
@@ -237,7 +237,7 @@ func walkPodSpec(w *immutable.Walk, in, old *PodSpec, p *field.Path) {
 	if nOK, oOK := (len(in.NodeSelector) != 0), (len(old.NodeSelector) != 0); nOK && oOK {
 		if !(equalMapStringString(&in.NodeSelector, &old.NodeSelector)) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "nodeSelector"), in.NodeSelector))
+				w.Add(immutable.ChangedAt(w.Child(p, "nodeSelector"), in.NodeSelector))
 			}
 			if w.Done() {
 				return
@@ -245,7 +245,7 @@ func walkPodSpec(w *immutable.Walk, in, old *PodSpec, p *field.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "nodeSelector"), "nodeSelector", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "nodeSelector"), "nodeSelector", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -254,7 +254,7 @@ func walkPodSpec(w *immutable.Walk, in, old *PodSpec, p *field.Path) {
 	if nOK, oOK := (in.SecurityContext != nil), (old.SecurityContext != nil); nOK && oOK {
 		if !((in.SecurityContext == nil) == (old.SecurityContext == nil) && (in.SecurityContext == nil || equalPodSecurityContext(in.SecurityContext, old.SecurityContext))) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "securityContext"), in.SecurityContext))
+				w.Add(immutable.ChangedAt(w.Child(p, "securityContext"), in.SecurityContext))
 			}
 			if w.Done() {
 				return
@@ -262,7 +262,7 @@ func walkPodSpec(w *immutable.Walk, in, old *PodSpec, p *field.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "securityContext"), "securityContext", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "securityContext"), "securityContext", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -271,7 +271,7 @@ func walkPodSpec(w *immutable.Walk, in, old *PodSpec, p *field.Path) {
 	if nOK, oOK := (in.ServiceAccountName != ""), (old.ServiceAccountName != ""); nOK && oOK {
 		if !(in.ServiceAccountName == old.ServiceAccountName) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "serviceAccountName"), in.ServiceAccountName))
+				w.Add(immutable.ChangedAt(w.Child(p, "serviceAccountName"), in.ServiceAccountName))
 			}
 			if w.Done() {
 				return
@@ -279,7 +279,7 @@ func walkPodSpec(w *immutable.Walk, in, old *PodSpec, p *field.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "serviceAccountName"), "serviceAccountName", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "serviceAccountName"), "serviceAccountName", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -298,7 +298,7 @@ func walkPodSpec(w *immutable.Walk, in, old *PodSpec, p *field.Path) {
 		for i15 := 0; i15 < m13; i15++ {
 			if _, ok := keyVolumeOf(&in.Volumes[i15]); ok {
 				if !w.Report || dirtyVolume(&in.Volumes[i15], &old.Volumes[i15]) {
-					walkVolume(w, &in.Volumes[i15], &old.Volumes[i15], w.Index(w.Child(p, "volumes"), i15))
+					walkVolume(w, &in.Volumes[i15], &old.Volumes[i15], w.ChildIndex(p, "volumes", i15))
 					if w.Done() {
 						return
 					}
@@ -308,7 +308,7 @@ func walkPodSpec(w *immutable.Walk, in, old *PodSpec, p *field.Path) {
 		if m13 < len(in.Volumes) && m13 < len(old.Volumes) {
 			for _, pr16 := range immutable.PairByKey(in.Volumes[m13:], old.Volumes[m13:], keyVolumeOf) {
 				if !w.Report || dirtyVolume(&in.Volumes[m13+pr16.New], &old.Volumes[m13+pr16.Old]) {
-					walkVolume(w, &in.Volumes[m13+pr16.New], &old.Volumes[m13+pr16.Old], w.Index(w.Child(p, "volumes"), m13+pr16.New))
+					walkVolume(w, &in.Volumes[m13+pr16.New], &old.Volumes[m13+pr16.Old], w.ChildIndex(p, "volumes", m13+pr16.New))
 					if w.Done() {
 						return
 					}
@@ -329,11 +329,11 @@ func keyContainerOf(e *Container) (keyContainer, bool) {
 	}, true
 }
 
-func walkContainer(w *immutable.Walk, in, old *Container, p *field.Path) {
+func walkContainer(w *immutable.Walk, in, old *Container, p string) {
 	if nOK, oOK := (len(in.Ports) != 0), (len(old.Ports) != 0); nOK && oOK {
 		if !(equalSliceContainerPort(&in.Ports, &old.Ports)) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "ports"), in.Ports))
+				w.Add(immutable.ChangedAt(w.Child(p, "ports"), in.Ports))
 			}
 			if w.Done() {
 				return
@@ -341,7 +341,7 @@ func walkContainer(w *immutable.Walk, in, old *Container, p *field.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "ports"), "ports", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "ports"), "ports", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -360,7 +360,7 @@ func walkContainer(w *immutable.Walk, in, old *Container, p *field.Path) {
 		for i7 := 0; i7 < m5; i7++ {
 			if _, ok := keyVolumeMountOf(&in.VolumeMounts[i7]); ok {
 				if !w.Report || dirtyVolumeMount(&in.VolumeMounts[i7], &old.VolumeMounts[i7]) {
-					walkVolumeMount(w, &in.VolumeMounts[i7], &old.VolumeMounts[i7], w.Index(w.Child(p, "volumeMounts"), i7))
+					walkVolumeMount(w, &in.VolumeMounts[i7], &old.VolumeMounts[i7], w.ChildIndex(p, "volumeMounts", i7))
 					if w.Done() {
 						return
 					}
@@ -370,7 +370,7 @@ func walkContainer(w *immutable.Walk, in, old *Container, p *field.Path) {
 		if m5 < len(in.VolumeMounts) && m5 < len(old.VolumeMounts) {
 			for _, pr8 := range immutable.PairByKey(in.VolumeMounts[m5:], old.VolumeMounts[m5:], keyVolumeMountOf) {
 				if !w.Report || dirtyVolumeMount(&in.VolumeMounts[m5+pr8.New], &old.VolumeMounts[m5+pr8.Old]) {
-					walkVolumeMount(w, &in.VolumeMounts[m5+pr8.New], &old.VolumeMounts[m5+pr8.Old], w.Index(w.Child(p, "volumeMounts"), m5+pr8.New))
+					walkVolumeMount(w, &in.VolumeMounts[m5+pr8.New], &old.VolumeMounts[m5+pr8.Old], w.ChildIndex(p, "volumeMounts", m5+pr8.New))
 					if w.Done() {
 						return
 					}
@@ -422,10 +422,10 @@ func keyVolumeMountOf(e *VolumeMount) (keyVolumeMount, bool) {
 	}, true
 }
 
-func walkVolumeMount(w *immutable.Walk, in, old *VolumeMount, p *field.Path) {
+func walkVolumeMount(w *immutable.Walk, in, old *VolumeMount, p string) {
 	if !(in.Name == old.Name) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "name"), in.Name))
+			w.Add(immutable.ChangedAt(w.Child(p, "name"), in.Name))
 		}
 		if w.Done() {
 			return
@@ -435,13 +435,13 @@ func walkVolumeMount(w *immutable.Walk, in, old *VolumeMount, p *field.Path) {
 
 func dirtyVolumeMount(in, old *VolumeMount) bool {
 	var q immutable.Walk
-	walkVolumeMount(&q, in, old, nil)
+	walkVolumeMount(&q, in, old, "")
 	return q.Found()
 }
 
 func dirtyContainer(in, old *Container) bool {
 	var q immutable.Walk
-	walkContainer(&q, in, old, nil)
+	walkContainer(&q, in, old, "")
 	return q.Found()
 }
 
@@ -494,10 +494,10 @@ func keyVolumeOf(e *Volume) (keyVolume, bool) {
 	}, true
 }
 
-func walkVolume(w *immutable.Walk, in, old *Volume, p *field.Path) {
+func walkVolume(w *immutable.Walk, in, old *Volume, p string) {
 	if !(equalVolumeSource(&in.Source, &old.Source)) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "source"), in.Source))
+			w.Add(immutable.ChangedAt(w.Child(p, "source"), in.Source))
 		}
 		if w.Done() {
 			return
@@ -553,24 +553,24 @@ func equalSecretVolumeSource(a, b *SecretVolumeSource) bool {
 
 func dirtyVolume(in, old *Volume) bool {
 	var q immutable.Walk
-	walkVolume(&q, in, old, nil)
+	walkVolume(&q, in, old, "")
 	return q.Found()
 }
 
 func dirtyPodSpec(in, old *PodSpec) bool {
 	var q immutable.Walk
-	walkPodSpec(&q, in, old, nil)
+	walkPodSpec(&q, in, old, "")
 	return q.Found()
 }
 
 func dirtyPodTemplateSpec(in, old *PodTemplateSpec) bool {
 	var q immutable.Walk
-	walkPodTemplateSpec(&q, in, old, nil)
+	walkPodTemplateSpec(&q, in, old, "")
 	return q.Found()
 }
 
 func dirtyDeploymentSpec(in, old *DeploymentSpec) bool {
 	var q immutable.Walk
-	walkDeploymentSpec(&q, in, old, nil)
+	walkDeploymentSpec(&q, in, old, "")
 	return q.Found()
 }

@@ -20,16 +20,16 @@ func (in *Widget) ValidateImmutableUpdate(old *Widget) field.ErrorList {
 		return nil
 	}
 	var probe immutable.Walk
-	walkWidget(&probe, in, old, nil)
+	walkWidget(&probe, in, old, "")
 	if !probe.Found() {
 		return nil
 	}
 	w := immutable.Walk{Report: true}
-	walkWidget(&w, in, old, nil)
+	walkWidget(&w, in, old, "")
 	return w.Errors()
 }
 
-func walkWidget(w *immutable.Walk, in, old *Widget, p *field.Path) {
+func walkWidget(w *immutable.Walk, in, old *Widget, p string) {
 	if !w.Report || dirtyWidgetSpec(&in.Spec, &old.Spec) {
 		walkWidgetSpec(w, &in.Spec, &old.Spec, w.Child(p, "spec"))
 		if w.Done() {
@@ -38,7 +38,7 @@ func walkWidget(w *immutable.Walk, in, old *Widget, p *field.Path) {
 	}
 }
 
-func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
+func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p string) {
 	if nOK, oOK := (len(in.Backends) != 0), (len(old.Backends) != 0); nOK && oOK {
 		m1 := min(len(in.Backends), len(old.Backends))
 		for i2 := 0; i2 < m1; i2++ {
@@ -52,7 +52,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		for i3 := 0; i3 < m1; i3++ {
 			if _, ok := keyBackendOf(&in.Backends[i3]); ok {
 				if !w.Report || dirtyBackend(&in.Backends[i3], &old.Backends[i3]) {
-					walkBackend(w, &in.Backends[i3], &old.Backends[i3], w.Index(w.Child(p, "backends"), i3))
+					walkBackend(w, &in.Backends[i3], &old.Backends[i3], w.ChildIndex(p, "backends", i3))
 					if w.Done() {
 						return
 					}
@@ -62,7 +62,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		if m1 < len(in.Backends) && m1 < len(old.Backends) {
 			for _, pr4 := range immutable.PairByKey(in.Backends[m1:], old.Backends[m1:], keyBackendOf) {
 				if !w.Report || dirtyBackend(&in.Backends[m1+pr4.New], &old.Backends[m1+pr4.Old]) {
-					walkBackend(w, &in.Backends[m1+pr4.New], &old.Backends[m1+pr4.Old], w.Index(w.Child(p, "backends"), m1+pr4.New))
+					walkBackend(w, &in.Backends[m1+pr4.New], &old.Backends[m1+pr4.Old], w.ChildIndex(p, "backends", m1+pr4.New))
 					if w.Done() {
 						return
 					}
@@ -73,7 +73,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 	if nOK, oOK := (in.Class != ""), (old.Class != ""); nOK && oOK {
 		if !(in.Class == old.Class) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "class"), in.Class))
+				w.Add(immutable.ChangedAt(w.Child(p, "class"), in.Class))
 			}
 			if w.Done() {
 				return
@@ -81,7 +81,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "class"), "class", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "class"), "class", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -89,7 +89,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 	}
 	if !(equalWidgetConfig(&in.Config, &old.Config)) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "config"), in.Config))
+			w.Add(immutable.ChangedAt(w.Child(p, "config"), in.Config))
 		}
 		if w.Done() {
 			return
@@ -98,7 +98,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 	if nOK, oOK := (len(in.Labels) != 0), (len(old.Labels) != 0); nOK && oOK {
 		if !(equalMapStringString(&in.Labels, &old.Labels)) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "labels"), in.Labels))
+				w.Add(immutable.ChangedAt(w.Child(p, "labels"), in.Labels))
 			}
 			if w.Done() {
 				return
@@ -106,7 +106,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "labels"), "labels", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "labels"), "labels", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -114,7 +114,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 	}
 	if !(in.Name == old.Name) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "name"), in.Name))
+			w.Add(immutable.ChangedAt(w.Child(p, "name"), in.Name))
 		}
 		if w.Done() {
 			return
@@ -133,7 +133,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 	if nOK, oOK := (len(in.Ports) != 0), (len(old.Ports) != 0); nOK && oOK {
 		if !(equalSlicePort(&in.Ports, &old.Ports)) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "ports"), in.Ports))
+				w.Add(immutable.ChangedAt(w.Child(p, "ports"), in.Ports))
 			}
 			if w.Done() {
 				return
@@ -141,7 +141,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "ports"), "ports", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "ports"), "ports", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -150,7 +150,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 	if nOK, oOK := (in.SeedSnapshot != ""), (old.SeedSnapshot != ""); nOK && oOK {
 		if !(in.SeedSnapshot == old.SeedSnapshot) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "seedSnapshot"), in.SeedSnapshot))
+				w.Add(immutable.ChangedAt(w.Child(p, "seedSnapshot"), in.SeedSnapshot))
 			}
 			if w.Done() {
 				return
@@ -158,7 +158,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		}
 	} else if oOK && !nOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "seedSnapshot"), "seedSnapshot", immutable.Once, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "seedSnapshot"), "seedSnapshot", immutable.Once, nOK))
 		}
 		if w.Done() {
 			return
@@ -176,7 +176,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		}
 		if (in.Shards == nil) != (old.Shards == nil) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "shards"), in.Shards))
+				w.Add(immutable.ChangedAt(w.Child(p, "shards"), in.Shards))
 			}
 			if w.Done() {
 				return
@@ -184,7 +184,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		} else if in.Shards != nil && (len(in.Shards) != len(old.Shards) || m7 != len(in.Shards)) {
 			if cs6 := immutable.ListKeyChanges(in.Shards, old.Shards, keyShardOf); len(cs6) > 0 && w.Violation() {
 				for _, c5 := range cs6 {
-					w.Add(immutable.KeyChanged(w.Child(p, "shards"), formatKeyShard(c5.Key), c5.Added))
+					w.Add(immutable.KeyChangedAt(w.Child(p, "shards"), formatKeyShard(c5.Key), c5.Added))
 				}
 			}
 			if w.Done() {
@@ -194,7 +194,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		for i9 := 0; i9 < m7; i9++ {
 			if _, ok := keyShardOf(&in.Shards[i9]); ok {
 				if !w.Report || dirtyShard(&in.Shards[i9], &old.Shards[i9]) {
-					walkShard(w, &in.Shards[i9], &old.Shards[i9], w.Index(w.Child(p, "shards"), i9))
+					walkShard(w, &in.Shards[i9], &old.Shards[i9], w.ChildIndex(p, "shards", i9))
 					if w.Done() {
 						return
 					}
@@ -204,7 +204,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		if m7 < len(in.Shards) && m7 < len(old.Shards) {
 			for _, pr10 := range immutable.PairByKey(in.Shards[m7:], old.Shards[m7:], keyShardOf) {
 				if !w.Report || dirtyShard(&in.Shards[m7+pr10.New], &old.Shards[m7+pr10.Old]) {
-					walkShard(w, &in.Shards[m7+pr10.New], &old.Shards[m7+pr10.Old], w.Index(w.Child(p, "shards"), m7+pr10.New))
+					walkShard(w, &in.Shards[m7+pr10.New], &old.Shards[m7+pr10.Old], w.ChildIndex(p, "shards", m7+pr10.New))
 					if w.Done() {
 						return
 					}
@@ -213,7 +213,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "shards"), "shards", immutable.Keys, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "shards"), "shards", immutable.Keys, nOK))
 		}
 		if w.Done() {
 			return
@@ -221,7 +221,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 	}
 	if !(in.Size == old.Size) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "size"), in.Size))
+			w.Add(immutable.ChangedAt(w.Child(p, "size"), in.Size))
 		}
 		if w.Done() {
 			return
@@ -230,7 +230,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 	if nOK, oOK := (in.Storage != nil), (old.Storage != nil); nOK && oOK {
 		if !((in.Storage == nil) == (old.Storage == nil) && (in.Storage == nil || equalStorage(in.Storage, old.Storage))) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "storage"), in.Storage))
+				w.Add(immutable.ChangedAt(w.Child(p, "storage"), in.Storage))
 			}
 			if w.Done() {
 				return
@@ -238,7 +238,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "storage"), "storage", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "storage"), "storage", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -246,7 +246,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 	}
 	if !(equalSliceString_2(&in.Tags, &old.Tags)) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "tags"), in.Tags))
+			w.Add(immutable.ChangedAt(w.Child(p, "tags"), in.Tags))
 		}
 		if w.Done() {
 			return
@@ -255,7 +255,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 	if nOK, oOK := (len(in.Zones) != 0), (len(old.Zones) != 0); nOK && oOK {
 		if !(equalSliceString_2(&in.Zones, &old.Zones)) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "zones"), in.Zones))
+				w.Add(immutable.ChangedAt(w.Child(p, "zones"), in.Zones))
 			}
 			if w.Done() {
 				return
@@ -263,7 +263,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "zones"), "zones", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "zones"), "zones", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -282,10 +282,10 @@ func keyBackendOf(e *Backend) (keyBackend, bool) {
 	}, true
 }
 
-func walkBackend(w *immutable.Walk, in, old *Backend, p *field.Path) {
+func walkBackend(w *immutable.Walk, in, old *Backend, p string) {
 	if !(in.Address == old.Address) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "address"), in.Address))
+			w.Add(immutable.ChangedAt(w.Child(p, "address"), in.Address))
 		}
 		if w.Done() {
 			return
@@ -295,7 +295,7 @@ func walkBackend(w *immutable.Walk, in, old *Backend, p *field.Path) {
 
 func dirtyBackend(in, old *Backend) bool {
 	var q immutable.Walk
-	walkBackend(&q, in, old, nil)
+	walkBackend(&q, in, old, "")
 	return q.Found()
 }
 
@@ -337,11 +337,11 @@ func equalMapStringString(a, b *map[string]string) bool {
 	return true
 }
 
-func walkOptions(w *immutable.Walk, in, old *Options, p *field.Path) {
+func walkOptions(w *immutable.Walk, in, old *Options, p string) {
 	if nOK, oOK := (in.Mode != ""), (old.Mode != ""); nOK && oOK {
 		if !(in.Mode == old.Mode) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "mode"), in.Mode))
+				w.Add(immutable.ChangedAt(w.Child(p, "mode"), in.Mode))
 			}
 			if w.Done() {
 				return
@@ -349,7 +349,7 @@ func walkOptions(w *immutable.Walk, in, old *Options, p *field.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "mode"), "mode", immutable.Whole, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "mode"), "mode", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
@@ -359,7 +359,7 @@ func walkOptions(w *immutable.Walk, in, old *Options, p *field.Path) {
 
 func dirtyOptions(in, old *Options) bool {
 	var q immutable.Walk
-	walkOptions(&q, in, old, nil)
+	walkOptions(&q, in, old, "")
 	return q.Found()
 }
 
@@ -403,10 +403,10 @@ func formatKeyShard(k keyShard) string {
 	return immutable.FormatKey([]string{"name"}, immutable.FormatScalar(k.k0))
 }
 
-func walkShard(w *immutable.Walk, in, old *Shard, p *field.Path) {
+func walkShard(w *immutable.Walk, in, old *Shard, p string) {
 	if !(in.Name == old.Name) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "name"), in.Name))
+			w.Add(immutable.ChangedAt(w.Child(p, "name"), in.Name))
 		}
 		if w.Done() {
 			return
@@ -416,7 +416,7 @@ func walkShard(w *immutable.Walk, in, old *Shard, p *field.Path) {
 
 func dirtyShard(in, old *Shard) bool {
 	var q immutable.Walk
-	walkShard(&q, in, old, nil)
+	walkShard(&q, in, old, "")
 	return q.Found()
 }
 
@@ -439,6 +439,6 @@ func equalSliceString_2(a, b *[]string) bool {
 
 func dirtyWidgetSpec(in, old *WidgetSpec) bool {
 	var q immutable.Walk
-	walkWidgetSpec(&q, in, old, nil)
+	walkWidgetSpec(&q, in, old, "")
 	return q.Found()
 }

@@ -20,16 +20,16 @@ func (in *Widget) ValidateImmutableUpdate(old *Widget) field.ErrorList {
 		return nil
 	}
 	var probe immutable.Walk
-	walkWidget(&probe, in, old, nil)
+	walkWidget(&probe, in, old, "")
 	if !probe.Found() {
 		return nil
 	}
 	w := immutable.Walk{Report: true}
-	walkWidget(&w, in, old, nil)
+	walkWidget(&w, in, old, "")
 	return w.Errors()
 }
 
-func walkWidget(w *immutable.Walk, in, old *Widget, p *field.Path) {
+func walkWidget(w *immutable.Walk, in, old *Widget, p string) {
 	if !w.Report || dirtyWidgetSpec(&in.Spec, &old.Spec) {
 		walkWidgetSpec(w, &in.Spec, &old.Spec, w.Child(p, "spec"))
 		if w.Done() {
@@ -38,10 +38,10 @@ func walkWidget(w *immutable.Walk, in, old *Widget, p *field.Path) {
 	}
 }
 
-func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
+func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p string) {
 	if !(in.Engine == old.Engine) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "engine"), in.Engine))
+			w.Add(immutable.ChangedAt(w.Child(p, "engine"), in.Engine))
 		}
 		if w.Done() {
 			return
@@ -59,7 +59,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		}
 		if (in.Ports == nil) != (old.Ports == nil) {
 			if w.Violation() {
-				w.Add(immutable.Changed(w.Child(p, "ports"), in.Ports))
+				w.Add(immutable.ChangedAt(w.Child(p, "ports"), in.Ports))
 			}
 			if w.Done() {
 				return
@@ -67,7 +67,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		} else if in.Ports != nil && (len(in.Ports) != len(old.Ports) || m3 != len(in.Ports)) {
 			if cs2 := immutable.ListKeyChanges(in.Ports, old.Ports, keyPortOf); len(cs2) > 0 && w.Violation() {
 				for _, c1 := range cs2 {
-					w.Add(immutable.KeyChanged(w.Child(p, "ports"), formatKeyPort(c1.Key), c1.Added))
+					w.Add(immutable.KeyChangedAt(w.Child(p, "ports"), formatKeyPort(c1.Key), c1.Added))
 				}
 			}
 			if w.Done() {
@@ -77,7 +77,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		for i5 := 0; i5 < m3; i5++ {
 			if _, ok := keyPortOf(&in.Ports[i5]); ok {
 				if !w.Report || dirtyPort(&in.Ports[i5], &old.Ports[i5]) {
-					walkPort(w, &in.Ports[i5], &old.Ports[i5], w.Index(w.Child(p, "ports"), i5))
+					walkPort(w, &in.Ports[i5], &old.Ports[i5], w.ChildIndex(p, "ports", i5))
 					if w.Done() {
 						return
 					}
@@ -87,7 +87,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		if m3 < len(in.Ports) && m3 < len(old.Ports) {
 			for _, pr6 := range immutable.PairByKey(in.Ports[m3:], old.Ports[m3:], keyPortOf) {
 				if !w.Report || dirtyPort(&in.Ports[m3+pr6.New], &old.Ports[m3+pr6.Old]) {
-					walkPort(w, &in.Ports[m3+pr6.New], &old.Ports[m3+pr6.Old], w.Index(w.Child(p, "ports"), m3+pr6.New))
+					walkPort(w, &in.Ports[m3+pr6.New], &old.Ports[m3+pr6.Old], w.ChildIndex(p, "ports", m3+pr6.New))
 					if w.Done() {
 						return
 					}
@@ -96,7 +96,7 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p *field.Path) {
 		}
 	} else if nOK != oOK {
 		if w.Violation() {
-			w.Add(immutable.Presence(w.Child(p, "ports"), "ports", immutable.Keys, nOK))
+			w.Add(immutable.PresenceAt(w.Child(p, "ports"), "ports", immutable.Keys, nOK))
 		}
 		if w.Done() {
 			return
@@ -119,10 +119,10 @@ func formatKeyPort(k keyPort) string {
 	return immutable.FormatKey([]string{"name"}, immutable.FormatScalar(k.k0))
 }
 
-func walkPort(w *immutable.Walk, in, old *Port, p *field.Path) {
+func walkPort(w *immutable.Walk, in, old *Port, p string) {
 	if !(in.Name == old.Name) {
 		if w.Violation() {
-			w.Add(immutable.Changed(w.Child(p, "name"), in.Name))
+			w.Add(immutable.ChangedAt(w.Child(p, "name"), in.Name))
 		}
 		if w.Done() {
 			return
@@ -132,12 +132,12 @@ func walkPort(w *immutable.Walk, in, old *Port, p *field.Path) {
 
 func dirtyPort(in, old *Port) bool {
 	var q immutable.Walk
-	walkPort(&q, in, old, nil)
+	walkPort(&q, in, old, "")
 	return q.Found()
 }
 
 func dirtyWidgetSpec(in, old *WidgetSpec) bool {
 	var q immutable.Walk
-	walkWidgetSpec(&q, in, old, nil)
+	walkWidgetSpec(&q, in, old, "")
 	return q.Found()
 }
