@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/types"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -231,7 +232,7 @@ func shape(n *schema.Node, marks bool) string {
 		}
 	}
 	b.WriteString("{")
-	for _, k := range sortedKeys(n.Properties) {
+	for _, k := range slices.Sorted(maps.Keys(n.Properties)) {
 		b.WriteString(strconv.Quote(k) + ":" + shape(n.Properties[k], marks) + ",")
 	}
 	b.WriteString("}")
@@ -242,15 +243,6 @@ func shape(n *schema.Node, marks bool) string {
 		b.WriteString("<" + shape(n.Values, marks) + ">")
 	}
 	return b.String()
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // structOf returns the struct type under t (named or literal), or nil.
@@ -340,7 +332,7 @@ func (e *emitter) walkStruct(t types.Type, n *schema.Node) string {
 		byName[f.name] = f
 	}
 	var body bytes.Buffer
-	for _, prop := range sortedKeys(n.Properties) {
+	for _, prop := range slices.Sorted(maps.Keys(n.Properties)) {
 		c := n.Properties[prop]
 		if !walks(c) {
 			continue
