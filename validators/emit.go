@@ -26,7 +26,7 @@ const (
 
 // emitter writes the validators of one package: for each root kind a
 // ValidateImmutableUpdate method, and the functions it calls, one per Go
-// type and schema shape (a walk function where something marked lies below,
+// type and schema (a walk function where something marked lies below,
 // an equality function for what is compared whole).
 type emitter struct {
 	local   *types.Package
@@ -202,9 +202,9 @@ func walks(n *schema.Node) bool {
 	return walks(n.Values)
 }
 
-// shape renders what of n the code generated for it depends on: the marks
+// codeSignature renders what of n the code generated for it depends on: the marks
 // (walk) and the list types, keys and structure below.
-func shape(n *schema.Node, marks bool) string {
+func codeSignature(n *schema.Node, marks bool) string {
 	if n == nil {
 		return "-"
 	}
@@ -221,7 +221,7 @@ func shape(n *schema.Node, marks bool) string {
 		}
 		if n.Fixed() {
 			// Compared whole: only what equality depends on matters below.
-			b.WriteString(shape(n, false))
+			b.WriteString(codeSignature(n, false))
 			return b.String()
 		}
 	}
@@ -233,14 +233,14 @@ func shape(n *schema.Node, marks bool) string {
 	}
 	b.WriteString("{")
 	for _, k := range slices.Sorted(maps.Keys(n.Properties)) {
-		b.WriteString(strconv.Quote(k) + ":" + shape(n.Properties[k], marks) + ",")
+		b.WriteString(strconv.Quote(k) + ":" + codeSignature(n.Properties[k], marks) + ",")
 	}
 	b.WriteString("}")
 	if n.Items != nil {
-		b.WriteString("[" + shape(n.Items, marks) + "]")
+		b.WriteString("[" + codeSignature(n.Items, marks) + "]")
 	}
 	if n.Values != nil {
-		b.WriteString("<" + shape(n.Values, marks) + ">")
+		b.WriteString("<" + codeSignature(n.Values, marks) + ">")
 	}
 	return b.String()
 }
@@ -318,7 +318,7 @@ func (e *emitter) callWalk(b *bytes.Buffer, t types.Type, n *schema.Node, nv, ov
 // as field.Path renders it ("" at the root and on the first walk).
 func (e *emitter) walkStruct(t types.Type, n *schema.Node) string {
 	ts := e.typeString(t)
-	name, b, isNew := e.newFunc("walk|"+ts+"|"+shape(n, true), "walk"+e.typeName(t))
+	name, b, isNew := e.newFunc("walk|"+ts+"|"+codeSignature(n, true), "walk"+e.typeName(t))
 	if !isNew {
 		return name
 	}

@@ -79,7 +79,7 @@ func (e *emitter) equal(t types.Type, n *schema.Node, a, b string) string {
 // func(a, b *T) bool.
 func (e *emitter) equalFunc(t types.Type, n *schema.Node) string {
 	ts := e.typeString(t)
-	name, b, isNew := e.newFunc("equal|"+ts+"|"+shape(n, false), "equal"+e.typeName(t))
+	name, b, isNew := e.newFunc("equal|"+ts+"|"+codeSignature(n, false), "equal"+e.typeName(t))
 	if !isNew {
 		return name
 	}
