@@ -9,6 +9,7 @@ import (
 
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/output"
+	"github.com/immutable-gen/immutable-gen/validation/apiserver"
 )
 
 // BenchmarkGenerate compares a whole CRD generation run — package loading,
@@ -30,8 +31,8 @@ func BenchmarkGenerate(b *testing.B) {
 		failOK bool
 	}{
 		{"controller-gen", crd.Generator{}, false},
-		{"immutable-gen-extensions", Generator{Immutability: ModeExtensions}.WithReport(func(diag.List) {}), false},
-		{"immutable-gen-cel", Generator{Immutability: ModeCEL}.WithReport(func(diag.List) {}), true},
+		{"immutable-gen-extensions", Generator{Immutability: ModeExtensions}.WithReport(func(diag.List) {}).WithServer(apiserver.InProcess{}), false},
+		{"immutable-gen-cel", Generator{Immutability: ModeCEL}.WithReport(func(diag.List) {}).WithServer(apiserver.InProcess{}), true},
 	}
 	for _, impl := range impls {
 		b.Run(impl.name, func(b *testing.B) {

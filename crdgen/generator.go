@@ -68,6 +68,19 @@ type Generator struct {
 	// as errors). When nil, errors are returned from Generate and the rest
 	// is dropped.
 	report func(diag.List)
+
+	// server runs the API server's CRD validation of the CRDs with markers
+	// (semantics 2.2 rule 7). Without one, a run that has CRDs with markers
+	// fails: their validation is not optional.
+	server validation.Server
+}
+
+// WithServer returns g with s running the API server's CRD validation of
+// the CRDs with markers: validation/apiserver.InProcess, or fullbuild's
+// child process in the light build of immutable-gen.
+func (g Generator) WithServer(s validation.Server) Generator {
+	g.server = s
+	return g
 }
 
 // WithReport returns g with fn receiving every run's diagnostics.
@@ -337,7 +350,13 @@ func (g Generator) apiServerFindings(crd *apiextv1.CustomResourceDefinition, obj
 			return nil, err
 		}
 	}
-	ds := validation.APIServer(checked, models, diag.Error)
+	if g.server == nil {
+		return nil, errors.New("no API server CRD validation to run on a CRD with markers (crdgen.Generator.WithServer)")
+	}
+	ds, err := validation.APIServer(g.server, checked, models, diag.Error)
+	if err != nil {
+		return nil, fmt.Errorf("the API server's CRD validation: %w", err)
+	}
 	if data, err := json.Marshal(ds); err == nil {
 		c.Put(key, data)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/output"
+	"github.com/immutable-gen/immutable-gen/validation/apiserver"
 )
 
 // A ruleCase is one KEP placement rule, written as the Go API an author
@@ -527,7 +528,7 @@ func generateCases(t *testing.T, dir string) (map[string]map[string]any, []strin
 func generateCasesWith(t *testing.T, dir string, g Generator) (map[string]map[string]any, []string, bool) {
 	t.Helper()
 	var diags diag.List
-	gen := genall.Generator(g.WithReport(func(d diag.List) { diags = append(diags, d...) }))
+	gen := genall.Generator(g.WithReport(func(d diag.List) { diags = append(diags, d...) }).WithServer(apiserver.InProcess{}))
 	rt, err := genall.Generators{&gen}.ForRootsWithConfig(&packages.Config{Dir: dir}, "./...")
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/immutable-gen/immutable-gen/schema"
 	"github.com/immutable-gen/immutable-gen/validation"
+	"github.com/immutable-gen/immutable-gen/validation/apiserver"
 )
 
 // apiServer runs apiextensions-apiserver's own validation of a new CRD —
@@ -23,7 +24,11 @@ func (c *crdLint) apiServer(crd *apiextv1.CustomResourceDefinition) {
 		c.report("", "<crd>", IDRefused, "fix the manifest", "the API server cannot read this CRD: %v", err)
 		return
 	}
-	errs := validation.ValidateServer(internal)
+	errs, err := validation.ValidateServer(apiserver.InProcess{}, internal)
+	if err != nil {
+		c.report("", "<crd>", IDRefused, "fix the manifest", "the API server's CRD validation did not run: %v", err)
+		return
+	}
 	// The total cost error is reported with the rules that contributed to
 	// it, when the server names them.
 	totals := map[string]string{} // schema → factor

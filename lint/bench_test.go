@@ -13,6 +13,7 @@ import (
 	"github.com/immutable-gen/immutable-gen/crdgen"
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/output"
+	"github.com/immutable-gen/immutable-gen/validation/apiserver"
 )
 
 // BenchmarkFiles100 lints 100 CRD manifests in one Files call, as
@@ -72,7 +73,7 @@ func BenchmarkFiles100(b *testing.B) {
 // committed ones.
 func benchCorpus(b *testing.B) [][]byte {
 	b.Helper()
-	var gen genall.Generator = crdgen.Generator{Immutability: crdgen.ModeExtensions}.WithReport(func(diag.List) {})
+	var gen genall.Generator = crdgen.Generator{Immutability: crdgen.ModeExtensions}.WithReport(func(diag.List) {}).WithServer(apiserver.InProcess{})
 	rt, err := genall.Generators{&gen}.ForRootsWithConfig(&packages.Config{}, "../testdata/apis/bench/...")
 	if err != nil {
 		b.Fatal(err)

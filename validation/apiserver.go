@@ -22,16 +22,25 @@ import (
 // above the offending schema node (models maps version names to their
 // models), with severity sev; findings outside every marked subtree are not
 // about immutability — controller-gen would write them the same — and are
-// warnings, reported against the CRD and schema path.
-func APIServer(crd *apiextv1.CustomResourceDefinition, models map[string]*schema.Node, sev diag.Severity) diag.List {
+// warnings, reported against the CRD and schema path. srv runs the API
+// server's validation; its error (the validation could not run) is
+// returned.
+func APIServer(srv Server, crd *apiextv1.CustomResourceDefinition, models map[string]*schema.Node, sev diag.Severity) (diag.List, error) {
 	internal, err := Internal(crd)
 	if err != nil {
-		return diag.List{{Severity: diag.Error, Subject: "CRD " + crd.Name, Message: "cannot convert the generated CRD: " + err.Error()}}
+		return diag.List{{Severity: diag.Error, Subject: "CRD " + crd.Name, Message: "cannot convert the generated CRD: " + err.Error()}}, nil
 	}
-	errs := ValidateServer(internal)
+	errs, err := ValidateServer(srv, internal)
+	if err != nil {
+		return nil, err
+	}
 	var out diag.List
 	if slices.ContainsFunc(errs, isCostError) && len(models) > 0 {
-		if needed, fits := neededBounds(crd, models); fits {
+		needed, fits, err := neededBounds(srv, crd, models)
+		if err != nil {
+			return nil, err
+		}
+		if fits {
 			// The bounds account for every cost error: report them at the
 			// markers whose rules need them, and nothing else about cost.
 			out = append(out, boundsDiagnostics(crd, models, needed, sev)...)
@@ -41,7 +50,7 @@ func APIServer(crd *apiextv1.CustomResourceDefinition, models map[string]*schema
 	for _, e := range errs {
 		out = append(out, translate(internal, e, models, sev))
 	}
-	return out
+	return out, nil
 }
 
 // boundsDiagnostics reports, at each marker whose rules need some of the

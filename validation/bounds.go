@@ -40,7 +40,7 @@ func (b Bound) Marker() string {
 // validation: all of them at their typical values, then without each one
 // the CRD still fits without. fits is false when even all of them do not
 // make the CRD fit (then all are returned).
-func neededBounds(crd *apiextv1.CustomResourceDefinition, models map[string]*schema.Node) (needed []versionBound, fits bool) {
+func neededBounds(srv Server, crd *apiextv1.CustomResourceDefinition, models map[string]*schema.Node) (needed []versionBound, fits bool, err error) {
 	var candidates []versionBound
 	seen := map[*schema.Node]bool{}
 	for i, v := range crd.Spec.Versions {
@@ -60,39 +60,43 @@ func neededBounds(crd *apiextv1.CustomResourceDefinition, models map[string]*sch
 		})
 	}
 	if len(candidates) == 0 {
-		return nil, false
+		return nil, false, nil
 	}
 	raw, err := json.Marshal(crd)
 	if err != nil {
-		return candidates, false
+		return candidates, false, nil
 	}
 	// Start from all candidates; drop each one that is not needed.
-	if !fitsBounds(raw, candidates) {
-		return candidates, false
+	if fits, err := fitsBounds(srv, raw, candidates); !fits || err != nil {
+		return candidates, false, err
 	}
 	kept := candidates
 	for i := 0; i < len(kept); {
 		trial := append(append([]versionBound{}, kept[:i]...), kept[i+1:]...)
-		if fitsBounds(raw, trial) {
+		fits, err := fitsBounds(srv, raw, trial)
+		if err != nil {
+			return nil, false, err
+		}
+		if fits {
 			kept = trial
 			continue
 		}
 		i++
 	}
-	return kept, true
+	return kept, true, nil
 }
 
 // fitsBounds reports whether the CRD (as JSON) fits the cost budget with
 // bounds added.
-func fitsBounds(raw []byte, bounds []versionBound) bool {
+func fitsBounds(srv Server, raw []byte, bounds []versionBound) (bool, error) {
 	var tree map[string]any
 	if json.Unmarshal(raw, &tree) != nil {
-		return false
+		return false, nil
 	}
 	for _, b := range bounds {
 		setBound(tree, b)
 	}
-	return costFits(tree)
+	return costFits(srv, tree)
 }
 
 // setBound writes b's keyword at its typical value into the CRD tree.
@@ -112,20 +116,21 @@ func setBound(tree map[string]any, b versionBound) {
 
 // costFits reports whether the API server's CRD validation finds no cost
 // problem in the CRD tree.
-func costFits(tree map[string]any) bool {
+func costFits(srv Server, tree map[string]any) (bool, error) {
 	data, err := json.Marshal(tree)
 	if err != nil {
-		return false
+		return false, nil
 	}
 	var crd apiextv1.CustomResourceDefinition
 	if err := json.Unmarshal(data, &crd); err != nil {
-		return false
+		return false, nil
 	}
 	internal, err := Internal(&crd)
 	if err != nil {
-		return false
+		return false, nil
 	}
-	return !slices.ContainsFunc(ValidateServer(internal), isCostError)
+	errs, err := ValidateServer(srv, internal)
+	return err == nil && !slices.ContainsFunc(errs, isCostError), err
 }
 
 func isCostError(e ServerError) bool { return e.Class.Cost() }

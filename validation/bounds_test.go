@@ -13,6 +13,7 @@ import (
 
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/schema"
+	"github.com/immutable-gen/immutable-gen/validation/apiserver"
 )
 
 // TestCostDiagnosticsSuffice is the loop a user follows: generate, add
@@ -205,7 +206,11 @@ func generateForCost(t *testing.T, src string) diag.List {
 	if err := json.Unmarshal(data, &typed); err != nil {
 		t.Fatal(err)
 	}
-	return APIServer(&typed, map[string]*schema.Node{"v1": model}, diag.Error)
+	ds, err := APIServer(apiserver.InProcess{}, &typed, map[string]*schema.Node{"v1": model}, diag.Error)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
 }
 
 // TestMissingBounds: the bounds named for the rules at or below a node, each

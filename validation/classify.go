@@ -1,14 +1,11 @@
 package validation
 
 import (
-	"context"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
-	apivalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -100,17 +97,30 @@ type ServerError struct {
 	Within string
 }
 
-// ValidateServer runs apiextensions-apiserver's own validation of a new CRD
-// (as Internal gives it) and classifies every error, ordered by the text of
-// the error.
-func ValidateServer(crd *apiextensions.CustomResourceDefinition) []ServerError {
-	errs := apivalidation.ValidateCustomResourceDefinition(context.Background(), crd)
-	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
+// A Server runs apiextensions-apiserver's own validation of a new CRD, the
+// checks an API server applies when the CRD is created, and returns the
+// server's errors in the order of their text. This package does not link
+// that validation — it brings gRPC, OpenTelemetry and client-go's REST
+// client, which the light build of immutable-gen leaves out (docs/semantics.md,
+// "Two builds"): validation/apiserver runs it in this process, fullbuild in a
+// child process of immutable-gen's full build.
+type Server interface {
+	ValidateCRD(crd *apiextensions.CustomResourceDefinition) (field.ErrorList, error)
+}
+
+// ValidateServer runs the API server's validation of a new CRD (as
+// Internal gives it) through s and classifies every error, in the order of
+// their text. The error is s's: the validation could not run.
+func ValidateServer(s Server, crd *apiextensions.CustomResourceDefinition) ([]ServerError, error) {
+	errs, err := s.ValidateCRD(crd)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]ServerError, len(errs))
 	for i, e := range errs {
 		out[i] = ClassifyServerError(e)
 	}
-	return out
+	return out, nil
 }
 
 var (

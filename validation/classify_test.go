@@ -12,6 +12,8 @@ import (
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/immutable-gen/immutable-gen/validation/apiserver"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -88,7 +90,10 @@ func TestClassifyServerErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			errs := ValidateServer(internal)
+			errs, err := ValidateServer(apiserver.InProcess{}, internal)
+			if err != nil {
+				t.Fatal(err)
+			}
 			var got []ServerClass
 			fmt.Fprintf(&golden, "# %s (%s)\n", tc.name, tc.crd.Name)
 			for _, e := range errs {
