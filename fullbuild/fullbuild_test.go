@@ -609,3 +609,20 @@ func writeProxyModule(t *testing.T, proxy, path, version string, files map[strin
 		}
 	}
 }
+
+// BenchmarkBinaryKey measures what a cache hit costs beyond a stat: the
+// running executable's build ID (read from its ELF note, not its contents).
+func BenchmarkBinaryKey(b *testing.B) {
+	path := os.Getenv("FULLBUILD_BENCH_EXE")
+	if path == "" {
+		var err error
+		if path, err = os.Executable(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		if _, err := binaryKey(path); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
