@@ -139,43 +139,48 @@ func (b binary) locate(ctx context.Context, notes io.Writer) (string, func(), er
 			}
 		}
 	}
-	fmt.Fprintf(notes, "immutable-gen: building the full build of this binary (go build -tags %s %s) for lint, check-update and the API server's CRD validation; once per immutable-gen binary, cached; to skip it, set %s to a full build\n", Tag, b.info.Path, EnvVar)
 
 	// Built into a fresh directory beside the final path and renamed into
 	// place, so that concurrent runs (make -j) never run a partial binary;
 	// each may build, the last rename wins. Without a usable cache, the
 	// build stays in a temporary directory that cleanup removes.
+	var tmp string
 	if final != "" {
 		if err := os.MkdirAll(filepath.Dir(final), 0o755); err == nil {
-			if tmp, err := os.MkdirTemp(filepath.Dir(final), ".tmp-"); err == nil {
-				built, err := b.build(ctx, tmp, name)
-				if err == nil {
-					if err = os.Rename(built, final); err != nil {
-						if fi, serr := os.Stat(final); serr == nil && fi.Mode().IsRegular() {
-							err = nil // a concurrent run's build is in place
-						}
-					}
-				}
-				os.RemoveAll(tmp)
-				if err != nil {
-					return "", nop, err
-				}
-				cache.Trim()
-				return final, nop, nil
-			}
+			tmp, _ = os.MkdirTemp(filepath.Dir(final), ".tmp-")
 		}
 	}
-	tmp, err := os.MkdirTemp("", "immutable-gen-full-")
-	if err != nil {
-		return "", nop, fmt.Errorf("no full build: %v", err)
+	if tmp == "" {
+		final = ""
+		var err error
+		if tmp, err = os.MkdirTemp("", "immutable-gen-full-"); err != nil {
+			return "", nop, fmt.Errorf("no full build: %v", err)
+		}
 	}
 	cleanup := func() { os.RemoveAll(tmp) }
+	how := "once per immutable-gen binary, then cached"
+	if final == "" {
+		how = "on every run while the cache is off or cannot be written (" + cache.EnvVar + ")"
+	}
+	fmt.Fprintf(notes, "immutable-gen: building the full build of this binary (go build -tags %s %s), which lint, check-update and the API server's CRD validation run in: %s; set %s to a full build to skip this\n", Tag, b.info.Path, how, EnvVar)
+
 	built, err := b.build(ctx, tmp, name)
 	if err != nil {
 		cleanup()
 		return "", nop, err
 	}
-	return built, cleanup, nil
+	if final == "" {
+		return built, cleanup, nil
+	}
+	defer cleanup()
+	if err := os.Rename(built, final); err != nil {
+		if fi, serr := os.Stat(final); serr != nil || !fi.Mode().IsRegular() {
+			return "", nop, fmt.Errorf("no full build: %v", err)
+		}
+		// A concurrent run's build is in place.
+	}
+	cache.Trim()
+	return final, nop, nil
 }
 
 // fromEnv checks the full build $IMMUTABLE_GEN_FULL names.

@@ -403,9 +403,13 @@ func TestLocateCacheOff(t *testing.T) {
 	goEnv(t)
 	unsetenv(t, EnvVar)
 	t.Setenv(cache.EnvVar, "off")
-	path, cleanup, err := tinyBinary(f, filepath.Join(f.root, "tiny")).locate(context.Background(), nil)
+	var notes bytes.Buffer
+	path, cleanup, err := tinyBinary(f, filepath.Join(f.root, "tiny")).locate(context.Background(), &notes)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(notes.String(), "on every run while the cache is off") {
+		t.Errorf("the note does not say that the build is not kept: %s", notes.String())
 	}
 	if got := says(t, path); got != "full" {
 		t.Errorf("the build is the %s build", got)
