@@ -48,7 +48,11 @@ func (b binary) build(ctx context.Context, dir, name string) (string, error) {
 
 // tagsFlag is the -tags value of the full build: the light build's tags and Tag.
 func (b binary) tagsFlag() string {
-	return strings.Join(append(tags(b.info), Tag), ",")
+	t := tags(b.info)
+	if !hasTag(b.info) {
+		t = append(t, Tag)
+	}
+	return strings.Join(t, ",")
 }
 
 // buildHere builds b's main package in the module graph of the current

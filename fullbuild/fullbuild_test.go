@@ -630,3 +630,19 @@ func BenchmarkBinaryKey(b *testing.B) {
 		}
 	}
 }
+
+func TestTagsFlag(t *testing.T) {
+	for _, tc := range []struct{ light, want string }{
+		{"", "immutablegen_full"},
+		{"netgo,osusergo", "netgo,osusergo,immutablegen_full"}, // the light build's tags are kept
+		{"immutablegen_full", "immutablegen_full"},
+	} {
+		info := &debug.BuildInfo{}
+		if tc.light != "" {
+			info.Settings = []debug.BuildSetting{{Key: "-tags", Value: tc.light}}
+		}
+		if got := (binary{info: info}).tagsFlag(); got != tc.want {
+			t.Errorf("tags %q: -tags %s, want %s", tc.light, got, tc.want)
+		}
+	}
+}
