@@ -60,7 +60,7 @@ func (b binary) tagsFlag() string {
 // run, by a go:generate line or by a Makefile), or immutable-gen's own.
 func (b binary) buildHere(ctx context.Context, dir, name string) (string, *failure) {
 	out := filepath.Join(dir, name)
-	cmd := exec.CommandContext(ctx, "go", "build", "-tags", b.tagsFlag(), "-o", out, b.info.Path)
+	cmd := exec.CommandContext(ctx, "go", "build", "-tags", b.tagsFlag(), b.buildVCS(), "-o", out, b.info.Path)
 	cmd.Dir = b.dir
 	cmd.Env = append(os.Environ(), "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH)
 	where := b.dir
@@ -73,6 +73,19 @@ func (b binary) buildHere(ctx context.Context, dir, name string) (string, *failu
 		return "", f
 	}
 	return out, nil
+}
+
+// buildVCS is the -buildvcs flag that stamps the full build with version
+// control information as the light build is stamped: the main module's
+// version is derived from it, and go run and go tool do not stamp where go
+// build does.
+func (b binary) buildVCS() string {
+	for _, s := range b.info.Settings {
+		if s.Key == "vcs" {
+			return "-buildvcs=true"
+		}
+	}
+	return "-buildvcs=false"
 }
 
 // install builds b's main package at the version of its module that b was
@@ -169,7 +182,7 @@ func (b binary) check(path string) string {
 		return fmt.Sprintf("the product was built without -tags %s", Tag)
 	}
 	if why := sameBuild(b.info, got); why != "" {
-		return "built from another module graph than this binary's, discarded: " + why
+		return "the build does not match this binary (another module graph or version), discarded: " + why
 	}
 	return ""
 }

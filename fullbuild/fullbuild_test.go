@@ -646,3 +646,62 @@ func TestTagsFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestLocateStampsVCSAsTheLightBuild checks that the full build gets the
+// light build's main module version when that comes from version control:
+// go run and go tool do not stamp it, go build does (-buildvcs=auto), and
+// the environment may say otherwise (GOFLAGS=-buildvcs=false).
+func TestLocateStampsVCSAsTheLightBuild(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	goEnv(t)
+	unsetenv(t, EnvVar)
+	root := t.TempDir()
+	for name, content := range map[string]string{
+		"go.mod":  "module example.com/vcs\n\ngo 1.26\n",
+		"main.go": "package main\n\nimport \"fmt\"\n\nvar build = \"light\"\n\nfunc main() { fmt.Println(build) }\n",
+		"full.go": tinyFiles["tiny/full.go"],
+	} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "x"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	cases := []struct {
+		name, light, goflags string
+	}{
+		{"built unstamped (go run), GOFLAGS would stamp", "-buildvcs=false", "-buildvcs=auto"},
+		{"built stamped (go build), GOFLAGS would not stamp", "-buildvcs=true", "-buildvcs=false"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(cache.EnvVar, t.TempDir())
+			light := filepath.Join(t.TempDir(), exe("light"))
+			goBuild(t, root, tc.light, "-o", light, ".")
+			info, err := buildinfo.ReadFile(light)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("GOFLAGS", tc.goflags)
+			path, cleanup, err := binary{exe: light, info: info, dir: root}.locate(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cleanup()
+			full, err := buildinfo.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if full.Main.Version != info.Main.Version {
+				t.Errorf("full build of version %s, light build of %s", full.Main.Version, info.Main.Version)
+			}
+		})
+	}
+}
