@@ -14,9 +14,13 @@
 // names (it must be a full build); the one cached for this binary, keyed by
 // its Go build ID, under full/ in immutable-gen's cache directory (package
 // cache; trimmed with the cache's entries when unused for five days); or one
-// built now from the module graph the binary was built from, once per
-// binary. A build is kept only when its build information has the same main
-// module and the same module versions as the running binary.
+// built now, once per binary: go build -tags immutablegen_full in the
+// current directory's module (go run, go tool, go:generate, a Makefile, this
+// repository), else go install -tags immutablegen_full …@VERSION of the
+// released version the binary was installed from. A build is kept only when
+// its build information has the same main module and the same module
+// versions as the running binary; else the error says what was tried and how
+// to build one by hand.
 package fullbuild
 
 import (
