@@ -10,6 +10,11 @@
 // IMMUTABLE_GEN_CACHE=off turns it off. A cache that cannot be read or
 // written is a cache miss, never an error: results are then computed.
 // Entries not used for five days are removed.
+//
+// Package fullbuild keeps whole files in the same directory, under full/:
+// the full builds of immutable-gen binaries, one directory per binary. One
+// policy covers them and the entries: a use refreshes a file's time at most
+// hourly (Get, Touch), and a file unused for five days is removed (Trim).
 package cache
 
 import (
@@ -40,6 +45,10 @@ const (
 	touchAge = time.Hour
 	// trimFile records the last trim.
 	trimFile = "trim.txt"
+	// filesDir is the subdirectory where other packages keep whole files
+	// (package fullbuild's full builds): every file under it is trimmed
+	// when unused, whatever its name.
+	filesDir = "full"
 )
 
 // Cache is an on-disk cache. A nil *Cache is valid and caches nothing.
@@ -51,22 +60,34 @@ type Cache struct {
 // Open returns the cache the environment selects, or nil when caching is off
 // or there is no usable directory.
 func Open() *Cache {
-	dir := os.Getenv(EnvVar)
-	switch dir {
-	case "off":
+	dir, ok := Dir()
+	if !ok {
 		return nil
-	case "":
-		base, err := os.UserCacheDir()
-		if err != nil {
-			return nil
-		}
-		dir = filepath.Join(base, "immutable-gen")
 	}
 	salt, ok := binaryID()
 	if !ok {
 		return nil
 	}
 	return &Cache{dir: dir, salt: salt}
+}
+
+// Dir returns the cache directory the environment selects: $IMMUTABLE_GEN_CACHE,
+// or immutable-gen/ under the user's cache directory. It returns false when
+// caching is off or there is no user cache directory. The directory may not
+// exist yet.
+func Dir() (string, bool) {
+	dir := os.Getenv(EnvVar)
+	switch dir {
+	case "off":
+		return "", false
+	case "":
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return "", false
+		}
+		dir = filepath.Join(base, "immutable-gen")
+	}
+	return dir, true
 }
 
 // binaryID identifies the running binary: its path, size and modification
@@ -127,11 +148,19 @@ func (c *Cache) Get(k Key) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > touchAge {
-		now := time.Now()
-		os.Chtimes(p, now, now)
-	}
+	Touch(p)
 	return data, true
+}
+
+// Touch records a use of the file at path, an entry or a file under the
+// cache directory's full/, so that Trim keeps it: it refreshes the file's
+// modification time when that is older than an hour (refreshing on every
+// use would write on every run).
+func Touch(path string) {
+	if fi, err := os.Stat(path); err == nil && time.Since(fi.ModTime()) > touchAge {
+		now := time.Now()
+		os.Chtimes(path, now, now)
+	}
 }
 
 // Put stores data under k. Failures are ignored: the next run computes the
@@ -159,22 +188,49 @@ func (c *Cache) Put(k Key, data []byte) {
 		os.Remove(f.Name())
 		return
 	}
-	c.trim()
+	trim(c.dir)
 }
 
-// trim removes entries unused for trimAge, at most once per trimInterval.
-func (c *Cache) trim() {
-	mark := filepath.Join(c.dir, trimFile)
+// Trim removes from the cache directory the environment selects the entries
+// and the files under full/ unused for five days, at most once a day. Put
+// calls it; a package that adds a file under full/ calls it after adding one.
+func Trim() {
+	if dir, ok := Dir(); ok {
+		trim(dir)
+	}
+}
+
+// trim removes from dir the entries, temporary files and files under
+// filesDir unused for trimAge, and the old directories under filesDir that
+// this leaves empty, at most once per trimInterval. Other files are left alone:
+// $IMMUTABLE_GEN_CACHE may name a directory that holds more than the cache.
+func trim(dir string) {
+	mark := filepath.Join(dir, trimFile)
 	if fi, err := os.Stat(mark); err == nil && time.Since(fi.ModTime()) < trimInterval {
 		return
 	}
+	if _, err := os.Stat(dir); err != nil {
+		return
+	}
 	cutoff := time.Now().Add(-trimAge)
-	filepath.WalkDir(c.dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+	files := filepath.Join(dir, filesDir)
+	// The directories under filesDir not changed for trimAge, parents
+	// before children: those this trim empties are removed. A fresh empty
+	// one (a build in progress is about to write there) is kept.
+	var dirs []string
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		inFiles := path != files && strings.HasPrefix(path, files+string(filepath.Separator))
+		if d.IsDir() {
+			if fi, err := d.Info(); err == nil && inFiles && fi.ModTime().Before(cutoff) {
+				dirs = append(dirs, path)
+			}
 			return nil
 		}
 		name := d.Name()
-		if !strings.HasSuffix(name, "-d") && !strings.HasPrefix(name, ".tmp-") {
+		if !inFiles && !strings.HasSuffix(name, "-d") && !strings.HasPrefix(name, ".tmp-") {
 			return nil
 		}
 		if fi, err := d.Info(); err == nil && fi.ModTime().Before(cutoff) {
@@ -182,5 +238,9 @@ func (c *Cache) trim() {
 		}
 		return nil
 	})
+	// Children first; a directory still holding a file stays (Remove fails).
+	for i := len(dirs) - 1; i >= 0; i-- {
+		os.Remove(dirs[i])
+	}
 	os.WriteFile(mark, []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644)
 }

@@ -157,3 +157,93 @@ func TestHitRefreshesOldEntry(t *testing.T) {
 		t.Error("a hit did not refresh the entry's time")
 	}
 }
+
+func TestDir(t *testing.T) {
+	base, baseErr := os.UserCacheDir()
+	cases := []struct {
+		name, env string
+		want      string // "" when off
+	}{
+		{"off", "off", ""},
+		{"directory", "/some/dir", "/some/dir"},
+		{"default", "", filepath.Join(base, "immutable-gen")},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.env == "" && baseErr != nil {
+				t.Skip("no user cache directory")
+			}
+			t.Setenv(EnvVar, tc.env)
+			dir, ok := Dir()
+			if ok != (tc.want != "") || dir != tc.want {
+				t.Errorf("Dir() = %q, %v; want %q", dir, ok, tc.want)
+			}
+		})
+	}
+}
+
+func TestTrimRemovesUnusedFiles(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(EnvVar, dir)
+	long := time.Now().Add(-trimAge - time.Hour)
+	write := func(rel string, old bool) string {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if old {
+			if err := os.Chtimes(p, long, long); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return p
+	}
+	oldBuild := write("full/aa/immutable-gen", true)
+	usedBuild := write("full/bb/immutable-gen", true)
+	freshBuild := write("full/cc/immutable-gen", false)
+	oldTemp := write("full/dd/.tmp-1/immutable-gen", true)
+	freshTempDir := filepath.Join(dir, "full", "ee", ".tmp-2") // a build in progress
+	if err := os.MkdirAll(freshTempDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	foreign := write("notes.txt", true) // not the cache's: never removed
+	for _, d := range []string{"full/aa", "full/dd/.tmp-1", "full/dd"} {
+		if err := os.Chtimes(filepath.Join(dir, filepath.FromSlash(d)), long, long); err != nil {
+			t.Fatal(err)
+		}
+	}
+	Touch(usedBuild) // used now: kept
+	Trim()
+
+	for p, want := range map[string]bool{
+		oldBuild: false, filepath.Dir(oldBuild): false,
+		usedBuild: true, freshBuild: true,
+		oldTemp: false, filepath.Dir(filepath.Dir(oldTemp)): false,
+		freshTempDir: true, foreign: true,
+	} {
+		_, err := os.Stat(p)
+		if got := err == nil; got != want {
+			t.Errorf("%s exists = %v after Trim, want %v", p, got, want)
+		}
+	}
+}
+
+func TestTouchRefreshesOnlyOldFiles(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recent := time.Now().Add(-touchAge / 2).Truncate(time.Second)
+	if err := os.Chtimes(p, recent, recent); err != nil {
+		t.Fatal(err)
+	}
+	Touch(p)
+	if fi, err := os.Stat(p); err != nil || !fi.ModTime().Equal(recent) {
+		t.Errorf("Touch rewrote the time of a file used %v ago", touchAge/2)
+	}
+	Touch(filepath.Join(t.TempDir(), "missing")) // nothing to do, no panic
+}
