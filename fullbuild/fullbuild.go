@@ -8,7 +8,10 @@
 // with it), so that generating an API without markers costs what
 // controller-gen costs. The full build, go build -tags immutablegen_full,
 // links lint, check-update and that validation in process. When the light
-// build needs them, it runs the full build as a child process: Run.
+// build needs them, it runs the full build as a child process: Run for a
+// whole subcommand, CRDValidator (a validation.Server; ServeCRDValidation
+// in the child) for the CRD validation of the CRDs with markers a
+// generation run writes.
 //
 // The full build of a binary is, in this order: the file $IMMUTABLE_GEN_FULL
 // names (it must be a full build); the one cached for this binary, keyed by
