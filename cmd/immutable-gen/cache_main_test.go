@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
@@ -9,10 +10,18 @@ import (
 
 // TestMain turns the on-disk cache of API-server findings off, so that the
 // tests neither read results an earlier run left in the user's cache nor
-// leave entries there; the cache's own tests set a private directory.
+// leave entries there (the cache's own tests set a private directory), and
+// gives the light build its full build (fullBuildForTests).
 func TestMain(m *testing.M) {
 	if os.Getenv(cache.EnvVar) == "" {
 		os.Setenv(cache.EnvVar, "off")
 	}
-	os.Exit(m.Run())
+	cleanup, err := fullBuildForTests()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
 }

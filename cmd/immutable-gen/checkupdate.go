@@ -1,3 +1,5 @@
+//go:build immutablegen_full
+
 package main
 
 import (

@@ -183,10 +183,12 @@ func generate(rawOpts, buildTags []string, stdout, stderr io.Writer) error {
 	}
 	var diags diag.List
 	collect := func(d diag.List) { diags = append(diags, d...) }
+	server, closeServer := crdServer(stderr)
+	defer closeServer()
 	for _, gen := range rt.Generators {
 		switch g := (*gen).(type) {
 		case crdgen.Generator:
-			*gen = g.WithReport(collect)
+			*gen = g.WithReport(collect).WithServer(server)
 		case openapi.Generator:
 			*gen = g.WithReport(collect)
 		case validators.Generator:
