@@ -94,8 +94,14 @@ func validatorsOnCopy(t *testing.T, src string, markers map[string][]insertion, 
 	if err := os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Built in the copy's module, as `go run`/`go tool` would build it
+	// there; with its own cache, it builds its full build (the API
+	// server's CRD validation of the CRDs with markers) in that module on
+	// this first run, as a user's first run does (fullbuild.Locate).
 	bin := filepath.Join(dir, "bin", "immutable-gen")
-	runIn(t, root, "go", "build", "-o", bin, "./cmd/immutable-gen")
+	runIn(t, dir, "go", "build", "-o", bin, "github.com/immutable-gen/immutable-gen/cmd/immutable-gen")
+	t.Setenv("IMMUTABLE_GEN_FULL", "")
+	t.Setenv("IMMUTABLE_GEN_CACHE", t.TempDir())
 	runIn(t, dir, bin, "object", "validators", "crd:immutability=extensions", "paths=./...", "output:crd:dir=crds")
 	for _, f := range []string{"zz_generated.immutable.go", "zz_generated.deepcopy.go"} {
 		if _, err := os.Stat(filepath.Join(api, f)); err != nil {
