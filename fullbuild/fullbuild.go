@@ -46,7 +46,7 @@ import (
 const Tag = "immutablegen_full"
 
 // EnvVar names the environment variable that names a full build to use;
-// nothing is built or cached when it is set.
+// nothing is built or cached when it is set (empty is unset).
 const EnvVar = "IMMUTABLE_GEN_FULL"
 
 // cacheSubdir is the subdirectory of the cache directory that holds the full
@@ -125,7 +125,7 @@ func running() (binary, error) {
 
 func (b binary) locate(ctx context.Context, notes io.Writer) (string, func(), error) {
 	nop := func() {}
-	if env, ok := os.LookupEnv(EnvVar); ok {
+	if env := os.Getenv(EnvVar); env != "" { // empty is unset, as for GOFLAGS
 		path, err := fromEnv(env)
 		return path, nop, err
 	}
@@ -192,9 +192,6 @@ func (b binary) locate(ctx context.Context, notes io.Writer) (string, func(), er
 
 // fromEnv checks the full build $IMMUTABLE_GEN_FULL names.
 func fromEnv(env string) (string, error) {
-	if env == "" {
-		return "", fmt.Errorf("%s is set but empty; it names a full build of immutable-gen (go build -tags %s)", EnvVar, Tag)
-	}
 	path, err := filepath.Abs(env)
 	if err != nil {
 		return "", fmt.Errorf("%s=%s: %v", EnvVar, env, err)

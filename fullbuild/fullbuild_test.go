@@ -185,7 +185,6 @@ func TestLocateFromEnv(t *testing.T) {
 		wantErr   string // "" when the file is accepted
 	}{
 		{"full build", f.full, ""},
-		{"empty", "", "IMMUTABLE_GEN_FULL is set but empty"},
 		{"missing file", filepath.Join(f.root, "missing"), "missing: no such file"},
 		{"directory", f.root, "is not a regular file"},
 		{"not a Go binary", text, "is not a Go binary with build information"},
