@@ -26,12 +26,13 @@ type failure struct {
 }
 
 // build builds the full build of b into dir, trying the module graph of the
-// current directory, then the released version b was installed from, and
-// returns its path.
+// current directory, then the source tree b was built from, then the
+// released version b was installed from, and returns its path.
 func (b binary) build(ctx context.Context, dir, name string) (string, error) {
 	var failures []failure
 	for _, attempt := range []func() (string, *failure){
 		func() (string, *failure) { return b.buildHere(ctx, dir, name) },
+		func() (string, *failure) { return b.buildInSource(ctx, dir, name) },
 		func() (string, *failure) { return b.install(ctx, dir) },
 	} {
 		path, f := attempt()
@@ -59,20 +60,64 @@ func (b binary) tagsFlag() string {
 // directory (b.dir): a user's module requiring immutable-gen (run by go
 // run, by a go:generate line or by a Makefile), or immutable-gen's own.
 func (b binary) buildHere(ctx context.Context, dir, name string) (string, *failure) {
-	out := filepath.Join(dir, name)
-	cmd := exec.CommandContext(ctx, "go", "build", "-tags", b.tagsFlag(), b.buildVCS(), "-o", out, b.info.Path)
-	cmd.Dir = b.dir
-	cmd.Env = append(os.Environ(), "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH)
 	where := b.dir
 	if where == "" {
 		where, _ = os.Getwd()
 	}
+	return b.buildIn(ctx, where, dir, name)
+}
+
+// buildInSource builds b's main package in the source tree it was built
+// from, when the binary records one that is still there: a binary built in
+// a clone of immutable-gen (go build ./cmd/immutable-gen) and run anywhere
+// else. The product must still match the binary (check): a tree changed
+// since gives no full build.
+func (b binary) buildInSource(ctx context.Context, dir, name string) (string, *failure) {
+	where := b.dir
+	if where == "" {
+		where, _ = os.Getwd()
+	}
+	switch {
+	case b.source == "":
+		return "", &failure{command: fmt.Sprintf("go build -tags %s -o FILE %s", b.tagsFlag(), b.info.Path),
+			why: "not tried: the binary records no source tree of its own (built with -trimpath, or the tree is gone)"}
+	case filepath.Clean(b.source) == filepath.Clean(where):
+		return "", &failure{command: fmt.Sprintf("go build -tags %s -o FILE %s", b.tagsFlag(), b.info.Path), dir: b.source,
+			why: "not tried again: it is the current directory"}
+	}
+	return b.buildIn(ctx, b.source, dir, name)
+}
+
+// buildIn builds b's main package with go build in the module graph of
+// the directory where, into dir.
+func (b binary) buildIn(ctx context.Context, where, dir, name string) (string, *failure) {
+	out := filepath.Join(dir, name)
+	cmd := exec.CommandContext(ctx, "go", "build", "-tags", b.tagsFlag(), b.buildVCS(), "-o", out, b.info.Path)
+	cmd.Dir = where
+	cmd.Env = append(os.Environ(), "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH)
 	f := &failure{command: fmt.Sprintf("go build -tags %s -o FILE %s", b.tagsFlag(), b.info.Path), dir: where}
 	if why, stderr := b.runGo(cmd, out); why != "" {
 		f.why, f.stderr = why, stderr
 		return "", f
 	}
 	return out, nil
+}
+
+// sourceTree returns the root of the module tree this package was compiled
+// from, as the binary records it (the file names in its symbol table), when
+// it is an absolute path that still holds a go.mod: "" when built with
+// -trimpath or when the tree is gone. The root is the parent of this
+// package's directory (fullbuild/ is at the root of immutable-gen's module).
+func sourceTree() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok || !filepath.IsAbs(file) {
+		return ""
+	}
+	root := filepath.Dir(filepath.Dir(file))
+	if fi, err := os.Stat(filepath.Join(root, "go.mod")); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	return root
 }
 
 // buildVCS is the -buildvcs flag that stamps the full build with version

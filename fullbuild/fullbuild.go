@@ -19,8 +19,11 @@
 // cache; trimmed with the cache's entries when unused for five days); or one
 // built now, once per binary: go build -tags immutablegen_full in the
 // current directory's module (go run, go tool, go:generate, a Makefile, this
-// repository), else go install -tags immutablegen_full …@VERSION of the
-// released version the binary was installed from. A build is kept only when
+// repository), else the same in the source tree the binary was built from
+// (go build ./cmd/immutable-gen in a clone, the binary run anywhere), else
+// go install -tags immutablegen_full …@VERSION of the released version the
+// binary was installed from; on a terminal, a one-line note says so first
+// (OnTerminal). A build is kept only when
 // its build information has the same main module and the same module
 // versions as the running binary; else the error says what was tried and how
 // to build one by hand.
@@ -68,19 +71,33 @@ func Locate(ctx context.Context, notes io.Writer) (path string, cleanup func(), 
 	return self.locate(ctx, notes)
 }
 
-// Run runs the full build of the running binary (Locate, notes on stderr)
+// Run runs the full build of the running binary (Locate, its note on
+// stderr when that is a terminal: OnTerminal)
 // with args, the given standard streams and the inherited environment, and
 // returns its exit code. When there is no full build, it prints why on
 // stderr and returns 2. When the full build cannot be started, or is ended
 // by a signal (ctx done, say), it prints the error on stderr and returns 1.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	path, cleanup, err := Locate(ctx, stderr)
+	path, cleanup, err := Locate(ctx, OnTerminal(stderr))
 	if err != nil {
 		fmt.Fprintf(stderr, "immutable-gen: %v\n", err)
 		return 2
 	}
 	defer cleanup()
 	return run(ctx, path, args, stdin, stdout, stderr)
+}
+
+// OnTerminal returns w when it is a terminal (a character device), else
+// io.Discard: Locate's one-line note about building the full build is for
+// a person watching the run, not for the output a script or a test reads
+// (lint's and check-update's stderr are part of their contract).
+func OnTerminal(w io.Writer) io.Writer {
+	if f, ok := w.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			return w
+		}
+	}
+	return io.Discard
 }
 
 func run(ctx context.Context, path string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -108,6 +125,9 @@ type binary struct {
 	// dir is where the first build attempt runs: the current directory
 	// when empty.
 	dir string
+	// source is the root of the source tree the binary was built from
+	// (sourceTree), where the second attempt runs; "" when unknown.
+	source string
 }
 
 // running returns the running binary.
@@ -120,7 +140,7 @@ func running() (binary, error) {
 	if !ok {
 		return binary{}, fmt.Errorf("no full build: the running executable %s has no build information; set %s to a full build (go build -tags %s)", exe, EnvVar, Tag)
 	}
-	return binary{exe: exe, info: info}, nil
+	return binary{exe: exe, info: info, source: sourceTree()}, nil
 }
 
 func (b binary) locate(ctx context.Context, notes io.Writer) (string, func(), error) {

@@ -397,6 +397,27 @@ func TestLocateBuildsOnceAndCaches(t *testing.T) {
 	}
 }
 
+// TestLocateBuildsInItsSource: a binary built in its module's tree and run
+// outside any module (go build ./cmd/immutable-gen in a clone, then the
+// binary run from a temporary directory) gets its full build from that
+// tree.
+func TestLocateBuildsInItsSource(t *testing.T) {
+	f := getFixture(t)
+	goEnv(t)
+	unsetenv(t, EnvVar)
+	t.Setenv(cache.EnvVar, t.TempDir())
+	b := tinyBinary(f, t.TempDir()) // not a module: the first attempt fails
+	b.source = filepath.Join(f.root, "tiny")
+	path, cleanup, err := b.locate(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	if got := says(t, path); got != "full" {
+		t.Errorf("the build is the %s build", got)
+	}
+}
+
 func TestLocateCacheOff(t *testing.T) {
 	f := getFixture(t)
 	goEnv(t)
