@@ -23,6 +23,6 @@ func runFull(args []string, stdout, stderr io.Writer) int {
 // needs validating (a run without markers, or with every finding cached,
 // starts none). closeServer ends it.
 func crdServer(notes io.Writer) (server validation.Server, closeServer func()) {
-	v := fullbuild.NewCRDValidator(notes)
+	v := fullbuild.NewCRDValidator(fullbuild.OnTerminal(notes))
 	return v, func() { v.Close() }
 }
