@@ -3,16 +3,13 @@
 
 GO ?= go
 
-.PHONY: all build example test test-full golden lint fuzz bench ci e2e
+.PHONY: all build example test golden lint fuzz bench ci e2e
 
 all: build test
 
-## build: the CLI, as the contract says: go build ./cmd/immutable-gen; and its full build
-## (lint, check-update, the API server's CRD validation in process), which bin/immutable-gen uses
+## build: the CLI, as the contract says: go build ./cmd/immutable-gen (one binary, every command in process)
 build:
 	$(GO) build -o bin/immutable-gen ./cmd/immutable-gen
-	$(GO) build -tags immutablegen_full -o bin/immutable-gen-full ./cmd/immutable-gen
-	@echo "bin/immutable-gen runs its full build from \$$IMMUTABLE_GEN_FULL, else builds one: export IMMUTABLE_GEN_FULL=$$PWD/bin/immutable-gen-full"
 
 ## example: regenerate the bundled example's deep-copy code and CRD
 example:
@@ -21,10 +18,6 @@ example:
 ## test: the whole default test suite (what CI runs)
 test:
 	$(GO) test ./...
-
-## test-full: the CLI's tests in its full build (CI runs them too)
-test-full:
-	$(GO) test -tags immutablegen_full ./cmd/immutable-gen/
 
 ## e2e: the generated CEL CRDs on a real, in-process API server (nested module e2e/)
 e2e:
@@ -52,9 +45,7 @@ golden:
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
-	$(GO) vet -tags immutablegen_full ./cmd/immutable-gen/
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 -tags immutablegen_full ./cmd/immutable-gen/
 
 ## fuzz: run each fuzz target for FUZZTIME (default 30s)
 FUZZTIME ?= 30s

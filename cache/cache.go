@@ -9,12 +9,8 @@
 // the user's cache directory ($XDG_CACHE_HOME or ~/.cache on Linux);
 // IMMUTABLE_GEN_CACHE=off turns it off. A cache that cannot be read or
 // written is a cache miss, never an error: results are then computed.
-// Entries not used for five days are removed.
-//
-// Package fullbuild keeps whole files in the same directory, under full/:
-// the full builds of immutable-gen binaries, one directory per binary. One
-// policy covers them and the entries: a use refreshes a file's time at most
-// hourly (Get, Touch), and a file unused for five days is removed (Trim).
+// Entries not used for five days are removed: a hit refreshes an entry's
+// time at most hourly, and a file unused for five days is removed.
 package cache
 
 import (
@@ -45,10 +41,6 @@ const (
 	touchAge = time.Hour
 	// trimFile records the last trim.
 	trimFile = "trim.txt"
-	// filesDir is the subdirectory where other packages keep whole files
-	// (package fullbuild's full builds): every file under it is trimmed
-	// when unused, whatever its name.
-	filesDir = "full"
 )
 
 // Cache is an on-disk cache. A nil *Cache is valid and caches nothing.
@@ -148,15 +140,14 @@ func (c *Cache) Get(k Key) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	Touch(p)
+	touch(p)
 	return data, true
 }
 
-// Touch records a use of the file at path, an entry or a file under the
-// cache directory's full/, so that Trim keeps it: it refreshes the file's
-// modification time when that is older than an hour (refreshing on every
-// use would write on every run).
-func Touch(path string) {
+// touch records a use of the entry at path, so that trim keeps it: it
+// refreshes the file's modification time when that is older than an hour
+// (refreshing on every use would write on every run).
+func touch(path string) {
 	if fi, err := os.Stat(path); err == nil && time.Since(fi.ModTime()) > touchAge {
 		now := time.Now()
 		os.Chtimes(path, now, now)
@@ -191,18 +182,8 @@ func (c *Cache) Put(k Key, data []byte) {
 	trim(c.dir)
 }
 
-// Trim removes from the cache directory the environment selects the entries
-// and the files under full/ unused for five days, at most once a day. Put
-// calls it; a package that adds a file under full/ calls it after adding one.
-func Trim() {
-	if dir, ok := Dir(); ok {
-		trim(dir)
-	}
-}
-
-// trim removes from dir the entries, temporary files and files under
-// filesDir unused for trimAge, and the old directories under filesDir that
-// this leaves empty, at most once per trimInterval. Other files are left alone:
+// trim removes from dir the entries and temporary files unused for
+// trimAge, at most once per trimInterval. Other files are left alone:
 // $IMMUTABLE_GEN_CACHE may name a directory that holds more than the cache.
 func trim(dir string) {
 	mark := filepath.Join(dir, trimFile)
@@ -213,24 +194,11 @@ func trim(dir string) {
 		return
 	}
 	cutoff := time.Now().Add(-trimAge)
-	files := filepath.Join(dir, filesDir)
-	// The directories under filesDir not changed for trimAge, parents
-	// before children: those this trim empties are removed. A fresh empty
-	// one (a build in progress is about to write there) is kept.
-	var dirs []string
 	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
+		if err != nil || d.IsDir() {
 			return nil
 		}
-		inFiles := path != files && strings.HasPrefix(path, files+string(filepath.Separator))
-		if d.IsDir() {
-			if fi, err := d.Info(); err == nil && inFiles && fi.ModTime().Before(cutoff) {
-				dirs = append(dirs, path)
-			}
-			return nil
-		}
-		name := d.Name()
-		if !inFiles && !strings.HasSuffix(name, "-d") && !strings.HasPrefix(name, ".tmp-") {
+		if name := d.Name(); !strings.HasSuffix(name, "-d") && !strings.HasPrefix(name, ".tmp-") {
 			return nil
 		}
 		if fi, err := d.Info(); err == nil && fi.ModTime().Before(cutoff) {
@@ -238,9 +206,5 @@ func trim(dir string) {
 		}
 		return nil
 	})
-	// Children first; a directory still holding a file stays (Remove fails).
-	for i := len(dirs) - 1; i >= 0; i-- {
-		os.Remove(dirs[i])
-	}
 	os.WriteFile(mark, []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644)
 }

@@ -182,52 +182,31 @@ func TestDir(t *testing.T) {
 	}
 }
 
-func TestTrimRemovesUnusedFiles(t *testing.T) {
-	dir := t.TempDir()
-	t.Setenv(EnvVar, dir)
+func TestTrimKeepsForeignFiles(t *testing.T) {
+	c := open(t)
 	long := time.Now().Add(-trimAge - time.Hour)
-	write := func(rel string, old bool) string {
+	write := func(name string) string {
 		t.Helper()
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		p := filepath.Join(c.dir, name)
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte("x"), 0o755); err != nil {
+		if err := os.Chtimes(p, long, long); err != nil {
 			t.Fatal(err)
-		}
-		if old {
-			if err := os.Chtimes(p, long, long); err != nil {
-				t.Fatal(err)
-			}
 		}
 		return p
 	}
-	oldBuild := write("full/aa/immutable-gen", true)
-	usedBuild := write("full/bb/immutable-gen", true)
-	freshBuild := write("full/cc/immutable-gen", false)
-	oldTemp := write("full/dd/.tmp-1/immutable-gen", true)
-	freshTempDir := filepath.Join(dir, "full", "ee", ".tmp-2") // a build in progress
-	if err := os.MkdirAll(freshTempDir, 0o755); err != nil {
+	c.Put(c.Key([]byte("x")), []byte("1")) // creates the directory
+	oldTemp := write(".tmp-1")             // a Put that died: removed
+	foreign := write("notes.txt")          // not the cache's: never removed
+	if err := os.Chtimes(filepath.Join(c.dir, trimFile), long, long); err != nil {
 		t.Fatal(err)
 	}
-	foreign := write("notes.txt", true) // not the cache's: never removed
-	for _, d := range []string{"full/aa", "full/dd/.tmp-1", "full/dd"} {
-		if err := os.Chtimes(filepath.Join(dir, filepath.FromSlash(d)), long, long); err != nil {
-			t.Fatal(err)
-		}
-	}
-	Touch(usedBuild) // used now: kept
-	Trim()
-
-	for p, want := range map[string]bool{
-		oldBuild: false, filepath.Dir(oldBuild): false,
-		usedBuild: true, freshBuild: true,
-		oldTemp: false, filepath.Dir(filepath.Dir(oldTemp)): false,
-		freshTempDir: true, foreign: true,
-	} {
+	trim(c.dir)
+	for p, want := range map[string]bool{oldTemp: false, foreign: true} {
 		_, err := os.Stat(p)
 		if got := err == nil; got != want {
-			t.Errorf("%s exists = %v after Trim, want %v", p, got, want)
+			t.Errorf("%s exists = %v after trim, want %v", p, got, want)
 		}
 	}
 }
@@ -241,9 +220,9 @@ func TestTouchRefreshesOnlyOldFiles(t *testing.T) {
 	if err := os.Chtimes(p, recent, recent); err != nil {
 		t.Fatal(err)
 	}
-	Touch(p)
+	touch(p)
 	if fi, err := os.Stat(p); err != nil || !fi.ModTime().Equal(recent) {
-		t.Errorf("Touch rewrote the time of a file used %v ago", touchAge/2)
+		t.Errorf("touch rewrote the time of a file used %v ago", touchAge/2)
 	}
-	Touch(filepath.Join(t.TempDir(), "missing")) // nothing to do, no panic
+	touch(filepath.Join(t.TempDir(), "missing")) // nothing to do, no panic
 }

@@ -76,8 +76,7 @@ type Generator struct {
 }
 
 // WithServer returns g with s running the API server's CRD validation of
-// the CRDs with markers: validation/apiserver.InProcess, or fullbuild's
-// child process in the light build of immutable-gen.
+// the CRDs with markers (validation/apiserver.InProcess in immutable-gen).
 func (g Generator) WithServer(s validation.Server) Generator {
 	g.server = s
 	return g

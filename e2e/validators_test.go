@@ -95,12 +95,9 @@ func validatorsOnCopy(t *testing.T, src string, markers map[string][]insertion, 
 		t.Fatal(err)
 	}
 	// Built in the copy's module, as `go run`/`go tool` would build it
-	// there; with its own cache, it builds its full build (the API
-	// server's CRD validation of the CRDs with markers) in that module on
-	// this first run, as a user's first run does (fullbuild.Locate).
+	// there, and run with a cache of its own, as a user's first run is.
 	bin := filepath.Join(dir, "bin", "immutable-gen")
 	runIn(t, dir, "go", "build", "-o", bin, "github.com/immutable-gen/immutable-gen/cmd/immutable-gen")
-	t.Setenv("IMMUTABLE_GEN_FULL", "")
 	t.Setenv("IMMUTABLE_GEN_CACHE", t.TempDir())
 	runIn(t, dir, bin, "object", "validators", "crd:immutability=extensions", "paths=./...", "output:crd:dir=crds")
 	for _, f := range []string{"zz_generated.immutable.go", "zz_generated.deepcopy.go"} {

@@ -100,10 +100,8 @@ type ServerError struct {
 // A Server runs apiextensions-apiserver's own validation of a new CRD, the
 // checks an API server applies when the CRD is created, and returns the
 // server's errors in the order of their text. This package does not link
-// that validation — it brings gRPC, OpenTelemetry and client-go's REST
-// client, which the light build of immutable-gen leaves out (docs/semantics.md,
-// "Two builds"): validation/apiserver runs it in this process, fullbuild in a
-// child process of immutable-gen's full build.
+// that validation, so that the placement rules can be used without the API
+// server's code: validation/apiserver.InProcess runs it in this process.
 type Server interface {
 	ValidateCRD(crd *apiextensions.CustomResourceDefinition) (field.ErrorList, error)
 }

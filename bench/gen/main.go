@@ -281,13 +281,7 @@ func summary(w io.Writer, cmds []command, samples [][]sample) {
 }
 
 // build builds controller-gen and immutable-gen from the root module, so
-// that both use the dependency versions the project pins, and immutable-gen's
-// full build (-tags immutablegen_full), which the default build runs as a
-// child process for the API server's CRD validation of CRDs with markers
-// (named in $IMMUTABLE_GEN_FULL for every run: a run without markers does
-// not start it; one with markers does, and its peak memory is the larger
-// of the two processes', as the kernel reports a process and its waited-for
-// children).
+// that both use the dependency versions the project pins.
 func build(root, dir string) (cg, ig string, err error) {
 	cg, ig = filepath.Join(dir, "controller-gen"), filepath.Join(dir, "immutable-gen")
 	out, err := goCmd(root, "list", "-m", "-f", "{{.Version}}", "sigs.k8s.io/controller-tools")
@@ -299,13 +293,6 @@ func build(root, dir string) (cg, ig string, err error) {
 		return "", "", err
 	}
 	if _, err := goCmd(root, "build", "-o", ig, "./cmd/immutable-gen"); err != nil {
-		return "", "", err
-	}
-	full := filepath.Join(dir, "immutable-gen-full")
-	if _, err := goCmd(root, "build", "-tags", "immutablegen_full", "-o", full, "./cmd/immutable-gen"); err != nil {
-		return "", "", err
-	}
-	if err := os.Setenv("IMMUTABLE_GEN_FULL", full); err != nil {
 		return "", "", err
 	}
 	return cg, ig, nil

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"testing"
 
@@ -10,18 +9,10 @@ import (
 
 // TestMain turns the on-disk cache of API-server findings off, so that the
 // tests neither read results an earlier run left in the user's cache nor
-// leave entries there (the cache's own tests set a private directory), and
-// gives the light build its full build (fullBuildForTests).
+// leave entries there (the cache's own tests set a private directory).
 func TestMain(m *testing.M) {
 	if os.Getenv(cache.EnvVar) == "" {
 		os.Setenv(cache.EnvVar, "off")
 	}
-	cleanup, err := fullBuildForTests()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
+	os.Exit(m.Run())
 }

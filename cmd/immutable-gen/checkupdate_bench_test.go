@@ -1,5 +1,3 @@
-//go:build immutablegen_full
-
 package main
 
 import (
@@ -21,7 +19,7 @@ import (
 // rules CRD of testdata/check-update/rules), as a GitOps pipeline would:
 // reading, pairing, checking and rendering JSON, per iteration.
 //
-//	go test -tags immutablegen_full ./cmd/immutable-gen -run '^$' -bench CheckUpdateDirectory -benchmem
+//	go test ./cmd/immutable-gen -run '^$' -bench CheckUpdateDirectory -benchmem
 func BenchmarkCheckUpdateDirectory(b *testing.B) {
 	const crdFile = "../../testdata/check-update/rules/crd.yaml"
 	dir := b.TempDir()

@@ -1,4 +1,4 @@
-//go:build unix && immutablegen_full
+//go:build unix
 
 package main
 

@@ -20,13 +20,13 @@ import (
 	ctmarkers "sigs.k8s.io/controller-tools/pkg/markers"
 	"sigs.k8s.io/controller-tools/pkg/rbac"
 	"sigs.k8s.io/controller-tools/pkg/schemapatcher"
-	"sigs.k8s.io/controller-tools/pkg/version"
 	"sigs.k8s.io/controller-tools/pkg/webhook"
 
 	"github.com/immutable-gen/immutable-gen/crdgen"
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/openapi"
 	"github.com/immutable-gen/immutable-gen/output"
+	"github.com/immutable-gen/immutable-gen/validation/apiserver"
 	"github.com/immutable-gen/immutable-gen/validators"
 )
 
@@ -121,7 +121,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 		SilenceErrors: true,
 		RunE: func(c *cobra.Command, rawOpts []string) error {
 			if showVersion {
-				fmt.Fprintf(stdout, "Version: %s\ncontroller-tools: %s\n", version.Version(), crdgen.ControllerToolsVersion())
+				fmt.Fprintf(stdout, "Version: %s\ncontroller-tools: %s\n", moduleVersion(), crdgen.ControllerToolsVersion())
 				return nil
 			}
 			if helpLevel > 0 {
@@ -183,12 +183,10 @@ func generate(rawOpts, buildTags []string, stdout, stderr io.Writer) error {
 	}
 	var diags diag.List
 	collect := func(d diag.List) { diags = append(diags, d...) }
-	server, closeServer := crdServer(stderr)
-	defer closeServer()
 	for _, gen := range rt.Generators {
 		switch g := (*gen).(type) {
 		case crdgen.Generator:
-			*gen = g.WithReport(collect).WithServer(server)
+			*gen = g.WithReport(collect).WithServer(apiserver.InProcess{})
 		case openapi.Generator:
 			*gen = g.WithReport(collect)
 		case validators.Generator:

@@ -1,5 +1,3 @@
-//go:build immutablegen_full
-
 package main
 
 import (

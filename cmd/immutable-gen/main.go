@@ -11,20 +11,15 @@
 //	immutable-gen check-update --schema CRD_FILE_OR_DIR [--old FILE_OR_DIR] --new FILE_OR_DIR [-o text|json]
 //	immutable-gen lint [--format=text|json] [--fail-on=error|warning|info] FILE_OR_DIR...
 //
-// The command has two builds of this one package. The default (light)
-// build is what controller-gen is, plus the immutability compiler: it does
-// not link the API server's code that lint, check-update and the CRD
-// validation of CRDs with markers run (it would cost its start-up memory
-// on every run; BENCHMARKS.md, "Two builds"). Those run in the full build,
-// `go build -tags immutablegen_full`, which the light build finds or builds
-// once and runs as a child process (package fullbuild).
+// One binary runs every command in process: generation with the API
+// server's CRD validation of CRDs with markers, lint and check-update. None
+// of them needs a Go toolchain at run time except for what controller-gen
+// itself needs, go/packages' `go list` to load the packages to generate for.
 package main
 
 import (
 	"io"
 	"os"
-
-	"github.com/immutable-gen/immutable-gen/fullbuild"
 )
 
 func main() {
@@ -35,8 +30,10 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
-		case "check-update", "lint", fullbuild.ServeCommand:
-			return runFull(args, stdout, stderr)
+		case "check-update":
+			return runCheckUpdate(args[1:], stdout, stderr)
+		case "lint":
+			return runLint(args[1:], stdout, stderr)
 		}
 	}
 	return runGenerate(args, stdout, stderr)

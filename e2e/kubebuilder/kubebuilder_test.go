@@ -83,12 +83,6 @@ func TestKubebuilderPlugin(t *testing.T) {
 	immutableGen := filepath.Join(bin, "immutable-gen")
 	step(t, repo, nil, "go", "build", "-o", plugin, "./cmd/kubebuilder-immutable-gen")
 	step(t, repo, nil, "go", "build", "-o", immutableGen, "./cmd/immutable-gen")
-	// The binary is this checkout's, run in another module: its full build
-	// (the API server's CRD validation of CRDs with markers) is named, as
-	// a developer running a locally built immutable-gen would name it.
-	immutableGenFull := filepath.Join(bin, "immutable-gen-full")
-	step(t, repo, nil, "go", "build", "-tags", "immutablegen_full", "-o", immutableGenFull, "./cmd/immutable-gen")
-	withFull := []string{"IMMUTABLE_GEN_FULL=" + immutableGenFull}
 
 	// Install the plugin where kubebuilder looks for it.
 	plugins := filepath.Join(work, "plugins")
@@ -127,7 +121,7 @@ func TestKubebuilderPlugin(t *testing.T) {
 
 	// Without a marker immutable-gen generates what controller-gen does: no rules.
 	crdPath := filepath.Join(project, "config", "crd", "bases", "cache.example.com_memcacheds.yaml")
-	step(t, project, withFull, "make", "manifests", "IMMUTABLE_GEN="+immutableGen)
+	step(t, project, nil, "make", "manifests", "IMMUTABLE_GEN="+immutableGen)
 	if crd := readFile(t, crdPath); strings.Contains(crd, "x-kubernetes-validations") {
 		t.Fatalf("CRD has validation rules before any marker:\n%s", crd)
 	}
@@ -141,7 +135,7 @@ func TestKubebuilderPlugin(t *testing.T) {
 		t.Fatalf("could not mark Foo:\n%s", types)
 	}
 	writeFile(t, typesPath, marked)
-	out := step(t, project, withFull, "make", "manifests", "IMMUTABLE_GEN="+immutableGen)
+	out := step(t, project, nil, "make", "manifests", "IMMUTABLE_GEN="+immutableGen)
 	if !strings.Contains(out, immutableGen) {
 		t.Errorf("make manifests did not run %s:\n%s", immutableGen, out)
 	}
@@ -215,7 +209,7 @@ func TestKubebuilderPlugin(t *testing.T) {
 	if mk := readFile(t, filepath.Join(project, "Makefile")); !strings.Contains(mk, "\n\t\"$(IMMUTABLE_GEN)\" validators:headerFile=\"hack/boilerplate.go.txt\",year=$(YEAR) paths=\"./...\"\n") {
 		t.Fatalf("the generate target does not run immutable-gen validators:\n%s", mk)
 	}
-	step(t, project, withFull, "make", "generate", "IMMUTABLE_GEN="+immutableGen)
+	step(t, project, nil, "make", "generate", "IMMUTABLE_GEN="+immutableGen)
 	generated := readFile(t, filepath.Join(project, "api", "v1", "zz_generated.immutable.go"))
 	if !strings.Contains(generated, "func (in *Memcached) ValidateImmutableUpdate(old *Memcached) field.ErrorList") {
 		t.Fatalf("make generate did not write ValidateImmutableUpdate:\n%s", generated)

@@ -1,13 +1,11 @@
 // Package apiserver runs apiextensions-apiserver's own validation of a new
-// CRD in this process: validation.Server for the full build of
-// immutable-gen, lint and the tests.
+// CRD in this process: the validation.Server of immutable-gen's crd
+// generator, lint and the tests.
 //
 // It is a package of its own because of what it links: the API server's
 // CRD validation imports its webhook client, and with it gRPC, the
-// OpenTelemetry SDK and client-go's REST client — the start-up cost that
-// kept immutable-gen over controller-gen's memory on APIs without markers.
-// The default (light) build of cmd/immutable-gen does not import it; it
-// reaches the same code in a child process (package fullbuild).
+// OpenTelemetry SDK and client-go's REST client; package validation's
+// placement rules do not need them.
 package apiserver
 
 import (
