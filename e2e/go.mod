@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/immutable-gen/immutable-gen v0.0.0
+	github.com/immutable-gen/immutable-gen/runtime v0.0.0
 	go.etcd.io/etcd/server/v3 v3.7.0
 	gopkg.in/evanphx/json-patch.v4 v4.13.0
 	k8s.io/apiextensions-apiserver v0.37.1
@@ -125,3 +126,5 @@ require (
 )
 
 replace github.com/immutable-gen/immutable-gen => ../
+
+replace github.com/immutable-gen/immutable-gen/runtime => ../runtime

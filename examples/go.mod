@@ -5,7 +5,7 @@ go 1.26.0
 tool github.com/immutable-gen/immutable-gen/cmd/immutable-gen
 
 require (
-	github.com/immutable-gen/immutable-gen v0.0.0
+	github.com/immutable-gen/immutable-gen/runtime v0.0.0
 	k8s.io/apimachinery v0.37.1
 )
 
@@ -42,6 +42,7 @@ require (
 	github.com/google/gnostic-models v0.7.1 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.29.0 // indirect
+	github.com/immutable-gen/immutable-gen v0.0.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
@@ -101,3 +102,5 @@ require (
 )
 
 replace github.com/immutable-gen/immutable-gen => ../
+
+replace github.com/immutable-gen/immutable-gen/runtime => ../runtime

@@ -9,7 +9,7 @@ import (
 	"k8s.io/kube-openapi/pkg/common"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
-	"github.com/immutable-gen/immutable-gen/openapi/immutableopenapi"
+	"github.com/immutable-gen/immutable-gen/runtime/immutableopenapi"
 	"github.com/immutable-gen/immutable-gen/schema"
 	"github.com/immutable-gen/immutable-gen/testdata/apis/openapi/generated"
 	v1 "github.com/immutable-gen/immutable-gen/testdata/apis/openapi/v1"

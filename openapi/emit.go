@@ -71,7 +71,7 @@ func describe(origins []markers.Origin) string {
 // applyPackage is the import path of the package the generated code calls.
 // It depends on kube-openapi only, so that an API package calling it pulls
 // in nothing of the generator.
-const applyPackage = "github.com/immutable-gen/immutable-gen/openapi/immutableopenapi"
+const applyPackage = "github.com/immutable-gen/immutable-gen/runtime/immutableopenapi"
 
 const imports = `import (
 	common "k8s.io/kube-openapi/pkg/common"

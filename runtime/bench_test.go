@@ -11,7 +11,7 @@ import (
 )
 
 // The comparative benchmarks (CEL, DeepEqual, whole update validation) are
-// in runtime/internal/bench, to keep their dependencies out of this
+// in internal/runtimebench, to keep their dependencies out of this
 // package's tests.
 
 func BenchmarkValidateUpdate(b *testing.B) {
@@ -19,7 +19,8 @@ func BenchmarkValidateUpdate(b *testing.B) {
 	oldObj, newObj := realisticPair(b)
 	b.Run("unchanged", func(b *testing.B) {
 		b.ReportAllocs()
-		for b.Loop() {
+		b.ResetTimer()
+		for range b.N {
 			if errs := c.ValidateUpdate(newObj, oldObj); errs != nil {
 				b.Fatal(errs)
 			}
@@ -33,7 +34,8 @@ func BenchmarkValidateUpdate(b *testing.B) {
 		reversed(spec["template"].(map[string]interface{})["spec"].(map[string]interface{})["containers"].([]interface{}))
 	b.Run("allowed-change", func(b *testing.B) {
 		b.ReportAllocs()
-		for b.Loop() {
+		b.ResetTimer()
+		for range b.N {
 			if errs := c.ValidateUpdate(allowed, oldObj); errs != nil {
 				b.Fatal(errs)
 			}
@@ -43,7 +45,8 @@ func BenchmarkValidateUpdate(b *testing.B) {
 	rejected["spec"].(map[string]interface{})["serviceName"] = "other"
 	b.Run("one-violation", func(b *testing.B) {
 		b.ReportAllocs()
-		for b.Loop() {
+		b.ResetTimer()
+		for range b.N {
 			if errs := c.ValidateUpdate(rejected, oldObj); len(errs) != 1 {
 				b.Fatal(errs)
 			}
@@ -81,7 +84,8 @@ func BenchmarkSet(b *testing.B) {
 				newObj := withSpec(map[string]interface{}{"tags": tc.items})
 				oldObj := withSpec(map[string]interface{}{"tags": old})
 				b.ReportAllocs()
-				for b.Loop() {
+				b.ResetTimer()
+				for range b.N {
 					if errs := c.ValidateUpdate(newObj, oldObj); errs != nil {
 						b.Fatal(errs)
 					}
@@ -97,7 +101,8 @@ func BenchmarkCompileCRD(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	for b.Loop() {
+	b.ResetTimer()
+	for range b.N {
 		if _, err := runtime.CompileCRD(manifest, runtime.CRDOptions{}); err != nil {
 			b.Fatal(err)
 		}

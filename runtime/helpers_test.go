@@ -1,8 +1,11 @@
 package runtime_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -79,11 +82,23 @@ func checkMessages(t testing.TB, errs field.ErrorList, want []string) {
 	}
 }
 
-// messages renders errors as "path: message" lines.
+// messages renders errors as "path: message" lines, as field.Error does
+// from apimachinery v0.33 on whatever version the tests are built with: a
+// composite value (map, slice, struct) as JSON, which earlier versions
+// render with %#v.
 func messages(errs field.ErrorList) []string {
 	var out []string
 	for _, e := range errs {
-		out = append(out, e.Error())
+		msg := e.Error()
+		if v := reflect.ValueOf(e.BadValue); v.IsValid() {
+			switch v.Kind() {
+			case reflect.Map, reflect.Slice, reflect.Struct:
+				if js, err := json.Marshal(e.BadValue); err == nil {
+					msg = strings.Replace(msg, fmt.Sprintf("%#v", e.BadValue), string(js), 1)
+				}
+			}
+		}
+		out = append(out, msg)
 	}
 	return out
 }

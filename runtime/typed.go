@@ -6,6 +6,8 @@ import (
 
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/immutable-gen/immutable-gen/runtime/immutable"
 )
 
 // ValidateUpdateTyped is ValidateUpdate for Go values: API structs (or
@@ -23,11 +25,11 @@ func (c *Checker) ValidateUpdateTyped(obj, old interface{}) field.ErrorList {
 	}
 	nu, err := toUnstructured(obj)
 	if err != nil {
-		return field.ErrorList{field.InternalError(nil, fmt.Errorf("converting the new object: %w", err)).WithOrigin(Origin)}
+		return field.ErrorList{immutable.WithOrigin(field.InternalError(nil, fmt.Errorf("converting the new object: %w", err)))}
 	}
 	ou, err := toUnstructured(old)
 	if err != nil {
-		return field.ErrorList{field.InternalError(nil, fmt.Errorf("converting the old object: %w", err)).WithOrigin(Origin)}
+		return field.ErrorList{immutable.WithOrigin(field.InternalError(nil, fmt.Errorf("converting the old object: %w", err)))}
 	}
 	return c.ValidateUpdate(nu, ou)
 }

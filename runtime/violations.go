@@ -90,7 +90,7 @@ func (w *walker) add(e *field.Error, p *field.Path) {
 		// without a prefix has the empty path.
 		e.Field = ""
 	}
-	w.errs = append(w.errs, e.WithOrigin(Origin))
+	w.errs = append(w.errs, immutable.WithOrigin(e))
 }
 
 // pathString renders p as a field.Error's Field: the root is "".

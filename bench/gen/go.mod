@@ -71,3 +71,5 @@ require (
 )
 
 replace github.com/immutable-gen/immutable-gen => ../..
+
+replace github.com/immutable-gen/immutable-gen/runtime => ../../runtime

@@ -6,8 +6,11 @@ replace github.com/immutable-gen/immutable-gen => ../..
 
 require (
 	github.com/go-logr/logr v1.4.3
-	github.com/immutable-gen/immutable-gen v0.0.0
+	github.com/immutable-gen/immutable-gen/runtime v0.0.0
+	github.com/immutable-gen/immutable-gen/runtime/webhook v0.0.0-00010101000000-000000000000
 	github.com/tsenart/vegeta/v12 v12.13.0
+	k8s.io/api v0.37.1
+	k8s.io/apimachinery v0.37.1
 	sigs.k8s.io/controller-runtime v0.25.2
 )
 
@@ -57,12 +60,12 @@ require (
 	golang.org/x/term v0.46.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
+	golang.org/x/tools v0.51.0 // indirect
 	gomodules.xyz/jsonpatch/v2 v2.4.0 // indirect
 	google.golang.org/protobuf v1.36.12-0.20260120151049-f2248ac996af // indirect
 	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
-	k8s.io/api v0.37.1 // indirect
-	k8s.io/apimachinery v0.37.1 // indirect
+	k8s.io/apiextensions-apiserver v0.37.1 // indirect
 	k8s.io/client-go v0.37.1 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
 	k8s.io/kube-openapi v0.0.0-20260721132016-d427ff9ee9ad // indirect
@@ -72,3 +75,7 @@ require (
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
+
+replace github.com/immutable-gen/immutable-gen/runtime => ../../runtime
+
+replace github.com/immutable-gen/immutable-gen/runtime/webhook => ../../runtime/webhook

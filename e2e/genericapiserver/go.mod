@@ -3,7 +3,7 @@ module github.com/immutable-gen/immutable-gen/e2e/genericapiserver
 go 1.26.0
 
 require (
-	github.com/immutable-gen/immutable-gen v0.0.0
+	github.com/immutable-gen/immutable-gen/runtime/admission v0.0.0-00010101000000-000000000000
 	github.com/spf13/pflag v1.0.10
 	go.etcd.io/etcd/server/v3 v3.7.0
 	k8s.io/apiextensions-apiserver v0.37.1
@@ -56,6 +56,7 @@ require (
 	github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus v1.1.0 // indirect
 	github.com/grpc-ecosystem/go-grpc-middleware/v2 v2.3.3 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.29.0 // indirect
+	github.com/immutable-gen/immutable-gen/runtime v0.0.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/jonboulle/clockwork v0.5.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
@@ -125,3 +126,7 @@ require (
 )
 
 replace github.com/immutable-gen/immutable-gen => ../..
+
+replace github.com/immutable-gen/immutable-gen/runtime => ../../runtime
+
+replace github.com/immutable-gen/immutable-gen/runtime/admission => ../../runtime/admission

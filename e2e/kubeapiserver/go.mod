@@ -4,7 +4,8 @@ go 1.26.0
 
 require (
 	github.com/go-logr/logr v1.4.3
-	github.com/immutable-gen/immutable-gen v0.0.0
+	github.com/immutable-gen/immutable-gen/runtime v0.0.0
+	github.com/immutable-gen/immutable-gen/runtime/webhook v0.0.0-00010101000000-000000000000
 	k8s.io/api v0.37.1
 	k8s.io/apiextensions-apiserver v0.37.1
 	k8s.io/apimachinery v0.37.1
@@ -57,6 +58,7 @@ require (
 	golang.org/x/term v0.46.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
+	golang.org/x/tools v0.51.0 // indirect
 	gomodules.xyz/jsonpatch/v2 v2.4.0 // indirect
 	google.golang.org/protobuf v1.36.12-0.20260120151049-f2248ac996af // indirect
 	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
@@ -70,3 +72,7 @@ require (
 )
 
 replace github.com/immutable-gen/immutable-gen => ../..
+
+replace github.com/immutable-gen/immutable-gen/runtime => ../../runtime
+
+replace github.com/immutable-gen/immutable-gen/runtime/webhook => ../../runtime/webhook

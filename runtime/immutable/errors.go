@@ -12,14 +12,44 @@ package immutable
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// Origin is the origin of every violation.
+// Origin is the origin of every violation, where field.Error has one.
 const Origin = "immutable"
+
+// originField is the index of field.Error's Origin field, or nil where the
+// apimachinery the program is built with has none (before v0.34): the
+// package builds with apimachinery v0.31 and later, and sets the origin
+// where the field exists. It is computed once and never changed.
+var originField = func() []int {
+	f, ok := reflect.TypeOf(field.Error{}).FieldByName("Origin")
+	if !ok || f.Type.Kind() != reflect.String {
+		return nil
+	}
+	return f.Index
+}()
+
+// OriginOf returns e's origin, or "" where field.Error has none.
+func OriginOf(e *field.Error) string {
+	if originField == nil || e == nil {
+		return ""
+	}
+	return reflect.ValueOf(e).Elem().FieldByIndex(originField).String()
+}
+
+// WithOrigin sets e's origin to Origin where field.Error has one, and
+// returns e.
+func WithOrigin(e *field.Error) *field.Error {
+	if originField != nil && e != nil {
+		reflect.ValueOf(e).Elem().FieldByIndex(originField).SetString(Origin)
+	}
+	return e
+}
 
 // Form is the form of the marker on a property that was added or removed.
 type Form uint8
@@ -41,7 +71,7 @@ func Changed(p *field.Path, value any) *field.Error {
 
 // ChangedAt is Changed at a path already rendered (the root is "").
 func ChangedAt(path string, value any) *field.Error {
-	return &field.Error{Type: field.ErrorTypeInvalid, Field: path, BadValue: value, Detail: "field is immutable", Origin: Origin}
+	return WithOrigin(&field.Error{Type: field.ErrorTypeInvalid, Field: path, BadValue: value, Detail: "field is immutable"})
 }
 
 // Presence is the violation of a marked property name that was added or
@@ -79,7 +109,7 @@ func KeyChangedAt(path, key string, added bool) *field.Error {
 
 // forbidden is field.Forbidden at a rendered path, with the origin.
 func forbidden(path, detail string) *field.Error {
-	return &field.Error{Type: field.ErrorTypeForbidden, Field: path, BadValue: "", Detail: detail, Origin: Origin}
+	return WithOrigin(&field.Error{Type: field.ErrorTypeForbidden, Field: path, BadValue: "", Detail: detail})
 }
 
 func verb(added bool) string {

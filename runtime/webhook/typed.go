@@ -24,15 +24,28 @@ type ImmutableObject[T any] interface {
 	ValidateImmutableUpdate(old T) field.ErrorList
 }
 
-// ImmutableValidator is a controller-runtime admission.Validator for a
-// typed kind: it checks updates with the type's ValidateImmutableUpdate,
-// without converting the objects to unstructured content, and denies a
-// violation with 422 Invalid, one cause per violation (the response the
-// unstructured Handler gives). Creates and deletes are not checked.
+// Validator is a typed validator of a kind: controller-runtime's generic
+// admission.Validator[T] (v0.23 on) has these methods, so a project's own
+// typed validator is one. It is declared here so that this package builds
+// with controller-runtime v0.19, which has only admission.CustomValidator.
+type Validator[T any] interface {
+	ValidateCreate(ctx context.Context, obj T) (admission.Warnings, error)
+	ValidateUpdate(ctx context.Context, oldObj, newObj T) (admission.Warnings, error)
+	ValidateDelete(ctx context.Context, obj T) (admission.Warnings, error)
+}
+
+// ImmutableValidator is a controller-runtime validator for a typed kind: it
+// checks updates with the type's ValidateImmutableUpdate, without
+// converting the objects to unstructured content, and denies a violation
+// with 422 Invalid, one cause per violation (the response the unstructured
+// Handler gives). Creates and deletes are not checked.
 //
 // Next, if set, is the project's own validator for the kind; its verdicts
 // are merged with the immutability checks (see ValidateUpdate). The zero
-// value checks immutability only. Serve it with
+// value checks immutability only.
+//
+// With controller-runtime's generic admission.Validator[T] (v0.23 and
+// later), *ImmutableValidator[T] is one; serve it with
 //
 //	mgr.GetWebhookServer().Register(path,
 //		admission.WithValidator(mgr.GetScheme(), &webhook.ImmutableValidator[*v1.Widget]{}))
@@ -41,9 +54,15 @@ type ImmutableObject[T any] interface {
 //
 //	ctrl.NewWebhookManagedBy(mgr, &v1.Widget{}).
 //		WithValidator(&webhook.ImmutableValidator[*v1.Widget]{Next: &WidgetValidator{}}).Complete()
+//
+// With earlier versions (v0.19 on), which take an admission.CustomValidator,
+// serve its CustomValidator:
+//
+//	ctrl.NewWebhookManagedBy(mgr).For(&v1.Widget{}).
+//		WithValidator((&webhook.ImmutableValidator[*v1.Widget]{Next: webhook.Typed[*v1.Widget](&WidgetCustomValidator{})}).CustomValidator()).Complete()
 type ImmutableValidator[T ImmutableObject[T]] struct {
 	// Next is the validator the immutability checks are combined with.
-	Next admission.Validator[T]
+	Next Validator[T]
 }
 
 // ValidateCreate returns Next's verdict; immutability has nothing to check
@@ -138,4 +157,75 @@ func mergeInvalid(ours *apierrors.StatusError, next metav1.Status) *apierrors.St
 	gk := schema.GroupKind{Group: details.Group, Kind: details.Kind}
 	st.Message = fmt.Sprintf("%s %q is invalid: %s", gk.String(), details.Name, list)
 	return &apierrors.StatusError{ErrStatus: st}
+}
+
+// CustomValidator returns v as an admission.CustomValidator, the validator
+// controller-runtime takes before its generic admission.Validator[T]
+// (v0.19 to v0.22; later versions take it too): it checks that each object
+// is a T and calls v. An object of another type is an error (500), as
+// controller-runtime's own typed validators report it.
+func (v *ImmutableValidator[T]) CustomValidator() admission.CustomValidator {
+	return customValidator[T]{typed: v}
+}
+
+// Typed returns cv, a project's admission.CustomValidator for the kind T,
+// as a Validator[T], to be ImmutableValidator's Next.
+func Typed[T k8sruntime.Object](cv admission.CustomValidator) Validator[T] {
+	return typedCustom[T]{cv}
+}
+
+// customValidator is a Validator[T] seen as an admission.CustomValidator.
+type customValidator[T k8sruntime.Object] struct{ typed Validator[T] }
+
+func (c customValidator[T]) ValidateCreate(ctx context.Context, obj k8sruntime.Object) (admission.Warnings, error) {
+	o, err := as[T](obj)
+	if err != nil {
+		return nil, err
+	}
+	return c.typed.ValidateCreate(ctx, o)
+}
+
+func (c customValidator[T]) ValidateUpdate(ctx context.Context, oldObj, newObj k8sruntime.Object) (admission.Warnings, error) {
+	o, err := as[T](oldObj)
+	if err != nil {
+		return nil, err
+	}
+	n, err := as[T](newObj)
+	if err != nil {
+		return nil, err
+	}
+	return c.typed.ValidateUpdate(ctx, o, n)
+}
+
+func (c customValidator[T]) ValidateDelete(ctx context.Context, obj k8sruntime.Object) (admission.Warnings, error) {
+	o, err := as[T](obj)
+	if err != nil {
+		return nil, err
+	}
+	return c.typed.ValidateDelete(ctx, o)
+}
+
+// as is obj as a T, or an internal error naming both types.
+func as[T k8sruntime.Object](obj k8sruntime.Object) (T, error) {
+	o, ok := obj.(T)
+	if !ok {
+		var want T
+		return want, apierrors.NewInternalError(fmt.Errorf("expected a %T, got a %T", want, obj))
+	}
+	return o, nil
+}
+
+// typedCustom is an admission.CustomValidator seen as a Validator[T].
+type typedCustom[T k8sruntime.Object] struct{ custom admission.CustomValidator }
+
+func (t typedCustom[T]) ValidateCreate(ctx context.Context, obj T) (admission.Warnings, error) {
+	return t.custom.ValidateCreate(ctx, obj)
+}
+
+func (t typedCustom[T]) ValidateUpdate(ctx context.Context, oldObj, newObj T) (admission.Warnings, error) {
+	return t.custom.ValidateUpdate(ctx, oldObj, newObj)
+}
+
+func (t typedCustom[T]) ValidateDelete(ctx context.Context, obj T) (admission.Warnings, error) {
+	return t.custom.ValidateDelete(ctx, obj)
 }

@@ -21,7 +21,11 @@ import (
 // typedv1.Widget (testdata/typed/v1) is a typed example.com/v1 Widget with
 // the ValidateImmutableUpdate immutable-gen generates: spec.engine is
 // immutable, spec.ports has immutable keys.
-var _ admission.Validator[*typedv1.Widget] = &webhook.ImmutableValidator[*typedv1.Widget]{}
+var _ webhook.Validator[*typedv1.Widget] = &webhook.ImmutableValidator[*typedv1.Widget]{}
+
+// controller-runtime before its generic admission.Validator[T] (this
+// module's floor, v0.19) takes a CustomValidator.
+var _ admission.CustomValidator = (&webhook.ImmutableValidator[*typedv1.Widget]{}).CustomValidator()
 
 func typedScheme(t *testing.T) *k8sruntime.Scheme {
 	t.Helper()
@@ -81,7 +85,10 @@ func itoa(i int) string {
 }
 
 // TestImmutableValidator serves real AdmissionReviews through
-// controller-runtime's admission.WithValidator webhook.
+// controller-runtime's admission.WithCustomValidator webhook (the typed
+// admission.WithValidator of later versions calls the same methods: the
+// module's floor, v0.19, has only the former), with Next typed and, as a
+// v0.19 project's own validator is, a CustomValidator.
 func TestImmutableValidator(t *testing.T) {
 	for _, tc := range []struct {
 		name                   string
@@ -143,43 +150,74 @@ func TestImmutableValidator(t *testing.T) {
 		object: `{"apiVersion": "example.com/v1", "kind": "Widget", "spec": {"engine": 1}}`, old: typedJSON("redis", 1),
 		wantCode: http.StatusBadRequest,
 	}} {
-		t.Run(tc.name, func(t *testing.T) {
-			v := &webhook.ImmutableValidator[*typedv1.Widget]{}
-			next := &replicasValidator{}
-			if tc.withNext {
-				v.Next = next
-			}
-			wh := admission.WithValidator(typedScheme(t), v)
-			r := post(t, wh, review(tc.operation, "", tc.dryRun, tc.object, tc.old))
-			if r.Allowed != tc.wantAllowed {
-				t.Fatalf("allowed = %v, want %v: %+v", r.Allowed, tc.wantAllowed, r.Result)
-			}
-			if strings.Join(r.Warnings, "|") != strings.Join(tc.wantWarnings, "|") {
-				t.Errorf("warnings %q, want %q", r.Warnings, tc.wantWarnings)
-			}
-			if tc.wantAllowed {
-				return
-			}
-			if r.Result == nil || r.Result.Code != tc.wantCode {
-				t.Fatalf("result %+v, want code %d", r.Result, tc.wantCode)
-			}
-			if tc.wantCode == 422 {
-				if got := causes(t, r); got != tc.wantCauses {
-					t.Errorf("causes:\n%s\nwant:\n%s", got, tc.wantCauses)
-				}
-				if n := len(r.Result.Details.Causes); n > 1 && !strings.Contains(r.Result.Message, "[") {
-					t.Errorf("message %q does not list the %d causes", r.Result.Message, n)
-				}
-				for _, c := range r.Result.Details.Causes {
-					if !strings.Contains(r.Result.Message, c.Field+": "+c.Message) {
-						t.Errorf("message %q lacks the cause %s: %s", r.Result.Message, c.Field, c.Message)
+		for _, nextKind := range []string{"typed", "custom"} {
+			t.Run(tc.name+"/"+nextKind, func(t *testing.T) {
+				v := &webhook.ImmutableValidator[*typedv1.Widget]{}
+				next := &replicasValidator{}
+				if tc.withNext {
+					v.Next = next
+					if nextKind == "custom" {
+						v.Next = webhook.Typed[*typedv1.Widget](customReplicas{next})
 					}
 				}
-			}
-			if tc.wantReason != "" && string(r.Result.Reason) != tc.wantReason {
-				t.Errorf("reason %q, want %q", r.Result.Reason, tc.wantReason)
-			}
-		})
+				wh := admission.WithCustomValidator(typedScheme(t), &typedv1.Widget{}, v.CustomValidator())
+				r := post(t, wh, review(tc.operation, "", tc.dryRun, tc.object, tc.old))
+				if r.Allowed != tc.wantAllowed {
+					t.Fatalf("allowed = %v, want %v: %+v", r.Allowed, tc.wantAllowed, r.Result)
+				}
+				if strings.Join(r.Warnings, "|") != strings.Join(tc.wantWarnings, "|") {
+					t.Errorf("warnings %q, want %q", r.Warnings, tc.wantWarnings)
+				}
+				if tc.wantAllowed {
+					return
+				}
+				if r.Result == nil || r.Result.Code != tc.wantCode {
+					t.Fatalf("result %+v, want code %d", r.Result, tc.wantCode)
+				}
+				if tc.wantCode == 422 {
+					if got := causes(t, r); got != tc.wantCauses {
+						t.Errorf("causes:\n%s\nwant:\n%s", got, tc.wantCauses)
+					}
+					if n := len(r.Result.Details.Causes); n > 1 && !strings.Contains(r.Result.Message, "[") {
+						t.Errorf("message %q does not list the %d causes", r.Result.Message, n)
+					}
+					for _, c := range r.Result.Details.Causes {
+						if !strings.Contains(r.Result.Message, c.Field+": "+c.Message) {
+							t.Errorf("message %q lacks the cause %s: %s", r.Result.Message, c.Field, c.Message)
+						}
+					}
+				}
+				if tc.wantReason != "" && string(r.Result.Reason) != tc.wantReason {
+					t.Errorf("reason %q, want %q", r.Result.Reason, tc.wantReason)
+				}
+			})
+		}
+	}
+}
+
+// customReplicas is replicasValidator as a v0.19 project writes it, an
+// admission.CustomValidator.
+type customReplicas struct{ typed *replicasValidator }
+
+func (c customReplicas) ValidateCreate(ctx context.Context, obj k8sruntime.Object) (admission.Warnings, error) {
+	return c.typed.ValidateCreate(ctx, obj.(*typedv1.Widget))
+}
+
+func (c customReplicas) ValidateUpdate(ctx context.Context, oldObj, newObj k8sruntime.Object) (admission.Warnings, error) {
+	return c.typed.ValidateUpdate(ctx, oldObj.(*typedv1.Widget), newObj.(*typedv1.Widget))
+}
+
+func (c customReplicas) ValidateDelete(ctx context.Context, obj k8sruntime.Object) (admission.Warnings, error) {
+	return c.typed.ValidateDelete(ctx, obj.(*typedv1.Widget))
+}
+
+// TestCustomValidatorWrongType: an object of another type is an internal
+// error, not a panic.
+func TestCustomValidatorWrongType(t *testing.T) {
+	cv := (&webhook.ImmutableValidator[*typedv1.Widget]{}).CustomValidator()
+	_, err := cv.ValidateUpdate(context.Background(), &metav1.Status{}, &typedv1.Widget{})
+	if !apierrors.IsInternalError(err) || !strings.Contains(err.Error(), "expected a *v1.Widget, got a *v1.Status") {
+		t.Errorf("error %v, want an internal error naming both types", err)
 	}
 }
 

@@ -7,7 +7,7 @@ package v1
 import (
 	common "k8s.io/kube-openapi/pkg/common"
 
-	immutableopenapi "github.com/immutable-gen/immutable-gen/openapi/immutableopenapi"
+	immutableopenapi "github.com/immutable-gen/immutable-gen/runtime/immutableopenapi"
 )
 
 // ApplyImmutability adds the immutability markers of this package's types to

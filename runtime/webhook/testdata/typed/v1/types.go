@@ -1,10 +1,8 @@
 // Package v1 is a typed example.com/v1 Widget for the tests of
 // webhook.ImmutableValidator, with the deep-copy code and the
 // ValidateImmutableUpdate that immutable-gen generates for it (regenerate
-// with `go run ./cmd/immutable-gen object validators
-// paths=./runtime/webhook/testdata/typed/...` from the repository root, or
-// `go test ./runtime/webhook -update` while the old code still compiles;
-// TestTypedTestAPIUpToDate fails when they are stale).
+// with `go test ./validators -run WebhookTestAPI -update` from the
+// repository root; TestWebhookTestAPIUpToDate fails when they are stale).
 //
 // +kubebuilder:object:generate=true
 // +groupName=example.com

@@ -1,4 +1,4 @@
-package bench
+package runtimebench
 
 import (
 	"context"
@@ -83,7 +83,7 @@ func object(tb testing.TB, manifest []byte) map[string]interface{} {
 func newFixture(tb testing.TB) *fixture {
 	tb.Helper()
 	f := &fixture{}
-	manifest := readFile(tb, filepath.Join("..", "..", "testdata", "database-crd.yaml"))
+	manifest := readFile(tb, filepath.Join("..", "..", "runtime", "testdata", "database-crd.yaml"))
 	var err error
 	if f.checker, err = runtime.CompileCRD(manifest, runtime.CRDOptions{}); err != nil {
 		tb.Fatal(err)
@@ -103,7 +103,7 @@ func newFixture(tb testing.TB) *fixture {
 	}
 	f.celValidator = cel.NewValidator(f.celStructural, true, celconfig.PerCallLimit)
 
-	f.old = object(tb, readFile(tb, filepath.Join("..", "..", "testdata", "database.yaml")))
+	f.old = object(tb, readFile(tb, filepath.Join("..", "..", "runtime", "testdata", "database.yaml")))
 	f.unchanged = k8sruntime.DeepCopyJSON(f.old)
 	f.rejected = k8sruntime.DeepCopyJSON(f.old)
 	f.rejected["spec"].(map[string]interface{})["serviceName"] = "other"
