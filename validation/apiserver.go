@@ -36,11 +36,7 @@ func APIServer(srv Server, crd *apiextv1.CustomResourceDefinition, models map[st
 	}
 	var out diag.List
 	if slices.ContainsFunc(errs, isCostError) && len(models) > 0 {
-		needed, fits, err := neededBounds(srv, crd, models)
-		if err != nil {
-			return nil, err
-		}
-		if fits {
+		if needed, fits := neededBounds(internal, models); fits {
 			// The bounds account for every cost error: report them at the
 			// markers whose rules need them, and nothing else about cost.
 			out = append(out, boundsDiagnostics(crd, models, needed, sev)...)
@@ -317,10 +313,16 @@ func (c *boundCollector) add(n *schema.Node) {
 		c.out = append(c.out, Bound{n, "maxItems"})
 	case n.IsMap() && !n.Has("maxProperties"):
 		c.out = append(c.out, Bound{n, "maxProperties"})
-	case n.Type() == "string" && !n.Has("maxLength") && !n.Has("enum") && !n.Has("format"):
+	case n.Type() == "string" && !n.Has("maxLength") && !n.Has("enum") && !boundedFormat[n.Format()]:
 		c.out = append(c.out, Bound{n, "maxLength"})
 	}
 }
+
+// boundedFormat are the string formats whose length the API server's cost
+// estimate knows without maxLength (k8s.io/apiserver/pkg/cel/common,
+// estimateMaxStringLengthPerRequest); every other format (uri, hostname,
+// …) is as long as the request allows.
+var boundedFormat = map[string]bool{"duration": true, "date": true, "date-time": true}
 
 // markerFor is the kubebuilder marker that sets a bound's keyword.
 var markerFor = map[string]string{
