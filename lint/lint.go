@@ -36,6 +36,7 @@ import (
 	"strings"
 
 	"github.com/immutable-gen/immutable-gen/diag"
+	"github.com/immutable-gen/immutable-gen/validation"
 )
 
 // Severity of a finding: diag's severities, in lint's words (a note is
@@ -145,11 +146,11 @@ const (
 	IDDescribedOnly      = "IG014"
 	IDOnceNotProperty    = "IG015"
 	IDOnceRequired       = "IG016"
-	IDUncorrelatable     = "IG020"
-	IDCost               = "IG021"
-	IDOptionalOldSelf    = "IG022"
-	IDRuleInvalid        = "IG023"
-	IDRefused            = "IG024"
+	IDUncorrelatable     = validation.IDUncorrelatable
+	IDCost               = validation.IDCost
+	IDOptionalOldSelf    = validation.IDOptionalOldSelf
+	IDRuleInvalid        = validation.IDRuleInvalid
+	IDRefused            = validation.IDRefused
 )
 
 // Catalog lists every check, by ID.
