@@ -13,6 +13,10 @@ import (
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
+// IDUnconvertible: a generated CRD that cannot be converted to the API
+// server's internal version (a bug of the generator, not of the API).
+const IDUnconvertible diag.ID = "IG025"
+
 // APIServer runs apiextensions-apiserver's own CRD validation — the checks
 // an API server applies when the CRD is created: structural schema,
 // list-type invariants, CEL compilation, transition rules on uncorrelatable
@@ -27,7 +31,7 @@ import (
 func APIServer(srv Server, crd *apiextv1.CustomResourceDefinition, models map[string]*schema.Node, sev diag.Severity) (diag.List, error) {
 	internal, err := Internal(crd)
 	if err != nil {
-		return diag.List{{Severity: diag.Error, Subject: "CRD " + crd.Name, Message: "cannot convert the generated CRD: " + err.Error()}}, nil
+		return diag.List{{ID: IDUnconvertible, Severity: diag.Error, Subject: "CRD " + crd.Name, Message: "cannot convert the generated CRD: " + err.Error()}}, nil
 	}
 	errs, err := ValidateServer(srv, internal)
 	if err != nil {
@@ -83,9 +87,12 @@ func boundsDiagnostics(crd *apiextv1.CustomResourceDefinition, models map[string
 					e := byMarker[key]
 					if e == nil {
 						e = &entry{d: diag.Diagnostic{
+							ID:       IDCost,
 							Pos:      o.Pos,
 							Severity: sev,
-							Subject:  fmt.Sprintf("%s (CRD %s %s: %s)", o.Marker(), crd.Name, v.Name, n.Path()),
+							Marker:   o.Marker(),
+							Schema:   fmt.Sprintf("CRD %s %s", crd.Name, v.Name),
+							Path:     n.Path(),
 							Message:  "the CEL rules for this marker put the CRD over the API server's CEL cost budget: what they iterate or compare has no bound",
 						}}
 						byMarker[key] = e
@@ -160,9 +167,9 @@ func stripCarriers(s *apiextensions.JSONSchemaProps) {
 // nearest marker at or above the node, else (the whole schema's cost) the
 // first rule emitted. A finding at no marker is a warning.
 func diagnostic(crd string, f Finding, models map[string]*schema.Node, sev diag.Severity) diag.Diagnostic {
-	d := diag.Diagnostic{Severity: diag.Warning, Subject: fmt.Sprintf("CRD %s: %s", crd, strings.TrimPrefix(f.Path, "<crd>.")), Message: f.Message, Fix: f.Fix}
+	d := diag.Diagnostic{ID: f.ID, Severity: diag.Warning, Schema: "CRD " + crd, Path: strings.TrimPrefix(f.Path, "<crd>."), Message: f.Message, Fix: f.Fix}
 	if f.Version != "" {
-		d.Subject = fmt.Sprintf("CRD %s %s: %s", crd, f.Version, f.Path)
+		d.Schema += " " + f.Version
 	}
 	if f.Node == nil {
 		return d

@@ -8,21 +8,22 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 
+	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
 // The IDs of the API server's findings (lint prints them; docs/lint.md).
 const (
 	// IDUncorrelatable: oldSelf under the items of an atomic list or a set.
-	IDUncorrelatable = "IG020"
+	IDUncorrelatable diag.ID = "IG020"
 	// IDCost: a rule, or the schema's rules, over the CEL cost budget.
-	IDCost = "IG021"
+	IDCost diag.ID = "IG021"
 	// IDOptionalOldSelf: optionalOldSelf on a rule without oldSelf.
-	IDOptionalOldSelf = "IG022"
+	IDOptionalOldSelf diag.ID = "IG022"
 	// IDRuleInvalid: a rule or messageExpression that does not compile.
-	IDRuleInvalid = "IG023"
+	IDRuleInvalid diag.ID = "IG023"
 	// IDRefused: any other refusal.
-	IDRefused = "IG024"
+	IDRefused diag.ID = "IG024"
 )
 
 // Finding is one refusal of the API server's CRD validation, classified,
@@ -31,7 +32,7 @@ const (
 type Finding struct {
 	ServerError
 	// ID is the finding's stable ID, by what Message says.
-	ID string
+	ID diag.ID
 	// Version is the name of the CRD version whose schema the error is
 	// in; "" for an error about the CRD outside every schema.
 	Version string
@@ -268,4 +269,26 @@ func ShortRule(s string) string {
 		return s[:77] + "..."
 	}
 	return s
+}
+
+// Checks describes validation's findings: the placement rules (for a
+// marker or an extension alike) and the API server's refusals.
+func Checks() []diag.Check {
+	return []diag.Check{
+		{ID: IDForbiddenPlace, Severity: diag.Error, Title: "immutability at the root, in metadata, or on apiVersion or kind"},
+		{ID: IDNoKeys, Severity: diag.Error, Title: "=keys (x-kubernetes-immutable-keys) on a node without keys (set, atomic list, atomic map, struct, scalar)"},
+		{ID: IDExclusive, Severity: diag.Error, Title: "two exclusive forms (+immutable, =keys, =once) on one node"},
+		{ID: IDListMapKey, Severity: diag.Error, Title: "=keys on a list map whose key is not immutable"},
+		{ID: IDNoEffect, Severity: diag.Warning, Title: "immutability inside the items of a set, where it has no effect"},
+		{ID: IDRedundant, Severity: diag.Note, Title: "immutability inside an already immutable subtree"},
+		{ID: IDOptionalAncestor, Severity: diag.Warning, Title: "immutable fields under an optional spec, which can be removed and added back"},
+		{ID: IDOnceProperty, Severity: diag.Error, Title: "=once on list items or map values, which are never set later"},
+		{ID: IDOnceRequired, Severity: diag.Note, Title: "=once on a required property, where it is +immutable"},
+		{ID: IDUncorrelatable, Severity: diag.Error, Title: "oldSelf under the items of an atomic list or a set: the API server refuses the rule"},
+		{ID: IDCost, Severity: diag.Error, Title: "rules over the CEL cost budget: the API server refuses the CRD (the fix names the bounds)"},
+		{ID: IDOptionalOldSelf, Severity: diag.Error, Title: "optionalOldSelf on a rule that does not use oldSelf: the API server refuses the CRD"},
+		{ID: IDRuleInvalid, Severity: diag.Error, Title: "a rule or messageExpression that does not compile: the API server refuses the CRD"},
+		{ID: IDRefused, Severity: diag.Error, Title: "any other reason the API server refuses the CRD"},
+		{ID: IDUnconvertible, Severity: diag.Error, Title: "a generated CRD that cannot be converted for the API server's validation (a bug)"},
+	}
 }

@@ -10,6 +10,7 @@
 //	immutable-gen crd[:immutability=cel|extensions] paths=./... output:crd:dir=DIR
 //	immutable-gen check-update --schema CRD_FILE_OR_DIR [--old FILE_OR_DIR] --new FILE_OR_DIR [-o text|json]
 //	immutable-gen lint [--format=text|json] [--fail-on=error|warning|info] FILE_OR_DIR...
+//	immutable-gen help diagnostics
 //
 // The command has two builds of this one package. The default (light)
 // build is what controller-gen is, plus the immutability compiler: it does
@@ -37,6 +38,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		switch args[0] {
 		case "check-update", "lint", fullbuild.ServeCommand:
 			return runFull(args, stdout, stderr)
+		case "help":
+			if len(args) == 2 && args[1] == "diagnostics" {
+				return helpDiagnostics(stdout)
+			}
 		}
 	}
 	return runGenerate(args, stdout, stderr)
