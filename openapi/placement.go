@@ -9,7 +9,7 @@ import (
 )
 
 // Placement: package validation checks every marker against the placement
-// rules of DESIGN.md 2.2 on the definitions' trees (tree.go), as it does on
+// rules of docs/semantics.md 2.2 on the definitions' trees (tree.go), as it does on
 // a CRD's schema; this file writes the patches, and renders validation's
 // findings at the markers' Go positions with openapi-gen's own hints.
 

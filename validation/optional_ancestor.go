@@ -14,7 +14,7 @@ const IDOptionalAncestor diag.ID = "IG013"
 
 // OptionalAncestors warns about markers under an optional top-level
 // property of the object — spec — whose presence nothing keeps. By the
-// KEP's semantics (DESIGN.md 2.3) an optional parent holding immutable
+// KEP's semantics (docs/semantics.md 2.3) an optional parent holding immutable
 // fields may be removed and set again with them, so removing spec and
 // adding it back changes every immutable field below it; most authors do
 // not mean that for spec. One warning per such property and version, at

@@ -1,6 +1,6 @@
 // Package validation checks an immutability model before anything is
 // written: the KEP's placement rules for x-kubernetes-immutable and
-// x-kubernetes-immutable-keys (DESIGN.md 2.2), and the API server's own CRD
+// x-kubernetes-immutable-keys (docs/semantics.md 2.2), and the API server's own CRD
 // validation, with every finding reported at the Go marker that caused it.
 package validation
 
@@ -14,10 +14,10 @@ import (
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
-// PlacementRule is one of the placement rules of DESIGN.md 2.2.
+// PlacementRule is one of the placement rules of docs/semantics.md 2.2.
 type PlacementRule int
 
-// The placement rules, numbered as in DESIGN.md 2.2.
+// The placement rules, numbered as in docs/semantics.md 2.2.
 const (
 	// RuleForbiddenPlace: not on the root, metadata, apiVersion or kind.
 	RuleForbiddenPlace PlacementRule = iota + 1
@@ -32,7 +32,7 @@ const (
 	// RuleNoEffect: a marker inside the items of a set (a warning).
 	RuleNoEffect
 	// RuleOnceProperty: +immutable=once only on properties, not on list
-	// items or map values (beyond the KEP, DESIGN.md 2.1).
+	// items or map values (beyond the KEP, docs/semantics.md 2.1).
 	RuleOnceProperty
 	// RuleOnceRequired: +immutable=once on a required property is
 	// +immutable (a note).
