@@ -362,6 +362,26 @@ func (g Generator) apiServerFindings(crd *apiextv1.CustomResourceDefinition, obj
 	return ds, nil
 }
 
+// The IDs of the crd generator's own findings (the placement and API
+// server findings are validation's).
+const (
+	// IDInexpressible: a marker CEL cannot enforce exactly.
+	IDInexpressible diag.ID = "IG031"
+	// IDBlindSpot: a marker CEL enforces with one documented blind spot.
+	IDBlindSpot diag.ID = "IG032"
+	// IDKubeVersion: CEL rules that need a newer Kubernetes than kubeVersion.
+	IDKubeVersion diag.ID = "IG033"
+)
+
+// Checks describes the crd generator's own findings.
+func Checks() []diag.Check {
+	return []diag.Check{
+		{ID: IDInexpressible, Severity: diag.Error, Title: "a marker the CEL lowering cannot enforce exactly (nothing weaker is emitted)"},
+		{ID: IDBlindSpot, Severity: diag.Warning, Title: "a marker lowered to CEL with one blind spot (free-form content)"},
+		{ID: IDKubeVersion, Severity: diag.Error, Title: "CEL rules that need a newer Kubernetes than crd:kubeVersion"},
+	}
+}
+
 // messageNotes says, once per +immutable:message, that the extensions
 // output has no place for it: the runtime reports its own messages
 // (docs/semantics.md, "+immutable:message").
@@ -375,9 +395,12 @@ func messageNotes(subject string, model *schema.Node) diag.List {
 			}
 			seen[o.Pos.String()+o.Marker()] = true
 			out = append(out, diag.Diagnostic{
+				ID:       markers.IDMessageUnused,
 				Pos:      o.Pos,
 				Severity: diag.Note,
-				Subject:  fmt.Sprintf("%s (%s: %s)", o.Marker(), subject, n.Path()),
+				Marker:   o.Marker(),
+				Schema:   subject,
+				Path:     n.Path(),
 				Message:  "its +immutable:message is used by the CEL rules only: the extensions have no place for it, and the immutable-gen runtime reports `field is immutable`",
 			})
 		}
@@ -392,18 +415,24 @@ func (g Generator) lowerCEL(subject string, model *schema.Node) diag.List {
 	var out diag.List
 	for _, x := range res.Inexpressible {
 		out = append(out, diag.Diagnostic{
+			ID:       IDInexpressible,
 			Pos:      x.Origin.Pos,
 			Severity: diag.Error,
-			Subject:  fmt.Sprintf("%s (%s: %s)", x.Origin.Marker(), subject, x.Node.Path()),
+			Marker:   x.Origin.Marker(),
+			Schema:   subject,
+			Path:     x.Node.Path(),
 			Message:  "cannot be lowered to CEL exactly, and nothing weaker is emitted: " + x.Reason,
 			Fix:      x.Fix,
 		})
 	}
 	for _, x := range res.Limits {
 		out = append(out, diag.Diagnostic{
+			ID:       IDBlindSpot,
 			Pos:      x.Origin.Pos,
 			Severity: diag.Warning,
-			Subject:  fmt.Sprintf("%s (%s: %s)", x.Origin.Marker(), subject, x.Node.Path()),
+			Marker:   x.Origin.Marker(),
+			Schema:   subject,
+			Path:     x.Node.Path(),
 			Message:  "lowered to CEL with one blind spot: " + x.Reason,
 			Fix:      x.Fix,
 		})
@@ -418,8 +447,9 @@ func (g Generator) lowerCEL(subject string, model *schema.Node) diag.List {
 			}
 		})
 		d := diag.Diagnostic{
+			ID:       IDKubeVersion,
 			Severity: diag.Error,
-			Subject:  subject,
+			Schema:   subject,
 			Message:  fmt.Sprintf("the CEL rules need Kubernetes %s or later (two-variable comprehensions, for atomic lists and the order of list maps), but crd:kubeVersion=%s", res.MinKubeVersion(), g.KubeVersion),
 			Fix:      "raise kubeVersion, make the lists +listType=map, or generate with crd:immutability=extensions and enforce with the immutable-gen runtime",
 		}

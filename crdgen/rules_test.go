@@ -323,7 +323,7 @@ type Spec struct {
 	// +immutable=keys
 	Ports []Port ` + "`json:\"ports\"`" + `
 }` + kind,
-	diags: []string{`types.go:6:\d+: error: CRD .* v1: spec.ports\[\*\].name: the API server would refuse this CRD: .*must have a default or be a required property`},
+	diags: []string{`types.go:6:\d+: error: CRD .* v1: spec.ports\[\*\].name: the API server refuses the CRD: .*must have a default or be a required property`},
 }, {
 	name: "invalid values",
 	types: `type Spec struct {

@@ -1,13 +1,16 @@
-// Package diag holds the diagnostics immutable-gen reports: a position in Go
-// source (or a schema path when there is none), a severity, a message and the
-// fix. Every stage (marker parsing, placement validation, API server checks)
-// reports through it so that the CLI prints them one way and decides the exit
-// status from the severities alone.
+// Package diag holds the diagnostics immutable-gen reports: a stable ID, a
+// position in Go source, a severity, the marker, schema and path it is
+// about, related positions, a message and the fix. Every stage (marker
+// parsing, placement validation, CEL lowering, API server checks, the
+// openapi and validators generators) reports through it so that the CLI
+// prints them one way and decides the exit status from the severities
+// alone. Each package declares the IDs of its findings beside the rules
+// that produce them, with a Check describing each;
+// `immutable-gen help diagnostics` lists them (docs/diagnostics.md).
 package diag
 
 import (
 	"cmp"
-	"fmt"
 	"go/token"
 	"slices"
 	"strings"
@@ -36,16 +39,40 @@ func (s Severity) String() string {
 	}
 }
 
+// ID is a finding's stable ID, `IG` and three digits (IG005). An ID is
+// never reused: a check that is removed leaves a gap.
+type ID string
+
+// Check describes one kind of finding: its ID, its severity and a one-line
+// title.
+type Check struct {
+	ID       ID
+	Severity Severity
+	Title    string
+}
+
 // Diagnostic is one finding.
 type Diagnostic struct {
+	// ID says which check found it.
+	ID ID
 	// Pos is the Go source position the finding is about (the marker comment
 	// when there is one). It may be invalid when the finding has no source.
 	Pos token.Position
 	// Severity of the finding.
 	Severity Severity
-	// Subject names what the finding is about when there is no position, or
-	// adds the schema location: e.g. `CRD widgets.example.com v1: spec.foo`.
+	// Marker is the marker the finding is about, as written
+	// (`+immutable=keys`); "" when it is about none.
+	Marker string
+	// Schema names the schema the finding is in: `widgets.example.com
+	// v1`, `CRD widgets.example.com v1`; Path is the node in it
+	// (`spec.ports[*].name`).
+	Schema, Path string
+	// Subject names what the finding is about when it is not a schema
+	// node: `+immutable on Spec.Name`, a CRD.
 	Subject string
+	// Related are other positions the finding involves (the other
+	// marker of a conflict); the rendering does not print them.
+	Related []token.Position
 	// Message says what is wrong.
 	Message string
 	// Fix says what to do about it; empty when the message already says.
@@ -61,8 +88,8 @@ func (d Diagnostic) String() string {
 	}
 	b.WriteString(d.Severity.String())
 	b.WriteString(": ")
-	if d.Subject != "" {
-		b.WriteString(d.Subject)
+	if subject := d.subject(); subject != "" {
+		b.WriteString(subject)
 		b.WriteString(": ")
 	}
 	b.WriteString(d.Message)
@@ -73,9 +100,20 @@ func (d Diagnostic) String() string {
 	return b.String()
 }
 
-// Errorf builds an Error diagnostic at pos.
-func Errorf(pos token.Position, fix, format string, args ...any) Diagnostic {
-	return Diagnostic{Pos: pos, Severity: Error, Message: fmt.Sprintf(format, args...), Fix: fix}
+// subject renders what the finding is about: `MARKER (SCHEMA: PATH)`,
+// `SCHEMA: PATH`, or Subject.
+func (d Diagnostic) subject() string {
+	if d.Schema == "" {
+		return d.Subject
+	}
+	s := d.Schema
+	if d.Path != "" {
+		s += ": " + d.Path
+	}
+	if d.Marker != "" {
+		s = d.Marker + " (" + s + ")"
+	}
+	return s
 }
 
 // List is a set of diagnostics.

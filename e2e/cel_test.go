@@ -440,7 +440,7 @@ var shapesCases = []tcase{
 		},
 	},
 	{
-		name: "spec: an optional parent like any other (DESIGN 2.3: nothing below an absent object is compared)",
+		name: "spec: an optional parent like any other (docs/semantics.md 2.3: nothing below an absent object is compared)",
 		updates: []update{
 			{name: "remove the whole spec", patch: `spec: null`},
 		},

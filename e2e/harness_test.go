@@ -219,7 +219,7 @@ func (r *runner) check(t *testing.T, p path, old, newSpec map[string]interface{}
 		}
 	} else {
 		if err == nil {
-			t.Fatalf("forbidden update accepted (DESIGN 2.3 violated by the CEL lowering)\n%s\nserver stored: %s\nwant 422 with causes %v",
+			t.Fatalf("forbidden update accepted (docs/semantics.md 2.3 violated by the CEL lowering)\n%s\nserver stored: %s\nwant 422 with causes %v",
 				request, canon(specOf(result)), u.want)
 		}
 		checkInvalid(t, err, u.want, request)

@@ -32,7 +32,7 @@ type numberCase struct {
 	jsonText, yamlText string
 }
 
-// checkNumbers: DESIGN 2.3 says 1 equals 1.0 (both are stored as 1).
+// checkNumbers: docs/semantics.md 2.3 says 1 equals 1.0 (both are stored as 1).
 //
 // The JSON decoder of the API server keeps 1.0 as a float64 (only 1 becomes
 // an int64), and the server's CEL value conversion refuses a float64 in an
@@ -164,16 +164,16 @@ func (r *runner) checkNumber(t *testing.T, tc numberCase) {
 			if tc.want == nil && p != pathApply && strings.ContainsAny(tc.literal, ".eE") {
 				// The known limit above: refused with the conversion error.
 				if err == nil || !strings.Contains(err.Error(), "expected int, got float64") {
-					t.Fatalf("the API server's CEL conversion of an integer sent as %s changed (it refused it with \"expected int, got float64\" in Kubernetes 1.37): update DESIGN.md/docs/semantics.md\nserver: %v\n%s", tc.literal, describe(err), request)
+					t.Fatalf("the API server's CEL conversion of an integer sent as %s changed (it refused it with \"expected int, got float64\" in Kubernetes 1.37): update docs/semantics.md\nserver: %v\n%s", tc.literal, describe(err), request)
 				}
 			} else if tc.want == nil {
 				if err != nil {
-					t.Fatalf("allowed update refused: DISAGREEMENT WITH DESIGN 2.3 (1 and %s are equal numbers; the runtime allows this update)\nserver: %v\n%s",
+					t.Fatalf("allowed update refused: DISAGREEMENT WITH docs/semantics.md 2.3 (1 and %s are equal numbers; the runtime allows this update)\nserver: %v\n%s",
 						tc.literal, describe(err), request)
 				}
 			} else {
 				if err == nil {
-					t.Fatalf("forbidden update accepted (DESIGN 2.3 violated by the CEL lowering)\n%s\nserver result: %s", request, res)
+					t.Fatalf("forbidden update accepted (docs/semantics.md 2.3 violated by the CEL lowering)\n%s\nserver result: %s", request, res)
 				}
 				// The verdict is the reference's; with a float literal the
 				// causes are the conversion errors above rather than the

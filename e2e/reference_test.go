@@ -13,7 +13,7 @@ import (
 	"github.com/immutable-gen/immutable-gen/runtime"
 )
 
-// The reference: DESIGN.md says the runtime package is the reference for
+// The reference: docs/semantics.md says the runtime package is the reference for
 // the update semantics and the CEL lowering must give its verdict on every
 // update. Each update's expected verdict in the tables is first checked
 // against the runtime, compiled from the same Go types in

@@ -7,6 +7,7 @@ import (
 	apiservercel "k8s.io/apiserver/pkg/cel"
 
 	"github.com/immutable-gen/immutable-gen/schema"
+	"github.com/immutable-gen/immutable-gen/validation"
 )
 
 // onceSet matches the messages of rules meant to make a field immutable
@@ -27,7 +28,7 @@ func setOnce(r rule) bool { return onceSet.MatchString(r.message) }
 // exists in the old and the new object (IG013).
 //
 // Deeper optional objects are left alone: by the KEP's semantics
-// (DESIGN.md 2.3) an optional object holding immutable fields may be set
+// (docs/semantics.md 2.3) an optional object holding immutable fields may be set
 // and removed with them, and immutable-gen generates exactly that; the
 // object's top-level sections are where authors do not mean it. For the
 // same reason nothing is reported when n is reachable another way — under
@@ -43,7 +44,7 @@ func (c *crdLint) optionalAncestor(a *celAnalysis, n *schema.Node, guard rule) {
 			return
 		}
 		if !top.AlwaysPresent() && (!a.blocked(top, true, false) || !a.blocked(top, false, true)) {
-			return // an optional object in between: it may come and go (DESIGN.md 2.3)
+			return // an optional object in between: it may come and go (docs/semantics.md 2.3)
 		}
 		top = top.Parent
 	}
@@ -69,5 +70,5 @@ func (c *crdLint) optionalAncestor(a *celAnalysis, n *schema.Node, guard rule) {
 		how = "removed, and the field with it"
 	}
 	c.report(c.version, n.Path(), IDOptionalAncestor, fix,
-		"immutable by the rule `%s`, but its optional ancestor %s can be %s: nothing compares the presence of %s, and a transition rule runs only where the field exists in the old and the new object", short(guard.text), top.Path(), how, top.Path())
+		"immutable by the rule `%s`, but its optional ancestor %s can be %s: nothing compares the presence of %s, and a transition rule runs only where the field exists in the old and the new object", validation.ShortRule(guard.text), top.Path(), how, top.Path())
 }

@@ -11,6 +11,7 @@ import (
 	apiservercel "k8s.io/apiserver/pkg/cel"
 
 	"github.com/immutable-gen/immutable-gen/schema"
+	"github.com/immutable-gen/immutable-gen/validation"
 )
 
 // rule is one parsed entry of a node's x-kubernetes-validations.
@@ -167,10 +168,10 @@ func (c *crdLint) presence(a *celAnalysis, n *schema.Node, guard rule) bool {
 		return true
 	case removable && addable:
 		c.report(c.version, n.Path(), IDPresence, fix,
-			"immutable by the rule `%s`, but its presence is not compared: it can be removed and set again later with any value (%s)", short(guard.text), why)
+			"immutable by the rule `%s`, but its presence is not compared: it can be removed and set again later with any value (%s)", validation.ShortRule(guard.text), why)
 	case removable:
 		c.report(c.version, n.Path(), IDPresence, fix,
-			"immutable by the rule `%s`, but it can be removed (the rules forbid adding it, not removing it; %s)", short(guard.text), why)
+			"immutable by the rule `%s`, but it can be removed (the rules forbid adding it, not removing it; %s)", validation.ShortRule(guard.text), why)
 	case addable:
 		c.report(c.version, n.Path(), IDOnceSet,
 			fmt.Sprintf("if it may be set only at creation, use `has(self.%s) == has(oldSelf.%s)` on %s instead", sel, sel, parent.Path()),
@@ -322,14 +323,5 @@ func (c *crdLint) listMapOrder(n *schema.Node, r rule) {
 		}
 	}
 	c.report(c.version, n.Path(), IDListMapOrder, fix,
-		"`%s` compares %s by key and ignores the order of its items; the KEP's immutability (and immutable-gen's runtime) compares list maps in order", short(r.text), what)
-}
-
-// short shortens a rule's text for a one-line message.
-func short(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 80 {
-		return s[:77] + "..."
-	}
-	return s
+		"`%s` compares %s by key and ignores the order of its items; the KEP's immutability (and immutable-gen's runtime) compares list maps in order", validation.ShortRule(r.text), what)
 }

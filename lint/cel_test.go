@@ -1,6 +1,8 @@
 package lint
 
 import (
+	"github.com/immutable-gen/immutable-gen/diag"
+
 	"fmt"
 	"slices"
 	"strings"
@@ -46,7 +48,7 @@ func findings(t *testing.T, manifest string) []string {
 	}
 	var out []string
 	for _, f := range res.Findings {
-		out = append(out, f.ID+" "+f.Path)
+		out = append(out, string(f.ID)+" "+f.Path)
 	}
 	return out
 }
@@ -62,7 +64,7 @@ func TestPresence(t *testing.T) {
 		guard    string
 		rules    []string
 		required []string
-		want     string // "" clean, else the finding's ID
+		want     diag.ID // "" clean, else the finding's ID
 	}{
 		{name: "no presence rule", guard: "self == oldSelf", want: IDPresence},
 		{name: "reversed equality", guard: "oldSelf == self", want: IDPresence},
@@ -100,7 +102,7 @@ func TestPresence(t *testing.T) {
 			got := findings(t, crdWith(fmt.Sprintf(immutableName, tc.guard), tc.rules, tc.required...))
 			var want []string
 			if tc.want != "" {
-				want = []string{tc.want + " spec.name"}
+				want = []string{string(tc.want) + " spec.name"}
 			}
 			if !slices.Equal(got, want) {
 				t.Errorf("got %q, want %q", got, want)
@@ -116,9 +118,9 @@ func TestOptionalOldSelf(t *testing.T) {
 	for guard, want := range map[string][]string{
 		// Runs on add with oldSelf none: accepts, so the field can be added
 		// (and removed: the rule does not run without self).
-		"!oldSelf.hasValue() || self == oldSelf.value()": {IDPresence + " spec.name"},
+		"!oldSelf.hasValue() || self == oldSelf.value()": {string(IDPresence) + " spec.name"},
 		// Rejects whenever there is no old value: no adding, but removable.
-		"oldSelf.hasValue() && self == oldSelf.value()": {IDPresence + " spec.name"},
+		"oldSelf.hasValue() && self == oldSelf.value()": {string(IDPresence) + " spec.name"},
 	} {
 		got := findings(t, crdWith(fmt.Sprintf(props, guard), nil))
 		if !slices.Equal(got, want) {
@@ -136,7 +138,7 @@ func TestOptionalOldSelf(t *testing.T) {
 // parents are not findings when their parent's presence is what varies.
 func TestPresenceNested(t *testing.T) {
 	props := `{"parent": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 10, "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}}}`
-	if got := findings(t, crdWith(props, nil)); !slices.Equal(got, []string{IDPresence + " spec.parent.name"}) {
+	if got := findings(t, crdWith(props, nil)); !slices.Equal(got, []string{string(IDPresence) + " spec.parent.name"}) {
 		t.Errorf("no rule: got %q", got)
 	}
 	// A presence rule on spec for the grandchild, with the parent present.
@@ -156,8 +158,8 @@ func TestListMapOrder(t *testing.T) {
  "items": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string", "maxLength": 8}}},
  "x-kubernetes-validations": [{"rule": %q}]}}`
 	for rule, want := range map[string][]string{
-		"self == oldSelf": {IDListMapOrder + " spec.ports"},
-		"oldSelf == self": {IDListMapOrder + " spec.ports"},
+		"self == oldSelf": {string(IDListMapOrder) + " spec.ports"},
+		"oldSelf == self": {string(IDListMapOrder) + " spec.ports"},
 		// The order is compared too (or may be): not reported.
 		"self == oldSelf && self.all(i, x, x.name == oldSelf[i].name)": nil,
 	} {
@@ -170,7 +172,7 @@ func TestListMapOrder(t *testing.T) {
 	nested := `{"net": {"type": "object", "x-kubernetes-validations": [{"rule": "self == oldSelf"}], "properties": {"ports": {"type": "array", "maxItems": 4,
  "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
  "items": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string", "maxLength": 8}}}}}}}`
-	if got := findings(t, crdWith(nested, nil, "net")); !slices.Equal(got, []string{IDListMapOrder + " spec.net"}) {
+	if got := findings(t, crdWith(nested, nil, "net")); !slices.Equal(got, []string{string(IDListMapOrder) + " spec.net"}) {
 		t.Errorf("nested: got %q", got)
 	}
 }
@@ -213,15 +215,15 @@ func TestOptionalAncestor(t *testing.T) {
 		manifest string
 		want     []string
 	}{
-		{"required field, optional spec", optionalSpec(crdWith(name, nil, "name")), []string{IDOptionalAncestor + " spec.name"}},
-		{"presence rule, optional spec", optionalSpec(crdWith(name, []string{"has(self.name) == has(oldSelf.name)"})), []string{IDOptionalAncestor + " spec.name"}},
+		{"required field, optional spec", optionalSpec(crdWith(name, nil, "name")), []string{string(IDOptionalAncestor) + " spec.name"}},
+		{"presence rule, optional spec", optionalSpec(crdWith(name, []string{"has(self.name) == has(oldSelf.name)"})), []string{string(IDOptionalAncestor) + " spec.name"}},
 		{"required spec", crdWith(name, nil, "name"), nil},
 		{"presence rule on the root", optionalSpec(crdWith(name, nil, "name"), "has(self.spec) == has(oldSelf.spec)"), nil},
 		{"set-once rule on the root", optionalSpec(crdWith(name, nil, "name"), "!has(oldSelf.spec) || has(self.spec)"), nil},
-		{"rule on the root that forbids only adding", optionalSpec(crdWith(name, nil, "name"), "!has(self.spec) || has(oldSelf.spec)"), []string{IDOptionalAncestor + " spec.name"}},
+		{"rule on the root that forbids only adding", optionalSpec(crdWith(name, nil, "name"), "!has(self.spec) || has(oldSelf.spec)"), []string{string(IDOptionalAncestor) + " spec.name"}},
 		// The field's own hole comes first (IG010, IG011): it can change with spec present.
-		{"optional field without presence rule", optionalSpec(crdWith(name, nil)), []string{IDPresence + " spec.name"}},
-		{"once set field", optionalSpec(crdWith(name, []string{"!has(oldSelf.name) || has(self.name)"})), []string{IDOnceSet + " spec.name"}},
+		{"optional field without presence rule", optionalSpec(crdWith(name, nil)), []string{string(IDPresence) + " spec.name"}},
+		{"once set field", optionalSpec(crdWith(name, []string{"!has(oldSelf.name) || has(self.name)"})), []string{string(IDOnceSet) + " spec.name"}},
 		{
 			"optional object in between",
 			optionalSpec(crdWith(`{"backup": {"type": "object", "required": ["bucket"], "properties": {"bucket": {"type": "string", "maxLength": 10, "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}}}`, nil)),
@@ -230,7 +232,7 @@ func TestOptionalAncestor(t *testing.T) {
 		{
 			"required object in between",
 			optionalSpec(crdWith(`{"backup": {"type": "object", "required": ["bucket"], "properties": {"bucket": {"type": "string", "maxLength": 10, "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}}}`, nil, "backup")),
-			[]string{IDOptionalAncestor + " spec.backup.bucket"},
+			[]string{string(IDOptionalAncestor) + " spec.backup.bucket"},
 		},
 		{
 			"list map items in between",
@@ -238,7 +240,7 @@ func TestOptionalAncestor(t *testing.T) {
  "items": {"type": "object", "required": ["name", "port"], "properties": {"name": {"type": "string", "maxLength": 8}, "port": {"type": "integer", "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}}}}`, nil, "ports")),
 			nil,
 		},
-		{"the rule on spec itself: IG010", optionalSpec(crdWith(`{}`, []string{"self == oldSelf"})), []string{IDPresence + " spec"}},
+		{"the rule on spec itself: IG010", optionalSpec(crdWith(`{}`, []string{"self == oldSelf"})), []string{string(IDPresence) + " spec"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -267,7 +269,7 @@ func TestSetOnceIntent(t *testing.T) {
 	for _, tc := range []struct {
 		message string
 		rules   []string
-		want    string // "" clean
+		want    diag.ID // "" clean
 		fix     string
 	}{
 		{message: "name cannot be changed once set", want: IDPresence, fix: "`!has(oldSelf.name) || has(self.name)` to the x-kubernetes-validations of spec (immutable-gen: +immutable=once)"},
@@ -290,14 +292,14 @@ func TestSetOnceIntent(t *testing.T) {
 			}
 			var got []string
 			for _, f := range res.Findings {
-				got = append(got, f.ID)
+				got = append(got, string(f.ID))
 				if tc.fix != "" && !strings.Contains(f.Fix, tc.fix) {
 					t.Errorf("fix %q, want it to hold %q", f.Fix, tc.fix)
 				}
 			}
 			var want []string
 			if tc.want != "" {
-				want = []string{tc.want}
+				want = []string{string(tc.want)}
 			}
 			if !slices.Equal(got, want) {
 				t.Errorf("got %q, want %q", got, want)
@@ -328,8 +330,8 @@ func TestDescribedOnly(t *testing.T) {
 	} {
 		t.Run(tc.desc+tc.rules, func(t *testing.T) {
 			got := findings(t, crdWith(fmt.Sprintf(field, tc.desc, tc.rules), tc.specRules, "ref"))
-			got = slices.DeleteFunc(got, func(s string) bool { return !strings.HasPrefix(s, IDDescribedOnly) })
-			if (len(got) == 1 && got[0] == IDDescribedOnly+" spec.ref") != tc.want || len(got) > 1 {
+			got = slices.DeleteFunc(got, func(s string) bool { return !strings.HasPrefix(s, string(IDDescribedOnly)) })
+			if (len(got) == 1 && got[0] == string(IDDescribedOnly)+" spec.ref") != tc.want || len(got) > 1 {
 				t.Errorf("got %q, want IG014: %v", got, tc.want)
 			}
 		})

@@ -68,21 +68,8 @@ func (c *crdLint) badValue(path, ext string, v any) {
 // placement reports one placement rule finding, in validation's words for
 // extensions.
 func (c *crdLint) placement(f validation.PlacementFinding) {
-	id := map[validation.PlacementRule]string{
-		validation.RuleForbiddenPlace: IDExtensionForbidden,
-		validation.RuleNoKeys:         IDKeysWithoutKeys,
-		validation.RuleExclusive:      IDExtensionsBoth,
-		validation.RuleOnceProperty:   IDOnceNotProperty,
-		validation.RuleOnceRequired:   IDOnceRequired,
-		validation.RuleListMapKey:     IDListMapKey,
-		validation.RuleRedundant:      IDRedundant,
-		validation.RuleNoEffect:       IDInsideSet,
-	}[f.Rule]
-	if id == "" {
-		return
-	}
 	if f.Rule == validation.RuleExclusive && f.Node.ImmutableOnce() && !f.Origin.Once {
 		return // reported once, at the set-once extension
 	}
-	c.report(c.version, f.Node.Path(), id, f.Fix, "%s", f.Message)
+	c.report(c.version, f.Node.Path(), f.Rule.ID(), f.Fix, "%s", f.Message)
 }

@@ -53,7 +53,7 @@ func TestExtensionPlacement(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
 			for _, f := range findings(t, schemaCRD(tc.schema)) {
-				if f[:5] != IDKubectlApply {
+				if f[:5] != string(IDKubectlApply) {
 					got = append(got, f)
 				}
 			}

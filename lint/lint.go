@@ -36,6 +36,7 @@ import (
 	"strings"
 
 	"github.com/immutable-gen/immutable-gen/diag"
+	"github.com/immutable-gen/immutable-gen/validation"
 )
 
 // Severity of a finding: diag's severities, in lint's words (a note is
@@ -83,7 +84,7 @@ type Finding struct {
 	// `<root>` for the object itself, and for findings outside the schema
 	// the CRD's own field prefixed with `<crd>.`, e.g. `<crd>.spec.names.plural`.
 	Path     string
-	ID       string
+	ID       diag.ID
 	Severity Severity
 	Message  string
 	Fix      string
@@ -116,66 +117,64 @@ func (f Finding) MarshalJSON() ([]byte, error) {
 		Severity string `json:"severity"`
 		Message  string `json:"message"`
 		Fix      string `json:"fix"`
-	}{f.File, f.CRD, f.Version, f.Path, f.ID, severityName(f.Severity), f.Message, f.Fix})
+	}{f.File, f.CRD, f.Version, f.Path, string(f.ID), severityName(f.Severity), f.Message, f.Fix})
 }
 
 // Check describes one kind of finding.
-type Check struct {
-	ID       string
-	Severity Severity
-	Title    string
-}
+type Check = diag.Check
 
 // The IDs of the findings. They are stable: a check that is removed leaves a
-// gap, it is never renumbered.
+// gap, it is never renumbered. The placement findings' and the API
+// server's are validation's, declared beside their rules: the generators
+// report them too.
 const (
-	IDExtensionValue     = "IG001"
-	IDExtensionForbidden = "IG002"
-	IDKeysWithoutKeys    = "IG003"
-	IDExtensionsBoth     = "IG004"
-	IDListMapKey         = "IG005"
-	IDInsideSet          = "IG006"
-	IDRedundant          = "IG007"
-	IDKubectlApply       = "IG008"
-	IDExtensionIgnored   = "IG009"
-	IDPresence           = "IG010"
-	IDOnceSet            = "IG011"
-	IDListMapOrder       = "IG012"
-	IDOptionalAncestor   = "IG013"
-	IDDescribedOnly      = "IG014"
-	IDOnceNotProperty    = "IG015"
-	IDOnceRequired       = "IG016"
-	IDUncorrelatable     = "IG020"
-	IDCost               = "IG021"
-	IDOptionalOldSelf    = "IG022"
-	IDRuleInvalid        = "IG023"
-	IDRefused            = "IG024"
+	IDExtensionValue     diag.ID = "IG001"
+	IDExtensionForbidden         = validation.IDForbiddenPlace
+	IDKeysWithoutKeys            = validation.IDNoKeys
+	IDExtensionsBoth             = validation.IDExclusive
+	IDListMapKey                 = validation.IDListMapKey
+	IDInsideSet                  = validation.IDNoEffect
+	IDRedundant                  = validation.IDRedundant
+	IDKubectlApply       diag.ID = "IG008"
+	IDExtensionIgnored   diag.ID = "IG009"
+	IDPresence           diag.ID = "IG010"
+	IDOnceSet            diag.ID = "IG011"
+	IDListMapOrder       diag.ID = "IG012"
+	IDOptionalAncestor           = validation.IDOptionalAncestor
+	IDDescribedOnly      diag.ID = "IG014"
+	IDOnceNotProperty            = validation.IDOnceProperty
+	IDOnceRequired               = validation.IDOnceRequired
+	IDUncorrelatable             = validation.IDUncorrelatable
+	IDCost                       = validation.IDCost
+	IDOptionalOldSelf            = validation.IDOptionalOldSelf
+	IDRuleInvalid                = validation.IDRuleInvalid
+	IDRefused                    = validation.IDRefused
 )
 
 // Catalog lists every check, by ID.
 func Catalog() []Check {
 	return []Check{
-		{IDExtensionValue, Error, "an immutability extension whose value is not the boolean true"},
-		{IDExtensionForbidden, Error, "an immutability extension at the root, in metadata, or on apiVersion or kind"},
-		{IDKeysWithoutKeys, Error, "x-kubernetes-immutable-keys on a node without keys (set, atomic list, atomic map, struct, scalar)"},
-		{IDExtensionsBoth, Error, "x-kubernetes-immutable and x-kubernetes-immutable-keys on one node"},
-		{IDListMapKey, Error, "x-kubernetes-immutable-keys on a list map whose key is not immutable"},
-		{IDInsideSet, Warning, "an immutability extension inside the items of a set, where it has no effect"},
-		{IDRedundant, Info, "an immutability extension inside an already immutable subtree"},
-		{IDKubectlApply, Info, "the CRD carries the KEP extensions, which kubectl apply rejects and API servers do not enforce"},
-		{IDExtensionIgnored, Warning, "an immutability extension inside allOf, anyOf, oneOf or not, where it has no effect"},
-		{IDPresence, Warning, "a field immutable by a CEL rule that can be removed (and set again) because its presence is not compared"},
-		{IDOnceSet, Info, "a field immutable once set: it can be added after creation"},
-		{IDListMapOrder, Info, "`self == oldSelf` ignores the order of list maps, which the KEP compares"},
-		{IDOptionalAncestor, Warning, "a field immutable by a CEL rule under an optional spec (a top-level property) that can be removed and added again"},
-		{IDDescribedOnly, Info, "a field described as immutable with nothing enforcing it"},
-		{IDOnceNotProperty, Error, "x-immutable-gen-immutable-once on list items or map values, which are never set later"},
-		{IDOnceRequired, Info, "x-immutable-gen-immutable-once on a required property, where it is x-kubernetes-immutable"},
-		{IDUncorrelatable, Error, "oldSelf under the items of an atomic list or a set: the API server refuses the rule"},
-		{IDCost, Error, "a rule over the CEL cost budget: the API server refuses the CRD"},
-		{IDOptionalOldSelf, Error, "optionalOldSelf on a rule that does not use oldSelf: the API server refuses the CRD"},
-		{IDRuleInvalid, Error, "a rule or messageExpression that does not compile: the API server refuses the CRD"},
-		{IDRefused, Error, "any other reason the API server refuses the CRD"},
+		{ID: IDExtensionValue, Severity: Error, Title: "an immutability extension whose value is not the boolean true"},
+		{ID: IDExtensionForbidden, Severity: Error, Title: "an immutability extension at the root, in metadata, or on apiVersion or kind"},
+		{ID: IDKeysWithoutKeys, Severity: Error, Title: "x-kubernetes-immutable-keys on a node without keys (set, atomic list, atomic map, struct, scalar)"},
+		{ID: IDExtensionsBoth, Severity: Error, Title: "x-kubernetes-immutable and x-kubernetes-immutable-keys on one node"},
+		{ID: IDListMapKey, Severity: Error, Title: "x-kubernetes-immutable-keys on a list map whose key is not immutable"},
+		{ID: IDInsideSet, Severity: Warning, Title: "an immutability extension inside the items of a set, where it has no effect"},
+		{ID: IDRedundant, Severity: Info, Title: "an immutability extension inside an already immutable subtree"},
+		{ID: IDKubectlApply, Severity: Info, Title: "the CRD carries the KEP extensions, which kubectl apply rejects and API servers do not enforce"},
+		{ID: IDExtensionIgnored, Severity: Warning, Title: "an immutability extension inside allOf, anyOf, oneOf or not, where it has no effect"},
+		{ID: IDPresence, Severity: Warning, Title: "a field immutable by a CEL rule that can be removed (and set again) because its presence is not compared"},
+		{ID: IDOnceSet, Severity: Info, Title: "a field immutable once set: it can be added after creation"},
+		{ID: IDListMapOrder, Severity: Info, Title: "`self == oldSelf` ignores the order of list maps, which the KEP compares"},
+		{ID: IDOptionalAncestor, Severity: Warning, Title: "a field immutable by a CEL rule under an optional spec (a top-level property) that can be removed and added again"},
+		{ID: IDDescribedOnly, Severity: Info, Title: "a field described as immutable with nothing enforcing it"},
+		{ID: IDOnceNotProperty, Severity: Error, Title: "x-immutable-gen-immutable-once on list items or map values, which are never set later"},
+		{ID: IDOnceRequired, Severity: Info, Title: "x-immutable-gen-immutable-once on a required property, where it is x-kubernetes-immutable"},
+		{ID: IDUncorrelatable, Severity: Error, Title: "oldSelf under the items of an atomic list or a set: the API server refuses the rule"},
+		{ID: IDCost, Severity: Error, Title: "a rule over the CEL cost budget: the API server refuses the CRD"},
+		{ID: IDOptionalOldSelf, Severity: Error, Title: "optionalOldSelf on a rule that does not use oldSelf: the API server refuses the CRD"},
+		{ID: IDRuleInvalid, Severity: Error, Title: "a rule or messageExpression that does not compile: the API server refuses the CRD"},
+		{ID: IDRefused, Severity: Error, Title: "any other reason the API server refuses the CRD"},
 	}
 }
 

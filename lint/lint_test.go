@@ -8,13 +8,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/immutable-gen/immutable-gen/diag"
 )
 
 // root is the module root.
 const root = ".."
 
 // expectedPath is the schema path of each seeded defect.
-var expectedPath = map[string]string{
+var expectedPath = map[diag.ID]string{
 	IDExtensionValue:     "spec.name",
 	IDExtensionForbidden: "metadata",
 	IDKeysWithoutKeys:    "spec.zones",
@@ -45,11 +47,11 @@ func TestDefects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	covered := map[string]bool{}
+	covered := map[diag.ID]bool{}
 	for _, file := range files {
-		id := strings.SplitN(filepath.Base(file), "-", 2)[0]
+		id := diag.ID(strings.SplitN(filepath.Base(file), "-", 2)[0])
 		covered[id] = true
-		t.Run(id, func(t *testing.T) {
+		t.Run(string(id), func(t *testing.T) {
 			res, err := Files([]string{file})
 			if err != nil {
 				t.Fatal(err)
@@ -63,12 +65,12 @@ func TestDefects(t *testing.T) {
 					sawApply = true
 					continue
 				}
-				got = append(got, f.ID+" "+f.Path)
+				got = append(got, string(f.ID)+" "+f.Path)
 				if f.Fix == "" || f.Message == "" || f.Version != "v1" || f.CRD != "widgets.example.com" {
 					t.Errorf("incomplete finding %+v", f)
 				}
 			}
-			if want := []string{id + " " + expectedPath[id]}; !slices.Equal(got, want) {
+			if want := []string{string(id) + " " + expectedPath[id]}; !slices.Equal(got, want) {
 				t.Errorf("got %q, want %q", got, want)
 			}
 			if sawApply != (carries && id != IDKubectlApply) {
@@ -192,7 +194,7 @@ func TestDirectoriesAndDocuments(t *testing.T) {
 	}
 	var got []string
 	for _, f := range res.Findings {
-		got = append(got, filepath.Base(f.File)+" "+f.CRD+"/"+f.Version+" "+f.Path+" "+f.ID)
+		got = append(got, filepath.Base(f.File)+" "+f.CRD+"/"+f.Version+" "+f.Path+" "+string(f.ID))
 	}
 	want := []string{
 		"mixed.yaml widgets.example.com/v1 spec.owner IG010",
@@ -239,13 +241,13 @@ func TestCatalogDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[string]bool{}
+	seen := map[diag.ID]bool{}
 	for _, c := range Catalog() {
 		if seen[c.ID] {
 			t.Errorf("%s twice in the catalog", c.ID)
 		}
 		seen[c.ID] = true
-		if !bytes.Contains(doc, []byte("### "+c.ID)) {
+		if !bytes.Contains(doc, []byte("### "+string(c.ID))) {
 			t.Errorf("docs/lint.md has no section ### %s", c.ID)
 		}
 	}

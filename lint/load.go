@@ -22,6 +22,7 @@ import (
 	sigsjson "sigs.k8s.io/json"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
@@ -349,7 +350,7 @@ type crdLint struct {
 	findings []Finding
 }
 
-func (c *crdLint) report(version, path, id, fix, format string, args ...any) {
+func (c *crdLint) report(version, path string, id diag.ID, fix, format string, args ...any) {
 	sev := Error
 	for _, ch := range Catalog() {
 		if ch.ID == id {

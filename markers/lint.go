@@ -11,6 +11,27 @@ import (
 	"github.com/immutable-gen/immutable-gen/diag"
 )
 
+// IDNearMiss: a near-miss spelling of a marker, which controller-tools
+// ignores silently.
+const IDNearMiss diag.ID = "IG040"
+
+// IDInvalid: a marker controller-tools' collector refuses (an invalid
+// +immutable value, two messages).
+const IDInvalid diag.ID = "IG041"
+
+// IDMessageUnused: +immutable:message where the output has no place for
+// it (the extensions, the openapi output).
+const IDMessageUnused diag.ID = "IG030"
+
+// Checks describes the findings about the markers themselves.
+func Checks() []diag.Check {
+	return []diag.Check{
+		{ID: IDInvalid, Severity: diag.Error, Title: "an invalid +immutable marker (a value other than keys or once, two messages, …)"},
+		{ID: IDMessageUnused, Severity: diag.Note, Title: "+immutable:message where the output has no place for it (extensions, openapi): only CEL rules carry it"},
+		{ID: IDNearMiss, Severity: diag.Warning, Title: "a near-miss spelling of +immutable (+imutable, +Immutable, +immutable:keys), which would be ignored"},
+	}
+}
+
 // Lint reports near-miss spellings of the markers in the packages' comments,
 // such as `+imutable`, `+Immutable` or `+immutable:keys`. controller-tools
 // drops unknown markers silently, so without this a typo would leave a field
@@ -19,7 +40,7 @@ func Lint(pkgs []*loader.Package) diag.List {
 	var out diag.List
 	for c := range Comments(pkgs) {
 		if msg := nearMiss(c.Text); msg != "" {
-			out = append(out, diag.Diagnostic{Pos: c.Pos, Severity: diag.Warning, Message: msg})
+			out = append(out, diag.Diagnostic{ID: IDNearMiss, Pos: c.Pos, Severity: diag.Warning, Message: msg})
 		}
 	}
 	return out

@@ -1,7 +1,6 @@
 package markers
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"go/token"
@@ -89,12 +88,6 @@ func ParseCarrier(rule string) (Origin, bool, error) {
 		return Origin{}, true, fmt.Errorf("corrupt immutability carrier %q: %w", rule, err)
 	}
 	return o, true, nil
-}
-
-// HasCarrier reports whether generated output mentions a carrier at all, a
-// cheap test before parsing it.
-func HasCarrier(b []byte) bool {
-	return bytes.Contains(b, []byte(strings.TrimSpace(carrierPrefix)))
 }
 
 // SchemaHasCarrier reports whether any node of s carries a marker.

@@ -74,19 +74,3 @@ func TestParseCarrier(t *testing.T) {
 		})
 	}
 }
-
-func TestHasCarrier(t *testing.T) {
-	for _, tc := range []struct {
-		doc  string
-		want bool
-	}{
-		{`{"x-kubernetes-validations":[{"rule":"` + strings.ReplaceAll(Origin{}.carrier().Rule, `"`, `\"`) + `"}]}`, true},
-		{"rule: '@immutable-gen:origin {}'", true},
-		{`{"x-kubernetes-validations":[{"rule":"self == oldSelf"}]}`, false},
-		{"", false},
-	} {
-		if got := HasCarrier([]byte(tc.doc)); got != tc.want {
-			t.Errorf("HasCarrier(%q) = %v, want %v", tc.doc, got, tc.want)
-		}
-	}
-}

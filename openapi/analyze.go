@@ -347,6 +347,7 @@ func (a *analyzer) collectMembers(named *types.Named, visiting map[*types.Named]
 		origins, comments := a.fieldMarkers(owner, f, tag)
 		if hasTagValue(comments, "k8s:openapi-gen", "false") {
 			refuse(origins, problem{
+				IDUnpublished,
 				"not published: +k8s:openapi-gen=false on the field leaves it out of the OpenAPI definition",
 				"remove one of the two markers",
 			})
@@ -370,6 +371,7 @@ func (a *analyzer) collectMembers(named *types.Named, visiting map[*types.Named]
 		}
 		if name == "" || name == "-" {
 			refuse(origins, problem{
+				IDUnpublished,
 				fmt.Sprintf("not published: the field has no JSON name (json:%q), so it has no OpenAPI property", jsonTag),
 				"give the field a JSON name, or remove the marker",
 			})
@@ -391,6 +393,7 @@ func (a *analyzer) collectMembers(named *types.Named, visiting map[*types.Named]
 // inlines into the enclosing struct: there is no node of its own to mark.
 func inlineProblem(o markers.Origin, embedded, enclosing string) problem {
 	return problem{
+		IDInline,
 		fmt.Sprintf("%s is not allowed on the embedded (inline) field %s: its properties belong to %s", o.Marker(), embedded, enclosing),
 		fmt.Sprintf("mark the fields of %s, or the type %s itself with +immutable", embedded, embedded),
 	}
@@ -464,7 +467,7 @@ func (a *analyzer) diagAt(o markers.Origin, where string, sev diag.Severity, p p
 	if o.Field == "" && where != "" {
 		subject += ", used at " + where
 	}
-	a.diags = append(a.diags, diag.Diagnostic{Pos: o.Pos, Severity: sev, Subject: subject, Message: p.msg, Fix: p.fix})
+	a.diags = append(a.diags, diag.Diagnostic{ID: p.id, Pos: o.Pos, Severity: sev, Subject: subject, Message: p.msg, Fix: p.fix})
 }
 
 // resolve follows t the way openapi-gen does (resolveAliasAndPtrType):
@@ -546,7 +549,7 @@ func loaderErrors(fset *token.FileSet, err error) diag.List {
 	}
 	var out diag.List
 	for _, e := range errs {
-		d := diag.Diagnostic{Severity: diag.Error, Message: e.Error()}
+		d := diag.Diagnostic{ID: markers.IDInvalid, Severity: diag.Error, Message: e.Error()}
 		var pe loader.PositionedError
 		if errors.As(e, &pe) {
 			d.Pos = fset.Position(pe.Pos)

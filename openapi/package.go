@@ -65,6 +65,7 @@ func (a *analyzer) analyzePackage(pkg *loader.Package) *pkgResult {
 		}
 		if c := customDefinition(named); c != "" {
 			res.unpublished[name] = problem{
+				IDUnpublished,
 				fmt.Sprintf("not published: the schema of %s comes from its hand-written %s method, so openapi-gen generates no properties for its fields", name, c),
 				"add the extension in that method, or mark the type itself with +immutable",
 			}
@@ -83,6 +84,7 @@ func (a *analyzer) finish(res *pkgResult) bool {
 	if !res.enabled {
 		if len(marked) > 0 {
 			a.diags = append(a.diags, diag.Diagnostic{
+				ID:       IDPackageSkipped,
 				Pos:      marked[0].Pos,
 				Severity: diag.Note,
 				Message: fmt.Sprintf("package %s has immutability markers, but openapi-gen generates no definitions for it (no +k8s:openapi-gen=true in its doc.go or on a type); the openapi generator writes nothing for it",
@@ -103,21 +105,25 @@ func skipped(named *types.Named, included, pkgEnabled bool) *problem {
 	switch {
 	case !included && pkgEnabled:
 		return &problem{
+			IDUnpublished,
 			fmt.Sprintf("not published: +k8s:openapi-gen=false on type %s leaves it out of openapi-gen's definitions", name),
 			"remove +k8s:openapi-gen=false from the type, or remove the marker",
 		}
 	case !included:
 		return &problem{
+			IDUnpublished,
 			fmt.Sprintf("not published: openapi-gen generates no definition for type %s (no +k8s:openapi-gen=true on it or in the package's doc.go)", name),
 			"add // +k8s:openapi-gen=true to the type or to the package comment in doc.go, or remove the marker",
 		}
 	case !named.Obj().Exported():
 		return &problem{
+			IDUnpublished,
 			fmt.Sprintf("not published: openapi-gen generates definitions for exported types only, and %s is not exported", name),
 			"export the type, or remove the marker",
 		}
 	case named.TypeParams().Len() > 0:
 		return &problem{
+			IDUnpublished,
 			fmt.Sprintf("not published: openapi-gen generates no definition for the generic type %s", name),
 			"remove the marker",
 		}
@@ -159,6 +165,7 @@ func (a *analyzer) checkPublished(idx *declIndex, enabled bool, unpublished map[
 			p, ok := unpublished[name]
 			if !ok {
 				p = problem{
+					IDUnpublished,
 					fmt.Sprintf("not published: no OpenAPI definition of this package has a schema node for %s", o.Where()),
 					"remove the marker",
 				}

@@ -9,13 +9,34 @@ import (
 )
 
 // Placement: package validation checks every marker against the placement
-// rules of DESIGN.md 2.2 on the definitions' trees (tree.go), as it does on
+// rules of docs/semantics.md 2.2 on the definitions' trees (tree.go), as it does on
 // a CRD's schema; this file writes the patches, and renders validation's
 // findings at the markers' Go positions with openapi-gen's own hints.
+
+// The IDs of the openapi generator's own findings: what openapi-gen gives
+// no place (placement findings are validation's).
+const (
+	// IDUnpublished: a marker on something openapi-gen does not publish.
+	IDUnpublished diag.ID = "IG060"
+	// IDInline: a marker on an inline embedded field.
+	IDInline diag.ID = "IG061"
+	// IDPackageSkipped: markers in a package openapi-gen generates nothing for.
+	IDPackageSkipped diag.ID = "IG062"
+)
+
+// Checks describes the openapi generator's own findings.
+func Checks() []diag.Check {
+	return []diag.Check{
+		{ID: IDUnpublished, Severity: diag.Error, Title: "a marker on a field or type openapi-gen does not publish (openapi-gen=false, no JSON name, unexported, generic, hand-written schema)"},
+		{ID: IDInline, Severity: diag.Error, Title: "a marker on an inline embedded field, whose properties belong to the enclosing struct"},
+		{ID: IDPackageSkipped, Severity: diag.Note, Title: "markers in a package openapi-gen generates no definitions for"},
+	}
+}
 
 // problem is what is wrong with a marker openapi-gen gives no place, and
 // what to do.
 type problem struct {
+	id       diag.ID
 	msg, fix string
 }
 
@@ -70,6 +91,7 @@ func (a *analyzer) add(def *definition, pointer string, o markers.Origin) {
 	if o.Message != "" && !a.noted[idOf(o)] {
 		a.noted[idOf(o)] = true
 		a.diagAt(o, "", diag.Note, problem{
+			markers.IDMessageUnused,
 			"its +immutable:message is not carried: the extensions have no place for it, and the immutable-gen runtime reports `field is immutable`; only the CRD output's CEL rules use it",
 			""})
 	}
@@ -156,7 +178,7 @@ func (a *analyzer) render(p placed) {
 	if p.Severity == diag.Error {
 		a.handled[idOf(p.Origin)] = true
 	}
-	a.diagAt(p.Origin, p.node.site.where(), p.Severity, problem{p.Message, fix})
+	a.diagAt(p.Origin, p.node.site.where(), p.Severity, problem{p.Rule.ID(), p.Message, fix})
 }
 
 // listFix is the fix for =keys on an atomic list as openapi-gen sees it: it

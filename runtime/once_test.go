@@ -45,7 +45,7 @@ properties:
           ref: {type: string, x-immutable-gen-immutable-once: true}
 `
 
-// TestOnceRules has one case per rule of +immutable=once (DESIGN.md 2.3):
+// TestOnceRules has one case per rule of +immutable=once (docs/semantics.md 2.3):
 // if present in old, present in new and equal; if absent in old, anything
 // goes; nothing below is compared on its own.
 func TestOnceRules(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"testing"
 )
 
-// TestRules has one case per rule of the update semantics (DESIGN.md 2.3),
+// TestRules has one case per rule of the update semantics (docs/semantics.md 2.3),
 // on testdata/widget-schema.yaml. old and new are the spec of the object.
 func TestRules(t *testing.T) {
 	c := widget(t)

@@ -44,7 +44,7 @@ func (r CELResult) MinKubeVersion() string {
 }
 
 // EmitCEL lowers the markers of the model to x-kubernetes-validations
-// transition rules that give DESIGN.md 2.3's verdict on every update:
+// transition rules that give docs/semantics.md 2.3's verdict on every update:
 //
 //   - an immutable property: `self == oldSelf` on it (with list maps compared
 //     in order, which CEL's == does not do), and `has(self.p) ==

@@ -32,7 +32,7 @@ var (
 )
 
 // TestCELMatchesRuntime is the differential test of the CEL lowering
-// (DESIGN.md 2.3): random schemas with every marker shape, nested, optional
+// (docs/semantics.md 2.3): random schemas with every marker shape, nested, optional
 // and required, and random updates derived from random objects (changes,
 // reorders, additions, removals) are each judged by the runtime (the
 // reference) on the extensions output and by the API server's own CEL

@@ -7,12 +7,15 @@ import (
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/markers"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
+
+// IDUnconvertible: a generated CRD that cannot be converted to the API
+// server's internal version (a bug of the generator, not of the API).
+const IDUnconvertible diag.ID = "IG025"
 
 // APIServer runs apiextensions-apiserver's own CRD validation — the checks
 // an API server applies when the CRD is created: structural schema,
@@ -28,7 +31,7 @@ import (
 func APIServer(srv Server, crd *apiextv1.CustomResourceDefinition, models map[string]*schema.Node, sev diag.Severity) (diag.List, error) {
 	internal, err := Internal(crd)
 	if err != nil {
-		return diag.List{{Severity: diag.Error, Subject: "CRD " + crd.Name, Message: "cannot convert the generated CRD: " + err.Error()}}, nil
+		return diag.List{{ID: IDUnconvertible, Severity: diag.Error, Subject: "CRD " + crd.Name, Message: "cannot convert the generated CRD: " + err.Error()}}, nil
 	}
 	errs, err := ValidateServer(srv, internal)
 	if err != nil {
@@ -36,19 +39,16 @@ func APIServer(srv Server, crd *apiextv1.CustomResourceDefinition, models map[st
 	}
 	var out diag.List
 	if slices.ContainsFunc(errs, isCostError) && len(models) > 0 {
-		needed, fits, err := neededBounds(srv, crd, models)
-		if err != nil {
-			return nil, err
-		}
-		if fits {
+		if needed, fits := neededBounds(internal, models); fits {
 			// The bounds account for every cost error: report them at the
 			// markers whose rules need them, and nothing else about cost.
 			out = append(out, boundsDiagnostics(crd, models, needed, sev)...)
 			errs = slices.DeleteFunc(errs, isCostError)
 		}
 	}
-	for _, e := range errs {
-		out = append(out, translate(internal, e, models, sev))
+	emitted := func(n *schema.Node) bool { return len(n.Emitted) > 0 }
+	for _, f := range Findings(internal, errs, models, emitted, nil) {
+		out = append(out, diagnostic(crd.Name, f, models, sev))
 	}
 	return out, nil
 }
@@ -87,9 +87,12 @@ func boundsDiagnostics(crd *apiextv1.CustomResourceDefinition, models map[string
 					e := byMarker[key]
 					if e == nil {
 						e = &entry{d: diag.Diagnostic{
+							ID:       IDCost,
 							Pos:      o.Pos,
 							Severity: sev,
-							Subject:  fmt.Sprintf("%s (CRD %s %s: %s)", o.Marker(), crd.Name, v.Name, n.Path()),
+							Marker:   o.Marker(),
+							Schema:   fmt.Sprintf("CRD %s %s", crd.Name, v.Name),
+							Path:     n.Path(),
 							Message:  "the CEL rules for this marker put the CRD over the API server's CEL cost budget: what they iterate or compare has no bound",
 						}}
 						byMarker[key] = e
@@ -159,48 +162,39 @@ func stripCarriers(s *apiextensions.JSONSchemaProps) {
 	})
 }
 
-// translate turns one API server error into a diagnostic at the Go marker
-// responsible for the schema node it names, when there is one: the markers
-// an emitted rule enforces, else the nearest marker at or above the node.
-func translate(crd *apiextensions.CustomResourceDefinition, e ServerError, models map[string]*schema.Node, sev diag.Severity) diag.Diagnostic {
-	d := diag.Diagnostic{Severity: diag.Warning, Subject: "CRD " + crd.Name, Message: "the API server would refuse this CRD: " + describe(e.Error, e.Field)}
-	if e.Schema == "" {
+// diagnostic renders a finding at the Go marker responsible for its node,
+// when there is one: the markers an emitted rule enforces, else the
+// nearest marker at or above the node, else (the whole schema's cost) the
+// first rule emitted. A finding at no marker is a warning.
+func diagnostic(crd string, f Finding, models map[string]*schema.Node, sev diag.Severity) diag.Diagnostic {
+	d := diag.Diagnostic{ID: f.ID, Severity: diag.Warning, Schema: "CRD " + crd, Path: strings.TrimPrefix(f.Path, "<crd>."), Message: f.Message, Fix: f.Fix}
+	if f.Version != "" {
+		d.Schema += " " + f.Version
+	}
+	if f.Node == nil {
 		return d
 	}
-	idx := max(e.Version, 0) // spec.validation: every version's schema
-	if idx >= len(crd.Spec.Versions) {
-		return d
+	if f.Class.Cost() {
+		d.Fix = f.BoundsFix(Bound.Marker) + "; or generate with crd:immutability=extensions and enforce with the immutable-gen runtime"
 	}
-	version := crd.Spec.Versions[idx].Name
-	root := models[version]
-	if root == nil {
-		return d
-	}
-	node, rest := root.Follow(e.Below)
-	d.Subject = fmt.Sprintf("CRD %s %s: %s", crd.Name, version, node.Path())
-	d.Message = "the API server would refuse this CRD: " + describe(e.Error, strings.TrimPrefix(rest, "."))
-	isCost := e.Class.Cost()
-	if isCost {
-		d.Fix = boundsFix(node)
-	}
-	if e.Rule >= 0 && rest == e.Below[len(e.At):] {
-		for _, em := range node.Emitted {
-			if em.Index == e.Rule && len(em.Origins) > 0 {
+	if f.NodeRule >= 0 {
+		for _, em := range f.Node.Emitted {
+			if em.Index == f.NodeRule && len(em.Origins) > 0 {
 				d.Pos, d.Severity = em.Origins[0].Pos, sev
 				return d
 			}
 		}
 	}
-	for n := node; n != nil; n = n.Parent {
+	for n := f.Node; n != nil; n = n.Parent {
 		if len(n.Origins) > 0 {
 			d.Pos, d.Severity = n.Origins[0].Pos, sev
 			return d
 		}
 	}
-	if isCost {
+	if f.Class.Cost() {
 		// The whole schema's budget: the emitted rules share the blame.
 		var first *schema.Emitted
-		root.Walk(func(n *schema.Node) {
+		models[f.Version].Walk(func(n *schema.Node) {
 			if first == nil && len(n.Emitted) > 0 {
 				first = &n.Emitted[0]
 			}
@@ -210,38 +204,6 @@ func translate(crd *apiextensions.CustomResourceDefinition, e ServerError, model
 		}
 	}
 	return d
-}
-
-// describe renders an API server error on one line: where (the path
-// within the schema node, or the CRD field), what kind of problem, the
-// value only when it is a short scalar (never a dumped Go struct), and the
-// detail with CEL's source excerpts left out.
-func describe(e *field.Error, where string) string {
-	var b strings.Builder
-	if where != "" {
-		b.WriteString(where + ": ")
-	}
-	b.WriteString(e.Type.String())
-	if v, ok := shortValue(e.BadValue); ok && e.Type != field.ErrorTypeRequired && e.Type != field.ErrorTypeForbidden {
-		b.WriteString(" " + v)
-	}
-	if lines := DetailLines(e.Detail); len(lines) > 0 {
-		b.WriteString(": " + strings.Join(lines, "; "))
-	}
-	return b.String()
-}
-
-// shortValue renders v when it is a scalar short enough to read.
-func shortValue(v any) (string, bool) {
-	switch v := v.(type) {
-	case string:
-		if len(v) <= 64 && !strings.ContainsAny(v, "\n") {
-			return fmt.Sprintf("%q", v), true
-		}
-	case bool, int, int32, int64, uint64, float64:
-		return fmt.Sprint(v), true
-	}
-	return "", false
 }
 
 // Bound is a missing bound that makes CEL cost estimable: Keyword
@@ -317,27 +279,20 @@ func (c *boundCollector) add(n *schema.Node) {
 		c.out = append(c.out, Bound{n, "maxItems"})
 	case n.IsMap() && !n.Has("maxProperties"):
 		c.out = append(c.out, Bound{n, "maxProperties"})
-	case n.Type() == "string" && !n.Has("maxLength") && !n.Has("enum") && !n.Has("format"):
+	case n.Type() == "string" && !n.Has("maxLength") && !n.Has("enum") && !boundedFormat[n.Format()]:
 		c.out = append(c.out, Bound{n, "maxLength"})
 	}
 }
+
+// boundedFormat are the string formats whose length the API server's cost
+// estimate knows without maxLength (k8s.io/apiserver/pkg/cel/common,
+// estimateMaxStringLengthPerRequest); every other format (uri, hostname,
+// …) is as long as the request allows.
+var boundedFormat = map[string]bool{"duration": true, "date": true, "date-time": true}
 
 // markerFor is the kubebuilder marker that sets a bound's keyword.
 var markerFor = map[string]string{
 	"maxItems":      "+kubebuilder:validation:MaxItems",
 	"maxProperties": "+kubebuilder:validation:MaxProperties",
 	"maxLength":     "+kubebuilder:validation:MaxLength",
-}
-
-// boundsFix names, as markers, the bounds that make CEL cost estimable for
-// the rules immutable-gen emitted at or below node.
-func boundsFix(node *schema.Node) string {
-	var adds []string
-	for _, b := range MissingBounds(node, func(n *schema.Node) bool { return len(n.Emitted) > 0 }) {
-		adds = append(adds, markerFor[b.Keyword]+" on "+b.Node.Path())
-	}
-	if len(adds) == 0 {
-		return "simplify the schema, or generate with crd:immutability=extensions and enforce with the immutable-gen runtime"
-	}
-	return "bound what the rules iterate and compare (these bounds, even at typical values, do not make the CRD fit alone; lower them or simplify): " + strings.Join(adds, ", ") + "; or generate with crd:immutability=extensions and enforce with the immutable-gen runtime"
 }

@@ -1,12 +1,9 @@
 package validation
 
 import (
-	"encoding/json"
 	"fmt"
-	"slices"
 
-	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 
 	"github.com/immutable-gen/immutable-gen/schema"
 )
@@ -35,12 +32,13 @@ func (b Bound) Marker() string {
 	return fmt.Sprintf("%s=%d", markerFor[b.Keyword], typical[b.Keyword])
 }
 
-// neededBounds finds the bounds that make the CRD fit the CEL cost
-// budget, among those RuleBounds names for the rules immutable-gen emitted, by asking the API server's CRD
-// validation: all of them at their typical values, then without each one
-// the CRD still fits without. fits is false when even all of them do not
-// make the CRD fit (then all are returned).
-func neededBounds(srv Server, crd *apiextv1.CustomResourceDefinition, models map[string]*schema.Node) (needed []versionBound, fits bool, err error) {
+// neededBounds finds the bounds that make the CRD fit the API server's
+// CEL cost limits, among those RuleBounds names for the rules
+// immutable-gen emitted, from the server's own cost estimate (costModel):
+// all of them at their typical values, then without each one the CRD
+// still fits without. fits is false when even all of them do not make the
+// CRD fit (then all are returned).
+func neededBounds(crd *apiextensions.CustomResourceDefinition, models map[string]*schema.Node) (needed []versionBound, fits bool) {
 	var candidates []versionBound
 	seen := map[*schema.Node]bool{}
 	for i, v := range crd.Spec.Versions {
@@ -60,77 +58,23 @@ func neededBounds(srv Server, crd *apiextv1.CustomResourceDefinition, models map
 		})
 	}
 	if len(candidates) == 0 {
-		return nil, false, nil
+		return nil, false
 	}
-	raw, err := json.Marshal(crd)
-	if err != nil {
-		return candidates, false, nil
-	}
+	cost := newCostModel(crd)
 	// Start from all candidates; drop each one that is not needed.
-	if fits, err := fitsBounds(srv, raw, candidates); !fits || err != nil {
-		return candidates, false, err
+	if !cost.fits(candidates) {
+		return candidates, false
 	}
 	kept := candidates
 	for i := 0; i < len(kept); {
 		trial := append(append([]versionBound{}, kept[:i]...), kept[i+1:]...)
-		fits, err := fitsBounds(srv, raw, trial)
-		if err != nil {
-			return nil, false, err
-		}
-		if fits {
+		if cost.fits(trial) {
 			kept = trial
 			continue
 		}
 		i++
 	}
-	return kept, true, nil
-}
-
-// fitsBounds reports whether the CRD (as JSON) fits the cost budget with
-// bounds added.
-func fitsBounds(srv Server, raw []byte, bounds []versionBound) (bool, error) {
-	var tree map[string]any
-	if json.Unmarshal(raw, &tree) != nil {
-		return false, nil
-	}
-	for _, b := range bounds {
-		setBound(tree, b)
-	}
-	return costFits(srv, tree)
-}
-
-// setBound writes b's keyword at its typical value into the CRD tree.
-func setBound(tree map[string]any, b versionBound) {
-	field, _, _ := unstructured.NestedFieldNoCopy(tree, "spec", "versions")
-	versions, _ := field.([]any)
-	if b.version >= len(versions) {
-		return
-	}
-	v, _ := versions[b.version].(map[string]any)
-	field, _, _ = unstructured.NestedFieldNoCopy(v, "schema", "openAPIV3Schema")
-	root, _ := field.(map[string]any)
-	if node := schema.LookupJSON(root, b.Node.Steps()); node != nil {
-		node[b.Keyword] = typical[b.Keyword]
-	}
-}
-
-// costFits reports whether the API server's CRD validation finds no cost
-// problem in the CRD tree.
-func costFits(srv Server, tree map[string]any) (bool, error) {
-	data, err := json.Marshal(tree)
-	if err != nil {
-		return false, nil
-	}
-	var crd apiextv1.CustomResourceDefinition
-	if err := json.Unmarshal(data, &crd); err != nil {
-		return false, nil
-	}
-	internal, err := Internal(&crd)
-	if err != nil {
-		return false, nil
-	}
-	errs, err := ValidateServer(srv, internal)
-	return err == nil && !slices.ContainsFunc(errs, isCostError), err
+	return kept, true
 }
 
 func isCostError(e ServerError) bool { return e.Class.Cost() }

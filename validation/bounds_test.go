@@ -9,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apivalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/schema"
@@ -206,17 +209,30 @@ func generateForCost(t *testing.T, src string) diag.List {
 	if err := json.Unmarshal(data, &typed); err != nil {
 		t.Fatal(err)
 	}
-	ds, err := APIServer(apiserver.InProcess{}, &typed, map[string]*schema.Node{"v1": model}, diag.Error)
+	srv := &countingServer{}
+	ds, err := APIServer(srv, &typed, map[string]*schema.Node{"v1": model}, diag.Error)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if srv.calls != 1 {
+		t.Errorf("the API server's validation ran %d times, want once (bounds come from its cost estimate)", srv.calls)
 	}
 	return ds
 }
 
+// countingServer is the in-process server, counting its validations.
+type countingServer struct{ calls int }
+
+func (s *countingServer) ValidateCRD(crd *apiextensions.CustomResourceDefinition) (field.ErrorList, error) {
+	s.calls++
+	return apiserver.InProcess{}.ValidateCRD(crd)
+}
+
 // TestMissingBounds: the bounds named for the rules at or below a node, each
 // once: the lists and maps around a rule (nearest first), then what it
-// reads; bounded lists, maps and strings (and
-// strings with an enum or a format) need none.
+// reads; bounded lists, maps and strings (and strings with an enum, or
+// with a format whose length the server knows: duration, date, date-time)
+// need none — a `format: uri` string needs maxLength.
 func TestMissingBounds(t *testing.T) {
 	const src = `{"type":"object","properties":{"spec":{"type":"object","properties":{
 		"args":{"type":"array","items":{"type":"string"},"x-kubernetes-validations":[{"rule":"self == oldSelf"}]},
@@ -224,7 +240,9 @@ func TestMissingBounds(t *testing.T) {
 		"ports":{"type":"array","items":{"type":"object","properties":{
 			"name":{"type":"string","x-kubernetes-validations":[{"rule":"self == oldSelf"}]},
 			"proto":{"type":"string","enum":["TCP","UDP"]},
-			"host":{"type":"string","format":"hostname"}}}}}}}}`
+			"host":{"type":"string","format":"hostname"}}}},
+		"links":{"type":"array","items":{"type":"string","format":"uri"},"x-kubernetes-validations":[{"rule":"self == oldSelf"}]},
+		"times":{"type":"array","items":{"type":"string","format":"date-time"},"x-kubernetes-validations":[{"rule":"self == oldSelf"}]}}}}}`
 	var raw map[string]any
 	if err := json.Unmarshal([]byte(src), &raw); err != nil {
 		t.Fatal(err)
@@ -247,7 +265,9 @@ func TestMissingBounds(t *testing.T) {
 		{"a list of strings with a rule", spec.Properties["args"], "maxItems on spec.args, maxLength on spec.args[*]"},
 		{"a bounded map", spec.Properties["labels"], ""},
 		{"a rule on a field of list items", spec.Properties["ports"].Items.Properties["name"], "maxItems on spec.ports, maxLength on spec.ports[*].name"},
-		{"the whole schema: every rule below", root, "maxItems on spec.args, maxLength on spec.args[*], maxItems on spec.ports, maxLength on spec.ports[*].name"},
+		{"a list of uri strings", spec.Properties["links"], "maxItems on spec.links, maxLength on spec.links[*]"},
+		{"a list of date-time strings", spec.Properties["times"], "maxItems on spec.times"},
+		{"the whole schema: every rule below", root, "maxItems on spec.args, maxLength on spec.args[*], maxItems on spec.links, maxLength on spec.links[*], maxItems on spec.ports, maxLength on spec.ports[*].name, maxItems on spec.times"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -259,5 +279,14 @@ func TestMissingBounds(t *testing.T) {
 	b := Bound{Node: spec.Properties["args"], Keyword: "maxItems"}
 	if got := b.Marker(); got != "+kubebuilder:validation:MaxItems=64" {
 		t.Errorf("Marker() = %q", got)
+	}
+}
+
+// TestCostLimitsAreTheServers: the limits the cost model judges by are the
+// API server's.
+func TestCostLimitsAreTheServers(t *testing.T) {
+	if PerRuleCostLimit != apivalidation.StaticEstimatedCostLimit || SchemaCostLimit != apivalidation.StaticEstimatedCRDCostLimit {
+		t.Errorf("limits %d, %d; the API server's are %d, %d", PerRuleCostLimit, SchemaCostLimit,
+			apivalidation.StaticEstimatedCostLimit, apivalidation.StaticEstimatedCRDCostLimit)
 	}
 }

@@ -8,9 +8,13 @@ import (
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
+// IDOptionalAncestor: immutable fields under an optional top-level
+// property (spec), which may be removed and added back with them.
+const IDOptionalAncestor diag.ID = "IG013"
+
 // OptionalAncestors warns about markers under an optional top-level
 // property of the object — spec — whose presence nothing keeps. By the
-// KEP's semantics (DESIGN.md 2.3) an optional parent holding immutable
+// KEP's semantics (docs/semantics.md 2.3) an optional parent holding immutable
 // fields may be removed and set again with them, so removing spec and
 // adding it back changes every immutable field below it; most authors do
 // not mean that for spec. One warning per such property and version, at
@@ -55,9 +59,12 @@ func OptionalAncestors(subject string, root *schema.Node) diag.List {
 		}
 		name := g.top.Name
 		out = append(out, diag.Diagnostic{
+			ID:       IDOptionalAncestor,
 			Pos:      g.first.Origins[0].Pos,
 			Severity: diag.Warning,
-			Subject:  fmt.Sprintf("%s (%s: %s)", g.first.Origins[0].Marker(), subject, g.first.Path()),
+			Marker:   g.first.Origins[0].Marker(),
+			Schema:   subject,
+			Path:     g.first.Path(),
 			Message: fmt.Sprintf("%s is optional: removing %s and adding it back changes the immutable fields under it (%s%s); an optional parent may come and go with its immutable fields (KEP), which authors rarely mean for %s",
 				name, name, strings.Join(paths, ", "), more, name),
 			Fix: fmt.Sprintf("add // +required to the field %q of the kind's root type (the CRD gets `required: [%s]`)", name, name),

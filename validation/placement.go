@@ -1,11 +1,12 @@
 // Package validation checks an immutability model before anything is
 // written: the KEP's placement rules for x-kubernetes-immutable and
-// x-kubernetes-immutable-keys (DESIGN.md 2.2), and the API server's own CRD
+// x-kubernetes-immutable-keys (docs/semantics.md 2.2), and the API server's own CRD
 // validation, with every finding reported at the Go marker that caused it.
 package validation
 
 import (
 	"fmt"
+	"go/token"
 	"strings"
 
 	"github.com/immutable-gen/immutable-gen/diag"
@@ -13,10 +14,10 @@ import (
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
-// PlacementRule is one of the placement rules of DESIGN.md 2.2.
+// PlacementRule is one of the placement rules of docs/semantics.md 2.2.
 type PlacementRule int
 
-// The placement rules, numbered as in DESIGN.md 2.2.
+// The placement rules, numbered as in docs/semantics.md 2.2.
 const (
 	// RuleForbiddenPlace: not on the root, metadata, apiVersion or kind.
 	RuleForbiddenPlace PlacementRule = iota + 1
@@ -31,12 +32,30 @@ const (
 	// RuleNoEffect: a marker inside the items of a set (a warning).
 	RuleNoEffect
 	// RuleOnceProperty: +immutable=once only on properties, not on list
-	// items or map values (beyond the KEP, DESIGN.md 2.1).
+	// items or map values (beyond the KEP, docs/semantics.md 2.1).
 	RuleOnceProperty
 	// RuleOnceRequired: +immutable=once on a required property is
 	// +immutable (a note).
 	RuleOnceRequired
 )
+
+// The IDs of the placement findings, one per rule: the same whether the
+// origin is a marker (the generators) or an extension (lint).
+const (
+	IDForbiddenPlace diag.ID = "IG002"
+	IDNoKeys         diag.ID = "IG003"
+	IDExclusive      diag.ID = "IG004"
+	IDListMapKey     diag.ID = "IG005"
+	IDNoEffect       diag.ID = "IG006"
+	IDRedundant      diag.ID = "IG007"
+	IDOnceProperty   diag.ID = "IG015"
+	IDOnceRequired   diag.ID = "IG016"
+)
+
+// ID is the stable ID of the rule's findings.
+func (r PlacementRule) ID() diag.ID {
+	return [...]diag.ID{"", IDForbiddenPlace, IDNoKeys, IDExclusive, IDListMapKey, IDRedundant, IDNoEffect, IDOnceProperty, IDOnceRequired}[r]
+}
 
 // PlacementFinding is one placement rule finding about one marker (or
 // extension, for a model read with schema.FromExtensions), before it is
@@ -73,14 +92,32 @@ func Placement(subject string, root *schema.Node) diag.List {
 	var out diag.List
 	for _, f := range PlacementFindings(root) {
 		out = append(out, diag.Diagnostic{
+			ID:       f.Rule.ID(),
 			Pos:      f.Origin.Pos,
 			Severity: f.Severity,
-			Subject:  fmt.Sprintf("%s (%s: %s)", f.Origin.Marker(), subject, f.Node.Path()),
+			Marker:   f.Origin.Marker(),
+			Schema:   subject,
+			Path:     f.Node.Path(),
+			Related:  related(f),
 			Message:  f.Message,
 			Fix:      f.Fix,
 		})
 	}
 	return append(out, OptionalAncestors(subject, root)...)
+}
+
+// related are the positions of the markers on the node a finding relates
+// its node to (the immutable ancestor, the set, the object root).
+func related(f PlacementFinding) []token.Position {
+	var out []token.Position
+	if f.Related != nil {
+		for _, o := range f.Related.Origins {
+			if o.Pos.IsValid() {
+				out = append(out, o.Pos)
+			}
+		}
+	}
+	return out
 }
 
 // PlacementFindings checks every marker in the model rooted at root, the

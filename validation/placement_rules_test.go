@@ -47,7 +47,7 @@ func asMarkers(t *testing.T, js string) map[string]any {
 	return raw
 }
 
-// TestPlacementRules: each placement rule of DESIGN.md 2.2 (and the rules
+// TestPlacementRules: each placement rule of docs/semantics.md 2.2 (and the rules
 // of +immutable=once) as a named case, on a schema written with the
 // extensions: read as a CRD manifest (schema.FromExtensions, the lint path)
 // the finding speaks of extensions; built from the carriers of the same

@@ -105,13 +105,14 @@ func (e *emitter) fail(n *schema.Node, t types.Type, format string, args ...any)
 		path = n.Path()
 	}
 	d := diag.Diagnostic{
+		ID:       IDUncheckable,
 		Severity: diag.Error,
 		Message:  fmt.Sprintf("the typed validators cannot check %s (Go type %s): %s", path, e.typeString(t), fmt.Sprintf(format, args...)),
 		Fix:      "change the Go type, or check this API with the immutable-gen runtime on unstructured objects",
 	}
 	if o != nil {
 		d.Pos = o.Pos
-		d.Subject = fmt.Sprintf("%s (%s: %s)", o.Marker(), e.subject, path)
+		d.Marker, d.Schema, d.Path = o.Marker(), e.subject, path
 	} else {
 		d.Subject = e.subject
 	}

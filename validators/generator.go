@@ -85,6 +85,23 @@ type Generator struct {
 	report func(diag.List)
 }
 
+// The IDs of the validators generator's own findings (placement findings
+// are validation's).
+const (
+	// IDUnreached: a marker no CRD kind of the run uses.
+	IDUnreached diag.ID = "IG050"
+	// IDUncheckable: a value the typed validators cannot compare exactly.
+	IDUncheckable diag.ID = "IG051"
+)
+
+// Checks describes the validators generator's own findings.
+func Checks() []diag.Check {
+	return []diag.Check{
+		{ID: IDUnreached, Severity: diag.Warning, Title: "a marker on a field or type no CRD kind of the run uses: no typed validator checks it"},
+		{ID: IDUncheckable, Severity: diag.Error, Title: "a marked value the typed validators cannot compare exactly (its Go type)"},
+	}
+}
+
 // WithReport returns g with fn receiving every run's diagnostics.
 func (g Generator) WithReport(fn func(diag.List)) Generator {
 	g.report = fn
@@ -310,6 +327,7 @@ func unreached(pkgs []*loader.Package, models []crdgen.Model) diag.List {
 			continue
 		}
 		out = append(out, diag.Diagnostic{
+			ID:       IDUnreached,
 			Pos:      c.Pos,
 			Severity: diag.Warning,
 			Subject:  c.Text,

@@ -163,7 +163,7 @@ func TestMisplaced(t *testing.T) {
 func placementOnly(l diag.List) diag.List {
 	var out diag.List
 	for _, d := range l.Sort() {
-		if strings.HasPrefix(d.Message, "the API server would refuse") || strings.Contains(d.Subject, "CustomResourceDefinition") {
+		if strings.Contains(d.Message, "the API server refuses the CRD") || strings.Contains(d.Message, "refused by the API server") || strings.Contains(d.Subject, "CustomResourceDefinition") {
 			continue
 		}
 		out = append(out, d)

@@ -373,7 +373,7 @@ func (r *changeReport) writeText(w io.Writer) {
 }
 
 // writePlain writes the report of the only change of a run in the form of
-// the contract (DESIGN.md 4): one "path: message" line per error on w, and
+// the contract (docs/semantics.md, "immutable-gen check-update"): one "path: message" line per error on w, and
 // the warnings on warnw.
 func (r *changeReport) writePlain(w, warnw io.Writer) {
 	if r.Reason != "" {

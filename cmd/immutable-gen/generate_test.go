@@ -34,6 +34,7 @@ func TestGenerateGolden(t *testing.T) {
 		{"once", "once", "crd"},
 		{"once-extensions", "once", "crd:immutability=extensions"},
 		{"oncemisplaced", "oncemisplaced", "crd"},
+		{"formats", "formats", "crd"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
