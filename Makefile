@@ -61,7 +61,7 @@ fuzz:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-## bench-gen: immutable-gen against controller-gen v0.23.0 on Gateway API v1.6.3, as is and with six +immutable markers added (cache off and warm) (nested module bench/gen; needs the Go module proxy): whole commands, interleaved, wall/CPU/peak RSS (BENCHMARKS.md)
+## bench-gen: immutable-gen against controller-gen v0.23.0 on Gateway API v1.6.3, as is and with six +immutable markers added, and on JobSet v0.10.1 with +immutable where its hand rules are (cache off and warm) (nested module bench/gen; needs the Go module proxy): whole commands, interleaved, wall/CPU/peak RSS (BENCHMARKS.md)
 .PHONY: bench-gen
 BENCH_GEN_ROUNDS ?= 10
 bench-gen:
