@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"go/types"
 	"maps"
-	"reflect"
 	"slices"
 
 	"sigs.k8s.io/controller-tools/pkg/loader"
@@ -151,7 +150,7 @@ func (a *analyzer) checkPublished(idx *declIndex, enabled bool, unpublished map[
 			continue
 		}
 		for i := range st.NumFields() {
-			fo, _ := a.fieldMarkers(obj, st.Field(i), reflect.StructTag(st.Tag(i)))
+			fo, _ := a.fieldMarkers(st.Field(i))
 			origins = append(origins, fo...)
 		}
 		marked = append(marked, origins...)
