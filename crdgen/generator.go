@@ -1,8 +1,8 @@
 // Package crdgen is immutable-gen's `crd` generator: controller-tools' CRD
 // generator, unchanged, followed by the immutability pipeline on every CRD it
-// produces — build the model from the markers (package schema), check the
-// KEP placement rules and the API server's CRD validation (package
-// validation), and emit the extensions or CEL. CRDs without markers pass
+// produces — the model and its KEP placement findings (package crdmodel),
+// the API server's CRD validation (package crdvalidation), and the
+// extensions or CEL emitted into the tree. CRDs without markers pass
 // through byte for byte, so the generator is a drop-in for controller-gen's.
 package crdgen
 
@@ -25,10 +25,11 @@ import (
 	ctmarkers "sigs.k8s.io/controller-tools/pkg/markers"
 
 	"github.com/immutable-gen/immutable-gen/cache"
+	"github.com/immutable-gen/immutable-gen/crdmodel"
+	"github.com/immutable-gen/immutable-gen/crdvalidation"
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/markers"
 	"github.com/immutable-gen/immutable-gen/schema"
-	"github.com/immutable-gen/immutable-gen/validation"
 )
 
 // Immutability modes.
@@ -72,12 +73,12 @@ type Generator struct {
 	// server runs the API server's CRD validation of the CRDs with markers
 	// (semantics 2.2 rule 7). Without one, a run that has CRDs with markers
 	// fails: their validation is not optional.
-	server validation.Server
+	server crdvalidation.Server
 }
 
 // WithServer returns g with s running the API server's CRD validation of
-// the CRDs with markers (validation/apiserver.InProcess in immutable-gen).
-func (g Generator) WithServer(s validation.Server) Generator {
+// the CRDs with markers (crdvalidation/apiserver.InProcess in immutable-gen).
+func (g Generator) WithServer(s crdvalidation.Server) Generator {
 	g.server = s
 	return g
 }
@@ -160,7 +161,7 @@ func (g Generator) Generate(ctx *genall.GenerationContext) error {
 		return err
 	}
 	mode, _ := g.mode()
-	files, err := g.parseCRDs(ctx)
+	files, err := crdmodel.Parse(ctx, g.upstream())
 	if err != nil {
 		return err
 	}
@@ -181,13 +182,13 @@ func (g Generator) Generate(ctx *genall.GenerationContext) error {
 		return diagError(diags)
 	}
 	for i, f := range files {
-		w, err := ctx.Open(nil, f.path)
+		w, err := ctx.Open(nil, f.Path)
 		if err != nil {
 			return err
 		}
 		_, werr := w.Write(out[i])
 		if err := errors.Join(werr, w.Close()); err != nil {
-			return fmt.Errorf("writing %s: %w", f.path, err)
+			return fmt.Errorf("writing %s: %w", f.Path, err)
 		}
 	}
 	return nil
@@ -200,13 +201,13 @@ func (g Generator) Generate(ctx *genall.GenerationContext) error {
 // controller-gen does: encoding them in parallel raised the peak memory of
 // a run (2.5 MB of 87 MB on Gateway API, median of 20) and saved no time.
 // Results keep file order.
-func (g Generator) processAll(files []crdFile, mode string, c *cache.Cache) ([][]byte, diag.List, error) {
+func (g Generator) processAll(files []crdmodel.File, mode string, c *cache.Cache) ([][]byte, diag.List, error) {
 	out := make([][]byte, len(files))
 	perFile := make([]diag.List, len(files))
 	errs := make([]error, len(files))
 	var marked []int
 	for i, f := range files {
-		if hasCarriers(f.crd) {
+		if crdmodel.HasMarkers(f.CRD) {
 			marked = append(marked, i)
 		}
 	}
@@ -234,7 +235,7 @@ func (g Generator) processAll(files []crdFile, mode string, c *cache.Cache) ([][
 	var diags diag.List
 	for i, f := range files {
 		if errs[i] != nil {
-			return nil, nil, fmt.Errorf("%s: %w", f.path, errs[i])
+			return nil, nil, fmt.Errorf("%s: %w", f.Path, errs[i])
 		}
 		diags = append(diags, perFile[i]...)
 	}
@@ -257,16 +258,16 @@ func (e diagError) Error() string {
 // server's CRD validation (semantics 2.2 rule 7) runs on CRDs with markers,
 // where the output differs from controller-gen's and the findings map back
 // to the markers (docs/semantics.md). Its findings are kept in c.
-func (g Generator) process(f crdFile, mode string, c *cache.Cache) ([]byte, diag.List, error) {
-	obj, j, err := g.toTree(f.crd)
+func (g Generator) process(f crdmodel.File, mode string, c *cache.Cache) ([]byte, diag.List, error) {
+	obj, j, err := f.Tree()
 	if err != nil {
 		return nil, nil, err
 	}
-	if !hasCarriers(f.crd) {
-		data, err := encode(f.header, obj)
+	if !crdmodel.HasMarkers(f.CRD) {
+		data, err := encode(f.Header, obj)
 		return data, nil, err
 	}
-	models, diags, err := buildModels(f, obj)
+	models, diags, err := crdmodel.Build(f.CRD.Name, obj)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -275,11 +276,11 @@ func (g Generator) process(f crdFile, mode string, c *cache.Cache) ([]byte, diag
 	case ModeExtensions:
 		for _, name := range slices.Sorted(maps.Keys(models)) {
 			schema.EmitExtensions(models[name])
-			diags = append(diags, messageNotes(f.crd.Name+" "+name, models[name])...)
+			diags = append(diags, messageNotes(f.CRD.Name+" "+name, models[name])...)
 		}
 	default:
 		for _, name := range slices.Sorted(maps.Keys(models)) {
-			diags = append(diags, g.lowerCEL(f.crd.Name+" "+name, models[name])...)
+			diags = append(diags, g.lowerCEL(f.CRD.Name+" "+name, models[name])...)
 		}
 	}
 	if misplaced {
@@ -287,37 +288,13 @@ func (g Generator) process(f crdFile, mode string, c *cache.Cache) ([]byte, diag
 		// placement errors in its words (a rule on metadata, say).
 		return nil, diags, nil
 	}
-	found, err := g.apiServerFindings(f.crd, obj, j, mode, models, c)
+	found, err := g.apiServerFindings(f.CRD, obj, j, mode, models, c)
 	if err != nil {
 		return nil, nil, err
 	}
 	diags = append(diags, found...)
-	data, err := encode(f.header, obj)
+	data, err := encode(f.Header, obj)
 	return data, diags, err
-}
-
-// buildModels builds the immutability model of every version of the CRD
-// tree obj (taking the carriers out of it) and checks the KEP placement
-// rules on each.
-func buildModels(f crdFile, obj map[string]any) (map[string]*schema.Node, diag.List, error) {
-	models := map[string]*schema.Node{}
-	versions, _ := nested(obj, "spec", "versions").([]any)
-	var diags diag.List
-	for _, v := range versions {
-		vm, _ := v.(map[string]any)
-		name, _ := vm["name"].(string)
-		root, _ := nested(vm, "schema", "openAPIV3Schema").(map[string]any)
-		if root == nil {
-			continue
-		}
-		model, err := schema.Build(root)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s %s: %w", f.crd.Name, name, err)
-		}
-		models[name] = model
-		diags = append(diags, validation.Placement(f.crd.Name+" "+name, model)...)
-	}
-	return models, diags, nil
 }
 
 // apiServerFindings is the API server's CRD validation of the CRD as
@@ -352,7 +329,7 @@ func (g Generator) apiServerFindings(crd *apiextv1.CustomResourceDefinition, obj
 	if g.server == nil {
 		return nil, errors.New("no API server CRD validation to run on a CRD with markers (crdgen.Generator.WithServer)")
 	}
-	ds, err := validation.APIServer(g.server, checked, models, diag.Error)
+	ds, err := crdvalidation.Check(g.server, checked, models, diag.Error)
 	if err != nil {
 		return nil, fmt.Errorf("the API server's CRD validation: %w", err)
 	}
@@ -473,16 +450,6 @@ func versionLess(a, b string) bool {
 		return false
 	}
 	return va.LessThan(vb)
-}
-
-// hasCarriers reports whether any schema node of the CRD carries a marker.
-func hasCarriers(c *apiextv1.CustomResourceDefinition) bool {
-	for _, v := range c.Spec.Versions {
-		if v.Schema != nil && markers.SchemaHasCarrier(v.Schema.OpenAPIV3Schema) {
-			return true
-		}
-	}
-	return false
 }
 
 // nested returns the value at keys in obj, or nil.

@@ -4,8 +4,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/immutable-gen/immutable-gen/crdvalidation"
 	"github.com/immutable-gen/immutable-gen/schema"
-	"github.com/immutable-gen/immutable-gen/validation"
 )
 
 // describedImmutable matches descriptions that promise immutability: "This
@@ -69,5 +69,5 @@ func sentence(s string, loc []int) string {
 	if i := strings.IndexAny(s[loc[1]:], ".\n"); i >= 0 {
 		end = loc[1] + i + 1
 	}
-	return validation.ShortRule(strings.TrimSpace(s[start:end]))
+	return crdvalidation.ShortRule(strings.TrimSpace(s[start:end]))
 }

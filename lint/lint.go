@@ -9,7 +9,7 @@
 //   - the KEP's vendor extensions (x-kubernetes-immutable,
 //     x-kubernetes-immutable-keys) where the KEP forbids them or where they
 //     mean nothing, checked with the same placement rules immutable-gen
-//     applies to its markers (validation.PlacementFindings on a model read by
+//     applies to its markers (placement.Findings on a model read by
 //     schema.FromExtensions), and that `kubectl apply` rejects them;
 //   - CEL transition rules that do not make a field as immutable as they
 //     look: an optional field guarded by `self == oldSelf` whose presence no
@@ -35,8 +35,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/immutable-gen/immutable-gen/crdvalidation"
 	"github.com/immutable-gen/immutable-gen/diag"
-	"github.com/immutable-gen/immutable-gen/validation"
+	"github.com/immutable-gen/immutable-gen/placement"
 )
 
 // Severity of a finding: diag's severities, in lint's words (a note is
@@ -129,26 +130,26 @@ type Check = diag.Check
 // report them too.
 const (
 	IDExtensionValue     diag.ID = "IG001"
-	IDExtensionForbidden         = validation.IDForbiddenPlace
-	IDKeysWithoutKeys            = validation.IDNoKeys
-	IDExtensionsBoth             = validation.IDExclusive
-	IDListMapKey                 = validation.IDListMapKey
-	IDInsideSet                  = validation.IDNoEffect
-	IDRedundant                  = validation.IDRedundant
+	IDExtensionForbidden         = placement.IDForbiddenPlace
+	IDKeysWithoutKeys            = placement.IDNoKeys
+	IDExtensionsBoth             = placement.IDExclusive
+	IDListMapKey                 = placement.IDListMapKey
+	IDInsideSet                  = placement.IDNoEffect
+	IDRedundant                  = placement.IDRedundant
 	IDKubectlApply       diag.ID = "IG008"
 	IDExtensionIgnored   diag.ID = "IG009"
 	IDPresence           diag.ID = "IG010"
 	IDOnceSet            diag.ID = "IG011"
 	IDListMapOrder       diag.ID = "IG012"
-	IDOptionalAncestor           = validation.IDOptionalAncestor
+	IDOptionalAncestor           = placement.IDOptionalAncestor
 	IDDescribedOnly      diag.ID = "IG014"
-	IDOnceNotProperty            = validation.IDOnceProperty
-	IDOnceRequired               = validation.IDOnceRequired
-	IDUncorrelatable             = validation.IDUncorrelatable
-	IDCost                       = validation.IDCost
-	IDOptionalOldSelf            = validation.IDOptionalOldSelf
-	IDRuleInvalid                = validation.IDRuleInvalid
-	IDRefused                    = validation.IDRefused
+	IDOnceNotProperty            = placement.IDOnceProperty
+	IDOnceRequired               = placement.IDOnceRequired
+	IDUncorrelatable             = crdvalidation.IDUncorrelatable
+	IDCost                       = crdvalidation.IDCost
+	IDOptionalOldSelf            = crdvalidation.IDOptionalOldSelf
+	IDRuleInvalid                = crdvalidation.IDRuleInvalid
+	IDRefused                    = crdvalidation.IDRefused
 )
 
 // Catalog lists every check, by ID.

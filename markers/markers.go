@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-tools/pkg/markers"
 
 	"github.com/immutable-gen/immutable-gen/jsontag"
+	"github.com/immutable-gen/immutable-gen/schema"
 )
 
 // Name is the marker's name as registered (without the leading `+`).
@@ -88,15 +89,7 @@ func (m Immutable) Keys() bool { return m.keys }
 func (m Immutable) Once() bool { return m.once }
 
 // String renders the marker as written.
-func (m Immutable) String() string {
-	switch {
-	case m.keys:
-		return "+immutable=keys"
-	case m.once:
-		return "+immutable=once"
-	}
-	return "+immutable"
-}
+func (m Immutable) String() string { return schema.Origin{Keys: m.keys, Once: m.once}.Marker() }
 
 // Message is the parsed value of one `+immutable:message="…"` marker: the
 // message of the CEL rules that enforce the immutability marker written on
@@ -185,14 +178,14 @@ func (m Immutable) ApplyToSchema(ctx *crdmarkers.SchemaContext, s *apiext.JSONSc
 	if err != nil {
 		return err
 	}
-	s.XValidations = append(s.XValidations, o.carrier())
+	s.XValidations = append(s.XValidations, apiext.ValidationRule{Rule: o.Carrier()})
 	return nil
 }
 
 // locate finds the field or type the marker was written on.
-func (m Immutable) locate(ctx *crdmarkers.SchemaContext) (Origin, error) {
+func (m Immutable) locate(ctx *crdmarkers.SchemaContext) (schema.Origin, error) {
 	if ctx == nil || ctx.TypeInfo == nil || ctx.Package == nil {
-		return Origin{}, fmt.Errorf("%s: internal error: no type context", m)
+		return schema.Origin{}, fmt.Errorf("%s: internal error: no type context", m)
 	}
 	info := ctx.TypeInfo
 	if m.in(info.Markers) {
@@ -212,29 +205,29 @@ func (m Immutable) locate(ctx *crdmarkers.SchemaContext) (Origin, error) {
 		}
 		return o, nil
 	}
-	return Origin{}, fmt.Errorf("%s: internal error: cannot find the marker on type %s", m, info.Name)
+	return schema.Origin{}, fmt.Errorf("%s: internal error: cannot find the marker on type %s", m, info.Name)
 }
 
 // TypeOrigins returns where each immutability marker written on the type
 // declaration info of pkg stands, in the order written. The error is the
 // first invalid combination (two +immutable:message markers); the origins
 // are complete nonetheless.
-func TypeOrigins(pkg *loader.Package, info *markers.TypeInfo) ([]Origin, error) {
+func TypeOrigins(pkg *loader.Package, info *markers.TypeInfo) ([]schema.Origin, error) {
 	return origins(pkg, info, nil)
 }
 
 // FieldOrigins returns where each immutability marker written on the field
 // f of the struct type info of pkg stands, in the order written.
-func FieldOrigins(pkg *loader.Package, info *markers.TypeInfo, f *markers.FieldInfo) ([]Origin, error) {
+func FieldOrigins(pkg *loader.Package, info *markers.TypeInfo, f *markers.FieldInfo) ([]schema.Origin, error) {
 	return origins(pkg, info, f)
 }
 
-func origins(pkg *loader.Package, info *markers.TypeInfo, f *markers.FieldInfo) ([]Origin, error) {
+func origins(pkg *loader.Package, info *markers.TypeInfo, f *markers.FieldInfo) ([]schema.Origin, error) {
 	vals := info.Markers
 	if f != nil {
 		vals = f.Markers
 	}
-	var out []Origin
+	var out []schema.Origin
 	var first error
 	for _, v := range vals[Name] {
 		m, ok := v.(Immutable)
@@ -253,9 +246,9 @@ func origins(pkg *loader.Package, info *markers.TypeInfo, f *markers.FieldInfo) 
 // origin is where m stands: on the type declaration info of pkg, or on its
 // field f when f is not nil. It is the one place a marker's Go position,
 // message, Go and JSON names and list map item fields are read.
-func (m Immutable) origin(pkg *loader.Package, info *markers.TypeInfo, f *markers.FieldInfo) (Origin, error) {
+func (m Immutable) origin(pkg *loader.Package, info *markers.TypeInfo, f *markers.FieldInfo) (schema.Origin, error) {
 	fset := pkg.Fset
-	o := Origin{Keys: m.keys, Once: m.once, Type: pkg.PkgPath + "." + info.Name}
+	o := schema.Origin{Keys: m.keys, Once: m.once, Type: pkg.PkgPath + "." + info.Name}
 	vals := info.Markers
 	var t types.Type
 	if f == nil {
@@ -405,7 +398,7 @@ func fieldName(f *ast.Field) string {
 
 // itemFields lists the JSON-named fields of t's item struct when t is a
 // slice of structs (inline embedded structs flattened), else nil.
-func itemFields(fset *token.FileSet, t types.Type) []ItemField {
+func itemFields(fset *token.FileSet, t types.Type) []schema.ItemField {
 	if t == nil {
 		return nil
 	}
@@ -423,13 +416,13 @@ func itemFields(fset *token.FileSet, t types.Type) []ItemField {
 	return structFields(fset, elem, 0)
 }
 
-func structFields(fset *token.FileSet, t types.Type, depth int) []ItemField {
+func structFields(fset *token.FileSet, t types.Type, depth int) []schema.ItemField {
 	st, ok := t.Underlying().(*types.Struct)
 	if !ok || depth > 8 {
 		return nil
 	}
 	typeName := types.TypeString(t, func(p *types.Package) string { return p.Name() })
-	var out []ItemField
+	var out []schema.ItemField
 	for i := range st.NumFields() {
 		f := st.Field(i)
 		tag, ok := jsontag.Lookup(reflect.StructTag(st.Tag(i)))
@@ -441,7 +434,7 @@ func structFields(fset *token.FileSet, t types.Type, depth int) []ItemField {
 			continue
 		}
 		name := tag.Name
-		out = append(out, ItemField{JSON: name, Go: f.Name(), Type: typeName, Pos: fset.Position(f.Pos())})
+		out = append(out, schema.ItemField{JSON: name, Go: f.Name(), Type: typeName, Pos: fset.Position(f.Pos())})
 	}
 	return out
 }

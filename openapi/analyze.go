@@ -15,6 +15,7 @@ import (
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/jsontag"
 	"github.com/immutable-gen/immutable-gen/markers"
+	"github.com/immutable-gen/immutable-gen/schema"
 )
 
 // definition is one OpenAPI definition openapi-gen generates (one exported
@@ -41,7 +42,7 @@ type patch struct {
 	// schema ("" for the schema itself).
 	pointer string
 	form    form
-	origins []markers.Origin
+	origins []schema.Origin
 }
 
 // form is the immutability form a patch writes, which names its extension.
@@ -53,7 +54,7 @@ const (
 	onceForm                  // x-immutable-gen-immutable-once
 )
 
-func formOf(o markers.Origin) form {
+func formOf(o schema.Origin) form {
 	switch {
 	case o.Keys:
 		return keysForm
@@ -85,7 +86,7 @@ type analyzer struct {
 	roots   []*loader.Package
 	byPath  map[string]*loader.Package
 	indexes map[*loader.Package]*declIndex
-	origins map[*types.TypeName][]markers.Origin
+	origins map[*types.TypeName][]schema.Origin
 	props   map[*types.Named]members
 	// markedTypes records whether a marker is reachable from a struct type.
 	markedTypes map[*types.Named]bool
@@ -104,14 +105,14 @@ type originID struct {
 	keys, once bool
 }
 
-func idOf(o markers.Origin) originID { return originID{o.Pos, o.Keys, o.Once} }
+func idOf(o schema.Origin) originID { return originID{o.Pos, o.Keys, o.Once} }
 
 func newAnalyzer(col *ctmarkers.Collector, roots []*loader.Package) *analyzer {
 	return &analyzer{
 		col:         col,
 		roots:       roots,
 		indexes:     map[*loader.Package]*declIndex{},
-		origins:     map[*types.TypeName][]markers.Origin{},
+		origins:     map[*types.TypeName][]schema.Origin{},
 		props:       map[*types.Named]members{},
 		markedTypes: map[*types.Named]bool{},
 		defs:        map[*types.TypeName]*definition{},
@@ -222,11 +223,11 @@ func (a *analyzer) indexOf(obj types.Object) *declIndex {
 }
 
 // typeOrigins returns the type-level markers of the named type.
-func (a *analyzer) typeOrigins(obj *types.TypeName) []markers.Origin {
+func (a *analyzer) typeOrigins(obj *types.TypeName) []schema.Origin {
 	if o, ok := a.origins[obj]; ok {
 		return o
 	}
-	var out []markers.Origin
+	var out []schema.Origin
 	if idx := a.indexOf(obj); idx != nil {
 		if info := idx.types[obj.Name()]; info != nil && info.RawSpec.Name.Pos() == obj.Pos() {
 			var err error
@@ -240,7 +241,7 @@ func (a *analyzer) typeOrigins(obj *types.TypeName) []markers.Origin {
 
 // invalid reports err, an invalid combination of markers (two messages), at
 // the markers of origins.
-func (a *analyzer) invalid(origins []markers.Origin, err error) {
+func (a *analyzer) invalid(origins []schema.Origin, err error) {
 	if err == nil {
 		return
 	}
@@ -267,7 +268,7 @@ type property struct {
 	field *types.Var
 	// owner is the struct declaring the field.
 	owner    *types.TypeName
-	origins  []markers.Origin
+	origins  []schema.Origin
 	comments []string
 	// asString is json:",string": openapi-gen publishes a plain string.
 	asString bool
@@ -284,7 +285,7 @@ type members struct {
 
 // markerProblem is a marker that can stand nowhere, and why.
 type markerProblem struct {
-	origin markers.Origin
+	origin schema.Origin
 	problem
 }
 
@@ -308,7 +309,7 @@ func (a *analyzer) collectMembers(named *types.Named, visiting map[*types.Named]
 	visiting[named] = true
 	defer delete(visiting, named)
 	owner := named.Obj()
-	refuse := func(origins []markers.Origin, p problem) {
+	refuse := func(origins []schema.Origin, p problem) {
 		for _, o := range origins {
 			out.problems = append(out.problems, markerProblem{o, p})
 		}
@@ -329,7 +330,7 @@ func (a *analyzer) collectMembers(named *types.Named, visiting map[*types.Named]
 		if f.Embedded() && hasJSON && jsonTag.Name == "" {
 			t := deref(f.Type())
 			for _, o := range origins {
-				refuse([]markers.Origin{o}, inlineProblem(o, typeString(t), owner.Name()))
+				refuse([]schema.Origin{o}, inlineProblem(o, typeString(t), owner.Name()))
 			}
 			if n, ok := t.(*types.Named); ok {
 				a.collectMembers(n, visiting, out)
@@ -364,7 +365,7 @@ func (a *analyzer) collectMembers(named *types.Named, visiting map[*types.Named]
 
 // inlineProblem is a marker on an embedded field whose properties openapi-gen
 // inlines into the enclosing struct: there is no node of its own to mark.
-func inlineProblem(o markers.Origin, embedded, enclosing string) problem {
+func inlineProblem(o schema.Origin, embedded, enclosing string) problem {
 	return problem{
 		IDInline,
 		fmt.Sprintf("%s is not allowed on the embedded (inline) field %s: its properties belong to %s", o.Marker(), embedded, enclosing),
@@ -374,10 +375,10 @@ func inlineProblem(o markers.Origin, embedded, enclosing string) problem {
 
 // itemFields lists the properties of the struct type named as the items of
 // a list, for errors about list map keys: they name the Go field to mark.
-func (a *analyzer) itemFields(named *types.Named) []markers.ItemField {
-	var out []markers.ItemField
+func (a *analyzer) itemFields(named *types.Named) []schema.ItemField {
+	var out []schema.ItemField
 	for _, p := range a.members(named).props {
-		f := markers.ItemField{JSON: p.name, Go: p.field.Name(), Type: p.owner.Name()}
+		f := schema.ItemField{JSON: p.name, Go: p.field.Name(), Type: p.owner.Name()}
 		if d, idx := a.fieldInfo(p.field); d.field != nil {
 			f.Pos = idx.pkg.Fset.Position(d.field.RawField.Pos())
 		}
@@ -401,7 +402,7 @@ func requiredProperty(comments []string, tag jsontag.Tag) bool {
 
 // fieldMarkers returns the immutability markers and the doc comment lines of
 // a struct field.
-func (a *analyzer) fieldMarkers(f *types.Var) ([]markers.Origin, []string) {
+func (a *analyzer) fieldMarkers(f *types.Var) ([]schema.Origin, []string) {
 	d, idx := a.fieldInfo(f)
 	if d.field == nil {
 		return nil, nil
@@ -412,14 +413,14 @@ func (a *analyzer) fieldMarkers(f *types.Var) ([]markers.Origin, []string) {
 }
 
 // report reports an error for the marker o.
-func (a *analyzer) report(o markers.Origin, p problem) {
+func (a *analyzer) report(o schema.Origin, p problem) {
 	a.handled[idOf(o)] = true
 	a.diagAt(o, "", diag.Error, p)
 }
 
 // diagAt adds a diagnostic about the marker o; where names the schema node
 // when the marker is on a type and the diagnostic is about one of its uses.
-func (a *analyzer) diagAt(o markers.Origin, where string, sev diag.Severity, p problem) {
+func (a *analyzer) diagAt(o schema.Origin, where string, sev diag.Severity, p problem) {
 	subject := fmt.Sprintf("%s on %s", o.Marker(), o.Where())
 	if o.Field == "" && where != "" {
 		subject += ", used at " + where
@@ -433,8 +434,8 @@ func (a *analyzer) diagAt(o markers.Origin, where string, sev diag.Severity, p p
 // node where t is used. It stops at a type openapi-gen publishes as a simple
 // type, a named struct (a reference to its definition), or an unnamed slice,
 // map, struct or interface.
-func (a *analyzer) resolve(t types.Type) ([]markers.Origin, types.Type) {
-	var origins []markers.Origin
+func (a *analyzer) resolve(t types.Type) ([]schema.Origin, types.Type) {
+	var origins []schema.Origin
 	for range 64 {
 		t = types.Unalias(t)
 		if simpleType(t) != "" {

@@ -32,7 +32,7 @@
 // name without one; json:"-" fields are skipped, and the fields of embedded
 // structs with an empty json name are inlined.
 //
-// The markers are judged by the CRD path's rules (package validation) on the
+// The markers are judged by the CRD path's rules (package placement) on the
 // same immutability model (package schema): for each definition, the schema
 // tree of a value of its type as openapi-gen describes it, with the
 // definitions it refers to inlined, so that every marker is seen in the

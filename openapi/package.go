@@ -9,7 +9,7 @@ import (
 	"sigs.k8s.io/controller-tools/pkg/loader"
 
 	"github.com/immutable-gen/immutable-gen/diag"
-	"github.com/immutable-gen/immutable-gen/markers"
+	"github.com/immutable-gen/immutable-gen/schema"
 )
 
 // analyzePackage finds the definitions openapi-gen generates for pkg, and
@@ -135,9 +135,9 @@ func skipped(named *types.Named, included, pkgEnabled bool) *problem {
 // (enabled), and returns all markers of the package's types. Markers on
 // other named types are not checked: they are placed where the type is
 // used, possibly in other packages.
-func (a *analyzer) checkPublished(idx *declIndex, enabled bool, unpublished map[string]problem) []markers.Origin {
+func (a *analyzer) checkPublished(idx *declIndex, enabled bool, unpublished map[string]problem) []schema.Origin {
 	scope := idx.pkg.Types.Scope()
-	var marked []markers.Origin
+	var marked []schema.Origin
 	for _, name := range slices.Sorted(maps.Keys(idx.types)) {
 		obj, _ := scope.Lookup(name).(*types.TypeName)
 		if obj == nil {

@@ -1,7 +1,5 @@
 package schema
 
-import "github.com/immutable-gen/immutable-gen/markers"
-
 // EmitExtensions writes the KEP's vendor extensions (and the project's
 // x-immutable-gen-immutable-once for +immutable=once), as JSON booleans, on
 // exactly the nodes the markers name (redundant ones included: they are
@@ -36,16 +34,16 @@ func FromExtensions(raw map[string]any) *Node {
 	return n // readExtensions never fails, so neither does build
 }
 
-func readExtensions(raw map[string]any) ([]markers.Origin, error) {
-	var origins []markers.Origin
+func readExtensions(raw map[string]any) ([]Origin, error) {
+	var origins []Origin
 	if raw[ExtImmutable] == true {
-		origins = append(origins, markers.Origin{Extension: true})
+		origins = append(origins, Origin{Extension: true})
 	}
 	if raw[ExtImmutableKeys] == true {
-		origins = append(origins, markers.Origin{Keys: true, Extension: true})
+		origins = append(origins, Origin{Keys: true, Extension: true})
 	}
 	if raw[ExtImmutableOnce] == true {
-		origins = append(origins, markers.Origin{Once: true, Extension: true})
+		origins = append(origins, Origin{Once: true, Extension: true})
 	}
 	return origins, nil
 }

@@ -14,7 +14,6 @@ import (
 	gengotypes "k8s.io/gengo/v2/types"
 
 	"github.com/immutable-gen/immutable-gen/diag"
-	"github.com/immutable-gen/immutable-gen/markers"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
@@ -87,7 +86,7 @@ func (e *emitter) fail(n *schema.Node, t types.Type, format string, args ...any)
 	if n != nil {
 		e.failed[n] = true
 	}
-	var o *markers.Origin
+	var o *schema.Origin
 	for a := n; a != nil && o == nil; a = a.Parent {
 		if len(a.Origins) > 0 {
 			o = &a.Origins[0]

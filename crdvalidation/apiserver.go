@@ -1,4 +1,12 @@
-package validation
+// Package crdvalidation is the API server's verdict on a generated CRD, in
+// immutable-gen's terms: it runs apiextensions-apiserver's own CRD
+// validation (docs/semantics.md 2.2, rule 7) through a Server, classifies
+// each error by its type and field (ServerClass, stable IDs), finds the
+// bounds a rule over the cost budget needs from the server's per-rule cost,
+// and words each finding once (Findings) for the generators, which report
+// it at the Go marker (Check), and for lint, which reports it at the schema
+// path.
+package crdvalidation
 
 import (
 	"fmt"
@@ -9,7 +17,6 @@ import (
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/immutable-gen/immutable-gen/diag"
-	"github.com/immutable-gen/immutable-gen/markers"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
@@ -17,7 +24,7 @@ import (
 // server's internal version (a bug of the generator, not of the API).
 const IDUnconvertible diag.ID = "IG025"
 
-// APIServer runs apiextensions-apiserver's own CRD validation — the checks
+// Check runs apiextensions-apiserver's own CRD validation — the checks
 // an API server applies when the CRD is created: structural schema,
 // list-type invariants, CEL compilation, transition rules on uncorrelatable
 // paths, the CEL cost budget — on a CRD given as its generic JSON tree.
@@ -28,12 +35,12 @@ const IDUnconvertible diag.ID = "IG025"
 // warnings, reported against the CRD and schema path. srv runs the API
 // server's validation; its error (the validation could not run) is
 // returned.
-func APIServer(srv Server, crd *apiextv1.CustomResourceDefinition, models map[string]*schema.Node, sev diag.Severity) (diag.List, error) {
+func Check(srv Server, crd *apiextv1.CustomResourceDefinition, models map[string]*schema.Node, sev diag.Severity) (diag.List, error) {
 	internal, err := Internal(crd)
 	if err != nil {
 		return diag.List{{ID: IDUnconvertible, Severity: diag.Error, Subject: "CRD " + crd.Name, Message: "cannot convert the generated CRD: " + err.Error()}}, nil
 	}
-	errs, err := ValidateServer(srv, internal)
+	errs, err := Validate(srv, internal)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +156,7 @@ func stripCarriers(s *apiextensions.JSONSchemaProps) {
 		if len(s.XValidations) > 0 {
 			kept := s.XValidations[:0:0]
 			for _, r := range s.XValidations {
-				if !markers.IsCarrier(r.Rule) {
+				if !schema.IsCarrier(r.Rule) {
 					kept = append(kept, r)
 				}
 			}
