@@ -13,7 +13,6 @@ import (
 	"maps"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -67,7 +66,7 @@ type Generator struct {
 
 	// report receives the diagnostics of a run (warnings and notes as well
 	// as errors). When nil, errors are returned from Generate and the rest
-	// is dropped.
+	// is printed to standard error (diag.List.Report).
 	report func(diag.List)
 
 	// server runs the API server's CRD validation of the CRDs with markers
@@ -170,16 +169,9 @@ func (g Generator) Generate(ctx *genall.GenerationContext) error {
 	if err != nil {
 		return err
 	}
-	diags = append(diags, ds...)
-	diags = diags.Sort()
-	if g.report != nil {
-		g.report(diags)
-	}
-	if diags.HasErrors() {
-		if g.report != nil {
-			return fmt.Errorf("crd: the immutability markers have errors")
-		}
-		return diagError(diags)
+	diags = append(diags, ds...).Sort()
+	if err := diags.Report(g.report, "crd"); err != nil {
+		return err
 	}
 	for i, f := range files {
 		w, err := ctx.Open(nil, f.Path)
@@ -240,16 +232,6 @@ func (g Generator) processAll(files []crdmodel.File, mode string, c *cache.Cache
 		diags = append(diags, perFile[i]...)
 	}
 	return out, diags, nil
-}
-
-type diagError diag.List
-
-func (e diagError) Error() string {
-	var lines []string
-	for _, d := range e {
-		lines = append(lines, d.String())
-	}
-	return strings.Join(lines, "\n")
 }
 
 // process runs the immutability pipeline on one CRD and returns the file to

@@ -11,7 +11,9 @@ package diag
 
 import (
 	"cmp"
+	"fmt"
 	"go/token"
+	"os"
 	"slices"
 	"strings"
 )
@@ -138,4 +140,42 @@ func (l List) Sort() List {
 		)
 	})
 	return slices.CompactFunc(out, func(a, b Diagnostic) bool { return a.String() == b.String() })
+}
+
+// Report ends a generator's run (generator names it: `crd`): it hands the
+// diagnostics to report, the caller's printer, and returns the error that
+// stops the run when any is an Error — naming the generator when report
+// printed them, else holding them all, one a line. Without report, the
+// notes and warnings of a run go to standard error. Every generator of
+// immutable-gen ends this way, so a run reads alike whichever wrote it.
+func (l List) Report(report func(List), generator string) error {
+	if report != nil {
+		report(l)
+		if l.HasErrors() {
+			return fmt.Errorf("%s: the immutability markers have errors", generator)
+		}
+		return nil
+	}
+	if l.HasErrors() {
+		return listError(l)
+	}
+	for _, d := range l {
+		fmt.Fprintln(os.Stderr, d)
+	}
+	return nil
+}
+
+// listError is the error of a run with errors and no report function: its
+// diagnostics, one a line.
+type listError List
+
+func (e listError) Error() string {
+	var b strings.Builder
+	for i, d := range e {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(d.String())
+	}
+	return b.String()
 }

@@ -46,7 +46,6 @@ import (
 	"go/types"
 	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -83,11 +82,14 @@ type Generator struct {
 	// IgnoreUnexportedFields ignores unexported fields, as the crd generator's option does.
 	IgnoreUnexportedFields *bool `marker:",optional"`
 
+	// report receives the diagnostics of a run; when nil, errors are
+	// returned from Generate and the rest is printed to standard error
+	// (diag.List.Report).
 	report func(diag.List)
 }
 
 // The IDs of the validators generator's own findings (placement findings
-// are validation's).
+// are package placement's).
 const (
 	// IDUnreached: a marker no CRD kind of the run uses.
 	IDUnreached diag.ID = "IG050"
@@ -181,24 +183,8 @@ func (g Generator) Generate(ctx *genall.GenerationContext) error {
 		}
 		diags = append(diags, ds...).Sort()
 	}
-	if g.report != nil {
-		g.report(diags)
-	} else {
-		for _, d := range diags {
-			if d.Severity != diag.Error {
-				fmt.Fprintln(os.Stderr, d)
-			}
-		}
-	}
-	if diags.HasErrors() {
-		if g.report != nil {
-			return errors.New("validators: the immutability markers have errors")
-		}
-		var lines []string
-		for _, d := range diags {
-			lines = append(lines, d.String())
-		}
-		return errors.New(strings.Join(lines, "\n"))
+	if err := diags.Report(g.report, "validators"); err != nil {
+		return err
 	}
 	pkgs := slices.SortedFunc(maps.Keys(files), func(a, b *loader.Package) int { return strings.Compare(a.PkgPath, b.PkgPath) })
 	for _, pkg := range pkgs {
