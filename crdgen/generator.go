@@ -258,11 +258,11 @@ func (g Generator) process(f crdmodel.File, mode string, c *cache.Cache) ([]byte
 	case ModeExtensions:
 		for _, name := range slices.Sorted(maps.Keys(models)) {
 			schema.EmitExtensions(models[name])
-			diags = append(diags, messageNotes(f.CRD.Name+" "+name, models[name])...)
+			diags = append(diags, messageNotes(f.CRD.Name, name, models[name])...)
 		}
 	default:
 		for _, name := range slices.Sorted(maps.Keys(models)) {
-			diags = append(diags, g.lowerCEL(f.CRD.Name+" "+name, models[name])...)
+			diags = append(diags, g.lowerCEL(f.CRD.Name, name, models[name])...)
 		}
 	}
 	if misplaced {
@@ -344,7 +344,7 @@ func Checks() []diag.Check {
 // messageNotes says, once per +immutable:message, that the extensions
 // output has no place for it: the runtime reports its own messages
 // (docs/semantics.md, "+immutable:message").
-func messageNotes(subject string, model *schema.Node) diag.List {
+func messageNotes(crd, version string, model *schema.Node) diag.List {
 	var out diag.List
 	seen := map[string]bool{}
 	model.Walk(func(n *schema.Node) {
@@ -358,7 +358,8 @@ func messageNotes(subject string, model *schema.Node) diag.List {
 				Pos:      o.Pos,
 				Severity: diag.Note,
 				Marker:   o.Marker(),
-				Schema:   subject,
+				CRD:      crd,
+				Version:  version,
 				Path:     n.Path(),
 				Message:  "its +immutable:message is used by the CEL rules only: the extensions have no place for it, and the immutable-gen runtime reports `field is immutable`",
 			})
@@ -369,7 +370,7 @@ func messageNotes(subject string, model *schema.Node) diag.List {
 
 // lowerCEL emits the CEL rules for one version's model and reports what
 // could not be expressed and what the target Kubernetes version lacks.
-func (g Generator) lowerCEL(subject string, model *schema.Node) diag.List {
+func (g Generator) lowerCEL(crd, version string, model *schema.Node) diag.List {
 	res := schema.EmitCEL(model)
 	var out diag.List
 	for _, x := range res.Inexpressible {
@@ -378,7 +379,8 @@ func (g Generator) lowerCEL(subject string, model *schema.Node) diag.List {
 			Pos:      x.Origin.Pos,
 			Severity: diag.Error,
 			Marker:   x.Origin.Marker(),
-			Schema:   subject,
+			CRD:      crd,
+			Version:  version,
 			Path:     x.Node.Path(),
 			Message:  "cannot be lowered to CEL exactly, and nothing weaker is emitted: " + x.Reason,
 			Fix:      x.Fix,
@@ -390,7 +392,8 @@ func (g Generator) lowerCEL(subject string, model *schema.Node) diag.List {
 			Pos:      x.Origin.Pos,
 			Severity: diag.Warning,
 			Marker:   x.Origin.Marker(),
-			Schema:   subject,
+			CRD:      crd,
+			Version:  version,
 			Path:     x.Node.Path(),
 			Message:  "lowered to CEL with one blind spot: " + x.Reason,
 			Fix:      x.Fix,
@@ -408,7 +411,8 @@ func (g Generator) lowerCEL(subject string, model *schema.Node) diag.List {
 		d := diag.Diagnostic{
 			ID:       IDKubeVersion,
 			Severity: diag.Error,
-			Schema:   subject,
+			CRD:      crd,
+			Version:  version,
 			Message:  fmt.Sprintf("the CEL rules need Kubernetes %s or later (two-variable comprehensions, for atomic lists and the order of list maps), but crd:kubeVersion=%s", res.MinKubeVersion(), g.KubeVersion),
 			Fix:      "raise kubeVersion, make the lists +listType=map, or generate with crd:immutability=extensions and enforce with the immutable-gen runtime",
 		}

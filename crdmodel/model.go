@@ -105,7 +105,7 @@ func Build(name string, obj map[string]any) (map[string]*schema.Node, diag.List,
 			return nil, nil, fmt.Errorf("%s %s: %w", name, version, err)
 		}
 		models[version] = model
-		diags = append(diags, placement.Check(name+" "+version, model)...)
+		diags = append(diags, placement.Check(name, version, model)...)
 	}
 	return models, diags, nil
 }

@@ -9,7 +9,6 @@
 package crdvalidation
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -98,7 +97,9 @@ func boundsDiagnostics(crd *apiextv1.CustomResourceDefinition, models map[string
 							Pos:      o.Pos,
 							Severity: sev,
 							Marker:   o.Marker(),
-							Schema:   fmt.Sprintf("CRD %s %s", crd.Name, v.Name),
+							Subject:  "CRD",
+							CRD:      crd.Name,
+							Version:  v.Name,
 							Path:     n.Path(),
 							Message:  "the CEL rules for this marker put the CRD over the API server's CEL cost budget: what they iterate or compare has no bound",
 						}}
@@ -174,10 +175,7 @@ func stripCarriers(s *apiextensions.JSONSchemaProps) {
 // nearest marker at or above the node, else (the whole schema's cost) the
 // first rule emitted. A finding at no marker is a warning.
 func diagnostic(crd string, f Finding, models map[string]*schema.Node, sev diag.Severity) diag.Diagnostic {
-	d := diag.Diagnostic{ID: f.ID, Severity: diag.Warning, Schema: "CRD " + crd, Path: strings.TrimPrefix(f.Path, "<crd>."), Message: f.Message, Fix: f.Fix}
-	if f.Version != "" {
-		d.Schema += " " + f.Version
-	}
+	d := diag.Diagnostic{ID: f.ID, Severity: diag.Warning, Subject: "CRD", CRD: crd, Version: f.Version, Path: strings.TrimPrefix(f.Path, "<crd>."), Message: f.Message, Fix: f.Fix}
 	if f.Node == nil {
 		return d
 	}

@@ -90,7 +90,7 @@ type Finding struct {
 // KEP's placement rules, and warns about markers under an optional spec
 // (OptionalAncestors). subject names the schema (e.g. `widgets.example.com
 // v1`) in messages.
-func Check(subject string, root *schema.Node) diag.List {
+func Check(crd, version string, root *schema.Node) diag.List {
 	var out diag.List
 	for _, f := range Findings(root) {
 		out = append(out, diag.Diagnostic{
@@ -98,14 +98,15 @@ func Check(subject string, root *schema.Node) diag.List {
 			Pos:      f.Origin.Pos,
 			Severity: f.Severity,
 			Marker:   f.Origin.Marker(),
-			Schema:   subject,
+			CRD:      crd,
+			Version:  version,
 			Path:     f.Node.Path(),
 			Related:  related(f),
 			Message:  f.Message,
 			Fix:      f.Fix,
 		})
 	}
-	return append(out, OptionalAncestors(subject, root)...)
+	return append(out, OptionalAncestors(crd, version, root)...)
 }
 
 // related are the positions of the markers on the node a finding relates

@@ -148,7 +148,7 @@ func TestPlacementSchemaRules(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []string
-			for _, d := range Check("test v1", root).Sort() {
+			for _, d := range Check("test", "v1", root).Sort() {
 				if d.Severity == diag.Error {
 					got = append(got, d.String())
 				}

@@ -254,7 +254,7 @@ func renderPackage(pkg *loader.Package, models []crdmodel.Model, header string) 
 		if !ok || structOf(named) == nil {
 			return nil, nil, fmt.Errorf("%s: kind %s is not a struct type of the package", pkg.PkgPath, m.Kind)
 		}
-		e.subject = m.CRD + " " + m.Version
+		e.crd, e.version = m.CRD, m.Version
 		e.root(named, m.Root)
 	}
 	var body bytes.Buffer
