@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/immutable-gen/immutable-gen/crdvalidation"
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
@@ -47,7 +48,7 @@ func (c *crdLint) describedOnly(root *schema.Node, rules map[*schema.Node][]rule
 // on n or above it.
 func enforced(n *schema.Node, rules map[*schema.Node][]rule) bool {
 	for x := n; x != nil; x = x.Parent {
-		if x.ExtensionTrue(schema.ExtImmutable) || x.ExtensionTrue(schema.ExtImmutableOnce) || x.ExtensionTrue(schema.ExtImmutableKeys) && x == n {
+		if x.ExtensionTrue(extension.Immutable) || x.ExtensionTrue(extension.ImmutableOnce) || x.ExtensionTrue(extension.ImmutableKeys) && x == n {
 			return true
 		}
 		for _, r := range rules[x] {

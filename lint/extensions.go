@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/immutable-gen/immutable-gen/placement"
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
@@ -15,7 +16,7 @@ func (c *crdLint) extensions(root *schema.Node) {
 	var first string
 	count := 0
 	root.Walk(func(n *schema.Node) {
-		for _, ext := range []string{schema.ExtImmutable, schema.ExtImmutableKeys, schema.ExtImmutableOnce} {
+		for _, ext := range extension.Names() {
 			v, ok := n.Extension(ext)
 			if !ok {
 				continue
@@ -28,7 +29,7 @@ func (c *crdLint) extensions(root *schema.Node) {
 				c.badValue(n.Path(), ext, v)
 			}
 		}
-		for _, h := range n.HiddenExtensions(schema.ExtImmutable, schema.ExtImmutableKeys, schema.ExtImmutableOnce) {
+		for _, h := range n.HiddenExtensions(extension.Names()...) {
 			if count == 0 {
 				first = n.Path()
 			}

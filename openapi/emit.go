@@ -50,8 +50,7 @@ func render(res *pkgResult, header string) ([]byte, error) {
 
 // extensionNames are the constants of package immutableopenapi the
 // generated code names the extensions by, per form; the set-once extension
-// is the one the runtime reads (runtime.ExtImmutableOnce,
-// schema.ExtImmutableOnce).
+// is the one the runtime reads (runtime/extension.ImmutableOnce).
 var extensionNames = [...]string{
 	immutableForm: "Immutable",
 	keysForm:      "ImmutableKeys",

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/immutable-gen/immutable-gen/diag"
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
@@ -191,11 +192,11 @@ func (w words) name(o schema.Origin) string {
 	case !w.extensions:
 		return o.Marker()
 	case o.Keys:
-		return schema.ExtImmutableKeys
+		return extension.ImmutableKeys
 	case o.Once:
-		return schema.ExtImmutableOnce
+		return extension.ImmutableOnce
 	}
-	return schema.ExtImmutable
+	return extension.Immutable
 }
 
 // subject starts a sentence about the origin o: nothing for a marker (a
@@ -204,11 +205,11 @@ func (w words) name(o schema.Origin) string {
 func (w words) subject(o schema.Origin) string { return w.pick("", w.name(o)+" ") }
 
 // write is what to write for +immutable, in a fix.
-func (w words) write() string { return w.pick("+immutable", "`"+schema.ExtImmutable+": true`") }
+func (w words) write() string { return w.pick("+immutable", "`"+extension.Immutable+": true`") }
 
 // immutable, keys and once name the three forms.
 func (w words) immutable() string { return w.name(schema.Origin{}) }
-func (w words) keys() string      { return w.pick("=keys", schema.ExtImmutableKeys) }
+func (w words) keys() string      { return w.pick("=keys", extension.ImmutableKeys) }
 func (w words) once() string      { return w.name(schema.Origin{Once: true}) }
 
 // haveKeys says what has keys.
@@ -381,7 +382,7 @@ func checkListMapKeys(n *schema.Node, o schema.Origin, report reporter) {
 		fix := fmt.Sprintf("add // +immutable to the list map key field %q of the item type", key)
 		switch {
 		case o.Extension:
-			fix = fmt.Sprintf("add `%s: true` to the key property %s", schema.ExtImmutable, k.Path())
+			fix = fmt.Sprintf("add `%s: true` to the key property %s", extension.Immutable, k.Path())
 		case goField != "":
 			fix = fmt.Sprintf("add // +immutable to the key field %s", goField)
 		}

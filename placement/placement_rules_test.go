@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/immutable-gen/immutable-gen/diag"
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
@@ -25,7 +26,7 @@ func asMarkers(t *testing.T, js string) map[string]any {
 		for _, form := range []struct {
 			ext string
 			o   schema.Origin
-		}{{schema.ExtImmutable, schema.Origin{}}, {schema.ExtImmutableKeys, schema.Origin{Keys: true}}, {schema.ExtImmutableOnce, schema.Origin{Once: true}}} {
+		}{{extension.Immutable, schema.Origin{}}, {extension.ImmutableKeys, schema.Origin{Keys: true}}, {extension.ImmutableOnce, schema.Origin{Once: true}}} {
 			if s[form.ext] != true {
 				continue
 			}

@@ -1,5 +1,7 @@
 package schema
 
+import "github.com/immutable-gen/immutable-gen/runtime/extension"
+
 // EmitExtensions writes the KEP's vendor extensions (and the project's
 // x-immutable-gen-immutable-once for +immutable=once), as JSON booleans, on
 // exactly the nodes the markers name (redundant ones included: they are
@@ -7,13 +9,13 @@ package schema
 func EmitExtensions(root *Node) {
 	root.Walk(func(n *Node) {
 		if n.Immutable() {
-			n.raw[ExtImmutable] = true
+			n.raw[extension.Immutable] = true
 		}
 		if n.ImmutableKeys() {
-			n.raw[ExtImmutableKeys] = true
+			n.raw[extension.ImmutableKeys] = true
 		}
 		if n.ImmutableOnce() {
-			n.raw[ExtImmutableOnce] = true
+			n.raw[extension.ImmutableOnce] = true
 		}
 	})
 }
@@ -36,13 +38,13 @@ func FromExtensions(raw map[string]any) *Node {
 
 func readExtensions(raw map[string]any) ([]Origin, error) {
 	var origins []Origin
-	if raw[ExtImmutable] == true {
+	if raw[extension.Immutable] == true {
 		origins = append(origins, Origin{Extension: true})
 	}
-	if raw[ExtImmutableKeys] == true {
+	if raw[extension.ImmutableKeys] == true {
 		origins = append(origins, Origin{Keys: true, Extension: true})
 	}
-	if raw[ExtImmutableOnce] == true {
+	if raw[extension.ImmutableOnce] == true {
 		origins = append(origins, Origin{Once: true, Extension: true})
 	}
 	return origins, nil

@@ -13,15 +13,6 @@ import (
 	"strings"
 )
 
-// Extension names from the KEP, and the project's own extension for
-// +immutable=once, which goes beyond the KEP (so it is not under
-// x-kubernetes-, which belongs to Kubernetes).
-const (
-	ExtImmutable     = "x-kubernetes-immutable"
-	ExtImmutableKeys = "x-kubernetes-immutable-keys"
-	ExtImmutableOnce = "x-immutable-gen-immutable-once"
-)
-
 // Edge says how a node is reached from its parent.
 type Edge int
 

@@ -5,6 +5,8 @@ import (
 	"go/token"
 	"strings"
 	"testing"
+
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 )
 
 const carrierRule = `@immutable-gen:origin {"pos":{"Filename":"types.go","Offset":0,"Line":3,"Column":2},"decl":{"Filename":"types.go","Offset":0,"Line":4,"Column":2},"type":"x.Spec","field":"A"}`
@@ -30,8 +32,8 @@ func TestBuildTakesCarriers(t *testing.T) {
 		t.Errorf("b: other rules must stay: %v", rules)
 	}
 	EmitExtensions(root)
-	if a.raw[ExtImmutable] != true {
-		t.Errorf("a: extension not emitted as boolean true: %#v", a.raw[ExtImmutable])
+	if a.raw[extension.Immutable] != true {
+		t.Errorf("a: extension not emitted as boolean true: %#v", a.raw[extension.Immutable])
 	}
 }
 
