@@ -6,8 +6,8 @@ import (
 
 	apiservercel "k8s.io/apiserver/pkg/cel"
 
+	"github.com/immutable-gen/immutable-gen/crdvalidation"
 	"github.com/immutable-gen/immutable-gen/schema"
-	"github.com/immutable-gen/immutable-gen/validation"
 )
 
 // onceSet matches the messages of rules meant to make a field immutable
@@ -70,5 +70,5 @@ func (c *crdLint) optionalAncestor(a *celAnalysis, n *schema.Node, guard rule) {
 		how = "removed, and the field with it"
 	}
 	c.report(c.version, n.Path(), IDOptionalAncestor, fix,
-		"immutable by the rule `%s`, but its optional ancestor %s can be %s: nothing compares the presence of %s, and a transition rule runs only where the field exists in the old and the new object", validation.ShortRule(guard.text), top.Path(), how, top.Path())
+		"immutable by the rule `%s`, but its optional ancestor %s can be %s: nothing compares the presence of %s, and a transition rule runs only where the field exists in the old and the new object", crdvalidation.ShortRule(guard.text), top.Path(), how, top.Path())
 }

@@ -3,9 +3,9 @@ package lint
 import (
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
+	"github.com/immutable-gen/immutable-gen/crdvalidation"
+	"github.com/immutable-gen/immutable-gen/crdvalidation/apiserver"
 	"github.com/immutable-gen/immutable-gen/schema"
-	"github.com/immutable-gen/immutable-gen/validation"
-	"github.com/immutable-gen/immutable-gen/validation/apiserver"
 )
 
 // apiServer runs apiextensions-apiserver's own validation of a new CRD —
@@ -14,12 +14,12 @@ import (
 // reports each error, as validation classifies it, at its schema path
 // (IG020–IG024).
 func (c *crdLint) apiServer(crd *apiextv1.CustomResourceDefinition) {
-	internal, err := validation.Internal(crd)
+	internal, err := crdvalidation.Internal(crd)
 	if err != nil {
 		c.report("", "<crd>", IDRefused, "fix the manifest", "the API server cannot read this CRD: %v", err)
 		return
 	}
-	errs, err := validation.ValidateServer(apiserver.InProcess{}, internal)
+	errs, err := crdvalidation.Validate(apiserver.InProcess{}, internal)
 	if err != nil {
 		c.report("", "<crd>", IDRefused, "fix the manifest", "the API server's CRD validation did not run: %v", err)
 		return
@@ -29,7 +29,7 @@ func (c *crdLint) apiServer(crd *apiextv1.CustomResourceDefinition) {
 		rules := c.parseRules(n)
 		return i < len(rules) && rules[i].expr != nil && guards(n, rules[i])
 	}
-	for _, f := range validation.Findings(internal, errs, c.models, hasRules, guards) {
-		c.report(f.Version, f.Path, f.ID, f.BoundsFix(func(b validation.Bound) string { return b.Keyword }), "%s", f.Message)
+	for _, f := range crdvalidation.Findings(internal, errs, c.models, hasRules, guards) {
+		c.report(f.Version, f.Path, f.ID, f.BoundsFix(func(b crdvalidation.Bound) string { return b.Keyword }), "%s", f.Message)
 	}
 }

@@ -11,9 +11,9 @@ import (
 	"sigs.k8s.io/controller-tools/pkg/genall"
 
 	"github.com/immutable-gen/immutable-gen/crdgen"
+	"github.com/immutable-gen/immutable-gen/crdvalidation/apiserver"
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/output"
-	"github.com/immutable-gen/immutable-gen/validation/apiserver"
 )
 
 // BenchmarkFiles100 lints 100 CRD manifests in one Files call, as

@@ -4,8 +4,9 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/immutable-gen/immutable-gen/crdvalidation"
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 	"github.com/immutable-gen/immutable-gen/schema"
-	"github.com/immutable-gen/immutable-gen/validation"
 )
 
 // describedImmutable matches descriptions that promise immutability: "This
@@ -47,7 +48,7 @@ func (c *crdLint) describedOnly(root *schema.Node, rules map[*schema.Node][]rule
 // on n or above it.
 func enforced(n *schema.Node, rules map[*schema.Node][]rule) bool {
 	for x := n; x != nil; x = x.Parent {
-		if x.ExtensionTrue(schema.ExtImmutable) || x.ExtensionTrue(schema.ExtImmutableOnce) || x.ExtensionTrue(schema.ExtImmutableKeys) && x == n {
+		if x.ExtensionTrue(extension.Immutable) || x.ExtensionTrue(extension.ImmutableOnce) || x.ExtensionTrue(extension.ImmutableKeys) && x == n {
 			return true
 		}
 		for _, r := range rules[x] {
@@ -69,5 +70,5 @@ func sentence(s string, loc []int) string {
 	if i := strings.IndexAny(s[loc[1]:], ".\n"); i >= 0 {
 		end = loc[1] + i + 1
 	}
-	return validation.ShortRule(strings.TrimSpace(s[start:end]))
+	return crdvalidation.ShortRule(strings.TrimSpace(s[start:end]))
 }

@@ -9,7 +9,7 @@
 //   - the KEP's vendor extensions (x-kubernetes-immutable,
 //     x-kubernetes-immutable-keys) where the KEP forbids them or where they
 //     mean nothing, checked with the same placement rules immutable-gen
-//     applies to its markers (validation.PlacementFindings on a model read by
+//     applies to its markers (placement.Findings on a model read by
 //     schema.FromExtensions), and that `kubectl apply` rejects them;
 //   - CEL transition rules that do not make a field as immutable as they
 //     look: an optional field guarded by `self == oldSelf` whose presence no
@@ -35,8 +35,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/immutable-gen/immutable-gen/crdvalidation"
 	"github.com/immutable-gen/immutable-gen/diag"
-	"github.com/immutable-gen/immutable-gen/validation"
+	"github.com/immutable-gen/immutable-gen/placement"
 )
 
 // Severity of a finding: diag's severities, in lint's words (a note is
@@ -70,54 +71,40 @@ func ParseSeverity(s string) (Severity, error) {
 	return 0, fmt.Errorf("unknown severity %q: want info, warning or error", s)
 }
 
-// Finding is one problem in one version of one CRD.
-type Finding struct {
-	// File is the manifest as it was named (a path given or found in a
-	// directory given).
-	File string
-	// CRD is the CRD's name, e.g. widgets.example.com.
-	CRD string
-	// Version is the CRD version whose schema the path is in; empty for a
-	// finding about the CRD itself.
-	Version string
-	// Path is where in the object the finding is: `spec.ports[*].name`,
-	// `<root>` for the object itself, and for findings outside the schema
-	// the CRD's own field prefixed with `<crd>.`, e.g. `<crd>.spec.names.plural`.
-	Path     string
-	ID       diag.ID
-	Severity Severity
-	Message  string
-	Fix      string
-}
+// A finding of lint is a diag.Diagnostic, the one diagnostic type of
+// immutable-gen: Pos.Filename is the manifest as it was named (a path given
+// or found in a directory given), CRD the CRD's name, Version the CRD
+// version whose schema Path is in ("" for a finding about the CRD itself),
+// Path where in the object the finding is (`spec.ports[*].name`, `<root>`
+// for the object itself, and for findings outside the schema the CRD's own
+// field prefixed with `<crd>.`, e.g. `<crd>.spec.names.plural`).
 
-// String renders the finding as one line:
+// Format renders a finding of lint as one line:
 //
 //	FILE: CRD/VERSION PATH: SEVERITY[ID]: MESSAGE; fix: FIX
-func (f Finding) String() string {
+func Format(f diag.Diagnostic) string {
 	where := f.CRD
 	if f.Version != "" {
 		where += "/" + f.Version
 	}
-	s := fmt.Sprintf("%s: %s %s: %s[%s]: %s", f.File, where, f.Path, severityName(f.Severity), f.ID, f.Message)
+	s := fmt.Sprintf("%s: %s %s: %s[%s]: %s", f.Pos.Filename, where, f.Path, severityName(f.Severity), f.ID, f.Message)
 	if f.Fix != "" {
 		s += "; fix: " + f.Fix
 	}
 	return s
 }
 
-// MarshalJSON renders the finding as one JSON object, the severity by its
+// jsonFinding is a finding of lint as one JSON object, the severity by its
 // name.
-func (f Finding) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		File     string `json:"file"`
-		CRD      string `json:"crd"`
-		Version  string `json:"version"`
-		Path     string `json:"path"`
-		ID       string `json:"id"`
-		Severity string `json:"severity"`
-		Message  string `json:"message"`
-		Fix      string `json:"fix"`
-	}{f.File, f.CRD, f.Version, f.Path, string(f.ID), severityName(f.Severity), f.Message, f.Fix})
+type jsonFinding struct {
+	File     string `json:"file"`
+	CRD      string `json:"crd"`
+	Version  string `json:"version"`
+	Path     string `json:"path"`
+	ID       string `json:"id"`
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+	Fix      string `json:"fix"`
 }
 
 // Check describes one kind of finding.
@@ -129,26 +116,26 @@ type Check = diag.Check
 // report them too.
 const (
 	IDExtensionValue     diag.ID = "IG001"
-	IDExtensionForbidden         = validation.IDForbiddenPlace
-	IDKeysWithoutKeys            = validation.IDNoKeys
-	IDExtensionsBoth             = validation.IDExclusive
-	IDListMapKey                 = validation.IDListMapKey
-	IDInsideSet                  = validation.IDNoEffect
-	IDRedundant                  = validation.IDRedundant
+	IDExtensionForbidden         = placement.IDForbiddenPlace
+	IDKeysWithoutKeys            = placement.IDNoKeys
+	IDExtensionsBoth             = placement.IDExclusive
+	IDListMapKey                 = placement.IDListMapKey
+	IDInsideSet                  = placement.IDNoEffect
+	IDRedundant                  = placement.IDRedundant
 	IDKubectlApply       diag.ID = "IG008"
 	IDExtensionIgnored   diag.ID = "IG009"
 	IDPresence           diag.ID = "IG010"
 	IDOnceSet            diag.ID = "IG011"
 	IDListMapOrder       diag.ID = "IG012"
-	IDOptionalAncestor           = validation.IDOptionalAncestor
+	IDOptionalAncestor           = placement.IDOptionalAncestor
 	IDDescribedOnly      diag.ID = "IG014"
-	IDOnceNotProperty            = validation.IDOnceProperty
-	IDOnceRequired               = validation.IDOnceRequired
-	IDUncorrelatable             = validation.IDUncorrelatable
-	IDCost                       = validation.IDCost
-	IDOptionalOldSelf            = validation.IDOptionalOldSelf
-	IDRuleInvalid                = validation.IDRuleInvalid
-	IDRefused                    = validation.IDRefused
+	IDOnceNotProperty            = placement.IDOnceProperty
+	IDOnceRequired               = placement.IDOnceRequired
+	IDUncorrelatable             = crdvalidation.IDUncorrelatable
+	IDCost                       = crdvalidation.IDCost
+	IDOptionalOldSelf            = crdvalidation.IDOptionalOldSelf
+	IDRuleInvalid                = crdvalidation.IDRuleInvalid
+	IDRefused                    = crdvalidation.IDRefused
 )
 
 // Catalog lists every check, by ID.
@@ -183,7 +170,7 @@ type Result struct {
 	// Findings in input order: files as given (directories in lexical
 	// order), documents in file order, CRD versions in manifest order, then
 	// by path and ID.
-	Findings []Finding
+	Findings []diag.Diagnostic
 	// Skipped are the documents that are not CRDs, e.g. "deploy.yaml:
 	// document 2 (apps/v1 Deployment) is not a CustomResourceDefinition".
 	Skipped []string
@@ -208,9 +195,9 @@ func (r Result) Count(min Severity) int {
 
 // JSON renders the findings as a JSON array (never null), indented.
 func (r Result) JSON() ([]byte, error) {
-	findings := r.Findings
-	if findings == nil {
-		findings = []Finding{}
+	findings := []jsonFinding{}
+	for _, f := range r.Findings {
+		findings = append(findings, jsonFinding{f.Pos.Filename, f.CRD, f.Version, f.Path, string(f.ID), severityName(f.Severity), f.Message, f.Fix})
 	}
 	b, err := json.MarshalIndent(findings, "", "  ")
 	if err != nil {
@@ -223,7 +210,7 @@ func (r Result) JSON() ([]byte, error) {
 func (r Result) Text() string {
 	var b strings.Builder
 	for _, f := range r.Findings {
-		b.WriteString(f.String())
+		b.WriteString(Format(f))
 		b.WriteByte('\n')
 	}
 	return b.String()

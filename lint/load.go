@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/token"
 	"io"
 	"io/fs"
 	"os"
@@ -305,7 +306,7 @@ func partialCRD(obj map[string]any) []string {
 
 // crd lints one apiextensions.k8s.io/v1 CRD given as JSON and as its
 // generic tree.
-func (l *linter) crd(file string, raw []byte, obj map[string]any) ([]Finding, error) {
+func (l *linter) crd(file string, raw []byte, obj map[string]any) ([]diag.Diagnostic, error) {
 	var crd apiextv1.CustomResourceDefinition
 	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(raw, &crd); err != nil {
 		name := ""
@@ -347,7 +348,7 @@ type crdLint struct {
 	order  []string
 	// version is the version being linted.
 	version  string
-	findings []Finding
+	findings []diag.Diagnostic
 }
 
 func (c *crdLint) report(version, path string, id diag.ID, fix, format string, args ...any) {
@@ -357,15 +358,15 @@ func (c *crdLint) report(version, path string, id diag.ID, fix, format string, a
 			sev = ch.Severity
 		}
 	}
-	c.findings = append(c.findings, Finding{
-		File: c.file, CRD: c.name, Version: version, Path: path,
+	c.findings = append(c.findings, diag.Diagnostic{
+		Pos: token.Position{Filename: c.file}, CRD: c.name, Version: version, Path: path,
 		ID: id, Severity: sev, Message: fmt.Sprintf(format, args...), Fix: fix,
 	})
 }
 
 // sorted returns the findings by version (manifest order), path, ID and
 // message, without duplicates.
-func (c *crdLint) sorted() []Finding {
+func (c *crdLint) sorted() []diag.Diagnostic {
 	rank := func(v string) int {
 		if i := slices.Index(c.order, v); i >= 0 {
 			return i + 1
@@ -373,7 +374,7 @@ func (c *crdLint) sorted() []Finding {
 		return 0 // the CRD itself first
 	}
 	out := slices.Clone(c.findings)
-	slices.SortStableFunc(out, func(a, b Finding) int {
+	slices.SortStableFunc(out, func(a, b diag.Diagnostic) int {
 		return cmp.Or(
 			cmp.Compare(rank(a.Version), rank(b.Version)),
 			cmp.Compare(a.Path, b.Path),
@@ -381,5 +382,5 @@ func (c *crdLint) sorted() []Finding {
 			cmp.Compare(a.Message, b.Message),
 		)
 	})
-	return slices.Compact(out)
+	return slices.CompactFunc(out, func(a, b diag.Diagnostic) bool { return Format(a) == Format(b) })
 }

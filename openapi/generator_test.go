@@ -235,7 +235,7 @@ func TestUntagged(t *testing.T) {
 }
 
 // TestOncePlacement checks the placement rules of +immutable=once, the
-// CRD path's (package validation, with its texts): allowed on properties,
+// CRD path's (package placement, with its texts): allowed on properties,
 // an error on list items and map values, exclusive with the other forms on
 // one node (type and field included), a note on a required property. A
 // +immutable:message beside it gets a note: it is not carried. A failing
@@ -271,7 +271,7 @@ func TestOncePlacement(t *testing.T) {
 }
 
 // TestContext checks markers that can only be judged in the objects they
-// end up in (package validation judges them on the definitions' trees, with
+// end up in (package placement judges them on the definitions' trees, with
 // the definitions they use inlined), each reported once: a field marker
 // below an immutable field of another type (redundant, a note, once for its
 // two uses), in the items of a set (no effect, a warning), a set-once struct

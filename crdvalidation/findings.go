@@ -1,4 +1,4 @@
-package validation
+package crdvalidation
 
 import (
 	"fmt"
@@ -271,19 +271,10 @@ func ShortRule(s string) string {
 	return s
 }
 
-// Checks describes validation's findings: the placement rules (for a
-// marker or an extension alike) and the API server's refusals.
+// Checks describes the API server's refusals of a CRD, as this package
+// words them.
 func Checks() []diag.Check {
 	return []diag.Check{
-		{ID: IDForbiddenPlace, Severity: diag.Error, Title: "immutability at the root, in metadata, or on apiVersion or kind"},
-		{ID: IDNoKeys, Severity: diag.Error, Title: "=keys (x-kubernetes-immutable-keys) on a node without keys (set, atomic list, atomic map, struct, scalar)"},
-		{ID: IDExclusive, Severity: diag.Error, Title: "two exclusive forms (+immutable, =keys, =once) on one node"},
-		{ID: IDListMapKey, Severity: diag.Error, Title: "=keys on a list map whose key is not immutable"},
-		{ID: IDNoEffect, Severity: diag.Warning, Title: "immutability inside the items of a set, where it has no effect"},
-		{ID: IDRedundant, Severity: diag.Note, Title: "immutability inside an already immutable subtree"},
-		{ID: IDOptionalAncestor, Severity: diag.Warning, Title: "immutable fields under an optional spec, which can be removed and added back"},
-		{ID: IDOnceProperty, Severity: diag.Error, Title: "=once on list items or map values, which are never set later"},
-		{ID: IDOnceRequired, Severity: diag.Note, Title: "=once on a required property, where it is +immutable"},
 		{ID: IDUncorrelatable, Severity: diag.Error, Title: "oldSelf under the items of an atomic list or a set: the API server refuses the rule"},
 		{ID: IDCost, Severity: diag.Error, Title: "rules over the CEL cost budget: the API server refuses the CRD (the fix names the bounds)"},
 		{ID: IDOptionalOldSelf, Severity: diag.Error, Title: "optionalOldSelf on a rule that does not use oldSelf: the API server refuses the CRD"},

@@ -1,4 +1,4 @@
-package validation
+package placement
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/immutable-gen/immutable-gen/diag"
-	"github.com/immutable-gen/immutable-gen/markers"
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
@@ -25,8 +25,8 @@ func asMarkers(t *testing.T, js string) map[string]any {
 	schema.VisitJSON(raw, func(_ schema.Steps, s map[string]any) bool {
 		for _, form := range []struct {
 			ext string
-			o   markers.Origin
-		}{{schema.ExtImmutable, markers.Origin{}}, {schema.ExtImmutableKeys, markers.Origin{Keys: true}}, {schema.ExtImmutableOnce, markers.Origin{Once: true}}} {
+			o   schema.Origin
+		}{{extension.Immutable, schema.Origin{}}, {extension.ImmutableKeys, schema.Origin{Keys: true}}, {extension.ImmutableOnce, schema.Origin{Once: true}}} {
 			if s[form.ext] != true {
 				continue
 			}
@@ -65,7 +65,7 @@ func TestPlacementRules(t *testing.T) {
 	cases := []struct {
 		name     string
 		schema   string
-		rule     PlacementRule
+		rule     Rule
 		severity diag.Severity
 		path     string // of the node
 		detail   string
@@ -176,7 +176,7 @@ func TestPlacementRules(t *testing.T) {
 					}
 					want = tc.marker
 				}
-				findings := PlacementFindings(root)
+				findings := Findings(root)
 				if len(findings) == 0 {
 					t.Fatal("no finding")
 				}

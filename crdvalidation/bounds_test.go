@@ -1,8 +1,9 @@
-package validation
+package crdvalidation
 
 import (
 	"encoding/json"
 	"fmt"
+	"go/token"
 	"regexp"
 	"sort"
 	"strconv"
@@ -14,9 +15,9 @@ import (
 	apivalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/immutable-gen/immutable-gen/crdvalidation/apiserver"
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/schema"
-	"github.com/immutable-gen/immutable-gen/validation/apiserver"
 )
 
 // TestCostDiagnosticsSuffice is the loop a user follows: generate, add
@@ -210,7 +211,7 @@ func generateForCost(t *testing.T, src string) diag.List {
 		t.Fatal(err)
 	}
 	srv := &countingServer{}
-	ds, err := APIServer(srv, &typed, map[string]*schema.Node{"v1": model}, diag.Error)
+	ds, err := Check(srv, &typed, map[string]*schema.Node{"v1": model}, diag.Error)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,4 +290,12 @@ func TestCostLimitsAreTheServers(t *testing.T) {
 		t.Errorf("limits %d, %d; the API server's are %d, %d", PerRuleCostLimit, SchemaCostLimit,
 			apivalidation.StaticEstimatedCostLimit, apivalidation.StaticEstimatedCRDCostLimit)
 	}
+}
+
+// mark marks n with a +immutable (or =keys) carrier at the given line.
+func mark(t *testing.T, n map[string]any, keys bool, line int) map[string]any {
+	t.Helper()
+	o := schema.Origin{Keys: keys, Type: "example.com/v1.Spec", Field: "F", Pos: token.Position{Filename: "types.go", Line: line, Column: 2}}
+	n["x-kubernetes-validations"] = []any{map[string]any{"rule": o.Carrier()}}
+	return n
 }

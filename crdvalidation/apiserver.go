@@ -1,7 +1,14 @@
-package validation
+// Package crdvalidation is the API server's verdict on a generated CRD, in
+// immutable-gen's terms: it runs apiextensions-apiserver's own CRD
+// validation (docs/semantics.md 2.2, rule 7) through a Server, classifies
+// each error by its type and field (ServerClass, stable IDs), finds the
+// bounds a rule over the cost budget needs from the server's per-rule cost,
+// and words each finding once (Findings) for the generators, which report
+// it at the Go marker (Check), and for lint, which reports it at the schema
+// path.
+package crdvalidation
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -9,7 +16,6 @@ import (
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/immutable-gen/immutable-gen/diag"
-	"github.com/immutable-gen/immutable-gen/markers"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
@@ -17,7 +23,7 @@ import (
 // server's internal version (a bug of the generator, not of the API).
 const IDUnconvertible diag.ID = "IG025"
 
-// APIServer runs apiextensions-apiserver's own CRD validation — the checks
+// Check runs apiextensions-apiserver's own CRD validation — the checks
 // an API server applies when the CRD is created: structural schema,
 // list-type invariants, CEL compilation, transition rules on uncorrelatable
 // paths, the CEL cost budget — on a CRD given as its generic JSON tree.
@@ -28,12 +34,12 @@ const IDUnconvertible diag.ID = "IG025"
 // warnings, reported against the CRD and schema path. srv runs the API
 // server's validation; its error (the validation could not run) is
 // returned.
-func APIServer(srv Server, crd *apiextv1.CustomResourceDefinition, models map[string]*schema.Node, sev diag.Severity) (diag.List, error) {
+func Check(srv Server, crd *apiextv1.CustomResourceDefinition, models map[string]*schema.Node, sev diag.Severity) (diag.List, error) {
 	internal, err := Internal(crd)
 	if err != nil {
 		return diag.List{{ID: IDUnconvertible, Severity: diag.Error, Subject: "CRD " + crd.Name, Message: "cannot convert the generated CRD: " + err.Error()}}, nil
 	}
-	errs, err := ValidateServer(srv, internal)
+	errs, err := Validate(srv, internal)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +97,9 @@ func boundsDiagnostics(crd *apiextv1.CustomResourceDefinition, models map[string
 							Pos:      o.Pos,
 							Severity: sev,
 							Marker:   o.Marker(),
-							Schema:   fmt.Sprintf("CRD %s %s", crd.Name, v.Name),
+							Subject:  "CRD",
+							CRD:      crd.Name,
+							Version:  v.Name,
 							Path:     n.Path(),
 							Message:  "the CEL rules for this marker put the CRD over the API server's CEL cost budget: what they iterate or compare has no bound",
 						}}
@@ -149,7 +157,7 @@ func stripCarriers(s *apiextensions.JSONSchemaProps) {
 		if len(s.XValidations) > 0 {
 			kept := s.XValidations[:0:0]
 			for _, r := range s.XValidations {
-				if !markers.IsCarrier(r.Rule) {
+				if !schema.IsCarrier(r.Rule) {
 					kept = append(kept, r)
 				}
 			}
@@ -167,10 +175,7 @@ func stripCarriers(s *apiextensions.JSONSchemaProps) {
 // nearest marker at or above the node, else (the whole schema's cost) the
 // first rule emitted. A finding at no marker is a warning.
 func diagnostic(crd string, f Finding, models map[string]*schema.Node, sev diag.Severity) diag.Diagnostic {
-	d := diag.Diagnostic{ID: f.ID, Severity: diag.Warning, Schema: "CRD " + crd, Path: strings.TrimPrefix(f.Path, "<crd>."), Message: f.Message, Fix: f.Fix}
-	if f.Version != "" {
-		d.Schema += " " + f.Version
-	}
+	d := diag.Diagnostic{ID: f.ID, Severity: diag.Warning, Subject: "CRD", CRD: crd, Version: f.Version, Path: strings.TrimPrefix(f.Path, "<crd>."), Message: f.Message, Fix: f.Fix}
 	if f.Node == nil {
 		return d
 	}

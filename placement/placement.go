@@ -1,8 +1,11 @@
-// Package validation checks an immutability model before anything is
-// written: the KEP's placement rules for x-kubernetes-immutable and
-// x-kubernetes-immutable-keys (docs/semantics.md 2.2), and the API server's own CRD
-// validation, with every finding reported at the Go marker that caused it.
-package validation
+// Package placement checks where immutability stands in a model, before
+// anything is written: the KEP's placement rules for x-kubernetes-immutable
+// and x-kubernetes-immutable-keys and this project's for =once
+// (docs/semantics.md 2.2, rules 1-6), and markers under an optional spec.
+// Each finding is worded once, for a Go marker or for an extension read
+// from a manifest by its origin, so the generators and lint print the same
+// text.
+package placement
 
 import (
 	"fmt"
@@ -10,17 +13,17 @@ import (
 	"strings"
 
 	"github.com/immutable-gen/immutable-gen/diag"
-	"github.com/immutable-gen/immutable-gen/markers"
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
-// PlacementRule is one of the placement rules of docs/semantics.md 2.2.
-type PlacementRule int
+// Rule is one of the placement rules of docs/semantics.md 2.2.
+type Rule int
 
 // The placement rules, numbered as in docs/semantics.md 2.2.
 const (
 	// RuleForbiddenPlace: not on the root, metadata, apiVersion or kind.
-	RuleForbiddenPlace PlacementRule = iota + 1
+	RuleForbiddenPlace Rule = iota + 1
 	// RuleNoKeys: =keys only on maps and list maps.
 	RuleNoKeys
 	// RuleExclusive: +immutable and +immutable=keys exclude each other.
@@ -53,20 +56,20 @@ const (
 )
 
 // ID is the stable ID of the rule's findings.
-func (r PlacementRule) ID() diag.ID {
+func (r Rule) ID() diag.ID {
 	return [...]diag.ID{"", IDForbiddenPlace, IDNoKeys, IDExclusive, IDListMapKey, IDRedundant, IDNoEffect, IDOnceProperty, IDOnceRequired}[r]
 }
 
-// PlacementFinding is one placement rule finding about one marker (or
+// Finding is one placement rule finding about one marker (or
 // extension, for a model read with schema.FromExtensions), before it is
 // rendered as a diagnostic. Besides the text it says which rule and which
 // nodes are involved. The text names what the origin is: the marker
 // (`+immutable=keys`, in Go terms) or the extension
 // (`x-kubernetes-immutable-keys`, in the schema's terms).
-type PlacementFinding struct {
+type Finding struct {
 	Node     *schema.Node
-	Origin   markers.Origin
-	Rule     PlacementRule
+	Origin   schema.Origin
+	Rule     Rule
 	Severity diag.Severity
 	// Detail qualifies the finding: for RuleForbiddenPlace the property of
 	// the object the node is at or under ("metadata", "apiVersion", "kind";
@@ -88,27 +91,28 @@ type PlacementFinding struct {
 // KEP's placement rules, and warns about markers under an optional spec
 // (OptionalAncestors). subject names the schema (e.g. `widgets.example.com
 // v1`) in messages.
-func Placement(subject string, root *schema.Node) diag.List {
+func Check(crd, version string, root *schema.Node) diag.List {
 	var out diag.List
-	for _, f := range PlacementFindings(root) {
+	for _, f := range Findings(root) {
 		out = append(out, diag.Diagnostic{
 			ID:       f.Rule.ID(),
 			Pos:      f.Origin.Pos,
 			Severity: f.Severity,
 			Marker:   f.Origin.Marker(),
-			Schema:   subject,
+			CRD:      crd,
+			Version:  version,
 			Path:     f.Node.Path(),
 			Related:  related(f),
 			Message:  f.Message,
 			Fix:      f.Fix,
 		})
 	}
-	return append(out, OptionalAncestors(subject, root)...)
+	return append(out, OptionalAncestors(crd, version, root)...)
 }
 
 // related are the positions of the markers on the node a finding relates
 // its node to (the immutable ancestor, the set, the object root).
-func related(f PlacementFinding) []token.Position {
+func related(f Finding) []token.Position {
 	var out []token.Position
 	if f.Related != nil {
 		for _, o := range f.Related.Origins {
@@ -120,29 +124,29 @@ func related(f PlacementFinding) []token.Position {
 	return out
 }
 
-// PlacementFindings checks every marker in the model rooted at root, the
+// Findings checks every marker in the model rooted at root, the
 // schema of an object (a kind), against the KEP's placement rules, in the
 // order of Walk.
-func PlacementFindings(root *schema.Node) []PlacementFinding {
+func Findings(root *schema.Node) []Finding {
 	return placementFindings(root, true)
 }
 
-// PartPlacementFindings checks, as PlacementFindings does, the markers of a
+// PartFindings checks, as Findings does, the markers of a
 // schema that objects use as a part rather than the schema of an object: an
 // OpenAPI definition of a type that is not a kind, checked once for all its
 // uses. Its root is not an object's root, so rule 1 applies only to embedded
 // resources below it; what depends on where the part is used (an immutable
 // ancestor, the items of a set or list above it) is checked in the trees of
 // the objects that use it.
-func PartPlacementFindings(part *schema.Node) []PlacementFinding {
+func PartFindings(part *schema.Node) []Finding {
 	return placementFindings(part, false)
 }
 
 // placementFindings checks the markers in the model rooted at root; object
 // says whether root is the root of an object.
-func placementFindings(root *schema.Node, object bool) []PlacementFinding {
-	var out []PlacementFinding
-	report := func(f PlacementFinding, format string, args ...any) {
+func placementFindings(root *schema.Node, object bool) []Finding {
+	var out []Finding
+	report := func(f Finding, format string, args ...any) {
 		f.Message = fmt.Sprintf(format, args...)
 		out = append(out, f)
 	}
@@ -165,13 +169,13 @@ func placementFindings(root *schema.Node, object bool) []PlacementFinding {
 	return out
 }
 
-type reporter func(f PlacementFinding, format string, args ...any)
+type reporter func(f Finding, format string, args ...any)
 
 // words say a finding in the terms of its origin: Go markers, or the
-// extensions of a schema read from a manifest (markers.Origin.Extension).
+// extensions of a schema read from a manifest (schema.Origin.Extension).
 type words struct{ extensions bool }
 
-func wordsOf(o markers.Origin) words { return words{o.Extension} }
+func wordsOf(o schema.Origin) words { return words{o.Extension} }
 
 // pick is the marker's phrase or the extension's.
 func (w words) pick(marker, extension string) string {
@@ -183,30 +187,30 @@ func (w words) pick(marker, extension string) string {
 
 // name names an immutability form: `+immutable=keys` or
 // `x-kubernetes-immutable-keys`.
-func (w words) name(o markers.Origin) string {
+func (w words) name(o schema.Origin) string {
 	switch {
 	case !w.extensions:
 		return o.Marker()
 	case o.Keys:
-		return schema.ExtImmutableKeys
+		return extension.ImmutableKeys
 	case o.Once:
-		return schema.ExtImmutableOnce
+		return extension.ImmutableOnce
 	}
-	return schema.ExtImmutable
+	return extension.Immutable
 }
 
 // subject starts a sentence about the origin o: nothing for a marker (a
 // diagnostic's subject names it), `x-kubernetes-immutable ` for an
 // extension.
-func (w words) subject(o markers.Origin) string { return w.pick("", w.name(o)+" ") }
+func (w words) subject(o schema.Origin) string { return w.pick("", w.name(o)+" ") }
 
 // write is what to write for +immutable, in a fix.
-func (w words) write() string { return w.pick("+immutable", "`"+schema.ExtImmutable+": true`") }
+func (w words) write() string { return w.pick("+immutable", "`"+extension.Immutable+": true`") }
 
 // immutable, keys and once name the three forms.
-func (w words) immutable() string { return w.name(markers.Origin{}) }
-func (w words) keys() string      { return w.pick("=keys", schema.ExtImmutableKeys) }
-func (w words) once() string      { return w.name(markers.Origin{Once: true}) }
+func (w words) immutable() string { return w.name(schema.Origin{}) }
+func (w words) keys() string      { return w.pick("=keys", extension.ImmutableKeys) }
+func (w words) once() string      { return w.name(schema.Origin{Once: true}) }
 
 // haveKeys says what has keys.
 func (w words) haveKeys() string {
@@ -240,7 +244,7 @@ func checkForbiddenPlaces(n *schema.Node, object bool, report reporter) {
 		is := w.pick("", w.name(o)+" is ")
 		if n.Parent == nil {
 			if object {
-				report(PlacementFinding{Node: n, Origin: o, Rule: RuleForbiddenPlace, Severity: diag.Error, Related: n, Fix: w.pick("mark", "put it on") + " the fields of spec (or spec itself) instead"},
+				report(Finding{Node: n, Origin: o, Rule: RuleForbiddenPlace, Severity: diag.Error, Related: n, Fix: w.pick("mark", "put it on") + " the fields of spec (or spec itself) instead"},
 					"%snot allowed %s: the whole object would be immutable, including its metadata and status (KEP: forbidden at the root)", is, w.pick("on the root type of a kind", "at the root of the schema"))
 			}
 			continue
@@ -256,10 +260,10 @@ func checkForbiddenPlaces(n *schema.Node, object bool, report reporter) {
 		remove := w.pick("remove the marker", "remove it")
 		switch under {
 		case "metadata":
-			report(PlacementFinding{Node: n, Origin: o, Rule: RuleForbiddenPlace, Severity: diag.Error, Detail: under, Related: root, Fix: remove},
+			report(Finding{Node: n, Origin: o, Rule: RuleForbiddenPlace, Severity: diag.Error, Detail: under, Related: root, Fix: remove},
 				"%snot allowed on %s metadata or anything inside it: the API server owns object metadata (KEP: forbidden inside .metadata)", is, what)
 		case "apiVersion", "kind":
-			report(PlacementFinding{Node: n, Origin: o, Rule: RuleForbiddenPlace, Severity: diag.Error, Detail: under, Related: root, Fix: remove},
+			report(Finding{Node: n, Origin: o, Rule: RuleForbiddenPlace, Severity: diag.Error, Detail: under, Related: root, Fix: remove},
 				"%snot allowed on %s %s: it is set by the API machinery, and immutable implicitly", is, what, under)
 		}
 	}
@@ -280,11 +284,11 @@ func checkExclusive(n *schema.Node, report reporter) {
 	}
 	for _, o := range n.Origins {
 		w := wordsOf(o)
-		f := PlacementFinding{Node: n, Origin: o, Rule: RuleExclusive, Severity: diag.Error}
+		f := Finding{Node: n, Origin: o, Rule: RuleExclusive, Severity: diag.Error}
 		if !once {
-			other := markers.Origin{Keys: !o.Keys}.Marker()
+			other := schema.Origin{Keys: !o.Keys}.Marker()
 			f.Fix = fmt.Sprintf("keep one of them: %s already includes the keys", w.immutable())
-			report(f, "%s and %s are exclusive on one node%s", w.immutable(), w.name(markers.Origin{Keys: true}),
+			report(f, "%s and %s are exclusive on one node%s", w.immutable(), w.name(schema.Origin{Keys: true}),
 				w.pick(fmt.Sprintf(", and %s comes from %s", other, strings.Join(forms[other], ", ")), " (KEP)"))
 			continue
 		}
@@ -302,20 +306,20 @@ func checkExclusive(n *schema.Node, report reporter) {
 // +immutable=once only on a property: list items and map values come and
 // go with their index or key, so "set once" means nothing there. On a
 // required property it is +immutable (a note).
-func checkOnce(n *schema.Node, o markers.Origin, report reporter) {
+func checkOnce(n *schema.Node, o schema.Origin, report reporter) {
 	w := wordsOf(o)
 	switch n.Edge {
 	case schema.Items:
-		report(PlacementFinding{Node: n, Origin: o, Rule: RuleOnceProperty, Severity: diag.Error,
+		report(Finding{Node: n, Origin: o, Rule: RuleOnceProperty, Severity: diag.Error,
 			Fix: fmt.Sprintf("put %s on the list %s instead, or %s on the %s to fix each item", w.once(), w.pick("field", "property"), w.immutable(), w.pick("item type", "items"))},
 			"%s is not allowed on list items (%s): items come and go with their index or key, so they are never set later", w.once(), n.Path())
 	case schema.Values:
-		report(PlacementFinding{Node: n, Origin: o, Rule: RuleOnceProperty, Severity: diag.Error,
+		report(Finding{Node: n, Origin: o, Rule: RuleOnceProperty, Severity: diag.Error,
 			Fix: fmt.Sprintf("put %s on the map %s instead, or %s on the %s to fix each value", w.once(), w.pick("field", "property"), w.immutable(), w.pick("value type", "values"))},
 			"%s is not allowed on map values (%s): values come and go with their key, so they are never set later", w.once(), n.Path())
 	case schema.Property:
 		if n.Parent.Required(n.Name) && !n.Nullable() {
-			report(PlacementFinding{Node: n, Origin: o, Rule: RuleOnceRequired, Severity: diag.Note, Related: n.Parent,
+			report(Finding{Node: n, Origin: o, Rule: RuleOnceRequired, Severity: diag.Note, Related: n.Parent,
 				Fix: w.pick("", fmt.Sprintf("nothing to do; or write %s: true, which says the same", w.immutable()))},
 				"%s is required, so it is set at creation: %s is the same as %s here", n.Path(), w.once(), w.immutable())
 		}
@@ -324,12 +328,12 @@ func checkOnce(n *schema.Node, o markers.Origin, report reporter) {
 
 // Rules 2 and 4: =keys only where there are keys; on a list map every key
 // property must be immutable.
-func checkKeys(n *schema.Node, o markers.Origin, report reporter) {
+func checkKeys(n *schema.Node, o schema.Origin, report reporter) {
 	w := wordsOf(o)
 	switch {
 	case n.IsMap():
 		if n.MapType() == "atomic" {
-			report(PlacementFinding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: "atomic map", Fix: fmt.Sprintf("use %s, or drop %s", w.write(), w.pick("+mapType=atomic", "x-kubernetes-map-type: atomic"))},
+			report(Finding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: "atomic map", Fix: fmt.Sprintf("use %s, or drop %s", w.write(), w.pick("+mapType=atomic", "x-kubernetes-map-type: atomic"))},
 				"%s is not allowed on an atomic map: it has no keys of its own to keep", w.keys())
 		}
 	case n.IsList():
@@ -337,26 +341,26 @@ func checkKeys(n *schema.Node, o markers.Origin, report reporter) {
 		case "map":
 			checkListMapKeys(n, o, report)
 		case "set":
-			report(PlacementFinding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: "set", Fix: fmt.Sprintf("use %s: the items of a set are their own keys", w.write())},
+			report(Finding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: "set", Fix: fmt.Sprintf("use %s: the items of a set are their own keys", w.write())},
 				"%s is not allowed on a %s (KEP: set items are keys, so only %s is allowed)", w.keys(), w.pick("+listType=set list", "set"), w.immutable())
 		default:
-			report(PlacementFinding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: "atomic list", Fix: fmt.Sprintf("use %s, or make it a list map with %s", w.write(), w.pick("+listType=map and +listMapKey=<field>", "x-kubernetes-list-type: map and x-kubernetes-list-map-keys"))},
+			report(Finding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: "atomic list", Fix: fmt.Sprintf("use %s, or make it a list map with %s", w.write(), w.pick("+listType=map and +listMapKey=<field>", "x-kubernetes-list-type: map and x-kubernetes-list-map-keys"))},
 				"%s is not allowed on an atomic list: it has no keys", w.keys())
 		}
 	case n.Type() == "object":
-		report(PlacementFinding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: "struct", Fix: fmt.Sprintf("use %s on the %s", w.write(), w.pick("struct or on its fields", "object or on its properties"))},
+		report(Finding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: "struct", Fix: fmt.Sprintf("use %s on the %s", w.write(), w.pick("struct or on its fields", "object or on its properties"))},
 			"%s is not allowed on a struct: only %s have keys", w.keys(), w.haveKeys())
 	default:
 		t := n.Type()
 		if t == "" {
 			t = "untyped"
 		}
-		report(PlacementFinding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: t, Fix: "use " + w.write()},
+		report(Finding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: t, Fix: "use " + w.write()},
 			"%s is not allowed on a %s value: only %s have keys", w.keys(), t, w.haveKeys())
 	}
 }
 
-func checkListMapKeys(n *schema.Node, o markers.Origin, report reporter) {
+func checkListMapKeys(n *schema.Node, o schema.Origin, report reporter) {
 	items := n.Items
 	if items == nil {
 		return
@@ -378,11 +382,11 @@ func checkListMapKeys(n *schema.Node, o markers.Origin, report reporter) {
 		fix := fmt.Sprintf("add // +immutable to the list map key field %q of the item type", key)
 		switch {
 		case o.Extension:
-			fix = fmt.Sprintf("add `%s: true` to the key property %s", schema.ExtImmutable, k.Path())
+			fix = fmt.Sprintf("add `%s: true` to the key property %s", extension.Immutable, k.Path())
 		case goField != "":
 			fix = fmt.Sprintf("add // +immutable to the key field %s", goField)
 		}
-		report(PlacementFinding{Node: n, Origin: o, Rule: RuleListMapKey, Severity: diag.Error, Detail: key, Fix: fix},
+		report(Finding{Node: n, Origin: o, Rule: RuleListMapKey, Severity: diag.Error, Detail: key, Fix: fix},
 			"%s on a list map requires its key %q to be immutable (KEP: the map keys are enforced immutable)", wordsOf(o).keys(), key)
 	}
 }
@@ -414,7 +418,7 @@ func checkEffect(n *schema.Node, report reporter) {
 	if anc := n.ImmutableAncestor(); anc != nil {
 		for _, o := range n.Origins {
 			w := wordsOf(o)
-			report(PlacementFinding{Node: n, Origin: o, Rule: RuleRedundant, Severity: diag.Note, Related: anc, Fix: w.pick("", "remove it; it changes nothing")},
+			report(Finding{Node: n, Origin: o, Rule: RuleRedundant, Severity: diag.Note, Related: anc, Fix: w.pick("", "remove it; it changes nothing")},
 				"redundant%s: %s is already immutable as part of %s%s", w.pick("", " "+w.name(o)), n.Path(), anc.Path(), w.onceNote(anc))
 		}
 		return
@@ -423,10 +427,26 @@ func checkEffect(n *schema.Node, report reporter) {
 		if c.Edge == schema.Items && a.ListType() == "set" {
 			for _, o := range n.Origins {
 				w := wordsOf(o)
-				report(PlacementFinding{Node: n, Origin: o, Rule: RuleNoEffect, Severity: diag.Warning, Related: a, Fix: fmt.Sprintf("mark the set %s itself with %s to forbid any change", a.Path(), w.write())},
+				report(Finding{Node: n, Origin: o, Rule: RuleNoEffect, Severity: diag.Warning, Related: a, Fix: fmt.Sprintf("mark the set %s itself with %s to forbid any change", a.Path(), w.write())},
 					"%shas no effect inside the items of the %s %s: set items are identities, they are added or removed, never changed", w.subject(o), w.pick("+listType=set list", "set"), a.Path())
 			}
 			return
 		}
+	}
+}
+
+// Checks describes the placement findings (for a marker or an extension
+// alike).
+func Checks() []diag.Check {
+	return []diag.Check{
+		{ID: IDForbiddenPlace, Severity: diag.Error, Title: "immutability at the root, in metadata, or on apiVersion or kind"},
+		{ID: IDNoKeys, Severity: diag.Error, Title: "=keys (x-kubernetes-immutable-keys) on a node without keys (set, atomic list, atomic map, struct, scalar)"},
+		{ID: IDExclusive, Severity: diag.Error, Title: "two exclusive forms (+immutable, =keys, =once) on one node"},
+		{ID: IDListMapKey, Severity: diag.Error, Title: "=keys on a list map whose key is not immutable"},
+		{ID: IDNoEffect, Severity: diag.Warning, Title: "immutability inside the items of a set, where it has no effect"},
+		{ID: IDRedundant, Severity: diag.Note, Title: "immutability inside an already immutable subtree"},
+		{ID: IDOptionalAncestor, Severity: diag.Warning, Title: "immutable fields under an optional spec, which can be removed and added back"},
+		{ID: IDOnceProperty, Severity: diag.Error, Title: "=once on list items or map values, which are never set later"},
+		{ID: IDOnceRequired, Severity: diag.Note, Title: "=once on a required property, where it is +immutable"},
 	}
 }

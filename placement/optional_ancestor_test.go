@@ -1,4 +1,4 @@
-package validation
+package placement
 
 import (
 	"strings"
@@ -90,7 +90,7 @@ func TestOptionalAncestors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := OptionalAncestors("test v1", root)
+			got := OptionalAncestors("test", "v1", root)
 			switch {
 			case tc.want == "" && len(got) > 0:
 				t.Errorf("unexpected: %s", got[0])

@@ -1,4 +1,4 @@
-package validation
+package crdvalidation
 
 import (
 	"encoding/json"
@@ -13,7 +13,7 @@ import (
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/immutable-gen/immutable-gen/validation/apiserver"
+	"github.com/immutable-gen/immutable-gen/crdvalidation/apiserver"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -54,7 +54,7 @@ func TestClassifyServerErrors(t *testing.T) {
 	cases := []struct {
 		name string
 		crd  *apiextv1.CustomResourceDefinition
-		want []ServerClass // in the order ValidateServer gives them: by the error's text
+		want []ServerClass // in the order Validate gives them: by the error's text
 	}{
 		{"oldSelf under atomic list items", crd(t, "uncorrelatables", spec(`"args":{"type":"array","maxItems":4,"items":{"type":"object","properties":{"v":{"type":"string","maxLength":8,"x-kubernetes-validations":[{"rule":"self == oldSelf"}]}}}}`)),
 			[]ServerClass{ServerUncorrelatable}},
@@ -90,7 +90,7 @@ func TestClassifyServerErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			errs, err := ValidateServer(apiserver.InProcess{}, internal)
+			errs, err := Validate(apiserver.InProcess{}, internal)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,7 +166,7 @@ func TestClassifyServerErrorByField(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := ClassifyServerError(tc.err)
+			got := Classify(tc.err)
 			if got.Class != tc.want || got.At != tc.at || got.Rule != tc.idx {
 				t.Errorf("class %q at %q rule %d, want %q at %q rule %d", got.Class, got.At, got.Rule, tc.want, tc.at, tc.idx)
 			}
@@ -175,11 +175,11 @@ func TestClassifyServerErrorByField(t *testing.T) {
 			}
 		})
 	}
-	e := ClassifyServerError(field.Invalid(rule.Child("rule"), "x", "oldSelf cannot be used on the uncorrelatable portion of the schema within spec.versions[2].schema.openAPIV3Schema.properties[a].items"))
+	e := Classify(field.Invalid(rule.Child("rule"), "x", "oldSelf cannot be used on the uncorrelatable portion of the schema within spec.versions[2].schema.openAPIV3Schema.properties[a].items"))
 	if e.Within != ".properties[a].items" || e.Version != 2 || e.Schema != "spec.versions[2].schema.openAPIV3Schema" {
 		t.Errorf("uncorrelatable: within %q version %d schema %q", e.Within, e.Version, e.Schema)
 	}
-	if e := ClassifyServerError(field.Forbidden(schema, "… exceeds budget by factor of more than 100x (try simplifying)")); e.Factor != "more than 100x" {
+	if e := Classify(field.Forbidden(schema, "… exceeds budget by factor of more than 100x (try simplifying)")); e.Factor != "more than 100x" {
 		t.Errorf("factor %q", e.Factor)
 	}
 }

@@ -1,15 +1,15 @@
-package markers
+package schema
 
 import (
 	"encoding/json"
 	"fmt"
 	"go/token"
 	"strings"
-
-	apiext "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
-// Origin is where one marker was written.
+// Origin is where one immutability marker was written: the Go declaration
+// and its position, the form and the message (package markers reads them
+// from Go, once, for every generator), or an extension read from a schema.
 type Origin struct {
 	// Keys is true for +immutable=keys.
 	Keys bool `json:"keys,omitempty"`
@@ -47,9 +47,16 @@ type ItemField struct {
 	Pos  token.Position `json:"pos"`
 }
 
-// Marker renders the marker as written.
+// Marker renders the marker as written: `+immutable`, `+immutable=keys`
+// or `+immutable=once`.
 func (o Origin) Marker() string {
-	return Immutable{keys: o.Keys, once: o.Once}.String()
+	switch {
+	case o.Keys:
+		return "+immutable=keys"
+	case o.Once:
+		return "+immutable=once"
+	}
+	return "+immutable"
 }
 
 // Where names the marked declaration for messages: `field Spec.Name` or
@@ -62,18 +69,21 @@ func (o Origin) Where() string {
 	return "type " + short
 }
 
-// carrierPrefix starts the rule text of the carrier rules ApplyToSchema adds.
-// It is not valid CEL, so a carrier that escaped into output would be refused
-// by any API server instead of silently enforcing nothing.
+// carrierPrefix starts the text of carrier rules. It is not valid CEL, so a
+// carrier that escaped into output would be refused by any API server
+// instead of silently enforcing nothing.
 const carrierPrefix = "@immutable-gen:origin "
 
-func (o Origin) carrier() apiext.ValidationRule {
+// Carrier returns the text of the carrier rule that holds o in a generated
+// schema's x-kubernetes-validations, from the marker to Build (which takes
+// it out again).
+func (o Origin) Carrier() string {
 	b, err := json.Marshal(o)
 	if err != nil {
 		// Origin holds only strings, ints and bools.
 		panic(err)
 	}
-	return apiext.ValidationRule{Rule: carrierPrefix + string(b)}
+	return carrierPrefix + string(b)
 }
 
 // ParseCarrier returns the origin a carrier rule holds, and whether rule is a
@@ -88,37 +98,6 @@ func ParseCarrier(rule string) (Origin, bool, error) {
 		return Origin{}, true, fmt.Errorf("corrupt immutability carrier %q: %w", rule, err)
 	}
 	return o, true, nil
-}
-
-// SchemaHasCarrier reports whether any node of s carries a marker.
-func SchemaHasCarrier(s *apiext.JSONSchemaProps) bool {
-	if s == nil {
-		return false
-	}
-	for _, r := range s.XValidations {
-		if IsCarrier(r.Rule) {
-			return true
-		}
-	}
-	for _, p := range s.Properties {
-		if SchemaHasCarrier(&p) {
-			return true
-		}
-	}
-	if s.Items != nil && SchemaHasCarrier(s.Items.Schema) {
-		return true
-	}
-	if s.AdditionalProperties != nil && SchemaHasCarrier(s.AdditionalProperties.Schema) {
-		return true
-	}
-	for _, list := range [][]apiext.JSONSchemaProps{s.AllOf, s.AnyOf, s.OneOf} {
-		for i := range list {
-			if SchemaHasCarrier(&list[i]) {
-				return true
-			}
-		}
-	}
-	return SchemaHasCarrier(s.Not)
 }
 
 // IsCarrier reports whether rule is a carrier, without decoding it.

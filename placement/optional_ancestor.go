@@ -1,4 +1,4 @@
-package validation
+package placement
 
 import (
 	"fmt"
@@ -25,7 +25,7 @@ const IDOptionalAncestor diag.ID = "IG013"
 // the KEP allows: under a deeper optional object, a list item or a map
 // value (which come and go by key), and redundant markers. subject names
 // the schema (e.g. `widgets.example.com v1`) as in Placement.
-func OptionalAncestors(subject string, root *schema.Node) diag.List {
+func OptionalAncestors(crd, version string, root *schema.Node) diag.List {
 	type group struct {
 		top   *schema.Node
 		first *schema.Node
@@ -63,7 +63,8 @@ func OptionalAncestors(subject string, root *schema.Node) diag.List {
 			Pos:      g.first.Origins[0].Pos,
 			Severity: diag.Warning,
 			Marker:   g.first.Origins[0].Marker(),
-			Schema:   subject,
+			CRD:      crd,
+			Version:  version,
 			Path:     g.first.Path(),
 			Message: fmt.Sprintf("%s is optional: removing %s and adding it back changes the immutable fields under it (%s%s); an optional parent may come and go with its immutable fields (KEP), which authors rarely mean for %s",
 				name, name, strings.Join(paths, ", "), more, name),

@@ -1,4 +1,4 @@
-package crdgen
+package crdmodel
 
 import (
 	"bytes"
@@ -7,33 +7,37 @@ import (
 	"runtime/debug"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+	kschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-tools/pkg/crd"
 	"sigs.k8s.io/controller-tools/pkg/genall"
 	"sigs.k8s.io/controller-tools/pkg/loader"
-	"sigs.k8s.io/yaml"
 
-	"github.com/immutable-gen/immutable-gen/markers"
 	"github.com/immutable-gen/immutable-gen/output"
+	"github.com/immutable-gen/immutable-gen/schema"
 )
 
-// crdFile is one CRD file as controller-tools' generator would write it,
+// File is one CRD file as controller-tools' generator would write it,
 // before it is serialized.
-type crdFile struct {
-	path   string
-	header string
-	crd    *apiextv1.CustomResourceDefinition
-	// sources are the Go packages the CRD's versions were generated from,
+type File struct {
+	// Path is the file's name in the output directory.
+	Path string
+	// Header is the text written before the YAML (the header file).
+	Header string
+	// CRD is the typed CRD, with the markers' carriers in its schemas.
+	CRD *apiextv1.CustomResourceDefinition
+	// Sources are the Go packages the CRD's versions were generated from,
 	// by version name: the kind is the type of the CRD's kind in each.
-	sources map[string]*loader.Package
+	Sources map[string]*loader.Package
+
+	preserveUnknownFields *bool
 }
 
-// parseCRDs does what controller-tools' crd.Generator.Generate does up to
-// serialization, step for step, so that the typed CRDs come out exactly as
-// controller-gen's and can be checked and changed before they are encoded
-// once. TestDropInForControllerGen holds this to controller-gen's output.
-func (g Generator) parseCRDs(ctx *genall.GenerationContext) ([]crdFile, error) {
-	up := g.upstream()
+// Parse does what controller-tools' generator up (its options) does in
+// Generate up to serialization, step for step, so that the typed CRDs come
+// out exactly as controller-gen's and can be checked and changed before
+// they are encoded once. TestDropInForControllerGen holds this to
+// controller-gen's output.
+func Parse(ctx *genall.GenerationContext, up crd.Generator) ([]File, error) {
 	parser := &crd.Parser{
 		Collector:                  ctx.Collector,
 		Checker:                    ctx.Checker,
@@ -62,7 +66,7 @@ func (g Generator) parseCRDs(ctx *genall.GenerationContext) ([]crdFile, error) {
 		return nil, err
 	}
 
-	var files []crdFile
+	var files []File
 	for _, groupKind := range kubeKinds {
 		parser.NeedCRDFor(groupKind, up.MaxDescLen)
 		crdRaw := parser.CustomResourceDefinitions[groupKind]
@@ -80,7 +84,7 @@ func (g Generator) parseCRDs(ctx *genall.GenerationContext) ([]crdFile, error) {
 		}
 		fixTopLevelMetadata(crdRaw)
 		for i, ver := range crdVersions {
-			conv, err := crd.AsVersion(crdRaw, schema.GroupVersion{Group: apiextv1.SchemeGroupVersion.Group, Version: ver})
+			conv, err := crd.AsVersion(crdRaw, kschema.GroupVersion{Group: apiextv1.SchemeGroupVersion.Group, Version: ver})
 			if err != nil {
 				return nil, err
 			}
@@ -93,7 +97,7 @@ func (g Generator) parseCRDs(ctx *genall.GenerationContext) ([]crdFile, error) {
 			if i > 0 {
 				name = fmt.Sprintf("%s_%s.%s.yaml", crdRaw.Spec.Group, crdRaw.Spec.Names.Plural, ver)
 			}
-			files = append(files, crdFile{path: name, header: headerText, crd: typed, sources: sources})
+			files = append(files, File{Path: name, Header: headerText, CRD: typed, Sources: sources, preserveUnknownFields: up.DeprecatedV1beta1CompatibilityPreserveUnknownFields})
 		}
 	}
 	return files, nil
@@ -111,7 +115,7 @@ func fixTopLevelMetadata(c apiextv1.CustomResourceDefinition) {
 			continue
 		}
 		for _, r := range v.Schema.OpenAPIV3Schema.Properties["metadata"].XValidations {
-			if markers.IsCarrier(r.Rule) {
+			if schema.IsCarrier(r.Rule) {
 				kept[v.Name] = append(kept[v.Name], r)
 			}
 		}
@@ -139,12 +143,12 @@ func removeDescriptionFromMetadata(c *apiextv1.CustomResourceDefinition) {
 	}
 }
 
-// toTree encodes a CRD as controller-tools' WriteYAML does before its YAML
+// Tree encodes the CRD as controller-tools' WriteYAML does before its YAML
 // step: JSON, decoded with exact numbers, status and creationTimestamp
 // removed, and spec.preserveUnknownFields set when asked. It also returns
-// the JSON.
-func (g Generator) toTree(c *apiextv1.CustomResourceDefinition) (map[string]any, []byte, error) {
-	j, err := json.Marshal(c)
+// the JSON, which holds the markers' carriers.
+func (f File) Tree() (map[string]any, []byte, error) {
+	j, err := json.Marshal(f.CRD)
 	if err != nil {
 		return nil, nil, fmt.Errorf("error marshaling into JSON: %w", err)
 	}
@@ -158,24 +162,12 @@ func (g Generator) toTree(c *apiextv1.CustomResourceDefinition) (map[string]any,
 	if meta, ok := obj["metadata"].(map[string]any); ok {
 		delete(meta, "creationTimestamp")
 	}
-	if p := g.DeprecatedV1beta1CompatibilityPreserveUnknownFields; p != nil {
+	if p := f.preserveUnknownFields; p != nil {
 		if spec, ok := obj["spec"].(map[string]any); ok {
 			spec["preserveUnknownFields"] = *p
 		}
 	}
 	return obj, j, nil
-}
-
-// encode writes the file as controller-tools' WriteYAML does.
-func encode(header string, obj map[string]any) ([]byte, error) {
-	y, err := yaml.Marshal(obj)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]byte, 0, len(header)+4+len(y))
-	out = append(out, header...)
-	out = append(out, "---\n"...)
-	return append(out, y...), nil
 }
 
 // controllerGenVersion is what controller-gen of the built-in
@@ -206,19 +198,4 @@ func ControllerToolsVersion() string {
 		}
 	}
 	return ""
-}
-
-// fromTree decodes a CRD tree back into the typed CRD, as the API server
-// would read the file (fields it does not know, like the KEP extensions, are
-// dropped).
-func fromTree(obj map[string]any) (*apiextv1.CustomResourceDefinition, error) {
-	j, err := json.Marshal(obj)
-	if err != nil {
-		return nil, err
-	}
-	var c apiextv1.CustomResourceDefinition
-	if err := json.Unmarshal(j, &c); err != nil {
-		return nil, err
-	}
-	return &c, nil
 }

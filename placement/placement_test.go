@@ -1,13 +1,11 @@
-package validation
+package placement
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/immutable-gen/immutable-gen/diag"
-	"github.com/immutable-gen/immutable-gen/markers"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
@@ -15,13 +13,9 @@ import (
 // for a marker at the given line.
 func carrier(t *testing.T, keys bool, line int) map[string]any {
 	t.Helper()
-	o := markers.Origin{Keys: keys, Type: "example.com/v1.Spec", Field: "F"}
+	o := schema.Origin{Keys: keys, Type: "example.com/v1.Spec", Field: "F"}
 	o.Pos.Filename, o.Pos.Line, o.Pos.Column = "types.go", line, 2
-	b, err := json.Marshal(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return map[string]any{"rule": "@immutable-gen:origin " + string(b)}
+	return map[string]any{"rule": o.Carrier()}
 }
 
 func mark(t *testing.T, n map[string]any, keys bool, line int) map[string]any {
@@ -32,14 +26,10 @@ func mark(t *testing.T, n map[string]any, keys bool, line int) map[string]any {
 // markOnce marks n with a +immutable=once carrier at the given line.
 func markOnce(t *testing.T, n map[string]any, line int) map[string]any {
 	t.Helper()
-	o := markers.Origin{Once: true, Type: "example.com/v1.Spec", Field: "F"}
+	o := schema.Origin{Once: true, Type: "example.com/v1.Spec", Field: "F"}
 	o.Pos.Filename, o.Pos.Line, o.Pos.Column = "types.go", line, 2
-	b, err := json.Marshal(o)
-	if err != nil {
-		t.Fatal(err)
-	}
 	rules, _ := n["x-kubernetes-validations"].([]any)
-	n["x-kubernetes-validations"] = append(rules, map[string]any{"rule": "@immutable-gen:origin " + string(b)})
+	n["x-kubernetes-validations"] = append(rules, map[string]any{"rule": o.Carrier()})
 	return n
 }
 
@@ -158,7 +148,7 @@ func TestPlacementSchemaRules(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []string
-			for _, d := range Placement("test v1", root).Sort() {
+			for _, d := range Check("test", "v1", root).Sort() {
 				if d.Severity == diag.Error {
 					got = append(got, d.String())
 				}
@@ -216,7 +206,7 @@ func TestPlacementOnceNotes(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []diag.Diagnostic
-			for _, d := range PlacementFindings(root) {
+			for _, d := range Findings(root) {
 				got = append(got, diag.Diagnostic{Severity: d.Severity, Message: d.Message})
 			}
 			if len(got) != 1 || got[0].Severity != tc.sev || !strings.Contains(got[0].Message, tc.want) {
@@ -234,7 +224,7 @@ func TestPartPlacement(t *testing.T) {
 	cases := []struct {
 		name   string
 		schema func(t *testing.T) map[string]any
-		want   []PlacementRule // the rules found, in order
+		want   []Rule // the rules found, in order
 	}{{
 		name: "a marker on the part itself",
 		schema: func(t *testing.T) map[string]any {
@@ -256,19 +246,19 @@ func TestPartPlacement(t *testing.T) {
 			inner["x-kubernetes-embedded-resource"] = true
 			return obj(map[string]any{"template": inner})
 		},
-		want: []PlacementRule{RuleForbiddenPlace},
+		want: []Rule{RuleForbiddenPlace},
 	}, {
 		name: "keys on a struct part",
 		schema: func(t *testing.T) map[string]any {
 			return mark(t, obj(map[string]any{"name": str()}), true, 45)
 		},
-		want: []PlacementRule{RuleNoKeys},
+		want: []Rule{RuleNoKeys},
 	}, {
 		name: "redundant inside the part",
 		schema: func(t *testing.T) map[string]any {
 			return obj(map[string]any{"outer": mark(t, obj(map[string]any{"name": mark(t, str(), false, 47)}), false, 46)})
 		},
-		want: []PlacementRule{RuleRedundant},
+		want: []Rule{RuleRedundant},
 	}, {
 		name: "once on the part's root is for its uses to check",
 		schema: func(t *testing.T) map[string]any {
@@ -281,8 +271,8 @@ func TestPartPlacement(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []PlacementRule
-			for _, f := range PartPlacementFindings(root) {
+			var got []Rule
+			for _, f := range PartFindings(root) {
 				got = append(got, f.Rule)
 			}
 			if !slices.Equal(got, tc.want) {

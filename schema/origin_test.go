@@ -1,4 +1,4 @@
-package markers
+package schema
 
 import (
 	"go/token"
@@ -40,8 +40,8 @@ func TestParseCarrier(t *testing.T) {
 		carrier     bool
 		errContains string
 	}{
-		{"round trip", full.carrier().Rule, full, true, ""},
-		{"extension flag is not carried", Origin{Extension: true, Once: true}.carrier().Rule, Origin{Once: true}, true, ""},
+		{"round trip", full.Carrier(), full, true, ""},
+		{"extension flag is not carried", Origin{Extension: true, Once: true}.Carrier(), Origin{Once: true}, true, ""},
 		{"a CEL rule", "self == oldSelf", Origin{}, false, ""},
 		{"the prefix without its space", "@immutable-gen:origin{}", Origin{}, false, ""},
 		{"corrupt JSON", carrierPrefix + `{"keys":tru`, Origin{}, true, "corrupt immutability carrier"},

@@ -1,4 +1,4 @@
-package validation
+package crdvalidation
 
 import (
 	"regexp"
@@ -101,22 +101,22 @@ type ServerError struct {
 // checks an API server applies when the CRD is created, and returns the
 // server's errors in the order of their text. This package does not link
 // that validation, so that the placement rules can be used without the API
-// server's code: validation/apiserver.InProcess runs it in this process.
+// server's code: crdvalidation/apiserver.InProcess runs it in this process.
 type Server interface {
 	ValidateCRD(crd *apiextensions.CustomResourceDefinition) (field.ErrorList, error)
 }
 
-// ValidateServer runs the API server's validation of a new CRD (as
+// Validate runs the API server's validation of a new CRD (as
 // Internal gives it) through s and classifies every error, in the order of
 // their text. The error is s's: the validation could not run.
-func ValidateServer(s Server, crd *apiextensions.CustomResourceDefinition) ([]ServerError, error) {
+func Validate(s Server, crd *apiextensions.CustomResourceDefinition) ([]ServerError, error) {
 	errs, err := s.ValidateCRD(crd)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]ServerError, len(errs))
 	for i, e := range errs {
-		out[i] = ClassifyServerError(e)
+		out[i] = Classify(e)
 	}
 	return out, nil
 }
@@ -127,9 +127,9 @@ var (
 	factorDetail = regexp.MustCompile(`by factor of ([^(]+?)\s*(?:\(|$)`)
 )
 
-// ClassifyServerError classifies one error of the API server's CRD
+// Classify classifies one error of the API server's CRD
 // validation.
-func ClassifyServerError(e *field.Error) ServerError {
+func Classify(e *field.Error) ServerError {
 	s := ServerError{Error: e, Class: ServerRefused, Version: -1, Rule: -1}
 	m := schemaField.FindStringSubmatch(e.Field)
 	if m == nil {
