@@ -2,9 +2,7 @@ package crdvalidation
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,9 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/immutable-gen/immutable-gen/crdvalidation/apiserver"
+	"github.com/immutable-gen/immutable-gen/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // crd makes a small CRD with one version per schema (v1, v2, …); with one
 // schema, or equal ones, the internal form keeps it once in
@@ -83,7 +80,7 @@ func TestClassifyServerErrors(t *testing.T) {
 		{"second version's schema", crd(t, "versions", spec(`"n":{"type":"integer"}`), spec(`"n":{"type":"integer","x-kubernetes-validations":[{"rule":"self == oldself"}]}`)),
 			[]ServerClass{ServerRuleInvalid}},
 	}
-	var golden strings.Builder
+	var classes strings.Builder
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			internal, err := Internal(tc.crd)
@@ -95,47 +92,27 @@ func TestClassifyServerErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []ServerClass
-			fmt.Fprintf(&golden, "# %s (%s)\n", tc.name, tc.crd.Name)
+			fmt.Fprintf(&classes, "# %s (%s)\n", tc.name, tc.crd.Name)
 			for _, e := range errs {
 				got = append(got, e.Class)
-				fmt.Fprintf(&golden, "%s %s %q: %s", e.Class, e.Type, e.Field, strings.Join(DetailLines(e.Detail), " "))
+				fmt.Fprintf(&classes, "%s %s %q: %s", e.Class, e.Type, e.Field, strings.Join(DetailLines(e.Detail), " "))
 				if e.Schema != "" {
-					fmt.Fprintf(&golden, "\n  schema %s version %d below %q at %q rule %d %q", e.Schema, e.Version, e.Below, e.At, e.Rule, e.RuleField)
+					fmt.Fprintf(&classes, "\n  schema %s version %d below %q at %q rule %d %q", e.Schema, e.Version, e.Below, e.At, e.Rule, e.RuleField)
 				}
 				if e.Factor != "" {
-					fmt.Fprintf(&golden, " factor %q", e.Factor)
+					fmt.Fprintf(&classes, " factor %q", e.Factor)
 				}
 				if e.Within != "" {
-					fmt.Fprintf(&golden, " within %q", e.Within)
+					fmt.Fprintf(&classes, " within %q", e.Within)
 				}
-				golden.WriteString("\n")
+				classes.WriteString("\n")
 			}
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("classes %v, want %v", got, tc.want)
 			}
 		})
 	}
-	checkGolden(t, filepath.Join("..", "testdata", "golden", "apiserver", "classes.txt"), golden.String())
-}
-
-func checkGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to write it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs (go test -update rewrites it):\n--- got\n%s", path, got)
-	}
+	golden.Check(t, filepath.Join("..", "testdata", "golden", "apiserver", "classes.txt"), []byte(classes.String()))
 }
 
 // TestClassifyServerErrorByField: the class comes from the error's type and

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/immutable-gen/immutable-gen/internal/golden"
 )
 
 // TestLintGolden runs `immutable-gen lint` on the fixtures under
@@ -44,7 +46,7 @@ func TestLintGolden(t *testing.T) {
 				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.exit, stdout.String(), stderr.String())
 			}
 			got := fmt.Sprintf("exit: %d\n--- stdout\n%s--- stderr\n%s", code, normalize(t, stdout.Bytes()), normalize(t, stderr.Bytes()))
-			checkGolden(t, filepath.Join("testdata/golden/lint", tc.name+".txt"), []byte(got))
+			golden.Check(t, filepath.Join(moduleRoot(t), filepath.Join("testdata/golden/lint", tc.name+".txt")), []byte(got))
 		})
 	}
 }
@@ -85,5 +87,5 @@ func TestLintJSON(t *testing.T) {
 			t.Errorf("line %d %q does not start with %q", i, lines[i], prefix)
 		}
 	}
-	checkGolden(t, "testdata/golden/lint/defects.json", normalize(t, js.Bytes()))
+	golden.Check(t, filepath.Join(moduleRoot(t), "testdata/golden/lint/defects.json"), normalize(t, js.Bytes()))
 }

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/immutable-gen/immutable-gen/internal/golden"
 )
 
 // asCLI makes the test binary act as the immutable-gen command, so that a
@@ -105,7 +107,7 @@ func sameFiles(t *testing.T, wantName string, want map[string][]byte, gotName st
 		case !inWant:
 			t.Errorf("%s: only %s has it", name, gotName)
 		case !bytes.Equal(w, g):
-			t.Errorf("%s: %s differs from %s:\n%s", name, gotName, wantName, lineDiff(string(w), string(g)))
+			t.Errorf("%s: %s differs from %s:\n%s", name, gotName, wantName, golden.Diff(string(w), string(g)))
 		}
 	}
 }
