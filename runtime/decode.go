@@ -46,16 +46,16 @@ func (c *Checker) DecodeObject(raw []byte) (map[string]interface{}, error) {
 	if c != nil {
 		root = c.root
 	}
-	var v interface{}
-	var err error
-	if root.needsWalk() {
-		v, err = d.value(root, 1)
-	} else {
-		err = d.skip(1)
-		v = map[string]interface{}{}
+	md := walkMode
+	if !root.needsWalk() {
+		md = skipMode
 	}
+	v, err := d.value(root, md, 1)
 	if err != nil {
 		return nil, err
+	}
+	if md == skipMode {
+		v = map[string]interface{}{}
 	}
 	d.skipSpace()
 	if d.pos != len(d.data) {
@@ -76,42 +76,104 @@ type decoder struct {
 	pos  int
 }
 
-// value decodes the value at d.pos, which n describes and the check visits.
-// An object is built member by member, keeping the members the check reads;
-// anything else is decoded in full.
-func (d *decoder) value(n *node, depth int) (interface{}, error) {
+// mode is what the decoder does with a value. One walk over the document
+// serves all three: the syntax is checked the same way everywhere, and
+// only what is built differs.
+type mode uint8
+
+const (
+	// skipMode checks the value's syntax and builds nothing.
+	skipMode mode = iota
+	// fullMode builds the value as utiljson.Unmarshal does.
+	fullMode
+	// walkMode builds what the check reads of the value, which its schema
+	// node says: the members of an object that the walk visits, and the
+	// rest in full.
+	walkMode
+)
+
+var errNestedTooDeep = errors.New("exceeded max depth")
+
+// value reads the value at d.pos in mode m (n describes it in walkMode),
+// moves past it and returns what it built: nil in skipMode. In fullMode
+// (and for what walkMode builds in full) the value is what
+// utiljson.Unmarshal decodes into an interface{}: objects as
+// map[string]interface{} (the last of duplicate keys wins), arrays as
+// []interface{}, integers that fit as int64 and other numbers as float64,
+// strings unquoted with invalid UTF-8 replaced. Arrays and objects deeper
+// than maxNesting are refused in every mode, as the full decoder refuses
+// them.
+func (d *decoder) value(n *node, m mode, depth int) (interface{}, error) {
 	if d.pos >= len(d.data) {
 		return nil, d.syntaxError("in value")
 	}
-	// Whole values: an immutable value is compared in full, and so may be
-	// one with immutable keys (a violation there reports the whole value
-	// when the other side is not of the keyed kind).
-	if d.data[d.pos] != '{' || n.whole() || n.immutableKeys || n.structure == nil {
-		return d.full(depth)
+	switch c := d.data[d.pos]; {
+	case c == '{' || c == '[':
+		if depth > maxNesting {
+			return nil, errNestedTooDeep
+		}
+		if m == walkMode && (c == '[' || n.whole() || n.immutableKeys || n.structure == nil) {
+			// Whole values: an immutable value is compared in full, and
+			// so may be one with immutable keys (a violation there
+			// reports the whole value when the other side is not of the
+			// keyed kind).
+			m = fullMode
+		}
+		if c == '{' {
+			return d.object(n, m, depth)
+		}
+		return d.array(m, depth)
+	case c == '"':
+		if m == skipMode {
+			_, err := d.skipString()
+			return nil, err
+		}
+		return d.str()
+	case c == '-' || (c >= '0' && c <= '9'):
+		return d.number(m != skipMode)
+	case c == 't':
+		return literalValue(m, true, d.literal("true"))
+	case c == 'f':
+		return literalValue(m, false, d.literal("false"))
+	case c == 'n':
+		return nil, d.literal("null")
 	}
-	return d.object(n, depth)
+	return nil, d.syntaxError("looking for beginning of value")
 }
 
-// object decodes the object at d.pos for the walk: the properties that
-// need a walk, and the other keys when additionalProperties needs one.
-func (d *decoder) object(n *node, depth int) (interface{}, error) {
-	if depth > maxNesting {
-		return nil, errNestedTooDeep
+// literalValue is v in the modes that build, nil in skipMode, or err.
+func literalValue(m mode, v bool, err error) (interface{}, error) {
+	if err != nil || m == skipMode {
+		return nil, err
 	}
-	s := n.structure
-	m := map[string]interface{}{}
+	return v, nil
+}
+
+// object reads the object at d.pos (at its '{') in mode m. In walkMode it
+// keeps the properties of n that need a walk, and the other keys when
+// additionalProperties needs one; the other members are skipped.
+func (d *decoder) object(n *node, m mode, depth int) (interface{}, error) {
+	var obj map[string]interface{}
+	if m != skipMode {
+		obj = map[string]interface{}{}
+	}
 	d.pos++ // '{'
 	d.skipSpace()
 	if d.pos < len(d.data) && d.data[d.pos] == '}' {
 		d.pos++
-		return m, nil
+		return result(obj, m), nil
 	}
 	for {
 		d.skipSpace()
-		key, err := d.key()
+		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+			return nil, d.syntaxError("looking for beginning of object key string")
+		}
+		start := d.pos
+		plain, err := d.skipString()
 		if err != nil {
 			return nil, err
 		}
+		keyEnd := d.pos
 		d.skipSpace()
 		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
 			return nil, d.syntaxError("after object key")
@@ -119,22 +181,29 @@ func (d *decoder) object(n *node, depth int) (interface{}, error) {
 		d.pos++
 		d.skipSpace()
 
+		var key string
 		var child *node
-		if p, ok := s.propIndex[key]; ok {
-			if p.needsWalk() {
-				child = p
+		cm := m
+		switch m {
+		case fullMode:
+			if key, err = d.unquote(start, keyEnd, plain); err != nil {
+				return nil, err
 			}
-		} else if s.walkAdd {
-			child = s.additional
-		}
-		if child != nil {
-			v, err := d.value(child, depth+1)
+		case walkMode:
+			key, child, err = d.member(n.structure, start, keyEnd, plain)
 			if err != nil {
 				return nil, err
 			}
-			m[key] = v
-		} else if err := d.skip(depth + 1); err != nil {
+			if child == nil {
+				cm = skipMode
+			}
+		}
+		v, err := d.value(child, cm, depth+1)
+		if err != nil {
 			return nil, err
+		}
+		if cm != skipMode {
+			obj[key] = v
 		}
 
 		d.skipSpace()
@@ -146,243 +215,141 @@ func (d *decoder) object(n *node, depth int) (interface{}, error) {
 			d.pos++
 		case '}':
 			d.pos++
-			return m, nil
+			return result(obj, m), nil
 		default:
 			return nil, d.syntaxError("after object key:value pair")
 		}
 	}
 }
 
-// full decodes the value at d.pos in full, as utiljson.Unmarshal decodes
-// it into an interface{}: objects as map[string]interface{} (the last of
-// duplicate keys wins), arrays as []interface{}, integers that fit as
-// int64 and other numbers as float64, strings unquoted with invalid UTF-8
-// replaced.
-func (d *decoder) full(depth int) (interface{}, error) {
-	if d.pos >= len(d.data) {
-		return nil, d.syntaxError("in value")
+// member returns the key of the member whose quoted key is
+// d.data[start:end], and the schema node of its value if the walk visits
+// it (nil: skip it). The key is built only for a member that is kept.
+func (d *decoder) member(s *structure, start, end int, plain bool) (string, *node, error) {
+	raw := d.data[start+1 : end-1]
+	if plain || (bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw)) {
+		// The key's bytes are the key: look it up without building it.
+		child := s.walkChild(string(raw))
+		if child == nil {
+			return "", nil, nil
+		}
+		return string(raw), child, nil
 	}
-	switch c := d.data[d.pos]; {
-	case c == '{':
-		if depth > maxNesting {
-			return nil, errNestedTooDeep
-		}
-		m := map[string]interface{}{}
-		d.pos++
-		d.skipSpace()
-		if d.pos < len(d.data) && d.data[d.pos] == '}' {
-			d.pos++
-			return m, nil
-		}
-		for {
-			d.skipSpace()
-			k, err := d.key()
-			if err != nil {
-				return nil, err
-			}
-			d.skipSpace()
-			if d.pos >= len(d.data) || d.data[d.pos] != ':' {
-				return nil, d.syntaxError("after object key")
-			}
-			d.pos++
-			d.skipSpace()
-			v, err := d.full(depth + 1)
-			if err != nil {
-				return nil, err
-			}
-			m[k] = v
-			d.skipSpace()
-			if d.pos >= len(d.data) {
-				return nil, d.syntaxError("after object key:value pair")
-			}
-			switch d.data[d.pos] {
-			case ',':
-				d.pos++
-			case '}':
-				d.pos++
-				return m, nil
-			default:
-				return nil, d.syntaxError("after object key:value pair")
-			}
-		}
-	case c == '[':
-		if depth > maxNesting {
-			return nil, errNestedTooDeep
-		}
-		l := []interface{}{}
-		d.pos++
-		d.skipSpace()
-		if d.pos < len(d.data) && d.data[d.pos] == ']' {
-			d.pos++
-			return l, nil
-		}
-		for {
-			d.skipSpace()
-			v, err := d.full(depth + 1)
-			if err != nil {
-				return nil, err
-			}
-			l = append(l, v)
-			d.skipSpace()
-			if d.pos >= len(d.data) {
-				return nil, d.syntaxError("after array element")
-			}
-			switch d.data[d.pos] {
-			case ',':
-				d.pos++
-			case ']':
-				d.pos++
-				return l, nil
-			default:
-				return nil, d.syntaxError("after array element")
-			}
-		}
-	case c == '"':
-		return d.key()
-	case c == '-' || (c >= '0' && c <= '9'):
-		start := d.pos
-		if err := d.skipNumber(); err != nil {
-			return nil, err
-		}
-		// As sigs.k8s.io/json's UnmarshalCaseSensitivePreserveInts: an
-		// integer without a decimal point that fits is an int64, anything
-		// else a float64 (skipNumber refused what float64 cannot hold).
-		num := string(d.data[start:d.pos])
-		if !strings.Contains(num, ".") {
-			if i, err := strconv.ParseInt(num, 10, 64); err == nil {
-				return i, nil
-			}
-		}
-		f, err := strconv.ParseFloat(num, 64)
-		if err != nil {
-			return nil, fmt.Errorf("json: cannot unmarshal number %s into Go value of type float64", num)
-		}
-		return f, nil
-	case c == 't':
-		return true, d.literal("true")
-	case c == 'f':
-		return false, d.literal("false")
-	case c == 'n':
-		return nil, d.literal("null")
+	key, err := d.unquote(start, end, false)
+	if err != nil {
+		return "", nil, err
 	}
-	return nil, d.syntaxError("looking for beginning of value")
+	return key, s.walkChild(key), nil
 }
 
-// key reads a string (an object key or a value). A string without escapes
-// whose bytes are valid UTF-8 is its bytes; others are unquoted by the full
-// decoder, which replaces invalid UTF-8 as it does everywhere.
-func (d *decoder) key() (string, error) {
-	if d.pos >= len(d.data) || d.data[d.pos] != '"' {
-		return "", d.syntaxError("looking for beginning of object key string")
+// walkChild returns the node of key k of an object at s if the walk visits
+// it: a property that needs a walk, or any other key when
+// additionalProperties needs one; else nil.
+func (s *structure) walkChild(k string) *node {
+	if p, ok := s.propIndex[k]; ok {
+		if p.needsWalk() {
+			return p
+		}
+		return nil
 	}
+	if s.walkAdd {
+		return s.additional
+	}
+	return nil
+}
+
+// array reads the array at d.pos (at its '[') in mode m.
+func (d *decoder) array(m mode, depth int) (interface{}, error) {
+	var list []interface{}
+	if m != skipMode {
+		list = []interface{}{}
+	}
+	d.pos++ // '['
+	d.skipSpace()
+	if d.pos < len(d.data) && d.data[d.pos] == ']' {
+		d.pos++
+		return result(list, m), nil
+	}
+	for {
+		d.skipSpace()
+		v, err := d.value(nil, m, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		if m != skipMode {
+			list = append(list, v)
+		}
+		d.skipSpace()
+		if d.pos >= len(d.data) {
+			return nil, d.syntaxError("after array element")
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+		case ']':
+			d.pos++
+			return result(list, m), nil
+		default:
+			return nil, d.syntaxError("after array element")
+		}
+	}
+}
+
+// result is v, or nil in skipMode (an interface holding a nil map or
+// slice is not nil).
+func result[T any](v T, m mode) interface{} {
+	if m == skipMode {
+		return nil
+	}
+	return v
+}
+
+// number reads the number at d.pos, checking JSON's number grammar, and
+// with build returns it as sigs.k8s.io/json's
+// UnmarshalCaseSensitivePreserveInts does: an integer without a decimal
+// point that fits is an int64, anything else a float64.
+func (d *decoder) number(build bool) (interface{}, error) {
+	start := d.pos
+	if err := d.skipNumber(); err != nil || !build {
+		return nil, err
+	}
+	num := string(d.data[start:d.pos])
+	if !strings.Contains(num, ".") {
+		if i, err := strconv.ParseInt(num, 10, 64); err == nil {
+			return i, nil
+		}
+	}
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil {
+		// skipNumber refused what float64 cannot hold.
+		return nil, fmt.Errorf("json: cannot unmarshal number %s into Go value of type float64", num)
+	}
+	return f, nil
+}
+
+// str reads a string value.
+func (d *decoder) str() (interface{}, error) {
 	start := d.pos
 	plain, err := d.skipString()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	if raw := d.data[start+1 : d.pos-1]; plain || (bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw)) {
+	return d.unquote(start, d.pos, plain)
+}
+
+// unquote returns the string whose quoted form is d.data[start:end]. A
+// string without escapes whose bytes are valid UTF-8 is its bytes; others
+// are unquoted by the full decoder, which replaces invalid UTF-8 as it
+// does everywhere.
+func (d *decoder) unquote(start, end int, plain bool) (string, error) {
+	if raw := d.data[start+1 : end-1]; plain || (bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw)) {
 		return string(raw), nil
 	}
 	var k string
-	if err := utiljson.Unmarshal(d.data[start:d.pos], &k); err != nil {
+	if err := utiljson.Unmarshal(d.data[start:end], &k); err != nil {
 		return "", err
 	}
 	return k, nil
-}
-
-var errNestedTooDeep = errors.New("exceeded max depth")
-
-// skip checks the syntax of the value at d.pos and moves past it. depth is
-// the value's nesting level; arrays and objects deeper than maxNesting are
-// refused, as the full decoder refuses them.
-func (d *decoder) skip(depth int) error {
-	if d.pos >= len(d.data) {
-		return d.syntaxError("in value")
-	}
-	switch c := d.data[d.pos]; {
-	case c == '{':
-		if depth > maxNesting {
-			return errNestedTooDeep
-		}
-		d.pos++
-		d.skipSpace()
-		if d.pos < len(d.data) && d.data[d.pos] == '}' {
-			d.pos++
-			return nil
-		}
-		for {
-			d.skipSpace()
-			if d.pos >= len(d.data) || d.data[d.pos] != '"' {
-				return d.syntaxError("looking for beginning of object key string")
-			}
-			if _, err := d.skipString(); err != nil {
-				return err
-			}
-			d.skipSpace()
-			if d.pos >= len(d.data) || d.data[d.pos] != ':' {
-				return d.syntaxError("after object key")
-			}
-			d.pos++
-			d.skipSpace()
-			if err := d.skip(depth + 1); err != nil {
-				return err
-			}
-			d.skipSpace()
-			if d.pos >= len(d.data) {
-				return d.syntaxError("after object key:value pair")
-			}
-			switch d.data[d.pos] {
-			case ',':
-				d.pos++
-			case '}':
-				d.pos++
-				return nil
-			default:
-				return d.syntaxError("after object key:value pair")
-			}
-		}
-	case c == '[':
-		if depth > maxNesting {
-			return errNestedTooDeep
-		}
-		d.pos++
-		d.skipSpace()
-		if d.pos < len(d.data) && d.data[d.pos] == ']' {
-			d.pos++
-			return nil
-		}
-		for {
-			d.skipSpace()
-			if err := d.skip(depth + 1); err != nil {
-				return err
-			}
-			d.skipSpace()
-			if d.pos >= len(d.data) {
-				return d.syntaxError("after array element")
-			}
-			switch d.data[d.pos] {
-			case ',':
-				d.pos++
-			case ']':
-				d.pos++
-				return nil
-			default:
-				return d.syntaxError("after array element")
-			}
-		}
-	case c == '"':
-		_, err := d.skipString()
-		return err
-	case c == '-' || (c >= '0' && c <= '9'):
-		return d.skipNumber()
-	case c == 't':
-		return d.literal("true")
-	case c == 'f':
-		return d.literal("false")
-	case c == 'n':
-		return d.literal("null")
-	}
-	return d.syntaxError("looking for beginning of value")
 }
 
 // skipString moves past the string at d.pos (at its opening quote) and
