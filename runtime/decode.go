@@ -20,12 +20,18 @@ const maxNesting = 10000
 // DecodeObject decodes the JSON object raw for ValidateUpdate, reading only
 // what the check reads. Members of an object that the check never visits (a
 // pod template beside an immutable spec field, say) are validated and
-// skipped, not built; the parts the check does read are decoded as the API
-// server decodes unstructured content (k8s.io/apimachinery/pkg/util/json:
+// skipped, not built. An array or object that the check compares whole
+// (immutable, or immutable once set) is validated and kept as its bytes:
+// ValidateUpdate compares two such values as bytes, and decodes them only
+// where the bytes differ, since keys in another order, 1.0 for 1, escaped
+// characters or a reordered set may still be equal (docs/semantics.md,
+// 2.3). The other parts the check reads are decoded as the API server
+// decodes unstructured content (k8s.io/apimachinery/pkg/util/json:
 // integers as int64, other numbers as float64), so ValidateUpdate returns
 // the same errors for two objects decoded with DecodeObject as for the same
 // objects decoded in full. The result is for ValidateUpdate only: it is not
-// the object.
+// the object, and it shares memory with raw, which must not change while
+// the result is in use.
 //
 // DecodeObject accepts exactly what utiljson.Unmarshal into a
 // map[string]interface{} accepts, and fails where it fails: invalid JSON, a
@@ -112,12 +118,17 @@ func (d *decoder) value(n *node, m mode, depth int) (interface{}, error) {
 		if depth > maxNesting {
 			return nil, errNestedTooDeep
 		}
-		if m == walkMode && (c == '[' || n.whole() || n.immutableKeys || n.structure == nil) {
-			// Whole values: an immutable value is compared in full, and
-			// so may be one with immutable keys (a violation there
-			// reports the whole value when the other side is not of the
-			// keyed kind).
-			m = fullMode
+		if m == walkMode {
+			switch {
+			case n.whole():
+				// Compared whole: kept as its bytes (rawvalue.go).
+				return d.raw(depth)
+			case c == '[' || n.immutableKeys || n.structure == nil:
+				// A value with immutable keys is built in full: a
+				// violation there reports the whole value when the
+				// other side is not of the keyed kind.
+				m = fullMode
+			}
 		}
 		if c == '{' {
 			return d.object(n, m, depth)
@@ -139,6 +150,16 @@ func (d *decoder) value(n *node, m mode, depth int) (interface{}, error) {
 		return nil, d.literal("null")
 	}
 	return nil, d.syntaxError("looking for beginning of value")
+}
+
+// raw checks the syntax of the array or object at d.pos, at the given
+// depth, moves past it and returns its bytes as a rawValue.
+func (d *decoder) raw(depth int) (interface{}, error) {
+	start := d.pos
+	if _, err := d.value(nil, skipMode, depth); err != nil {
+		return nil, err
+	}
+	return &rawValue{data: d.data[start:d.pos], depth: depth}, nil
 }
 
 // literalValue is v in the modes that build, nil in skipMode, or err.

@@ -7,8 +7,10 @@ import (
 	"testing"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/immutable-gen/immutable-gen/runtime"
+	"github.com/immutable-gen/immutable-gen/runtime/internal/respell"
 )
 
 // The differential tests of DecodeObject: on every input, the verdict of
@@ -51,9 +53,37 @@ func sameVerdict(t *testing.T, c *runtime.Checker, obj, old []byte) {
 	}
 }
 
+// respelled returns v as JSON spelled otherwise (runtime/internal/respell:
+// keys in another order, duplicates, numbers, escapes, white space), with
+// its sets reordered when the schema s is given: the same value in
+// different bytes, where s says so.
+func respelled(v map[string]interface{}, s *spec.Schema, r *rand.Rand) []byte {
+	c := deepCopy(v)
+	if s != nil {
+		permuteSets(c, s, r)
+	}
+	return respell.Respell(c, r)
+}
+
+// allowedDecoded checks that the update of old to obj, two spellings of
+// the same object, is allowed on DecodeObject's results.
+func allowedDecoded(t *testing.T, c *runtime.Checker, obj, old []byte) {
+	t.Helper()
+	po, err1 := c.DecodeObject(obj)
+	pold, err2 := c.DecodeObject(old)
+	if err1 != nil || err2 != nil {
+		t.Fatalf("DecodeObject: %v, %v", err1, err2)
+	}
+	if errs := c.ValidateUpdate(po, pold); len(errs) != 0 {
+		t.Fatalf("two spellings of one object: %v\nobj: %.500s\nold: %.500s", errs, obj, old)
+	}
+}
+
 // TestDecodeObjectDifferential: random objects of the widget and the
 // database schemas (mostly of the schema's shape, now and then of any
-// shape), pairs of them, and a pair of each with one spot changed.
+// shape), pairs of them, and a pair of each with one spot changed; each
+// also in other bytes than encoding/json's (respelled), so that values
+// compared whole differ in their bytes whether or not they are equal.
 func TestDecodeObjectDifferential(t *testing.T) {
 	s := fuzzSchema(t)
 	c := widget(t)
@@ -67,10 +97,22 @@ func TestDecodeObjectDifferential(t *testing.T) {
 		ja, _ := json.Marshal(a)
 		jb, _ := json.Marshal(bb)
 		sameVerdict(t, c, ja, jb)
-		changed, _ := json.Marshal(changeInside(deepCopy(a), r.Intn(16)))
+		changedObj := changeInside(deepCopy(a), r.Intn(16))
+		changed, _ := json.Marshal(changedObj)
 		sameVerdict(t, c, changed, ja)
 		if len(c.ValidateUpdate(a, bb)) > 0 {
 			denied++
+		}
+
+		// Different bytes, equal values.
+		ra := respelled(a, nil, r)
+		sameVerdict(t, c, ra, ja)
+		allowedDecoded(t, c, ra, ja)
+		sameVerdict(t, c, respelled(a, s, r), ra)
+		// Different bytes, different values.
+		sameVerdict(t, c, respelled(bb, s, r), ra)
+		if m, ok := changedObj.(map[string]interface{}); ok {
+			sameVerdict(t, c, respelled(m, s, r), ra)
 		}
 	}
 	if denied < 300 {
@@ -81,8 +123,62 @@ func TestDecodeObjectDifferential(t *testing.T) {
 	old, _ := realisticPair(t)
 	jold, _ := json.Marshal(old)
 	for i := 0; i < 300; i++ {
-		changed, _ := json.Marshal(changeInside(deepCopy(old), i))
+		changedObj := changeInside(deepCopy(old), i)
+		changed, _ := json.Marshal(changedObj)
 		sameVerdict(t, db, changed, jold)
+		if m, ok := changedObj.(map[string]interface{}); ok {
+			sameVerdict(t, db, respelled(m, nil, r), respelled(old, nil, r))
+		}
+		ro := respelled(old, nil, r)
+		sameVerdict(t, db, ro, jold)
+		allowedDecoded(t, db, ro, jold)
+	}
+}
+
+// TestDecodeObjectSpellings: updates of the widget whose values compared
+// whole differ in bytes only — keys reordered, 1.0 for 1, escaped
+// characters, a set reordered — are allowed; a real change beside such a
+// difference is still reported, at its path only.
+func TestDecodeObjectSpellings(t *testing.T) {
+	c := widget(t)
+	old := `{"spec":{"config":{"a":1,"b":"x/y","c":[1,2]},"tags":["a","b","c"],"groups":[{"name":"g","members":["a","b"]}],` +
+		`"fixedPorts":[{"name":"http","port":80}],"selectors":{"s":"v"},"nested":{"inner":"é","set":[1,2]},"template":{"kind":"Pod"}}}`
+	allowed := map[string]string{
+		"reordered keys":  `{"spec":{"config":{"c":[1,2],"b":"x/y","a":1},"tags":["a","b","c"],"groups":[{"members":["a","b"],"name":"g"}],"fixedPorts":[{"port":80,"name":"http"}],"selectors":{"s":"v"},"nested":{"set":[1,2],"inner":"é"},"template":{"kind":"Pod"}}}`,
+		"1.0 for 1":       `{"spec":{"config":{"a":1.0,"b":"x/y","c":[1e0,20E-1]},"tags":["a","b","c"],"groups":[{"name":"g","members":["a","b"]}],"fixedPorts":[{"name":"http","port":80.00}],"selectors":{"s":"v"},"nested":{"inner":"é","set":[1.0,2]},"template":{"kind":"Pod"}}}`,
+		"escapes":         `{"spec":{"config":{"a":1,"b":"x\/y","c":[1,2]},"tags":["a","b","c"],"groups":[{"name":"g","members":["a","b"]}],"fixedPorts":[{"name":"http","port":80}],"selectors":{"s":"v"},"nested":{"inner":"é","set":[1,2]},"template":{"kind":"Pod"}}}`,
+		"reordered sets":  `{"spec":{"config":{"a":1,"b":"x/y","c":[1,2]},"tags":["c","a","b"],"groups":[{"name":"g","members":["b","a"]}],"fixedPorts":[{"name":"http","port":80}],"selectors":{"s":"v"},"nested":{"inner":"é","set":[2,1]},"template":{"kind":"Pod"}}}`,
+		"white space":     `{"spec":{"config": {"a":1, "b":"x/y", "c":[1, 2]},"tags":[ "a","b","c" ],"groups":[{"name":"g","members":["a","b"]}],"fixedPorts":[{"name":"http","port":80}],"selectors":{"s":"v"},"nested":{"inner":"é","set":[1,2]},"template":{"kind":"Pod"}}}`,
+		"duplicate key":   `{"spec":{"config":{"a":2,"b":"x/y","c":[1,2],"a":1},"tags":["a","b","c"],"groups":[{"name":"g","members":["a","b"]}],"fixedPorts":[{"name":"http","port":80}],"selectors":{"s":"v"},"nested":{"inner":"é","set":[1,2]},"template":{"kind":"Pod"}}}`,
+		"identical bytes": old,
+	}
+	for name, obj := range allowed {
+		t.Run(name, func(t *testing.T) {
+			sameVerdict(t, c, []byte(obj), []byte(old))
+			allowedDecoded(t, c, []byte(obj), []byte(old))
+		})
+	}
+	changed := map[string]struct{ obj, want string }{
+		"reordered atomic list": {
+			`{"spec":{"config":{"c":[2,1],"b":"x/y","a":1},"tags":["c","a","b"],"groups":[{"name":"g","members":["a","b"]}],"fixedPorts":[{"name":"http","port":80}],"selectors":{"s":"v"},"nested":{"inner":"é","set":[1,2]},"template":{"kind":"Pod"}}}`,
+			`spec.config: Invalid value: {"a":1,"b":"x/y","c":[2,1]}: field is immutable`,
+		},
+		"1.5 for 1 beside reordered keys": {
+			`{"spec":{"config":{"a":1.5,"b":"x/y","c":[1,2]},"tags":["a","b","c"],"groups":[{"members":["a","b"],"name":"g"}],"fixedPorts":[{"port":80,"name":"http"}],"selectors":{"s":"v"},"nested":{"inner":"é","set":[1,2]},"template":{"kind":"Pod"}}}`,
+			`spec.config: Invalid value: {"a":1.5,"b":"x/y","c":[1,2]}: field is immutable`,
+		},
+		"a string beside escapes": {
+			`{"spec":{"config":{"a":1,"b":"x\/y","c":[1,2]},"tags":["a","b","c"],"groups":[{"name":"g","members":["a","b"]}],"fixedPorts":[{"name":"http","port":80}],"selectors":{"s":"v"},"nested":{"inner":"è","set":[1,2]},"template":{"kind":"Pod"}}}`,
+			`spec.nested: Invalid value: {"inner":"è","set":[1,2]}: field is immutable`,
+		},
+	}
+	for name, tc := range changed {
+		t.Run(name, func(t *testing.T) {
+			sameVerdict(t, c, []byte(tc.obj), []byte(old))
+			po, _ := c.DecodeObject([]byte(tc.obj))
+			pold, _ := c.DecodeObject([]byte(old))
+			checkMessages(t, c.ValidateUpdate(po, pold), []string{tc.want})
+		})
 	}
 }
 
@@ -152,8 +248,15 @@ func FuzzDecodeObject(f *testing.F) {
 		sameVerdict(t, c, data, base)
 		sameVerdict(t, c, base, data)
 		g := &gen{b: data}
-		a, _ := json.Marshal(g.object(s))
-		b, _ := json.Marshal(g.object(s))
+		x, y := g.object(s), g.object(s)
+		a, _ := json.Marshal(x)
+		b, _ := json.Marshal(y)
 		sameVerdict(t, c, a, b)
+		// The same objects in other bytes (respelled, sets reordered).
+		r := rand.New(rand.NewSource(int64(len(data))))
+		ra := respelled(x, s, r)
+		sameVerdict(t, c, ra, a)
+		sameVerdict(t, c, respelled(y, s, r), ra)
+		allowedDecoded(t, c, respelled(x, nil, r), a)
 	})
 }

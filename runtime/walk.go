@@ -52,9 +52,7 @@ func (w *walker) atIndex(p *field.Path, i int) *field.Path {
 // walk checks the values at n, present in both objects.
 func (w *walker) walk(n *node, nv, ov interface{}, p *field.Path, depth int) {
 	if n.whole() {
-		if !w.c.equal(n, nv, ov, depth) {
-			w.changed(nv, ov, p, depth)
-		}
+		w.whole(n, nv, ov, p, depth)
 		return
 	}
 	if depth >= MaxDepth {
@@ -79,6 +77,25 @@ func (w *walker) walk(n *node, nv, ov interface{}, p *field.Path, depth int) {
 		if ol, ok := asList(ov); ok {
 			w.list(n.structure, nl, ol, p, depth)
 		}
+	}
+}
+
+// whole checks values compared whole, present in both. Values DecodeObject
+// kept as bytes (rawValue) are equal when their bytes are; where their
+// bytes differ, the first walk reports a violation without decoding them,
+// and the second walk, which builds the report, decodes and compares them.
+// A second walk that finds nothing reports nothing.
+func (w *walker) whole(n *node, nv, ov interface{}, p *field.Path, depth int) {
+	if sameBytes(nv, ov) {
+		return
+	}
+	if !w.report && bothRaw(nv, ov) {
+		w.found = true
+		return
+	}
+	nv, ov = decoded(nv), decoded(ov)
+	if !w.c.equal(n, nv, ov, depth) {
+		w.changed(nv, ov, p, depth)
 	}
 }
 
