@@ -108,8 +108,11 @@ func invalid(gk schema.GroupKind, name string, errs field.ErrorList) metav1.Stat
 	seen := make(map[string]bool, len(errs))
 	var msgs []string
 	for _, err := range errs {
-		causes = append(causes, metav1.StatusCause{Type: metav1.CauseType(err.Type), Message: err.ErrorBody(), Field: err.Field})
-		if msg := err.Error(); !seen[msg] {
+		// err.Error() is the field, ": " and err.ErrorBody(); the body is
+		// rendered once (it holds a changed value, marshalled as JSON).
+		body := err.ErrorBody()
+		causes = append(causes, metav1.StatusCause{Type: metav1.CauseType(err.Type), Message: body, Field: err.Field})
+		if msg := err.Field + ": " + body; !seen[msg] {
 			seen[msg] = true
 			msgs = append(msgs, msg)
 		}
