@@ -80,6 +80,9 @@ func (c *Checker) DecodeObject(raw []byte) (map[string]interface{}, error) {
 type decoder struct {
 	data []byte
 	pos  int
+	// text, if set, is data as a string: the strings the decoder builds
+	// are then substrings of it, one allocation for all of them.
+	text string
 }
 
 // mode is what the decoder does with a value. One walk over the document
@@ -364,6 +367,9 @@ func (d *decoder) str() (interface{}, error) {
 // does everywhere.
 func (d *decoder) unquote(start, end int, plain bool) (string, error) {
 	if raw := d.data[start+1 : end-1]; plain || (bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw)) {
+		if d.text != "" {
+			return d.text[start+1 : end-1], nil
+		}
 		return string(raw), nil
 	}
 	var k string

@@ -41,7 +41,8 @@ func decoded(v interface{}) interface{} {
 	if !ok {
 		return v
 	}
-	d := decoder{data: r.data}
+	// Its strings share the memory of one copy of its bytes.
+	d := decoder{data: r.data, text: string(r.data)}
 	full, err := d.value(nil, fullMode, r.depth)
 	if err != nil {
 		// Unreachable: DecodeObject checked these bytes. The rawValue is

@@ -4,6 +4,8 @@ import (
 	"sort"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/immutable-gen/immutable-gen/runtime/immutable"
 )
 
 // walker walks a new and an old value together, setBelow by the plan.
@@ -89,14 +91,22 @@ func (w *walker) whole(n *node, nv, ov interface{}, p *field.Path, depth int) {
 	if sameBytes(nv, ov) {
 		return
 	}
-	if !w.report && bothRaw(nv, ov) {
+	raw := bothRaw(nv, ov)
+	if raw && !w.report {
 		w.found = true
 		return
 	}
 	nv, ov = decoded(nv), decoded(ov)
-	if !w.c.equal(n, nv, ov, depth) {
-		w.changed(nv, ov, p, depth)
+	if w.c.equal(n, nv, ov, depth) {
+		return
 	}
+	if raw {
+		// Decoded JSON, no deeper than the decoder allows: nothing in it
+		// is unusable (see changed).
+		w.errs = append(w.errs, immutable.Changed(p, nv))
+		return
+	}
+	w.changed(nv, ov, p, depth)
 }
 
 // object checks the properties of an object present in both.
