@@ -109,8 +109,9 @@ func invalid(gk schema.GroupKind, name string, errs field.ErrorList) metav1.Stat
 	var msgs []string
 	for _, err := range errs {
 		// err.Error() is the field, ": " and err.ErrorBody(); the body is
-		// rendered once (it holds a changed value, marshalled as JSON).
-		body := err.ErrorBody()
+		// rendered once (it holds a changed value, marshalled as JSON,
+		// without reflection: jsonValue).
+		body := errorBody(err)
 		causes = append(causes, metav1.StatusCause{Type: metav1.CauseType(err.Type), Message: body, Field: err.Field})
 		if msg := err.Field + ": " + body; !seen[msg] {
 			seen[msg] = true
@@ -132,6 +133,18 @@ func invalid(gk schema.GroupKind, name string, errs field.ErrorList) metav1.Stat
 		Message: message,
 		Details: &metav1.StatusDetails{Group: gk.Group, Kind: gk.Kind, Name: name, Causes: causes},
 	}
+}
+
+// errorBody is err.ErrorBody(), with a map or list value rendered by
+// jsonValue, as json.Marshal renders it.
+func errorBody(err *field.Error) string {
+	switch err.BadValue.(type) {
+	case map[string]interface{}, []interface{}:
+		e := *err
+		e.BadValue = jsonValue{err.BadValue}
+		return e.ErrorBody()
+	}
+	return err.ErrorBody()
 }
 
 // decode decodes an object for c as the API server decodes unstructured
