@@ -39,6 +39,24 @@ const maxNesting = 10000
 // object or null. JSON null decodes to a nil map, as there. The time it
 // takes is linear in len(raw).
 func (c *Checker) DecodeObject(raw []byte) (map[string]interface{}, error) {
+	return c.decodeObject(raw, nil)
+}
+
+// DecodeOldObject is DecodeObject for the old object of an update whose new
+// object DecodeObject decoded into obj: it decodes raw to the same result
+// (the same verdicts from ValidateUpdate, the same errors), but a value
+// compared whole whose bytes are those of the same value in obj is
+// recognised by comparing bytes rather than scanned again, as is the
+// common case (the API server serialises both objects the same way). The
+// result shares memory with raw and with obj's bytes, which must not
+// change while it is in use.
+func (c *Checker) DecodeOldObject(raw []byte, obj map[string]interface{}) (map[string]interface{}, error) {
+	return c.decodeObject(raw, obj)
+}
+
+// decodeObject decodes raw; peer, if not nil, is DecodeObject's result
+// for the other object of the update.
+func (c *Checker) decodeObject(raw []byte, peer map[string]interface{}) (map[string]interface{}, error) {
 	d := decoder{data: raw}
 	d.skipSpace()
 	if d.pos >= len(d.data) || d.data[d.pos] != '{' {
@@ -56,7 +74,7 @@ func (c *Checker) DecodeObject(raw []byte) (map[string]interface{}, error) {
 	if !root.needsWalk() {
 		md = skipMode
 	}
-	v, err := d.value(root, md, 1)
+	v, err := d.value(root, md, 1, peer)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +122,9 @@ const (
 var errNestedTooDeep = errors.New("exceeded max depth")
 
 // value reads the value at d.pos in mode m (n describes it in walkMode),
-// moves past it and returns what it built: nil in skipMode. In fullMode
+// moves past it and returns what it built: nil in skipMode. In walkMode,
+// peer is what DecodeObject built at the same place of the other object
+// of the update, if anything. In fullMode
 // (and for what walkMode builds in full) the value is what
 // utiljson.Unmarshal decodes into an interface{}: objects as
 // map[string]interface{} (the last of duplicate keys wins), arrays as
@@ -112,7 +132,7 @@ var errNestedTooDeep = errors.New("exceeded max depth")
 // strings unquoted with invalid UTF-8 replaced. Arrays and objects deeper
 // than maxNesting are refused in every mode, as the full decoder refuses
 // them.
-func (d *decoder) value(n *node, m mode, depth int) (interface{}, error) {
+func (d *decoder) value(n *node, m mode, depth int, peer interface{}) (interface{}, error) {
 	if d.pos >= len(d.data) {
 		return nil, d.syntaxError("in value")
 	}
@@ -124,7 +144,13 @@ func (d *decoder) value(n *node, m mode, depth int) (interface{}, error) {
 		if m == walkMode {
 			switch {
 			case n.whole():
-				// Compared whole: kept as its bytes (rawvalue.go).
+				// Compared whole: kept as its bytes (rawvalue.go). Where
+				// they are the bytes of the other object's value, they
+				// are valid as those were: compare, do not scan.
+				if r, ok := peer.(*rawValue); ok && r.depth == depth && bytes.HasPrefix(d.data[d.pos:], r.data) {
+					d.pos += len(r.data)
+					return r, nil
+				}
 				return d.raw(depth)
 			case c == '[' || n.immutableKeys || n.structure == nil:
 				// A value with immutable keys is built in full: a
@@ -134,7 +160,7 @@ func (d *decoder) value(n *node, m mode, depth int) (interface{}, error) {
 			}
 		}
 		if c == '{' {
-			return d.object(n, m, depth)
+			return d.object(n, m, depth, peer)
 		}
 		return d.array(m, depth)
 	case c == '"':
@@ -159,7 +185,7 @@ func (d *decoder) value(n *node, m mode, depth int) (interface{}, error) {
 // depth, moves past it and returns its bytes as a rawValue.
 func (d *decoder) raw(depth int) (interface{}, error) {
 	start := d.pos
-	if _, err := d.value(nil, skipMode, depth); err != nil {
+	if _, err := d.value(nil, skipMode, depth, nil); err != nil {
 		return nil, err
 	}
 	return &rawValue{data: d.data[start:d.pos], depth: depth}, nil
@@ -176,7 +202,8 @@ func literalValue(m mode, v bool, err error) (interface{}, error) {
 // object reads the object at d.pos (at its '{') in mode m. In walkMode it
 // keeps the properties of n that need a walk, and the other keys when
 // additionalProperties needs one; the other members are skipped.
-func (d *decoder) object(n *node, m mode, depth int) (interface{}, error) {
+func (d *decoder) object(n *node, m mode, depth int, peer interface{}) (interface{}, error) {
+	peerObj, _ := peer.(map[string]interface{})
 	var obj map[string]interface{}
 	if m != skipMode {
 		obj = map[string]interface{}{}
@@ -222,7 +249,11 @@ func (d *decoder) object(n *node, m mode, depth int) (interface{}, error) {
 				cm = skipMode
 			}
 		}
-		v, err := d.value(child, cm, depth+1)
+		var childPeer interface{}
+		if child != nil && peerObj != nil {
+			childPeer = peerObj[key]
+		}
+		v, err := d.value(child, cm, depth+1, childPeer)
 		if err != nil {
 			return nil, err
 		}
@@ -296,7 +327,7 @@ func (d *decoder) array(m mode, depth int) (interface{}, error) {
 	}
 	for {
 		d.skipSpace()
-		v, err := d.value(nil, m, depth+1)
+		v, err := d.value(nil, m, depth+1, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -51,6 +51,16 @@ func sameVerdict(t *testing.T, c *runtime.Checker, obj, old []byte) {
 		t.Fatalf("verdicts differ\nfull decode:\n  %s\nDecodeObject:\n  %s\nobj: %.500s\nold: %.500s",
 			strings.Join(want, "\n  "), strings.Join(got, "\n  "), obj, old)
 	}
+	// The old object decoded beside the new one: bytes it shares with it
+	// are compared, not scanned; the same result.
+	pold2, perr3 := c.DecodeOldObject(old, po)
+	if perr3 != nil || (pold2 == nil) != (pold == nil) {
+		t.Fatalf("DecodeOldObject: %v (nil %v); DecodeObject: nil %v", perr3, pold2 == nil, pold == nil)
+	}
+	if got2 := messages(c.ValidateUpdate(po, pold2)); strings.Join(got2, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("verdicts differ\nfull decode:\n  %s\nDecodeOldObject:\n  %s\nobj: %.500s\nold: %.500s",
+			strings.Join(want, "\n  "), strings.Join(got2, "\n  "), obj, old)
+	}
 }
 
 // respelled returns v as JSON spelled otherwise (runtime/internal/respell:

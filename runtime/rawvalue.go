@@ -43,7 +43,7 @@ func decoded(v interface{}) interface{} {
 	}
 	// Its strings share the memory of one copy of its bytes.
 	d := decoder{data: r.data, text: string(r.data)}
-	full, err := d.value(nil, fullMode, r.depth)
+	full, err := d.value(nil, fullMode, r.depth, nil)
 	if err != nil {
 		// Unreachable: DecodeObject checked these bytes. The rawValue is
 		// not JSON to the comparison, so it equals nothing and is

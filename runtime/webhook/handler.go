@@ -26,7 +26,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/immutable-gen/immutable-gen/runtime"
 	"github.com/immutable-gen/immutable-gen/runtime/enforce"
 )
 
@@ -82,11 +81,15 @@ func (h *Handler) Handle(_ context.Context, req admission.Request) admission.Res
 	if c == nil {
 		return admission.Allowed("immutable fields: " + describe(gvr, req.SubResource) + " is not checked")
 	}
-	obj, err := decode(c, req.Object.Raw)
+	obj, err := decode(req.Object.Raw, c.DecodeObject)
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("immutable fields: the new object: %w", err))
 	}
-	old, err := decode(c, req.OldObject.Raw)
+	old, err := decode(req.OldObject.Raw, func(raw []byte) (map[string]interface{}, error) {
+		// Where the old object's bytes are the new one's, they are
+		// compared rather than scanned again.
+		return c.DecodeOldObject(raw, obj)
+	})
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("immutable fields: the old object: %w", err))
 	}
@@ -147,16 +150,17 @@ func errorBody(err *field.Error) string {
 	return err.ErrorBody()
 }
 
-// decode decodes an object for c as the API server decodes unstructured
-// content (integers as int64, other numbers as float64), building only the
-// parts c reads: most of a large object (a pod template, status, managed
-// fields) is checked for syntax and skipped. It fails on what the full
-// decoder refuses.
-func decode(c *runtime.Checker, raw []byte) (map[string]interface{}, error) {
+// decode decodes an object with c's DecodeObject (or DecodeOldObject) as
+// the API server decodes unstructured content (integers as int64, other
+// numbers as float64), building only the parts the check reads: most of a
+// large object (a pod template, status, managed fields) is checked for
+// syntax and skipped, and values compared whole are kept as bytes. It
+// fails on what the full decoder refuses.
+func decode(raw []byte, decodeObject func([]byte) (map[string]interface{}, error)) (map[string]interface{}, error) {
 	if len(raw) == 0 {
 		return nil, errors.New("missing from the request")
 	}
-	m, err := c.DecodeObject(raw)
+	m, err := decodeObject(raw)
 	if err != nil {
 		return nil, err
 	}
