@@ -96,6 +96,19 @@ func (w *walker) whole(n *node, nv, ov interface{}, p *field.Path, depth int) {
 		w.found = true
 		return
 	}
+	if raw && !n.comparesSets() {
+		// The new value is needed for the report; the old one is compared
+		// as it is, unless its bytes leave it unsure.
+		nd := decoded(nv)
+		switch compareText(nd, ov.(*rawValue)) {
+		case same:
+			return
+		case differ:
+			w.errs = append(w.errs, immutable.Changed(p, nd))
+			return
+		}
+		nv = nd
+	}
 	nv, ov = decoded(nv), decoded(ov)
 	if w.c.equal(n, nv, ov, depth) {
 		return
