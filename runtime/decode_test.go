@@ -245,6 +245,32 @@ func TestDecodeObjectHostile(t *testing.T) {
 	}
 }
 
+// TestDecodeObjectDeepDifference: values compared whole that differ at the
+// bottom of 9,997 nested arrays or objects, or in a key there: the
+// comparison of the old bytes with the new value moves past each level
+// once (it is linear), and the verdicts are the full decode's.
+func TestDecodeObjectDeepDifference(t *testing.T) {
+	c := widget(t)
+	const depth = 9997
+	arrays := func(leaf string) []byte {
+		return []byte(`{"spec":{"config":{"x":` + strings.Repeat(`[0,`, depth) + leaf + strings.Repeat(`,1]`, depth) + `}}}`)
+	}
+	objects := func(key string) []byte {
+		return []byte(`{"spec":{"config":{"x":` + strings.Repeat(`{"b":0,"a":`, depth) + `{"` + key + `":1}` + strings.Repeat(`,"c":1}`, depth) + `}}}`)
+	}
+	for name, pair := range map[string][2][]byte{
+		"arrays":         {arrays("1"), arrays("2")},
+		"arrays, longer": {arrays("1"), arrays("1,1")},
+		"objects":        {objects("k"), objects("j")},
+		"objects, equal": {objects("k"), objects("\u006b")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			sameVerdict(t, c, pair[0], pair[1])
+			sameVerdict(t, c, pair[1], pair[0])
+		})
+	}
+}
+
 // FuzzDecodeObject: arbitrary bytes as the new object against a fixed old
 // one, and the fuzzer's bytes as objects of the widget schema.
 func FuzzDecodeObject(f *testing.F) {

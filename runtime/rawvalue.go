@@ -237,7 +237,6 @@ func (d *decoder) sameKey(a [2]int, start, end int) bool {
 
 // compareArray compares l with the array at d.pos, item by item in order.
 func (d *decoder) compareArray(l []interface{}, depth int) verdict {
-	start := d.pos
 	n := 0
 	d.pos++ // '['
 	for {
@@ -257,18 +256,32 @@ func (d *decoder) compareArray(l []interface{}, depth int) verdict {
 		case unsure:
 			return unsure
 		case differ:
-			// Arrays have no duplicates: the difference stands.
-			d.pos = start
-			if _, err := d.value(nil, skipMode, depth, nil); err != nil {
-				return unsure
-			}
-			return differ
+			// Arrays have no duplicates: the difference stands. Move past
+			// the rest (not the whole array again: that would be
+			// quadratic in the nesting).
+			return d.skipItems(depth)
 		}
 		n++
 	}
-	d.pos = start
-	if _, err := d.value(nil, skipMode, depth, nil); err != nil {
-		return unsure
+	// More items than l: move past them from the first extra one.
+	return d.skipItems(depth)
+}
+
+// skipItems moves past the rest of an array whose items are at depth+1,
+// from an item or the ',' or ']' after one, and answers differ.
+func (d *decoder) skipItems(depth int) verdict {
+	for {
+		d.skipSpace()
+		switch d.data[d.pos] {
+		case ']':
+			d.pos++
+			return differ
+		case ',':
+			d.pos++
+			d.skipSpace()
+		}
+		if _, err := d.value(nil, skipMode, depth+1, nil); err != nil {
+			return unsure
+		}
 	}
-	return differ
 }
