@@ -101,6 +101,8 @@ type decoder struct {
 	// text, if set, is data as a string: the strings the decoder builds
 	// are then substrings of it, one allocation for all of them.
 	text string
+	// raws is where rawValues are allocated, a few at a time.
+	raws []rawValue
 }
 
 // mode is what the decoder does with a value. One walk over the document
@@ -188,7 +190,11 @@ func (d *decoder) raw(depth int) (interface{}, error) {
 	if _, err := d.value(nil, skipMode, depth, nil); err != nil {
 		return nil, err
 	}
-	return &rawValue{data: d.data[start:d.pos], depth: depth}, nil
+	if len(d.raws) == cap(d.raws) {
+		d.raws = make([]rawValue, 0, 8)
+	}
+	d.raws = append(d.raws, rawValue{data: d.data[start:d.pos], depth: depth})
+	return &d.raws[len(d.raws)-1], nil
 }
 
 // literalValue is v in the modes that build, nil in skipMode, or err.
