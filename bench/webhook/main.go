@@ -93,7 +93,7 @@ const (
 func main() {
 	var (
 		duration    = flag.Duration("duration", time.Second, "length of one attack (one webhook at one concurrency level)")
-		rounds      = flag.Int("rounds", 8, "attacks per webhook, workload and level; the order of the two webhooks alternates by round")
+		rounds      = flag.Int("rounds", 6, "attacks per webhook, workload and level; the order of the two webhooks alternates by round")
 		clientsFlag = flag.String("clients", "1,16,64", "concurrency levels (concurrent clients, each one request at a time)")
 		workloads   = flag.String("workloads", "immutable,mutable,large,typed", "the workloads to measure, in this order (see -help)")
 		envs        = flag.Int("env", 22, "env entries per container of the mostly mutable workload: sets its object size")
