@@ -86,6 +86,7 @@ var podSetsCRD []byte
 // The paths the server process serves, beside webhook.Path.
 const (
 	noopPath      = "/noop"       // admission.Allowed("") for every request
+	noop2Path     = "/noop2"      // the same, for the A/A workload
 	typedPath     = "/typed"      // webhook.ImmutableValidator[*benchv1.PodSet]
 	typedNoopPath = "/typed-noop" // a typed validator that allows everything
 )
@@ -128,6 +129,8 @@ const workloadHelp = `  immutable  PodSets of about 9 KB whose bytes sit mostly 
   mutable    Workloads of about 9 KB whose bytes sit mostly in mutable fields
              (testdata/workloads-crd.yaml: a free-form pod template beside 5 markers)
   large      one PodSet of about 1 MB, mostly immutable
+  aa         (not by default) the immutable PodSets sent to a second no-op
+             against the no-op: how far apart two identical webhooks measure
   typed      the immutable PodSets through webhook.ImmutableValidator[*PodSet]
              (controller-runtime decodes the typed objects) against a typed
              validator that allows everything: what the generated check adds
@@ -159,6 +162,11 @@ func workloadsByName(names string, envs int) ([]comparison, error) {
 		case "large":
 			w = comparison{m: podSetRequests(largePodSet), path: webhook.Path, noop: noopPath, full: true,
 				about: "one large object: a PodSet, unstructured webhook.Handler against the no-op"}
+		case "aa":
+			m := podSetRequests(defaultPodSet)
+			m.deny = make([]bool, len(m.deny)) // the second no-op allows everything
+			w = comparison{m: m, path: noop2Path, noop: noopPath,
+				about: "A/A: the no-op against a second no-op, the harness's own noise"}
 		case "typed":
 			w = comparison{m: podSetRequests(defaultPodSet), path: typedPath, noop: typedNoopPath,
 				about: "typed, mostly immutable: PodSets, ImmutableValidator[*PodSet] against a typed no-op validator"}
@@ -372,6 +380,9 @@ func serveUntilEOF(dir string, port int, cpuprofile string) error {
 	srv := ctrlwebhook.NewServer(ctrlwebhook.Options{Host: "127.0.0.1", Port: port, CertDir: dir})
 	srv.Register(webhook.Path, h.Webhook())
 	srv.Register(noopPath, noop)
+	srv.Register(noop2Path, &admission.Webhook{Handler: admission.HandlerFunc(func(context.Context, admission.Request) admission.Response {
+		return admission.Allowed("")
+	})})
 	srv.Register(typedPath, admission.WithValidator[*benchv1.PodSet](scheme, &webhook.ImmutableValidator[*benchv1.PodSet]{}))
 	srv.Register(typedNoopPath, admission.WithValidator[*benchv1.PodSet](scheme, allowAll{}))
 	full, err := fullDecodeHandler()
