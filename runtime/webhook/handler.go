@@ -139,16 +139,25 @@ func invalid(gk schema.GroupKind, name string, errs field.ErrorList) metav1.Stat
 }
 
 // errorBody is err.ErrorBody(), with a map or list value rendered by
-// jsonValue, as json.Marshal renders it.
+// jsonValue, as json.Marshal renders it, where ErrorBody renders such
+// values with json.Marshal.
 func errorBody(err *field.Error) string {
 	switch err.BadValue.(type) {
 	case map[string]interface{}, []interface{}:
-		e := *err
-		e.BadValue = jsonValue{err.BadValue}
-		return e.ErrorBody()
+		if rendersJSON {
+			e := *err
+			e.BadValue = jsonValue{err.BadValue}
+			return e.ErrorBody()
+		}
 	}
 	return err.ErrorBody()
 }
+
+// rendersJSON reports whether the field.Error.ErrorBody linked in writes a
+// map value with json.Marshal, as recent apimachinery versions do; older
+// ones (v0.31) write Go syntax (%#v), which jsonValue would change. It is
+// computed once and never changes.
+var rendersJSON = field.Invalid(nil, map[string]interface{}{"a": int64(1)}, "").ErrorBody() == `Invalid value: {"a":1}`
 
 // decode decodes an object with c's DecodeObject (or DecodeOldObject) as
 // the API server decodes unstructured content (integers as int64, other

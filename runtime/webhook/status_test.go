@@ -14,6 +14,9 @@ import (
 // status, for no, one, several and repeated errors, with and without a
 // group.
 func TestInvalidIsNewInvalid(t *testing.T) {
+	if !rendersJSON {
+		t.Log("this apimachinery's ErrorBody writes values as Go syntax: jsonValue is not used")
+	}
 	one := field.Invalid(field.NewPath("spec", "class"), "silver", "field is immutable")
 	two := field.Forbidden(field.NewPath("spec", "labels"), `key "team" may not be removed: keys are immutable`)
 	lists := map[string]field.ErrorList{
