@@ -138,26 +138,39 @@ func invalid(gk schema.GroupKind, name string, errs field.ErrorList) metav1.Stat
 	}
 }
 
-// errorBody is err.ErrorBody(), with a map or list value rendered by
-// jsonValue, as json.Marshal renders it, where ErrorBody renders such
-// values with json.Marshal.
+// errorBody is err.ErrorBody(). Where ErrorBody writes a map or list
+// value with json.Marshal (rendersJSON), an Invalid error's body with such
+// a value is written here, byte for byte as ErrorBody writes it, its value
+// by jsonValue's encoder: json.Marshal's reflection over a changed pod
+// template, and its check of the result, were most of a denial's cost.
 func errorBody(err *field.Error) string {
 	switch err.BadValue.(type) {
 	case map[string]interface{}, []interface{}:
-		if rendersJSON {
-			e := *err
-			e.BadValue = jsonValue{err.BadValue}
-			return e.ErrorBody()
+		if !rendersJSON || err.Type != field.ErrorTypeInvalid {
+			break
 		}
+		b := append(make([]byte, 0, 256), err.Type.String()...)
+		b = append(b, ": "...)
+		b, ok := appendJSON(b, err.BadValue)
+		if !ok {
+			break
+		}
+		if err.Detail != "" {
+			b = append(b, ": "...)
+			b = append(b, err.Detail...)
+		}
+		return string(b)
 	}
 	return err.ErrorBody()
 }
 
-// rendersJSON reports whether the field.Error.ErrorBody linked in writes a
-// map value with json.Marshal, as recent apimachinery versions do; older
-// ones (v0.31) write Go syntax (%#v), which jsonValue would change. It is
-// computed once and never changes.
-var rendersJSON = field.Invalid(nil, map[string]interface{}{"a": int64(1)}, "").ErrorBody() == `Invalid value: {"a":1}`
+// rendersJSON reports whether the field.Error.ErrorBody linked in writes an
+// Invalid error with a map value as "Invalid value: " and the value's
+// json.Marshal, then ": " and the detail, as recent apimachinery versions
+// do; older ones (v0.31) write Go syntax (%#v) instead. It is computed
+// once and never changes.
+var rendersJSON = field.Invalid(nil, map[string]interface{}{"a": []interface{}{int64(1), "<"}}, "d").ErrorBody() ==
+	`Invalid value: {"a":[1,"\u003c"]}: d`
 
 // decode decodes an object with c's DecodeObject (or DecodeOldObject) as
 // the API server decodes unstructured content (integers as int64, other

@@ -1,31 +1,20 @@
 package webhook
 
 import (
-	"encoding/json"
 	"math"
 	"slices"
 	"strconv"
 	"unicode/utf8"
 )
 
-// jsonValue is the value of a violation, rendered as encoding/json renders
-// it without reflection. field.Error.ErrorBody writes the value of an
-// Invalid error with json.Marshal, which calls MarshalJSON; a changed
+// The value of a denial's violation is written by appendJSON as
+// encoding/json writes it, without reflection (errorBody): a changed
 // immutable value can be a whole pod template, and json.Marshal's
-// reflection over its maps was most of a denial's cost. The output is
-// json.Marshal's byte for byte (TestJSONValue, FuzzJSONValue): keys in
-// sorted order, HTML characters, U+2028 and U+2029 escaped, invalid UTF-8
-// replaced, numbers formatted as encoding/json formats them.
-type jsonValue struct{ v interface{} }
-
-// MarshalJSON renders unstructured content (maps, slices, strings,
-// booleans, nil, int64, float64); anything else is left to json.Marshal.
-func (j jsonValue) MarshalJSON() ([]byte, error) {
-	if b, ok := appendJSON(nil, j.v); ok {
-		return b, nil
-	}
-	return json.Marshal(j.v)
-}
+// reflection over its maps, and its check of the result, were most of a
+// denial's cost. The output is json.Marshal's byte for byte (TestJSONValue,
+// FuzzJSONValue): keys in sorted order, HTML characters, U+2028 and U+2029
+// escaped, invalid UTF-8 replaced, numbers formatted as encoding/json
+// formats them.
 
 // appendJSON appends v as json.Marshal writes it; false if v holds what
 // appendJSON does not write (other Go types, NaN, infinities).

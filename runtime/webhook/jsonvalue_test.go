@@ -7,14 +7,44 @@ import (
 	"testing"
 )
 
-// sameAsMarshal checks that jsonValue renders v as json.Marshal does.
+// sameAsMarshal checks that appendJSON writes v as json.Marshal does, or
+// declines it: then errorBody leaves it to ErrorBody.
 func sameAsMarshal(t *testing.T, v interface{}) {
 	t.Helper()
-	want, werr := json.Marshal(v)
-	got, gerr := json.Marshal(jsonValue{v})
-	if (werr == nil) != (gerr == nil) || string(got) != string(want) {
-		t.Fatalf("jsonValue: %s %v\njson.Marshal: %s %v", got, gerr, want, werr)
+	got, ok := appendJSON(nil, v)
+	want, err := json.Marshal(v)
+	if ok && (err != nil || string(got) != string(want)) {
+		t.Fatalf("appendJSON: %s\njson.Marshal: %s %v", got, want, err)
 	}
+	if !ok && err == nil && unstructured(v) {
+		t.Fatalf("appendJSON declines %#v, which json.Marshal writes as %s", v, want)
+	}
+}
+
+// unstructured reports whether v holds only the types of unstructured
+// content, and finite numbers.
+func unstructured(v interface{}) bool {
+	switch x := v.(type) {
+	case nil, bool, string, int64:
+		return true
+	case float64:
+		return !math.IsInf(x, 0) && !math.IsNaN(x)
+	case map[string]interface{}:
+		for _, e := range x {
+			if !unstructured(e) {
+				return false
+			}
+		}
+		return true
+	case []interface{}:
+		for _, e := range x {
+			if !unstructured(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // TestJSONValue: scalars at the edges of encoding/json's formats, and
@@ -28,7 +58,7 @@ func TestJSONValue(t *testing.T) {
 		math.NaN(), math.Inf(1),
 		map[string]interface{}(nil), []interface{}(nil), map[string]interface{}{}, []interface{}{},
 		map[string]interface{}{"b": int64(1), "a": []interface{}{"x", 1.5, nil, map[string]interface{}{"<": "&"}}, "": false, "é": "\u2028"},
-		[]interface{}{int(1), json.Number("2")}, // other types: left to json.Marshal
+		[]interface{}{int(1), json.Number("2")}, // other types: declined
 	}
 	for _, v := range values {
 		sameAsMarshal(t, v)
