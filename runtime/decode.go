@@ -126,14 +126,13 @@ var errNestedTooDeep = errors.New("exceeded max depth")
 // value reads the value at d.pos in mode m (n describes it in walkMode),
 // moves past it and returns what it built: nil in skipMode. In walkMode,
 // peer is what DecodeObject built at the same place of the other object
-// of the update, if anything. In fullMode
-// (and for what walkMode builds in full) the value is what
-// utiljson.Unmarshal decodes into an interface{}: objects as
-// map[string]interface{} (the last of duplicate keys wins), arrays as
-// []interface{}, integers that fit as int64 and other numbers as float64,
-// strings unquoted with invalid UTF-8 replaced. Arrays and objects deeper
-// than maxNesting are refused in every mode, as the full decoder refuses
-// them.
+// of the update, if anything. In fullMode (and for what walkMode builds in
+// full) the value is what utiljson.Unmarshal decodes into an interface{}:
+// objects as map[string]interface{} (the last of duplicate keys wins),
+// arrays as []interface{}, integers that fit as int64 and other numbers as
+// float64, strings unquoted with invalid UTF-8 replaced. Arrays and
+// objects deeper than maxNesting are refused in every mode, as the full
+// decoder refuses them.
 func (d *decoder) value(n *node, m mode, depth int, peer interface{}) (interface{}, error) {
 	if d.pos >= len(d.data) {
 		return nil, d.syntaxError("in value")
