@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand"
 	"strings"
 	"testing"
@@ -246,9 +247,11 @@ func TestDecodeObjectHostile(t *testing.T) {
 }
 
 // TestDecodeObjectDeepDifference: values compared whole that differ at the
-// bottom of 9,997 nested arrays or objects, or in a key there: the
+// bottom of 9,997 nested arrays or objects, or in a key there, or in the
+// first of 50,000 members (distinct keys, or one key repeated): the
 // comparison of the old bytes with the new value moves past each level
-// once (it is linear), and the verdicts are the full decode's.
+// once and checks keys pair by pair only in small objects (it is linear),
+// and the verdicts are the full decode's.
 func TestDecodeObjectDeepDifference(t *testing.T) {
 	c := widget(t)
 	const depth = 9997
@@ -258,11 +261,28 @@ func TestDecodeObjectDeepDifference(t *testing.T) {
 	objects := func(key string) []byte {
 		return []byte(`{"spec":{"config":{"x":` + strings.Repeat(`{"b":0,"a":`, depth) + `{"` + key + `":1}` + strings.Repeat(`,"c":1}`, depth) + `}}}`)
 	}
+	wide := func(first string, dup bool) []byte {
+		var b strings.Builder
+		b.WriteString(`{"spec":{"config":{"k0":` + first)
+		for i := 1; i < 50000; i++ {
+			if dup {
+				b.WriteString(`,"k0":` + first)
+			} else {
+				fmt.Fprintf(&b, `,"k%d":%d`, i, i)
+			}
+		}
+		b.WriteString(`}}}`)
+		return []byte(b.String())
+	}
 	for name, pair := range map[string][2][]byte{
-		"arrays":         {arrays("1"), arrays("2")},
-		"arrays, longer": {arrays("1"), arrays("1,1")},
-		"objects":        {objects("k"), objects("j")},
-		"objects, equal": {objects("k"), objects("\u006b")},
+		"wide objects":      {wide("1", false), wide("2", false)},
+		"wide, equal":       {wide("1", false), wide("1.0", false)},
+		"duplicate keys":    {wide("1", true), wide("2", true)},
+		"duplicates, equal": {wide("1", true), wide("10E-1", true)},
+		"arrays":            {arrays("1"), arrays("2")},
+		"arrays, longer":    {arrays("1"), arrays("1,1")},
+		"objects":           {objects("k"), objects("j")},
+		"objects, equal":    {objects("k"), objects("\u006b")},
 	} {
 		t.Run(name, func(t *testing.T) {
 			sameVerdict(t, c, pair[0], pair[1])
