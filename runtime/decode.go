@@ -153,7 +153,7 @@ func (d *decoder) value(n *node, m mode, depth int, peer interface{}) (interface
 					return r, nil
 				}
 				return d.raw(depth)
-			case c == '[' || n.immutableKeys || n.structure == nil:
+			case n.immutableKeys || n.structure == nil:
 				// A value with immutable keys is built in full: a
 				// violation there reports the whole value when the
 				// other side is not of the keyed kind.
@@ -161,9 +161,9 @@ func (d *decoder) value(n *node, m mode, depth int, peer interface{}) (interface
 			}
 		}
 		if c == '{' {
-			return d.object(n, m, depth, peer)
+			return d.object(n, m, depth, peer, nil)
 		}
-		return d.array(m, depth)
+		return d.array(n, m, depth, peer)
 	case c == '"':
 		if m == skipMode {
 			_, err := d.skipString()
@@ -207,7 +207,7 @@ func literalValue(m mode, v bool, err error) (interface{}, error) {
 // object reads the object at d.pos (at its '{') in mode m. In walkMode it
 // keeps the properties of n that need a walk, and the other keys when
 // additionalProperties needs one; the other members are skipped.
-func (d *decoder) object(n *node, m mode, depth int, peer interface{}) (interface{}, error) {
+func (d *decoder) object(n *node, m mode, depth int, peer interface{}, keep *structure) (interface{}, error) {
 	peerObj, _ := peer.(map[string]interface{})
 	var obj map[string]interface{}
 	if m != skipMode {
@@ -246,7 +246,7 @@ func (d *decoder) object(n *node, m mode, depth int, peer interface{}) (interfac
 				return nil, err
 			}
 		case walkMode:
-			key, child, err = d.member(n.structure, start, keyEnd, plain)
+			key, child, err = d.member(n.structure, keep, start, keyEnd, plain)
 			if err != nil {
 				return nil, err
 			}
@@ -284,12 +284,16 @@ func (d *decoder) object(n *node, m mode, depth int, peer interface{}) (interfac
 
 // member returns the key of the member whose quoted key is
 // d.data[start:end], and the schema node of its value if the walk visits
-// it (nil: skip it). The key is built only for a member that is kept.
-func (d *decoder) member(s *structure, start, end int, plain bool) (string, *node, error) {
+// it, at s or else at keep (the key properties of a list-map item; nil:
+// none); nil: skip it. The key is built only for a member that is kept.
+func (d *decoder) member(s, keep *structure, start, end int, plain bool) (string, *node, error) {
 	raw := d.data[start+1 : end-1]
 	if plain || (bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw)) {
 		// The key's bytes are the key: look it up without building it.
 		child := s.walkChild(string(raw))
+		if child == nil && keep != nil {
+			child = keep.walkChild(string(raw))
+		}
 		if child == nil {
 			return "", nil, nil
 		}
@@ -299,7 +303,11 @@ func (d *decoder) member(s *structure, start, end int, plain bool) (string, *nod
 	if err != nil {
 		return "", nil, err
 	}
-	return key, s.walkChild(key), nil
+	child := s.walkChild(key)
+	if child == nil && keep != nil {
+		child = keep.walkChild(key)
+	}
+	return key, child, nil
 }
 
 // walkChild returns the node of key k of an object at s if the walk visits
@@ -318,11 +326,28 @@ func (s *structure) walkChild(k string) *node {
 	return nil
 }
 
-// array reads the array at d.pos (at its '[') in mode m.
-func (d *decoder) array(m mode, depth int) (interface{}, error) {
+// array reads the array at d.pos (at its '[') in mode m. In walkMode (n
+// describes it) its items are read in walkMode when the walk visits them:
+// those of an atomic list or a list map, each beside the item at the same
+// index of peer; the items of other lists are skipped (the walk does not
+// read them, and the list stays a list).
+func (d *decoder) array(n *node, m mode, depth int, peer interface{}) (interface{}, error) {
 	var list []interface{}
 	if m != skipMode {
 		list = []interface{}{}
+	}
+	im := m // the items' mode
+	var keys *structure
+	var peerList []interface{}
+	if m == walkMode {
+		s := n.structure
+		switch {
+		case !s.walkItems || s.listType == listSet:
+			im = skipMode
+		case s.listType == listMap:
+			keys = listKeyStructure(s)
+		}
+		peerList, _ = peer.([]interface{})
 	}
 	d.pos++ // '['
 	d.skipSpace()
@@ -330,13 +355,24 @@ func (d *decoder) array(m mode, depth int) (interface{}, error) {
 		d.pos++
 		return result(list, m), nil
 	}
-	for {
+	for i := 0; ; i++ {
 		d.skipSpace()
-		v, err := d.value(nil, m, depth+1, nil)
+		var v interface{}
+		var err error
+		switch {
+		case im != walkMode:
+			v, err = d.value(nil, im, depth+1, nil)
+		default:
+			var p interface{}
+			if i < len(peerList) {
+				p = peerList[i]
+			}
+			v, err = d.item(n.structure, keys, depth+1, p)
+		}
 		if err != nil {
 			return nil, err
 		}
-		if m != skipMode {
+		if im != skipMode {
 			list = append(list, v)
 		}
 		d.skipSpace()
@@ -353,6 +389,51 @@ func (d *decoder) array(m mode, depth int) (interface{}, error) {
 			return nil, d.syntaxError("after array element")
 		}
 	}
+}
+
+// item reads an item of a list the walk visits, whose structure is s; keys
+// is listKeyStructure(s) for a list map, else nil. The item of a list map
+// keeps its key properties, which correlate it, whatever else the walk
+// reads: an item compared whole is kept as its bytes with them
+// (rawValue.keys), another object is built for the walk with them.
+func (d *decoder) item(s, keys *structure, depth int, peer interface{}) (interface{}, error) {
+	if keys == nil || d.pos >= len(d.data) || d.data[d.pos] != '{' {
+		return d.value(s.items, walkMode, depth, peer)
+	}
+	if depth > maxNesting {
+		return nil, errNestedTooDeep
+	}
+	switch {
+	case s.items.immutableKeys || s.items.structure == nil:
+		return d.value(s.items, walkMode, depth, peer) // built in full
+	case !s.items.whole():
+		return d.object(s.items, walkMode, depth, peer, keys)
+	}
+	if r, ok := peer.(*rawValue); ok && r.keys != nil && r.depth == depth && bytes.HasPrefix(d.data[d.pos:], r.data) {
+		d.pos += len(r.data)
+		return r, nil
+	}
+	start := d.pos
+	k, err := d.object(&node{structure: keys}, walkMode, depth, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(d.raws) == cap(d.raws) {
+		d.raws = make([]rawValue, 0, 8)
+	}
+	d.raws = append(d.raws, rawValue{data: d.data[start:d.pos], depth: depth, keys: k.(map[string]interface{})})
+	return &d.raws[len(d.raws)-1], nil
+}
+
+// listKeyStructure is the structure that keeps the key properties of a
+// list map's items: each compared whole, so that a scalar is built and
+// anything else, which cannot be a key, is not.
+func listKeyStructure(s *structure) *structure {
+	k := &structure{propIndex: make(map[string]*node, len(s.listKeys))}
+	for _, name := range s.listKeys {
+		k.propIndex[name] = &node{immutable: true}
+	}
+	return k
 }
 
 // result is v, or nil in skipMode (an interface holding a nil map or

@@ -316,3 +316,38 @@ func FuzzDecodeObject(f *testing.F) {
 		allowedDecoded(t, c, respelled(x, nil, r), a)
 	})
 }
+
+// TestDecodeObjectListItems: items of lists the walk visits are read in
+// walk mode — a list map's immutable items kept as bytes with their keys,
+// an atomic list's immutable items as bytes, objects with an immutable
+// field built for the walk — and correlate as in the full decode.
+func TestDecodeObjectListItems(t *testing.T) {
+	c := widget(t)
+	old := `{"spec":{"ports":[{"name":"a","protocol":"TCP","port":1},{"name":"b","protocol":"UDP","port":2}],"args":["x",{"y":1}],"steps":[{"image":"i","retries":1}]}}`
+	cases := map[string]struct {
+		obj  string
+		want []string
+	}{
+		"unchanged":             {old, nil},
+		"items reordered":       {`{"spec":{"ports":[{"name":"b","protocol":"UDP","port":2},{"name":"a","protocol":"TCP","port":1}],"args":["x",{"y":1}],"steps":[{"image":"i","retries":1}]}}`, nil},
+		"items respelled":       {`{"spec":{"ports":[{"port":1.0,"protocol":"TCP","name":"\u0061"},{"name":"b","protocol":"UDP","port":2}],"args":["x",{"y":10e-1}],"steps":[{"retries":2,"image":"i"}]}}`, nil},
+		"item added":            {`{"spec":{"ports":[{"name":"a","protocol":"TCP","port":1},{"name":"c","protocol":"TCP","port":3},{"name":"b","protocol":"UDP","port":2}],"args":["x",{"y":1},"z"],"steps":[{"image":"i","retries":1}]}}`, nil},
+		"item changed":          {`{"spec":{"ports":[{"name":"b","protocol":"UDP","port":3},{"name":"a","protocol":"TCP","port":1}],"args":["x",{"y":1}],"steps":[{"image":"i","retries":1}]}}`, []string{`spec.ports[0]: Invalid value: {"name":"b","port":3,"protocol":"UDP"}: field is immutable`}},
+		"atomic items":          {`{"spec":{"ports":[{"name":"a","protocol":"TCP","port":1},{"name":"b","protocol":"UDP","port":2}],"args":["y",{"y":2}],"steps":[{"image":"j","retries":1}]}}`, []string{`spec.args[0]: Invalid value: "y": field is immutable`, `spec.args[1]: Invalid value: {"y":2}: field is immutable`, `spec.steps[0].image: Invalid value: "j": field is immutable`}},
+		"key not a scalar":      {`{"spec":{"ports":[{"name":{"n":"a"},"protocol":"TCP","port":9},{"name":"b","protocol":"UDP","port":2}]}}`, nil},
+		"duplicate key":         {`{"spec":{"ports":[{"name":"z","name":"a","protocol":"TCP","port":1},{"name":"b","protocol":"UDP","port":2}]}}`, nil},
+		"an item not an object": {`{"spec":{"ports":["a",{"name":"b","protocol":"UDP","port":2}]}}`, nil},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			sameVerdict(t, c, []byte(tc.obj), []byte(old))
+			sameVerdict(t, c, []byte(old), []byte(tc.obj))
+			po, err1 := c.DecodeObject([]byte(tc.obj))
+			pold, err2 := c.DecodeOldObject([]byte(old), po)
+			if err1 != nil || err2 != nil {
+				t.Fatal(err1, err2)
+			}
+			checkMessages(t, c.ValidateUpdate(po, pold), tc.want)
+		})
+	}
+}

@@ -18,6 +18,10 @@ import (
 type rawValue struct {
 	data  []byte
 	depth int
+	// keys, for an item of a list map that is an object, holds its key
+	// properties as DecodeObject builds them, to correlate it (listmap.go);
+	// nil for anything else.
+	keys map[string]interface{}
 }
 
 // sameBytes reports whether a and b are both rawValues with the same bytes.
