@@ -15,15 +15,16 @@ import (
 // of rules found, migrated and left are pinned, and the differential must
 // prove the rewrite.
 type migrateCase struct {
-	module string // module@version
-	dir    string // the API's directory in the module
+	module string   // module@version
+	dirs   []string // the directories copied: the API's, and what it imports
 	paths  string
 	// found, migrated, left: the pinned counts.
 	found, migrated, left int
 }
 
 var migrateCases = []migrateCase{
-	{module: "sigs.k8s.io/jobset@v0.10.1", dir: "api/jobset", paths: "./api/jobset/v1alpha2/...", found: 5, migrated: 4, left: 1},
+	{module: "sigs.k8s.io/jobset@v0.10.1", dirs: []string{"api/jobset"}, paths: "./api/jobset/v1alpha2/...", found: 5, migrated: 4, left: 1},
+	{module: "sigs.k8s.io/kueue@v0.17.0", dirs: []string{"apis", "pkg"}, paths: "./apis/kueue/...", found: 21, migrated: 8, left: 13},
 }
 
 // TestMigrateRealAPIs runs `immutable-gen migrate` on copies of real APIs
@@ -34,7 +35,7 @@ func TestMigrateRealAPIs(t *testing.T) {
 	}
 	for _, c := range migrateCases {
 		t.Run(c.module, func(t *testing.T) {
-			dir := copyModule(t, moduleDir(t, c.module), c.dir)
+			dir := copyModule(t, moduleDir(t, c.module), c.dirs...)
 			res, err := migrate.Run(migrate.Options{Dir: dir, Paths: []string{c.paths}})
 			if err != nil {
 				t.Fatal(err)
@@ -57,9 +58,9 @@ func TestMigrateRealAPIs(t *testing.T) {
 	}
 }
 
-// copyModule copies a module's go.mod, go.sum and the API directory into a
-// temporary directory, writable.
-func copyModule(t *testing.T, src, api string) string {
+// copyModule copies a module's go.mod, go.sum and the Go files of dirs
+// into a temporary directory, writable.
+func copyModule(t *testing.T, src string, dirs ...string) string {
 	t.Helper()
 	dst := t.TempDir()
 	copyFile := func(rel string) {
@@ -76,18 +77,20 @@ func copyModule(t *testing.T, src, api string) string {
 	}
 	copyFile("go.mod")
 	copyFile("go.sum")
-	err := filepath.WalkDir(filepath.Join(src, api), func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") {
+	for _, api := range dirs {
+		err := filepath.WalkDir(filepath.Join(src, api), func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") {
+				return err
+			}
+			rel, err := filepath.Rel(src, p)
+			if err == nil {
+				copyFile(rel)
+			}
 			return err
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		rel, err := filepath.Rel(src, p)
-		if err == nil {
-			copyFile(rel)
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	return dst
 }

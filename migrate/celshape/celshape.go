@@ -226,8 +226,9 @@ func atom(e ast.Expr) ([]Atom, bool) {
 			}
 			return []Atom{{Kind: NoAddition, Path: has.path}}, true
 		}
-		// !has(oldSelf.p) || self.p == oldSelf.p: set once (present
-		// before, the rule fails if p is gone, and compares it otherwise).
+		// !has(oldSelf.p) || self.p == oldSelf.p, and
+		// !has(oldSelf.p) || (has(self.p) && self.p == oldSelf.p): set once
+		// (present before, p must stay and equal).
 		for i, d := range ds {
 			x, ok := call1(d, operators.LogicalNot)
 			if !ok {
@@ -237,7 +238,14 @@ func atom(e ast.Expr) ([]Atom, bool) {
 			if !ok || h.root != "oldSelf" {
 				continue
 			}
-			if l, r, ok := call2(ds[1-i], operators.Equals); ok {
+			cs := flatten(ds[1-i], operators.LogicalAnd)
+			if len(cs) == 2 {
+				if hs, ok := hasPath(cs[0]); !ok || hs.root != "self" || !slices.Equal(hs.path, h.path) {
+					continue
+				}
+				cs = cs[1:]
+			}
+			if l, r, ok := call2(cs[0], operators.Equals); ok && len(cs) == 1 {
 				if p, ok := pairedPaths(l, r); ok && slices.Equal(p, h.path) {
 					return []Atom{{Kind: NoRemoval, Path: p}, {Kind: NoModify, Path: p}}, true
 				}
@@ -255,16 +263,37 @@ func atom(e ast.Expr) ([]Atom, bool) {
 // rule immutable-gen cannot express yet: upstream's NoModify, or a
 // condition (`<condition> || <immutability>`).
 func unsupported(e ast.Expr) string {
-	ds := flatten(e, operators.LogicalOr)
-	if len(ds) < 2 {
-		return ""
-	}
-	for _, d := range ds {
-		if as, ok := atom(d); ok && len(as) > 0 {
-			return NeedsWhen
-		}
+	if containsImmutability(e) {
+		return NeedsWhen
 	}
 	return ""
+}
+
+// containsImmutability reports whether an immutability shape (or the
+// comparison `self.p == oldSelf.p`) stands among the operands of e's
+// ||, &&, ! and ?: operators, at any depth.
+func containsImmutability(e ast.Expr) bool {
+	if _, ok := atom(e); ok {
+		return true
+	}
+	if l, r, ok := call2(e, operators.Equals); ok {
+		if _, ok := pairedPaths(l, r); ok {
+			return true
+		}
+	}
+	if e.Kind() != ast.CallKind {
+		return false
+	}
+	c := e.AsCall()
+	switch c.FunctionName() {
+	case operators.LogicalOr, operators.LogicalAnd, operators.LogicalNot, operators.Conditional:
+		for _, a := range c.Args() {
+			if containsImmutability(a) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // noModify matches the three disjuncts of

@@ -46,6 +46,11 @@ func TestParse(t *testing.T) {
 		{`oldSelf == '' || self == oldSelf`, "needs: +immutable:when"},
 		{`self == oldSelf || self.x > 0`, "needs: +immutable:when"},
 		{`self.x > 0`, "rest: [self.x > 0] old=false"},
+		{`!has(oldSelf.t) || (has(self.t) && self.t == oldSelf.t)`, "[no-removal t no-modify t]"},
+		{`!has(oldSelf.t) || (has(self.l) == has(oldSelf.l) && (!has(self.l) || self.l == oldSelf.l))`, "needs: +immutable:when"},
+		{`has(oldSelf.s) && oldSelf.s.ready ? self.spec.x == oldSelf.spec.x : true`, "needs: +immutable:when"},
+		{`self.a == oldSelf.a || self.b > 0`, "needs: +immutable:when"},
+		{`self.a == oldSelf.b || self.b > 0`, "rest: [self.a == oldSelf.b || self.b > 0] old=true"},
 	} {
 		s, err := Parse(c.rule)
 		if err != nil {
