@@ -13,9 +13,9 @@ import (
 	"sigs.k8s.io/controller-tools/pkg/loader"
 
 	"github.com/immutable-gen/immutable-gen/crdgen"
+	"github.com/immutable-gen/immutable-gen/crdvalidation/apiserver"
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/output"
-	"github.com/immutable-gen/immutable-gen/crdvalidation/apiserver"
 )
 
 // generation is one run of the crd generator, in memory.
