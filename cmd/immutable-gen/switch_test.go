@@ -50,6 +50,10 @@ func copyExamples(t *testing.T) string {
 				t.Fatal("examples/go.mod has no replace directive for this repository")
 			}
 			data = re.ReplaceAll(data, []byte("replace github.com/immutable-gen/immutable-gen => "+moduleRoot(t)))
+			// The nested modules it replaces too (runtime), by their
+			// directories in this repository.
+			nested := regexp.MustCompile(`(?m)^(replace github.com/immutable-gen/immutable-gen/\S+ => )\.\./(\S+)$`)
+			data = nested.ReplaceAll(data, []byte("${1}"+moduleRoot(t)+"/${2}"))
 		}
 		p := filepath.Join(dst, rel)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
