@@ -199,8 +199,12 @@ func TestKubebuilderPlugin(t *testing.T) {
 	// plugin registers it inside ImmutableValidator (Foo is marked) and
 	// makes make generate write the typed validators. The scaffold imports
 	// this repository's runtime/webhook; go/v4 runs go mod tidy, so the
-	// project requires the module from the working tree.
-	step(t, project, nil, "go", "mod", "edit", "-require=github.com/immutable-gen/immutable-gen@v0.0.0", "-replace=github.com/immutable-gen/immutable-gen="+repo)
+	// project requires its modules (runtime/webhook and the runtime it
+	// builds on: docs/guide.md, "Libraries and their modules") from the
+	// working tree.
+	step(t, project, nil, "go", "mod", "edit",
+		"-require=github.com/immutable-gen/immutable-gen/runtime/webhook@v0.0.0", "-replace=github.com/immutable-gen/immutable-gen/runtime/webhook="+filepath.Join(repo, "runtime", "webhook"),
+		"-require=github.com/immutable-gen/immutable-gen/runtime@v0.0.0", "-replace=github.com/immutable-gen/immutable-gen/runtime="+filepath.Join(repo, "runtime"))
 	step(t, project, env, kubebuilder, "create", "webhook", "--group", "cache", "--version", "v1", "--kind", "Memcached", "--programmatic-validation", "--make=false")
 	webhookFile := readFile(t, filepath.Join(project, "internal", "webhook", "v1", "memcached_webhook.go"))
 	if !strings.Contains(webhookFile, "WithValidator(&immutablewebhook.ImmutableValidator[*cachev1.Memcached]{Next: &MemcachedCustomValidator{}})") {
