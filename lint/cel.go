@@ -38,23 +38,50 @@ func (c *crdLint) cel(root *schema.Node) {
 	rules := map[*schema.Node][]rule{}
 	root.Walk(func(n *schema.Node) { rules[n] = c.parseRules(n) })
 	a := &celAnalysis{rules: rules}
+	h := newHoles(a)
+	imm := map[string]string{}
+	immRules := map[string]string{}
+	c.immutableRules[c.version] = immRules
+	c.immutable[c.version] = imm
 	root.Walk(func(n *schema.Node) {
 		var guard *rule
+		var transition []ruleAt
 		for i, r := range rules[n] {
-			if r.expr == nil || !r.usesOldSelf || !guards(n, r) {
+			if r.expr == nil || !r.usesOldSelf {
+				continue
+			}
+			g := guards(n, r)
+			transition = append(transition, ruleAt{node: n, r: r, guard: g})
+			if !g {
 				continue
 			}
 			if guard == nil {
 				guard = &rules[n][i]
+				imm[n.Path()] = "the rule `" + validation.ShortRule(r.text) + "`"
+				immRules[n.Path()] = r.text
 			}
 			if isPlainEquality(r.expr) {
 				c.listMapOrder(n, r)
 			}
 		}
-		if guard != nil && c.presence(a, n, *guard) {
-			c.optionalAncestor(a, n, *guard)
+		if n.ExtensionTrue(schema.ExtImmutable) || n.ExtensionTrue(schema.ExtImmutableOnce) {
+			imm[n.Path()] = "an immutability extension"
+		}
+		if uncorrelatable(n) {
+			return // the API server refuses these rules (IG020)
+		}
+		if guard != nil {
+			before := len(c.findings)
+			c.presence(a, n, *guard)
+			if len(c.findings) > before && c.findings[before].ID == IDPresence {
+				h.own[n] = before
+			}
+		}
+		for _, r := range transition {
+			h.collect(n, r, guard != nil)
 		}
 	})
+	h.report(c)
 	c.describedOnly(root, rules)
 }
 

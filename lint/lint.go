@@ -142,6 +142,8 @@ const (
 	IDListMapOrder       diag.ID = "IG012"
 	IDOptionalAncestor           = validation.IDOptionalAncestor
 	IDDescribedOnly      diag.ID = "IG014"
+	IDVersionSkew        diag.ID = "IG017"
+	IDOptionalObject     diag.ID = "IG018"
 	IDOnceNotProperty            = validation.IDOnceProperty
 	IDOnceRequired               = validation.IDOnceRequired
 	IDUncorrelatable             = validation.IDUncorrelatable
@@ -163,11 +165,13 @@ func Catalog() []Check {
 		{ID: IDRedundant, Severity: Info, Title: "an immutability extension inside an already immutable subtree"},
 		{ID: IDKubectlApply, Severity: Info, Title: "the CRD carries the KEP extensions, which kubectl apply rejects and API servers do not enforce"},
 		{ID: IDExtensionIgnored, Severity: Warning, Title: "an immutability extension inside allOf, anyOf, oneOf or not, where it has no effect"},
-		{ID: IDPresence, Severity: Warning, Title: "a field immutable by a CEL rule that can be removed (and set again) because its presence is not compared"},
+		{ID: IDPresence, Severity: Warning, Title: "a field immutable by (or compared by) a CEL transition rule that can be removed (and set again) because its presence is not compared"},
 		{ID: IDOnceSet, Severity: Info, Title: "a field immutable once set: it can be added after creation"},
 		{ID: IDListMapOrder, Severity: Info, Title: "`self == oldSelf` ignores the order of list maps, which the KEP compares"},
-		{ID: IDOptionalAncestor, Severity: Warning, Title: "a field immutable by a CEL rule under an optional spec (a top-level property) that can be removed and added again"},
+		{ID: IDOptionalAncestor, Severity: Warning, Title: "an optional field that can be removed and added back, going around the transition rules on it and below it (a top-level field such as spec, or any rule that is not an immutability rule)"},
 		{ID: IDDescribedOnly, Severity: Info, Title: "a field described as immutable with nothing enforcing it"},
+		{ID: IDVersionSkew, Severity: Warning, Title: "a field immutable in one served version of a CRD and not in another, through which it can be changed"},
+		{ID: IDOptionalObject, Severity: Info, Title: "an optional object below spec that can be removed and added back with other values of the immutable fields in it (the KEP's semantics allow it)"},
 		{ID: IDOnceNotProperty, Severity: Error, Title: "x-immutable-gen-immutable-once on list items or map values, which are never set later"},
 		{ID: IDOnceRequired, Severity: Info, Title: "x-immutable-gen-immutable-once on a required property, where it is x-kubernetes-immutable"},
 		{ID: IDUncorrelatable, Severity: Error, Title: "oldSelf under the items of an atomic list or a set: the API server refuses the rule"},

@@ -314,7 +314,7 @@ func (l *linter) crd(file string, raw []byte, obj map[string]any) ([]Finding, er
 		}
 		return nil, fmt.Errorf("CustomResourceDefinition %q cannot be decoded: %v", name, err)
 	}
-	c := &crdLint{linter: l, file: file, name: crd.Name, models: map[string]*schema.Node{}}
+	c := &crdLint{linter: l, file: file, name: crd.Name, models: map[string]*schema.Node{}, immutable: map[string]map[string]string{}, immutableRules: map[string]map[string]string{}}
 	spec, _ := obj["spec"].(map[string]any)
 	versions, _ := spec["versions"].([]any)
 	for _, v := range versions {
@@ -330,9 +330,15 @@ func (l *linter) crd(file string, raw []byte, obj map[string]any) ([]Finding, er
 		c.models[name] = root
 		c.version = name
 		c.extensions(root)
-		c.cel(root)
+		// Only served versions can be written through: the holes of the
+		// others cannot be used.
+		if served, _ := vm["served"].(bool); served {
+			c.served = append(c.served, name)
+			c.cel(root)
+		}
 	}
 	c.version = ""
+	c.versionSkew()
 	c.apiServer(&crd)
 	return c.sorted(), nil
 }
@@ -345,6 +351,13 @@ type crdLint struct {
 	// versions as in the manifest.
 	models map[string]*schema.Node
 	order  []string
+	// served lists the served versions; immutable maps each to the paths
+	// made immutable there, and how.
+	served    []string
+	immutable map[string]map[string]string
+	// immutableRules maps each served version to the immutability rules'
+	// text by path (not the extensions).
+	immutableRules map[string]map[string]string
 	// version is the version being linted.
 	version  string
 	findings []Finding

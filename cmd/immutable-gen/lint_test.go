@@ -4,9 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/immutable-gen/immutable-gen/lint"
 )
 
 // TestLintGolden runs `immutable-gen lint` on the fixtures under
@@ -86,4 +91,116 @@ func TestLintJSON(t *testing.T) {
 		}
 	}
 	checkGolden(t, "testdata/golden/lint/defects.json", normalize(t, js.Bytes()))
+}
+
+// TestLintHoles: each presence hole of issue 23, as a CRD shaped after the
+// real one (testdata/lint/holes/NAME.yaml): lint's findings (golden
+// testdata/golden/lint/holes/NAME.txt); the two-step bypass that makes it
+// a hole, accepted step by step by the API server's own validator
+// (check-update) while the direct change is rejected; and lint's own
+// fixes, applied to the CRD, which leave no finding of a hole and make the
+// bypass rejected.
+func TestLintHoles(t *testing.T) {
+	cases := []struct {
+		name, kind, version string
+		// steps are objects (the rest of the object after apiVersion, kind
+		// and metadata, as JSON): steps[0] is stored, each next one is an
+		// update; the change from the first to the last is what the rules
+		// forbid.
+		steps []string
+	}{
+		{"set-once-optional-spec", "Flavor", "v1", []string{`"spec": {"topologyName": "a"}`, ``, `"spec": {"topologyName": "b"}`}},
+		{"or-rule-two-versions", "Topology", "v1beta2", []string{`"spec": {"levels": ["zone", "rack"]}`, ``, `"spec": {"levels": ["host"]}`}},
+		{"present-on-both-sides", "Job", "v1", []string{`"spec": {"priorityClassName": "low"}`, `"spec": {}`, `"spec": {"priorityClassName": "high"}`}},
+		{"cannot-be-decreased", "Pool", "v1", []string{`"spec": {"security": {"keyRotation": {"keyGeneration": 5}}}`, `"spec": {"security": {}}`, `"spec": {"security": {"keyRotation": {"keyGeneration": 1}}}`}},
+		{"optional-object", "Cluster", "v1", []string{`"spec": {"gcsFaultToleranceOptions": {"backend": "redis"}}`, `"spec": {}`, `"spec": {"gcsFaultToleranceOptions": {"backend": "etcd"}}`}},
+		{"one-cause-each", "Set", "v1", []string{`"spec": {"network": "a"}`, ``, `"spec": {"network": "b"}`}},
+	}
+	root := moduleRoot(t)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			crdFile := filepath.Join(root, "testdata/lint/holes", tc.name+".yaml")
+			var stdout, stderr bytes.Buffer
+			code := run([]string{"lint", crdFile}, &stdout, &stderr)
+			got := fmt.Sprintf("exit: %d\n--- stdout\n%s--- stderr\n%s", code, normalize(t, stdout.Bytes()), normalize(t, stderr.Bytes()))
+			checkGolden(t, filepath.Join("testdata/golden/lint/holes", tc.name+".txt"), []byte(got))
+
+			dir := t.TempDir()
+			objects := make([]string, len(tc.steps))
+			for i, s := range tc.steps {
+				body := fmt.Sprintf(`{"apiVersion": "example.com/%s", "kind": %q, "metadata": {"name": "x", "namespace": "default"}`, tc.version, tc.kind)
+				if s != "" {
+					body += ", " + s
+				}
+				objects[i] = filepath.Join(dir, fmt.Sprintf("step%d.json", i))
+				if err := os.WriteFile(objects[i], []byte(body+"}"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			checkUpdate := func(schema, old, new string) int {
+				var out, errb bytes.Buffer
+				code := run([]string{"check-update", "--schema", schema, "--old", old, "--new", new}, &out, &errb)
+				if code == 2 {
+					t.Fatalf("check-update %s → %s: %s%s", old, new, out.String(), errb.String())
+				}
+				return code
+			}
+			last := objects[len(objects)-1]
+			if checkUpdate(crdFile, objects[0], last) != 1 {
+				t.Errorf("the direct change is not rejected: not a hole the rules mean to close")
+			}
+			for i := 1; i < len(objects); i++ {
+				if checkUpdate(crdFile, objects[i-1], objects[i]) != 0 {
+					t.Errorf("step %d of the bypass is rejected: not a hole", i)
+				}
+			}
+
+			// Apply lint's own fixes and lint again.
+			data, err := os.ReadFile(crdFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := lint.Manifest(crdFile, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var obj map[string]any
+			if err := yaml.Unmarshal(data, &obj); err != nil {
+				t.Fatal(err)
+			}
+			applied := 0
+			for _, f := range res.Findings {
+				if lint.ApplyFix(obj, f) {
+					applied++
+				}
+			}
+			if applied == 0 {
+				t.Fatalf("no fix applied to %v", res.Findings)
+			}
+			fixed, err := json.Marshal(obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fixedFile := filepath.Join(dir, "fixed.json")
+			if err := os.WriteFile(fixedFile, fixed, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res, err = lint.Manifest(fixedFile, fixed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range res.Findings {
+				if f.Severity >= lint.Warning || f.ID == lint.IDOptionalObject {
+					t.Errorf("after the fixes: %s", f)
+				}
+			}
+			rejected := false
+			for i := 1; i < len(objects); i++ {
+				rejected = rejected || checkUpdate(fixedFile, objects[i-1], objects[i]) == 1
+			}
+			if !rejected {
+				t.Errorf("after the fixes the bypass is still accepted")
+			}
+		})
+	}
 }

@@ -98,15 +98,15 @@ func report(p project, dir string, res lint.Result) string {
 		f.File = rel(f.File)
 		b.WriteString(f.String())
 		b.WriteByte('\n')
-		ids[f.ID]++
+		ids[string(f.ID)]++
 	}
 	for _, s := range res.Skipped {
 		fmt.Fprintf(&b, "skipped %s\n", rel(s))
 	}
 	fmt.Fprintf(&b, "# %d CRDs: %d error(s), %d warning(s), %d info; %d partial CRD(s) skipped", res.CRDs, res.Count(lint.Error), res.Count(lint.Warning)-res.Count(lint.Error), res.Count(lint.Info)-res.Count(lint.Warning), res.Partial)
 	for _, c := range lint.Catalog() {
-		if ids[c.ID] > 0 {
-			fmt.Fprintf(&b, "; %s %d", c.ID, ids[c.ID])
+		if ids[string(c.ID)] > 0 {
+			fmt.Fprintf(&b, "; %s %d", c.ID, ids[string(c.ID)])
 		}
 	}
 	b.WriteString("\n")
