@@ -1,6 +1,10 @@
 package lint
 
 import (
+	"cmp"
+	"os"
+	"path/filepath"
+
 	"github.com/immutable-gen/immutable-gen/diag"
 
 	"fmt"
@@ -331,31 +335,77 @@ func TestSetOnceIntent(t *testing.T) {
 }
 
 // TestDescribedOnly: descriptions that promise immutability with nothing
-// enforcing it are info (IG014).
+// enforcing it are info (IG014); Kubernetes' own texts, rules below the
+// field, and subjects other than the field are not.
 func TestDescribedOnly(t *testing.T) {
-	field := `{"ref": {"type": "string", "maxLength": 10, "description": %q%s}}`
+	field := `{%q: {"type": "string", "maxLength": 10, "description": %q%s}}`
 	for _, tc := range []struct {
-		desc, rules string
-		specRules   []string
-		want        bool
+		name, field, desc, rules string
+		specRules                []string
+		want                     bool
 	}{
-		{desc: "Ref names it. This field is immutable.", want: true},
-		{desc: "Immutable.", want: true},
-		{desc: "The value is immutable once set.", want: true},
-		{desc: "It cannot be changed after creation.", want: true},
-		{desc: "Cannot be updated."},         // Kubernetes' PodSpec wording, enforced by the Pod API
-		{desc: "Mutable; see immutableRef."}, // not a promise
-		{desc: "This field is immutable.", rules: `, "x-kubernetes-validations": [{"rule": "self == oldSelf"}]`},
-		{desc: "This field is immutable.", specRules: []string{"!has(oldSelf.ref) || self.ref == oldSelf.ref"}},
-		{desc: "This field is immutable.", rules: `, "x-kubernetes-immutable": true`},
-		{desc: "This field is immutable.", specRules: []string{"self == oldSelf"}}, // all of spec is immutable
+		{name: "this field is immutable", desc: "Ref names it. This field is immutable.", want: true},
+		{name: "Immutable alone", desc: "Immutable.", want: true},
+		{name: "Immutable on a line of its own (controller-gen's layout)", desc: "DNSPrefix allows the user to customize dns prefix.\nImmutable.", want: true},
+		{name: "Immutable after a line without a period", desc: "The name of the resource group\nImmutable.", want: true},
+		{name: "Immutable opening a sentence mid-line", desc: "The region. Immutable, populated at creation.", want: true},
+		{name: "immutable once set", desc: "The value is immutable once set.", want: true},
+		{name: "cannot be changed after", desc: "It cannot be changed after creation.", want: true},
+		{name: "the field's name as the subject", field: "region", desc: "The region is immutable.", want: true},
+		{name: "Kubernetes' Cannot be updated", desc: "Cannot be updated."},
+		{name: "not a promise", desc: "Mutable; see immutableRef."},
+		{name: "another subject: a boolean switch", desc: "If true, the resulting Secret will be immutable."},
+		{name: "Kubernetes' own text (PodSpec resources.claims)", field: "claims", desc: "Claims lists the names of resources.\n\nThis field is immutable. It can only be set for containers."},
+		{name: "Kubernetes' own text (Job managedBy)", field: "managedBy", desc: "ManagedBy field indicates the controller that manages a Job.\n\nThis field is immutable."},
+		{name: "the same sentence on a field of another name", field: "owner", desc: "This field is immutable.", want: true},
+		{name: "a rule on the field", desc: "This field is immutable.", rules: `, "x-kubernetes-validations": [{"rule": "self == oldSelf"}]`},
+		{name: "a rule above naming it", desc: "This field is immutable.", specRules: []string{"!has(oldSelf.ref) || self.ref == oldSelf.ref"}},
+		{name: "an extension on it", desc: "This field is immutable.", rules: `, "x-kubernetes-immutable": true`},
+		{name: "all of spec immutable", desc: "This field is immutable.", specRules: []string{"self == oldSelf"}},
 	} {
-		t.Run(tc.desc+tc.rules, func(t *testing.T) {
-			got := findings(t, crdWith(fmt.Sprintf(field, tc.desc, tc.rules), tc.specRules, "ref"))
+		t.Run(tc.name, func(t *testing.T) {
+			name := cmp.Or(tc.field, "ref")
+			got := findings(t, crdWith(fmt.Sprintf(field, name, tc.desc, tc.rules), tc.specRules, name))
 			got = slices.DeleteFunc(got, func(s string) bool { return !strings.HasPrefix(s, string(IDDescribedOnly)) })
-			if (len(got) == 1 && got[0] == string(IDDescribedOnly)+" spec.ref") != tc.want || len(got) > 1 {
+			if (len(got) == 1 && got[0] == string(IDDescribedOnly)+" spec."+name) != tc.want || len(got) > 1 {
 				t.Errorf("got %q, want IG014: %v", got, tc.want)
 			}
 		})
+	}
+	// A rule below the field: a map whose values are immutable.
+	m := `{"labels": {"type": "object", "description": "Labels are immutable.", "maxProperties": 4, "additionalProperties": {"type": "string", "maxLength": 8, "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}}`
+	if got := findings(t, crdWith(m, nil, "labels")); slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, string(IDDescribedOnly)) }) {
+		t.Errorf("rule below: got %q", got)
+	}
+}
+
+// TestSilence: an annotation on the CRD silences an ID for the whole CRD;
+// a config file silences an ID by CRD and path; both are counted.
+func TestSilence(t *testing.T) {
+	manifest := crdWith(`{"ref": {"type": "string", "maxLength": 10, "description": "This field is immutable."}, "other": {"type": "string", "maxLength": 10, "description": "Immutable."}}`, nil)
+	if got := findings(t, manifest); len(got) != 2 {
+		t.Fatalf("got %q, want two IG014", got)
+	}
+	annotated := strings.Replace(manifest, `"metadata": {"name": "widgets.example.com"}`, `"metadata": {"name": "widgets.example.com", "annotations": {"ignore-check.immutable-gen.io/IG014": "the webhook enforces it"}}`, 1)
+	res, err := Manifest("crd.json", []byte(annotated))
+	if err != nil || len(res.Findings) != 0 || res.Silenced != 2 {
+		t.Errorf("annotation: %v %v, %d silenced", res.Findings, err, res.Silenced)
+	}
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "lint.yaml")
+	crd := filepath.Join(dir, "crd.json")
+	os.WriteFile(cfg, []byte("ignore:\n- id: IG014\n  crd: widgets.example.com\n  path: spec.ref\n  reason: the webhook enforces it\n"), 0o644)
+	os.WriteFile(crd, []byte(manifest), 0o644)
+	opts, err := ReadConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = FilesWithOptions([]string{crd}, opts)
+	if err != nil || len(res.Findings) != 1 || res.Findings[0].Path != "spec.other" || res.Silenced != 1 {
+		t.Errorf("config: %v %v, %d silenced", res.Findings, err, res.Silenced)
+	}
+	os.WriteFile(cfg, []byte("ignore:\n- id: IG014\n"), 0o644)
+	if _, err := ReadConfig(cfg); err == nil || !strings.Contains(err.Error(), "reason") {
+		t.Errorf("no reason: %v", err)
 	}
 }

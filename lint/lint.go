@@ -197,6 +197,9 @@ type Result struct {
 	Partial int
 	// CRDs counts the CustomResourceDefinitions linted.
 	CRDs int
+	// Silenced counts the findings silenced by an annotation on their CRD
+	// (IgnoreAnnotationPrefix) or a config file (Options.Ignore).
+	Silenced int
 }
 
 // Count returns how many findings have at least severity min.

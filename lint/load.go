@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/google/cel-go/parser"
 	"golang.org/x/sync/errgroup"
@@ -34,10 +35,17 @@ import (
 // cannot be decoded — each with its file (and document); the Result holds
 // the findings of everything else.
 func Files(paths []string) (Result, error) {
+	return FilesWithOptions(paths, Options{})
+}
+
+// FilesWithOptions is Files with options: findings a config file
+// silences.
+func FilesWithOptions(paths []string, opts Options) (Result, error) {
 	l, err := newLinter()
 	if err != nil {
 		return Result{}, err
 	}
+	l.opts = opts
 	// One job per file, or per path that cannot be expanded.
 	type job struct {
 		file string
@@ -88,6 +96,7 @@ func Files(paths []string) (Result, error) {
 			errs = append(errs, j.err)
 		}
 	}
+	res.Silenced = int(l.silenced.Load())
 	return res, errors.Join(errs...)
 }
 
@@ -99,6 +108,7 @@ func Manifest(file string, data []byte) (Result, error) {
 	}
 	var res Result
 	err = l.manifest(&res, file, data)
+	res.Silenced = int(l.silenced.Load())
 	return res, err
 }
 
@@ -136,6 +146,9 @@ func expand(path string) ([]string, error) {
 // use.
 type linter struct {
 	parser *parser.Parser
+	opts   Options
+	// silenced counts the findings silenced by annotations and opts.
+	silenced atomic.Int64
 }
 
 func newLinter() (*linter, error) {
@@ -340,7 +353,30 @@ func (l *linter) crd(file string, raw []byte, obj map[string]any) ([]Finding, er
 	c.version = ""
 	c.versionSkew()
 	c.apiServer(&crd)
-	return c.sorted(), nil
+	findings := c.sorted()
+	if ids := annotationIgnores(obj); ids != nil {
+		kept := findings[:0]
+		for _, f := range findings {
+			if ids[f.ID] {
+				l.silenced.Add(1)
+				continue
+			}
+			kept = append(kept, f)
+		}
+		findings = kept
+	}
+	if len(l.opts.Ignore) > 0 {
+		kept := findings[:0]
+		for _, f := range findings {
+			if l.opts.silenced(f) {
+				l.silenced.Add(1)
+				continue
+			}
+			kept = append(kept, f)
+		}
+		findings = kept
+	}
+	return findings, nil
 }
 
 // crdLint collects the findings of one CRD.

@@ -12,7 +12,7 @@ import (
 	"github.com/immutable-gen/immutable-gen/lint"
 )
 
-const lintSynopsis = "usage: immutable-gen lint [--format=text|json] [--fail-on=error|warning|info] [-v] FILE_OR_DIR..."
+const lintSynopsis = "usage: immutable-gen lint [--format=text|json] [--fail-on=error|warning|info] [--config FILE] [-v] FILE_OR_DIR..."
 
 const lintUsage = lintSynopsis + `
 
@@ -29,6 +29,10 @@ for *.yaml, *.yml and *.json; documents that are not CRDs are skipped.
                             severity, message, fix}
   --fail-on SEVERITY      the least severity that makes the run fail:
                           error, warning (default) or info
+  --config FILE           silence judged findings: ignore: [{id, crd, path,
+                          reason}] (docs/lint.md, "Silencing a finding"); the
+                          annotation ignore-check.immutable-gen.io/ID on a
+                          CRD silences an ID for that CRD
   -v, --verbose           say on standard error which documents were
                           skipped, and count the findings
 
@@ -44,6 +48,7 @@ func runLint(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "")
 	fs.StringVar(format, "o", "text", "")
 	failOn := fs.String("fail-on", "warning", "")
+	config := fs.String("config", "", "")
 	verbose := fs.Bool("verbose", false, "")
 	fs.BoolVar(verbose, "v", false, "")
 	fail := func(format string, args ...any) int {
@@ -87,7 +92,13 @@ func runLint(args []string, stdout, stderr io.Writer) int {
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
-	res, lintErr := lint.Files(paths)
+	var opts lint.Options
+	if *config != "" {
+		if opts, err = lint.ReadConfig(*config); err != nil {
+			return fail("--config: %v", err)
+		}
+	}
+	res, lintErr := lint.FilesWithOptions(paths, opts)
 	if *format == "json" {
 		b, err := res.JSON()
 		if err != nil {

@@ -34,6 +34,9 @@ func TestLintGolden(t *testing.T) {
 		{"fail-on-info", []string{td("defects/IG011-once-set.yaml"), "--fail-on", "info"}, 1},
 		{"info-only", []string{td("defects/IG011-once-set.yaml")}, 0},
 		{"described-only", []string{td("defects/IG014-described.yaml")}, 0},
+		// IG014 (issue 23): "Immutable." on a line of its own; not Kubernetes'
+		// own text, another subject, rules below, status.
+		{"described", []string{"--fail-on=info", td("described")}, 1},
 		{"kustomize", []string{td("kustomize")}, 0},
 		{"kustomize-verbose", []string{"-v", td("kustomize")}, 0},
 		{"bad-format", []string{"--format=xml", td("defects")}, 2},
