@@ -33,6 +33,7 @@ package lint
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/immutable-gen/immutable-gen/diag"
@@ -75,6 +76,10 @@ type Finding struct {
 	// File is the manifest as it was named (a path given or found in a
 	// directory given).
 	File string
+	// Line is the line of File where the finding's schema node (its key)
+	// is, or the first line of its document when the node has none there
+	// (JSON, flow style, findings about the CRD itself); 0 if unknown.
+	Line int
 	// CRD is the CRD's name, e.g. widgets.example.com.
 	CRD string
 	// Version is the CRD version whose schema the path is in; empty for a
@@ -90,15 +95,23 @@ type Finding struct {
 	Fix      string
 }
 
+// where is the finding's file and line: FILE:LINE, or FILE.
+func (f Finding) where() string {
+	if f.Line > 0 {
+		return fmt.Sprintf("%s:%d", f.File, f.Line)
+	}
+	return f.File
+}
+
 // String renders the finding as one line:
 //
-//	FILE: CRD/VERSION PATH: SEVERITY[ID]: MESSAGE; fix: FIX
+//	FILE:LINE: CRD/VERSION PATH: SEVERITY[ID]: MESSAGE; fix: FIX
 func (f Finding) String() string {
 	where := f.CRD
 	if f.Version != "" {
 		where += "/" + f.Version
 	}
-	s := fmt.Sprintf("%s: %s %s: %s[%s]: %s", f.File, where, f.Path, severityName(f.Severity), f.ID, f.Message)
+	s := fmt.Sprintf("%s: %s %s: %s[%s]: %s", f.where(), where, f.Path, severityName(f.Severity), f.ID, f.Message)
 	if f.Fix != "" {
 		s += "; fix: " + f.Fix
 	}
@@ -110,6 +123,7 @@ func (f Finding) String() string {
 func (f Finding) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		File     string `json:"file"`
+		Line     int    `json:"line"`
 		CRD      string `json:"crd"`
 		Version  string `json:"version"`
 		Path     string `json:"path"`
@@ -117,7 +131,7 @@ func (f Finding) MarshalJSON() ([]byte, error) {
 		Severity string `json:"severity"`
 		Message  string `json:"message"`
 		Fix      string `json:"fix"`
-	}{f.File, f.CRD, f.Version, f.Path, string(f.ID), severityName(f.Severity), f.Message, f.Fix})
+	}{f.File, f.Line, f.CRD, f.Version, f.Path, string(f.ID), severityName(f.Severity), f.Message, f.Fix})
 }
 
 // Check describes one kind of finding.
@@ -197,9 +211,21 @@ type Result struct {
 	Partial int
 	// CRDs counts the CustomResourceDefinitions linted.
 	CRDs int
+	// Helm lists the files skipped as Helm templates: they must be
+	// rendered first (helm template CHART | immutable-gen lint -).
+	Helm []string
+	// Errors are the inputs that could not be used, each with its file
+	// ("" for a path that cannot be expanded) and message.
+	Errors []InputError
 	// Silenced counts the findings silenced by an annotation on their CRD
 	// (IgnoreAnnotationPrefix) or a config file (Options.Ignore).
 	Silenced int
+}
+
+// InputError is an input that could not be used.
+type InputError struct {
+	File    string `json:"file"`
+	Message string `json:"message"`
 }
 
 // Count returns how many findings have at least severity min.
@@ -213,25 +239,129 @@ func (r Result) Count(min Severity) int {
 	return n
 }
 
-// JSON renders the findings as a JSON array (never null), indented.
-func (r Result) JSON() ([]byte, error) {
-	findings := r.Findings
-	if findings == nil {
-		findings = []Finding{}
+// Summary is the counts of a run.
+type Summary struct {
+	Files    int            `json:"files"`
+	CRDs     int            `json:"crds"`
+	Errors   int            `json:"errors"`
+	Warnings int            `json:"warnings"`
+	Info     int            `json:"info"`
+	IDs      map[string]int `json:"ids"`
+	Silenced int            `json:"silenced"`
+	Skipped  int            `json:"skipped"`
+	Partial  int            `json:"partial"`
+	Helm     int            `json:"helm"`
+	Unusable int            `json:"unusable"`
+}
+
+// Summary counts the findings by severity and ID.
+func (r Result) Summary() Summary {
+	s := Summary{CRDs: r.CRDs, IDs: map[string]int{}, Silenced: r.Silenced, Skipped: len(r.Skipped), Partial: r.Partial, Helm: len(r.Helm), Unusable: len(r.Errors)}
+	files := map[string]bool{}
+	for _, f := range r.Findings {
+		files[f.File] = true
+		s.IDs[string(f.ID)]++
+		switch f.Severity {
+		case Error:
+			s.Errors++
+		case Warning:
+			s.Warnings++
+		default:
+			s.Info++
+		}
 	}
-	b, err := json.MarshalIndent(findings, "", "  ")
+	s.Files = len(files)
+	return s
+}
+
+// String is the summary line:
+//
+//	12 findings (0 errors, 9 warnings, 3 info: IG010 ×6, IG013 ×3, IG014 ×3) in 5 of 118 CRDs; 2 silenced
+func (s Summary) String() string {
+	n := s.Errors + s.Warnings + s.Info
+	var b strings.Builder
+	if n == 0 {
+		fmt.Fprintf(&b, "no findings in %d CRD(s)", s.CRDs)
+	} else {
+		ids := make([]string, 0, len(s.IDs))
+		for id := range s.IDs {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		for i, id := range ids {
+			ids[i] = fmt.Sprintf("%s ×%d", id, s.IDs[id])
+		}
+		fmt.Fprintf(&b, "%d finding(s) in %d file(s), %d CRD(s) linted: %d error(s), %d warning(s), %d info (%s)", n, s.Files, s.CRDs, s.Errors, s.Warnings, s.Info, strings.Join(ids, ", "))
+	}
+	for _, x := range []struct {
+		n    int
+		what string
+	}{{s.Silenced, "silenced"}, {s.Partial, "partial CRD(s) skipped"}, {s.Helm, "Helm template(s) skipped"}, {s.Unusable, "unusable input(s)"}} {
+		if x.n > 0 {
+			fmt.Fprintf(&b, "; %d %s", x.n, x.what)
+		}
+	}
+	return b.String()
+}
+
+// JSON renders the result as one JSON object, indented: the findings
+// (never null), the inputs that could not be used, the documents skipped,
+// the Helm templates skipped, and the summary.
+func (r Result) JSON() ([]byte, error) {
+	out := struct {
+		Findings []Finding    `json:"findings"`
+		Errors   []InputError `json:"errors"`
+		Skipped  []string     `json:"skipped"`
+		Helm     []string     `json:"helm"`
+		Summary  Summary      `json:"summary"`
+	}{r.Findings, r.Errors, r.Skipped, r.Helm, r.Summary()}
+	if out.Findings == nil {
+		out.Findings = []Finding{}
+	}
+	if out.Errors == nil {
+		out.Errors = []InputError{}
+	}
+	if out.Skipped == nil {
+		out.Skipped = []string{}
+	}
+	if out.Helm == nil {
+		out.Helm = []string{}
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
 		return nil, err
 	}
 	return append(b, '\n'), nil
 }
 
-// Text renders the findings one per line.
+// Text renders the findings grouped by file and CRD: a header line per
+// CRD, then per finding a line FILE:LINE: VERSION PATH: SEVERITY[ID]:
+// MESSAGE and an indented line with the fix.
 func (r Result) Text() string {
 	var b strings.Builder
+	var file, crd string
 	for _, f := range r.Findings {
-		b.WriteString(f.String())
-		b.WriteByte('\n')
+		if f.File != file || f.CRD != crd {
+			if file != "" {
+				b.WriteByte('\n')
+			}
+			file, crd = f.File, f.CRD
+			n := 0
+			for _, g := range r.Findings {
+				if g.File == file && g.CRD == crd {
+					n++
+				}
+			}
+			fmt.Fprintf(&b, "== %s: %s (%d finding(s))\n", file, crd, n)
+		}
+		where := f.Path
+		if f.Version != "" {
+			where = f.Version + " " + where
+		}
+		fmt.Fprintf(&b, "%s: %s: %s[%s]: %s\n", f.where(), where, severityName(f.Severity), f.ID, f.Message)
+		if f.Fix != "" {
+			fmt.Fprintf(&b, "    fix: %s\n", f.Fix)
+		}
 	}
 	return b.String()
 }

@@ -224,27 +224,41 @@ func TestDirectoriesAndDocuments(t *testing.T) {
 }
 
 func TestJSON(t *testing.T) {
+	var empty struct {
+		Findings []any
+		Errors   []any
+	}
 	b, err := Result{}.JSON()
-	if err != nil || strings.TrimSpace(string(b)) != "[]" {
+	if err != nil || json.Unmarshal(b, &empty) != nil || empty.Findings == nil || empty.Errors == nil {
 		t.Errorf("empty result: %s %v", b, err)
 	}
-	res := Result{Findings: []Finding{{File: "f.yaml", CRD: "a.b", Version: "v1", Path: "spec.x", ID: IDPresence, Severity: Warning, Message: "m", Fix: "x"}}}
+	res := Result{
+		Findings: []Finding{{File: "f.yaml", Line: 7, CRD: "a.b", Version: "v1", Path: "spec.x", ID: IDPresence, Severity: Warning, Message: "m", Fix: "x"}},
+		Errors:   []InputError{{File: "g.yaml", Message: "g.yaml: document 1: invalid YAML"}},
+	}
 	b, err = res.JSON()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back []map[string]any
+	var back struct {
+		Findings []map[string]any
+		Errors   []map[string]any
+		Summary  map[string]any
+	}
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"file": "f.yaml", "crd": "a.b", "version": "v1", "path": "spec.x", "id": "IG010", "severity": "warning", "message": "m", "fix": "x"}
-	if len(back) != 1 || len(back[0]) != len(want) {
-		t.Fatalf("got %v", back)
+	want := map[string]any{"file": "f.yaml", "line": 7.0, "crd": "a.b", "version": "v1", "path": "spec.x", "id": "IG010", "severity": "warning", "message": "m", "fix": "x"}
+	if len(back.Findings) != 1 || len(back.Findings[0]) != len(want) {
+		t.Fatalf("got %v", back.Findings)
 	}
 	for k, v := range want {
-		if back[0][k] != v {
-			t.Errorf("%s: got %v, want %v", k, back[0][k], v)
+		if back.Findings[0][k] != v {
+			t.Errorf("%s: got %v, want %v", k, back.Findings[0][k], v)
 		}
+	}
+	if len(back.Errors) != 1 || back.Errors[0]["file"] != "g.yaml" || back.Summary["warnings"] != 1.0 || back.Summary["unusable"] != 1.0 {
+		t.Errorf("errors %v, summary %v", back.Errors, back.Summary)
 	}
 }
 

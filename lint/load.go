@@ -1,7 +1,6 @@
 package lint
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/json"
@@ -11,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -55,6 +55,10 @@ func FilesWithOptions(paths []string, opts Options) (Result, error) {
 	var jobs []*job
 	var skipped []string
 	for _, p := range paths {
+		if p == "-" {
+			jobs = append(jobs, &job{file: "-"})
+			continue
+		}
 		files, err := expand(p)
 		if err != nil {
 			jobs = append(jobs, &job{err: err})
@@ -74,7 +78,13 @@ func FilesWithOptions(paths []string, opts Options) (Result, error) {
 			continue
 		}
 		g.Go(func() error {
-			data, err := os.ReadFile(j.file)
+			var data []byte
+			var err error
+			if j.file == "-" {
+				data, err = io.ReadAll(os.Stdin)
+			} else {
+				data, err = os.ReadFile(j.file)
+			}
 			if err != nil {
 				j.err = err
 				return nil
@@ -91,9 +101,13 @@ func FilesWithOptions(paths []string, opts Options) (Result, error) {
 		res.Findings = append(res.Findings, j.res.Findings...)
 		res.Skipped = append(res.Skipped, j.res.Skipped...)
 		res.Partial += j.res.Partial
+		res.Helm = append(res.Helm, j.res.Helm...)
 		res.CRDs += j.res.CRDs
 		if j.err != nil {
 			errs = append(errs, j.err)
+			for _, e := range unjoin(j.err) {
+				res.Errors = append(res.Errors, InputError{File: j.file, Message: e.Error()})
+			}
 		}
 	}
 	res.Silenced = int(l.silenced.Load())
@@ -162,7 +176,11 @@ func newLinter() (*linter, error) {
 // manifest lints every document of one file into res.
 func (l *linter) manifest(res *Result, file string, data []byte) error {
 	var errs []error
-	err := documents(data, func(n int, raw []byte) {
+	if helmTemplate(file, data) {
+		res.Helm = append(res.Helm, file)
+		return nil
+	}
+	err := documents(data, func(n int, raw, src []byte, line int) {
 		if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
 			return
 		}
@@ -171,8 +189,23 @@ func (l *linter) manifest(res *Result, file string, data []byte) error {
 			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: document %d is not an object", file, n))
 			return
 		}
+		before := len(res.Findings)
 		if err := l.object(res, file, fmt.Sprintf("document %d", n), raw, obj); err != nil {
 			errs = append(errs, err)
+		}
+		// Place the document's findings in its YAML.
+		if len(res.Findings) > before {
+			var lines []yline
+			if src != nil {
+				lines = yamlLines(src, line)
+			}
+			for i := before; i < len(res.Findings); i++ {
+				f := &res.Findings[i]
+				f.Line = line
+				if lines != nil {
+					f.Line = schemaLine(lines, f.CRD, f.Version, f.Path)
+				}
+			}
 		}
 	})
 	for _, e := range unjoin(err) {
@@ -182,14 +215,17 @@ func (l *linter) manifest(res *Result, file string, data []byte) error {
 }
 
 // documents calls fn with each document of a YAML or JSON stream, as JSON,
-// numbered from 1, and returns the errors of the documents that do not
-// parse. A JSON stream stops at its first syntax error; YAML documents are
-// split at `---` first, so the ones after a broken document are still read.
-func documents(data []byte, fn func(n int, raw []byte)) error {
+// numbered from 1, with its source (YAML; nil for JSON) and the line of
+// the file it starts on, and returns the errors of the documents that do
+// not parse. A JSON stream stops at its first syntax error; YAML documents
+// are split at `---` first, so the ones after a broken document are still
+// read.
+func documents(data []byte, fn func(n int, raw, src []byte, line int)) error {
 	if utilyaml.IsJSONBuffer(data) {
-		dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+		dec := json.NewDecoder(bytes.NewReader(data))
 		for n := 1; ; n++ {
 			var raw json.RawMessage
+			off := dec.InputOffset()
 			err := dec.Decode(&raw)
 			if errors.Is(err, io.EOF) {
 				return nil
@@ -197,26 +233,51 @@ func documents(data []byte, fn func(n int, raw []byte)) error {
 			if err != nil {
 				return fmt.Errorf("document %d: invalid JSON: %v", n, err)
 			}
-			fn(n, raw)
+			// The document starts at its first non-blank byte.
+			lead := data[off:]
+			skip := len(lead) - len(bytes.TrimLeft(lead, " \t\r\n"))
+			fn(n, raw, nil, 1+bytes.Count(data[:int(off)+skip], []byte("\n")))
 		}
 	}
-	// Split YAML documents and convert each to JSON once.
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	var errs []error
-	for n := 1; ; n++ {
-		doc, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return errors.Join(errs...)
-		}
-		if err != nil {
-			return errors.Join(append(errs, fmt.Errorf("document %d: %v", n, err))...)
-		}
+	n := 0
+	yamlDocuments(data, func(doc []byte, line int) {
+		n++
 		raw, err := sigsyaml.YAMLToJSON(doc)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("document %d: invalid YAML: %v", n, err))
-			continue
+			return
 		}
-		fn(n, raw)
+		fn(n, raw, doc, line)
+	})
+	return errors.Join(errs...)
+}
+
+// yamlDocuments splits a YAML stream at its `---` lines (followed by
+// nothing or a comment), as k8s.io/apimachinery's YAMLReader does, and
+// calls fn with each document that is not empty and the line of the file
+// it starts on.
+func yamlDocuments(data []byte, fn func(doc []byte, line int)) {
+	start, startLine, no := 0, 1, 0
+	for off := 0; off < len(data); {
+		no++
+		end := len(data)
+		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
+			end = off + i + 1
+		}
+		line := data[off:end]
+		if bytes.HasPrefix(line, []byte("---")) {
+			if rest := bytes.TrimSpace(line[3:]); len(rest) == 0 || rest[0] == '#' {
+				if off > start {
+					fn(data[start:off], startLine)
+				}
+				start, startLine = end, no+1
+			}
+		}
+		off = end
+	}
+	if start < len(data) {
+		fn(data[start:], startLine)
 	}
 }
 
@@ -431,4 +492,30 @@ func (c *crdLint) sorted() []Finding {
 		)
 	})
 	return slices.Compact(out)
+}
+
+// helmAction matches the Go template actions of a Helm chart where YAML
+// cannot hold them as text: a line (or a comment) that opens with a
+// control action or an include ({{- if …}}, {{ include … }}, {{- end }}),
+// or a value that is one ('{{ .Release.Name }}'). Templates shown in a
+// description ("e.g. {{ .Release.Name }}-suffix") are neither.
+var helmAction = regexp.MustCompile(`(?m)^\s*(?:#[^\n]*)?\{\{-?\s*(?:if|else|end|range|with|define|include|template|toYaml|tpl)\b|:\s*['"]?\{\{-?\s*(?:include|template|tpl|\.Values|\.Release|\.Chart)\b`)
+
+// helmTemplate reports whether the file is a Helm template, to be
+// rendered before it is linted: it holds Helm's template actions, or it
+// sits in the templates directory of a chart and holds "{{".
+func helmTemplate(file string, data []byte) bool {
+	if !bytes.Contains(data, []byte("{{")) {
+		return false
+	}
+	if helmAction.Match(data) {
+		return true
+	}
+	dir := filepath.Dir(file)
+	if filepath.Base(dir) == "templates" {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "Chart.yaml")); err == nil {
+			return true
+		}
+	}
+	return false
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/immutable-gen/immutable-gen/lint"
 )
 
-const lintSynopsis = "usage: immutable-gen lint [--format=text|json] [--fail-on=error|warning|info] [--config FILE] [-v] FILE_OR_DIR..."
+const lintSynopsis = "usage: immutable-gen lint [--format=text|json|sarif] [--fail-on=error|warning|info] [--config FILE] [-v] FILE_OR_DIR..."
 
 const lintUsage = lintSynopsis + `
 
@@ -23,10 +23,15 @@ and everything the API server refuses when the CRD is created. Files may
 hold several YAML or JSON documents; directories are searched recursively
 for *.yaml, *.yml and *.json; documents that are not CRDs are skipped.
 
-  --format, -o text|json  text: one line per finding,
-                            FILE: CRD/VERSION PATH: SEVERITY[ID]: MESSAGE; fix: FIX
-                          json: an array of {file, crd, version, path, id,
-                            severity, message, fix}
+  --format, -o text|json|sarif
+                          text: findings grouped by file and CRD,
+                            FILE:LINE: VERSION PATH: SEVERITY[ID]: MESSAGE
+                                fix: FIX
+                          and a summary line of counts by severity and ID
+                          json: {findings: [{file, line, crd, version, path,
+                            id, severity, message, fix}], errors: [{file,
+                            message}], skipped, helm, summary}
+                          sarif: SARIF 2.1.0, for code-scanning upload
   --fail-on SEVERITY      the least severity that makes the run fail:
                           error, warning (default) or info
   --config FILE           silence judged findings: ignore: [{id, crd, path,
@@ -34,11 +39,15 @@ for *.yaml, *.yml and *.json; documents that are not CRDs are skipped.
                           annotation ignore-check.immutable-gen.io/ID on a
                           CRD silences an ID for that CRD
   -v, --verbose           say on standard error which documents were
-                          skipped, and count the findings
+                          skipped
+
+FILE may be - (standard input: helm template CHART | immutable-gen lint -).
+Helm templates are skipped with a note: render them first.
 
 Exit status: 0 no finding at or above --fail-on; 1 some; 2 unusable input
 (a file that cannot be read, invalid YAML or JSON, a CRD that cannot be
-decoded), with a message on standard error. Findings: docs/lint.md.
+decoded) or no CRD at all, with a message on standard error. Findings:
+docs/lint.md.
 `
 
 // runLint implements "immutable-gen lint" and returns the exit status.
@@ -72,9 +81,9 @@ func runLint(args []string, stdout, stderr io.Writer) int {
 		paths = append(paths, fs.Arg(0))
 		rest = fs.Args()[1:]
 	}
-	if *format != "text" && *format != "json" {
+	if *format != "text" && *format != "json" && *format != "sarif" {
 		fmt.Fprintln(stderr, lintSynopsis)
-		return fail("unknown format %q: want text or json", *format)
+		return fail("unknown format %q: want text, json or sarif", *format)
 	}
 	min, err := lint.ParseSeverity(*failOn)
 	if err != nil {
@@ -99,30 +108,42 @@ func runLint(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	res, lintErr := lint.FilesWithOptions(paths, opts)
-	if *format == "json" {
-		b, err := res.JSON()
-		if err != nil {
-			return fail("%v", err)
+	var out []byte
+	switch *format {
+	case "json":
+		out, err = res.JSON()
+	case "sarif":
+		out, err = res.SARIF()
+	default:
+		text := res.Text()
+		if text != "" {
+			text += "\n"
 		}
-		stdout.Write(b)
-	} else {
-		io.WriteString(stdout, res.Text())
+		out = []byte(text + res.Summary().String() + "\n")
 	}
+	if err != nil {
+		return fail("%v", err)
+	}
+	stdout.Write(out)
 	if res.Partial > 0 && !*verbose {
 		fmt.Fprintf(stderr, "immutable-gen lint: skipped %d partial CustomResourceDefinition(s) (kustomize patches, not whole CRDs); -v lists them\n", res.Partial)
+	}
+	for _, h := range res.Helm {
+		fmt.Fprintf(stderr, "immutable-gen lint: skipped %s: a Helm template; render it first: helm template CHART | immutable-gen lint -\n", h)
 	}
 	if *verbose {
 		for _, s := range res.Skipped {
 			fmt.Fprintf(stderr, "immutable-gen lint: skipped %s\n", s)
 		}
-		fmt.Fprintf(stderr, "immutable-gen lint: %d error(s), %d warning(s), %d info\n",
-			res.Count(lint.Error), res.Count(lint.Warning)-res.Count(lint.Error), res.Count(lint.Info)-res.Count(lint.Warning))
 	}
 	if lintErr != nil {
 		for _, line := range strings.Split(lintErr.Error(), "\n") {
 			fmt.Fprintf(stderr, "immutable-gen lint: %s\n", line)
 		}
 		return 2
+	}
+	if res.CRDs == 0 {
+		return fail("no CustomResourceDefinitions in %s: nothing was linted", strings.Join(paths, " "))
 	}
 	if res.Count(min) > 0 {
 		return 1

@@ -42,6 +42,12 @@ func TestLintGolden(t *testing.T) {
 		{"bad-format", []string{"--format=xml", td("defects")}, 2},
 		{"bad-fail-on", []string{"--fail-on=never", td("defects")}, 2},
 		{"no-files", nil, 2},
+		// Output for a fleet (issue 23).
+		{"helm", []string{"--fail-on=info", td("helm")}, 1},
+		{"empty", []string{td("empty")}, 2},
+		{"only-partial", []string{td("kustomize/patches")}, 2},
+		{"unusable-json", []string{"-o", "json", td("unusable/invalid.yaml"), td("defects/IG010-optional.yaml")}, 2},
+		{"holes-sarif", []string{"-o", "sarif", td("holes")}, 1},
 		{"help", []string{"-h"}, 0},
 	}
 	for _, tc := range cases {
@@ -57,43 +63,110 @@ func TestLintGolden(t *testing.T) {
 	}
 }
 
-// TestLintJSON checks the JSON output: an array of findings with exactly
-// the documented keys, the same findings as the text output, and a golden
-// file.
+// TestLintJSON checks the JSON output: an object with the findings
+// (exactly the documented keys, the same as the text output), the input
+// errors, and a summary; and a golden file.
 func TestLintJSON(t *testing.T) {
 	dir := filepath.Join(moduleRoot(t), "testdata/lint/defects")
-	var text, js, stderr bytes.Buffer
-	if code := run([]string{"lint", dir}, &text, &stderr); code != 1 {
-		t.Fatalf("text: exit %d: %s", code, stderr.String())
-	}
+	var js, stderr bytes.Buffer
 	// -o after the directory: flags may follow the files.
 	if code := run([]string{"lint", dir, "-o", "json"}, &js, &stderr); code != 1 {
 		t.Fatalf("json: exit %d: %s", code, stderr.String())
 	}
-	var findings []map[string]any
-	if err := json.Unmarshal(js.Bytes(), &findings); err != nil {
+	var out struct {
+		Findings []map[string]any
+		Errors   []map[string]any
+		Summary  map[string]any
+	}
+	if err := json.Unmarshal(js.Bytes(), &out); err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSpace(text.String()), "\n")
-	if len(findings) != len(lines) {
-		t.Fatalf("%d JSON findings, %d text lines", len(findings), len(lines))
+	res, err := lint.Files([]string{dir})
+	if err != nil {
+		t.Fatal(err)
 	}
-	keys := []string{"file", "crd", "version", "path", "id", "severity", "message", "fix"}
-	for i, f := range findings {
+	if len(out.Findings) != len(res.Findings) || len(out.Errors) != 0 {
+		t.Fatalf("%d JSON findings, %d findings; errors %v", len(out.Findings), len(res.Findings), out.Errors)
+	}
+	keys := []string{"file", "line", "crd", "version", "path", "id", "severity", "message", "fix"}
+	for i, f := range out.Findings {
 		if len(f) != len(keys) {
 			t.Errorf("finding %d has keys %v, want %v", i, f, keys)
 		}
-		for _, k := range keys {
+		if line, ok := f["line"].(float64); !ok || int(line) != res.Findings[i].Line || line < 1 {
+			t.Errorf("finding %d: line %v, want %d", i, f["line"], res.Findings[i].Line)
+		}
+		for _, k := range keys[2:] {
 			if _, ok := f[k].(string); !ok {
 				t.Errorf("finding %d: %s is not a string: %v", i, k, f[k])
 			}
 		}
-		prefix := fmt.Sprintf("%s: %s/%s %s: %s[%s]: ", f["file"], f["crd"], f["version"], f["path"], f["severity"], f["id"])
-		if !strings.HasPrefix(lines[i], prefix) {
-			t.Errorf("line %d %q does not start with %q", i, lines[i], prefix)
+		if f["id"] != string(res.Findings[i].ID) || f["path"] != res.Findings[i].Path {
+			t.Errorf("finding %d: %v, want %s", i, f, res.Findings[i])
 		}
 	}
+	if int(out.Summary["crds"].(float64)) != res.CRDs {
+		t.Errorf("summary %v", out.Summary)
+	}
 	checkGolden(t, "testdata/golden/lint/defects.json", normalize(t, js.Bytes()))
+}
+
+// TestLintSARIF: the SARIF log is SARIF 2.1.0 with one result per finding,
+// at the finding's file and line, and the input errors as notifications.
+func TestLintSARIF(t *testing.T) {
+	root := moduleRoot(t)
+	bad := filepath.Join(root, "testdata/lint/unusable/invalid.yaml")
+	var out, stderr bytes.Buffer
+	code := run([]string{"lint", "-o", "sarif", filepath.Join(root, "testdata/lint/defects"), bad}, &out, &stderr)
+	if code != 2 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var log struct {
+		Version string `json:"version"`
+		Runs    []struct {
+			Tool struct {
+				Driver struct {
+					Rules []struct{ ID string }
+				}
+			}
+			Invocations []struct {
+				ExecutionSuccessful        bool
+				ToolExecutionNotifications []struct{ Message struct{ Text string } }
+			}
+			Results []struct {
+				RuleID    string
+				RuleIndex int
+				Level     string
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string }
+						Region           struct{ StartLine int }
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	if log.Version != "2.1.0" || len(log.Runs) != 1 {
+		t.Fatalf("version %q, %d runs", log.Version, len(log.Runs))
+	}
+	r := log.Runs[0]
+	res, _ := lint.Files([]string{filepath.Join(root, "testdata/lint/defects")})
+	if len(r.Results) != len(res.Findings) {
+		t.Fatalf("%d results, %d findings", len(r.Results), len(res.Findings))
+	}
+	for i, x := range r.Results {
+		f := res.Findings[i]
+		loc := x.Locations[0].PhysicalLocation
+		if x.RuleID != string(f.ID) || r.Tool.Driver.Rules[x.RuleIndex].ID != x.RuleID || loc.Region.StartLine != f.Line || "file://"+filepath.ToSlash(f.File) != loc.ArtifactLocation.URI {
+			t.Errorf("result %d: %+v, finding %s", i, x, f)
+		}
+	}
+	if inv := r.Invocations[0]; inv.ExecutionSuccessful || len(inv.ToolExecutionNotifications) != 1 || !strings.Contains(inv.ToolExecutionNotifications[0].Message.Text, "invalid YAML") {
+		t.Errorf("invocation %+v", inv)
+	}
 }
 
 // TestLintHoles: each presence hole of issue 23, as a CRD shaped after the
