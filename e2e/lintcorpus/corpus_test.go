@@ -45,6 +45,16 @@ var corpus = []project{
 	{"prometheus-operator", "github.com/prometheus-operator/prometheus-operator", "v0.83.0", []string{"example/prometheus-operator-crd"}},
 	// config/crd with webhook_in_* and cainjection_in_* patches.
 	{"cloudnative-pg", "github.com/cloudnative-pg/cloudnative-pg", "v1.26.0", []string{"config/crd"}},
+	// Issue 23's kinds. Embedded Pod and Job templates (JobSet, LWS,
+	// Kueue's Workload, KubeRay); multi-version CRDs (Kueue: v1beta1 and
+	// v1beta2 served); Helm charts (Kueue's and LWS's templates, skipped;
+	// JobSet's crds/, linted); a multi-CRD file (CAPZ's ASO crds.yaml) and
+	// kustomize patches (CAPZ).
+	{"jobset", "sigs.k8s.io/jobset", "v0.10.1", []string{"config/components/crd", "charts/jobset/crds"}},
+	{"kueue", "sigs.k8s.io/kueue", "v0.17.0", []string{"config/components/crd", "charts/kueue/templates"}},
+	{"lws", "sigs.k8s.io/lws", "v0.7.0", []string{"config/crd", "charts/lws/templates"}},
+	{"kuberay", "github.com/ray-project/kuberay/ray-operator", "v1.5.0", []string{"config/crd"}},
+	{"cluster-api-provider-azure", "sigs.k8s.io/cluster-api-provider-azure", "v1.21.0", []string{"config/crd", "config/aso"}},
 }
 
 // downloadAll downloads every project of the corpus, in parallel, and
