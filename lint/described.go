@@ -85,7 +85,7 @@ func promise(name, desc string) (string, bool) {
 // descriptions there).
 func (c *crdLint) describedOnly(root *schema.Node, rules map[*schema.Node][]rule) {
 	status := root.Properties["status"]
-	root.Walk(func(n *schema.Node) {
+	eachNode(root, func(n *schema.Node) {
 		if n.Edge != schema.Property {
 			return
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/google/cel-go/parser"
 	"golang.org/x/sync/errgroup"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	sigsjson "sigs.k8s.io/json"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/schema"
+	"github.com/immutable-gen/immutable-gen/validation"
 )
 
 // Files lints the manifests at paths: files of any name, and directories,
@@ -184,13 +186,13 @@ func (l *linter) manifest(res *Result, file string, data []byte) error {
 		if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
 			return
 		}
-		var obj map[string]any
-		if err := json.Unmarshal(raw, &obj); err != nil {
+		var h header
+		if err := json.Unmarshal(raw, &h); err != nil {
 			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: document %d is not an object", file, n))
 			return
 		}
 		before := len(res.Findings)
-		if err := l.object(res, file, fmt.Sprintf("document %d", n), raw, obj); err != nil {
+		if err := l.object(res, file, fmt.Sprintf("document %d", n), raw, h); err != nil {
 			errs = append(errs, err)
 		}
 		// Place the document's findings in its YAML.
@@ -293,15 +295,10 @@ func unjoin(err error) []error {
 }
 
 // object lints one document, or the items of a List.
-func (l *linter) object(res *Result, file, where string, raw []byte, obj map[string]any) error {
-	apiVersion, _ := obj["apiVersion"].(string)
-	kind, _ := obj["kind"].(string)
+func (l *linter) object(res *Result, file, where string, raw []byte, h header) error {
+	apiVersion, kind, name := h.APIVersion, h.Kind, h.Metadata.Name
 	if kind == "CustomResourceDefinition" && strings.HasPrefix(apiVersion, "apiextensions.k8s.io/") {
-		if missing := partialCRD(obj); missing != nil {
-			name := ""
-			if md, ok := obj["metadata"].(map[string]any); ok {
-				name, _ = md["name"].(string)
-			}
+		if missing := h.partial(); missing != nil {
 			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %s (%s CustomResourceDefinition %q) is a partial CustomResourceDefinition, a kustomize patch: it has no %s", file, where, apiVersion, name, strings.Join(missing, ", ")))
 			res.Partial++
 			return nil
@@ -309,7 +306,7 @@ func (l *linter) object(res *Result, file, where string, raw []byte, obj map[str
 	}
 	switch {
 	case kind == "CustomResourceDefinition" && apiVersion == "apiextensions.k8s.io/v1":
-		findings, err := l.crd(file, raw, obj)
+		findings, err := l.crd(file, raw, name)
 		res.CRDs++
 		if err != nil {
 			return fmt.Errorf("%s: %s: %w", file, where, err)
@@ -319,19 +316,17 @@ func (l *linter) object(res *Result, file, where string, raw []byte, obj map[str
 	case kind == "CustomResourceDefinition" && strings.HasPrefix(apiVersion, "apiextensions.k8s.io/"):
 		return fmt.Errorf("%s: %s: %s CustomResourceDefinitions are not supported (API servers serve only apiextensions.k8s.io/v1 since Kubernetes 1.22): convert it to apiextensions.k8s.io/v1", file, where, apiVersion)
 	case strings.HasSuffix(kind, "List") && apiVersion == "v1":
-		items, _ := obj["items"].([]any)
+		var list struct {
+			Items []json.RawMessage `json:"items"`
+		}
+		json.Unmarshal(raw, &list) // the items that are not objects are left out below
 		var errs []error
-		for i, it := range items {
-			item, ok := it.(map[string]any)
-			if !ok {
+		for i, item := range list.Items {
+			var ih header
+			if json.Unmarshal(item, &ih) != nil {
 				continue
 			}
-			b, err := json.Marshal(item)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s: %s item %d: %w", file, where, i, err))
-				continue
-			}
-			if err := l.object(res, file, fmt.Sprintf("%s item %d", where, i), b, item); err != nil {
+			if err := l.object(res, file, fmt.Sprintf("%s item %d", where, i), item, ih); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -348,7 +343,29 @@ func (l *linter) object(res *Result, file, where string, raw []byte, obj map[str
 	return nil
 }
 
-// partialCRD returns what a CustomResourceDefinition document lacks of
+// header is what lint reads of every document before it knows it is a
+// CRD: its type, name, and which of spec's fields it has.
+type header struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
+	Spec struct {
+		Group      hasField `json:"group"`
+		Names      hasField `json:"names"`
+		Versions   hasField `json:"versions"`
+		Version    hasField `json:"version"`
+		Validation hasField `json:"validation"`
+	} `json:"spec"`
+}
+
+// hasField notes that a field is there, without keeping its value.
+type hasField bool
+
+func (p *hasField) UnmarshalJSON([]byte) error { *p = true; return nil }
+
+// partial returns what a CustomResourceDefinition document lacks of
 // spec.group, spec.names and spec.versions (spec.version or
 // spec.validation in v1beta1) when it lacks two of them or more: such a
 // document is not a CRD but a patch of one, as kustomize projects keep
@@ -356,19 +373,15 @@ func (l *linter) object(res *Result, file, where string, raw []byte, obj map[str
 // cainjection_in_*.yaml). It returns nil for a whole CRD, and for a CRD
 // that lacks only one of them (a broken CRD, which the API server's
 // validation reports).
-func partialCRD(obj map[string]any) []string {
-	spec, _ := obj["spec"].(map[string]any)
+func (h header) partial() []string {
 	var missing []string
-	if _, ok := spec["group"]; !ok {
+	if !h.Spec.Group {
 		missing = append(missing, "spec.group")
 	}
-	if _, ok := spec["names"]; !ok {
+	if !h.Spec.Names {
 		missing = append(missing, "spec.names")
 	}
-	_, versions := spec["versions"]
-	_, version := spec["version"]
-	_, validation := spec["validation"]
-	if !versions && !version && !validation {
+	if !h.Spec.Versions && !h.Spec.Version && !h.Spec.Validation {
 		missing = append(missing, "spec.versions")
 	}
 	if len(missing) < 2 {
@@ -379,16 +392,27 @@ func partialCRD(obj map[string]any) []string {
 
 // crd lints one apiextensions.k8s.io/v1 CRD given as JSON and as its
 // generic tree.
-func (l *linter) crd(file string, raw []byte, obj map[string]any) ([]Finding, error) {
-	var crd apiextv1.CustomResourceDefinition
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(raw, &crd); err != nil {
-		name := ""
-		if md, ok := obj["metadata"].(map[string]any); ok {
-			name, _ = md["name"].(string)
+func (l *linter) crd(file string, raw []byte, name string) ([]Finding, error) {
+	c := &crdLint{linter: l, file: file, name: name, models: map[string]*schema.Node{}, immutable: map[string]map[string]string{}, immutableRules: map[string]map[string]string{}}
+	// The API server's validation first, on the typed CRD, which is
+	// released before the generic tree and the models are built.
+	var annotations map[string]string
+	stub, errs, ok, err := func() (*apiextensions.CustomResourceDefinition, []validation.ServerError, bool, error) {
+		var crd apiextv1.CustomResourceDefinition
+		if err := sigsjson.UnmarshalCaseSensitivePreserveInts(raw, &crd); err != nil {
+			return nil, nil, false, fmt.Errorf("CustomResourceDefinition %q cannot be decoded: %v", name, err)
 		}
+		c.name, annotations = crd.Name, crd.Annotations
+		stub, errs, ok := c.apiServer(&crd)
+		return stub, errs, ok, nil
+	}()
+	if err != nil {
+		return nil, err
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(raw, &obj); err != nil {
 		return nil, fmt.Errorf("CustomResourceDefinition %q cannot be decoded: %v", name, err)
 	}
-	c := &crdLint{linter: l, file: file, name: crd.Name, models: map[string]*schema.Node{}, immutable: map[string]map[string]string{}, immutableRules: map[string]map[string]string{}}
 	spec, _ := obj["spec"].(map[string]any)
 	versions, _ := spec["versions"].([]any)
 	for _, v := range versions {
@@ -413,9 +437,11 @@ func (l *linter) crd(file string, raw []byte, obj map[string]any) ([]Finding, er
 	}
 	c.version = ""
 	c.versionSkew()
-	c.apiServer(&crd)
+	if ok {
+		c.apiServerFindings(stub, errs)
+	}
 	findings := c.sorted()
-	if ids := annotationIgnores(obj); ids != nil {
+	if ids := annotationIgnores(annotations); ids != nil {
 		kept := findings[:0]
 		for _, f := range findings {
 			if ids[f.ID] {
@@ -505,11 +531,25 @@ var helmAction = regexp.MustCompile(`(?m)^\s*(?:#[^\n]*)?\{\{-?\s*(?:if|else|end
 // rendered before it is linted: it holds Helm's template actions, or it
 // sits in the templates directory of a chart and holds "{{".
 func helmTemplate(file string, data []byte) bool {
+	// Only the lines holding "{{" are matched: a large CRD may show a
+	// template in a description or two.
+	for rest := data; ; {
+		i := bytes.Index(rest, []byte("{{"))
+		if i < 0 {
+			break
+		}
+		start := bytes.LastIndexByte(rest[:i], '\n') + 1
+		end := len(rest)
+		if j := bytes.IndexByte(rest[i:], '\n'); j >= 0 {
+			end = i + j
+		}
+		if helmAction.Match(rest[start:end]) {
+			return true
+		}
+		rest = rest[end:]
+	}
 	if !bytes.Contains(data, []byte("{{")) {
 		return false
-	}
-	if helmAction.Match(data) {
-		return true
 	}
 	dir := filepath.Dir(file)
 	if filepath.Base(dir) == "templates" {

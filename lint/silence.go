@@ -85,9 +85,7 @@ func (o Options) silenced(f Finding) bool {
 }
 
 // annotationIgnores returns the IDs the CRD's annotations silence.
-func annotationIgnores(obj map[string]any) map[diag.ID]bool {
-	md, _ := obj["metadata"].(map[string]any)
-	ann, _ := md["annotations"].(map[string]any)
+func annotationIgnores(ann map[string]string) map[diag.ID]bool {
 	var out map[diag.ID]bool
 	for k := range ann {
 		if id, ok := strings.CutPrefix(k, IgnoreAnnotationPrefix); ok {

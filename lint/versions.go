@@ -17,9 +17,16 @@ func (c *crdLint) versionSkew() {
 	if len(c.served) < 2 {
 		return
 	}
+	someImmutable := false
+	for _, v := range c.served {
+		someImmutable = someImmutable || len(c.immutable[v]) > 0
+	}
+	if !someImmutable {
+		return
+	}
 	for _, b := range c.served {
 		nodes := map[string]*schema.Node{}
-		c.models[b].Walk(func(n *schema.Node) { nodes[n.Path()] = n })
+		eachNode(c.models[b], func(n *schema.Node) { nodes[n.Path()] = n })
 		reported := map[string]bool{}
 		for _, a := range c.served {
 			if a == b {
