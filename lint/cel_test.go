@@ -409,3 +409,42 @@ func TestSilence(t *testing.T) {
 		t.Errorf("no reason: %v", err)
 	}
 }
+
+// TestCorrelatedConditions: a rule that compares a field under a condition
+// is not gone around when another rule keeps the field's presence under
+// the same condition (Kueue's ResourceFlavor nodeLabels while topologyName
+// is set; Workload priorityClassRef while quota is reserved, a condition
+// the interpreter does not model, shared by the rules that hold it); it is
+// when nothing keeps the presence under that condition.
+func TestCorrelatedConditions(t *testing.T) {
+	props := `{"topologyName": {"type": "string", "maxLength": 10}, "nodeLabels": {"type": "string", "maxLength": 10},
+ "ref": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 10}}},
+ "conditions": {"type": "array", "maxItems": 4, "items": {"type": "string", "maxLength": 10}}}`
+	cond := "(has(oldSelf.conditions) && oldSelf.conditions.exists(c, c == 'Reserved'))"
+	for _, tc := range []struct {
+		name  string
+		rules []string
+		want  []string
+	}{
+		{"presence and value under one presence condition", []string{"!has(oldSelf.topologyName) || (has(self.nodeLabels) == has(oldSelf.nodeLabels) && (!has(self.nodeLabels) || self.nodeLabels == oldSelf.nodeLabels))"}, nil},
+		{"value only where present on both sides", []string{"!has(oldSelf.topologyName) || !has(self.nodeLabels) || !has(oldSelf.nodeLabels) || self.nodeLabels == oldSelf.nodeLabels"}, []string{"IG010 spec.nodeLabels"}},
+		{
+			"presence and value under one opaque condition, in two rules",
+			[]string{cond + " ? ((has(oldSelf.ref) && has(self.ref)) || (!has(oldSelf.ref) && !has(self.ref))) : true",
+				"(" + cond + " && has(oldSelf.ref) && has(self.ref)) ? oldSelf.ref.name == self.ref.name : true"},
+			nil,
+		},
+		{
+			"value under an opaque condition, nothing keeps the presence",
+			[]string{"(" + cond + " && has(oldSelf.ref) && has(self.ref)) ? oldSelf.ref.name == self.ref.name : true"},
+			[]string{"IG010 spec.ref"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := findings(t, crdWith(props, tc.rules))
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	celast "github.com/google/cel-go/common/ast"
@@ -31,6 +32,9 @@ type ruleAt struct {
 	r    rule
 	// guard: the rule makes its node immutable (see guards).
 	guard bool
+	// fixOf is set for a presence rule lint suggests (the fix of the
+	// finding at fixOf), not one the CRD holds.
+	fixOf *schema.Node
 }
 
 // cause is an optional property whose presence no rule keeps, and the
@@ -48,8 +52,6 @@ type holes struct {
 	a      *celAnalysis
 	order  []*cause
 	causes map[*schema.Node]*cause
-	// memo holds removable/addable per property.
-	memo map[*schema.Node][2]bool
 	// own maps the properties whose own immutability rule is reported
 	// (IG010 by crdLint.presence) to that finding's index: the rules below
 	// them are named there.
@@ -57,26 +59,13 @@ type holes struct {
 }
 
 func newHoles(a *celAnalysis) *holes {
-	return &holes{a: a, causes: map[*schema.Node]*cause{}, memo: map[*schema.Node][2]bool{}, own: map[*schema.Node]int{}}
-}
-
-// presenceOf returns whether the optional property p can be removed and
-// whether it can be added, by the rules above it.
-func (h *holes) presenceOf(p *schema.Node) (removable, addable bool) {
-	if m, ok := h.memo[p]; ok {
-		return m[0], m[1]
-	}
-	removable = !h.a.blocked(p, true, false)
-	addable = !h.a.blocked(p, false, true)
-	h.memo[p] = [2]bool{removable, addable}
-	return removable, addable
+	return &holes{a: a, causes: map[*schema.Node]*cause{}, own: map[*schema.Node]int{}}
 }
 
 func (h *holes) cause(p *schema.Node) *cause {
 	c := h.causes[p]
 	if c == nil {
-		c = &cause{node: p}
-		c.removable, c.addable = h.presenceOf(p)
+		c = &cause{node: p, removable: true}
 		h.causes[p] = c
 		h.order = append(h.order, c)
 	}
@@ -90,20 +79,27 @@ func (h *holes) collect(x *schema.Node, r ruleAt, ownPresence bool) {
 	if emptyOK(r.r.expr) {
 		return
 	}
+	// add records p as a cause if two updates (one for an immutability
+	// rule: a removal loses the value) go around r through it.
+	add := func(p *schema.Node, on bool) {
+		both := h.a.bypass(p, x, r.r, false)
+		if !both && !(r.guard && h.a.bypass(p, x, r.r, true)) {
+			return
+		}
+		c := h.cause(p)
+		c.addable = c.addable || both
+		if on {
+			c.on = appendRule(c.on, r)
+		} else {
+			c.below = appendRule(c.below, r)
+		}
+	}
 	// The rule's node and the optional objects above it.
 	for p := x; p.Parent != nil && p.Edge == schema.Property; p = p.Parent {
 		if p.AlwaysPresent() || (p == x && ownPresence) {
 			continue
 		}
-		if rm, _ := h.presenceOf(p); !rm {
-			continue
-		}
-		c := h.cause(p)
-		if p == x {
-			c.on = appendRule(c.on, r)
-		} else {
-			c.below = appendRule(c.below, r)
-		}
+		add(p, p == x)
 	}
 	// The fields the rule compares between the old and the new object.
 	for _, path := range comparedPaths(r.r.expr) {
@@ -113,14 +109,9 @@ func (h *holes) collect(x *schema.Node, r ruleAt, ownPresence bool) {
 			if q == nil || q.Edge != schema.Property {
 				break
 			}
-			if q.AlwaysPresent() {
-				continue
+			if !q.AlwaysPresent() {
+				add(q, true)
 			}
-			if rm, _ := h.presenceOf(q); !rm {
-				continue
-			}
-			c := h.cause(q)
-			c.on = appendRule(c.on, r)
 		}
 	}
 }
@@ -205,6 +196,7 @@ func topLevel(n *schema.Node) bool {
 // (or at a top-level property), IG010 at a field a rule compares; the
 // IG010 findings of immutable fields below an IG013 cause name it.
 func (h *holes) report(c *crdLint) {
+	h.fixParents(c)
 	ancestors := map[*schema.Node]bool{}
 	for _, k := range h.order {
 		anyGuard := false
@@ -261,6 +253,43 @@ func (h *holes) report(c *crdLint) {
 	}
 }
 
+// fixParents makes the parent of every cause a cause too when the fix of
+// the cause — a presence rule on the parent — would itself be gone around:
+// the parent is optional and nothing keeps its presence. So applying every
+// fix lint suggests leaves no two-step bypass (TestCorpusFixes), and the
+// parent's finding says which fix needs it. Parents of the fields whose
+// own immutability rule is reported (IG010 by crdLint.presence) count too.
+func (h *holes) fixParents(c *crdLint) {
+	var nodes []*schema.Node
+	for _, k := range h.order {
+		nodes = append(nodes, k.node)
+	}
+	for n := range h.own {
+		nodes = append(nodes, n)
+	}
+	slices.SortFunc(nodes, func(a, b *schema.Node) int { return strings.Compare(a.Path(), b.Path()) })
+	for len(nodes) > 0 {
+		n := nodes[0]
+		nodes = nodes[1:]
+		parent := n.Parent
+		if parent == nil || parent.Edge != schema.Property || parent.AlwaysPresent() || h.causes[parent] != nil || uncorrelatable(parent) {
+			continue
+		}
+		if h.a.blocked(parent, true, false) || h.a.blocked(parent, false, true) {
+			continue
+		}
+		sel, ok := apiservercel.Escape(n.Name)
+		if !ok {
+			continue
+		}
+		fix := rule{text: fmt.Sprintf("has(self.%s) == has(oldSelf.%s)", sel, sel)}
+		k := h.cause(parent)
+		k.addable = true
+		k.on = appendRule(k.on, ruleAt{node: parent, r: fix, fixOf: n})
+		nodes = append(nodes, parent)
+	}
+}
+
 // allGuards reports whether every rule makes its node immutable.
 func allGuards(rules []ruleAt) bool {
 	for _, r := range rules {
@@ -309,7 +338,11 @@ func describeRules(rules []ruleAt) string {
 			parts = append(parts, fmt.Sprintf("%d more", len(rules)-3))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("`%s` on %s", validation.ShortRule(r.r.text), r.node.Path()))
+		part := fmt.Sprintf("`%s` on %s", validation.ShortRule(r.r.text), r.node.Path())
+		if r.fixOf != nil {
+			part += fmt.Sprintf(" (the fix lint suggests for %s)", r.fixOf.Path())
+		}
+		parts = append(parts, part)
 	}
 	what := "the rule "
 	if len(rules) > 1 {
