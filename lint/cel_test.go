@@ -205,7 +205,7 @@ func FuzzRules(f *testing.F) {
 	f.Fuzz(func(t *testing.T, fieldRule, parentRule string) {
 		res, err := Manifest("crd.json", []byte(crdWith(fmt.Sprintf(immutableName, fieldRule), []string{parentRule})))
 		if err != nil {
-			t.Fatal(err)
+			return // Go's %q is not JSON for every string (\x00): not a CRD
 		}
 		for _, f := range res.Findings {
 			if f.ID != IDPresence && f.ID != IDOnceSet {
