@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 
@@ -128,8 +129,12 @@ func runLint(args []string, stdout, stderr io.Writer) int {
 	if res.Partial > 0 && !*verbose {
 		fmt.Fprintf(stderr, "immutable-gen lint: skipped %d partial CustomResourceDefinition(s) (kustomize patches, not whole CRDs); -v lists them\n", res.Partial)
 	}
-	for _, h := range res.Helm {
-		fmt.Fprintf(stderr, "immutable-gen lint: skipped %s: a Helm template; render it first: helm template CHART | immutable-gen lint -\n", h)
+	if len(res.Helm) == 1 || len(res.Helm) > 0 && *verbose {
+		for _, h := range res.Helm {
+			fmt.Fprintf(stderr, "immutable-gen lint: skipped %s: a Helm template; render it first: helm template CHART | immutable-gen lint -\n", h)
+		}
+	} else if len(res.Helm) > 1 {
+		fmt.Fprintf(stderr, "immutable-gen lint: skipped %d Helm templates (in %s…); render them first: helm template CHART | immutable-gen lint -; -v lists them\n", len(res.Helm), filepath.Dir(res.Helm[0]))
 	}
 	if *verbose {
 		for _, s := range res.Skipped {
