@@ -61,7 +61,7 @@ fuzz:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-## bench-gen: immutable-gen against controller-gen v0.23.0 on Gateway API v1.6.3, as is and with six +immutable markers added (cache off and warm) (nested module bench/gen; needs the Go module proxy): whole commands, interleaved, wall/CPU/peak RSS (BENCHMARKS.md)
+## bench-gen: immutable-gen against controller-gen v0.23.0 on Gateway API v1.6.3, as is and with six +immutable markers added, and on JobSet v0.10.1 with +immutable where its hand rules are (cache off and warm) (nested module bench/gen; needs the Go module proxy): whole commands, interleaved, wall/CPU/peak RSS (BENCHMARKS.md)
 .PHONY: bench-gen
 BENCH_GEN_ROUNDS ?= 10
 bench-gen:
@@ -81,7 +81,7 @@ e2e-lintcorpus:
 e2e-kubebuilder:
 	cd e2e/kubebuilder && $(GO) test -count=1 -timeout 45m -v ./...
 
-## bench-webhook: load test of the webhook beside a no-op webhook on controller-runtime's TLS server, 1/16/64 clients (nested module bench/webhook; under 5 min)
+## bench-webhook: load test of the webhook beside a no-op webhook on controller-runtime's TLS server, 1/16/64 clients: objects mostly immutable, mostly mutable, one of 1 MB, and the typed ImmutableValidator (nested module bench/webhook; under 5 min)
 ## soak-webhook: the webhook for 10 minutes at 200 requests/s; heap, RSS and goroutines at the start and the end
 .PHONY: bench-webhook soak-webhook
 bench-webhook:

@@ -7,9 +7,9 @@ import (
 	"sigs.k8s.io/controller-tools/pkg/crd"
 	"sigs.k8s.io/controller-tools/pkg/genall"
 
+	"github.com/immutable-gen/immutable-gen/crdvalidation/apiserver"
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/output"
-	"github.com/immutable-gen/immutable-gen/validation/apiserver"
 )
 
 // BenchmarkGenerate compares a whole CRD generation run — package loading,

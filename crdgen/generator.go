@@ -1,8 +1,8 @@
 // Package crdgen is immutable-gen's `crd` generator: controller-tools' CRD
 // generator, unchanged, followed by the immutability pipeline on every CRD it
-// produces — build the model from the markers (package schema), check the
-// KEP placement rules and the API server's CRD validation (package
-// validation), and emit the extensions or CEL. CRDs without markers pass
+// produces — the model and its KEP placement findings (package crdmodel),
+// the API server's CRD validation (package crdvalidation), and the
+// extensions or CEL emitted into the tree. CRDs without markers pass
 // through byte for byte, so the generator is a drop-in for controller-gen's.
 package crdgen
 
@@ -13,7 +13,6 @@ import (
 	"maps"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -25,10 +24,11 @@ import (
 	ctmarkers "sigs.k8s.io/controller-tools/pkg/markers"
 
 	"github.com/immutable-gen/immutable-gen/cache"
+	"github.com/immutable-gen/immutable-gen/crdmodel"
+	"github.com/immutable-gen/immutable-gen/crdvalidation"
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/markers"
 	"github.com/immutable-gen/immutable-gen/schema"
-	"github.com/immutable-gen/immutable-gen/validation"
 )
 
 // Immutability modes.
@@ -66,18 +66,18 @@ type Generator struct {
 
 	// report receives the diagnostics of a run (warnings and notes as well
 	// as errors). When nil, errors are returned from Generate and the rest
-	// is dropped.
+	// is printed to standard error (diag.List.Report).
 	report func(diag.List)
 
 	// server runs the API server's CRD validation of the CRDs with markers
 	// (semantics 2.2 rule 7). Without one, a run that has CRDs with markers
 	// fails: their validation is not optional.
-	server validation.Server
+	server crdvalidation.Server
 }
 
 // WithServer returns g with s running the API server's CRD validation of
-// the CRDs with markers (validation/apiserver.InProcess in immutable-gen).
-func (g Generator) WithServer(s validation.Server) Generator {
+// the CRDs with markers (crdvalidation/apiserver.InProcess in immutable-gen).
+func (g Generator) WithServer(s crdvalidation.Server) Generator {
 	g.server = s
 	return g
 }
@@ -160,7 +160,7 @@ func (g Generator) Generate(ctx *genall.GenerationContext) error {
 		return err
 	}
 	mode, _ := g.mode()
-	files, err := g.parseCRDs(ctx)
+	files, err := crdmodel.Parse(ctx, g.upstream())
 	if err != nil {
 		return err
 	}
@@ -169,25 +169,18 @@ func (g Generator) Generate(ctx *genall.GenerationContext) error {
 	if err != nil {
 		return err
 	}
-	diags = append(diags, ds...)
-	diags = diags.Sort()
-	if g.report != nil {
-		g.report(diags)
-	}
-	if diags.HasErrors() {
-		if g.report != nil {
-			return fmt.Errorf("crd: the immutability markers have errors")
-		}
-		return diagError(diags)
+	diags = append(diags, ds...).Sort()
+	if err := diags.Report(g.report, "crd"); err != nil {
+		return err
 	}
 	for i, f := range files {
-		w, err := ctx.Open(nil, f.path)
+		w, err := ctx.Open(nil, f.Path)
 		if err != nil {
 			return err
 		}
 		_, werr := w.Write(out[i])
 		if err := errors.Join(werr, w.Close()); err != nil {
-			return fmt.Errorf("writing %s: %w", f.path, err)
+			return fmt.Errorf("writing %s: %w", f.Path, err)
 		}
 	}
 	return nil
@@ -200,13 +193,13 @@ func (g Generator) Generate(ctx *genall.GenerationContext) error {
 // controller-gen does: encoding them in parallel raised the peak memory of
 // a run (2.5 MB of 87 MB on Gateway API, median of 20) and saved no time.
 // Results keep file order.
-func (g Generator) processAll(files []crdFile, mode string, c *cache.Cache) ([][]byte, diag.List, error) {
+func (g Generator) processAll(files []crdmodel.File, mode string, c *cache.Cache) ([][]byte, diag.List, error) {
 	out := make([][]byte, len(files))
 	perFile := make([]diag.List, len(files))
 	errs := make([]error, len(files))
 	var marked []int
 	for i, f := range files {
-		if hasCarriers(f.crd) {
+		if crdmodel.HasMarkers(f.CRD) {
 			marked = append(marked, i)
 		}
 	}
@@ -234,21 +227,11 @@ func (g Generator) processAll(files []crdFile, mode string, c *cache.Cache) ([][
 	var diags diag.List
 	for i, f := range files {
 		if errs[i] != nil {
-			return nil, nil, fmt.Errorf("%s: %w", f.path, errs[i])
+			return nil, nil, fmt.Errorf("%s: %w", f.Path, errs[i])
 		}
 		diags = append(diags, perFile[i]...)
 	}
 	return out, diags, nil
-}
-
-type diagError diag.List
-
-func (e diagError) Error() string {
-	var lines []string
-	for _, d := range e {
-		lines = append(lines, d.String())
-	}
-	return strings.Join(lines, "\n")
 }
 
 // process runs the immutability pipeline on one CRD and returns the file to
@@ -257,16 +240,16 @@ func (e diagError) Error() string {
 // server's CRD validation (semantics 2.2 rule 7) runs on CRDs with markers,
 // where the output differs from controller-gen's and the findings map back
 // to the markers (docs/semantics.md). Its findings are kept in c.
-func (g Generator) process(f crdFile, mode string, c *cache.Cache) ([]byte, diag.List, error) {
-	obj, j, err := g.toTree(f.crd)
+func (g Generator) process(f crdmodel.File, mode string, c *cache.Cache) ([]byte, diag.List, error) {
+	obj, j, err := f.Tree()
 	if err != nil {
 		return nil, nil, err
 	}
-	if !hasCarriers(f.crd) {
-		data, err := encode(f.header, obj)
+	if !crdmodel.HasMarkers(f.CRD) {
+		data, err := encode(f.Header, obj)
 		return data, nil, err
 	}
-	models, diags, err := buildModels(f, obj)
+	models, diags, err := crdmodel.Build(f.CRD.Name, obj)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -275,11 +258,11 @@ func (g Generator) process(f crdFile, mode string, c *cache.Cache) ([]byte, diag
 	case ModeExtensions:
 		for _, name := range slices.Sorted(maps.Keys(models)) {
 			schema.EmitExtensions(models[name])
-			diags = append(diags, messageNotes(f.crd.Name+" "+name, models[name])...)
+			diags = append(diags, messageNotes(f.CRD.Name, name, models[name])...)
 		}
 	default:
 		for _, name := range slices.Sorted(maps.Keys(models)) {
-			diags = append(diags, g.lowerCEL(f.crd.Name+" "+name, models[name])...)
+			diags = append(diags, g.lowerCEL(f.CRD.Name, name, models[name])...)
 		}
 	}
 	if misplaced {
@@ -287,37 +270,13 @@ func (g Generator) process(f crdFile, mode string, c *cache.Cache) ([]byte, diag
 		// placement errors in its words (a rule on metadata, say).
 		return nil, diags, nil
 	}
-	found, err := g.apiServerFindings(f.crd, obj, j, mode, models, c)
+	found, err := g.apiServerFindings(f.CRD, obj, j, mode, models, c)
 	if err != nil {
 		return nil, nil, err
 	}
 	diags = append(diags, found...)
-	data, err := encode(f.header, obj)
+	data, err := encode(f.Header, obj)
 	return data, diags, err
-}
-
-// buildModels builds the immutability model of every version of the CRD
-// tree obj (taking the carriers out of it) and checks the KEP placement
-// rules on each.
-func buildModels(f crdFile, obj map[string]any) (map[string]*schema.Node, diag.List, error) {
-	models := map[string]*schema.Node{}
-	versions, _ := nested(obj, "spec", "versions").([]any)
-	var diags diag.List
-	for _, v := range versions {
-		vm, _ := v.(map[string]any)
-		name, _ := vm["name"].(string)
-		root, _ := nested(vm, "schema", "openAPIV3Schema").(map[string]any)
-		if root == nil {
-			continue
-		}
-		model, err := schema.Build(root)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s %s: %w", f.crd.Name, name, err)
-		}
-		models[name] = model
-		diags = append(diags, validation.Placement(f.crd.Name+" "+name, model)...)
-	}
-	return models, diags, nil
 }
 
 // apiServerFindings is the API server's CRD validation of the CRD as
@@ -352,7 +311,7 @@ func (g Generator) apiServerFindings(crd *apiextv1.CustomResourceDefinition, obj
 	if g.server == nil {
 		return nil, errors.New("no API server CRD validation to run on a CRD with markers (crdgen.Generator.WithServer)")
 	}
-	ds, err := validation.APIServer(g.server, checked, models, diag.Error)
+	ds, err := crdvalidation.Check(g.server, checked, models, diag.Error)
 	if err != nil {
 		return nil, fmt.Errorf("the API server's CRD validation: %w", err)
 	}
@@ -385,7 +344,7 @@ func Checks() []diag.Check {
 // messageNotes says, once per +immutable:message, that the extensions
 // output has no place for it: the runtime reports its own messages
 // (docs/semantics.md, "+immutable:message").
-func messageNotes(subject string, model *schema.Node) diag.List {
+func messageNotes(crd, version string, model *schema.Node) diag.List {
 	var out diag.List
 	seen := map[string]bool{}
 	model.Walk(func(n *schema.Node) {
@@ -399,7 +358,8 @@ func messageNotes(subject string, model *schema.Node) diag.List {
 				Pos:      o.Pos,
 				Severity: diag.Note,
 				Marker:   o.Marker(),
-				Schema:   subject,
+				CRD:      crd,
+				Version:  version,
 				Path:     n.Path(),
 				Message:  "its +immutable:message is used by the CEL rules only: the extensions have no place for it, and the immutable-gen runtime reports `field is immutable`",
 			})
@@ -410,7 +370,7 @@ func messageNotes(subject string, model *schema.Node) diag.List {
 
 // lowerCEL emits the CEL rules for one version's model and reports what
 // could not be expressed and what the target Kubernetes version lacks.
-func (g Generator) lowerCEL(subject string, model *schema.Node) diag.List {
+func (g Generator) lowerCEL(crd, version string, model *schema.Node) diag.List {
 	res := schema.EmitCEL(model)
 	var out diag.List
 	for _, x := range res.Inexpressible {
@@ -419,7 +379,8 @@ func (g Generator) lowerCEL(subject string, model *schema.Node) diag.List {
 			Pos:      x.Origin.Pos,
 			Severity: diag.Error,
 			Marker:   x.Origin.Marker(),
-			Schema:   subject,
+			CRD:      crd,
+			Version:  version,
 			Path:     x.Node.Path(),
 			Message:  "cannot be lowered to CEL exactly, and nothing weaker is emitted: " + x.Reason,
 			Fix:      x.Fix,
@@ -431,7 +392,8 @@ func (g Generator) lowerCEL(subject string, model *schema.Node) diag.List {
 			Pos:      x.Origin.Pos,
 			Severity: diag.Warning,
 			Marker:   x.Origin.Marker(),
-			Schema:   subject,
+			CRD:      crd,
+			Version:  version,
 			Path:     x.Node.Path(),
 			Message:  "lowered to CEL with one blind spot: " + x.Reason,
 			Fix:      x.Fix,
@@ -449,7 +411,8 @@ func (g Generator) lowerCEL(subject string, model *schema.Node) diag.List {
 		d := diag.Diagnostic{
 			ID:       IDKubeVersion,
 			Severity: diag.Error,
-			Schema:   subject,
+			CRD:      crd,
+			Version:  version,
 			Message:  fmt.Sprintf("the CEL rules need Kubernetes %s or later (two-variable comprehensions, for atomic lists and the order of list maps), but crd:kubeVersion=%s", res.MinKubeVersion(), g.KubeVersion),
 			Fix:      "raise kubeVersion, make the lists +listType=map, or generate with crd:immutability=extensions and enforce with the immutable-gen runtime",
 		}
@@ -473,16 +436,6 @@ func versionLess(a, b string) bool {
 		return false
 	}
 	return va.LessThan(vb)
-}
-
-// hasCarriers reports whether any schema node of the CRD carries a marker.
-func hasCarriers(c *apiextv1.CustomResourceDefinition) bool {
-	for _, v := range c.Spec.Versions {
-		if v.Schema != nil && markers.SchemaHasCarrier(v.Schema.OpenAPIV3Schema) {
-			return true
-		}
-	}
-	return false
 }
 
 // nested returns the value at keys in obj, or nil.

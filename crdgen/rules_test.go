@@ -13,9 +13,9 @@ import (
 	"sigs.k8s.io/controller-tools/pkg/genall"
 	"sigs.k8s.io/yaml"
 
+	"github.com/immutable-gen/immutable-gen/crdvalidation/apiserver"
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/output"
-	"github.com/immutable-gen/immutable-gen/validation/apiserver"
 )
 
 // A ruleCase is one KEP placement rule, written as the Go API an author

@@ -11,7 +11,9 @@ package diag
 
 import (
 	"cmp"
+	"fmt"
 	"go/token"
+	"os"
 	"slices"
 	"strings"
 )
@@ -51,24 +53,31 @@ type Check struct {
 	Title    string
 }
 
-// Diagnostic is one finding.
+// Diagnostic is one finding, of the generators (at a Go position) and of
+// lint (in a manifest) alike.
 type Diagnostic struct {
 	// ID says which check found it.
 	ID ID
-	// Pos is the Go source position the finding is about (the marker comment
-	// when there is one). It may be invalid when the finding has no source.
+	// Pos is where the finding is: the Go source position of the
+	// generators' findings (the marker comment when there is one), the
+	// manifest of lint's (Filename, and the Line of the schema node's key
+	// or of the document; no Column). It may be invalid when the finding
+	// has no source.
 	Pos token.Position
 	// Severity of the finding.
 	Severity Severity
 	// Marker is the marker the finding is about, as written
 	// (`+immutable=keys`); "" when it is about none.
 	Marker string
-	// Schema names the schema the finding is in: `widgets.example.com
-	// v1`, `CRD widgets.example.com v1`; Path is the node in it
-	// (`spec.ports[*].name`).
-	Schema, Path string
+	// CRD is the name of the CRD the finding is in (widgets.example.com);
+	// Version the version whose schema Path is in, "" for a finding about
+	// the CRD itself.
+	CRD, Version string
+	// Path is the node the finding is about: `spec.ports[*].name`.
+	Path string
 	// Subject names what the finding is about when it is not a schema
-	// node: `+immutable on Spec.Name`, a CRD.
+	// node (`+immutable on Spec.Name`); before a CRD, the kind of thing the
+	// CRD and Version name (`CRD`, for the API server's findings).
 	Subject string
 	// Related are other positions the finding involves (the other
 	// marker of a conflict); the rendering does not print them.
@@ -101,12 +110,19 @@ func (d Diagnostic) String() string {
 }
 
 // subject renders what the finding is about: `MARKER (SCHEMA: PATH)`,
-// `SCHEMA: PATH`, or Subject.
+// `SCHEMA: PATH`, or Subject, where SCHEMA is Subject, CRD and Version, those
+// that are set (`CRD widgets.example.com v1`).
 func (d Diagnostic) subject() string {
-	if d.Schema == "" {
+	if d.CRD == "" {
 		return d.Subject
 	}
-	s := d.Schema
+	var parts []string
+	for _, p := range []string{d.Subject, d.CRD, d.Version} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	s := strings.Join(parts, " ")
 	if d.Path != "" {
 		s += ": " + d.Path
 	}
@@ -138,4 +154,42 @@ func (l List) Sort() List {
 		)
 	})
 	return slices.CompactFunc(out, func(a, b Diagnostic) bool { return a.String() == b.String() })
+}
+
+// Report ends a generator's run (generator names it: `crd`): it hands the
+// diagnostics to report, the caller's printer, and returns the error that
+// stops the run when any is an Error — naming the generator when report
+// printed them, else holding them all, one a line. Without report, the
+// notes and warnings of a run go to standard error. Every generator of
+// immutable-gen ends this way, so a run reads alike whichever wrote it.
+func (l List) Report(report func(List), generator string) error {
+	if report != nil {
+		report(l)
+		if l.HasErrors() {
+			return fmt.Errorf("%s: the immutability markers have errors", generator)
+		}
+		return nil
+	}
+	if l.HasErrors() {
+		return listError(l)
+	}
+	for _, d := range l {
+		fmt.Fprintln(os.Stderr, d)
+	}
+	return nil
+}
+
+// listError is the error of a run with errors and no report function: its
+// diagnostics, one a line.
+type listError List
+
+func (e listError) Error() string {
+	var b strings.Builder
+	for i, d := range e {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(d.String())
+	}
+	return b.String()
 }

@@ -14,13 +14,13 @@ func TestString(t *testing.T) {
 		want string
 	}{
 		{"position, subject and fix",
-			Diagnostic{Pos: pos, Severity: Error, Marker: "+immutable=keys", Schema: "gadgets.example.com v1", Path: "spec.ports", Message: "=keys on a list map requires its key \"name\" to be immutable", Fix: "add // +immutable to the key field"},
+			Diagnostic{Pos: pos, Severity: Error, Marker: "+immutable=keys", CRD: "gadgets.example.com", Version: "v1", Path: "spec.ports", Message: "=keys on a list map requires its key \"name\" to be immutable", Fix: "add // +immutable to the key field"},
 			`api/v1/types.go:21:2: error: +immutable=keys (gadgets.example.com v1: spec.ports): =keys on a list map requires its key "name" to be immutable; fix: add // +immutable to the key field`},
 		{"no position: the subject says where",
 			Diagnostic{Severity: Warning, Subject: "CRD widgets.example.com", Message: "the API server would refuse this CRD"},
 			"warning: CRD widgets.example.com: the API server would refuse this CRD"},
 		{"a schema and a path without a marker",
-			Diagnostic{Severity: Warning, Schema: "CRD widgets.example.com v1", Path: "spec.x", Message: "m"},
+			Diagnostic{Severity: Warning, Subject: "CRD", CRD: "widgets.example.com", Version: "v1", Path: "spec.x", Message: "m"},
 			"warning: CRD widgets.example.com v1: spec.x: m"},
 		{"no subject, no fix",
 			Diagnostic{Pos: pos, Severity: Note, Message: "redundant"},

@@ -81,8 +81,9 @@ func validatorsOnCopy(t *testing.T, src string, markers map[string][]insertion, 
 		}
 	}
 	goMod := "module example.com/typedcopy\n\ngo 1.26.0\n\n" +
-		"require github.com/immutable-gen/immutable-gen v0.0.0\n\n" +
-		"replace github.com/immutable-gen/immutable-gen => " + root + "\n"
+		"require (\n\tgithub.com/immutable-gen/immutable-gen v0.0.0\n\tgithub.com/immutable-gen/immutable-gen/runtime v0.0.0\n)\n\n" +
+		"replace github.com/immutable-gen/immutable-gen => " + root + "\n\n" +
+		"replace github.com/immutable-gen/immutable-gen/runtime => " + filepath.Join(root, "runtime") + "\n"
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(goMod), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -4,26 +4,26 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
+	"github.com/immutable-gen/immutable-gen/crdvalidation"
+	"github.com/immutable-gen/immutable-gen/crdvalidation/apiserver"
 	"github.com/immutable-gen/immutable-gen/schema"
-	"github.com/immutable-gen/immutable-gen/validation"
-	"github.com/immutable-gen/immutable-gen/validation/apiserver"
 )
 
 // apiServer runs apiextensions-apiserver's own validation of a new CRD —
 // what an API server checks on create: structural schema, list types, CEL
 // compilation, oldSelf on uncorrelatable paths, the cost budget — and
 // returns its errors, and the CRD's versions in the internal form (names
-// only: all validation.Findings needs), so that the typed and internal
+// only: all crdvalidation.Findings needs), so that the typed and internal
 // CRDs can be released before lint builds its own model of the schemas
 // (peak memory: the larger of the two, not their sum). ok is false when
 // the validation did not run (reported).
-func (c *crdLint) apiServer(crd *apiextv1.CustomResourceDefinition) (stub *apiextensions.CustomResourceDefinition, errs []validation.ServerError, ok bool) {
-	internal, err := validation.Internal(crd)
+func (c *crdLint) apiServer(crd *apiextv1.CustomResourceDefinition) (stub *apiextensions.CustomResourceDefinition, errs []crdvalidation.ServerError, ok bool) {
+	internal, err := crdvalidation.Internal(crd)
 	if err != nil {
 		c.report("", "<crd>", IDRefused, "fix the manifest", "the API server cannot read this CRD: %v", err)
 		return nil, nil, false
 	}
-	errs, err = validation.ValidateServer(apiserver.InProcess{}, internal)
+	errs, err = crdvalidation.Validate(apiserver.InProcess{}, internal)
 	if err != nil {
 		c.report("", "<crd>", IDRefused, "fix the manifest", "the API server's CRD validation did not run: %v", err)
 		return nil, nil, false
@@ -36,14 +36,14 @@ func (c *crdLint) apiServer(crd *apiextv1.CustomResourceDefinition) (stub *apiex
 }
 
 // apiServerFindings reports each error of the API server's validation, as
-// validation classifies it, at its schema path (IG020–IG024).
-func (c *crdLint) apiServerFindings(stub *apiextensions.CustomResourceDefinition, errs []validation.ServerError) {
+// crdvalidation classifies it, at its schema path (IG020–IG024).
+func (c *crdLint) apiServerFindings(stub *apiextensions.CustomResourceDefinition, errs []crdvalidation.ServerError) {
 	hasRules := func(n *schema.Node) bool { return n.Has("x-kubernetes-validations") }
 	guards := func(n *schema.Node, i int) bool {
 		rules := c.parseRules(n)
 		return i < len(rules) && rules[i].expr != nil && guards(n, rules[i])
 	}
-	for _, f := range validation.Findings(stub, errs, c.models, hasRules, guards) {
-		c.report(f.Version, f.Path, f.ID, f.BoundsFix(func(b validation.Bound) string { return b.Keyword }), "%s", f.Message)
+	for _, f := range crdvalidation.Findings(stub, errs, c.models, hasRules, guards) {
+		c.report(f.Version, f.Path, f.ID, f.BoundsFix(func(b crdvalidation.Bound) string { return b.Keyword }), "%s", f.Message)
 	}
 }

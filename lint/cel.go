@@ -10,8 +10,9 @@ import (
 	"github.com/google/cel-go/common/operators"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 
+	"github.com/immutable-gen/immutable-gen/crdvalidation"
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 	"github.com/immutable-gen/immutable-gen/schema"
-	"github.com/immutable-gen/immutable-gen/validation"
 )
 
 // rule is one parsed entry of a node's x-kubernetes-validations.
@@ -57,14 +58,14 @@ func (c *crdLint) cel(root *schema.Node) {
 			}
 			if guard == nil {
 				guard = &rules[n][i]
-				imm[n.Path()] = "the rule `" + validation.ShortRule(r.text) + "`"
+				imm[n.Path()] = "the rule `" + crdvalidation.ShortRule(r.text) + "`"
 				immRules[n.Path()] = r.text
 			}
 			if isPlainEquality(r.expr) {
 				c.listMapOrder(n, r)
 			}
 		}
-		if n.ExtensionTrue(schema.ExtImmutable) || n.ExtensionTrue(schema.ExtImmutableOnce) {
+		if n.ExtensionTrue(extension.Immutable) || n.ExtensionTrue(extension.ImmutableOnce) {
 			imm[n.Path()] = "an immutability extension"
 		}
 		if uncorrelatable(n) {
@@ -195,10 +196,10 @@ func (c *crdLint) presence(a *celAnalysis, n *schema.Node, guard rule) bool {
 		return true
 	case removable && addable:
 		c.report(c.version, n.Path(), IDPresence, fix,
-			"immutable by the rule `%s`, but its presence is not compared: it can be removed and set again later with any value (%s)", validation.ShortRule(guard.text), why)
+			"immutable by the rule `%s`, but its presence is not compared: it can be removed and set again later with any value (%s)", crdvalidation.ShortRule(guard.text), why)
 	case removable:
 		c.report(c.version, n.Path(), IDPresence, fix,
-			"immutable by the rule `%s`, but it can be removed (the rules forbid adding it, not removing it; %s)", validation.ShortRule(guard.text), why)
+			"immutable by the rule `%s`, but it can be removed (the rules forbid adding it, not removing it; %s)", crdvalidation.ShortRule(guard.text), why)
 	case addable:
 		c.report(c.version, n.Path(), IDOnceSet,
 			fmt.Sprintf("if it may be set only at creation, use `has(self.%s) == has(oldSelf.%s)` on %s instead", sel, sel, parent.Path()),
@@ -350,7 +351,7 @@ func (c *crdLint) listMapOrder(n *schema.Node, r rule) {
 		}
 	}
 	c.report(c.version, n.Path(), IDListMapOrder, fix,
-		"`%s` compares %s by key and ignores the order of its items; the KEP's immutability (and immutable-gen's runtime) compares list maps in order", validation.ShortRule(r.text), what)
+		"`%s` compares %s by key and ignores the order of its items; the KEP's immutability (and immutable-gen's runtime) compares list maps in order", crdvalidation.ShortRule(r.text), what)
 }
 
 // eachNode calls fn on n and every node below it, in no particular order:

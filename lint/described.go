@@ -6,8 +6,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/immutable-gen/immutable-gen/crdvalidation"
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 	"github.com/immutable-gen/immutable-gen/schema"
-	"github.com/immutable-gen/immutable-gen/validation"
 )
 
 // describedImmutable matches descriptions that promise immutability: "This
@@ -100,7 +101,7 @@ func (c *crdLint) describedOnly(root *schema.Node, rules map[*schema.Node][]rule
 		}
 		c.report(c.version, n.Path(), IDDescribedOnly,
 			"if it must not change, add `self == oldSelf` (and a presence rule on its object) or generate them with immutable-gen's +immutable; if a webhook enforces it, nothing to do, or silence it (docs/lint.md, \"Silencing a finding\")",
-			"the description says %q, but nothing in the CRD enforces it: no transition rule on it, above it naming it or below it, no immutability extension", validation.ShortRule(s))
+			"the description says %q, but nothing in the CRD enforces it: no transition rule on it, above it naming it or below it, no immutability extension", crdvalidation.ShortRule(s))
 	})
 }
 
@@ -110,7 +111,7 @@ func (c *crdLint) describedOnly(root *schema.Node, rules map[*schema.Node][]rule
 // immutability extension on n, above it or below it.
 func enforced(n *schema.Node, rules map[*schema.Node][]rule) bool {
 	for x := n; x != nil; x = x.Parent {
-		if x.ExtensionTrue(schema.ExtImmutable) || x.ExtensionTrue(schema.ExtImmutableOnce) || x.ExtensionTrue(schema.ExtImmutableKeys) && x == n {
+		if x.ExtensionTrue(extension.Immutable) || x.ExtensionTrue(extension.ImmutableOnce) || x.ExtensionTrue(extension.ImmutableKeys) && x == n {
 			return true
 		}
 		for _, r := range rules[x] {
@@ -131,7 +132,7 @@ func enforced(n *schema.Node, rules map[*schema.Node][]rule) bool {
 			for _, r := range rules[x] {
 				below = below || r.usesOldSelf
 			}
-			below = below || x.ExtensionTrue(schema.ExtImmutable) || x.ExtensionTrue(schema.ExtImmutableOnce) || x.ExtensionTrue(schema.ExtImmutableKeys)
+			below = below || x.ExtensionTrue(extension.Immutable) || x.ExtensionTrue(extension.ImmutableOnce) || x.ExtensionTrue(extension.ImmutableKeys)
 		}
 		return !below
 	})

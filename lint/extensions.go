@@ -3,8 +3,9 @@ package lint
 import (
 	"fmt"
 
+	"github.com/immutable-gen/immutable-gen/placement"
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 	"github.com/immutable-gen/immutable-gen/schema"
-	"github.com/immutable-gen/immutable-gen/validation"
 )
 
 // extensions checks the KEP's vendor extensions of one version's schema:
@@ -15,7 +16,7 @@ func (c *crdLint) extensions(root *schema.Node) {
 	var first string
 	count := 0
 	root.Walk(func(n *schema.Node) {
-		for _, ext := range []string{schema.ExtImmutable, schema.ExtImmutableKeys, schema.ExtImmutableOnce} {
+		for _, ext := range extension.Names() {
 			v, ok := n.Extension(ext)
 			if !ok {
 				continue
@@ -28,7 +29,7 @@ func (c *crdLint) extensions(root *schema.Node) {
 				c.badValue(n.Path(), ext, v)
 			}
 		}
-		for _, h := range n.HiddenExtensions(schema.ExtImmutable, schema.ExtImmutableKeys, schema.ExtImmutableOnce) {
+		for _, h := range n.HiddenExtensions(extension.Names()...) {
 			if count == 0 {
 				first = n.Path()
 			}
@@ -46,7 +47,7 @@ func (c *crdLint) extensions(root *schema.Node) {
 			"for clusters, use CEL rules instead (immutable-gen crd:immutability=cel); apply a CRD with the extensions only with --validate=false, or strip them",
 			"the CRD carries the KEP immutability extensions%s: `kubectl apply` (strict field validation, the default) rejects them as unknown fields, and API servers do not enforce them", more)
 	}
-	for _, f := range validation.PlacementFindings(root) {
+	for _, f := range placement.Findings(root) {
 		c.placement(f)
 	}
 }
@@ -67,8 +68,8 @@ func (c *crdLint) badValue(path, ext string, v any) {
 
 // placement reports one placement rule finding, in validation's words for
 // extensions.
-func (c *crdLint) placement(f validation.PlacementFinding) {
-	if f.Rule == validation.RuleExclusive && f.Node.ImmutableOnce() && !f.Origin.Once {
+func (c *crdLint) placement(f placement.Finding) {
+	if f.Rule == placement.RuleExclusive && f.Node.ImmutableOnce() && !f.Origin.Once {
 		return // reported once, at the set-once extension
 	}
 	c.report(c.version, f.Node.Path(), f.Rule.ID(), f.Fix, "%s", f.Message)

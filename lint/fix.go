@@ -3,6 +3,8 @@ package lint
 import (
 	"regexp"
 	"strings"
+
+	"github.com/immutable-gen/immutable-gen/diag"
 )
 
 // addRuleFix matches the fixes that add a presence rule:
@@ -14,7 +16,7 @@ var addRuleFix = regexp.MustCompile("add the rule `([^`]+)` to the x-kubernetes-
 // to the x-kubernetes-validations of PATH") to the CRD given as its generic
 // JSON tree, in the finding's version, and reports whether it did. Tests
 // use it to check that lint's own fixes, applied, leave no hole.
-func ApplyFix(crd map[string]any, f Finding) bool {
+func ApplyFix(crd map[string]any, f diag.Diagnostic) bool {
 	m := addRuleFix.FindStringSubmatch(f.Fix)
 	if m == nil || f.Version == "" {
 		return false

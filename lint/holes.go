@@ -10,8 +10,8 @@ import (
 	"github.com/google/cel-go/common/types"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 
+	"github.com/immutable-gen/immutable-gen/crdvalidation"
 	"github.com/immutable-gen/immutable-gen/schema"
-	"github.com/immutable-gen/immutable-gen/validation"
 )
 
 // This file finds the presence holes of every transition rule, whatever
@@ -197,7 +197,7 @@ func topLevel(n *schema.Node) bool {
 // IG010 findings of immutable fields below an IG013 cause name it.
 func (h *holes) report(c *crdLint) {
 	h.fixParents(c)
-	ancestors := map[*schema.Node]bool{}
+	var ancestors []*schema.Node
 	for _, k := range h.order {
 		anyGuard := false
 		for _, r := range append(slicesClone(k.below), k.on...) {
@@ -226,7 +226,7 @@ func (h *holes) report(c *crdLint) {
 			continue
 		}
 		if len(k.below) > 0 || topLevel(p) {
-			ancestors[p] = true
+			ancestors = append(ancestors, p)
 			rules := append(slicesClone(k.on), k.below...)
 			id := IDOptionalAncestor
 			if !topLevel(p) && len(k.on) == 0 && allGuards(k.below) {
@@ -239,13 +239,15 @@ func (h *holes) report(c *crdLint) {
 		c.report(c.version, p.Path(), IDPresence, fix,
 			"compared by %s, but its presence is not compared: it can be %s, which the rule does not see (it is optional, and a transition rule compares only values that exist in the old and the new object)", describeRules(k.on), how)
 	}
-	// IG010 findings of fields below an IG013 cause name it.
+	// IG010 findings of fields below an IG013 cause name it, outermost
+	// first.
+	slices.SortFunc(ancestors, func(a, b *schema.Node) int { return strings.Compare(a.Path(), b.Path()) })
 	for i := range c.findings {
 		f := &c.findings[i]
 		if f.Version != c.version || (f.ID != IDPresence && f.ID != IDOnceSet) {
 			continue
 		}
-		for p := range ancestors {
+		for _, p := range ancestors {
 			if strings.HasPrefix(f.Path, p.Path()+".") || strings.HasPrefix(f.Path, p.Path()+"[") {
 				f.Message += fmt.Sprintf("; its optional ancestor %s can be removed and added back too (IG013 at %s)", p.Path(), p.Path())
 			}
@@ -338,7 +340,7 @@ func describeRules(rules []ruleAt) string {
 			parts = append(parts, fmt.Sprintf("%d more", len(rules)-3))
 			break
 		}
-		part := fmt.Sprintf("`%s` on %s", validation.ShortRule(r.r.text), r.node.Path())
+		part := fmt.Sprintf("`%s` on %s", crdvalidation.ShortRule(r.r.text), r.node.Path())
 		if r.fixOf != nil {
 			part += fmt.Sprintf(" (the fix lint suggests for %s)", r.fixOf.Path())
 		}

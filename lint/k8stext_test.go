@@ -2,7 +2,6 @@ package lint
 
 import (
 	"encoding/json"
-	"flag"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -15,9 +14,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite generated files (k8stext.txt)")
+	"github.com/immutable-gen/immutable-gen/internal/golden"
+)
 
 // k8sAPIVersions are the releases of k8s.io/api whose texts k8stext.txt
 // holds: CRDs embed the templates of the k8s.io/api their project builds
@@ -37,7 +36,7 @@ func TestK8sText(t *testing.T) {
 	for _, v := range k8sAPIVersions {
 		args := []string{"mod", "download", "-json", "k8s.io/api@" + v}
 		cmd := exec.Command("go", args...)
-		if !*update {
+		if !golden.Updating() {
 			cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=mod")
 		}
 		out, _ := cmd.Output()
@@ -55,7 +54,7 @@ func TestK8sText(t *testing.T) {
 		}
 	})
 	got := "# k8s.io/api " + strings.Join(k8sAPIVersions, ", ") + ": go test ./lint -run K8sText -update\n" + strings.Join(sorted, "\n") + "\n"
-	if *update {
+	if golden.Updating() {
 		if err := os.WriteFile("k8stext.txt", []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -18,22 +18,22 @@ func TestLines(t *testing.T) {
 		t.Fatal("no findings")
 	}
 	for _, f := range res.Findings {
-		data, err := os.ReadFile(f.File)
+		data, err := os.ReadFile(f.Pos.Filename)
 		if err != nil {
 			t.Fatal(err)
 		}
 		lines := splitLines(data)
-		if f.Line < 1 || f.Line > len(lines) {
-			t.Errorf("%s: line %d out of range", f, f.Line)
+		if f.Pos.Line < 1 || f.Pos.Line > len(lines) {
+			t.Errorf("%s: line %d out of range", f, f.Pos.Line)
 			continue
 		}
-		if filepath.Ext(f.File) == ".json" {
+		if filepath.Ext(f.Pos.Filename) == ".json" {
 			continue // the document's line
 		}
 		// The line holds the last name of the path (or the schema).
 		want := lastName(f.Path) + ":"
-		if !containsStr(lines[f.Line-1], want) {
-			t.Errorf("%s:%d is %q, want the key %q", f.File, f.Line, lines[f.Line-1], want)
+		if !containsStr(lines[f.Pos.Line-1], want) {
+			t.Errorf("%s:%d is %q, want the key %q", f.Pos.Filename, f.Pos.Line, lines[f.Pos.Line-1], want)
 		}
 	}
 }

@@ -9,7 +9,7 @@
 //   - the KEP's vendor extensions (x-kubernetes-immutable,
 //     x-kubernetes-immutable-keys) where the KEP forbids them or where they
 //     mean nothing, checked with the same placement rules immutable-gen
-//     applies to its markers (validation.PlacementFindings on a model read by
+//     applies to its markers (placement.Findings on a model read by
 //     schema.FromExtensions), and that `kubectl apply` rejects them;
 //   - CEL transition rules that do not make a field as immutable as they
 //     look: an optional field guarded by `self == oldSelf` whose presence no
@@ -36,8 +36,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/immutable-gen/immutable-gen/crdvalidation"
 	"github.com/immutable-gen/immutable-gen/diag"
-	"github.com/immutable-gen/immutable-gen/validation"
+	"github.com/immutable-gen/immutable-gen/placement"
 )
 
 // Severity of a finding: diag's severities, in lint's words (a note is
@@ -71,67 +72,52 @@ func ParseSeverity(s string) (Severity, error) {
 	return 0, fmt.Errorf("unknown severity %q: want info, warning or error", s)
 }
 
-// Finding is one problem in one version of one CRD.
-type Finding struct {
-	// File is the manifest as it was named (a path given or found in a
-	// directory given).
-	File string
-	// Line is the line of File where the finding's schema node (its key)
-	// is, or the first line of its document when the node has none there
-	// (JSON, flow style, findings about the CRD itself); 0 if unknown.
-	Line int
-	// CRD is the CRD's name, e.g. widgets.example.com.
-	CRD string
-	// Version is the CRD version whose schema the path is in; empty for a
-	// finding about the CRD itself.
-	Version string
-	// Path is where in the object the finding is: `spec.ports[*].name`,
-	// `<root>` for the object itself, and for findings outside the schema
-	// the CRD's own field prefixed with `<crd>.`, e.g. `<crd>.spec.names.plural`.
-	Path     string
-	ID       diag.ID
-	Severity Severity
-	Message  string
-	Fix      string
-}
+// A finding of lint is a diag.Diagnostic, the one diagnostic type of
+// immutable-gen: Pos.Filename is the manifest as it was named (a path given
+// or found in a directory given), Pos.Line the line of it where the
+// finding's schema node (its key) is, or the first line of its document
+// when the node has none there (JSON, flow style, findings about the CRD
+// itself), 0 if unknown; CRD the CRD's name, Version the CRD version whose
+// schema Path is in ("" for a finding about the CRD itself), Path where in
+// the object the finding is (`spec.ports[*].name`, `<root>` for the object
+// itself, and for findings outside the schema the CRD's own field prefixed
+// with `<crd>.`, e.g. `<crd>.spec.names.plural`).
 
-// where is the finding's file and line: FILE:LINE, or FILE.
-func (f Finding) where() string {
-	if f.Line > 0 {
-		return fmt.Sprintf("%s:%d", f.File, f.Line)
+// where is a finding's file and line: FILE:LINE, or FILE.
+func where(f diag.Diagnostic) string {
+	if f.Pos.Line > 0 {
+		return fmt.Sprintf("%s:%d", f.Pos.Filename, f.Pos.Line)
 	}
-	return f.File
+	return f.Pos.Filename
 }
 
-// String renders the finding as one line:
+// Format renders a finding of lint as one line:
 //
 //	FILE:LINE: CRD/VERSION PATH: SEVERITY[ID]: MESSAGE; fix: FIX
-func (f Finding) String() string {
-	where := f.CRD
+func Format(f diag.Diagnostic) string {
+	crd := f.CRD
 	if f.Version != "" {
-		where += "/" + f.Version
+		crd += "/" + f.Version
 	}
-	s := fmt.Sprintf("%s: %s %s: %s[%s]: %s", f.where(), where, f.Path, severityName(f.Severity), f.ID, f.Message)
+	s := fmt.Sprintf("%s: %s %s: %s[%s]: %s", where(f), crd, f.Path, severityName(f.Severity), f.ID, f.Message)
 	if f.Fix != "" {
 		s += "; fix: " + f.Fix
 	}
 	return s
 }
 
-// MarshalJSON renders the finding as one JSON object, the severity by its
+// jsonFinding is a finding of lint as one JSON object, the severity by its
 // name.
-func (f Finding) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		File     string `json:"file"`
-		Line     int    `json:"line"`
-		CRD      string `json:"crd"`
-		Version  string `json:"version"`
-		Path     string `json:"path"`
-		ID       string `json:"id"`
-		Severity string `json:"severity"`
-		Message  string `json:"message"`
-		Fix      string `json:"fix"`
-	}{f.File, f.Line, f.CRD, f.Version, f.Path, string(f.ID), severityName(f.Severity), f.Message, f.Fix})
+type jsonFinding struct {
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	CRD      string `json:"crd"`
+	Version  string `json:"version"`
+	Path     string `json:"path"`
+	ID       string `json:"id"`
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+	Fix      string `json:"fix"`
 }
 
 // Check describes one kind of finding.
@@ -143,28 +129,28 @@ type Check = diag.Check
 // report them too.
 const (
 	IDExtensionValue     diag.ID = "IG001"
-	IDExtensionForbidden         = validation.IDForbiddenPlace
-	IDKeysWithoutKeys            = validation.IDNoKeys
-	IDExtensionsBoth             = validation.IDExclusive
-	IDListMapKey                 = validation.IDListMapKey
-	IDInsideSet                  = validation.IDNoEffect
-	IDRedundant                  = validation.IDRedundant
+	IDExtensionForbidden         = placement.IDForbiddenPlace
+	IDKeysWithoutKeys            = placement.IDNoKeys
+	IDExtensionsBoth             = placement.IDExclusive
+	IDListMapKey                 = placement.IDListMapKey
+	IDInsideSet                  = placement.IDNoEffect
+	IDRedundant                  = placement.IDRedundant
 	IDKubectlApply       diag.ID = "IG008"
 	IDExtensionIgnored   diag.ID = "IG009"
 	IDPresence           diag.ID = "IG010"
 	IDOnceSet            diag.ID = "IG011"
 	IDListMapOrder       diag.ID = "IG012"
-	IDOptionalAncestor           = validation.IDOptionalAncestor
+	IDOptionalAncestor           = placement.IDOptionalAncestor
 	IDDescribedOnly      diag.ID = "IG014"
 	IDVersionSkew        diag.ID = "IG017"
 	IDOptionalObject     diag.ID = "IG018"
-	IDOnceNotProperty            = validation.IDOnceProperty
-	IDOnceRequired               = validation.IDOnceRequired
-	IDUncorrelatable             = validation.IDUncorrelatable
-	IDCost                       = validation.IDCost
-	IDOptionalOldSelf            = validation.IDOptionalOldSelf
-	IDRuleInvalid                = validation.IDRuleInvalid
-	IDRefused                    = validation.IDRefused
+	IDOnceNotProperty            = placement.IDOnceProperty
+	IDOnceRequired               = placement.IDOnceRequired
+	IDUncorrelatable             = crdvalidation.IDUncorrelatable
+	IDCost                       = crdvalidation.IDCost
+	IDOptionalOldSelf            = crdvalidation.IDOptionalOldSelf
+	IDRuleInvalid                = crdvalidation.IDRuleInvalid
+	IDRefused                    = crdvalidation.IDRefused
 )
 
 // Catalog lists every check, by ID.
@@ -201,7 +187,7 @@ type Result struct {
 	// Findings in input order: files as given (directories in lexical
 	// order), documents in file order, CRD versions in manifest order, then
 	// by path and ID.
-	Findings []Finding
+	Findings []diag.Diagnostic
 	// Skipped are the documents that are not CRDs, e.g. "deploy.yaml:
 	// document 2 (apps/v1 Deployment) is not a CustomResourceDefinition".
 	Skipped []string
@@ -259,7 +245,7 @@ func (r Result) Summary() Summary {
 	s := Summary{CRDs: r.CRDs, IDs: map[string]int{}, Silenced: r.Silenced, Skipped: len(r.Skipped), Partial: r.Partial, Helm: len(r.Helm), Unusable: len(r.Errors)}
 	files := map[string]bool{}
 	for _, f := range r.Findings {
-		files[f.File] = true
+		files[f.Pos.Filename] = true
 		s.IDs[string(f.ID)]++
 		switch f.Severity {
 		case Error:
@@ -309,14 +295,14 @@ func (s Summary) String() string {
 // the Helm templates skipped, and the summary.
 func (r Result) JSON() ([]byte, error) {
 	out := struct {
-		Findings []Finding    `json:"findings"`
-		Errors   []InputError `json:"errors"`
-		Skipped  []string     `json:"skipped"`
-		Helm     []string     `json:"helm"`
-		Summary  Summary      `json:"summary"`
-	}{r.Findings, r.Errors, r.Skipped, r.Helm, r.Summary()}
-	if out.Findings == nil {
-		out.Findings = []Finding{}
+		Findings []jsonFinding `json:"findings"`
+		Errors   []InputError  `json:"errors"`
+		Skipped  []string      `json:"skipped"`
+		Helm     []string      `json:"helm"`
+		Summary  Summary       `json:"summary"`
+	}{[]jsonFinding{}, r.Errors, r.Skipped, r.Helm, r.Summary()}
+	for _, f := range r.Findings {
+		out.Findings = append(out.Findings, jsonFinding{f.Pos.Filename, f.Pos.Line, f.CRD, f.Version, f.Path, string(f.ID), severityName(f.Severity), f.Message, f.Fix})
 	}
 	if out.Errors == nil {
 		out.Errors = []InputError{}
@@ -341,24 +327,24 @@ func (r Result) Text() string {
 	var b strings.Builder
 	var file, crd string
 	for _, f := range r.Findings {
-		if f.File != file || f.CRD != crd {
+		if f.Pos.Filename != file || f.CRD != crd {
 			if file != "" {
 				b.WriteByte('\n')
 			}
-			file, crd = f.File, f.CRD
+			file, crd = f.Pos.Filename, f.CRD
 			n := 0
 			for _, g := range r.Findings {
-				if g.File == file && g.CRD == crd {
+				if g.Pos.Filename == file && g.CRD == crd {
 					n++
 				}
 			}
 			fmt.Fprintf(&b, "== %s: %s (%d finding(s))\n", file, crd, n)
 		}
-		where := f.Path
+		at := f.Path
 		if f.Version != "" {
-			where = f.Version + " " + where
+			at = f.Version + " " + at
 		}
-		fmt.Fprintf(&b, "%s: %s: %s[%s]: %s\n", f.where(), where, severityName(f.Severity), f.ID, f.Message)
+		fmt.Fprintf(&b, "%s: %s: %s[%s]: %s\n", where(f), at, severityName(f.Severity), f.ID, f.Message)
 		if f.Fix != "" {
 			fmt.Fprintf(&b, "    fix: %s\n", f.Fix)
 		}

@@ -3,6 +3,7 @@ package lint
 import (
 	"bytes"
 	"encoding/json"
+	"go/token"
 	"os"
 	"path/filepath"
 	"slices"
@@ -115,8 +116,8 @@ func TestGeneratedCRDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	expected := func(f Finding) bool {
-		dir := filepath.Base(filepath.Dir(f.File))
+	expected := func(f diag.Diagnostic) bool {
+		dir := filepath.Base(filepath.Dir(f.Pos.Filename))
 		switch {
 		case f.ID == IDKubectlApply:
 			return strings.Contains(dir, "extensions") || dir == "basic"
@@ -134,7 +135,7 @@ func TestGeneratedCRDs(t *testing.T) {
 		case f.ID == IDOptionalAncestor:
 			// The test APIs keep spec optional on purpose (the generator
 			// warns about it); the example's spec is required.
-			return strings.Contains(f.File, "testdata/golden/crd/")
+			return strings.Contains(f.Pos.Filename, "testdata/golden/crd/")
 		}
 		return false
 	}
@@ -153,7 +154,7 @@ func TestGeneratedCRDs(t *testing.T) {
 	// Every CEL CRD immutable-gen writes is clean, but for the optional spec
 	// of the test API.
 	for _, f := range res.Findings {
-		if dir := filepath.Base(filepath.Dir(f.File)); f.ID != IDOptionalObject && ((dir == "celshapes" && f.ID != IDOptionalAncestor) || dir == "bases") {
+		if dir := filepath.Base(filepath.Dir(f.Pos.Filename)); f.ID != IDOptionalObject && ((dir == "celshapes" && f.ID != IDOptionalAncestor) || dir == "bases") {
 			t.Errorf("finding on a CEL CRD: %s", f)
 		}
 	}
@@ -205,7 +206,7 @@ func TestDirectoriesAndDocuments(t *testing.T) {
 	}
 	var got []string
 	for _, f := range res.Findings {
-		got = append(got, filepath.Base(f.File)+" "+f.CRD+"/"+f.Version+" "+f.Path+" "+string(f.ID))
+		got = append(got, filepath.Base(f.Pos.Filename)+" "+f.CRD+"/"+f.Version+" "+f.Path+" "+string(f.ID))
 	}
 	want := []string{
 		"mixed.yaml widgets.example.com/v1 spec IG013",
@@ -233,7 +234,7 @@ func TestJSON(t *testing.T) {
 		t.Errorf("empty result: %s %v", b, err)
 	}
 	res := Result{
-		Findings: []Finding{{File: "f.yaml", Line: 7, CRD: "a.b", Version: "v1", Path: "spec.x", ID: IDPresence, Severity: Warning, Message: "m", Fix: "x"}},
+		Findings: []diag.Diagnostic{{Pos: token.Position{Filename: "f.yaml", Line: 7}, CRD: "a.b", Version: "v1", Path: "spec.x", ID: IDPresence, Severity: Warning, Message: "m", Fix: "x"}},
 		Errors:   []InputError{{File: "g.yaml", Message: "g.yaml: document 1: invalid YAML"}},
 	}
 	b, err = res.JSON()

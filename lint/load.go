@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/token"
 	"io"
 	"io/fs"
 	"os"
@@ -24,9 +25,9 @@ import (
 	sigsjson "sigs.k8s.io/json"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/immutable-gen/immutable-gen/crdvalidation"
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/schema"
-	"github.com/immutable-gen/immutable-gen/validation"
 )
 
 // Files lints the manifests at paths: files of any name, and directories,
@@ -203,9 +204,9 @@ func (l *linter) manifest(res *Result, file string, data []byte) error {
 			}
 			for i := before; i < len(res.Findings); i++ {
 				f := &res.Findings[i]
-				f.Line = line
+				f.Pos.Line = line
 				if lines != nil {
-					f.Line = schemaLine(lines, f.CRD, f.Version, f.Path)
+					f.Pos.Line = schemaLine(lines, f.CRD, f.Version, f.Path)
 				}
 			}
 		}
@@ -392,12 +393,12 @@ func (h header) partial() []string {
 
 // crd lints one apiextensions.k8s.io/v1 CRD given as JSON and as its
 // generic tree.
-func (l *linter) crd(file string, raw []byte, name string) ([]Finding, error) {
+func (l *linter) crd(file string, raw []byte, name string) ([]diag.Diagnostic, error) {
 	c := &crdLint{linter: l, file: file, name: name, models: map[string]*schema.Node{}, immutable: map[string]map[string]string{}, immutableRules: map[string]map[string]string{}}
 	// The API server's validation first, on the typed CRD, which is
 	// released before the generic tree and the models are built.
 	var annotations map[string]string
-	stub, errs, ok, err := func() (*apiextensions.CustomResourceDefinition, []validation.ServerError, bool, error) {
+	stub, errs, ok, err := func() (*apiextensions.CustomResourceDefinition, []crdvalidation.ServerError, bool, error) {
 		var crd apiextv1.CustomResourceDefinition
 		if err := sigsjson.UnmarshalCaseSensitivePreserveInts(raw, &crd); err != nil {
 			return nil, nil, false, fmt.Errorf("CustomResourceDefinition %q cannot be decoded: %v", name, err)
@@ -483,7 +484,7 @@ type crdLint struct {
 	immutableRules map[string]map[string]string
 	// version is the version being linted.
 	version  string
-	findings []Finding
+	findings []diag.Diagnostic
 }
 
 func (c *crdLint) report(version, path string, id diag.ID, fix, format string, args ...any) {
@@ -493,15 +494,15 @@ func (c *crdLint) report(version, path string, id diag.ID, fix, format string, a
 			sev = ch.Severity
 		}
 	}
-	c.findings = append(c.findings, Finding{
-		File: c.file, CRD: c.name, Version: version, Path: path,
+	c.findings = append(c.findings, diag.Diagnostic{
+		Pos: token.Position{Filename: c.file}, CRD: c.name, Version: version, Path: path,
 		ID: id, Severity: sev, Message: fmt.Sprintf(format, args...), Fix: fix,
 	})
 }
 
 // sorted returns the findings by version (manifest order), path, ID and
 // message, without duplicates.
-func (c *crdLint) sorted() []Finding {
+func (c *crdLint) sorted() []diag.Diagnostic {
 	rank := func(v string) int {
 		if i := slices.Index(c.order, v); i >= 0 {
 			return i + 1
@@ -509,7 +510,7 @@ func (c *crdLint) sorted() []Finding {
 		return 0 // the CRD itself first
 	}
 	out := slices.Clone(c.findings)
-	slices.SortStableFunc(out, func(a, b Finding) int {
+	slices.SortStableFunc(out, func(a, b diag.Diagnostic) int {
 		return cmp.Or(
 			cmp.Compare(rank(a.Version), rank(b.Version)),
 			cmp.Compare(a.Path, b.Path),
@@ -517,7 +518,7 @@ func (c *crdLint) sorted() []Finding {
 			cmp.Compare(a.Message, b.Message),
 		)
 	})
-	return slices.Compact(out)
+	return slices.CompactFunc(out, func(a, b diag.Diagnostic) bool { return Format(a) == Format(b) })
 }
 
 // helmAction matches the Go template actions of a Helm chart where YAML

@@ -92,9 +92,9 @@ func (r Result) SARIF() ([]byte, error) {
 	}
 	results := []result{}
 	for _, f := range r.Findings {
-		loc := location{PhysicalLocation: physical{ArtifactLocation: artifact{sarifURI(f.File)}}}
-		if f.Line > 0 {
-			loc.PhysicalLocation.Region = &region{f.Line}
+		loc := location{PhysicalLocation: physical{ArtifactLocation: artifact{sarifURI(f.Pos.Filename)}}}
+		if f.Pos.Line > 0 {
+			loc.PhysicalLocation.Region = &region{f.Pos.Line}
 		}
 		name := f.CRD
 		if f.Version != "" {

@@ -69,7 +69,7 @@ func ReadConfig(file string) (Options, error) {
 }
 
 // silenced reports whether an ignore entry matches f.
-func (o Options) silenced(f Finding) bool {
+func (o Options) silenced(f diag.Diagnostic) bool {
 	for _, ig := range o.Ignore {
 		if ig.ID != f.ID || (ig.CRD != "" && ig.CRD != f.CRD) {
 			continue

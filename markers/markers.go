@@ -25,7 +25,11 @@ import (
 
 	apiext "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	crdmarkers "sigs.k8s.io/controller-tools/pkg/crd/markers"
+	"sigs.k8s.io/controller-tools/pkg/loader"
 	"sigs.k8s.io/controller-tools/pkg/markers"
+
+	"github.com/immutable-gen/immutable-gen/jsontag"
+	"github.com/immutable-gen/immutable-gen/schema"
 )
 
 // Name is the marker's name as registered (without the leading `+`).
@@ -85,15 +89,7 @@ func (m Immutable) Keys() bool { return m.keys }
 func (m Immutable) Once() bool { return m.once }
 
 // String renders the marker as written.
-func (m Immutable) String() string {
-	switch {
-	case m.keys:
-		return "+immutable=keys"
-	case m.once:
-		return "+immutable=once"
-	}
-	return "+immutable"
-}
+func (m Immutable) String() string { return schema.Origin{Keys: m.keys, Once: m.once}.Marker() }
 
 // Message is the parsed value of one `+immutable:message="…"` marker: the
 // message of the CEL rules that enforce the immutability marker written on
@@ -182,54 +178,105 @@ func (m Immutable) ApplyToSchema(ctx *crdmarkers.SchemaContext, s *apiext.JSONSc
 	if err != nil {
 		return err
 	}
-	s.XValidations = append(s.XValidations, o.carrier())
+	s.XValidations = append(s.XValidations, apiext.ValidationRule{Rule: o.Carrier()})
 	return nil
 }
 
 // locate finds the field or type the marker was written on.
-func (m Immutable) locate(ctx *crdmarkers.SchemaContext) (Origin, error) {
+func (m Immutable) locate(ctx *crdmarkers.SchemaContext) (schema.Origin, error) {
 	if ctx == nil || ctx.TypeInfo == nil || ctx.Package == nil {
-		return Origin{}, fmt.Errorf("%s: internal error: no type context", m)
+		return schema.Origin{}, fmt.Errorf("%s: internal error: no type context", m)
 	}
-	info, fset := ctx.TypeInfo, ctx.Package.Fset
-	typeName := ctx.Package.PkgPath + "." + info.Name
+	info := ctx.TypeInfo
 	if m.in(info.Markers) {
-		o := Origin{Keys: m.keys, Once: m.once, Type: typeName, DeclPos: fset.Position(info.RawSpec.Pos())}
-		msg, err := messageOf(info.Markers)
-		if err != nil {
-			return o, err
-		}
-		o.Message = msg
-		o.Pos = markerPos(fset, o.DeclPos, m.String(), info.RawSpec.Doc, info.RawDecl.Doc)
-		if m.keys && ctx.Package.TypesInfo != nil {
-			if obj := ctx.Package.TypesInfo.Defs[info.RawSpec.Name]; obj != nil {
-				o.ItemFields = itemFields(fset, obj.Type())
-			}
-		}
-		return o, nil
+		return m.origin(ctx.Package, info, nil)
 	}
-	for _, f := range info.Fields {
+	for i := range info.Fields {
+		f := &info.Fields[i]
 		if !m.in(f.Markers) {
 			continue
 		}
-		o := Origin{Keys: m.keys, Once: m.once, Type: typeName, Field: fieldName(f.RawField), DeclPos: fset.Position(f.RawField.Pos())}
-		msg, err := messageOf(f.Markers)
+		o, err := m.origin(ctx.Package, info, f)
 		if err != nil {
 			return o, err
 		}
-		o.Message = msg
-		o.Pos = markerPos(fset, o.DeclPos, m.String(), f.RawField.Doc)
-		jsonName, inline := jsonName(f)
-		o.JSONName = jsonName
-		if m.keys && ctx.Package.TypesInfo != nil {
-			o.ItemFields = itemFields(fset, ctx.Package.TypesInfo.TypeOf(f.RawField.Type))
-		}
-		if inline {
+		if tag, ok := jsontag.Lookup(f.Tag); ok && tag.Inline() {
 			return o, fmt.Errorf("%s is not allowed on the embedded (inline) field %s: its properties belong to %s; mark the fields of the embedded type, or the type itself with +immutable", m, o.Field, info.Name)
 		}
 		return o, nil
 	}
-	return Origin{}, fmt.Errorf("%s: internal error: cannot find the marker on type %s", m, info.Name)
+	return schema.Origin{}, fmt.Errorf("%s: internal error: cannot find the marker on type %s", m, info.Name)
+}
+
+// TypeOrigins returns where each immutability marker written on the type
+// declaration info of pkg stands, in the order written. The error is the
+// first invalid combination (two +immutable:message markers); the origins
+// are complete nonetheless.
+func TypeOrigins(pkg *loader.Package, info *markers.TypeInfo) ([]schema.Origin, error) {
+	return origins(pkg, info, nil)
+}
+
+// FieldOrigins returns where each immutability marker written on the field
+// f of the struct type info of pkg stands, in the order written.
+func FieldOrigins(pkg *loader.Package, info *markers.TypeInfo, f *markers.FieldInfo) ([]schema.Origin, error) {
+	return origins(pkg, info, f)
+}
+
+func origins(pkg *loader.Package, info *markers.TypeInfo, f *markers.FieldInfo) ([]schema.Origin, error) {
+	vals := info.Markers
+	if f != nil {
+		vals = f.Markers
+	}
+	var out []schema.Origin
+	var first error
+	for _, v := range vals[Name] {
+		m, ok := v.(Immutable)
+		if !ok {
+			continue
+		}
+		o, err := m.origin(pkg, info, f)
+		out = append(out, o)
+		if first == nil {
+			first = err
+		}
+	}
+	return out, first
+}
+
+// origin is where m stands: on the type declaration info of pkg, or on its
+// field f when f is not nil. It is the one place a marker's Go position,
+// message, Go and JSON names and list map item fields are read.
+func (m Immutable) origin(pkg *loader.Package, info *markers.TypeInfo, f *markers.FieldInfo) (schema.Origin, error) {
+	fset := pkg.Fset
+	o := schema.Origin{Keys: m.keys, Once: m.once, Type: pkg.PkgPath + "." + info.Name}
+	vals := info.Markers
+	var t types.Type
+	if f == nil {
+		o.DeclPos = fset.Position(info.RawSpec.Pos())
+		o.Pos = markerPos(fset, o.DeclPos, m.String(), info.RawSpec.Doc, info.RawDecl.Doc)
+		if m.keys && pkg.TypesInfo != nil {
+			if obj := pkg.TypesInfo.Defs[info.RawSpec.Name]; obj != nil {
+				t = obj.Type()
+			}
+		}
+	} else {
+		vals = f.Markers
+		o.Field = fieldName(f.RawField)
+		o.DeclPos = fset.Position(f.RawField.Pos())
+		o.Pos = markerPos(fset, o.DeclPos, m.String(), f.RawField.Doc)
+		if tag, ok := jsontag.Lookup(f.Tag); ok {
+			o.JSONName = tag.Name
+		}
+		if m.keys && pkg.TypesInfo != nil {
+			t = pkg.TypesInfo.TypeOf(f.RawField.Type)
+		}
+	}
+	if t != nil {
+		o.ItemFields = itemFields(fset, t)
+	}
+	msg, err := messageOf(vals)
+	o.Message = msg
+	return o, err
 }
 
 // messageOf returns the text of the +immutable:message marker among vals,
@@ -322,43 +369,36 @@ func isImmutableMarker(text, want string, exact bool) bool {
 	return rest == "" || rest[0] == '=' || rest[0] == ' '
 }
 
+// fieldName is the Go name of a struct field: its name, or the type name of
+// an embedded field, as go/types names it.
 func fieldName(f *ast.Field) string {
 	if len(f.Names) > 0 {
 		return f.Names[0].Name
 	}
 	t := f.Type
-	if star, ok := t.(*ast.StarExpr); ok {
-		t = star.X
-	}
-	switch t := t.(type) {
-	case *ast.Ident:
-		return t.Name
-	case *ast.SelectorExpr:
-		return t.Sel.Name
-	}
-	return ""
-}
-
-// jsonName returns the field's JSON property name and whether it is inlined,
-// by the same rules controller-tools applies.
-func jsonName(f markers.FieldInfo) (string, bool) {
-	tag, ok := f.Tag.Lookup("json")
-	if !ok {
-		return "", false
-	}
-	opts := strings.Split(tag, ",")
-	inline := opts[0] == ""
-	for _, o := range opts[1:] {
-		if o == "inline" {
-			inline = true
+	for {
+		switch x := t.(type) {
+		case *ast.StarExpr:
+			t = x.X
+		case *ast.IndexExpr:
+			t = x.X
+		case *ast.IndexListExpr:
+			t = x.X
+		case *ast.ParenExpr:
+			t = x.X
+		case *ast.Ident:
+			return x.Name
+		case *ast.SelectorExpr:
+			return x.Sel.Name
+		default:
+			return ""
 		}
 	}
-	return opts[0], inline
 }
 
 // itemFields lists the JSON-named fields of t's item struct when t is a
 // slice of structs (inline embedded structs flattened), else nil.
-func itemFields(fset *token.FileSet, t types.Type) []ItemField {
+func itemFields(fset *token.FileSet, t types.Type) []schema.ItemField {
 	if t == nil {
 		return nil
 	}
@@ -376,28 +416,25 @@ func itemFields(fset *token.FileSet, t types.Type) []ItemField {
 	return structFields(fset, elem, 0)
 }
 
-func structFields(fset *token.FileSet, t types.Type, depth int) []ItemField {
+func structFields(fset *token.FileSet, t types.Type, depth int) []schema.ItemField {
 	st, ok := t.Underlying().(*types.Struct)
 	if !ok || depth > 8 {
 		return nil
 	}
 	typeName := types.TypeString(t, func(p *types.Package) string { return p.Name() })
-	var out []ItemField
+	var out []schema.ItemField
 	for i := range st.NumFields() {
 		f := st.Field(i)
-		tag, ok := reflect.StructTag(st.Tag(i)).Lookup("json")
-		if !ok {
+		tag, ok := jsontag.Lookup(reflect.StructTag(st.Tag(i)))
+		if !ok || tag.Ignored() {
 			continue
 		}
-		name, rest, _ := strings.Cut(tag, ",")
-		if name == "-" && rest == "" {
-			continue
-		}
-		if f.Embedded() && (name == "" || strings.Contains(","+rest+",", ",inline,")) {
+		if f.Embedded() && tag.Inline() {
 			out = append(out, structFields(fset, f.Type(), depth+1)...)
 			continue
 		}
-		out = append(out, ItemField{JSON: name, Go: f.Name(), Type: typeName, Pos: fset.Position(f.Pos())})
+		name := tag.Name
+		out = append(out, schema.ItemField{JSON: name, Go: f.Name(), Type: typeName, Pos: fset.Position(f.Pos())})
 	}
 	return out
 }

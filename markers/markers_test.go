@@ -3,6 +3,8 @@ package markers
 import (
 	"strings"
 	"testing"
+
+	"github.com/immutable-gen/immutable-gen/schema"
 )
 
 func TestParseMarker(t *testing.T) {
@@ -106,18 +108,18 @@ func TestNearMiss(t *testing.T) {
 }
 
 func TestCarrierRoundTrip(t *testing.T) {
-	once := Origin{Once: true, Message: "set once"}
-	if got, _, err := ParseCarrier(once.carrier().Rule); err != nil || !got.Once || got.Message != "set once" || got.Marker() != "+immutable=once" {
+	once := schema.Origin{Once: true, Message: "set once"}
+	if got, _, err := schema.ParseCarrier(once.Carrier()); err != nil || !got.Once || got.Message != "set once" || got.Marker() != "+immutable=once" {
 		t.Fatalf("round trip of =once: %+v %v", got, err)
 	}
-	o := Origin{Keys: true, Type: "example.com/v1.Spec", Field: "Ports", JSONName: "ports",
-		ItemFields: []ItemField{{JSON: "name", Go: "Name", Type: "v1.Port"}}}
+	o := schema.Origin{Keys: true, Type: "example.com/v1.Spec", Field: "Ports", JSONName: "ports",
+		ItemFields: []schema.ItemField{{JSON: "name", Go: "Name", Type: "v1.Port"}}}
 	o.Pos.Filename, o.Pos.Line = "types.go", 7
-	got, ok, err := ParseCarrier(o.carrier().Rule)
+	got, ok, err := schema.ParseCarrier(o.Carrier())
 	if !ok || err != nil || got.Pos != o.Pos || got.Field != "Ports" || len(got.ItemFields) != 1 || !got.Keys {
 		t.Fatalf("round trip: %+v %v %v", got, ok, err)
 	}
-	if _, ok, _ := ParseCarrier("self == oldSelf"); ok {
+	if _, ok, _ := schema.ParseCarrier("self == oldSelf"); ok {
 		t.Error("an ordinary rule is not a carrier")
 	}
 	if o.Where() != "field Spec.Ports" || o.Marker() != "+immutable=keys" {

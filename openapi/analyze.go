@@ -8,13 +8,14 @@ import (
 	"go/types"
 	"reflect"
 	"slices"
-	"strings"
 
 	"sigs.k8s.io/controller-tools/pkg/loader"
 	ctmarkers "sigs.k8s.io/controller-tools/pkg/markers"
 
 	"github.com/immutable-gen/immutable-gen/diag"
+	"github.com/immutable-gen/immutable-gen/jsontag"
 	"github.com/immutable-gen/immutable-gen/markers"
+	"github.com/immutable-gen/immutable-gen/schema"
 )
 
 // definition is one OpenAPI definition openapi-gen generates (one exported
@@ -41,7 +42,7 @@ type patch struct {
 	// schema ("" for the schema itself).
 	pointer string
 	form    form
-	origins []markers.Origin
+	origins []schema.Origin
 }
 
 // form is the immutability form a patch writes, which names its extension.
@@ -53,7 +54,7 @@ const (
 	onceForm                  // x-immutable-gen-immutable-once
 )
 
-func formOf(o markers.Origin) form {
+func formOf(o schema.Origin) form {
 	switch {
 	case o.Keys:
 		return keysForm
@@ -85,7 +86,7 @@ type analyzer struct {
 	roots   []*loader.Package
 	byPath  map[string]*loader.Package
 	indexes map[*loader.Package]*declIndex
-	origins map[*types.TypeName][]markers.Origin
+	origins map[*types.TypeName][]schema.Origin
 	props   map[*types.Named]members
 	// markedTypes records whether a marker is reachable from a struct type.
 	markedTypes map[*types.Named]bool
@@ -104,14 +105,14 @@ type originID struct {
 	keys, once bool
 }
 
-func idOf(o markers.Origin) originID { return originID{o.Pos, o.Keys, o.Once} }
+func idOf(o schema.Origin) originID { return originID{o.Pos, o.Keys, o.Once} }
 
 func newAnalyzer(col *ctmarkers.Collector, roots []*loader.Package) *analyzer {
 	return &analyzer{
 		col:         col,
 		roots:       roots,
 		indexes:     map[*loader.Package]*declIndex{},
-		origins:     map[*types.TypeName][]markers.Origin{},
+		origins:     map[*types.TypeName][]schema.Origin{},
 		props:       map[*types.Named]members{},
 		markedTypes: map[*types.Named]bool{},
 		defs:        map[*types.TypeName]*definition{},
@@ -126,8 +127,14 @@ type declIndex struct {
 	types map[string]*ctmarkers.TypeInfo
 	// fields are keyed by the position go/types gives the field's object:
 	// its name, or the type name of an embedded field.
-	fields map[token.Pos]*ctmarkers.FieldInfo
+	fields map[token.Pos]declField
 	err    error
+}
+
+// declField is a struct field's declaration and its struct type's.
+type declField struct {
+	owner *ctmarkers.TypeInfo
+	field *ctmarkers.FieldInfo
 }
 
 // packageOf returns the loaded package with the import path, searching the
@@ -155,7 +162,7 @@ func (a *analyzer) index(pkg *loader.Package) *declIndex {
 	if idx, ok := a.indexes[pkg]; ok {
 		return idx
 	}
-	idx := &declIndex{pkg: pkg, types: map[string]*ctmarkers.TypeInfo{}, fields: map[token.Pos]*ctmarkers.FieldInfo{}}
+	idx := &declIndex{pkg: pkg, types: map[string]*ctmarkers.TypeInfo{}, fields: map[token.Pos]declField{}}
 	a.indexes[pkg] = idx
 	idx.err = ctmarkers.EachType(a.col, pkg, func(info *ctmarkers.TypeInfo) {
 		idx.types[info.Name] = info
@@ -163,13 +170,13 @@ func (a *analyzer) index(pkg *loader.Package) *declIndex {
 			f := &info.Fields[i]
 			if f.Name == "" {
 				if id := embeddedIdent(f.RawField.Type); id != nil {
-					idx.fields[id.Pos()] = f
+					idx.fields[id.Pos()] = declField{info, f}
 				}
 				continue
 			}
 			for _, n := range f.RawField.Names {
 				if n.Name == f.Name {
-					idx.fields[n.Pos()] = f
+					idx.fields[n.Pos()] = declField{info, f}
 				}
 			}
 		}
@@ -216,76 +223,42 @@ func (a *analyzer) indexOf(obj types.Object) *declIndex {
 }
 
 // typeOrigins returns the type-level markers of the named type.
-func (a *analyzer) typeOrigins(obj *types.TypeName) []markers.Origin {
+func (a *analyzer) typeOrigins(obj *types.TypeName) []schema.Origin {
 	if o, ok := a.origins[obj]; ok {
 		return o
 	}
-	var out []markers.Origin
+	var out []schema.Origin
 	if idx := a.indexOf(obj); idx != nil {
 		if info := idx.types[obj.Name()]; info != nil && info.RawSpec.Name.Pos() == obj.Pos() {
-			fset := idx.pkg.Fset
-			decl := fset.Position(info.RawSpec.Pos())
-			for _, m := range immutables(info.Markers) {
-				o := markers.Origin{Keys: m.Keys(), Once: m.Once(), Type: obj.Pkg().Path() + "." + obj.Name(), DeclPos: decl, Message: message(info.Markers)}
-				o.Pos = markerPos(fset, decl, m.String(), info.RawSpec.Doc, info.RawDecl.Doc)
-				out = append(out, o)
-			}
+			var err error
+			out, err = markers.TypeOrigins(idx.pkg, info)
+			a.invalid(out, err)
 		}
 	}
 	a.origins[obj] = out
 	return out
 }
 
-// fieldInfo returns the declaration of a struct field, or nil.
-func (a *analyzer) fieldInfo(f *types.Var) (*ctmarkers.FieldInfo, *declIndex) {
+// invalid reports err, an invalid combination of markers (two messages), at
+// the markers of origins.
+func (a *analyzer) invalid(origins []schema.Origin, err error) {
+	if err == nil {
+		return
+	}
+	d := diag.Diagnostic{ID: markers.IDInvalid, Severity: diag.Error, Message: err.Error()}
+	if len(origins) > 0 {
+		d.Pos = origins[0].Pos
+	}
+	a.diags = append(a.diags, d)
+}
+
+// fieldInfo returns the declaration of a struct field, or a zero declField.
+func (a *analyzer) fieldInfo(f *types.Var) (declField, *declIndex) {
 	idx := a.indexOf(f)
 	if idx == nil {
-		return nil, nil
+		return declField{}, nil
 	}
 	return idx.fields[f.Pos()], idx
-}
-
-// message returns the +immutable:message among vals, "" when there is none
-// (several are reported by the CRD path's own check; the first is enough
-// for the note).
-func message(vals ctmarkers.MarkerValues) string {
-	for _, v := range vals[markers.MessageName] {
-		if m, ok := v.(markers.Message); ok {
-			return m.Text()
-		}
-	}
-	return ""
-}
-
-func immutables(vals ctmarkers.MarkerValues) []markers.Immutable {
-	var out []markers.Immutable
-	for _, v := range vals[markers.Name] {
-		if m, ok := v.(markers.Immutable); ok {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-// markerPos returns the position of the marker comment in the first doc
-// group that has it, or decl.
-func markerPos(fset *token.FileSet, decl token.Position, want string, docs ...*ast.CommentGroup) token.Position {
-	for _, doc := range docs {
-		if doc == nil {
-			continue
-		}
-		for _, c := range doc.List {
-			text, ok := strings.CutPrefix(c.Text, "//")
-			if !ok {
-				continue
-			}
-			text = strings.TrimSpace(text)
-			if rest, ok := strings.CutPrefix(text, want); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
-				return fset.Position(c.Pos())
-			}
-		}
-	}
-	return decl
 }
 
 // property is one property of a definition, as openapi-gen generates it from
@@ -295,7 +268,7 @@ type property struct {
 	field *types.Var
 	// owner is the struct declaring the field.
 	owner    *types.TypeName
-	origins  []markers.Origin
+	origins  []schema.Origin
 	comments []string
 	// asString is json:",string": openapi-gen publishes a plain string.
 	asString bool
@@ -312,7 +285,7 @@ type members struct {
 
 // markerProblem is a marker that can stand nowhere, and why.
 type markerProblem struct {
-	origin markers.Origin
+	origin schema.Origin
 	problem
 }
 
@@ -336,7 +309,7 @@ func (a *analyzer) collectMembers(named *types.Named, visiting map[*types.Named]
 	visiting[named] = true
 	defer delete(visiting, named)
 	owner := named.Obj()
-	refuse := func(origins []markers.Origin, p problem) {
+	refuse := func(origins []schema.Origin, p problem) {
 		for _, o := range origins {
 			out.problems = append(out.problems, markerProblem{o, p})
 		}
@@ -344,7 +317,7 @@ func (a *analyzer) collectMembers(named *types.Named, visiting map[*types.Named]
 	for i := range st.NumFields() {
 		f := st.Field(i)
 		tag := reflect.StructTag(st.Tag(i))
-		origins, comments := a.fieldMarkers(owner, f, tag)
+		origins, comments := a.fieldMarkers(f)
 		if hasTagValue(comments, "k8s:openapi-gen", "false") {
 			refuse(origins, problem{
 				IDUnpublished,
@@ -353,21 +326,22 @@ func (a *analyzer) collectMembers(named *types.Named, visiting map[*types.Named]
 			})
 			continue
 		}
-		jsonTag, hasJSON := tag.Lookup("json")
-		if f.Embedded() && hasJSON && (jsonTag == "" || strings.HasPrefix(jsonTag, ",")) {
+		jsonTag, hasJSON := jsontag.Lookup(tag)
+		if f.Embedded() && hasJSON && jsonTag.Name == "" {
 			t := deref(f.Type())
 			for _, o := range origins {
-				refuse([]markers.Origin{o}, inlineProblem(o, typeString(t), owner.Name()))
+				refuse([]schema.Origin{o}, inlineProblem(o, typeString(t), owner.Name()))
 			}
 			if n, ok := t.(*types.Named); ok {
 				a.collectMembers(n, visiting, out)
 			}
 			continue
 		}
+		// openapi-gen names the property by the tag, or by the Go field
+		// when the tag is empty or missing.
 		name := f.Name()
-		opts := strings.Split(tag.Get("json"), ",")
-		if tag.Get("json") != "" {
-			name = opts[0]
+		if jsonTag.String() != "" {
+			name = jsonTag.Name
 		}
 		if name == "" || name == "-" {
 			refuse(origins, problem{
@@ -383,15 +357,15 @@ func (a *analyzer) collectMembers(named *types.Named, visiting map[*types.Named]
 			owner:    owner,
 			origins:  origins,
 			comments: comments,
-			asString: len(opts) > 1 && opts[1] == "string",
-			required: requiredProperty(comments, opts[1:]),
+			asString: len(jsonTag.Options) > 0 && jsonTag.Options[0] == "string",
+			required: requiredProperty(comments, jsonTag),
 		})
 	}
 }
 
 // inlineProblem is a marker on an embedded field whose properties openapi-gen
 // inlines into the enclosing struct: there is no node of its own to mark.
-func inlineProblem(o markers.Origin, embedded, enclosing string) problem {
+func inlineProblem(o schema.Origin, embedded, enclosing string) problem {
 	return problem{
 		IDInline,
 		fmt.Sprintf("%s is not allowed on the embedded (inline) field %s: its properties belong to %s", o.Marker(), embedded, enclosing),
@@ -401,12 +375,12 @@ func inlineProblem(o markers.Origin, embedded, enclosing string) problem {
 
 // itemFields lists the properties of the struct type named as the items of
 // a list, for errors about list map keys: they name the Go field to mark.
-func (a *analyzer) itemFields(named *types.Named) []markers.ItemField {
-	var out []markers.ItemField
+func (a *analyzer) itemFields(named *types.Named) []schema.ItemField {
+	var out []schema.ItemField
 	for _, p := range a.members(named).props {
-		f := markers.ItemField{JSON: p.name, Go: p.field.Name(), Type: p.owner.Name()}
-		if info, idx := a.fieldInfo(p.field); info != nil {
-			f.Pos = idx.pkg.Fset.Position(info.RawField.Pos())
+		f := schema.ItemField{JSON: p.name, Go: p.field.Name(), Type: p.owner.Name()}
+		if d, idx := a.fieldInfo(p.field); d.field != nil {
+			f.Pos = idx.pkg.Fset.Position(d.field.RawField.Pos())
 		}
 		out = append(out, f)
 	}
@@ -416,53 +390,37 @@ func (a *analyzer) itemFields(named *types.Named) []markers.ItemField {
 // requiredProperty reports whether openapi-gen makes a property required,
 // as its isOptional does: +required or +optional on the field, else
 // required unless the JSON tag has omitempty.
-func requiredProperty(comments, jsonOpts []string) bool {
+func requiredProperty(comments []string, tag jsontag.Tag) bool {
 	switch {
 	case tagValues(comments, "required") != nil:
 		return true
 	case tagValues(comments, "optional") != nil:
 		return false
 	}
-	return !slices.Contains(jsonOpts, "omitempty")
+	return !tag.Has("omitempty")
 }
 
 // fieldMarkers returns the immutability markers and the doc comment lines of
-// a struct field declared in owner.
-func (a *analyzer) fieldMarkers(owner *types.TypeName, f *types.Var, tag reflect.StructTag) ([]markers.Origin, []string) {
-	info, idx := a.fieldInfo(f)
-	if info == nil {
+// a struct field.
+func (a *analyzer) fieldMarkers(f *types.Var) ([]schema.Origin, []string) {
+	d, idx := a.fieldInfo(f)
+	if d.field == nil {
 		return nil, nil
 	}
-	comments := docLines(info.RawField.Doc)
-	var out []markers.Origin
-	fset := idx.pkg.Fset
-	decl := fset.Position(info.RawField.Pos())
-	jsonName, _, _ := strings.Cut(tag.Get("json"), ",")
-	for _, m := range immutables(info.Markers) {
-		o := markers.Origin{
-			Keys:     m.Keys(),
-			Once:     m.Once(),
-			Type:     owner.Pkg().Path() + "." + owner.Name(),
-			Field:    f.Name(),
-			JSONName: jsonName,
-			DeclPos:  decl,
-			Message:  message(info.Markers),
-		}
-		o.Pos = markerPos(fset, decl, m.String(), info.RawField.Doc)
-		out = append(out, o)
-	}
-	return out, comments
+	origins, err := markers.FieldOrigins(idx.pkg, d.owner, d.field)
+	a.invalid(origins, err)
+	return origins, docLines(d.field.RawField.Doc)
 }
 
 // report reports an error for the marker o.
-func (a *analyzer) report(o markers.Origin, p problem) {
+func (a *analyzer) report(o schema.Origin, p problem) {
 	a.handled[idOf(o)] = true
 	a.diagAt(o, "", diag.Error, p)
 }
 
 // diagAt adds a diagnostic about the marker o; where names the schema node
 // when the marker is on a type and the diagnostic is about one of its uses.
-func (a *analyzer) diagAt(o markers.Origin, where string, sev diag.Severity, p problem) {
+func (a *analyzer) diagAt(o schema.Origin, where string, sev diag.Severity, p problem) {
 	subject := fmt.Sprintf("%s on %s", o.Marker(), o.Where())
 	if o.Field == "" && where != "" {
 		subject += ", used at " + where
@@ -476,8 +434,8 @@ func (a *analyzer) diagAt(o markers.Origin, where string, sev diag.Severity, p p
 // node where t is used. It stops at a type openapi-gen publishes as a simple
 // type, a named struct (a reference to its definition), or an unnamed slice,
 // map, struct or interface.
-func (a *analyzer) resolve(t types.Type) ([]markers.Origin, types.Type) {
-	var origins []markers.Origin
+func (a *analyzer) resolve(t types.Type) ([]schema.Origin, types.Type) {
+	var origins []schema.Origin
 	for range 64 {
 		t = types.Unalias(t)
 		if simpleType(t) != "" {

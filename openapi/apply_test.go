@@ -9,8 +9,8 @@ import (
 	"k8s.io/kube-openapi/pkg/common"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 	"github.com/immutable-gen/immutable-gen/runtime/immutableopenapi"
-	"github.com/immutable-gen/immutable-gen/schema"
 	"github.com/immutable-gen/immutable-gen/testdata/apis/openapi/generated"
 	v1 "github.com/immutable-gen/immutable-gen/testdata/apis/openapi/v1"
 )
@@ -149,9 +149,9 @@ func TestDefinitionKey(t *testing.T) {
 // runtime reads.
 func TestExtensionNames(t *testing.T) {
 	for _, tc := range []struct{ got, want string }{
-		{immutableopenapi.Immutable, schema.ExtImmutable},
-		{immutableopenapi.ImmutableKeys, schema.ExtImmutableKeys},
-		{immutableopenapi.ImmutableOnce, schema.ExtImmutableOnce},
+		{immutableopenapi.Immutable, extension.Immutable},
+		{immutableopenapi.ImmutableKeys, extension.ImmutableKeys},
+		{immutableopenapi.ImmutableOnce, extension.ImmutableOnce},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("immutableopenapi names %s, schema %s", tc.got, tc.want)

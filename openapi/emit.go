@@ -6,7 +6,7 @@ import (
 	"go/format"
 	"strings"
 
-	"github.com/immutable-gen/immutable-gen/markers"
+	"github.com/immutable-gen/immutable-gen/schema"
 )
 
 // render writes the Go file for one package.
@@ -50,8 +50,7 @@ func render(res *pkgResult, header string) ([]byte, error) {
 
 // extensionNames are the constants of package immutableopenapi the
 // generated code names the extensions by, per form; the set-once extension
-// is the one the runtime reads (runtime.ExtImmutableOnce,
-// schema.ExtImmutableOnce).
+// is the one the runtime reads (runtime/extension.ImmutableOnce).
 var extensionNames = [...]string{
 	immutableForm: "Immutable",
 	keysForm:      "ImmutableKeys",
@@ -60,7 +59,7 @@ var extensionNames = [...]string{
 
 // describe says where the markers of a patch are written, for the comment
 // beside it: `+immutable on field GadgetSpec.Name`.
-func describe(origins []markers.Origin) string {
+func describe(origins []schema.Origin) string {
 	parts := make([]string, len(origins))
 	for i, o := range origins {
 		parts[i] = o.Marker() + " on " + o.Where()

@@ -32,7 +32,7 @@
 // name without one; json:"-" fields are skipped, and the fields of embedded
 // structs with an empty json name are inlined.
 //
-// The markers are judged by the CRD path's rules (package validation) on the
+// The markers are judged by the CRD path's rules (package placement) on the
 // same immutability model (package schema): for each definition, the schema
 // tree of a value of its type as openapi-gen describes it, with the
 // definitions it refers to inlined, so that every marker is seen in the
@@ -50,7 +50,6 @@ package openapi
 import (
 	"fmt"
 	"go/ast"
-	"os"
 	"strings"
 
 	"sigs.k8s.io/controller-tools/pkg/genall"
@@ -148,19 +147,8 @@ func (g Generator) Generate(ctx *genall.GenerationContext) error {
 	}
 	diags := append(markers.Lint(ctx.Roots), a.diags...).Sort()
 
-	if g.report != nil {
-		g.report(diags)
-	}
-	if diags.HasErrors() {
-		if g.report != nil {
-			return fmt.Errorf("openapi: the immutability markers have errors")
-		}
-		return diagError(diags)
-	}
-	if g.report == nil {
-		for _, d := range diags {
-			fmt.Fprintln(os.Stderr, d)
-		}
+	if err := diags.Report(g.report, "openapi"); err != nil {
+		return err
 	}
 
 	files := make([][]byte, len(results))
@@ -193,19 +181,4 @@ func write(ctx *genall.GenerationContext, pkg *loader.Package, data []byte) erro
 		return fmt.Errorf("writing %s for %s: %w", FileName, pkg.PkgPath, cerr)
 	}
 	return nil
-}
-
-// diagError is the error of a run with errors: all its diagnostics, one a
-// line.
-type diagError diag.List
-
-func (e diagError) Error() string {
-	var b strings.Builder
-	for i, d := range e {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(d.String())
-	}
-	return b.String()
 }

@@ -2,8 +2,6 @@ package openapi
 
 import (
 	"bytes"
-	"flag"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,9 +14,8 @@ import (
 	ctmarkers "sigs.k8s.io/controller-tools/pkg/markers"
 
 	"github.com/immutable-gen/immutable-gen/diag"
+	"github.com/immutable-gen/immutable-gen/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // moduleRoot is the repository root, one level above this package.
 func moduleRoot(t testing.TB) string {
@@ -96,49 +93,6 @@ func relative(t testing.TB, s string) string {
 	return strings.ReplaceAll(s, moduleRoot(t)+string(filepath.Separator), "")
 }
 
-// checkGolden compares got with the file at path (relative to the module
-// root), or rewrites the file with -update.
-func checkGolden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	full := filepath.Join(moduleRoot(t), path)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(full)
-	if err != nil {
-		t.Fatalf("%v (run go test ./openapi -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the generator's output (run go test ./openapi -update and review the diff):\n%s", path, lineDiff(string(want), string(got)))
-	}
-}
-
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	shown := 0
-	for i := 0; i < max(len(w), len(g)) && shown < 20; i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d:\n  want: %s\n  got:  %s\n", i+1, wl, gl)
-			shown++
-		}
-	}
-	return b.String()
-}
-
 const testAPI = "github.com/immutable-gen/immutable-gen/testdata/apis/openapi/v1"
 
 // TestGolden compares the generated code for the test API with the golden
@@ -159,8 +113,8 @@ func TestGolden(t *testing.T) {
 	if got == nil {
 		t.Fatalf("no %s for %s", FileName, testAPI)
 	}
-	checkGolden(t, "testdata/golden/openapi/"+FileName, got)
-	checkGolden(t, "testdata/apis/openapi/v1/"+FileName, got)
+	golden.Check(t, filepath.Join(moduleRoot(t), "testdata/golden/openapi/"+FileName), got)
+	golden.Check(t, filepath.Join(moduleRoot(t), "testdata/apis/openapi/v1/"+FileName), got)
 }
 
 // TestMisplaced checks the diagnostics for misplaced markers and that a
@@ -182,7 +136,7 @@ func TestMisplaced(t *testing.T) {
 // failingRun generates dirs, which must fail and write nothing, and returns
 // the diagnostics, one per line with paths relative to the module, after
 // comparing them with the golden file.
-func failingRun(t *testing.T, golden string, dirs ...string) string {
+func failingRun(t *testing.T, goldenPath string, dirs ...string) string {
 	t.Helper()
 	out, diags, err := generate(t, Generator{}, dirs...)
 	if err == nil {
@@ -197,7 +151,7 @@ func failingRun(t *testing.T, golden string, dirs ...string) string {
 		b.WriteByte('\n')
 	}
 	text := b.String()
-	checkGolden(t, golden, []byte(text))
+	golden.Check(t, filepath.Join(moduleRoot(t), goldenPath), []byte(text))
 	return text
 }
 
@@ -235,7 +189,7 @@ func TestUntagged(t *testing.T) {
 }
 
 // TestOncePlacement checks the placement rules of +immutable=once, the
-// CRD path's (package validation, with its texts): allowed on properties,
+// CRD path's (package placement, with its texts): allowed on properties,
 // an error on list items and map values, exclusive with the other forms on
 // one node (type and field included), a note on a required property. A
 // +immutable:message beside it gets a note: it is not carried. A failing
@@ -271,7 +225,7 @@ func TestOncePlacement(t *testing.T) {
 }
 
 // TestContext checks markers that can only be judged in the objects they
-// end up in (package validation judges them on the definitions' trees, with
+// end up in (package placement judges them on the definitions' trees, with
 // the definitions they use inlined), each reported once: a field marker
 // below an immutable field of another type (redundant, a note, once for its
 // two uses), in the items of a set (no effect, a warning), a set-once struct

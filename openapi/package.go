@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"go/types"
 	"maps"
-	"reflect"
 	"slices"
 
 	"sigs.k8s.io/controller-tools/pkg/loader"
 
 	"github.com/immutable-gen/immutable-gen/diag"
-	"github.com/immutable-gen/immutable-gen/markers"
+	"github.com/immutable-gen/immutable-gen/schema"
 )
 
 // analyzePackage finds the definitions openapi-gen generates for pkg, and
@@ -136,9 +135,9 @@ func skipped(named *types.Named, included, pkgEnabled bool) *problem {
 // (enabled), and returns all markers of the package's types. Markers on
 // other named types are not checked: they are placed where the type is
 // used, possibly in other packages.
-func (a *analyzer) checkPublished(idx *declIndex, enabled bool, unpublished map[string]problem) []markers.Origin {
+func (a *analyzer) checkPublished(idx *declIndex, enabled bool, unpublished map[string]problem) []schema.Origin {
 	scope := idx.pkg.Types.Scope()
-	var marked []markers.Origin
+	var marked []schema.Origin
 	for _, name := range slices.Sorted(maps.Keys(idx.types)) {
 		obj, _ := scope.Lookup(name).(*types.TypeName)
 		if obj == nil {
@@ -151,7 +150,7 @@ func (a *analyzer) checkPublished(idx *declIndex, enabled bool, unpublished map[
 			continue
 		}
 		for i := range st.NumFields() {
-			fo, _ := a.fieldMarkers(obj, st.Field(i), reflect.StructTag(st.Tag(i)))
+			fo, _ := a.fieldMarkers(st.Field(i))
 			origins = append(origins, fo...)
 		}
 		marked = append(marked, origins...)

@@ -5,10 +5,11 @@ import (
 
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/markers"
-	"github.com/immutable-gen/immutable-gen/validation"
+	"github.com/immutable-gen/immutable-gen/placement"
+	"github.com/immutable-gen/immutable-gen/schema"
 )
 
-// Placement: package validation checks every marker against the placement
+// Placement: package placement checks every marker against the placement
 // rules of docs/semantics.md 2.2 on the definitions' trees (tree.go), as it does on
 // a CRD's schema; this file writes the patches, and renders validation's
 // findings at the markers' Go positions with openapi-gen's own hints.
@@ -41,7 +42,7 @@ type problem struct {
 }
 
 // place builds the tree of each definition, writes the definition's patches
-// from its own tree, and reports what package validation finds in the
+// from its own tree, and reports what package placement finds in the
 // trees, each finding once.
 func (a *analyzer) place(defs []*definition) error {
 	var found []placed
@@ -54,9 +55,9 @@ func (a *analyzer) place(defs []*definition) error {
 		if !t.marked {
 			continue
 		}
-		findings := validation.PartPlacementFindings(t.root)
+		findings := placement.PartFindings(t.root)
 		if d.kind {
-			findings = validation.PlacementFindings(t.root)
+			findings = placement.Findings(t.root)
 		}
 		for _, f := range findings {
 			n := t.nodes[f.Node.Pointer()]
@@ -86,7 +87,7 @@ func (a *analyzer) patch(t *objectTree) {
 }
 
 // add writes the marker o at pointer below the schema of def.
-func (a *analyzer) add(def *definition, pointer string, o markers.Origin) {
+func (a *analyzer) add(def *definition, pointer string, o schema.Origin) {
 	a.handled[idOf(o)] = true
 	if o.Message != "" && !a.noted[idOf(o)] {
 		a.noted[idOf(o)] = true
@@ -106,12 +107,12 @@ func (a *analyzer) add(def *definition, pointer string, o markers.Origin) {
 			return
 		}
 	}
-	def.patches = append(def.patches, &patch{pointer: pointer, form: formOf(o), origins: []markers.Origin{o}})
+	def.patches = append(def.patches, &patch{pointer: pointer, form: formOf(o), origins: []schema.Origin{o}})
 }
 
 // placed is a placement finding on a node of a definition's tree.
 type placed struct {
-	validation.PlacementFinding
+	placement.Finding
 	node *treeNode
 	// native is set when the tree is that of the definition the node is
 	// written in, whose paths the messages then use.
@@ -131,7 +132,7 @@ func (p placed) atUse() bool {
 
 type placedKey struct {
 	origin  originID
-	rule    validation.PlacementRule
+	rule    placement.Rule
 	detail  string
 	def     *definition
 	pointer string
@@ -172,7 +173,7 @@ func distinct(found []placed) []placed {
 // render reports a finding at its marker's Go position.
 func (a *analyzer) render(p placed) {
 	fix := p.Fix
-	if p.Rule == validation.RuleNoKeys && p.Detail == "atomic list" {
+	if p.Rule == placement.RuleNoKeys && p.Detail == "atomic list" {
 		fix = listFix(p.node, fix)
 	}
 	if p.Severity == diag.Error {

@@ -6,7 +6,6 @@ import (
 
 	"k8s.io/kube-openapi/pkg/common"
 
-	"github.com/immutable-gen/immutable-gen/markers"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
@@ -49,12 +48,12 @@ type treeNode struct {
 	// origins are the markers naming the node in openapi-gen's order: the
 	// field's, then those of the named types the field's type goes through,
 	// then structOrigins.
-	origins []markers.Origin
+	origins []schema.Origin
 	// structOrigins are the type markers of the struct type used here,
 	// which go on that type's definition (structDef, nil when the run does
 	// not generate it), not on the use. Empty at a tree's root, where the
 	// definition's type markers are the node's own.
-	structOrigins []markers.Origin
+	structOrigins []schema.Origin
 	structDef     *definition
 	// ignoredListType is the +listType of the named slice type of a list
 	// without one, which openapi-gen ignores; listTypeOwner names that type.
@@ -62,7 +61,7 @@ type treeNode struct {
 }
 
 // patched returns the origins a patch at the node's site writes.
-func (n *treeNode) patched() []markers.Origin {
+func (n *treeNode) patched() []schema.Origin {
 	if len(n.structOrigins) == 0 {
 		return n.origins
 	}
@@ -73,7 +72,7 @@ func (n *treeNode) patched() []markers.Origin {
 // reads the origins (takeTreeNode).
 const treeNodeKey = "x-immutable-gen-openapi-node"
 
-func takeTreeNode(raw map[string]any) ([]markers.Origin, error) {
+func takeTreeNode(raw map[string]any) ([]schema.Origin, error) {
 	n, _ := raw[treeNodeKey].(*treeNode)
 	delete(raw, treeNodeKey)
 	if n == nil {
@@ -126,7 +125,7 @@ func (a *analyzer) tree(d *definition) (*objectTree, error) {
 	return b.tree, nil
 }
 
-func (b *treeBuilder) node(pointer string, at site, origins []markers.Origin) *treeNode {
+func (b *treeBuilder) node(pointer string, at site, origins []schema.Origin) *treeNode {
 	n := &treeNode{site: at, origins: origins}
 	b.tree.nodes[pointer] = n
 	b.tree.order = append(b.tree.order, n)
@@ -165,7 +164,7 @@ func (b *treeBuilder) properties(raw map[string]any, pointer string, named *type
 // value returns the schema openapi-gen publishes for a value of Go type t
 // at pointer, written at site at; fieldOrigins, comments and asString are
 // the field's when the value is a property.
-func (b *treeBuilder) value(pointer string, at site, t types.Type, fieldOrigins []markers.Origin, comments []string, asString bool) map[string]any {
+func (b *treeBuilder) value(pointer string, at site, t types.Type, fieldOrigins []schema.Origin, comments []string, asString bool) map[string]any {
 	typeOrigins, base := b.a.resolve(t)
 	origins := append(slices.Clip(fieldOrigins), typeOrigins...)
 	n := b.node(pointer, at, nil)
@@ -212,7 +211,7 @@ func (b *treeBuilder) value(pointer string, at site, t types.Type, fieldOrigins 
 // and returns origins with the list's item fields set on =keys markers.
 // openapi-gen reads +listType, +listMapKey (and +mapType) from the field's
 // comments only, never from a named type.
-func (b *treeBuilder) list(raw map[string]any, pointer string, at site, t, elem types.Type, origins []markers.Origin, comments []string) []markers.Origin {
+func (b *treeBuilder) list(raw map[string]any, pointer string, at site, t, elem types.Type, origins []schema.Origin, comments []string) []schema.Origin {
 	n := b.tree.nodes[pointer]
 	raw["type"] = "array"
 	if lt := tagValue(comments, "listType"); lt != "" {
@@ -228,7 +227,7 @@ func (b *treeBuilder) list(raw map[string]any, pointer string, at site, t, elem 
 		raw["x-kubernetes-list-map-keys"] = ks
 	}
 	raw["items"] = b.value(pointer+"/items", at.below("/items", "[*]"), elem, nil, nil, false)
-	if !slices.ContainsFunc(origins, func(o markers.Origin) bool { return o.Keys }) {
+	if !slices.ContainsFunc(origins, func(o schema.Origin) bool { return o.Keys }) {
 		return origins
 	}
 	_, item := b.a.resolve(elem)

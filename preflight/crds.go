@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/immutable-gen/immutable-gen/runtime"
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 )
 
 // A Checker checks creates and updates of the custom resources its CRDs
@@ -121,7 +122,7 @@ func newCRDKind(d CRD) (*crdKind, error) {
 			k.storage = v.Name
 		}
 	}
-	hasExtensions := bytes.Contains(d.Raw, []byte(`"x-kubernetes-immutable`)) || bytes.Contains(d.Raw, []byte(`"`+runtime.ExtImmutableOnce))
+	hasExtensions := bytes.Contains(d.Raw, []byte(`"`+extension.Immutable)) || bytes.Contains(d.Raw, []byte(`"`+extension.ImmutableOnce))
 	typer := unstructuredscheme.NewUnstructuredObjectTyper()
 	for _, v := range crd.Spec.Versions {
 		if !v.Served {

@@ -1,11 +1,7 @@
 package preflight
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,7 +10,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/immutable-gen/immutable-gen/runtime/manifest"
 )
 
 // An Object is one object of a manifest, and where it was read.
@@ -115,19 +112,11 @@ func loadFile(path string) ([]Object, error) {
 // Parse reads the objects of one manifest; name is used in Object.Source
 // and in errors.
 func Parse(name string, data []byte) ([]Object, error) {
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 	var out []Object
-	for n := 1; ; n++ {
-		var raw json.RawMessage
-		err := dec.Decode(&raw)
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: document %d: %v", name, n, err)
-		}
-		if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
-			continue
+	for doc := range manifest.Documents(data) {
+		n, raw := doc.Number, doc.JSON
+		if doc.Err != nil {
+			return nil, fmt.Errorf("%s: document %d: %v", name, n, doc.Err)
 		}
 		var obj map[string]interface{}
 		if err := utiljson.Unmarshal(raw, &obj); err != nil {
@@ -148,6 +137,7 @@ func Parse(name string, data []byte) ([]Object, error) {
 		}
 		out = append(out, Object{Source: src, Object: obj})
 	}
+	return out, nil
 }
 
 // A Change is one object's change between two manifest sets: Old is nil for

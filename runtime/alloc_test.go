@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	"encoding/json"
 	"testing"
 )
 
@@ -26,6 +27,21 @@ func TestNoAllocationWhenUnchanged(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { c.ValidateUpdate(newObj, oldObj) }); n != 0 {
 		t.Errorf("ValidateUpdate allocates %v times per allowed update, want 0", n)
+	}
+
+	// Objects decoded with DecodeObject: the values compared whole are
+	// compared as bytes, without decoding them.
+	raw, err := json.Marshal(oldObj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dold, err1 := c.DecodeObject(raw)
+	dnew, err2 := c.DecodeObject(raw)
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	if n := testing.AllocsPerRun(100, func() { c.ValidateUpdate(dnew, dold) }); n != 0 {
+		t.Errorf("ValidateUpdate allocates %v times per unchanged update of decoded objects, want 0", n)
 	}
 
 	w := widget(t)

@@ -8,16 +8,19 @@ import (
 	"strings"
 
 	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 )
 
-// The vendor extensions Compile reads.
+// The vendor extensions Compile reads: the immutability extensions (named
+// in package runtime/extension) and Kubernetes' list and map extensions.
 const (
-	ExtImmutable     = "x-kubernetes-immutable"
-	ExtImmutableKeys = "x-kubernetes-immutable-keys"
+	ExtImmutable     = extension.Immutable
+	ExtImmutableKeys = extension.ImmutableKeys
 	// ExtImmutableOnce is immutable-gen's own extension for
 	// +immutable=once, beyond the KEP: a property that, once present, may
 	// not change or be removed; while absent it may be set.
-	ExtImmutableOnce = "x-immutable-gen-immutable-once"
+	ExtImmutableOnce = extension.ImmutableOnce
 	extListType      = "x-kubernetes-list-type"
 	extListMapKeys   = "x-kubernetes-list-map-keys"
 	extMapType       = "x-kubernetes-map-type"

@@ -1,17 +1,15 @@
 package runtime
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"strconv"
 	"strings"
 
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	"github.com/immutable-gen/immutable-gen/runtime/manifest"
 )
 
 // CRDOptions selects one CustomResourceDefinition of a manifest, and one of
@@ -49,54 +47,26 @@ func CompileCRD(manifest []byte, opts CRDOptions) (*Checker, error) {
 	return compileRoot(s, s.Definitions, path)
 }
 
-// crd is the part of a CustomResourceDefinition the selection reads.
-type crd struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Metadata   struct {
-		Name string `json:"name"`
-	} `json:"metadata"`
-	Spec struct {
-		Group string `json:"group"`
-		Names struct {
-			Kind string `json:"kind"`
-		} `json:"names"`
-		Version    string         `json:"version"`    // v1beta1
-		Validation *crdValidation `json:"validation"` // v1beta1
-		Versions   []crdVersion   `json:"versions"`
-	} `json:"spec"`
-}
-
-type crdVersion struct {
-	Name    string         `json:"name"`
-	Storage bool           `json:"storage"`
-	Schema  *crdValidation `json:"schema"`
-}
-
-type crdValidation struct {
-	OpenAPIV3Schema json.RawMessage `json:"openAPIV3Schema"`
-}
-
 // selectCRDSchema returns the raw openAPIV3Schema that opts selects, with its
 // path in the CRD.
-func selectCRDSchema(manifest []byte, opts CRDOptions) (json.RawMessage, string, error) {
-	docs, err := SplitManifest(manifest)
+func selectCRDSchema(data []byte, opts CRDOptions) (json.RawMessage, string, error) {
+	docs, err := manifest.Objects(data)
 	if err != nil {
 		return nil, "", err
 	}
-	var matches []*crd
+	var matches []*manifest.CRD
 	for i, doc := range docs {
-		var c crd
-		if err := json.Unmarshal(doc, &c); err != nil {
+		c, err := manifest.ParseCRD(doc)
+		if err != nil {
 			return nil, "", fmt.Errorf("document %d: %w", i+1, err)
 		}
-		if c.Kind != "CustomResourceDefinition" || !strings.HasPrefix(c.APIVersion, "apiextensions.k8s.io/") {
+		if c == nil {
 			continue
 		}
 		if (opts.Name == "" || opts.Name == c.Metadata.Name) &&
 			(opts.Group == "" || opts.Group == c.Spec.Group) &&
 			(opts.Kind == "" || opts.Kind == c.Spec.Names.Kind) {
-			matches = append(matches, &c)
+			matches = append(matches, c)
 		}
 	}
 	switch len(matches) {
@@ -110,20 +80,17 @@ func selectCRDSchema(manifest []byte, opts CRDOptions) (json.RawMessage, string,
 		}
 		return nil, "", fmt.Errorf("%d CustomResourceDefinitions%s in the manifest (%s): select one by name, or by group and kind", len(matches), describeSelection(opts), strings.Join(names, ", "))
 	}
-	return matches[0].schema(opts.Version)
+	return versionSchema(matches[0], opts.Version)
 }
 
-// schema returns the raw schema of a version of c.
-func (c *crd) schema(version string) (json.RawMessage, string, error) {
+// versionSchema returns the raw schema of a version of c.
+func versionSchema(c *manifest.CRD, version string) (json.RawMessage, string, error) {
 	name := c.Metadata.Name
 	var global json.RawMessage
 	if c.Spec.Validation != nil {
 		global = c.Spec.Validation.OpenAPIV3Schema
 	}
-	versions := c.Spec.Versions
-	if len(versions) == 0 && c.Spec.Version != "" { // v1beta1 with one version
-		versions = []crdVersion{{Name: c.Spec.Version, Storage: true}}
-	}
+	versions := c.AllVersions()
 	var names []string
 	for _, v := range versions {
 		names = append(names, v.Name)
@@ -171,34 +138,4 @@ func describeSelection(opts CRDOptions) string {
 		return ""
 	}
 	return " " + strings.Join(parts, ", ")
-}
-
-// SplitManifest returns the JSON of every object of a YAML or JSON
-// manifest: YAML documents, concatenated JSON values, and the items of List
-// objects. Empty documents are skipped.
-func SplitManifest(manifest []byte) ([]json.RawMessage, error) {
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(manifest), 4096)
-	var docs []json.RawMessage
-	for n := 1; ; n++ {
-		var doc json.RawMessage
-		err := dec.Decode(&doc)
-		if errors.Is(err, io.EOF) {
-			return docs, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("document %d: %w", n, err)
-		}
-		if len(bytes.TrimSpace(doc)) == 0 || string(bytes.TrimSpace(doc)) == "null" {
-			continue
-		}
-		var list struct {
-			Kind  string            `json:"kind"`
-			Items []json.RawMessage `json:"items"`
-		}
-		if err := json.Unmarshal(doc, &list); err == nil && strings.HasSuffix(list.Kind, "List") && list.Items != nil {
-			docs = append(docs, list.Items...)
-			continue
-		}
-		docs = append(docs, doc)
-	}
 }

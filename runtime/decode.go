@@ -20,12 +20,18 @@ const maxNesting = 10000
 // DecodeObject decodes the JSON object raw for ValidateUpdate, reading only
 // what the check reads. Members of an object that the check never visits (a
 // pod template beside an immutable spec field, say) are validated and
-// skipped, not built; the parts the check does read are decoded as the API
-// server decodes unstructured content (k8s.io/apimachinery/pkg/util/json:
+// skipped, not built. An array or object that the check compares whole
+// (immutable, or immutable once set) is validated and kept as its bytes:
+// ValidateUpdate compares two such values as bytes, and decodes them only
+// where the bytes differ, since keys in another order, 1.0 for 1, escaped
+// characters or a reordered set may still be equal (docs/semantics.md,
+// 2.3). The other parts the check reads are decoded as the API server
+// decodes unstructured content (k8s.io/apimachinery/pkg/util/json:
 // integers as int64, other numbers as float64), so ValidateUpdate returns
 // the same errors for two objects decoded with DecodeObject as for the same
 // objects decoded in full. The result is for ValidateUpdate only: it is not
-// the object.
+// the object, and it shares memory with raw, which must not change while
+// the result is in use.
 //
 // DecodeObject accepts exactly what utiljson.Unmarshal into a
 // map[string]interface{} accepts, and fails where it fails: invalid JSON, a
@@ -33,6 +39,24 @@ const maxNesting = 10000
 // object or null. JSON null decodes to a nil map, as there. The time it
 // takes is linear in len(raw).
 func (c *Checker) DecodeObject(raw []byte) (map[string]interface{}, error) {
+	return c.decodeObject(raw, nil)
+}
+
+// DecodeOldObject is DecodeObject for the old object of an update whose new
+// object DecodeObject decoded into obj: it decodes raw to the same result
+// (the same verdicts from ValidateUpdate, the same errors), but a value
+// compared whole whose bytes are those of the same value in obj is
+// recognised by comparing bytes rather than scanned again, as is the
+// common case (the API server serialises both objects the same way). The
+// result shares memory with raw and with obj's bytes, which must not
+// change while it is in use.
+func (c *Checker) DecodeOldObject(raw []byte, obj map[string]interface{}) (map[string]interface{}, error) {
+	return c.decodeObject(raw, obj)
+}
+
+// decodeObject decodes raw; peer, if not nil, is DecodeObject's result
+// for the other object of the update.
+func (c *Checker) decodeObject(raw []byte, peer map[string]interface{}) (map[string]interface{}, error) {
 	d := decoder{data: raw}
 	d.skipSpace()
 	if d.pos >= len(d.data) || d.data[d.pos] != '{' {
@@ -46,16 +70,16 @@ func (c *Checker) DecodeObject(raw []byte) (map[string]interface{}, error) {
 	if c != nil {
 		root = c.root
 	}
-	var v interface{}
-	var err error
-	if root.needsWalk() {
-		v, err = d.value(root, 1)
-	} else {
-		err = d.skip(1)
-		v = map[string]interface{}{}
+	md := walkMode
+	if !root.needsWalk() {
+		md = skipMode
 	}
+	v, err := d.value(root, md, 1, peer)
 	if err != nil {
 		return nil, err
+	}
+	if md == skipMode {
+		v = map[string]interface{}{}
 	}
 	d.skipSpace()
 	if d.pos != len(d.data) {
@@ -74,44 +98,138 @@ func (c *Checker) DecodeObject(raw []byte) (map[string]interface{}, error) {
 type decoder struct {
 	data []byte
 	pos  int
+	// text, if set, is data as a string: the strings the decoder builds
+	// are then substrings of it, one allocation for all of them.
+	text string
+	// raws is where rawValues are allocated, a few at a time.
+	raws []rawValue
 }
 
-// value decodes the value at d.pos, which n describes and the check visits.
-// An object is built member by member, keeping the members the check reads;
-// anything else is decoded in full.
-func (d *decoder) value(n *node, depth int) (interface{}, error) {
+// mode is what the decoder does with a value. One walk over the document
+// serves all three: the syntax is checked the same way everywhere, and
+// only what is built differs.
+type mode uint8
+
+const (
+	// skipMode checks the value's syntax and builds nothing.
+	skipMode mode = iota
+	// fullMode builds the value as utiljson.Unmarshal does.
+	fullMode
+	// walkMode builds what the check reads of the value, which its schema
+	// node says: the members of an object that the walk visits, and the
+	// rest in full.
+	walkMode
+)
+
+var errNestedTooDeep = errors.New("exceeded max depth")
+
+// value reads the value at d.pos in mode m (n describes it in walkMode),
+// moves past it and returns what it built: nil in skipMode. In walkMode,
+// peer is what DecodeObject built at the same place of the other object
+// of the update, if anything. In fullMode (and for what walkMode builds in
+// full) the value is what utiljson.Unmarshal decodes into an interface{}:
+// objects as map[string]interface{} (the last of duplicate keys wins),
+// arrays as []interface{}, integers that fit as int64 and other numbers as
+// float64, strings unquoted with invalid UTF-8 replaced. Arrays and
+// objects deeper than maxNesting are refused in every mode, as the full
+// decoder refuses them.
+func (d *decoder) value(n *node, m mode, depth int, peer interface{}) (interface{}, error) {
 	if d.pos >= len(d.data) {
 		return nil, d.syntaxError("in value")
 	}
-	// Whole values: an immutable value is compared in full, and so may be
-	// one with immutable keys (a violation there reports the whole value
-	// when the other side is not of the keyed kind).
-	if d.data[d.pos] != '{' || n.whole() || n.immutableKeys || n.structure == nil {
-		return d.full(depth)
+	switch c := d.data[d.pos]; {
+	case c == '{' || c == '[':
+		if depth > maxNesting {
+			return nil, errNestedTooDeep
+		}
+		if m == walkMode {
+			switch {
+			case n.whole():
+				// Compared whole: kept as its bytes (rawvalue.go). Where
+				// they are the bytes of the other object's value, they
+				// are valid as those were: compare, do not scan.
+				if r, ok := peer.(*rawValue); ok && r.depth == depth && bytes.HasPrefix(d.data[d.pos:], r.data) {
+					d.pos += len(r.data)
+					return r, nil
+				}
+				return d.raw(depth)
+			case n.immutableKeys || n.structure == nil:
+				// A value with immutable keys is built in full: a
+				// violation there reports the whole value when the
+				// other side is not of the keyed kind.
+				m = fullMode
+			}
+		}
+		if c == '{' {
+			return d.object(n, m, depth, peer, nil)
+		}
+		return d.array(n, m, depth, peer)
+	case c == '"':
+		if m == skipMode {
+			_, err := d.skipString()
+			return nil, err
+		}
+		return d.str()
+	case c == '-' || (c >= '0' && c <= '9'):
+		return d.number(m != skipMode)
+	case c == 't':
+		return literalValue(m, true, d.literal("true"))
+	case c == 'f':
+		return literalValue(m, false, d.literal("false"))
+	case c == 'n':
+		return nil, d.literal("null")
 	}
-	return d.object(n, depth)
+	return nil, d.syntaxError("looking for beginning of value")
 }
 
-// object decodes the object at d.pos for the walk: the properties that
-// need a walk, and the other keys when additionalProperties needs one.
-func (d *decoder) object(n *node, depth int) (interface{}, error) {
-	if depth > maxNesting {
-		return nil, errNestedTooDeep
+// raw checks the syntax of the array or object at d.pos, at the given
+// depth, moves past it and returns its bytes as a rawValue.
+func (d *decoder) raw(depth int) (interface{}, error) {
+	start := d.pos
+	if _, err := d.value(nil, skipMode, depth, nil); err != nil {
+		return nil, err
 	}
-	s := n.structure
-	m := map[string]interface{}{}
+	if len(d.raws) == cap(d.raws) {
+		d.raws = make([]rawValue, 0, 8)
+	}
+	d.raws = append(d.raws, rawValue{data: d.data[start:d.pos], depth: depth})
+	return &d.raws[len(d.raws)-1], nil
+}
+
+// literalValue is v in the modes that build, nil in skipMode, or err.
+func literalValue(m mode, v bool, err error) (interface{}, error) {
+	if err != nil || m == skipMode {
+		return nil, err
+	}
+	return v, nil
+}
+
+// object reads the object at d.pos (at its '{') in mode m. In walkMode it
+// keeps the properties of n that need a walk, and the other keys when
+// additionalProperties needs one; the other members are skipped.
+func (d *decoder) object(n *node, m mode, depth int, peer interface{}, keep *structure) (interface{}, error) {
+	peerObj, _ := peer.(map[string]interface{})
+	var obj map[string]interface{}
+	if m != skipMode {
+		obj = map[string]interface{}{}
+	}
 	d.pos++ // '{'
 	d.skipSpace()
 	if d.pos < len(d.data) && d.data[d.pos] == '}' {
 		d.pos++
-		return m, nil
+		return result(obj, m), nil
 	}
 	for {
 		d.skipSpace()
-		key, err := d.key()
+		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+			return nil, d.syntaxError("looking for beginning of object key string")
+		}
+		start := d.pos
+		plain, err := d.skipString()
 		if err != nil {
 			return nil, err
 		}
+		keyEnd := d.pos
 		d.skipSpace()
 		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
 			return nil, d.syntaxError("after object key")
@@ -119,22 +237,33 @@ func (d *decoder) object(n *node, depth int) (interface{}, error) {
 		d.pos++
 		d.skipSpace()
 
+		var key string
 		var child *node
-		if p, ok := s.propIndex[key]; ok {
-			if p.needsWalk() {
-				child = p
+		cm := m
+		switch m {
+		case fullMode:
+			if key, err = d.unquote(start, keyEnd, plain); err != nil {
+				return nil, err
 			}
-		} else if s.walkAdd {
-			child = s.additional
-		}
-		if child != nil {
-			v, err := d.value(child, depth+1)
+		case walkMode:
+			key, child, err = d.member(n.structure, keep, start, keyEnd, plain)
 			if err != nil {
 				return nil, err
 			}
-			m[key] = v
-		} else if err := d.skip(depth + 1); err != nil {
+			if child == nil {
+				cm = skipMode
+			}
+		}
+		var childPeer interface{}
+		if child != nil && peerObj != nil {
+			childPeer = peerObj[key]
+		}
+		v, err := d.value(child, cm, depth+1, childPeer)
+		if err != nil {
 			return nil, err
+		}
+		if cm != skipMode {
+			obj[key] = v
 		}
 
 		d.skipSpace()
@@ -146,243 +275,225 @@ func (d *decoder) object(n *node, depth int) (interface{}, error) {
 			d.pos++
 		case '}':
 			d.pos++
-			return m, nil
+			return result(obj, m), nil
 		default:
 			return nil, d.syntaxError("after object key:value pair")
 		}
 	}
 }
 
-// full decodes the value at d.pos in full, as utiljson.Unmarshal decodes
-// it into an interface{}: objects as map[string]interface{} (the last of
-// duplicate keys wins), arrays as []interface{}, integers that fit as
-// int64 and other numbers as float64, strings unquoted with invalid UTF-8
-// replaced.
-func (d *decoder) full(depth int) (interface{}, error) {
-	if d.pos >= len(d.data) {
-		return nil, d.syntaxError("in value")
+// member returns the key of the member whose quoted key is
+// d.data[start:end], and the schema node of its value if the walk visits
+// it, at s or else at keep (the key properties of a list-map item; nil:
+// none); nil: skip it. The key is built only for a member that is kept.
+func (d *decoder) member(s, keep *structure, start, end int, plain bool) (string, *node, error) {
+	raw := d.data[start+1 : end-1]
+	if plain || (bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw)) {
+		// The key's bytes are the key: look it up without building it.
+		child := s.walkChild(string(raw))
+		if child == nil && keep != nil {
+			child = keep.walkChild(string(raw))
+		}
+		if child == nil {
+			return "", nil, nil
+		}
+		return string(raw), child, nil
 	}
-	switch c := d.data[d.pos]; {
-	case c == '{':
-		if depth > maxNesting {
-			return nil, errNestedTooDeep
-		}
-		m := map[string]interface{}{}
-		d.pos++
-		d.skipSpace()
-		if d.pos < len(d.data) && d.data[d.pos] == '}' {
-			d.pos++
-			return m, nil
-		}
-		for {
-			d.skipSpace()
-			k, err := d.key()
-			if err != nil {
-				return nil, err
-			}
-			d.skipSpace()
-			if d.pos >= len(d.data) || d.data[d.pos] != ':' {
-				return nil, d.syntaxError("after object key")
-			}
-			d.pos++
-			d.skipSpace()
-			v, err := d.full(depth + 1)
-			if err != nil {
-				return nil, err
-			}
-			m[k] = v
-			d.skipSpace()
-			if d.pos >= len(d.data) {
-				return nil, d.syntaxError("after object key:value pair")
-			}
-			switch d.data[d.pos] {
-			case ',':
-				d.pos++
-			case '}':
-				d.pos++
-				return m, nil
-			default:
-				return nil, d.syntaxError("after object key:value pair")
-			}
-		}
-	case c == '[':
-		if depth > maxNesting {
-			return nil, errNestedTooDeep
-		}
-		l := []interface{}{}
-		d.pos++
-		d.skipSpace()
-		if d.pos < len(d.data) && d.data[d.pos] == ']' {
-			d.pos++
-			return l, nil
-		}
-		for {
-			d.skipSpace()
-			v, err := d.full(depth + 1)
-			if err != nil {
-				return nil, err
-			}
-			l = append(l, v)
-			d.skipSpace()
-			if d.pos >= len(d.data) {
-				return nil, d.syntaxError("after array element")
-			}
-			switch d.data[d.pos] {
-			case ',':
-				d.pos++
-			case ']':
-				d.pos++
-				return l, nil
-			default:
-				return nil, d.syntaxError("after array element")
-			}
-		}
-	case c == '"':
-		return d.key()
-	case c == '-' || (c >= '0' && c <= '9'):
-		start := d.pos
-		if err := d.skipNumber(); err != nil {
-			return nil, err
-		}
-		// As sigs.k8s.io/json's UnmarshalCaseSensitivePreserveInts: an
-		// integer without a decimal point that fits is an int64, anything
-		// else a float64 (skipNumber refused what float64 cannot hold).
-		num := string(d.data[start:d.pos])
-		if !strings.Contains(num, ".") {
-			if i, err := strconv.ParseInt(num, 10, 64); err == nil {
-				return i, nil
-			}
-		}
-		f, err := strconv.ParseFloat(num, 64)
-		if err != nil {
-			return nil, fmt.Errorf("json: cannot unmarshal number %s into Go value of type float64", num)
-		}
-		return f, nil
-	case c == 't':
-		return true, d.literal("true")
-	case c == 'f':
-		return false, d.literal("false")
-	case c == 'n':
-		return nil, d.literal("null")
+	key, err := d.unquote(start, end, false)
+	if err != nil {
+		return "", nil, err
 	}
-	return nil, d.syntaxError("looking for beginning of value")
+	child := s.walkChild(key)
+	if child == nil && keep != nil {
+		child = keep.walkChild(key)
+	}
+	return key, child, nil
 }
 
-// key reads a string (an object key or a value). A string without escapes
-// whose bytes are valid UTF-8 is its bytes; others are unquoted by the full
-// decoder, which replaces invalid UTF-8 as it does everywhere.
-func (d *decoder) key() (string, error) {
-	if d.pos >= len(d.data) || d.data[d.pos] != '"' {
-		return "", d.syntaxError("looking for beginning of object key string")
+// walkChild returns the node of key k of an object at s if the walk visits
+// it: a property that needs a walk, or any other key when
+// additionalProperties needs one; else nil.
+func (s *structure) walkChild(k string) *node {
+	if p, ok := s.propIndex[k]; ok {
+		if p.needsWalk() {
+			return p
+		}
+		return nil
 	}
+	if s.walkAdd {
+		return s.additional
+	}
+	return nil
+}
+
+// array reads the array at d.pos (at its '[') in mode m. In walkMode (n
+// describes it) its items are read in walkMode when the walk visits them:
+// those of an atomic list or a list map, each beside the item at the same
+// index of peer; the items of other lists are skipped (the walk does not
+// read them, and the list stays a list).
+func (d *decoder) array(n *node, m mode, depth int, peer interface{}) (interface{}, error) {
+	var list []interface{}
+	if m != skipMode {
+		list = []interface{}{}
+	}
+	im := m // the items' mode
+	var keys *structure
+	var peerList []interface{}
+	if m == walkMode {
+		s := n.structure
+		switch {
+		case !s.walkItems || s.listType == listSet:
+			im = skipMode
+		case s.listType == listMap:
+			keys = listKeyStructure(s)
+		}
+		peerList, _ = peer.([]interface{})
+	}
+	d.pos++ // '['
+	d.skipSpace()
+	if d.pos < len(d.data) && d.data[d.pos] == ']' {
+		d.pos++
+		return result(list, m), nil
+	}
+	for i := 0; ; i++ {
+		d.skipSpace()
+		var v interface{}
+		var err error
+		switch {
+		case im != walkMode:
+			v, err = d.value(nil, im, depth+1, nil)
+		default:
+			var p interface{}
+			if i < len(peerList) {
+				p = peerList[i]
+			}
+			v, err = d.item(n.structure, keys, depth+1, p)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if im != skipMode {
+			list = append(list, v)
+		}
+		d.skipSpace()
+		if d.pos >= len(d.data) {
+			return nil, d.syntaxError("after array element")
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+		case ']':
+			d.pos++
+			return result(list, m), nil
+		default:
+			return nil, d.syntaxError("after array element")
+		}
+	}
+}
+
+// item reads an item of a list the walk visits, whose structure is s; keys
+// is listKeyStructure(s) for a list map, else nil. The item of a list map
+// keeps its key properties, which correlate it, whatever else the walk
+// reads: an item compared whole is kept as its bytes with them
+// (rawValue.keys), another object is built for the walk with them.
+func (d *decoder) item(s, keys *structure, depth int, peer interface{}) (interface{}, error) {
+	if keys == nil || d.pos >= len(d.data) || d.data[d.pos] != '{' {
+		return d.value(s.items, walkMode, depth, peer)
+	}
+	if depth > maxNesting {
+		return nil, errNestedTooDeep
+	}
+	switch {
+	case s.items.immutableKeys || s.items.structure == nil:
+		return d.value(s.items, walkMode, depth, peer) // built in full
+	case !s.items.whole():
+		return d.object(s.items, walkMode, depth, peer, keys)
+	}
+	if r, ok := peer.(*rawValue); ok && r.keys != nil && r.depth == depth && bytes.HasPrefix(d.data[d.pos:], r.data) {
+		d.pos += len(r.data)
+		return r, nil
+	}
+	start := d.pos
+	k, err := d.object(&node{structure: keys}, walkMode, depth, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(d.raws) == cap(d.raws) {
+		d.raws = make([]rawValue, 0, 8)
+	}
+	d.raws = append(d.raws, rawValue{data: d.data[start:d.pos], depth: depth, keys: k.(map[string]interface{})})
+	return &d.raws[len(d.raws)-1], nil
+}
+
+// listKeyStructure is the structure that keeps the key properties of a
+// list map's items: each compared whole, so that a scalar is built and
+// anything else, which cannot be a key, is not.
+func listKeyStructure(s *structure) *structure {
+	k := &structure{propIndex: make(map[string]*node, len(s.listKeys))}
+	for _, name := range s.listKeys {
+		k.propIndex[name] = &node{immutable: true}
+	}
+	return k
+}
+
+// result is v, or nil in skipMode (an interface holding a nil map or
+// slice is not nil).
+func result[T any](v T, m mode) interface{} {
+	if m == skipMode {
+		return nil
+	}
+	return v
+}
+
+// number reads the number at d.pos, checking JSON's number grammar, and
+// with build returns it as sigs.k8s.io/json's
+// UnmarshalCaseSensitivePreserveInts does: an integer without a decimal
+// point that fits is an int64, anything else a float64.
+func (d *decoder) number(build bool) (interface{}, error) {
+	start := d.pos
+	if err := d.skipNumber(); err != nil || !build {
+		return nil, err
+	}
+	num := string(d.data[start:d.pos])
+	if !strings.Contains(num, ".") {
+		if i, err := strconv.ParseInt(num, 10, 64); err == nil {
+			return i, nil
+		}
+	}
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil {
+		// skipNumber refused what float64 cannot hold.
+		return nil, fmt.Errorf("json: cannot unmarshal number %s into Go value of type float64", num)
+	}
+	return f, nil
+}
+
+// str reads a string value.
+func (d *decoder) str() (interface{}, error) {
 	start := d.pos
 	plain, err := d.skipString()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	if raw := d.data[start+1 : d.pos-1]; plain || (bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw)) {
+	return d.unquote(start, d.pos, plain)
+}
+
+// unquote returns the string whose quoted form is d.data[start:end]. A
+// string without escapes whose bytes are valid UTF-8 is its bytes; others
+// are unquoted by the full decoder, which replaces invalid UTF-8 as it
+// does everywhere.
+func (d *decoder) unquote(start, end int, plain bool) (string, error) {
+	if raw := d.data[start+1 : end-1]; plain || (bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw)) {
+		if d.text != "" {
+			return d.text[start+1 : end-1], nil
+		}
 		return string(raw), nil
 	}
 	var k string
-	if err := utiljson.Unmarshal(d.data[start:d.pos], &k); err != nil {
+	if err := utiljson.Unmarshal(d.data[start:end], &k); err != nil {
 		return "", err
 	}
 	return k, nil
-}
-
-var errNestedTooDeep = errors.New("exceeded max depth")
-
-// skip checks the syntax of the value at d.pos and moves past it. depth is
-// the value's nesting level; arrays and objects deeper than maxNesting are
-// refused, as the full decoder refuses them.
-func (d *decoder) skip(depth int) error {
-	if d.pos >= len(d.data) {
-		return d.syntaxError("in value")
-	}
-	switch c := d.data[d.pos]; {
-	case c == '{':
-		if depth > maxNesting {
-			return errNestedTooDeep
-		}
-		d.pos++
-		d.skipSpace()
-		if d.pos < len(d.data) && d.data[d.pos] == '}' {
-			d.pos++
-			return nil
-		}
-		for {
-			d.skipSpace()
-			if d.pos >= len(d.data) || d.data[d.pos] != '"' {
-				return d.syntaxError("looking for beginning of object key string")
-			}
-			if _, err := d.skipString(); err != nil {
-				return err
-			}
-			d.skipSpace()
-			if d.pos >= len(d.data) || d.data[d.pos] != ':' {
-				return d.syntaxError("after object key")
-			}
-			d.pos++
-			d.skipSpace()
-			if err := d.skip(depth + 1); err != nil {
-				return err
-			}
-			d.skipSpace()
-			if d.pos >= len(d.data) {
-				return d.syntaxError("after object key:value pair")
-			}
-			switch d.data[d.pos] {
-			case ',':
-				d.pos++
-			case '}':
-				d.pos++
-				return nil
-			default:
-				return d.syntaxError("after object key:value pair")
-			}
-		}
-	case c == '[':
-		if depth > maxNesting {
-			return errNestedTooDeep
-		}
-		d.pos++
-		d.skipSpace()
-		if d.pos < len(d.data) && d.data[d.pos] == ']' {
-			d.pos++
-			return nil
-		}
-		for {
-			d.skipSpace()
-			if err := d.skip(depth + 1); err != nil {
-				return err
-			}
-			d.skipSpace()
-			if d.pos >= len(d.data) {
-				return d.syntaxError("after array element")
-			}
-			switch d.data[d.pos] {
-			case ',':
-				d.pos++
-			case ']':
-				d.pos++
-				return nil
-			default:
-				return d.syntaxError("after array element")
-			}
-		}
-	case c == '"':
-		_, err := d.skipString()
-		return err
-	case c == '-' || (c >= '0' && c <= '9'):
-		return d.skipNumber()
-	case c == 't':
-		return d.literal("true")
-	case c == 'f':
-		return d.literal("false")
-	case c == 'n':
-		return d.literal("null")
-	}
-	return d.syntaxError("looking for beginning of value")
 }
 
 // skipString moves past the string at d.pos (at its opening quote) and

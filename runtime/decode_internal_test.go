@@ -1,6 +1,9 @@
 package runtime
 
-import "testing"
+import (
+	"math/rand"
+	"testing"
+)
 
 // TestPlainWord: the eight-byte test agrees with the byte table on every
 // byte value in every position, among plain and non-plain neighbours.
@@ -22,5 +25,73 @@ func TestPlainWord(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// randomJSON writes a random JSON value: few keys, so that objects often
+// repeat one (the last wins), keys that decode alike ("a", "\u0061", two
+// invalid UTF-8 bytes), numbers spelled several ways.
+func randomJSON(r *rand.Rand, b []byte, depth int) []byte {
+	k := r.Intn(9)
+	if depth > 3 {
+		k = r.Intn(5)
+	}
+	switch k {
+	case 0:
+		return append(b, "null"...)
+	case 1:
+		return append(b, []string{"true", "false"}[r.Intn(2)]...)
+	case 2:
+		return append(b, []string{`"a"`, `"\u0061"`, `"b"`, "\"\xff\"", "\"\xfe\"", `""`}[r.Intn(6)]...)
+	case 3, 4:
+		return append(b, []string{"1", "1.0", "10e-1", "2", "-0", "0", "0.5", "5e-1", "1e400"[:3]}[r.Intn(9)]...)
+	case 5, 6:
+		b = append(b, '{')
+		for i := r.Intn(4); i > 0; i-- {
+			b = append(b, []string{`"a"`, `"\u0061"`, `"b"`, "\"\xff\"", "\"\xfe\""}[r.Intn(5)]...)
+			b = append(b, ':')
+			b = randomJSON(r, b, depth+1)
+			if i > 1 {
+				b = append(b, ',')
+			}
+		}
+		return append(b, '}')
+	}
+	b = append(b, '[')
+	for i := r.Intn(4); i > 0; i-- {
+		b = randomJSON(r, b, depth+1)
+		if i > 1 {
+			b = append(b, ',')
+		}
+	}
+	return append(b, ']')
+}
+
+// TestCompareText: compareText's same and differ are eqPlain's verdict on
+// the two values decoded in full.
+func TestCompareText(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	counts := map[verdict]int{}
+	for i := 0; i < 20000; i++ {
+		a := randomJSON(r, nil, 0)
+		b := randomJSON(r, nil, 0)
+		if r.Intn(3) == 0 {
+			b = a
+		}
+		da := decoder{data: a}
+		va, err1 := da.value(nil, fullMode, 1, nil)
+		db := decoder{data: b}
+		vb, err2 := db.value(nil, fullMode, 1, nil)
+		if err1 != nil || err2 != nil || da.pos != len(a) || db.pos != len(b) {
+			t.Fatalf("generated invalid JSON: %q %v, %q %v", a, err1, b, err2)
+		}
+		got := compareText(va, &rawValue{data: b, depth: 1})
+		counts[got]++
+		if got != unsure && (got == same) != eqPlain(va, vb, 0) {
+			t.Fatalf("compareText(%q, %q) = %v, eqPlain says %v", a, b, got, eqPlain(va, vb, 0))
+		}
+	}
+	if counts[same] < 1000 || counts[differ] < 1000 || counts[unsure] == 0 {
+		t.Errorf("verdicts %v: the test says little", counts)
 	}
 }

@@ -2,13 +2,16 @@ package runtime_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand"
 	"strings"
 	"testing"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/immutable-gen/immutable-gen/runtime"
+	"github.com/immutable-gen/immutable-gen/runtime/internal/respell"
 )
 
 // The differential tests of DecodeObject: on every input, the verdict of
@@ -49,11 +52,49 @@ func sameVerdict(t *testing.T, c *runtime.Checker, obj, old []byte) {
 		t.Fatalf("verdicts differ\nfull decode:\n  %s\nDecodeObject:\n  %s\nobj: %.500s\nold: %.500s",
 			strings.Join(want, "\n  "), strings.Join(got, "\n  "), obj, old)
 	}
+	// The old object decoded beside the new one: bytes it shares with it
+	// are compared, not scanned; the same result.
+	pold2, perr3 := c.DecodeOldObject(old, po)
+	if perr3 != nil || (pold2 == nil) != (pold == nil) {
+		t.Fatalf("DecodeOldObject: %v (nil %v); DecodeObject: nil %v", perr3, pold2 == nil, pold == nil)
+	}
+	if got2 := messages(c.ValidateUpdate(po, pold2)); strings.Join(got2, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("verdicts differ\nfull decode:\n  %s\nDecodeOldObject:\n  %s\nobj: %.500s\nold: %.500s",
+			strings.Join(want, "\n  "), strings.Join(got2, "\n  "), obj, old)
+	}
+}
+
+// respelled returns v as JSON spelled otherwise (runtime/internal/respell:
+// keys in another order, duplicates, numbers, escapes, white space), with
+// its sets reordered when the schema s is given: the same value in
+// different bytes, where s says so.
+func respelled(v map[string]interface{}, s *spec.Schema, r *rand.Rand) []byte {
+	c := deepCopy(v)
+	if s != nil {
+		permuteSets(c, s, r)
+	}
+	return respell.Respell(c, r)
+}
+
+// allowedDecoded checks that the update of old to obj, two spellings of
+// the same object, is allowed on DecodeObject's results.
+func allowedDecoded(t *testing.T, c *runtime.Checker, obj, old []byte) {
+	t.Helper()
+	po, err1 := c.DecodeObject(obj)
+	pold, err2 := c.DecodeObject(old)
+	if err1 != nil || err2 != nil {
+		t.Fatalf("DecodeObject: %v, %v", err1, err2)
+	}
+	if errs := c.ValidateUpdate(po, pold); len(errs) != 0 {
+		t.Fatalf("two spellings of one object: %v\nobj: %.500s\nold: %.500s", errs, obj, old)
+	}
 }
 
 // TestDecodeObjectDifferential: random objects of the widget and the
 // database schemas (mostly of the schema's shape, now and then of any
-// shape), pairs of them, and a pair of each with one spot changed.
+// shape), pairs of them, and a pair of each with one spot changed; each
+// also in other bytes than encoding/json's (respelled), so that values
+// compared whole differ in their bytes whether or not they are equal.
 func TestDecodeObjectDifferential(t *testing.T) {
 	s := fuzzSchema(t)
 	c := widget(t)
@@ -67,10 +108,22 @@ func TestDecodeObjectDifferential(t *testing.T) {
 		ja, _ := json.Marshal(a)
 		jb, _ := json.Marshal(bb)
 		sameVerdict(t, c, ja, jb)
-		changed, _ := json.Marshal(changeInside(deepCopy(a), r.Intn(16)))
+		changedObj := changeInside(deepCopy(a), r.Intn(16))
+		changed, _ := json.Marshal(changedObj)
 		sameVerdict(t, c, changed, ja)
 		if len(c.ValidateUpdate(a, bb)) > 0 {
 			denied++
+		}
+
+		// Different bytes, equal values.
+		ra := respelled(a, nil, r)
+		sameVerdict(t, c, ra, ja)
+		allowedDecoded(t, c, ra, ja)
+		sameVerdict(t, c, respelled(a, s, r), ra)
+		// Different bytes, different values.
+		sameVerdict(t, c, respelled(bb, s, r), ra)
+		if m, ok := changedObj.(map[string]interface{}); ok {
+			sameVerdict(t, c, respelled(m, s, r), ra)
 		}
 	}
 	if denied < 300 {
@@ -81,8 +134,62 @@ func TestDecodeObjectDifferential(t *testing.T) {
 	old, _ := realisticPair(t)
 	jold, _ := json.Marshal(old)
 	for i := 0; i < 300; i++ {
-		changed, _ := json.Marshal(changeInside(deepCopy(old), i))
+		changedObj := changeInside(deepCopy(old), i)
+		changed, _ := json.Marshal(changedObj)
 		sameVerdict(t, db, changed, jold)
+		if m, ok := changedObj.(map[string]interface{}); ok {
+			sameVerdict(t, db, respelled(m, nil, r), respelled(old, nil, r))
+		}
+		ro := respelled(old, nil, r)
+		sameVerdict(t, db, ro, jold)
+		allowedDecoded(t, db, ro, jold)
+	}
+}
+
+// TestDecodeObjectSpellings: updates of the widget whose values compared
+// whole differ in bytes only — keys reordered, 1.0 for 1, escaped
+// characters, a set reordered — are allowed; a real change beside such a
+// difference is still reported, at its path only.
+func TestDecodeObjectSpellings(t *testing.T) {
+	c := widget(t)
+	old := `{"spec":{"config":{"a":1,"b":"x/y","c":[1,2]},"tags":["a","b","c"],"groups":[{"name":"g","members":["a","b"]}],` +
+		`"fixedPorts":[{"name":"http","port":80}],"selectors":{"s":"v"},"nested":{"inner":"é","set":[1,2]},"template":{"kind":"Pod"}}}`
+	allowed := map[string]string{
+		"reordered keys":  `{"spec":{"config":{"c":[1,2],"b":"x/y","a":1},"tags":["a","b","c"],"groups":[{"members":["a","b"],"name":"g"}],"fixedPorts":[{"port":80,"name":"http"}],"selectors":{"s":"v"},"nested":{"set":[1,2],"inner":"é"},"template":{"kind":"Pod"}}}`,
+		"1.0 for 1":       `{"spec":{"config":{"a":1.0,"b":"x/y","c":[1e0,20E-1]},"tags":["a","b","c"],"groups":[{"name":"g","members":["a","b"]}],"fixedPorts":[{"name":"http","port":80.00}],"selectors":{"s":"v"},"nested":{"inner":"é","set":[1.0,2]},"template":{"kind":"Pod"}}}`,
+		"escapes":         `{"spec":{"config":{"a":1,"b":"x\/y","c":[1,2]},"tags":["a","b","c"],"groups":[{"name":"g","members":["a","b"]}],"fixedPorts":[{"name":"http","port":80}],"selectors":{"s":"v"},"nested":{"inner":"é","set":[1,2]},"template":{"kind":"Pod"}}}`,
+		"reordered sets":  `{"spec":{"config":{"a":1,"b":"x/y","c":[1,2]},"tags":["c","a","b"],"groups":[{"name":"g","members":["b","a"]}],"fixedPorts":[{"name":"http","port":80}],"selectors":{"s":"v"},"nested":{"inner":"é","set":[2,1]},"template":{"kind":"Pod"}}}`,
+		"white space":     `{"spec":{"config": {"a":1, "b":"x/y", "c":[1, 2]},"tags":[ "a","b","c" ],"groups":[{"name":"g","members":["a","b"]}],"fixedPorts":[{"name":"http","port":80}],"selectors":{"s":"v"},"nested":{"inner":"é","set":[1,2]},"template":{"kind":"Pod"}}}`,
+		"duplicate key":   `{"spec":{"config":{"a":2,"b":"x/y","c":[1,2],"a":1},"tags":["a","b","c"],"groups":[{"name":"g","members":["a","b"]}],"fixedPorts":[{"name":"http","port":80}],"selectors":{"s":"v"},"nested":{"inner":"é","set":[1,2]},"template":{"kind":"Pod"}}}`,
+		"identical bytes": old,
+	}
+	for name, obj := range allowed {
+		t.Run(name, func(t *testing.T) {
+			sameVerdict(t, c, []byte(obj), []byte(old))
+			allowedDecoded(t, c, []byte(obj), []byte(old))
+		})
+	}
+	changed := map[string]struct{ obj, want string }{
+		"reordered atomic list": {
+			`{"spec":{"config":{"c":[2,1],"b":"x/y","a":1},"tags":["c","a","b"],"groups":[{"name":"g","members":["a","b"]}],"fixedPorts":[{"name":"http","port":80}],"selectors":{"s":"v"},"nested":{"inner":"é","set":[1,2]},"template":{"kind":"Pod"}}}`,
+			`spec.config: Invalid value: {"a":1,"b":"x/y","c":[2,1]}: field is immutable`,
+		},
+		"1.5 for 1 beside reordered keys": {
+			`{"spec":{"config":{"a":1.5,"b":"x/y","c":[1,2]},"tags":["a","b","c"],"groups":[{"members":["a","b"],"name":"g"}],"fixedPorts":[{"port":80,"name":"http"}],"selectors":{"s":"v"},"nested":{"inner":"é","set":[1,2]},"template":{"kind":"Pod"}}}`,
+			`spec.config: Invalid value: {"a":1.5,"b":"x/y","c":[1,2]}: field is immutable`,
+		},
+		"a string beside escapes": {
+			`{"spec":{"config":{"a":1,"b":"x\/y","c":[1,2]},"tags":["a","b","c"],"groups":[{"name":"g","members":["a","b"]}],"fixedPorts":[{"name":"http","port":80}],"selectors":{"s":"v"},"nested":{"inner":"è","set":[1,2]},"template":{"kind":"Pod"}}}`,
+			`spec.nested: Invalid value: {"inner":"è","set":[1,2]}: field is immutable`,
+		},
+	}
+	for name, tc := range changed {
+		t.Run(name, func(t *testing.T) {
+			sameVerdict(t, c, []byte(tc.obj), []byte(old))
+			po, _ := c.DecodeObject([]byte(tc.obj))
+			pold, _ := c.DecodeObject([]byte(old))
+			checkMessages(t, c.ValidateUpdate(po, pold), []string{tc.want})
+		})
 	}
 }
 
@@ -139,6 +246,51 @@ func TestDecodeObjectHostile(t *testing.T) {
 	}
 }
 
+// TestDecodeObjectDeepDifference: values compared whole that differ at the
+// bottom of 9,997 nested arrays or objects, or in a key there, or in the
+// first of 50,000 members (distinct keys, or one key repeated): the
+// comparison of the old bytes with the new value moves past each level
+// once and checks keys pair by pair only in small objects (it is linear),
+// and the verdicts are the full decode's.
+func TestDecodeObjectDeepDifference(t *testing.T) {
+	c := widget(t)
+	const depth = 9997
+	arrays := func(leaf string) []byte {
+		return []byte(`{"spec":{"config":{"x":` + strings.Repeat(`[0,`, depth) + leaf + strings.Repeat(`,1]`, depth) + `}}}`)
+	}
+	objects := func(key string) []byte {
+		return []byte(`{"spec":{"config":{"x":` + strings.Repeat(`{"b":0,"a":`, depth) + `{"` + key + `":1}` + strings.Repeat(`,"c":1}`, depth) + `}}}`)
+	}
+	wide := func(first string, dup bool) []byte {
+		var b strings.Builder
+		b.WriteString(`{"spec":{"config":{"k0":` + first)
+		for i := 1; i < 50000; i++ {
+			if dup {
+				b.WriteString(`,"k0":` + first)
+			} else {
+				fmt.Fprintf(&b, `,"k%d":%d`, i, i)
+			}
+		}
+		b.WriteString(`}}}`)
+		return []byte(b.String())
+	}
+	for name, pair := range map[string][2][]byte{
+		"wide objects":      {wide("1", false), wide("2", false)},
+		"wide, equal":       {wide("1", false), wide("1.0", false)},
+		"duplicate keys":    {wide("1", true), wide("2", true)},
+		"duplicates, equal": {wide("1", true), wide("10E-1", true)},
+		"arrays":            {arrays("1"), arrays("2")},
+		"arrays, longer":    {arrays("1"), arrays("1,1")},
+		"objects":           {objects("k"), objects("j")},
+		"objects, equal":    {objects("k"), objects("\u006b")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			sameVerdict(t, c, pair[0], pair[1])
+			sameVerdict(t, c, pair[1], pair[0])
+		})
+	}
+}
+
 // FuzzDecodeObject: arbitrary bytes as the new object against a fixed old
 // one, and the fuzzer's bytes as objects of the widget schema.
 func FuzzDecodeObject(f *testing.F) {
@@ -152,8 +304,50 @@ func FuzzDecodeObject(f *testing.F) {
 		sameVerdict(t, c, data, base)
 		sameVerdict(t, c, base, data)
 		g := &gen{b: data}
-		a, _ := json.Marshal(g.object(s))
-		b, _ := json.Marshal(g.object(s))
+		x, y := g.object(s), g.object(s)
+		a, _ := json.Marshal(x)
+		b, _ := json.Marshal(y)
 		sameVerdict(t, c, a, b)
+		// The same objects in other bytes (respelled, sets reordered).
+		r := rand.New(rand.NewSource(int64(len(data))))
+		ra := respelled(x, s, r)
+		sameVerdict(t, c, ra, a)
+		sameVerdict(t, c, respelled(y, s, r), ra)
+		allowedDecoded(t, c, respelled(x, nil, r), a)
 	})
+}
+
+// TestDecodeObjectListItems: items of lists the walk visits are read in
+// walk mode — a list map's immutable items kept as bytes with their keys,
+// an atomic list's immutable items as bytes, objects with an immutable
+// field built for the walk — and correlate as in the full decode.
+func TestDecodeObjectListItems(t *testing.T) {
+	c := widget(t)
+	old := `{"spec":{"ports":[{"name":"a","protocol":"TCP","port":1},{"name":"b","protocol":"UDP","port":2}],"args":["x",{"y":1}],"steps":[{"image":"i","retries":1}]}}`
+	cases := map[string]struct {
+		obj  string
+		want []string
+	}{
+		"unchanged":             {old, nil},
+		"items reordered":       {`{"spec":{"ports":[{"name":"b","protocol":"UDP","port":2},{"name":"a","protocol":"TCP","port":1}],"args":["x",{"y":1}],"steps":[{"image":"i","retries":1}]}}`, nil},
+		"items respelled":       {`{"spec":{"ports":[{"port":1.0,"protocol":"TCP","name":"\u0061"},{"name":"b","protocol":"UDP","port":2}],"args":["x",{"y":10e-1}],"steps":[{"retries":2,"image":"i"}]}}`, nil},
+		"item added":            {`{"spec":{"ports":[{"name":"a","protocol":"TCP","port":1},{"name":"c","protocol":"TCP","port":3},{"name":"b","protocol":"UDP","port":2}],"args":["x",{"y":1},"z"],"steps":[{"image":"i","retries":1}]}}`, nil},
+		"item changed":          {`{"spec":{"ports":[{"name":"b","protocol":"UDP","port":3},{"name":"a","protocol":"TCP","port":1}],"args":["x",{"y":1}],"steps":[{"image":"i","retries":1}]}}`, []string{`spec.ports[0]: Invalid value: {"name":"b","port":3,"protocol":"UDP"}: field is immutable`}},
+		"atomic items":          {`{"spec":{"ports":[{"name":"a","protocol":"TCP","port":1},{"name":"b","protocol":"UDP","port":2}],"args":["y",{"y":2}],"steps":[{"image":"j","retries":1}]}}`, []string{`spec.args[0]: Invalid value: "y": field is immutable`, `spec.args[1]: Invalid value: {"y":2}: field is immutable`, `spec.steps[0].image: Invalid value: "j": field is immutable`}},
+		"key not a scalar":      {`{"spec":{"ports":[{"name":{"n":"a"},"protocol":"TCP","port":9},{"name":"b","protocol":"UDP","port":2}]}}`, nil},
+		"duplicate key":         {`{"spec":{"ports":[{"name":"z","name":"a","protocol":"TCP","port":1},{"name":"b","protocol":"UDP","port":2}]}}`, nil},
+		"an item not an object": {`{"spec":{"ports":["a",{"name":"b","protocol":"UDP","port":2}]}}`, nil},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			sameVerdict(t, c, []byte(tc.obj), []byte(old))
+			sameVerdict(t, c, []byte(old), []byte(tc.obj))
+			po, err1 := c.DecodeObject([]byte(tc.obj))
+			pold, err2 := c.DecodeOldObject([]byte(old), po)
+			if err1 != nil || err2 != nil {
+				t.Fatal(err1, err2)
+			}
+			checkMessages(t, c.ValidateUpdate(po, pold), tc.want)
+		})
+	}
 }

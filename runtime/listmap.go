@@ -15,9 +15,18 @@ import (
 // up in order: the n-th new item with a key goes with the n-th old item with
 // that key.
 
+// itemObject returns an item of a list map as an object, for its key: an
+// item DecodeObject kept as bytes is its key properties.
+func itemObject(item interface{}) (map[string]interface{}, bool) {
+	if r, ok := item.(*rawValue); ok {
+		return r.keys, r.keys != nil
+	}
+	return asObject(item)
+}
+
 // keyOf reports whether item has a complete key under s.
 func keyOf(s *structure, item interface{}) (map[string]interface{}, bool) {
-	m, ok := asObject(item)
+	m, ok := itemObject(item)
 	if !ok {
 		return nil, false
 	}
@@ -54,8 +63,8 @@ func keyScalar(v interface{}) bool {
 // aligned reports whether items a and b correlate by position: both have
 // the same key, or neither has one. It looks each key up once per item.
 func aligned(s *structure, a, b interface{}) bool {
-	am, aok := asObject(a)
-	bm, bok := asObject(b)
+	am, aok := itemObject(a)
+	bm, bok := itemObject(b)
 	aKeyed, bKeyed, same := aok, bok, true
 	for _, k := range s.listKeys {
 		var av, bv interface{}

@@ -4,6 +4,8 @@ import (
 	"sort"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/immutable-gen/immutable-gen/runtime/immutable"
 )
 
 // walker walks a new and an old value together, setBelow by the plan.
@@ -52,9 +54,7 @@ func (w *walker) atIndex(p *field.Path, i int) *field.Path {
 // walk checks the values at n, present in both objects.
 func (w *walker) walk(n *node, nv, ov interface{}, p *field.Path, depth int) {
 	if n.whole() {
-		if !w.c.equal(n, nv, ov, depth) {
-			w.changed(nv, ov, p, depth)
-		}
+		w.whole(n, nv, ov, p, depth)
 		return
 	}
 	if depth >= MaxDepth {
@@ -80,6 +80,46 @@ func (w *walker) walk(n *node, nv, ov interface{}, p *field.Path, depth int) {
 			w.list(n.structure, nl, ol, p, depth)
 		}
 	}
+}
+
+// whole checks values compared whole, present in both. Values DecodeObject
+// kept as bytes (rawValue) are equal when their bytes are; where their
+// bytes differ, the first walk reports a violation without decoding them,
+// and the second walk, which builds the report, decodes and compares them.
+// A second walk that finds nothing reports nothing.
+func (w *walker) whole(n *node, nv, ov interface{}, p *field.Path, depth int) {
+	if sameBytes(nv, ov) {
+		return
+	}
+	raw := bothRaw(nv, ov)
+	if raw && !w.report {
+		w.found = true
+		return
+	}
+	if raw && !n.comparesSets() {
+		// The new value is needed for the report; the old one is compared
+		// as it is, unless its bytes leave it unsure.
+		nd := decoded(nv)
+		switch compareText(nd, ov.(*rawValue)) {
+		case same:
+			return
+		case differ:
+			w.errs = append(w.errs, immutable.Changed(p, nd))
+			return
+		}
+		nv = nd
+	}
+	nv, ov = decoded(nv), decoded(ov)
+	if w.c.equal(n, nv, ov, depth) {
+		return
+	}
+	if raw {
+		// Decoded JSON, no deeper than the decoder allows: nothing in it
+		// is unusable (see changed).
+		w.errs = append(w.errs, immutable.Changed(p, nv))
+		return
+	}
+	w.changed(nv, ov, p, depth)
 }
 
 // object checks the properties of an object present in both.

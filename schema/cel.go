@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	apiservercel "k8s.io/apiserver/pkg/cel"
-
-	"github.com/immutable-gen/immutable-gen/markers"
 )
 
 // CELResult says what the CEL lowering needed and what it could not do.
@@ -29,7 +27,7 @@ type CELResult struct {
 // Inexpressible is a marker the lowering refused.
 type Inexpressible struct {
 	Node   *Node
-	Origin markers.Origin
+	Origin Origin
 	Reason string
 	Fix    string
 }
@@ -111,7 +109,7 @@ type originKey struct {
 	keys, once bool
 }
 
-func keyOf(o markers.Origin) originKey { return originKey{o.Pos.String(), o.Keys, o.Once} }
+func keyOf(o Origin) originKey { return originKey{o.Pos.String(), o.Keys, o.Once} }
 
 type lowering struct {
 	result CELResult
@@ -166,11 +164,11 @@ func walkConstraints(n *Node, fn func(*Node)) {
 
 // constraintOrigins are the origins of the markers at or below n that
 // constrain anything (the nearest ones on each path).
-func constraintOrigins(n *Node) []markers.Origin {
+func constraintOrigins(n *Node) []Origin {
 	if len(n.Origins) > 0 {
 		return n.Origins
 	}
-	var out []markers.Origin
+	var out []Origin
 	for _, c := range n.Children() {
 		out = append(out, constraintOrigins(c)...)
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/immutable-gen/immutable-gen/markers"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
@@ -148,7 +147,7 @@ func checkAccounted(t testing.TB, root *schema.Node, res schema.CELResult) {
 		pos  string
 		keys bool
 	}
-	kOf := func(o markers.Origin) key { return key{o.Pos.String(), o.Keys} }
+	kOf := func(o schema.Origin) key { return key{o.Pos.String(), o.Keys} }
 	enforced, refused := map[key]bool{}, map[key]bool{}
 	anyTwoVar := false
 	root.Walk(func(n *schema.Node) {
@@ -211,7 +210,7 @@ func checkAccounted(t testing.TB, root *schema.Node, res schema.CELResult) {
 	visit(root, false)
 }
 
-func containsOrigin(list []markers.Origin, o markers.Origin) bool {
+func containsOrigin(list []schema.Origin, o schema.Origin) bool {
 	for _, x := range list {
 		if x.Pos == o.Pos && x.Keys == o.Keys {
 			return true
@@ -266,7 +265,7 @@ func TestEmitCELOnce(t *testing.T) {
 		rules := n["x-kubernetes-validations"].([]any)
 		for _, r := range rules {
 			rule := r.(map[string]any)
-			o, _, _ := markers.ParseCarrier(rule["rule"].(string))
+			o, _, _ := schema.ParseCarrier(rule["rule"].(string))
 			o.Message = msg
 			b, _ := json.Marshal(o)
 			rule["rule"] = "@immutable-gen:origin " + string(b)

@@ -1,6 +1,6 @@
 package schema
 
-import "github.com/immutable-gen/immutable-gen/markers"
+import "github.com/immutable-gen/immutable-gen/runtime/extension"
 
 // EmitExtensions writes the KEP's vendor extensions (and the project's
 // x-immutable-gen-immutable-once for +immutable=once), as JSON booleans, on
@@ -9,13 +9,13 @@ import "github.com/immutable-gen/immutable-gen/markers"
 func EmitExtensions(root *Node) {
 	root.Walk(func(n *Node) {
 		if n.Immutable() {
-			n.raw[ExtImmutable] = true
+			n.raw[extension.Immutable] = true
 		}
 		if n.ImmutableKeys() {
-			n.raw[ExtImmutableKeys] = true
+			n.raw[extension.ImmutableKeys] = true
 		}
 		if n.ImmutableOnce() {
-			n.raw[ExtImmutableOnce] = true
+			n.raw[extension.ImmutableOnce] = true
 		}
 	})
 }
@@ -36,16 +36,16 @@ func FromExtensions(raw map[string]any) *Node {
 	return n // readExtensions never fails, so neither does build
 }
 
-func readExtensions(raw map[string]any) ([]markers.Origin, error) {
-	var origins []markers.Origin
-	if raw[ExtImmutable] == true {
-		origins = append(origins, markers.Origin{Extension: true})
+func readExtensions(raw map[string]any) ([]Origin, error) {
+	var origins []Origin
+	if raw[extension.Immutable] == true {
+		origins = append(origins, Origin{Extension: true})
 	}
-	if raw[ExtImmutableKeys] == true {
-		origins = append(origins, markers.Origin{Keys: true, Extension: true})
+	if raw[extension.ImmutableKeys] == true {
+		origins = append(origins, Origin{Keys: true, Extension: true})
 	}
-	if raw[ExtImmutableOnce] == true {
-		origins = append(origins, markers.Origin{Once: true, Extension: true})
+	if raw[extension.ImmutableOnce] == true {
+		origins = append(origins, Origin{Once: true, Extension: true})
 	}
 	return origins, nil
 }

@@ -4,17 +4,19 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 )
 
 func TestFromExtensions(t *testing.T) {
 	raw := map[string]any{"type": "object", "properties": map[string]any{
 		"spec": map[string]any{"type": "object", "properties": map[string]any{
-			"name":   map[string]any{"type": "string", ExtImmutable: true},
-			"labels": map[string]any{"type": "object", ExtImmutableKeys: true, "additionalProperties": map[string]any{"type": "string"}},
-			"both":   map[string]any{"type": "object", ExtImmutable: true, ExtImmutableKeys: true, "additionalProperties": map[string]any{"type": "string"}},
-			"str":    map[string]any{"type": "string", ExtImmutable: "true"},
-			"off":    map[string]any{"type": "string", ExtImmutable: false},
-			"ports": map[string]any{"type": "array", "items": map[string]any{"type": "object", ExtImmutable: true,
+			"name":   map[string]any{"type": "string", extension.Immutable: true},
+			"labels": map[string]any{"type": "object", extension.ImmutableKeys: true, "additionalProperties": map[string]any{"type": "string"}},
+			"both":   map[string]any{"type": "object", extension.Immutable: true, extension.ImmutableKeys: true, "additionalProperties": map[string]any{"type": "string"}},
+			"str":    map[string]any{"type": "string", extension.Immutable: "true"},
+			"off":    map[string]any{"type": "string", extension.Immutable: false},
+			"ports": map[string]any{"type": "array", "items": map[string]any{"type": "object", extension.Immutable: true,
 				"x-kubernetes-validations": []any{map[string]any{"rule": carrierRule}}}},
 		}},
 	}}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 )
 
 func TestKeywordAccessors(t *testing.T) {
@@ -19,7 +21,7 @@ func TestKeywordAccessors(t *testing.T) {
 					map[string]any{"rule": "self.size() < 9", "messageExpression": "'too many'", "optionalOldSelf": true},
 					"not an object",
 				},
-				ExtImmutable: true, ExtImmutableKeys: "true",
+				extension.Immutable: true, extension.ImmutableKeys: "true",
 			},
 			"half": map[string]any{"type": "array", "maxItems": 1.5},
 		},
@@ -61,10 +63,10 @@ func TestKeywordAccessors(t *testing.T) {
 	if !labels.Has("x-kubernetes-validations") || name.Has("x-kubernetes-validations") || !half.Has("maxItems") {
 		t.Error("Has: wrong presence")
 	}
-	if v, ok := labels.Extension(ExtImmutableKeys); !ok || v != "true" {
-		t.Errorf("Extension(%s) = %#v, %v", ExtImmutableKeys, v, ok)
+	if v, ok := labels.Extension(extension.ImmutableKeys); !ok || v != "true" {
+		t.Errorf("Extension(%s) = %#v, %v", extension.ImmutableKeys, v, ok)
 	}
-	if !labels.ExtensionTrue(ExtImmutable) || labels.ExtensionTrue(ExtImmutableKeys) || name.ExtensionTrue(ExtImmutable) {
+	if !labels.ExtensionTrue(extension.Immutable) || labels.ExtensionTrue(extension.ImmutableKeys) || name.ExtensionTrue(extension.Immutable) {
 		t.Error("ExtensionTrue: only the boolean true on labels counts")
 	}
 	want := []Rule{
@@ -83,22 +85,22 @@ func TestKeywordAccessors(t *testing.T) {
 func TestHiddenExtensions(t *testing.T) {
 	raw := map[string]any{
 		"type": "object",
-		"not":  map[string]any{ExtImmutable: true},
+		"not":  map[string]any{extension.Immutable: true},
 		"allOf": []any{
-			map[string]any{"properties": map[string]any{"b": map[string]any{ExtImmutableKeys: true}, "a": map[string]any{ExtImmutable: true}}},
-			map[string]any{"other": ExtImmutable},
+			map[string]any{"properties": map[string]any{"b": map[string]any{extension.ImmutableKeys: true}, "a": map[string]any{extension.Immutable: true}}},
+			map[string]any{"other": extension.Immutable},
 		},
 	}
-	got := FromExtensions(raw).HiddenExtensions(ExtImmutable, ExtImmutableKeys)
+	got := FromExtensions(raw).HiddenExtensions(extension.Immutable, extension.ImmutableKeys)
 	want := []Hidden{
-		{Keyword: "allOf", Where: "allOf[0].properties.a", Extension: ExtImmutable},
-		{Keyword: "allOf", Where: "allOf[0].properties.b", Extension: ExtImmutableKeys},
-		{Keyword: "not", Where: "not", Extension: ExtImmutable},
+		{Keyword: "allOf", Where: "allOf[0].properties.a", Extension: extension.Immutable},
+		{Keyword: "allOf", Where: "allOf[0].properties.b", Extension: extension.ImmutableKeys},
+		{Keyword: "not", Where: "not", Extension: extension.Immutable},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("HiddenExtensions =\n%+v\nwant\n%+v", got, want)
 	}
-	if got := FromExtensions(raw).HiddenExtensions(ExtImmutableOnce); got != nil {
-		t.Errorf("HiddenExtensions(%s) = %+v, want none", ExtImmutableOnce, got)
+	if got := FromExtensions(raw).HiddenExtensions(extension.ImmutableOnce); got != nil {
+		t.Errorf("HiddenExtensions(%s) = %+v, want none", extension.ImmutableOnce, got)
 	}
 }

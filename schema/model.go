@@ -11,17 +11,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-
-	"github.com/immutable-gen/immutable-gen/markers"
-)
-
-// Extension names from the KEP, and the project's own extension for
-// +immutable=once, which goes beyond the KEP (so it is not under
-// x-kubernetes-, which belongs to Kubernetes).
-const (
-	ExtImmutable     = "x-kubernetes-immutable"
-	ExtImmutableKeys = "x-kubernetes-immutable-keys"
-	ExtImmutableOnce = "x-immutable-gen-immutable-once"
 )
 
 // Edge says how a node is reached from its parent.
@@ -53,7 +42,7 @@ type Node struct {
 	Items      *Node
 	Values     *Node
 	// Origins are the markers naming this node, in a stable order.
-	Origins []markers.Origin
+	Origins []Origin
 	// Emitted are the rules an emitter added to this node's
 	// x-kubernetes-validations, with the markers each enforces.
 	Emitted []Emitted
@@ -64,7 +53,7 @@ type Emitted struct {
 	// Index is the rule's position in x-kubernetes-validations.
 	Index int
 	// Origins are the markers the rule enforces.
-	Origins []markers.Origin
+	Origins []Origin
 	// TwoVariableComprehension is true when the rule needs an API server
 	// that has CEL's two-variable comprehensions.
 	TwoVariableComprehension bool
@@ -87,8 +76,8 @@ func Build(raw map[string]any) (*Node, error) {
 // naming each schema node, and may take out of the node what it reads, as
 // Build takes out the carriers. The openapi generator builds its trees from
 // the Go types this way. Origins are kept in the order Build keeps them.
-func BuildWith(raw map[string]any, originsOf func(raw map[string]any) ([]markers.Origin, error)) (*Node, error) {
-	ordered := func(raw map[string]any) ([]markers.Origin, error) {
+func BuildWith(raw map[string]any, originsOf func(raw map[string]any) ([]Origin, error)) (*Node, error) {
+	ordered := func(raw map[string]any) ([]Origin, error) {
 		origins, err := originsOf(raw)
 		return inOrder(origins), err
 	}
@@ -99,7 +88,7 @@ func BuildWith(raw map[string]any, originsOf func(raw map[string]any) ([]markers
 // carriers says that they come from marker carriers, which must not hide
 // inside allOf, anyOf, oneOf or not.
 type builder struct {
-	origins  func(raw map[string]any) ([]markers.Origin, error)
+	origins  func(raw map[string]any) ([]Origin, error)
 	carriers bool
 }
 
@@ -162,17 +151,17 @@ func hasValueValidations(s map[string]any) bool {
 	return false
 }
 
-func takeCarriers(raw map[string]any) ([]markers.Origin, error) {
+func takeCarriers(raw map[string]any) ([]Origin, error) {
 	rules, ok := raw["x-kubernetes-validations"].([]any)
 	if !ok {
 		return nil, nil
 	}
-	var origins []markers.Origin
+	var origins []Origin
 	kept := rules[:0:0]
 	for _, r := range rules {
 		rule, _ := r.(map[string]any)
 		text, _ := rule["rule"].(string)
-		o, isCarrier, err := markers.ParseCarrier(text)
+		o, isCarrier, err := ParseCarrier(text)
 		if err != nil {
 			return nil, err
 		}
@@ -197,15 +186,15 @@ func takeCarriers(raw map[string]any) ([]markers.Origin, error) {
 
 // inOrder sorts the origins of one node by position and drops repeats of
 // one marker.
-func inOrder(origins []markers.Origin) []markers.Origin {
+func inOrder(origins []Origin) []Origin {
 	if len(origins) < 2 {
 		return origins
 	}
 	origins = slices.Clone(origins)
-	slices.SortFunc(origins, func(a, b markers.Origin) int {
+	slices.SortFunc(origins, func(a, b Origin) int {
 		return strings.Compare(a.Pos.String()+a.Marker(), b.Pos.String()+b.Marker())
 	})
-	return slices.CompactFunc(origins, func(a, b markers.Origin) bool {
+	return slices.CompactFunc(origins, func(a, b Origin) bool {
 		return a.Pos == b.Pos && a.Keys == b.Keys && a.Once == b.Once
 	})
 }
@@ -336,12 +325,12 @@ func (n *Node) Required(name string) bool {
 
 // Immutable reports whether a +immutable marker names this node.
 func (n *Node) Immutable() bool {
-	return slices.ContainsFunc(n.Origins, func(o markers.Origin) bool { return !o.Keys && !o.Once })
+	return slices.ContainsFunc(n.Origins, func(o Origin) bool { return !o.Keys && !o.Once })
 }
 
 // ImmutableOnce reports whether a +immutable=once marker names this node.
 func (n *Node) ImmutableOnce() bool {
-	return slices.ContainsFunc(n.Origins, func(o markers.Origin) bool { return o.Once })
+	return slices.ContainsFunc(n.Origins, func(o Origin) bool { return o.Once })
 }
 
 // Fixed reports whether the node's whole value is constrained by a marker
@@ -361,7 +350,7 @@ func (n *Node) Message() string {
 
 // ImmutableKeys reports whether a +immutable=keys marker names this node.
 func (n *Node) ImmutableKeys() bool {
-	return slices.ContainsFunc(n.Origins, func(o markers.Origin) bool { return o.Keys })
+	return slices.ContainsFunc(n.Origins, func(o Origin) bool { return o.Keys })
 }
 
 // ImmutableAncestor returns the nearest strict ancestor named by +immutable

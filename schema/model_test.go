@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/immutable-gen/immutable-gen/markers"
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 )
 
 const carrierRule = `@immutable-gen:origin {"pos":{"Filename":"types.go","Offset":0,"Line":3,"Column":2},"decl":{"Filename":"types.go","Offset":0,"Line":4,"Column":2},"type":"x.Spec","field":"A"}`
@@ -32,8 +32,8 @@ func TestBuildTakesCarriers(t *testing.T) {
 		t.Errorf("b: other rules must stay: %v", rules)
 	}
 	EmitExtensions(root)
-	if a.raw[ExtImmutable] != true {
-		t.Errorf("a: extension not emitted as boolean true: %#v", a.raw[ExtImmutable])
+	if a.raw[extension.Immutable] != true {
+		t.Errorf("a: extension not emitted as boolean true: %#v", a.raw[extension.Immutable])
 	}
 }
 
@@ -68,17 +68,17 @@ func TestPaths(t *testing.T) {
 }
 
 func TestBuildWith(t *testing.T) {
-	origin := func(line int, keys bool) markers.Origin {
-		return markers.Origin{Keys: keys, Pos: token.Position{Filename: "types.go", Line: line, Column: 2}}
+	origin := func(line int, keys bool) Origin {
+		return Origin{Keys: keys, Pos: token.Position{Filename: "types.go", Line: line, Column: 2}}
 	}
-	known := map[string][]markers.Origin{
+	known := map[string][]Origin{
 		"labels": {origin(9, false), origin(3, true), origin(9, false)},
 	}
 	raw := map[string]any{"type": "object", "properties": map[string]any{
 		"labels": map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}, "name": "labels"},
 		"a/b~c":  map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
 	}}
-	root, err := BuildWith(raw, func(raw map[string]any) ([]markers.Origin, error) {
+	root, err := BuildWith(raw, func(raw map[string]any) ([]Origin, error) {
 		name, _ := raw["name"].(string)
 		delete(raw, "name")
 		return known[name], nil
@@ -107,7 +107,7 @@ func TestBuildWith(t *testing.T) {
 
 func TestBuildWithError(t *testing.T) {
 	raw := map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"type": "string"}}}
-	_, err := BuildWith(raw, func(raw map[string]any) ([]markers.Origin, error) {
+	_, err := BuildWith(raw, func(raw map[string]any) ([]Origin, error) {
 		if raw["type"] == "string" {
 			return nil, errors.New("unreadable")
 		}

@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
-
-	"github.com/immutable-gen/immutable-gen/markers"
 )
 
 // The value validations: edges to subschemas that validate a value without
@@ -246,7 +244,7 @@ func hasCarrierRule(s map[string]any) bool {
 	rules, _ := s["x-kubernetes-validations"].([]any)
 	for _, r := range rules {
 		rule, _ := r.(map[string]any)
-		if text, _ := rule["rule"].(string); markers.IsCarrier(text) {
+		if text, _ := rule["rule"].(string); IsCarrier(text) {
 			return true
 		}
 	}

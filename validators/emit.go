@@ -14,7 +14,6 @@ import (
 	gengotypes "k8s.io/gengo/v2/types"
 
 	"github.com/immutable-gen/immutable-gen/diag"
-	"github.com/immutable-gen/immutable-gen/markers"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
@@ -31,7 +30,8 @@ const (
 type emitter struct {
 	local   *types.Package
 	tracker *namer.DefaultImportTracker
-	subject string
+	// crd and version name the CRD version whose kind is being emitted.
+	crd, version string
 
 	funcs []*bytes.Buffer
 	names map[string]string // function key → name
@@ -87,7 +87,7 @@ func (e *emitter) fail(n *schema.Node, t types.Type, format string, args ...any)
 	if n != nil {
 		e.failed[n] = true
 	}
-	var o *markers.Origin
+	var o *schema.Origin
 	for a := n; a != nil && o == nil; a = a.Parent {
 		if len(a.Origins) > 0 {
 			o = &a.Origins[0]
@@ -112,10 +112,9 @@ func (e *emitter) fail(n *schema.Node, t types.Type, format string, args ...any)
 	}
 	if o != nil {
 		d.Pos = o.Pos
-		d.Marker, d.Schema, d.Path = o.Marker(), e.subject, path
-	} else {
-		d.Subject = e.subject
+		d.Marker, d.Path = o.Marker(), path
 	}
+	d.CRD, d.Version = e.crd, e.version
 	e.diags = append(e.diags, d)
 }
 
@@ -274,7 +273,7 @@ func (e *emitter) root(t *types.Named, n *schema.Node) {
 // allocate when nothing marked changed. A nil in or old is an absent object:
 // nothing is compared.
 func (in *%[1]s) ValidateImmutableUpdate(old *%[1]s) %[3]s.ErrorList {
-`, name, e.subject, field)
+`, name, e.crd+" "+e.version, field)
 	if !walks(n) {
 		fmt.Fprintf(b, "\t// No field of %s carries an immutability marker.\n\treturn nil\n}\n\n", name)
 		return

@@ -9,9 +9,9 @@
 //	func (in *T) ValidateImmutableUpdate(old *T) field.ErrorList
 //
 // It does not analyse the Go types a second time to find where markers
-// land: it builds the crd generator's model (crdgen.Models: controller-tools'
+// land: it builds the crd generator's model (crdmodel.Models: controller-tools'
 // CRD schema of each kind with the markers' carriers, schema.Build, and
-// validation.Placement, whose errors stop the run with nothing written), and
+// placement.Check, whose errors stop the run with nothing written), and
 // walks each schema.Node tree together with the Go type it was generated
 // from, matching JSON property names to Go fields as encoding/json does. The
 // generated code therefore checks the schema the crd generator writes, and
@@ -46,7 +46,6 @@ import (
 	"go/types"
 	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -55,11 +54,12 @@ import (
 	"k8s.io/gengo/v2/generator"
 	"k8s.io/gengo/v2/namer"
 	gengotypes "k8s.io/gengo/v2/types"
+	"sigs.k8s.io/controller-tools/pkg/crd"
 	"sigs.k8s.io/controller-tools/pkg/genall"
 	"sigs.k8s.io/controller-tools/pkg/loader"
 	ctmarkers "sigs.k8s.io/controller-tools/pkg/markers"
 
-	"github.com/immutable-gen/immutable-gen/crdgen"
+	"github.com/immutable-gen/immutable-gen/crdmodel"
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/markers"
 	"github.com/immutable-gen/immutable-gen/output"
@@ -82,11 +82,14 @@ type Generator struct {
 	// IgnoreUnexportedFields ignores unexported fields, as the crd generator's option does.
 	IgnoreUnexportedFields *bool `marker:",optional"`
 
+	// report receives the diagnostics of a run; when nil, errors are
+	// returned from Generate and the rest is printed to standard error
+	// (diag.List.Report).
 	report func(diag.List)
 }
 
 // The IDs of the validators generator's own findings (placement findings
-// are validation's).
+// are package placement's).
 const (
 	// IDUnreached: a marker no CRD kind of the run uses.
 	IDUnreached diag.ID = "IG050"
@@ -108,21 +111,25 @@ func (g Generator) WithReport(fn func(diag.List)) Generator {
 	return g
 }
 
-// crd is the crd generator whose model the validators read. Floats are
-// allowed unless allowDangerousTypes=false: the crd generator refuses them
-// for the portability of CRDs, which typed validators do not write.
-func (g Generator) crd() crdgen.Generator {
+// crd is controller-tools' crd generator whose CRDs' model the validators
+// read (crdmodel.Models). Floats are allowed unless
+// allowDangerousTypes=false: the crd generator refuses them for the
+// portability of CRDs, which typed validators do not write.
+func (g Generator) crd() crd.Generator {
 	allow := g.AllowDangerousTypes
 	if allow == nil {
 		t := true
 		allow = &t
 	}
-	return crdgen.Generator{AllowDangerousTypes: allow, IgnoreUnexportedFields: g.IgnoreUnexportedFields}
+	return crd.Generator{AllowDangerousTypes: allow, IgnoreUnexportedFields: g.IgnoreUnexportedFields}
 }
 
 // RegisterMarkers registers controller-tools' CRD markers and +immutable.
 func (g Generator) RegisterMarkers(into *ctmarkers.Registry) error {
-	return g.crd().RegisterMarkers(into)
+	if err := g.crd().RegisterMarkers(into); err != nil {
+		return err
+	}
+	return markers.Register(into)
 }
 
 // CheckFilter is the crd generator's.
@@ -159,7 +166,7 @@ func (g Generator) Generate(ctx *genall.GenerationContext) error {
 		return err
 	}
 	header = strings.TrimSpace(header)
-	models, diags, err := g.crd().Models(ctx)
+	models, diags, err := crdmodel.Models(ctx, g.crd())
 	if err != nil {
 		return err
 	}
@@ -176,24 +183,8 @@ func (g Generator) Generate(ctx *genall.GenerationContext) error {
 		}
 		diags = append(diags, ds...).Sort()
 	}
-	if g.report != nil {
-		g.report(diags)
-	} else {
-		for _, d := range diags {
-			if d.Severity != diag.Error {
-				fmt.Fprintln(os.Stderr, d)
-			}
-		}
-	}
-	if diags.HasErrors() {
-		if g.report != nil {
-			return errors.New("validators: the immutability markers have errors")
-		}
-		var lines []string
-		for _, d := range diags {
-			lines = append(lines, d.String())
-		}
-		return errors.New(strings.Join(lines, "\n"))
+	if err := diags.Report(g.report, "validators"); err != nil {
+		return err
 	}
 	pkgs := slices.SortedFunc(maps.Keys(files), func(a, b *loader.Package) int { return strings.Compare(a.PkgPath, b.PkgPath) })
 	for _, pkg := range pkgs {
@@ -213,8 +204,8 @@ func (g Generator) Generate(ctx *genall.GenerationContext) error {
 // models, with header (license text, without comment markers' trailing
 // newline) at the top. Diagnostics say what the generated code cannot
 // check; with an error among them, files are not to be written.
-func Render(models []crdgen.Model, header string) (map[*loader.Package][]byte, diag.List, error) {
-	byPkg := map[*loader.Package][]crdgen.Model{}
+func Render(models []crdmodel.Model, header string) (map[*loader.Package][]byte, diag.List, error) {
+	byPkg := map[*loader.Package][]crdmodel.Model{}
 	marked := map[*loader.Package]bool{}
 	for _, m := range models {
 		byPkg[m.Package] = append(byPkg[m.Package], m)
@@ -239,12 +230,12 @@ func Render(models []crdgen.Model, header string) (map[*loader.Package][]byte, d
 // renderPackage runs gengo's generator framework on one package: a target
 // whose one generator writes the validators, assembled and formatted by
 // gengo's Go file type into memory.
-func renderPackage(pkg *loader.Package, models []crdgen.Model, header string) ([]byte, diag.List, error) {
+func renderPackage(pkg *loader.Package, models []crdmodel.Model, header string) ([]byte, diag.List, error) {
 	pkg.NeedTypesInfo()
 	if pkg.Types == nil {
 		return nil, nil, fmt.Errorf("%s: no type information", pkg.PkgPath)
 	}
-	slices.SortFunc(models, func(a, b crdgen.Model) int { return strings.Compare(a.Kind, b.Kind) })
+	slices.SortFunc(models, func(a, b crdmodel.Model) int { return strings.Compare(a.Kind, b.Kind) })
 	taken := declared(pkg)
 	tracker := generator.NewImportTrackerForPackage(pkg.PkgPath)
 	// Imports must not be named like the package's own declarations.
@@ -263,7 +254,7 @@ func renderPackage(pkg *loader.Package, models []crdgen.Model, header string) ([
 		if !ok || structOf(named) == nil {
 			return nil, nil, fmt.Errorf("%s: kind %s is not a struct type of the package", pkg.PkgPath, m.Kind)
 		}
-		e.subject = m.CRD + " " + m.Version
+		e.crd, e.version = m.CRD, m.Version
 		e.root(named, m.Root)
 	}
 	var body bytes.Buffer
@@ -309,7 +300,7 @@ func renderPackage(pkg *loader.Package, models []crdgen.Model, header string) ([
 // carries: no CRD kind uses the field or type it is on, so no typed
 // validator checks it (controller-tools makes CRDs only of the kinds of
 // packages with +groupName, kinds embedding TypeMeta and ObjectMeta).
-func unreached(pkgs []*loader.Package, models []crdgen.Model) diag.List {
+func unreached(pkgs []*loader.Package, models []crdmodel.Model) diag.List {
 	carried := map[string]bool{}
 	for _, m := range models {
 		m.Root.Walk(func(n *schema.Node) {

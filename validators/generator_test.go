@@ -2,7 +2,6 @@ package validators_test
 
 import (
 	"bytes"
-	"flag"
 	"go/format"
 	"os"
 	"path/filepath"
@@ -13,13 +12,12 @@ import (
 	"sigs.k8s.io/controller-tools/pkg/genall"
 
 	"github.com/immutable-gen/immutable-gen/crdgen"
+	"github.com/immutable-gen/immutable-gen/crdvalidation/apiserver"
 	"github.com/immutable-gen/immutable-gen/diag"
+	"github.com/immutable-gen/immutable-gen/internal/golden"
 	"github.com/immutable-gen/immutable-gen/output"
-	"github.com/immutable-gen/immutable-gen/validation/apiserver"
 	"github.com/immutable-gen/immutable-gen/validators"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // moduleRoot is the repository root.
 func moduleRoot(t testing.TB) string {
@@ -88,29 +86,6 @@ func run(t testing.TB, gen genall.Generator, pattern string) result {
 	return res
 }
 
-// checkGolden compares got with the file at path (relative to the module
-// root), or rewrites it with -update.
-func checkGolden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	full := filepath.Join(moduleRoot(t), path)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(full)
-	if err != nil {
-		t.Fatalf("%v (run go test ./validators -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the generated code (run go test ./validators -update and review the diff)", path)
-	}
-}
-
 // TestGolden generates the validators of the test API: the committed
 // zz_generated.immutable.go (which the differential test compiles) and the
 // golden copy under testdata/golden are what the generator writes now.
@@ -127,8 +102,8 @@ func TestGolden(t *testing.T) {
 	if formatted, err := format.Source(got); err != nil || !bytes.Equal(formatted, got) {
 		t.Errorf("the generated code is not gofmt-clean (%v)", err)
 	}
-	checkGolden(t, path, got)
-	checkGolden(t, "testdata/golden/validators/widget.go.golden", got)
+	golden.Check(t, filepath.Join(moduleRoot(t), path), got)
+	golden.Check(t, filepath.Join(moduleRoot(t), "testdata/golden/validators/widget.go.golden"), got)
 }
 
 // TestDeterministic generates twice and compares.
@@ -155,7 +130,7 @@ func TestMisplaced(t *testing.T) {
 	if want := render(t, placementOnly(crd.diags)); got != want {
 		t.Errorf("diagnostics differ from the crd generator's placement findings:\n got: %s\nwant: %s", got, want)
 	}
-	checkGolden(t, "testdata/golden/validators/misplaced.txt", []byte(got))
+	golden.Check(t, filepath.Join(moduleRoot(t), "testdata/golden/validators/misplaced.txt"), []byte(got))
 }
 
 // placementOnly drops the API server's findings on the CRD, which the
@@ -197,7 +172,7 @@ func TestRefused(t *testing.T) {
 	if res.err == nil || len(res.files) != 0 {
 		t.Fatalf("err = %v, files = %v; want an error and no file", res.err, keys(res.files))
 	}
-	checkGolden(t, "testdata/golden/validators/refused.txt", []byte(render(t, res.diags)))
+	golden.Check(t, filepath.Join(moduleRoot(t), "testdata/golden/validators/refused.txt"), []byte(render(t, res.diags)))
 }
 
 // TestUnreached checks that a marker no CRD kind carries (here: on a type
@@ -207,7 +182,7 @@ func TestUnreached(t *testing.T) {
 	if res.err != nil || len(res.files) != 1 {
 		t.Fatalf("err = %v, files = %v; want no error and one file", res.err, keys(res.files))
 	}
-	checkGolden(t, "testdata/golden/validators/unreached.txt", []byte(render(t, res.diags)))
+	golden.Check(t, filepath.Join(moduleRoot(t), "testdata/golden/validators/unreached.txt"), []byte(render(t, res.diags)))
 }
 
 // TestHeader checks the headerFile and year options, as the object

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/immutable-gen/immutable-gen/jsontag"
 )
 
 // The JSON view of Go types: which properties a struct's JSON has, how each
@@ -80,11 +82,11 @@ func jsonFields(st *types.Struct, local *types.Package) ([]*jsonField, error) {
 		seen = append(seen, st)
 		for i := range st.NumFields() {
 			v := st.Field(i)
-			tag := reflect.StructTag(st.Tag(i)).Get("json")
-			if tag == "-" {
+			tag, _ := jsontag.Lookup(reflect.StructTag(st.Tag(i)))
+			if tag.Ignored() {
 				continue
 			}
-			name, opts, _ := strings.Cut(tag, ",")
+			name := tag.Name
 			ft := v.Type()
 			if v.Embedded() && name == "" {
 				t := ft
@@ -115,10 +117,10 @@ func jsonFields(st *types.Struct, local *types.Package) ([]*jsonField, error) {
 				name:   name,
 				steps:  append(slices.Clone(prefix), step{v.Name(), false}),
 				typ:    ft,
-				tagged: tag != "" && tag[0] != ',',
+				tagged: tag.Name != "",
 				field:  v,
 			}
-			for _, o := range strings.Split(opts, ",") {
+			for _, o := range tag.Options {
 				switch o {
 				case "omitempty":
 					f.omitEmpty = true

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-tools/pkg/deepcopy"
 	"sigs.k8s.io/controller-tools/pkg/genall"
 
+	"github.com/immutable-gen/immutable-gen/internal/golden"
 	"github.com/immutable-gen/immutable-gen/output"
 	"github.com/immutable-gen/immutable-gen/validators"
 )
@@ -47,7 +48,7 @@ func TestWebhookTestAPIUpToDate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if *update {
+		if golden.Updating() {
 			if err := os.WriteFile(dst, a.Data, 0o644); err != nil {
 				t.Fatal(err)
 			}

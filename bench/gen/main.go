@@ -1,9 +1,12 @@
 // Command gen measures immutable-gen as a drop-in for controller-gen on a real
 // API without immutability markers: Gateway API v1.6.3's packages under
 // apis/, loaded from the Go module cache (this nested module requires
-// sigs.k8s.io/gateway-api at that version) — and on the same API with
-// markers, a copy of those packages in a temporary module with six
-// +immutable markers added (markedFields).
+// sigs.k8s.io/gateway-api at that version) — and on real APIs with
+// markers: a copy of Gateway API's packages with six +immutable markers
+// added (gatewayMarked), and of JobSet v0.10.1's, whose CRD embeds Job and
+// Pod templates, with +immutable where its hand-written rules were
+// (jobsetMarked). controller-gen runs on the same copies: it ignores the
+// markers, so it generates the types without them.
 //
 // It builds controller-gen from the controller-tools release the root module
 // pins (v0.23.0, with its version stamped as a release binary has it) and
@@ -53,7 +56,7 @@ func main() {
 	rounds := flag.Int("n", 10, "rounds; each runs every command once")
 	paths := flag.String("paths", "sigs.k8s.io/gateway-api/apis/...", "the packages without markers to generate CRDs for")
 	gens := flag.String("gens", "crd;crd:immutability=extensions", "immutable-gen's generator options to measure, separated by ';'")
-	marked := flag.Bool("marked", true, "also measure Gateway API with markers added, cache off and warm")
+	marked := flag.Bool("marked", true, "also measure Gateway API and JobSet with markers added, cache off and warm")
 	keep := flag.String("bin", "", "directory for the built binaries (default: a temporary one)")
 	flag.Parse()
 	if err := run(*rounds, *paths, strings.Split(*gens, ";"), *marked, *keep, os.Stdout, os.Stderr); err != nil {
@@ -119,37 +122,39 @@ func run(rounds int, paths string, gens []string, marked bool, binDir string, st
 	suites := []suite{plain}
 
 	if marked {
-		dir, err := markedCopy(paths)
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
 		cacheDir, err := os.MkdirTemp("", "bench-gen-cache")
 		if err != nil {
 			return err
 		}
 		defer os.RemoveAll(cacheDir)
-		m := suite{api: "gateway-api-marked", dir: dir, paths: "./apis/...", cmds: []command{
-			{name: "controller-gen", bin: cg, gen: "crd"},
-			{"immutable-gen crd cache-off", ig, "crd", []string{"IMMUTABLE_GEN_CACHE=off"}},
-			{"immutable-gen crd cache-warm", ig, "crd", []string{"IMMUTABLE_GEN_CACHE=" + cacheDir}},
-		}}
-		// Fills the cache, and checks that the markers were compiled.
-		got, err := generate(m.cmds[2], dir, m.paths)
-		if err != nil {
-			return err
-		}
-		n := 0
-		for _, data := range got {
-			if bytes.Contains(data, []byte("oldSelf")) {
-				n++
+		for _, api := range []markedAPI{gatewayMarked, jobsetMarked} {
+			dir, err := api.copy()
+			if err != nil {
+				return err
 			}
+			defer os.RemoveAll(dir)
+			m := suite{api: api.name, dir: dir, paths: "./" + api.dir + "/...", cmds: []command{
+				{name: "controller-gen", bin: cg, gen: "crd"},
+				{"immutable-gen crd cache-off", ig, "crd", []string{"IMMUTABLE_GEN_CACHE=off"}},
+				{"immutable-gen crd cache-warm", ig, "crd", []string{"IMMUTABLE_GEN_CACHE=" + cacheDir}},
+			}}
+			// Fills the cache, and checks that the markers were compiled.
+			got, err := generate(m.cmds[2], dir, m.paths)
+			if err != nil {
+				return err
+			}
+			n := 0
+			for _, data := range got {
+				if bytes.Contains(data, []byte("oldSelf")) {
+					n++
+				}
+			}
+			if n == 0 {
+				return fmt.Errorf("%s: no CRD has immutability rules", m.api)
+			}
+			fmt.Fprintf(stderr, "%s: %d CRDs, %d with immutability rules\n", m.api, len(got), n)
+			suites = append(suites, m)
 		}
-		if n == 0 {
-			return fmt.Errorf("%s: no CRD has immutability rules", m.api)
-		}
-		fmt.Fprintf(stderr, "%s: %d CRDs, %d with immutability rules\n", m.api, len(got), n)
-		suites = append(suites, m)
 	}
 	fmt.Fprintf(stderr, "%d rounds\n", rounds)
 
@@ -205,23 +210,66 @@ func run(rounds int, paths string, gens []string, marked bool, binDir string, st
 	return nil
 }
 
-// markedFields are the Go fields of Gateway API that the marked copy gives
-// an +immutable marker, by file under apis/v1: scalars, atomic lists and a
-// list shared by every route kind, in 7 of the 10 CRDs.
-var markedFields = map[string][]string{
-	"gateway_types.go":      {"\tGatewayClassName ObjectName `json:\"gatewayClassName\"`"},
-	"gatewayclass_types.go": {"\tControllerName GatewayController `json:\"controllerName\"`"},
-	"grpcroute_types.go":    {"\tHostnames []Hostname `json:\"hostnames,omitempty\"`"},
-	"httproute_types.go":    {"\tHostnames []Hostname `json:\"hostnames,omitempty\"`"},
-	"tlsroute_types.go":     {"\tHostnames []Hostname `json:\"hostnames,omitempty\"`"},
-	"shared_types.go":       {"\tParentRefs []ParentReference `json:\"parentRefs,omitempty\"`"},
+// markedAPI is a real API's module copied with +immutable markers added.
+type markedAPI struct {
+	name   string // the suite's benchmark name
+	module string // the module, as required by this one
+	dir    string // the directory of its API packages in the module
+	// edits, by file name under dir: each field line (the Go field's line,
+	// unique in its file) gets the marker lines written before it; where
+	// replace is set, that comment line above the field (a hand-written
+	// rule the marker stands for) is removed.
+	edits map[string][]edit
 }
 
-// markedCopy copies the module of paths (its go.mod, go.sum and apis/) into
-// a temporary directory and adds markedFields' markers.
-func markedCopy(paths string) (string, error) {
-	module := strings.TrimSuffix(paths, "/apis/...")
-	out, err := goCmd(".", "list", "-m", "-f", "{{.Dir}}", module)
+type edit struct {
+	field   string
+	markers string
+	replace string
+}
+
+// gatewayMarked is Gateway API v1.6.3 with six +immutable markers added:
+// scalars, atomic lists and a list shared by every route kind, in 7 of the
+// 10 CRDs.
+var gatewayMarked = markedAPI{
+	name: "gateway-api-marked", module: "sigs.k8s.io/gateway-api", dir: "apis",
+	edits: map[string][]edit{
+		"v1/gateway_types.go":      {{field: "\tGatewayClassName ObjectName `json:\"gatewayClassName\"`", markers: "\t// +immutable"}},
+		"v1/gatewayclass_types.go": {{field: "\tControllerName GatewayController `json:\"controllerName\"`", markers: "\t// +immutable"}},
+		"v1/grpcroute_types.go":    {{field: "\tHostnames []Hostname `json:\"hostnames,omitempty\"`", markers: "\t// +immutable"}},
+		"v1/httproute_types.go":    {{field: "\tHostnames []Hostname `json:\"hostnames,omitempty\"`", markers: "\t// +immutable"}},
+		"v1/tlsroute_types.go":     {{field: "\tHostnames []Hostname `json:\"hostnames,omitempty\"`", markers: "\t// +immutable"}},
+		"v1/shared_types.go":       {{field: "\tParentRefs []ParentReference `json:\"parentRefs,omitempty\"`", markers: "\t// +immutable"}},
+	},
+}
+
+// jobsetHandRule is JobSet's hand-written immutability rule.
+const jobsetHandRule = "\t// +kubebuilder:validation:XValidation:rule=\"self == oldSelf\",message=\"Value is immutable\""
+
+// jobsetMarked is JobSet v0.10.1's v1alpha2 API (its JobSet CRD embeds
+// whole Job and Pod templates) with +immutable (and the rule's message)
+// where its hand-written `self == oldSelf` rules are, on the four spec
+// fields that have one. The fifth, on replicatedJobs[*].dependsOn, is
+// left as written: a list map in an unbounded list, whose order check
+// needs bounds JobSet does not set (issue 22's +immutable:ignoreOrder).
+var jobsetMarked = markedAPI{
+	name: "jobset-marked", module: "sigs.k8s.io/jobset", dir: "api/jobset",
+	edits: map[string][]edit{
+		"v1alpha2/jobset_types.go": {
+			{field: "\tNetwork *Network `json:\"network,omitempty\"`", markers: jobsetMarkers, replace: jobsetHandRule},
+			{field: "\tSuccessPolicy *SuccessPolicy `json:\"successPolicy,omitempty\"`", markers: jobsetMarkers, replace: jobsetHandRule},
+			{field: "\tFailurePolicy *FailurePolicy `json:\"failurePolicy,omitempty\"`", markers: jobsetMarkers, replace: jobsetHandRule},
+			{field: "\tStartupPolicy *StartupPolicy `json:\"startupPolicy,omitempty\"`", markers: jobsetMarkers, replace: jobsetHandRule},
+		},
+	},
+}
+
+const jobsetMarkers = "\t// +immutable\n\t// +immutable:message=\"Value is immutable\""
+
+// copy copies the API's module (its go.mod, go.sum and API directory) into
+// a temporary directory and applies the edits.
+func (m markedAPI) copy() (string, error) {
+	out, err := goCmd(".", "list", "-m", "-f", "{{.Dir}}", m.module)
 	if err != nil {
 		return "", err
 	}
@@ -230,25 +278,25 @@ func markedCopy(paths string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	applied := 0
 	copyFile := func(rel string) error {
 		data, err := os.ReadFile(filepath.Join(src, rel))
 		if err != nil {
 			return err
 		}
-		if len(markedFields[filepath.Base(rel)]) > 0 && filepath.Dir(rel) == filepath.Join("apis", "v1") {
-			for _, field := range markedFields[filepath.Base(rel)] {
-				if bytes.Count(data, []byte(field)) != 1 {
-					return fmt.Errorf("%s: want one line %q", rel, field)
-				}
-				data = bytes.Replace(data, []byte(field), []byte("\t// +immutable\n"+field), 1)
+		inDir, _ := filepath.Rel(m.dir, rel)
+		for _, e := range m.edits[filepath.ToSlash(inDir)] {
+			if data, err = e.apply(data); err != nil {
+				return fmt.Errorf("%s: %w", rel, err)
 			}
+			applied++
 		}
 		if err := os.MkdirAll(filepath.Join(dst, filepath.Dir(rel)), 0o755); err != nil {
 			return err
 		}
 		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
 	}
-	err = filepath.WalkDir(filepath.Join(src, "apis"), func(p string, d os.DirEntry, err error) error {
+	err = filepath.WalkDir(filepath.Join(src, m.dir), func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -261,11 +309,52 @@ func markedCopy(paths string) (string, error) {
 	for _, f := range []string{"go.mod", "go.sum"} {
 		err = errors.Join(err, copyFile(f))
 	}
+	n := 0
+	for _, es := range m.edits {
+		n += len(es)
+	}
+	if err == nil && applied != n {
+		err = fmt.Errorf("%s: %d of %d edits applied", m.name, applied, n)
+	}
 	if err != nil {
 		os.RemoveAll(dst)
 		return "", err
 	}
 	return dst, nil
+}
+
+// apply adds e's markers before its field line and removes the replaced
+// rule from the comment block right above it.
+func (e edit) apply(data []byte) ([]byte, error) {
+	lines := strings.Split(string(data), "\n")
+	at := -1
+	for i, l := range lines {
+		if l == e.field {
+			if at >= 0 {
+				return nil, fmt.Errorf("more than one line %q", e.field)
+			}
+			at = i
+		}
+	}
+	if at < 0 {
+		return nil, fmt.Errorf("no line %q", e.field)
+	}
+	if e.replace != "" {
+		found := false
+		for i := at - 1; i >= 0 && strings.HasPrefix(strings.TrimSpace(lines[i]), "//"); i-- {
+			if lines[i] == e.replace {
+				lines = append(lines[:i], lines[i+1:]...)
+				at--
+				found = true
+				break
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("no line %q above %q", e.replace, e.field)
+		}
+	}
+	lines = append(lines[:at], append(strings.Split(e.markers, "\n"), lines[at:]...)...)
+	return []byte(strings.Join(lines, "\n")), nil
 }
 
 // summary prints each command's medians and their ratio to the first's.

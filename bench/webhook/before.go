@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -20,12 +21,19 @@ const beforePath = "/full-decode"
 // It is the "before" of BenchmarkServeHTTP and of the load test with
 // -before, served at beforePath.
 func fullDecodeHandler() (admission.HandlerFunc, error) {
-	resources, err := enforce.FromCRD(workloadsCRD)
+	resources, err := benchResources()
 	if err != nil {
 		return nil, err
 	}
-	c := resources[0].Checker
+	set, err := enforce.NewSet(resources)
+	if err != nil {
+		return nil, err
+	}
 	return func(_ context.Context, req admission.Request) admission.Response {
+		c := set.Checker(schema.GroupVersionResource(req.Resource), req.SubResource)
+		if c == nil {
+			return admission.Errored(http.StatusBadRequest, errors.New("not a checked resource"))
+		}
 		var obj, old map[string]interface{}
 		if err := utiljson.Unmarshal(req.Object.Raw, &obj); err != nil {
 			return admission.Errored(http.StatusBadRequest, err)

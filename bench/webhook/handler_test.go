@@ -10,91 +10,146 @@ import (
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 	admissionv1 "k8s.io/api/admission/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/immutable-gen/immutable-gen/runtime/enforce"
+	benchv1 "github.com/immutable-gen/immutable-gen/bench/webhook/apis/v1"
 	"github.com/immutable-gen/immutable-gen/runtime/webhook"
 )
 
-// BenchmarkServeHTTP: the cost of one AdmissionReview of the load test's
-// mix in controller-runtime's webhook HTTP handler, without TLS and the
-// network: the no-op webhook, the immutability webhook, and the
-// immutability webhook decoding both objects in full (the "before").
-func BenchmarkServeHTTP(b *testing.B) {
-	resources, err := enforce.FromCRD(workloadsCRD)
+// hooks are the webhooks the server process serves, by path.
+func hooks(t testing.TB) map[string]*admission.Webhook {
+	t.Helper()
+	resources, err := benchResources()
 	if err != nil {
-		b.Fatal(err)
+		t.Fatal(err)
 	}
 	h, err := webhook.NewHandler(resources)
 	if err != nil {
-		b.Fatal(err)
+		t.Fatal(err)
 	}
-	m := requests(22)
-	for _, tc := range []struct {
-		name string
-		hook *admission.Webhook
-	}{
-		{"noop", &admission.Webhook{Handler: admission.HandlerFunc(func(context.Context, admission.Request) admission.Response { return admission.Allowed("") })}},
-		{"immutable", h.Webhook()},
-		{"full-decode", &admission.Webhook{Handler: must(fullDecodeHandler())}},
-	} {
-		b.Run(tc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(m.bodies[0])))
-			i := 0
-			for b.Loop() {
-				body := m.bodies[i%len(m.bodies)]
-				i++
-				req := httptest.NewRequest(http.MethodPost, webhook.Path, bytes.NewReader(body))
-				req.Header.Set("Content-Type", "application/json")
-				rec := httptest.NewRecorder()
-				tc.hook.ServeHTTP(rec, req)
-				if rec.Code != http.StatusOK {
-					b.Fatalf("HTTP %d", rec.Code)
-				}
-			}
-		})
+	scheme := k8sruntime.NewScheme()
+	if err := benchv1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	return map[string]*admission.Webhook{
+		noopPath:      {Handler: admission.HandlerFunc(func(context.Context, admission.Request) admission.Response { return admission.Allowed("") })},
+		webhook.Path:  h.Webhook(),
+		beforePath:    {Handler: must(fullDecodeHandler())},
+		typedPath:     admission.WithValidator[*benchv1.PodSet](scheme, &webhook.ImmutableValidator[*benchv1.PodSet]{}),
+		typedNoopPath: admission.WithValidator[*benchv1.PodSet](scheme, allowAll{}),
 	}
 }
 
-// TestMixVerdicts: every request of the mix gets its intended verdict from
-// the immutability webhook, and the full-decode handler agrees.
-func TestMixVerdicts(t *testing.T) {
-	resources, err := enforce.FromCRD(workloadsCRD)
-	if err != nil {
-		t.Fatal(err)
+// serve sends one AdmissionReview body to hook, as the server would.
+func serve(tb testing.TB, hook *admission.Webhook, body []byte) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodPost, webhook.Path, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	hook.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		tb.Fatalf("HTTP %d", rec.Code)
 	}
-	h, err := webhook.NewHandler(resources)
-	if err != nil {
-		t.Fatal(err)
+	return rec
+}
+
+// benchWorkloads are the request mixes of the load test, by name.
+func benchWorkloads() map[string]mix {
+	return map[string]mix{
+		"immutable": podSetRequests(defaultPodSet),
+		"mutable":   requests(22),
+		"large":     podSetRequests(largePodSet),
 	}
-	m := requests(22)
-	if m.objectSize < 8<<10 || m.objectSize > 10<<10 {
-		t.Errorf("objects are %d bytes, want about 9 KB", m.objectSize)
-	}
-	for _, hook := range []*admission.Webhook{h.Webhook(), {Handler: must(fullDecodeHandler())}} {
-		for i, body := range m.bodies {
-			req := httptest.NewRequest(http.MethodPost, webhook.Path, bytes.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			rec := httptest.NewRecorder()
-			hook.ServeHTTP(rec, req)
-			expect := "allow"
-			if m.deny[i] {
-				expect = "deny"
-			}
-			r := &vegeta.Result{URL: "https://127.0.0.1/x?expect=" + expect, Code: uint16(rec.Code), Body: rec.Body.Bytes()}
-			if why := check(r); why != "" {
-				t.Errorf("request %d: %s", i, why)
-			}
+}
+
+// BenchmarkServeHTTP: the cost of one AdmissionReview of each workload's
+// mix in controller-runtime's webhook HTTP handler, without TLS and the
+// network: the no-op webhook, the immutability webhook, the immutability
+// webhook decoding both objects in full (the "before" of issue 14), and
+// on the PodSets the typed ImmutableValidator beside a typed no-op.
+func BenchmarkServeHTTP(b *testing.B) {
+	hs := hooks(b)
+	ws := benchWorkloads()
+	for _, name := range []string{"immutable", "mutable", "large"} {
+		m := ws[name]
+		paths := []string{noopPath, webhook.Path, beforePath}
+		if name != "mutable" {
+			paths = append(paths, typedNoopPath, typedPath)
+		}
+		for _, path := range paths {
+			b.Run(name+"/"+hookName(path), func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(len(m.bodies[0])))
+				i := 0
+				for b.Loop() {
+					serve(b, hs[path], m.bodies[i%len(m.bodies)])
+					i++
+				}
+			})
 		}
 	}
 }
 
-// BenchmarkHandle: the webhook's own work on one request of the mix, after
-// controller-runtime has decoded the AdmissionReview: decoding what the
-// check reads from both objects, the check, and a denial's status.
+func hookName(path string) string {
+	switch path {
+	case noopPath:
+		return "noop"
+	case webhook.Path:
+		return "immutable"
+	case beforePath:
+		return "full-decode"
+	case typedNoopPath:
+		return "typed-noop"
+	case typedPath:
+		return "typed"
+	}
+	return path
+}
+
+// TestMixVerdicts: every request of every workload gets its intended
+// verdict from the immutability webhook, the full-decode handler and, on
+// the PodSets, the typed validator; the objects have the sizes the load
+// test reports.
+func TestMixVerdicts(t *testing.T) {
+	hs := hooks(t)
+	ws := benchWorkloads()
+	for name, m := range ws {
+		paths := []string{webhook.Path, beforePath}
+		if name != "mutable" {
+			paths = append(paths, typedPath)
+		}
+		for _, path := range paths {
+			for i, body := range m.bodies {
+				rec := serve(t, hs[path], body)
+				expect := "allow"
+				if m.deny[i] {
+					expect = "deny"
+				}
+				r := &vegeta.Result{URL: "https://127.0.0.1/x?expect=" + expect, Code: uint16(rec.Code), Body: rec.Body.Bytes()}
+				if why := check(r); why != "" {
+					t.Errorf("%s, %s, request %d: %s", name, hookName(path), i, why)
+				}
+			}
+		}
+		if m.denials*4 != len(m.bodies) {
+			t.Errorf("%s: %d denials of %d requests, want a quarter", name, m.denials, len(m.bodies))
+		}
+	}
+	for name, want := range map[string][2]int{"immutable": {8 << 10, 10 << 10}, "mutable": {8 << 10, 10 << 10}, "large": {900 << 10, 1100 << 10}} {
+		if size := ws[name].objectSize; size < want[0] || size > want[1] {
+			t.Errorf("%s: objects are %d bytes, want %d–%d", name, size, want[0], want[1])
+		}
+	}
+	if m := ws["immutable"]; m.immutableSize*10 < m.objectSize*8 {
+		t.Errorf("immutable: %d of %d bytes under immutable markers, want most", m.immutableSize, m.objectSize)
+	}
+}
+
+// BenchmarkHandle: the webhook's own work on one request of each mix,
+// after controller-runtime has decoded the AdmissionReview: decoding what
+// the check reads from both objects, the check, and a denial's status.
 func BenchmarkHandle(b *testing.B) {
-	resources, err := enforce.FromCRD(workloadsCRD)
+	resources, err := benchResources()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -103,26 +158,28 @@ func BenchmarkHandle(b *testing.B) {
 		b.Fatal(err)
 	}
 	full := must(fullDecodeHandler())
-	m := requests(22)
-	var reqs []admission.Request
-	for _, body := range m.bodies {
-		var review admissionv1.AdmissionReview
-		if err := json.Unmarshal(body, &review); err != nil {
-			b.Fatal(err)
-		}
-		reqs = append(reqs, admission.Request{AdmissionRequest: *review.Request})
-	}
-	for _, tc := range []struct {
-		name    string
-		handler admission.Handler
-	}{{"immutable", h}, {"full-decode", full}} {
-		b.Run(tc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				tc.handler.Handle(context.Background(), reqs[i%len(reqs)])
-				i++
+	ws := benchWorkloads()
+	for _, name := range []string{"immutable", "mutable", "large"} {
+		var reqs []admission.Request
+		for _, body := range ws[name].bodies {
+			var review admissionv1.AdmissionReview
+			if err := json.Unmarshal(body, &review); err != nil {
+				b.Fatal(err)
 			}
-		})
+			reqs = append(reqs, admission.Request{AdmissionRequest: *review.Request})
+		}
+		for _, tc := range []struct {
+			name    string
+			handler admission.Handler
+		}{{"immutable", h}, {"full-decode", full}} {
+			b.Run(name+"/"+tc.name, func(b *testing.B) {
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					tc.handler.Handle(context.Background(), reqs[i%len(reqs)])
+					i++
+				}
+			})
+		}
 	}
 }

@@ -101,22 +101,55 @@ func seconds(d []time.Duration) []float64 {
 	return f
 }
 
-// loadTest measures both webhooks at every level, alternating them: in odd
-// rounds the no-op goes first, in even rounds the immutability webhook.
-func loadTest(srv *server, m mix, levels []uint64, d time.Duration, rounds int, before bool) error {
-	noopTargets := targeter(srv.base+noopPath, m, true)
-	realTargets := targeter(srv.base+"/validate-immutable-fields", m, false)
-	beforeTargets := targeter(srv.base+beforePath, m, false)
+// loadTest measures every workload in turn: its webhook and its no-op at
+// every level, alternating (in odd rounds the no-op goes first, in even
+// rounds the checked webhook). Each workload's table ends with its line
+// in the format for scripts; the lines are repeated at the end, one per
+// workload in the order measured.
+func loadTest(srv *server, ws []comparison, levels []uint64, d time.Duration, rounds int, before bool) error {
+	var lines, bad []string
+	for _, w := range ws {
+		line, wrong, err := loadWorkload(srv, w, levels, d, rounds, before && w.full)
+		if err != nil {
+			return err
+		}
+		lines = append(lines, line)
+		bad = append(bad, wrong...)
+	}
+	if len(bad) > 0 {
+		return errors.New(strings.Join(bad, "\n"))
+	}
+	fmt.Printf("\none line per workload (%s):\n", workloadNames(ws))
+	for _, l := range lines {
+		fmt.Println(l)
+	}
+	return nil
+}
+
+func workloadNames(ws []comparison) string {
+	names := make([]string, len(ws))
+	for i, w := range ws {
+		names[i] = w.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// loadWorkload measures one workload and prints its table; it returns the
+// line for scripts, at the highest level, and the wrong answers.
+func loadWorkload(srv *server, w comparison, levels []uint64, d time.Duration, rounds int, before bool) (string, []string, error) {
+	noopTargets := targeter(srv.base+w.noop, w.m, true)
+	realTargets := targeter(srv.base+w.path, w.m, false)
+	beforeTargets := targeter(srv.base+beforePath, w.m, false)
 
 	// Warm up both: connections, TLS sessions, the heap.
 	warm := &sample{}
 	for _, tr := range []vegeta.Targeter{noopTargets, realTargets} {
 		if err := attack(warm, srv, tr, 16, time.Second); err != nil {
-			return err
+			return "", nil, err
 		}
 	}
 	if warm.bad > 0 {
-		return fmt.Errorf("warm-up: %d wrong answers, the first: %s", warm.bad, warm.firstBad)
+		return "", nil, fmt.Errorf("%s: warm-up: %d wrong answers, the first: %s", w.name, warm.bad, warm.firstBad)
 	}
 
 	noop := make([]sample, len(levels))
@@ -130,20 +163,20 @@ func loadTest(srv *server, m mix, levels []uint64, d time.Duration, rounds int, 
 				first, second, ft, st = second, first, st, ft
 			}
 			if err := attack(first, srv, ft, c, d); err != nil {
-				return err
+				return "", nil, err
 			}
 			if err := attack(second, srv, st, c, d); err != nil {
-				return err
+				return "", nil, err
 			}
 			if before {
 				if err := attack(&full[i], srv, beforeTargets, c, d); err != nil {
-					return err
+					return "", nil, err
 				}
 			}
 		}
 	}
 
-	fmt.Printf("\n%d rounds of %v per webhook and level, alternating; ratios are medians of the rounds' ratios\n", rounds, d)
+	fmt.Printf("\n%s\n%d rounds of %v per webhook and level, alternating; ratios are medians of the rounds' ratios\n", w.about, rounds, d)
 	fmt.Printf("%-8s %-10s %9s %8s %8s %9s %9s %9s %8s %8s %7s\n", "clients", "webhook", "requests", "req/s", "req/cpu·s", "p50", "p99", "p99.9", "req/s %", "/cpu·s %", "p99 ×")
 	var last string
 	var bad []string
@@ -155,14 +188,15 @@ func loadTest(srv *server, m mix, levels []uint64, d time.Duration, rounds int, 
 		cpuRatio := 100 * r.perCPU() / n.perCPU()
 		p99 := median(seconds(r.p99s), seconds(n.p99s))
 		fmt.Printf("%-8d %-10s %9d %8.0f %8.0f %9s %9s %9s\n", c, "no-op", len(n.latencies), n.throughput(), n.perCPU(), ms(n.quantile(0.5)), ms(n.quantile(0.99)), ms(n.quantile(0.999)))
-		fmt.Printf("%-8d %-10s %9d %8.0f %8.0f %9s %9s %9s %7.0f%% %7.0f%% %6.2f×\n", c, "immutable", len(r.latencies), r.throughput(), r.perCPU(), ms(r.quantile(0.5)), ms(r.quantile(0.99)), ms(r.quantile(0.999)), ratio, cpuRatio, p99)
+		fmt.Printf("%-8d %-10s %9d %8.0f %8.0f %9s %9s %9s %7.0f%% %7.0f%% %6.2f× %s\n", c, "immutable", len(r.latencies), r.throughput(), r.perCPU(), ms(r.quantile(0.5)), ms(r.quantile(0.99)), ms(r.quantile(0.999)), ratio, cpuRatio, p99,
+			"p50 +"+ms(r.quantile(0.5)-n.quantile(0.5)))
 		if before {
 			f := &full[i]
 			slices.Sort(f.latencies)
 			fmt.Printf("%-8d %-10s %9d %8.0f %8.0f %9s %9s %9s %7.0f%% %7.0f%% %6.2f×\n", c, "full-dec.", len(f.latencies), f.throughput(), f.perCPU(), ms(f.quantile(0.5)), ms(f.quantile(0.99)), ms(f.quantile(0.999)),
 				100*median(f.rates, n.rates), 100*f.perCPU()/n.perCPU(), median(seconds(f.p99s), seconds(n.p99s)))
 			if f.bad > 0 {
-				bad = append(bad, fmt.Sprintf("full-decode at %d clients: %d wrong answers, the first: %s", c, f.bad, f.firstBad))
+				bad = append(bad, fmt.Sprintf("%s: full-decode at %d clients: %d wrong answers, the first: %s", w.name, c, f.bad, f.firstBad))
 			}
 		}
 		last = fmt.Sprintf("webhook: %d%% of the no-op webhook's throughput at %d clients, p99 %.2f× the no-op's", int(ratio+0.5), c, p99)
@@ -171,16 +205,12 @@ func loadTest(srv *server, m mix, levels []uint64, d time.Duration, rounds int, 
 			*sample
 		}{{"no-op", n}, {"immutable", r}} {
 			if s.bad > 0 {
-				bad = append(bad, fmt.Sprintf("%s at %d clients: %d wrong answers, the first: %s", s.name, c, s.bad, s.firstBad))
+				bad = append(bad, fmt.Sprintf("%s: %s at %d clients: %d wrong answers, the first: %s", w.name, s.name, c, s.bad, s.firstBad))
 			}
 		}
 	}
-	if len(bad) > 0 {
-		return errors.New(strings.Join(bad, "\n"))
-	}
-	fmt.Println()
 	fmt.Println(last)
-	return nil
+	return last, bad, nil
 }
 
 func ms(d time.Duration) string {

@@ -1,26 +1,39 @@
 // Command webhook load-tests the immutability webhook (runtime/webhook) as
 // a cluster uses it: served over TLS (HTTP/2, as kube-apiserver calls
 // webhooks) on 127.0.0.1 by controller-runtime's webhook server, in a
-// process of its own, driven by vegeta with AdmissionReviews of
-// Deployment-sized custom resources (about 9 KB), allowed and denied
-// updates mixed. A no-op webhook on the same server is measured in the same
-// run, alternating with it round by round at every concurrency level, and
-// the results are reported as ratios to it, per round and then the median,
-// so that a loaded machine hits both alike. The server's CPU time is read
-// from /proc per attack: requests per CPU-second is its capacity per core.
-// With -before, the webhook as it was before it decoded only what the
-// check reads (both objects decoded in full) is measured beside them.
+// process of its own, driven by vegeta with AdmissionReviews of custom
+// resources, allowed and denied updates mixed (one in four denied). Each
+// workload (-workloads) is measured against a no-op webhook on the same
+// server in the same run, alternating with it round by round at every
+// concurrency level, and reported as ratios to it, per round and then the
+// median, so that a loaded machine hits both alike:
+//
+//   - immutable: PodSets of about 9 KB whose bytes sit mostly under
+//     immutable markers (apis/v1, testdata/podsets-crd.yaml);
+//   - mutable: Workloads of about 9 KB whose bytes sit mostly in mutable
+//     fields (testdata/workloads-crd.yaml);
+//   - large: one PodSet of about 1 MB;
+//   - typed: the PodSets through webhook.ImmutableValidator[*PodSet], on
+//     the typed objects controller-runtime decodes, against a typed
+//     validator that allows everything.
+//
+// The server's CPU time is read from /proc per attack: requests per
+// CPU-second is its capacity per core. With -before, the webhook as it was
+// before it decoded only what the check reads (both objects decoded in
+// full) is measured beside them.
 //
 // Run it with make bench-webhook (the load test, under 5 minutes) or make
 // soak-webhook (10 minutes at a moderate fixed rate, the server's heap,
-// resident memory and goroutines reported every minute). The last line of
-// the load test is
+// resident memory and goroutines reported every minute). Each workload's
+// table ends with a line
 //
 //	webhook: N% of the no-op webhook's throughput at 64 clients, p99 M× the no-op's
 //
-// for scripts. Every request goes to 127.0.0.1; every attack is bounded in
-// time and stops by itself, and the server process stops with its parent
-// (when its standard input closes) or after two hours at most.
+// for scripts, and the load test ends with these lines again, one per
+// workload in the order measured. Every request goes to 127.0.0.1; every
+// attack is bounded in time and stops by itself, and the server process
+// stops with its parent (when its standard input closes) or after two
+// hours at most.
 package main
 
 import (
@@ -54,10 +67,12 @@ import (
 
 	"github.com/go-logr/logr"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	benchv1 "github.com/immutable-gen/immutable-gen/bench/webhook/apis/v1"
 	"github.com/immutable-gen/immutable-gen/runtime/enforce"
 	"github.com/immutable-gen/immutable-gen/runtime/webhook"
 )
@@ -65,29 +80,42 @@ import (
 //go:embed testdata/workloads-crd.yaml
 var workloadsCRD []byte
 
-// noopPath is where the no-op webhook is served, beside webhook.Path.
-const noopPath = "/noop"
+//go:embed testdata/podsets-crd.yaml
+var podSetsCRD []byte
+
+// The paths the server process serves, beside webhook.Path.
+const (
+	noopPath      = "/noop"       // admission.Allowed("") for every request
+	noop2Path     = "/noop2"      // the same, for the A/A workload
+	typedPath     = "/typed"      // webhook.ImmutableValidator[*benchv1.PodSet]
+	typedNoopPath = "/typed-noop" // a typed validator that allows everything
+)
 
 func main() {
 	var (
 		duration    = flag.Duration("duration", time.Second, "length of one attack (one webhook at one concurrency level)")
-		rounds      = flag.Int("rounds", 12, "attacks per webhook and level; the order of the two webhooks alternates by round")
+		rounds      = flag.Int("rounds", 6, "attacks per webhook, workload and level; the order of the two webhooks alternates by round")
 		clientsFlag = flag.String("clients", "1,16,64", "concurrency levels (concurrent clients, each one request at a time)")
-		envs        = flag.Int("env", 22, "env entries per container: sets the object size")
-		soak        = flag.Duration("soak", 0, "instead of the load test, soak the webhook this long at -soak-rate")
+		workloads   = flag.String("workloads", "immutable,mutable,large,typed", "the workloads to measure, in this order (see -help)")
+		envs        = flag.Int("env", 22, "env entries per container of the mostly mutable workload: sets its object size")
+		soak        = flag.Duration("soak", 0, "instead of the load test, soak the webhook this long at -soak-rate (mostly mutable workload)")
 		soakRate    = flag.Int("soak-rate", 200, "requests per second during the soak")
 		cpuprofile  = flag.String("cpuprofile", "", "write a CPU profile of the webhook server to this file")
-		before      = flag.Bool("before", false, "also measure the webhook as it was before it decoded only what the check reads (full decode)")
+		before      = flag.Bool("before", false, "also measure the webhook as it was before it decoded only what the check reads (full decode), on the unstructured workloads")
 		serveDir    = flag.String("serve", "", "internal: serve the webhooks with the certificate in this directory")
 		port        = flag.Int("port", 0, "internal: the port to serve on")
 	)
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run . [flags]\n\nworkloads:\n%s\nflags:\n", workloadHelp)
+		flag.PrintDefaults()
+	}
 	flag.Parse()
 	ctrllog.SetLogger(logr.Discard())
 	var err error
 	if *serveDir != "" {
 		err = serveUntilEOF(*serveDir, *port, *cpuprofile)
 	} else {
-		err = run(*duration, *rounds, *clientsFlag, *envs, *soak, *soakRate, *cpuprofile, *before)
+		err = run(*duration, *rounds, *clientsFlag, *workloads, *envs, *soak, *soakRate, *cpuprofile, *before)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench-webhook:", err)
@@ -95,7 +123,63 @@ func main() {
 	}
 }
 
-func run(duration time.Duration, rounds int, clientsFlag string, envs int, soak time.Duration, soakRate int, cpuprofile string, before bool) error {
+const workloadHelp = `  immutable  PodSets of about 9 KB whose bytes sit mostly under immutable markers
+             (testdata/podsets-crd.yaml: an immutable list map of containers, an
+             immutable list of volumes, an immutable set, a map with immutable values)
+  mutable    Workloads of about 9 KB whose bytes sit mostly in mutable fields
+             (testdata/workloads-crd.yaml: a free-form pod template beside 5 markers)
+  large      one PodSet of about 1 MB, mostly immutable
+  aa         (not by default) the immutable PodSets sent to a second no-op
+             against the no-op: how far apart two identical webhooks measure
+  typed      the immutable PodSets through webhook.ImmutableValidator[*PodSet]
+             (controller-runtime decodes the typed objects) against a typed
+             validator that allows everything: what the generated check adds
+  Of every four updates of a workload three are allowed and one is denied.
+`
+
+// comparison is one measured workload: a request mix sent to a checked
+// webhook and to its no-op, alternating.
+type comparison struct {
+	name  string // the -workloads name
+	about string
+	m     mix
+	path  string // the checked webhook
+	noop  string // its no-op
+	full  bool   // the full-decode webhook can check it too (-before)
+}
+
+func workloadsByName(names string, envs int) ([]comparison, error) {
+	var ws []comparison
+	for _, name := range strings.Split(names, ",") {
+		var w comparison
+		switch name = strings.TrimSpace(name); name {
+		case "immutable":
+			w = comparison{m: podSetRequests(defaultPodSet), path: webhook.Path, noop: noopPath, full: true,
+				about: "mostly immutable: PodSets, unstructured webhook.Handler against the no-op"}
+		case "mutable":
+			w = comparison{m: requests(envs), path: webhook.Path, noop: noopPath, full: true,
+				about: "mostly mutable: Workloads, unstructured webhook.Handler against the no-op"}
+		case "large":
+			w = comparison{m: podSetRequests(largePodSet), path: webhook.Path, noop: noopPath, full: true,
+				about: "one large object: a PodSet, unstructured webhook.Handler against the no-op"}
+		case "aa":
+			m := podSetRequests(defaultPodSet)
+			m.deny = make([]bool, len(m.deny)) // the second no-op allows everything
+			w = comparison{m: m, path: noop2Path, noop: noopPath,
+				about: "A/A: the no-op against a second no-op, the harness's own noise"}
+		case "typed":
+			w = comparison{m: podSetRequests(defaultPodSet), path: typedPath, noop: typedNoopPath,
+				about: "typed, mostly immutable: PodSets, ImmutableValidator[*PodSet] against a typed no-op validator"}
+		default:
+			return nil, fmt.Errorf("-workloads: unknown workload %q\n%s", name, workloadHelp)
+		}
+		w.name = name
+		ws = append(ws, w)
+	}
+	return ws, nil
+}
+
+func run(duration time.Duration, rounds int, clientsFlag, workloadNames string, envs int, soak time.Duration, soakRate int, cpuprofile string, before bool) error {
 	var levels []uint64
 	for _, s := range strings.Split(clientsFlag, ",") {
 		n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 32)
@@ -110,19 +194,28 @@ func run(duration time.Duration, rounds int, clientsFlag string, envs int, soak 
 	if soak < 0 || soak > time.Hour || soakRate < 1 || soakRate > 5000 {
 		return errors.New("-soak must be in [0, 1h] and -soak-rate in [1, 5000]")
 	}
+	ws, err := workloadsByName(workloadNames, envs)
+	if err != nil {
+		return err
+	}
+	if soak > 0 {
+		ws = []comparison{{name: "mutable", m: requests(envs), path: webhook.Path}}
+	}
 
 	srv, err := startServer(cpuprofile, soak)
 	if err != nil {
 		return err
 	}
 	defer srv.stop()
-	mix := requests(envs)
-	fmt.Printf("GOMAXPROCS %d, %d CPUs, %s/%s, %s; objects %d bytes, AdmissionReview bodies %d–%d bytes; %d of %d requests are denials\n",
-		runtime.GOMAXPROCS(0), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(), mix.objectSize, mix.minBody, mix.maxBody, mix.denials, len(mix.bodies))
-	if soak > 0 {
-		return soakTest(srv, mix, soak, soakRate)
+	fmt.Printf("GOMAXPROCS %d, %d CPUs, %s/%s, %s\n", runtime.GOMAXPROCS(0), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version())
+	for _, w := range ws {
+		fmt.Printf("%-9s objects %d bytes (%d under immutable markers), AdmissionReview bodies %d–%d bytes; %d of %d requests are denials\n",
+			w.name, w.m.objectSize, w.m.immutableSize, w.m.minBody, w.m.maxBody, w.m.denials, len(w.m.bodies))
 	}
-	return loadTest(srv, mix, levels, duration, rounds, before)
+	if soak > 0 {
+		return soakTest(srv, ws[0].m, soak, soakRate)
+	}
+	return loadTest(srv, ws, levels, duration, rounds, before)
 }
 
 // server is the webhook server process, as the load generator sees it.
@@ -269,7 +362,7 @@ func serveUntilEOF(dir string, port int, cpuprofile string) error {
 		defer pprof.StopCPUProfile()
 	}
 
-	resources, err := enforce.FromCRD(workloadsCRD)
+	resources, err := benchResources()
 	if err != nil {
 		return err
 	}
@@ -280,9 +373,18 @@ func serveUntilEOF(dir string, port int, cpuprofile string) error {
 	noop := &admission.Webhook{Handler: admission.HandlerFunc(func(context.Context, admission.Request) admission.Response {
 		return admission.Allowed("")
 	})}
+	scheme := k8sruntime.NewScheme()
+	if err := benchv1.AddToScheme(scheme); err != nil {
+		return err
+	}
 	srv := ctrlwebhook.NewServer(ctrlwebhook.Options{Host: "127.0.0.1", Port: port, CertDir: dir})
 	srv.Register(webhook.Path, h.Webhook())
 	srv.Register(noopPath, noop)
+	srv.Register(noop2Path, &admission.Webhook{Handler: admission.HandlerFunc(func(context.Context, admission.Request) admission.Response {
+		return admission.Allowed("")
+	})})
+	srv.Register(typedPath, admission.WithValidator[*benchv1.PodSet](scheme, &webhook.ImmutableValidator[*benchv1.PodSet]{}))
+	srv.Register(typedNoopPath, admission.WithValidator[*benchv1.PodSet](scheme, allowAll{}))
 	full, err := fullDecodeHandler()
 	if err != nil {
 		return err
@@ -372,6 +474,35 @@ func writeCertificate(dir string) (*x509.CertPool, error) {
 	return pool, nil
 }
 
+// benchResources are the checked resources of both CRDs: workloads and
+// podsets.
+func benchResources() ([]enforce.Resource, error) {
+	var all []enforce.Resource
+	for _, crd := range [][]byte{workloadsCRD, podSetsCRD} {
+		rs, err := enforce.FromCRD(crd)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, rs...)
+	}
+	return all, nil
+}
+
+// allowAll is the typed no-op: a validator that allows every PodSet.
+type allowAll struct{}
+
+func (allowAll) ValidateCreate(context.Context, *benchv1.PodSet) (admission.Warnings, error) {
+	return nil, nil
+}
+
+func (allowAll) ValidateUpdate(context.Context, *benchv1.PodSet, *benchv1.PodSet) (admission.Warnings, error) {
+	return nil, nil
+}
+
+func (allowAll) ValidateDelete(context.Context, *benchv1.PodSet) (admission.Warnings, error) {
+	return nil, nil
+}
+
 func freePort() (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -384,33 +515,40 @@ func freePort() (int, error) {
 // mix is the request mix: AdmissionReview bodies, each with the verdict it
 // must get from the immutability webhook.
 type mix struct {
-	bodies     [][]byte
-	deny       []bool
-	denials    int
-	objectSize int
-	minBody    int
-	maxBody    int
+	bodies        [][]byte
+	deny          []bool
+	denials       int
+	objectSize    int
+	immutableSize int // bytes of the objects under immutable markers
+	minBody       int
+	maxBody       int
 }
 
-// requests builds the mix: of every four updates, three are allowed (the
-// image, the replicas, a mutable storage field change) and one is denied
-// (the service name and a port change).
+func (m *mix) add(deny bool, body []byte) {
+	m.bodies = append(m.bodies, body)
+	m.deny = append(m.deny, deny)
+	if deny {
+		m.denials++
+	}
+	if m.minBody == 0 || len(body) < m.minBody {
+		m.minBody = len(body)
+	}
+	m.maxBody = max(m.maxBody, len(body))
+}
+
+// requests builds the mostly mutable mix: of every four updates, three are
+// allowed (the image, the replicas, a mutable storage field change) and
+// one is denied (the service name and a port change).
 func requests(envs int) mix {
 	old := workload(envs, "checkout", "registry.example.com/team/checkout:v1.2.3", 3)
-	oldJSON := reviewBody("x", old, old, "workloads")
 	var m mix
-	m.objectSize = (len(oldJSON) - 700) / 2 // the review holds two objects
+	m.objectSize = len(mustJSON(old))
+	spec := old["spec"].(map[string]interface{})
+	for _, k := range []string{"serviceName", "selector", "labels", "ports"} {
+		m.immutableSize += len(mustJSON(spec[k]))
+	}
 	add := func(deny bool, obj map[string]interface{}) {
-		b := reviewBody(fmt.Sprintf("uid-%d", len(m.bodies)), obj, old, "workloads")
-		m.bodies = append(m.bodies, b)
-		m.deny = append(m.deny, deny)
-		if deny {
-			m.denials++
-		}
-		if m.minBody == 0 || len(b) < m.minBody {
-			m.minBody = len(b)
-		}
-		m.maxBody = max(m.maxBody, len(b))
+		m.add(deny, reviewBody(fmt.Sprintf("uid-%d", len(m.bodies)), "Workload", obj, old, "workloads"))
 	}
 	add(false, workload(envs, "checkout", "registry.example.com/team/checkout:v1.2.4", 3))
 	add(false, workload(envs, "checkout", "registry.example.com/team/checkout:v1.2.3", 5))

@@ -130,15 +130,15 @@ func workload(envPerContainer int, serviceName, image string, replicas int64) ma
 
 // reviewBody returns an AdmissionReview v1 request for the update of old to
 // obj, as kube-apiserver sends it.
-func reviewBody(uid string, obj, old map[string]interface{}, resource string) []byte {
+func reviewBody(uid, kind string, obj, old map[string]interface{}, resource string) []byte {
 	review := map[string]interface{}{
 		"apiVersion": "admission.k8s.io/v1",
 		"kind":       "AdmissionReview",
 		"request": map[string]interface{}{
 			"uid":             uid,
-			"kind":            map[string]interface{}{"group": "bench.immutable-gen.io", "version": "v1", "kind": "Workload"},
+			"kind":            map[string]interface{}{"group": "bench.immutable-gen.io", "version": "v1", "kind": kind},
 			"resource":        map[string]interface{}{"group": "bench.immutable-gen.io", "version": "v1", "resource": resource},
-			"requestKind":     map[string]interface{}{"group": "bench.immutable-gen.io", "version": "v1", "kind": "Workload"},
+			"requestKind":     map[string]interface{}{"group": "bench.immutable-gen.io", "version": "v1", "kind": kind},
 			"requestResource": map[string]interface{}{"group": "bench.immutable-gen.io", "version": "v1", "resource": resource},
 			"name":            "checkout",
 			"namespace":       "shop",

@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/immutable-gen/immutable-gen/internal/golden"
 )
 
 // TestCheckUpdate runs check-update on the fixtures of
@@ -75,7 +78,7 @@ func TestCheckUpdate(t *testing.T) {
 				t.Errorf("exit status %d, want %d\nstdout:\n%s\nstderr:\n%s", exit, tc.exit, &stdout, &stderr)
 			}
 			got := fmt.Sprintf("$ immutable-gen check-update %s\nexit status %d\n-- stdout --\n%s-- stderr --\n%s", tc.args, exit, &stdout, &stderr)
-			checkGolden(t, "testdata/golden/check-update/"+tc.name+".golden", []byte(strings.ReplaceAll(got, fixtures, "")))
+			golden.Check(t, filepath.Join(moduleRoot(t), "testdata/golden/check-update/"+tc.name+".golden"), []byte(strings.ReplaceAll(got, fixtures, "")))
 		})
 	}
 }

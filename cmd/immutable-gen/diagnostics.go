@@ -7,11 +7,12 @@ import (
 	"slices"
 
 	"github.com/immutable-gen/immutable-gen/crdgen"
+	"github.com/immutable-gen/immutable-gen/crdvalidation"
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/lint"
 	"github.com/immutable-gen/immutable-gen/markers"
 	"github.com/immutable-gen/immutable-gen/openapi"
-	"github.com/immutable-gen/immutable-gen/validation"
+	"github.com/immutable-gen/immutable-gen/placement"
 	"github.com/immutable-gen/immutable-gen/validators"
 )
 
@@ -21,7 +22,7 @@ import (
 // words.
 func checks() []diag.Check {
 	var all []diag.Check
-	for _, l := range [][]diag.Check{validation.Checks(), markers.Checks(), crdgen.Checks(), openapi.Checks(), validators.Checks(), lint.Catalog()} {
+	for _, l := range [][]diag.Check{placement.Checks(), crdvalidation.Checks(), markers.Checks(), crdgen.Checks(), openapi.Checks(), validators.Checks(), lint.Catalog()} {
 		for _, c := range l {
 			if !slices.ContainsFunc(all, func(x diag.Check) bool { return x.ID == c.ID }) {
 				all = append(all, c)

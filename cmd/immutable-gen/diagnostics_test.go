@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/immutable-gen/immutable-gen/internal/golden"
 )
 
 // TestHelpDiagnostics: `immutable-gen help diagnostics` lists every finding
@@ -14,7 +16,7 @@ func TestHelpDiagnostics(t *testing.T) {
 	if code := run([]string{"help", "diagnostics"}, &stdout, &stderr); code != 0 || stderr.Len() > 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	checkGolden(t, filepath.Join("testdata", "golden", "help", "diagnostics.txt"), stdout.Bytes())
+	golden.Check(t, filepath.Join(moduleRoot(t), filepath.Join("testdata", "golden", "help", "diagnostics.txt")), stdout.Bytes())
 	doc, err := os.ReadFile(filepath.Join(moduleRoot(t), "docs", "diagnostics.md"))
 	if err != nil {
 		t.Fatal(err)

@@ -23,10 +23,11 @@ import (
 	"sigs.k8s.io/controller-tools/pkg/webhook"
 
 	"github.com/immutable-gen/immutable-gen/crdgen"
+	"github.com/immutable-gen/immutable-gen/crdmodel"
+	"github.com/immutable-gen/immutable-gen/crdvalidation/apiserver"
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/openapi"
 	"github.com/immutable-gen/immutable-gen/output"
-	"github.com/immutable-gen/immutable-gen/validation/apiserver"
 	"github.com/immutable-gen/immutable-gen/validators"
 )
 
@@ -121,7 +122,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 		SilenceErrors: true,
 		RunE: func(c *cobra.Command, rawOpts []string) error {
 			if showVersion {
-				fmt.Fprintf(stdout, "Version: %s\ncontroller-tools: %s\n", moduleVersion(), crdgen.ControllerToolsVersion())
+				fmt.Fprintf(stdout, "Version: %s\ncontroller-tools: %s\n", moduleVersion(), crdmodel.ControllerToolsVersion())
 				return nil
 			}
 			if helpLevel > 0 {

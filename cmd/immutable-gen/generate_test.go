@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/immutable-gen/immutable-gen/internal/golden"
 )
 
 // TestGenerateGolden runs the crd generator on the test APIs under
@@ -57,20 +59,20 @@ func TestGenerateGolden(t *testing.T) {
 				t.Errorf("failing run (exit %d) wrote %d files", code, len(files))
 			}
 
-			golden := filepath.Join("testdata", "golden", "crd", tc.name)
+			dir := filepath.Join("testdata", "golden", "crd", tc.name)
 			report := fmt.Sprintf("exit: %d\n%s", code, normalize(t, stderr.Bytes()))
-			checkGolden(t, filepath.Join(golden, "stderr.txt"), []byte(report))
+			golden.Check(t, filepath.Join(moduleRoot(t), filepath.Join(dir, "stderr.txt")), []byte(report))
 			for name, data := range files {
-				checkGolden(t, filepath.Join(golden, name), data)
+				golden.Check(t, filepath.Join(moduleRoot(t), filepath.Join(dir, name)), data)
 			}
 			// No golden CRD may be missing from the output.
-			entries, _ := os.ReadDir(filepath.Join(moduleRoot(t), golden))
+			entries, _ := os.ReadDir(filepath.Join(moduleRoot(t), dir))
 			for _, e := range entries {
-				if _, ok := files[e.Name()]; !ok && e.Name() != "stderr.txt" && !*update {
+				if _, ok := files[e.Name()]; !ok && e.Name() != "stderr.txt" && !golden.Updating() {
 					t.Errorf("golden %s was not generated", e.Name())
 				}
-				if _, ok := files[e.Name()]; !ok && e.Name() != "stderr.txt" && *update {
-					os.Remove(filepath.Join(moduleRoot(t), golden, e.Name()))
+				if _, ok := files[e.Name()]; !ok && e.Name() != "stderr.txt" && golden.Updating() {
+					os.Remove(filepath.Join(moduleRoot(t), dir, e.Name()))
 				}
 			}
 		})
@@ -136,7 +138,7 @@ func TestDropInForControllerGen(t *testing.T) {
 				sort.Strings(names)
 				for _, name := range names {
 					if !bytes.Equal(wantFiles[name], gotFiles[name]) {
-						t.Errorf("%s differs from controller-gen's:\n%s", name, lineDiff(string(wantFiles[name]), string(gotFiles[name])))
+						t.Errorf("%s differs from controller-gen's:\n%s", name, golden.Diff(string(wantFiles[name]), string(gotFiles[name])))
 					}
 				}
 				if len(gotFiles) != len(wantFiles) {
@@ -163,7 +165,7 @@ func TestExampleUpToDate(t *testing.T) {
 		}
 		for name, w := range want {
 			if !bytes.Equal(got[name], w) {
-				t.Errorf("%s is out of date: run (cd examples && go generate ./...):\n%s", name, lineDiff(string(w), string(got[name])))
+				t.Errorf("%s is out of date: run (cd examples && go generate ./...):\n%s", name, golden.Diff(string(w), string(got[name])))
 			}
 		}
 	}

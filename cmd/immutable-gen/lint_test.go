@@ -11,6 +11,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/immutable-gen/immutable-gen/internal/golden"
 	"github.com/immutable-gen/immutable-gen/lint"
 )
 
@@ -58,7 +59,7 @@ func TestLintGolden(t *testing.T) {
 				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.exit, stdout.String(), stderr.String())
 			}
 			got := fmt.Sprintf("exit: %d\n--- stdout\n%s--- stderr\n%s", code, normalize(t, stdout.Bytes()), normalize(t, stderr.Bytes()))
-			checkGolden(t, filepath.Join("testdata/golden/lint", tc.name+".txt"), []byte(got))
+			golden.Check(t, filepath.Join(moduleRoot(t), filepath.Join("testdata/golden/lint", tc.name+".txt")), []byte(got))
 		})
 	}
 }
@@ -93,8 +94,8 @@ func TestLintJSON(t *testing.T) {
 		if len(f) != len(keys) {
 			t.Errorf("finding %d has keys %v, want %v", i, f, keys)
 		}
-		if line, ok := f["line"].(float64); !ok || int(line) != res.Findings[i].Line || line < 1 {
-			t.Errorf("finding %d: line %v, want %d", i, f["line"], res.Findings[i].Line)
+		if line, ok := f["line"].(float64); !ok || int(line) != res.Findings[i].Pos.Line || line < 1 {
+			t.Errorf("finding %d: line %v, want %d", i, f["line"], res.Findings[i].Pos.Line)
 		}
 		for _, k := range keys[2:] {
 			if _, ok := f[k].(string); !ok {
@@ -108,7 +109,7 @@ func TestLintJSON(t *testing.T) {
 	if int(out.Summary["crds"].(float64)) != res.CRDs {
 		t.Errorf("summary %v", out.Summary)
 	}
-	checkGolden(t, "testdata/golden/lint/defects.json", normalize(t, js.Bytes()))
+	golden.Check(t, filepath.Join(moduleRoot(t), "testdata/golden/lint/defects.json"), normalize(t, js.Bytes()))
 }
 
 // TestLintSARIF: the SARIF log is SARIF 2.1.0 with one result per finding,
@@ -160,7 +161,7 @@ func TestLintSARIF(t *testing.T) {
 	for i, x := range r.Results {
 		f := res.Findings[i]
 		loc := x.Locations[0].PhysicalLocation
-		if x.RuleID != string(f.ID) || r.Tool.Driver.Rules[x.RuleIndex].ID != x.RuleID || loc.Region.StartLine != f.Line || "file://"+filepath.ToSlash(f.File) != loc.ArtifactLocation.URI {
+		if x.RuleID != string(f.ID) || r.Tool.Driver.Rules[x.RuleIndex].ID != x.RuleID || loc.Region.StartLine != f.Pos.Line || "file://"+filepath.ToSlash(f.Pos.Filename) != loc.ArtifactLocation.URI {
 			t.Errorf("result %d: %+v, finding %s", i, x, f)
 		}
 	}
@@ -199,7 +200,7 @@ func TestLintHoles(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			code := run([]string{"lint", crdFile}, &stdout, &stderr)
 			got := fmt.Sprintf("exit: %d\n--- stdout\n%s--- stderr\n%s", code, normalize(t, stdout.Bytes()), normalize(t, stderr.Bytes()))
-			checkGolden(t, filepath.Join("testdata/golden/lint/holes", tc.name+".txt"), []byte(got))
+			golden.Check(t, filepath.Join(root, "testdata/golden/lint/holes", tc.name+".txt"), []byte(got))
 
 			dir := t.TempDir()
 			objects := make([]string, len(tc.steps))

@@ -10,6 +10,7 @@
 //	immutable-gen crd[:immutability=cel|extensions] paths=./... output:crd:dir=DIR
 //	immutable-gen check-update --schema CRD_FILE_OR_DIR [--old FILE_OR_DIR] --new FILE_OR_DIR [-o text|json]
 //	immutable-gen lint [--format=text|json] [--fail-on=error|warning|info] FILE_OR_DIR...
+//	immutable-gen migrate [crd[:OPTIONS]] paths=./... [--diff] [--accept-refusals] [--k8s-immutable=keep|once]
 //	immutable-gen help diagnostics
 //
 // One binary runs every command in process: generation with the API
@@ -35,6 +36,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runCheckUpdate(args[1:], stdout, stderr)
 		case "lint":
 			return runLint(args[1:], stdout, stderr)
+		case "migrate":
+			return runMigrate(args[1:], stdout, stderr)
 		case "help":
 			if len(args) == 2 && args[1] == "diagnostics" {
 				return helpDiagnostics(stdout)

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/immutable-gen/immutable-gen/internal/golden"
 )
 
 // asCLI makes the test binary act as the immutable-gen command, so that a
@@ -48,6 +50,10 @@ func copyExamples(t *testing.T) string {
 				t.Fatal("examples/go.mod has no replace directive for this repository")
 			}
 			data = re.ReplaceAll(data, []byte("replace github.com/immutable-gen/immutable-gen => "+moduleRoot(t)))
+			// The nested modules it replaces too (runtime), by their
+			// directories in this repository.
+			nested := regexp.MustCompile(`(?m)^(replace github.com/immutable-gen/immutable-gen/\S+ => )\.\./(\S+)$`)
+			data = nested.ReplaceAll(data, []byte("${1}"+moduleRoot(t)+"/${2}"))
 		}
 		p := filepath.Join(dst, rel)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -105,7 +111,7 @@ func sameFiles(t *testing.T, wantName string, want map[string][]byte, gotName st
 		case !inWant:
 			t.Errorf("%s: only %s has it", name, gotName)
 		case !bytes.Equal(w, g):
-			t.Errorf("%s: %s differs from %s:\n%s", name, gotName, wantName, lineDiff(string(w), string(g)))
+			t.Errorf("%s: %s differs from %s:\n%s", name, gotName, wantName, golden.Diff(string(w), string(g)))
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/immutable-gen/immutable-gen/internal/golden"
 )
 
 // TestValidatorsCLI runs the validators generator through the CLI: its
@@ -28,7 +30,7 @@ func TestValidatorsCLI(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("the CLI's output differs from the committed testdata/apis/validators/v1/zz_generated.immutable.go:\n%s", lineDiff(string(want), string(got)))
+			t.Errorf("the CLI's output differs from the committed testdata/apis/validators/v1/zz_generated.immutable.go:\n%s", golden.Diff(string(want), string(got)))
 		}
 	})
 	t.Run("a refused value fails the whole run", func(t *testing.T) {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"go/format"
 	"os"
 	"os/exec"
@@ -12,9 +11,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+	"github.com/immutable-gen/immutable-gen/internal/golden"
+)
 
 // The requests under testdata/requests are the PluginRequests kubebuilder
 // v4.15.0 sent to this plugin (captured from a real run of `kubebuilder init
@@ -59,24 +58,6 @@ func roundTrip(t *testing.T, req PluginRequest) (PluginResponse, string) {
 		t.Errorf("response apiVersion %q, command %q; want %q, %q", resp.APIVersion, resp.Command, protocolVersion, req.Command)
 	}
 	return resp, stderr.String()
-}
-
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/kubebuilder-immutable-gen -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (run with -update and review the diff); got:\n%s", path, got)
-	}
 }
 
 // TestResponseJSON pins the JSON keys kubebuilder's Go types decode: its
@@ -146,7 +127,7 @@ func TestInit(t *testing.T) {
 	if stderr != "" {
 		t.Errorf("unexpected notes: %s", stderr)
 	}
-	checkGolden(t, "Makefile.golden", resp.Universe["Makefile"])
+	golden.Check(t, filepath.Join("testdata", "golden", "Makefile.golden"), []byte(resp.Universe["Makefile"]))
 }
 
 // TestEdit wires a project initialized without the plugin exactly as init
@@ -160,7 +141,7 @@ func TestEdit(t *testing.T) {
 	}
 	wired := resp.Universe["Makefile"]
 	// The two projects differ only in their names, p1 and p2.
-	checkGolden(t, "Makefile.golden", strings.ReplaceAll(wired, "p2-", "p1-"))
+	golden.Check(t, filepath.Join("testdata", "golden", "Makefile.golden"), []byte(strings.ReplaceAll(wired, "p2-", "p1-")))
 
 	req.Universe["Makefile"] = wired
 	if resp, _ := roundTrip(t, req); resp.Error || len(resp.Universe) != 0 {
@@ -338,7 +319,7 @@ func TestCreateAPI(t *testing.T) {
 	if !ok || len(resp.Universe) != 1 {
 		t.Fatalf("want %s alone in the response universe, got %d files", file, len(resp.Universe))
 	}
-	checkGolden(t, "memcached_types.go.golden", got)
+	golden.Check(t, filepath.Join("testdata", "golden", "memcached_types.go.golden"), []byte(got))
 	if formatted, err := format.Source([]byte(got)); err != nil || string(formatted) != got {
 		t.Errorf("the edited file is not gofmt-formatted (%v)", err)
 	}

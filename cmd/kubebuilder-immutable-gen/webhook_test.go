@@ -2,8 +2,11 @@ package main
 
 import (
 	"go/format"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/immutable-gen/immutable-gen/internal/golden"
 )
 
 // The request testdata/requests/create-webhook.json is the PluginRequest
@@ -46,7 +49,7 @@ func TestCreateWebhook(t *testing.T) {
 		t.Fatalf("want the Makefile and %s in the response universe, got %d files", webhookPath, len(resp.Universe))
 	}
 	got := resp.Universe[webhookPath]
-	checkGolden(t, "memcached_webhook.go.golden", got)
+	golden.Check(t, filepath.Join("testdata", "golden", "memcached_webhook.go.golden"), []byte(got))
 	if formatted, err := format.Source([]byte(got)); err != nil || string(formatted) != got {
 		t.Errorf("the edited file is not gofmt-formatted (%v)", err)
 	}
@@ -56,7 +59,7 @@ func TestCreateWebhook(t *testing.T) {
 	}
 
 	makefile := resp.Universe["Makefile"]
-	checkGolden(t, "Makefile-webhook.golden", makefile)
+	golden.Check(t, filepath.Join("testdata", "golden", "Makefile-webhook.golden"), []byte(makefile))
 	want := strings.Replace(req.Universe["Makefile"],
 		".PHONY: generate\ngenerate: controller-gen ## Generate code containing DeepCopy, DeepCopyInto, and DeepCopyObject method implementations.\n"+
 			"\t\"$(CONTROLLER_GEN)\" object:headerFile=\"hack/boilerplate.go.txt\",year=$(YEAR) paths=\"./...\"\n",

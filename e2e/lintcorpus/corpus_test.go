@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/immutable-gen/immutable-gen/internal/cputime"
 	"github.com/immutable-gen/immutable-gen/lint"
 )
 
@@ -106,8 +107,8 @@ func report(p project, dir string, res lint.Result) string {
 	fmt.Fprintf(&b, "# %s %s@%s: immutable-gen lint %s\n", p.name, p.module, p.version, strings.Join(p.dirs, " "))
 	ids := map[string]int{}
 	for _, f := range res.Findings {
-		f.File = rel(f.File)
-		b.WriteString(f.String())
+		f.Pos.Filename = rel(f.Pos.Filename)
+		b.WriteString(lint.Format(f))
 		b.WriteByte('\n')
 		ids[string(f.ID)]++
 	}
@@ -198,7 +199,7 @@ func BenchmarkCorpus(b *testing.B) {
 	// As the CLI does: collect garbage less often (cmd/immutable-gen/lint.go).
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	crds := 0
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		res, err := lint.Files(all)
 		if err != nil {
@@ -208,6 +209,6 @@ func BenchmarkCorpus(b *testing.B) {
 	}
 	// CPU time, all threads: on a shared machine it varies less than the
 	// wall time.
-	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric((cputime.Process()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(crds), "CRDs")
 }

@@ -33,10 +33,10 @@ func TestCorpusFixes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			byFile := map[string][]lint.Finding{}
+			byFile := map[string][]diag.Diagnostic{}
 			for _, f := range res.Findings {
 				if holeIDs[f.ID] {
-					byFile[f.File] = append(byFile[f.File], f)
+					byFile[f.Pos.Filename] = append(byFile[f.Pos.Filename], f)
 				}
 			}
 			for file, findings := range byFile {
@@ -79,10 +79,10 @@ func TestCorpusFixes(t *testing.T) {
 					}
 					for _, f := range after.Findings {
 						if holeIDs[f.ID] && lint.ApplyFix(obj, f) {
-							t.Errorf("after %d fixes: %s", applied, f)
+							t.Errorf("after %d fixes: %s", applied, lint.Format(f))
 						}
 						if f.Severity == lint.Error {
-							t.Errorf("after %d fixes, the API server refuses the CRD: %s", applied, f)
+							t.Errorf("after %d fixes, the API server refuses the CRD: %s", applied, lint.Format(f))
 						}
 					}
 				}

@@ -26,9 +26,9 @@ import (
 	sigsjson "sigs.k8s.io/json"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/immutable-gen/immutable-gen/crdvalidation"
+	"github.com/immutable-gen/immutable-gen/crdvalidation/apiserver"
 	"github.com/immutable-gen/immutable-gen/lint"
-	"github.com/immutable-gen/immutable-gen/validation"
-	"github.com/immutable-gen/immutable-gen/validation/apiserver"
 )
 
 // The floor of lint's cost is the API server's own validation of the
@@ -119,7 +119,7 @@ func validateFile(file string) int {
 		if crd.Kind != "CustomResourceDefinition" || crd.APIVersion != "apiextensions.k8s.io/v1" || len(crd.Spec.Versions) == 0 || crd.Spec.Names.Plural == "" {
 			continue // not a CRD, or a kustomize patch
 		}
-		internal, err := validation.Internal(&crd)
+		internal, err := crdvalidation.Internal(&crd)
 		if err != nil {
 			continue
 		}

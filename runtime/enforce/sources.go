@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/common"
@@ -12,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/immutable-gen/immutable-gen/runtime"
+	"github.com/immutable-gen/immutable-gen/runtime/manifest"
 )
 
 // FromCRD returns one Resource for every served version of every
@@ -23,34 +23,30 @@ import (
 // crd:immutability=extensions writes them: an API server drops unknown
 // schema fields, so a CRD read back from a server has none. Errors name the
 // CRD and version.
-func FromCRD(manifest []byte) ([]Resource, error) {
-	docs, err := runtime.SplitManifest(manifest)
+func FromCRD(data []byte) ([]Resource, error) {
+	docs, err := manifest.Objects(data)
 	if err != nil {
 		return nil, err
 	}
 	var out []Resource
 	var errs []error
 	for i, doc := range docs {
-		var c crd
-		if err := json.Unmarshal(doc, &c); err != nil {
+		c, err := manifest.ParseCRD(doc)
+		if err != nil {
 			return nil, fmt.Errorf("document %d: %w", i+1, err)
 		}
-		if c.Kind != "CustomResourceDefinition" || !strings.HasPrefix(c.APIVersion, "apiextensions.k8s.io/") {
+		if c == nil {
 			continue
 		}
 		if c.Spec.Names.Plural == "" {
 			errs = append(errs, fmt.Errorf("CustomResourceDefinition %s: spec.names.plural is empty", c.Metadata.Name))
 			continue
 		}
-		versions := c.Spec.Versions
-		if len(versions) == 0 && c.Spec.Version != "" { // v1beta1 with one version
-			versions = []crdVersion{{Name: c.Spec.Version, Served: true}}
-		}
-		for _, v := range versions {
+		for _, v := range c.AllVersions() {
 			if !v.Served {
 				continue
 			}
-			checker, err := runtime.CompileCRD(manifest, runtime.CRDOptions{Name: c.Metadata.Name, Version: v.Name})
+			checker, err := runtime.CompileCRD(data, runtime.CRDOptions{Name: c.Metadata.Name, Version: v.Name})
 			if err != nil {
 				errs = append(errs, fmt.Errorf("CustomResourceDefinition %s version %s: %w", c.Metadata.Name, v.Name, err))
 				continue
@@ -76,34 +72,6 @@ func FromCRD(manifest []byte) ([]Resource, error) {
 		return nil, errors.New("no served version of a CustomResourceDefinition in the manifest")
 	}
 	return out, nil
-}
-
-// crd is the part of a CustomResourceDefinition FromCRD reads.
-type crd struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Metadata   struct {
-		Name string `json:"name"`
-	} `json:"metadata"`
-	Spec struct {
-		Group string `json:"group"`
-		Names struct {
-			Plural string `json:"plural"`
-		} `json:"names"`
-		Version      string           `json:"version"`      // v1beta1
-		Subresources *crdSubresources `json:"subresources"` // v1beta1
-		Versions     []crdVersion     `json:"versions"`
-	} `json:"spec"`
-}
-
-type crdVersion struct {
-	Name         string           `json:"name"`
-	Served       bool             `json:"served"`
-	Subresources *crdSubresources `json:"subresources"`
-}
-
-type crdSubresources struct {
-	Status *json.RawMessage `json:"status"`
 }
 
 // CheckerFromDefinitions compiles the definition called name (its Go name,

@@ -15,18 +15,21 @@ import (
 
 	"k8s.io/kube-openapi/pkg/common"
 	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 )
 
-// The extensions Apply sets, with the JSON boolean true.
+// The extensions Apply sets, with the JSON boolean true (named in package
+// runtime/extension; generated code refers to them here).
 const (
 	// Immutable is the immutable-fields KEP's extension for +immutable.
-	Immutable = "x-kubernetes-immutable"
+	Immutable = extension.Immutable
 	// ImmutableKeys is the immutable-fields KEP's extension for
 	// +immutable=keys.
-	ImmutableKeys = "x-kubernetes-immutable-keys"
+	ImmutableKeys = extension.ImmutableKeys
 	// ImmutableOnce is immutable-gen's extension for +immutable=once,
 	// beyond the KEP; the immutable-gen runtime reads it.
-	ImmutableOnce = "x-immutable-gen-immutable-once"
+	ImmutableOnce = extension.ImmutableOnce
 )
 
 // Definition names the schemas of one definition that get an extension.

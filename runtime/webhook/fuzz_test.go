@@ -3,6 +3,7 @@ package webhook_test
 import (
 	"bytes"
 	"context"
+	"math/rand"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/immutable-gen/immutable-gen/runtime"
 	"github.com/immutable-gen/immutable-gen/runtime/enforce"
+	"github.com/immutable-gen/immutable-gen/runtime/internal/respell"
+	"github.com/immutable-gen/immutable-gen/runtime/webhook"
 )
 
 // referenceVerdict is the webhook's answer as it was before the Handler
@@ -50,7 +53,10 @@ func referenceVerdict(c *runtime.Checker, obj, old []byte) (int32, string) {
 // Gadget update. Handle never panics, answers 200, 400 or 422, and gives
 // the verdict (and the causes) of the full decode. The input is the new
 // object, a NUL byte, and the old object (the old object is a fixed
-// Gadget without the NUL). Seeds are in testdata/fuzz/FuzzHandle.
+// Gadget without the NUL). The new object is also sent in other bytes
+// than its own, against itself and against the old object: values the
+// check compares whole then differ in bytes, equal or not. Seeds are in
+// testdata/fuzz/FuzzHandle.
 func FuzzHandle(f *testing.F) {
 	b, err := os.ReadFile(filepath.Join("testdata", "gadgets-crd.yaml"))
 	if err != nil {
@@ -66,6 +72,9 @@ func FuzzHandle(f *testing.F) {
 	f.Add(base)
 	f.Add(append(append(gadget(`"class":"silver"`, `"template":{"x":[1,2.5,-0e3,"\u00e9"]}`), 0), base...))
 	f.Add(append(append(gadget(`"labels":{"team":"a","\u0074ier":"b"}`, `"ports":[{"name":"p0","port":81},{"name":"p0"}]`), 0), base...))
+	// Byte-different but equal: the set reordered, keys reordered, escapes, 1.0 for 1.
+	f.Add(append(append(gadget(`"tags":["b","\u0061"]`, `"class":"gold"`, `"labels":{"team":"a"}`, `"ports":[{"port":80.0,"name":"p0"},{"name":"p1","port":8e1}]`), 0), base...))
+	f.Add(append(append(gadget(`"tags":["b","c"]`, `"class":"g\u006fld"`, `"labels":{"team":"a"}`, `"ports":[{"port":81,"name":"p0"}]`), 0), base...))
 	f.Add([]byte(`{"spec":{"class":1e400}}`))
 	f.Add([]byte(`[` + "\x00" + `null`))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -73,23 +82,45 @@ func FuzzHandle(f *testing.F) {
 		if !found {
 			old = base
 		}
-		resp := h.Handle(context.Background(), gadgetRequest(admissionv1.Update, "gadgets", obj, old))
-		code := int32(http.StatusOK)
-		if resp.Result != nil && resp.Result.Code != 0 {
-			code = resp.Result.Code
-		}
-		wantCode, wantCauses := referenceVerdict(checker, obj, old)
-		if code != wantCode || resp.Allowed != (wantCode == http.StatusOK) {
-			t.Fatalf("allowed %v, code %d; the full decode gives %d\nobj: %.300q\nold: %.300q", resp.Allowed, code, wantCode, obj, old)
-		}
-		if code == http.StatusUnprocessableEntity {
-			var lines []string
-			for _, c := range resp.Result.Details.Causes {
-				lines = append(lines, c.Field+": "+c.Message)
+		sameAnswer(t, h, checker, obj, old)
+		// The new object in other bytes (keys reordered, numbers and
+		// strings spelled otherwise, the set reordered): against the new
+		// object itself, an update that changes nothing.
+		var decoded map[string]interface{}
+		if len(obj) > 0 && utiljson.Unmarshal(obj, &decoded) == nil && decoded != nil {
+			r := rand.New(rand.NewSource(int64(len(data))))
+			if spec, ok := decoded["spec"].(map[string]interface{}); ok {
+				if tags, ok := spec["tags"].([]interface{}); ok {
+					r.Shuffle(len(tags), func(i, j int) { tags[i], tags[j] = tags[j], tags[i] })
+				}
 			}
-			if got := strings.Join(lines, "\n"); got != wantCauses {
-				t.Fatalf("causes:\n%s\nthe full decode's:\n%s", got, wantCauses)
-			}
+			re := respell.Respell(decoded, r)
+			sameAnswer(t, h, checker, re, obj)
+			sameAnswer(t, h, checker, re, old)
 		}
 	})
+}
+
+// sameAnswer checks that Handle answers the update of old to obj as the
+// full decode does: the same code, the same causes.
+func sameAnswer(t *testing.T, h *webhook.Handler, checker *runtime.Checker, obj, old []byte) {
+	t.Helper()
+	resp := h.Handle(context.Background(), gadgetRequest(admissionv1.Update, "gadgets", obj, old))
+	code := int32(http.StatusOK)
+	if resp.Result != nil && resp.Result.Code != 0 {
+		code = resp.Result.Code
+	}
+	wantCode, wantCauses := referenceVerdict(checker, obj, old)
+	if code != wantCode || resp.Allowed != (wantCode == http.StatusOK) {
+		t.Fatalf("allowed %v, code %d; the full decode gives %d\nobj: %.300q\nold: %.300q", resp.Allowed, code, wantCode, obj, old)
+	}
+	if code == http.StatusUnprocessableEntity {
+		var lines []string
+		for _, c := range resp.Result.Details.Causes {
+			lines = append(lines, c.Field+": "+c.Message)
+		}
+		if got := strings.Join(lines, "\n"); got != wantCauses {
+			t.Fatalf("causes:\n%s\nthe full decode's:\n%s", got, wantCauses)
+		}
+	}
 }

@@ -26,7 +26,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/immutable-gen/immutable-gen/runtime"
 	"github.com/immutable-gen/immutable-gen/runtime/enforce"
 )
 
@@ -82,11 +81,15 @@ func (h *Handler) Handle(_ context.Context, req admission.Request) admission.Res
 	if c == nil {
 		return admission.Allowed("immutable fields: " + describe(gvr, req.SubResource) + " is not checked")
 	}
-	obj, err := decode(c, req.Object.Raw)
+	obj, err := decode(req.Object.Raw, c.DecodeObject)
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("immutable fields: the new object: %w", err))
 	}
-	old, err := decode(c, req.OldObject.Raw)
+	old, err := decode(req.OldObject.Raw, func(raw []byte) (map[string]interface{}, error) {
+		// Where the old object's bytes are the new one's, they are
+		// compared rather than scanned again.
+		return c.DecodeOldObject(raw, obj)
+	})
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("immutable fields: the old object: %w", err))
 	}
@@ -108,8 +111,12 @@ func invalid(gk schema.GroupKind, name string, errs field.ErrorList) metav1.Stat
 	seen := make(map[string]bool, len(errs))
 	var msgs []string
 	for _, err := range errs {
-		causes = append(causes, metav1.StatusCause{Type: metav1.CauseType(err.Type), Message: err.ErrorBody(), Field: err.Field})
-		if msg := err.Error(); !seen[msg] {
+		// err.Error() is the field, ": " and err.ErrorBody(); the body is
+		// rendered once (it holds a changed value, marshalled as JSON,
+		// without reflection: jsonValue).
+		body := errorBody(err)
+		causes = append(causes, metav1.StatusCause{Type: metav1.CauseType(err.Type), Message: body, Field: err.Field})
+		if msg := err.Field + ": " + body; !seen[msg] {
 			seen[msg] = true
 			msgs = append(msgs, msg)
 		}
@@ -131,16 +138,51 @@ func invalid(gk schema.GroupKind, name string, errs field.ErrorList) metav1.Stat
 	}
 }
 
-// decode decodes an object for c as the API server decodes unstructured
-// content (integers as int64, other numbers as float64), building only the
-// parts c reads: most of a large object (a pod template, status, managed
-// fields) is checked for syntax and skipped. It fails on what the full
-// decoder refuses.
-func decode(c *runtime.Checker, raw []byte) (map[string]interface{}, error) {
+// errorBody is err.ErrorBody(). Where ErrorBody writes a map or list
+// value with json.Marshal (rendersJSON), an Invalid error's body with such
+// a value is written here, byte for byte as ErrorBody writes it, its value
+// by jsonValue's encoder: json.Marshal's reflection over a changed pod
+// template, and its check of the result, were most of a denial's cost.
+func errorBody(err *field.Error) string {
+	switch err.BadValue.(type) {
+	case map[string]interface{}, []interface{}:
+		if !rendersJSON || err.Type != field.ErrorTypeInvalid {
+			break
+		}
+		b := append(make([]byte, 0, 256), err.Type.String()...)
+		b = append(b, ": "...)
+		b, ok := appendJSON(b, err.BadValue)
+		if !ok {
+			break
+		}
+		if err.Detail != "" {
+			b = append(b, ": "...)
+			b = append(b, err.Detail...)
+		}
+		return string(b)
+	}
+	return err.ErrorBody()
+}
+
+// rendersJSON reports whether the field.Error.ErrorBody linked in writes an
+// Invalid error with a map value as "Invalid value: " and the value's
+// json.Marshal, then ": " and the detail, as recent apimachinery versions
+// do; older ones (v0.31) write Go syntax (%#v) instead. It is computed
+// once and never changes.
+var rendersJSON = field.Invalid(nil, map[string]interface{}{"a": []interface{}{int64(1), "<"}}, "d").ErrorBody() ==
+	`Invalid value: {"a":[1,"\u003c"]}: d`
+
+// decode decodes an object with c's DecodeObject (or DecodeOldObject) as
+// the API server decodes unstructured content (integers as int64, other
+// numbers as float64), building only the parts the check reads: most of a
+// large object (a pod template, status, managed fields) is checked for
+// syntax and skipped, and values compared whole are kept as bytes. It
+// fails on what the full decoder refuses.
+func decode(raw []byte, decodeObject func([]byte) (map[string]interface{}, error)) (map[string]interface{}, error) {
 	if len(raw) == 0 {
 		return nil, errors.New("missing from the request")
 	}
-	m, err := c.DecodeObject(raw)
+	m, err := decodeObject(raw)
 	if err != nil {
 		return nil, err
 	}

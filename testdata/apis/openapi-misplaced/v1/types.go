@@ -129,4 +129,10 @@ type MoreSpec struct {
 	// The items are immutable already as part of the list.
 	// +immutable
 	Pinned []Digest `json:"pinned"`
+	// Note has two messages beside one marker: an error, as on the CRD path.
+	// +immutable
+	// +immutable:message="first"
+	// +immutable:message="second"
+	// +optional
+	Note string `json:"note,omitempty"`
 }

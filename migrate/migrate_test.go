@@ -1,0 +1,44 @@
+package migrate_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/immutable-gen/immutable-gen/migrate"
+	"github.com/immutable-gen/immutable-gen/migrate/proof"
+)
+
+// TestExample migrates the worked example (testdata/apis/migrate) in
+// memory: every shape is migrated or left as its doc comment says, and
+// the differential finds closed holes only.
+func TestExample(t *testing.T) {
+	root, _ := filepath.Abs("..")
+	for _, k8s := range []string{migrate.K8sImmutableKeep, migrate.K8sImmutableOnce} {
+		t.Run(k8s, func(t *testing.T) {
+			res, err := migrate.Run(migrate.Options{Dir: root, Paths: []string{"./testdata/apis/migrate/..."}, K8sImmutable: k8s})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found, migrated, left := res.Counts()
+			want := [3]int{20, 12, 8}
+			if k8s == migrate.K8sImmutableOnce {
+				want = [3]int{20, 13, 7}
+			}
+			if [3]int{found, migrated, left} != want {
+				t.Errorf("found %d, migrated %d, left %d; want %v\n%s", found, migrated, left, want, res.Report(root))
+			}
+			if !res.Proven() || res.Proof.Count(proof.ClosesHole) == 0 {
+				t.Errorf("not proven, or no hole closed:\n%s", res.Report(root))
+			}
+			for _, r := range res.Rules {
+				if !r.Migrated() && r.Reason == "" {
+					t.Errorf("%s: left without a reason", r.Pos)
+				}
+			}
+			if k8s == migrate.K8sImmutableOnce && !strings.Contains(res.Diff, "-\t// +k8s:immutable\n+\t// +immutable=once\n") {
+				t.Errorf("+k8s:immutable not turned into +immutable=once:\n%s", res.Diff)
+			}
+		})
+	}
+}

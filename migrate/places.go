@@ -1,0 +1,138 @@
+package migrate
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// A place is a schema node of a generated CRD: where a rule landed, or
+// where a marker will.
+type place struct {
+	crd, version string
+	// path runs from the version's openAPIV3Schema: property names, "[]"
+	// for list items, "{}" for map values.
+	path []string
+	node map[string]any
+	// required reports whether the node is a required property of its
+	// parent (false for items and map values).
+	required bool
+}
+
+func (p place) String() string { return p.crd + " " + p.version + " " + pathString(p.path) }
+
+// pathString renders a schema path as field paths read: spec.ports[].name.
+func pathString(path []string) string {
+	var b strings.Builder
+	for _, s := range path {
+		switch s {
+		case "[]", "{}":
+			b.WriteString(s)
+		default:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(s)
+		}
+	}
+	return b.String()
+}
+
+// child returns the place of the property name below p, if the schema has
+// one.
+func (p place) child(name string) (place, bool) {
+	props, _ := p.node["properties"].(map[string]any)
+	n, ok := props[name].(map[string]any)
+	if !ok {
+		return place{}, false
+	}
+	req, _ := p.node["required"].([]any)
+	return place{crd: p.crd, version: p.version, path: append(slices.Clip(p.path), name), node: n, required: slices.Contains(req, any(name))}, true
+}
+
+// probeMessage is the message of the rule that marks where site i lands.
+func probeMessage(i int) string { return fmt.Sprintf("immutable-gen-migrate-probe-%d", i) }
+
+// probeLine is the marker line that marks site i in a probe run.
+func probeLine(i int) string {
+	return fmt.Sprintf("+%s:rule=%q,message=%q", xvalidation, "true", probeMessage(i))
+}
+
+// findProbes returns, for each probe message in the CRDs, the places that
+// carry it, in CRD, version and path order.
+func findProbes(crds map[string][]byte) (map[string][]place, error) {
+	out := map[string][]place{}
+	for _, name := range slices.Sorted(maps.Keys(crds)) {
+		var obj map[string]any
+		if err := yaml.Unmarshal(crds[name], &obj); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		meta, _ := obj["metadata"].(map[string]any)
+		crdName, _ := meta["name"].(string)
+		spec, _ := obj["spec"].(map[string]any)
+		versions, _ := spec["versions"].([]any)
+		for _, v := range versions {
+			vm, _ := v.(map[string]any)
+			vname, _ := vm["name"].(string)
+			s, _ := vm["schema"].(map[string]any)
+			root, _ := s["openAPIV3Schema"].(map[string]any)
+			if root == nil {
+				continue
+			}
+			walkSchema(place{crd: crdName, version: vname, node: root}, func(p place) {
+				rules, _ := p.node["x-kubernetes-validations"].([]any)
+				for _, r := range rules {
+					rm, _ := r.(map[string]any)
+					if msg, _ := rm["message"].(string); strings.HasPrefix(msg, "immutable-gen-migrate-probe-") {
+						out[msg] = append(out[msg], p)
+					}
+				}
+			})
+		}
+	}
+	return out, nil
+}
+
+// walkSchema calls fn on p and every node below it.
+func walkSchema(p place, fn func(place)) {
+	fn(p)
+	props, _ := p.node["properties"].(map[string]any)
+	for _, name := range slices.Sorted(maps.Keys(props)) {
+		if c, ok := p.child(name); ok {
+			walkSchema(c, fn)
+		}
+	}
+	for _, k := range []string{"items", "additionalProperties"} {
+		if n, ok := p.node[k].(map[string]any); ok {
+			seg := "[]"
+			if k == "additionalProperties" {
+				seg = "{}"
+			}
+			walkSchema(place{crd: p.crd, version: p.version, path: append(slices.Clip(p.path), seg), node: n}, fn)
+		}
+	}
+}
+
+// isMap reports whether the node is a map whose keys can change (not
+// +mapType=atomic).
+func isMap(n map[string]any) bool {
+	_, ok := n["additionalProperties"].(map[string]any)
+	return ok && n["x-kubernetes-map-type"] != "atomic"
+}
+
+// listMapKeys returns the keys of a +listType=map list, or nil.
+func listMapKeys(n map[string]any) []string {
+	if n["type"] != "array" || n["x-kubernetes-list-type"] != "map" {
+		return nil
+	}
+	var out []string
+	keys, _ := n["x-kubernetes-list-map-keys"].([]any)
+	for _, k := range keys {
+		s, _ := k.(string)
+		out = append(out, s)
+	}
+	return out
+}

@@ -1,0 +1,450 @@
+package migrate
+
+import (
+	"fmt"
+	"go/types"
+	"slices"
+	"strings"
+
+	"github.com/immutable-gen/immutable-gen/migrate/celshape"
+)
+
+// A claim is one recognised conjunct of a rule, about one decl.
+type claim struct {
+	site   *site
+	atom   celshape.Atom
+	target *decl
+	// places are the target's schema nodes the rule reaches.
+	places []place
+}
+
+// A decision is the marker one decl gets.
+type decision struct {
+	target *decl
+	// form is "" (+immutable), "once" or "keys".
+	form string
+	// message is the +immutable:message to add, if any.
+	message string
+	// add is false when the decl already has the form: the rules go, no
+	// marker is added.
+	add bool
+	// keyFields are the key fields of a list map that =keys needs
+	// immutable (semantics 2.2 rule 4).
+	keyFields []*decl
+	claims    []claim
+	places    []place
+}
+
+func (d *decision) marker() string {
+	if d.form == "" {
+		return "+immutable"
+	}
+	return "+immutable=" + d.form
+}
+
+// planner decides, for the sites of a scan and where they land, which
+// rules become which markers.
+type planner struct {
+	sc     *scanner
+	probes map[*site][]place
+	// k8sImmutable: "once" to turn +k8s:immutable into +immutable=once.
+	k8sImmutable string
+
+	shapes map[*site]celshape.Shape
+	left   map[*site]string
+	// other are the rules that are no immutability rules.
+	other map[*site]bool
+	// uses counts, per named type, the struct fields of the scanned
+	// packages whose type is (a pointer, list or map of) it.
+	uses map[*types.TypeName]int
+}
+
+// plan returns the decisions, and the reason each rule it does not
+// migrate stays as written.
+func (p *planner) plan() []*decision {
+	for _, s := range p.sc.sites {
+		if _, done := p.shapes[s]; done || s.k8sImmutable || p.other[s] || p.left[s] != "" {
+			continue
+		}
+		if reason := p.shape(s); reason != "" {
+			p.left[s] = reason
+		}
+	}
+	for {
+		claims := map[*decl][]claim{}
+		var order []*decl
+		failed := false
+		for _, s := range p.sc.sites {
+			if s.k8sImmutable || p.left[s] != "" || p.other[s] {
+				continue
+			}
+			for _, a := range p.shapes[s].Atoms {
+				c, reason := p.resolve(s, a)
+				if reason != "" {
+					p.left[s] = reason
+					failed = true
+					break
+				}
+				if claims[c.target] == nil {
+					order = append(order, c.target)
+				}
+				claims[c.target] = append(claims[c.target], c)
+			}
+		}
+		if failed {
+			continue
+		}
+		var out []*decision
+		for _, t := range order {
+			d, reason := p.decide(t, claims[t])
+			if reason != "" {
+				for _, c := range claims[t] {
+					if p.left[c.site] == "" {
+						p.left[c.site] = reason
+						failed = true
+					}
+				}
+				continue
+			}
+			out = append(out, d)
+		}
+		if failed {
+			continue
+		}
+		return append(out, p.k8sDecisions(claims)...)
+	}
+}
+
+// init prepares the planner's state; plan may then be called again after
+// more rules were left.
+func (p *planner) init() {
+	p.shapes = map[*site]celshape.Shape{}
+	p.left = map[*site]string{}
+	p.other = map[*site]bool{}
+	p.countUses()
+}
+
+// shape parses a site's rule; it returns why the rule stays, or "".
+func (p *planner) shape(s *site) string {
+	r := s.rule
+	sh, err := celshape.Parse(r.Rule)
+	switch {
+	case err != nil:
+		// Not CEL: the API server refuses it, and it is no shape of
+		// immutability.
+		p.other[s] = true
+		return ""
+	case sh.Needs != "":
+		return fmt.Sprintf("needs %s (not yet supported)", sh.Needs)
+	case len(sh.Atoms) == 0:
+		p.other[s] = true
+		return ""
+	case r.MessageExpression != "":
+		return "has a messageExpression, which +immutable:message cannot carry"
+	case r.OptionalOldSelf != nil && *r.OptionalOldSelf:
+		return "optionalOldSelf: the rule runs on creation too"
+	case len(sh.Rest) > 0 && !sh.RestUsesOldSelf:
+		return "mixes immutability with a check that does not use oldSelf: alone, that check would also run on creation, so splitting it off is not exact"
+	case len(p.probes[s]) == 0:
+		return "reaches no CRD of paths= (the type is not used by a kind)"
+	}
+	p.shapes[s] = sh
+	s.rest = sh.Rest
+	return ""
+}
+
+// resolve finds the decl an atom of site s is about, and the places of it
+// the rule reaches.
+func (p *planner) resolve(s *site, a celshape.Atom) (claim, string) {
+	c := claim{site: s, atom: a}
+	if len(a.Path) == 0 {
+		c.target, c.places = s.decl, p.probes[s]
+		return c, ""
+	}
+	var t types.Type
+	if s.decl.field != nil {
+		t = s.decl.field.Type()
+		if n := namedOf(t); n != nil && p.uses[n.Obj()] > 1 {
+			return c, fmt.Sprintf("names %s of %s, whose type %s is used by %d fields: a marker on its field would reach all of them", strings.Join(a.Path, "."), s.decl, n.Obj().Name(), p.uses[n.Obj()])
+		}
+	} else {
+		t = s.decl.typ.Type()
+	}
+	var v *types.Var
+	for _, name := range a.Path {
+		v = fieldByJSON(t, name)
+		if v == nil {
+			return c, fmt.Sprintf("names %s, which is not a field of the Go type", strings.Join(a.Path, "."))
+		}
+		t = v.Type()
+	}
+	c.target = p.sc.fields[v]
+	if c.target == nil {
+		return c, fmt.Sprintf("names %s, declared outside paths= (%s)", strings.Join(a.Path, "."), v.Pkg().Path())
+	}
+	// Unguarded steps (self.a.b) fail when a value is absent: exact only
+	// where every step is required. has() guards the last step of the
+	// presence shapes.
+	guardedLast := a.Kind == celshape.SamePresence || a.Kind == celshape.NoRemoval || a.Kind == celshape.NoAddition || a.Kind == celshape.NoModify
+	for _, at := range p.probes[s] {
+		cur := at
+		for i, name := range a.Path {
+			next, ok := cur.child(name)
+			if !ok {
+				return c, fmt.Sprintf("names %s, which the schema at %s does not have", name, cur)
+			}
+			if !next.required && !(guardedLast && i == len(a.Path)-1) {
+				return c, fmt.Sprintf("reads %s without has(), and %s is optional: the rule fails (\"no such key\") where it is absent and refuses every such update; a marker would allow them, so it is not exact", pathString(next.path), name)
+			}
+			cur = next
+		}
+		c.places = append(c.places, cur)
+	}
+	return c, ""
+}
+
+// decide picks the marker for decl t from its claims, or says why none
+// means the same.
+func (p *planner) decide(t *decl, claims []claim) (*decision, string) {
+	has := map[celshape.Kind]bool{}
+	var keys [][]string
+	for _, c := range claims {
+		has[c.atom.Kind] = true
+		switch c.atom.Kind {
+		case celshape.SameKeys, celshape.KeysInOrder, celshape.NoKeyRemoved, celshape.NoKeyAdded:
+			keys = append(keys, c.atom.Keys)
+		}
+	}
+	d := &decision{target: t, claims: claims, add: true}
+	for _, c := range claims {
+		d.places = appendPlaces(d.places, c.places...)
+	}
+	presence := has[celshape.SamePresence] || (has[celshape.NoRemoval] && has[celshape.NoAddition])
+	eq := has[celshape.Equal] || has[celshape.NoModify]
+	// An unguarded child comparison (self.x == oldSelf.x, x required)
+	// fixes presence too.
+	for _, c := range claims {
+		if c.atom.Kind == celshape.Equal && len(c.atom.Path) > 0 {
+			presence = true
+		}
+	}
+	switch {
+	case eq && !has[celshape.Equal] && !presence && !has[celshape.NoRemoval]:
+		return nil, "fixed while present, may be cleared and set again: needs " + celshape.NeedsNoModify + " (not yet supported)"
+	case eq && t.typ != nil && (presence || has[celshape.NoRemoval] || has[celshape.NoAddition]):
+		return nil, "presence rules about a type"
+	case eq && has[celshape.NoRemoval] && !presence:
+		d.form = "once"
+	case eq && has[celshape.NoAddition] && !presence:
+		return nil, "may be removed but not set later: no marker means that"
+	case eq:
+		d.form = ""
+	case has[celshape.KeysInOrder]:
+		return nil, "compares the keys in order (a CEL list made by map() is ordered); +immutable=keys compares them as a set, so a reorder would become allowed: not exact"
+	case has[celshape.SameKeys] || (has[celshape.NoKeyRemoved] && has[celshape.NoKeyAdded]) || (has[celshape.SameSize] && (has[celshape.NoKeyRemoved] || has[celshape.NoKeyAdded])):
+		if has[celshape.NoRemoval] && !presence {
+			return nil, "keys fixed, and the field may be set later: no marker means that"
+		}
+		if reason := p.keys(d, keys); reason != "" {
+			return nil, reason
+		}
+		d.form = "keys"
+	case has[celshape.NoKeyRemoved]:
+		return nil, "keys may be added, not removed: needs +k8s:update=NoRemoveItem (not yet supported)"
+	case has[celshape.NoKeyAdded]:
+		return nil, "keys may be removed, not added: needs +k8s:update=NoAddItem (not yet supported)"
+	case has[celshape.SameSize]:
+		return nil, "compares sizes only: no marker means that"
+	default:
+		return nil, "a presence rule alone (the presence half of +immutable or +immutable=once): no marker means only that"
+	}
+	if len(t.forms) > 0 {
+		if slices.Contains(t.forms, d.form) {
+			d.add = false
+		} else {
+			return nil, fmt.Sprintf("%s already has +immutable%s", t, formSuffix(t.forms[0]))
+		}
+	}
+	if d.add && !t.message {
+		d.message = message(claims)
+	}
+	return d, ""
+}
+
+func formSuffix(form string) string {
+	if form == "" {
+		return ""
+	}
+	return "=" + form
+}
+
+// message is the message of the comparison rule among claims, else the
+// first message.
+func message(claims []claim) string {
+	for _, c := range claims {
+		if (c.atom.Kind == celshape.Equal || c.atom.Kind == celshape.NoModify || c.atom.Kind == celshape.SameKeys) && c.site.rule.Message != "" {
+			return c.site.rule.Message
+		}
+	}
+	for _, c := range claims {
+		if c.site.rule.Message != "" {
+			return c.site.rule.Message
+		}
+	}
+	return ""
+}
+
+// keys checks that every place of d has the keys the rules compare: a map
+// (rules that compare map keys) or a list map with exactly those keys. On
+// a list map, =keys needs the key fields immutable: they are added when
+// the item type serves this list alone.
+func (p *planner) keys(d *decision, keys [][]string) string {
+	var want []string
+	for i, k := range keys {
+		if i > 0 && !slices.Equal(k, want) {
+			return "the rules compare different keys"
+		}
+		want = k
+	}
+	for _, at := range d.places {
+		lm := listMapKeys(at.node)
+		switch {
+		case want == nil && isMap(at.node):
+		case want == nil:
+			return fmt.Sprintf("compares whole items of %s, not keys", at)
+		case lm == nil:
+			return fmt.Sprintf("%s is not a +listType=map list", at)
+		case !slices.Equal(lm, want):
+			return fmt.Sprintf("compares %s, but the list map %s is keyed by %s", strings.Join(want, ","), at, strings.Join(lm, ","))
+		}
+	}
+	if want == nil {
+		return ""
+	}
+	var item types.Type
+	if d.target.field != nil {
+		item = d.target.field.Type()
+	} else {
+		item = d.target.typ.Type()
+	}
+	sl, ok := deref(item).Underlying().(*types.Slice)
+	if !ok {
+		return "the Go type is not a slice"
+	}
+	n := namedOf(sl.Elem())
+	if n == nil || p.uses[n.Obj()] != 1 {
+		return "+immutable=keys needs the list map's key fields immutable, and the item type is used elsewhere (add +immutable on its key fields by hand)"
+	}
+	for _, k := range want {
+		v := fieldByJSON(n, k)
+		kd := p.sc.fields[v]
+		if v == nil || kd == nil {
+			return fmt.Sprintf("the key field %s is not declared in paths=", k)
+		}
+		if len(kd.forms) > 0 {
+			continue
+		}
+		d.keyFields = append(d.keyFields, kd)
+	}
+	return ""
+}
+
+// k8sDecisions turns +k8s:immutable into +immutable=once when asked, on
+// fields with no other immutability.
+func (p *planner) k8sDecisions(claims map[*decl][]claim) []*decision {
+	var out []*decision
+	for _, s := range p.sc.sites {
+		if !s.k8sImmutable {
+			continue
+		}
+		switch {
+		case p.k8sImmutable != K8sImmutableOnce:
+			p.left[s] = "kept: +k8s:immutable stays unless --k8s-immutable=once"
+		case len(claims[s.decl]) > 0:
+			p.left[s] = "the field also has hand-written rules"
+		case len(s.decl.forms) > 0:
+			p.left[s] = fmt.Sprintf("%s already has +immutable%s", s.decl, formSuffix(s.decl.forms[0]))
+		default:
+			out = append(out, &decision{target: s.decl, form: "once", add: true, claims: []claim{{site: s, target: s.decl, places: p.probes[s]}}, places: p.probes[s]})
+		}
+	}
+	return out
+}
+
+// countUses counts the struct fields of the scanned packages by the named
+// type they hold.
+func (p *planner) countUses() {
+	p.uses = map[*types.TypeName]int{}
+	for v := range p.sc.fields {
+		if n := namedOf(v.Type()); n != nil {
+			p.uses[n.Obj()]++
+		}
+	}
+}
+
+// namedOf strips pointers, slices, arrays and maps off t and returns the
+// named type below, or nil.
+func namedOf(t types.Type) *types.Named {
+	for {
+		switch x := t.(type) {
+		case *types.Pointer:
+			t = x.Elem()
+		case *types.Slice:
+			t = x.Elem()
+		case *types.Array:
+			t = x.Elem()
+		case *types.Map:
+			t = x.Elem()
+		case *types.Alias:
+			t = types.Unalias(x)
+		case *types.Named:
+			return x
+		default:
+			return nil
+		}
+	}
+}
+
+func deref(t types.Type) types.Type {
+	for {
+		p, ok := types.Unalias(t).(*types.Pointer)
+		if !ok {
+			return types.Unalias(t)
+		}
+		t = p.Elem()
+	}
+}
+
+// fieldByJSON finds the struct field of t (through pointers and inline
+// embedded structs) with the JSON name name.
+func fieldByJSON(t types.Type, name string) *types.Var {
+	st, ok := deref(t).Underlying().(*types.Struct)
+	if !ok {
+		return nil
+	}
+	for i := range st.NumFields() {
+		f := st.Field(i)
+		n, inline := jsonName(st.Tag(i), f)
+		if inline {
+			if v := fieldByJSON(f.Type(), name); v != nil {
+				return v
+			}
+			continue
+		}
+		if n == name {
+			return f
+		}
+	}
+	return nil
+}
+
+func appendPlaces(list []place, more ...place) []place {
+	for _, m := range more {
+		if !slices.ContainsFunc(list, func(p place) bool {
+			return p.crd == m.crd && p.version == m.version && slices.Equal(p.path, m.path)
+		}) {
+			list = append(list, m)
+		}
+	}
+	return list
+}

@@ -1,0 +1,430 @@
+// Package proof compares two generations of the same CRDs — before and
+// after a migration of their immutability rules — on the API server's own
+// verdicts: random updates of the migrated fields, values drawn from the
+// schema (preflight/preflighttest), each judged by the server's validator
+// with ratcheting (preflight) under both CRDs. Each verdict that differs is
+// classified and reduced to a small old/new pair.
+package proof
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/yaml"
+
+	"github.com/immutable-gen/immutable-gen/preflight"
+	"github.com/immutable-gen/immutable-gen/preflight/preflighttest"
+)
+
+// A Field is a migrated schema node.
+type Field struct {
+	CRD, Version string
+	// Path runs from the openAPIV3Schema: property names, "[]" for list
+	// items, "{}" for map values.
+	Path []string
+}
+
+// Class is the kind of a difference.
+type Class string
+
+const (
+	// ClosesHole: the original allowed an update that changes a field its
+	// own rules call immutable (its presence, or its value as CEL compares
+	// it); the migrated CRD refuses it.
+	ClosesHole Class = "closes a hole"
+	// NewRefusal: the migrated CRD refuses an update the original allowed
+	// that is no change of a migrated field.
+	NewRefusal Class = "new refusal"
+	// NewAcceptance: the migrated CRD allows an update the original
+	// refused: something got weaker.
+	NewAcceptance Class = "new acceptance"
+)
+
+// A Difference is a group of updates with one class at one field, with
+// the smallest example found.
+type Difference struct {
+	Class Class
+	// Field is the migrated field the updates change, or the field the
+	// refusing side names.
+	Field string
+	Count int
+	// Old and New are the example's objects below metadata (spec, …).
+	Old, New map[string]any
+	// Errors are the refusing side's errors on the example.
+	Errors []string
+}
+
+// A CRDReport is the differential of one CRD version.
+type CRDReport struct {
+	CRD, Version string
+	Fields       []string
+	Updates      int
+	// RefusedBefore and RefusedAfter count the updates each side refused.
+	RefusedBefore, RefusedAfter int
+	Differences                 []Difference
+}
+
+// A Report is the differential of every migrated CRD.
+type Report struct {
+	CRDs []CRDReport
+}
+
+// Count returns the number of updates of class c.
+func (r Report) Count(c Class) int {
+	n := 0
+	for _, x := range r.CRDs {
+		for _, d := range x.Differences {
+			if d.Class == c {
+				n += d.Count
+			}
+		}
+	}
+	return n
+}
+
+// Options tune a run.
+type Options struct {
+	// Updates per CRD version (default 1000).
+	Updates int
+	// Seed of the random updates (default 1).
+	Seed uint64
+}
+
+// Run compares before and after (CRD files as the crd generator writes
+// them, by name) on random updates of fields. An error means the CRDs
+// cannot be compared (one the API server refuses, a CRD missing after).
+func Run(before, after map[string][]byte, fields []Field, o Options) (Report, error) {
+	if o.Updates == 0 {
+		o.Updates = 1000
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	byCRD := map[string][]Field{}
+	for _, f := range fields {
+		byCRD[f.CRD] = append(byCRD[f.CRD], f)
+	}
+	b, err := loadCRDs(before, byCRD)
+	if err != nil {
+		return Report{}, fmt.Errorf("the original CRDs: %w", err)
+	}
+	a, err := loadCRDs(after, byCRD)
+	if err != nil {
+		return Report{}, fmt.Errorf("the migrated CRDs: %w", err)
+	}
+	var rep Report
+	for _, name := range slices.Sorted(maps.Keys(byCRD)) {
+		bc, ac := b[name], a[name]
+		if bc == nil || ac == nil {
+			return Report{}, fmt.Errorf("CRD %s: not generated both before and after the migration", name)
+		}
+		versions := map[string][]Field{}
+		for _, f := range byCRD[name] {
+			versions[f.Version] = append(versions[f.Version], f)
+		}
+		for _, v := range slices.Sorted(maps.Keys(versions)) {
+			r, err := compare(bc, ac, v, versions[v], o)
+			if err != nil {
+				return Report{}, fmt.Errorf("CRD %s %s: %w", name, v, err)
+			}
+			rep.CRDs = append(rep.CRDs, r)
+		}
+	}
+	return rep, nil
+}
+
+// crd is one CRD, with the checker that serves it.
+type crd struct {
+	name       string
+	group      string
+	kind       string
+	namespaced bool
+	schemas    map[string]map[string]any
+	checker    *preflight.Checker
+}
+
+func loadCRDs(files map[string][]byte, want map[string][]Field) (map[string]*crd, error) {
+	out := map[string]*crd{}
+	for _, file := range slices.Sorted(maps.Keys(files)) {
+		j, err := yaml.YAMLToJSON(files[file])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		var obj struct {
+			Metadata struct{ Name string }
+			Spec     struct {
+				Group    string
+				Scope    string
+				Names    struct{ Kind string }
+				Versions []struct {
+					Name   string
+					Schema struct {
+						OpenAPIV3Schema map[string]any `json:"openAPIV3Schema"`
+					}
+				}
+			}
+		}
+		if err := json.Unmarshal(j, &obj); err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		if want[obj.Metadata.Name] == nil {
+			continue
+		}
+		c, err := preflight.NewChecker([]preflight.CRD{{Source: file, Raw: j}})
+		if err != nil {
+			return nil, err
+		}
+		x := &crd{name: obj.Metadata.Name, group: obj.Spec.Group, kind: obj.Spec.Names.Kind, namespaced: obj.Spec.Scope != "Cluster", schemas: map[string]map[string]any{}, checker: c}
+		for _, v := range obj.Spec.Versions {
+			x.schemas[v.Name] = v.Schema.OpenAPIV3Schema
+		}
+		out[x.name] = x
+	}
+	return out, nil
+}
+
+// compare runs the updates of one CRD version.
+func compare(before, after *crd, version string, fields []Field, o Options) (CRDReport, error) {
+	root := before.schemas[version]
+	if root == nil {
+		return CRDReport{}, fmt.Errorf("no schema")
+	}
+	rep := CRDReport{CRD: before.name, Version: version}
+	for _, f := range fields {
+		rep.Fields = append(rep.Fields, pathString(f.Path))
+	}
+	body := bodySchema(root)
+	r := rand.New(rand.NewPCG(o.Seed, 0x5eed))
+	gen := preflighttest.New(wrap(body), o.Seed)
+	gen.Invalid = 5
+	u := updater{r: r, seed: o.Seed}
+	groups := map[string]*Difference{}
+	var order []string
+	for i := 0; i < o.Updates; i++ {
+		f := fields[i%len(fields)]
+		oldBody, err := stored(before, version, gen, &u, body, f.Path, r.IntN(10) < 7)
+		if err != nil {
+			return rep, err
+		}
+		newBody := deepCopy(oldBody).(map[string]any)
+		switch r.IntN(4) {
+		case 0:
+			u.remove(body, newBody, f.Path)
+		case 1:
+			u.replace(body, newBody, f.Path)
+		case 2:
+			u.mutateWithin(body, newBody, f.Path)
+		default:
+			m, _ := gen.Mutate(newBody)
+			newBody, _ = m.(map[string]any)
+		}
+		v, err := judge(before, after, version, oldBody, newBody)
+		if err != nil {
+			return rep, err
+		}
+		rep.Updates++
+		if !v.before.Allowed() {
+			rep.RefusedBefore++
+		}
+		if !v.after.Allowed() {
+			rep.RefusedAfter++
+		}
+		cls, fld := classify(v, body, oldBody, newBody, fields)
+		if cls == "" {
+			continue
+		}
+		key := string(cls) + " " + fld
+		if g := groups[key]; g != nil {
+			g.Count++
+			continue
+		}
+		order = append(order, key)
+		d := &Difference{Class: cls, Field: fld, Count: 1}
+		d.Old, d.New, v = minimize(before, after, version, body, oldBody, newBody, fields, cls, fld)
+		d.Errors = errorLines(v.after.Errors)
+		if cls == NewAcceptance {
+			d.Errors = errorLines(v.before.Errors)
+		}
+		groups[key] = d
+	}
+	sort.Strings(order)
+	for _, k := range order {
+		rep.Differences = append(rep.Differences, *groups[k])
+	}
+	return rep, nil
+}
+
+// stored draws an old object: one the original CRD accepts on creation,
+// as every stored object once was (up to 20 draws), with the field planted
+// when plant is set.
+func stored(before *crd, version string, gen *preflighttest.Generator, u *updater, body map[string]any, path []string, plant bool) (map[string]any, error) {
+	var out map[string]any
+	for range 20 {
+		out, _ = gen.Spec().(map[string]any)
+		if out == nil {
+			out = map[string]any{}
+		}
+		if plant {
+			u.plant(body, out, path)
+		}
+		res, err := before.checker.Create(before.object(version, out))
+		if err != nil {
+			return nil, err
+		}
+		if res.Allowed() {
+			break
+		}
+	}
+	return out, nil
+}
+
+// verdicts are both sides' results on one update.
+type verdicts struct {
+	before, after preflight.Result
+}
+
+func judge(before, after *crd, version string, oldBody, newBody map[string]any) (verdicts, error) {
+	var v verdicts
+	var err error
+	obj, old := before.object(version, newBody), before.object(version, oldBody)
+	if v.before, err = before.checker.Update(obj, old); err != nil {
+		return v, err
+	}
+	if v.after, err = after.checker.Update(obj, old); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+func (c *crd) object(version string, body map[string]any) map[string]any {
+	meta := map[string]any{"name": "x"}
+	if c.namespaced {
+		meta["namespace"] = "default"
+	}
+	obj := map[string]any{"apiVersion": c.group + "/" + version, "kind": c.kind, "metadata": meta}
+	for k, v := range deepCopy(body).(map[string]any) {
+		obj[k] = v
+	}
+	return obj
+}
+
+// classify names the class of a differing verdict and the field it is
+// about; "" when the verdicts agree.
+func classify(v verdicts, body, oldBody, newBody map[string]any, fields []Field) (Class, string) {
+	switch {
+	case v.before.Allowed() == v.after.Allowed():
+		return "", ""
+	case !v.before.Allowed():
+		return NewAcceptance, errorField(v.before.Errors)
+	}
+	// The migrated side refuses: a closed hole when every error names a
+	// migrated field (or a place inside it) that the update changes.
+	var closed string
+	for _, e := range v.after.Errors {
+		p := stripIndexes(e.Field)
+		ok := false
+		for _, f := range fields {
+			fp := pathString(f.Path)
+			fs := stripIndexes(fp)
+			if (p == fs || strings.HasPrefix(p, fs+".")) && changed(body, oldBody, newBody, f.Path) {
+				ok, closed = true, fp
+				break
+			}
+		}
+		if !ok {
+			return NewRefusal, errorField(v.after.Errors)
+		}
+	}
+	return ClosesHole, closed
+}
+
+func errorField(errs field.ErrorList) string {
+	if len(errs) == 0 {
+		return ""
+	}
+	return stripIndexes(errs[0].Field)
+}
+
+func errorLines(errs field.ErrorList) []string {
+	var out []string
+	for _, e := range errs {
+		out = append(out, e.Error())
+	}
+	return out
+}
+
+// stripIndexes turns spec.l[2].x and spec.m[k] into spec.l.x and spec.m.
+func stripIndexes(p string) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range p {
+		switch {
+		case r == '[':
+			depth++
+		case r == ']':
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// pathString renders a schema path with [] and {} dropped, as field paths
+// read once their indexes are stripped.
+func pathString(path []string) string {
+	var parts []string
+	for _, s := range path {
+		if s != "[]" && s != "{}" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, ".")
+}
+
+// bodySchema is the schema of the object without apiVersion, kind and
+// metadata.
+func bodySchema(root map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range root {
+		out[k] = v
+	}
+	props := map[string]any{}
+	rp, _ := root["properties"].(map[string]any)
+	for k, v := range rp {
+		if k != "apiVersion" && k != "kind" && k != "metadata" {
+			props[k] = v
+		}
+	}
+	out["properties"] = props
+	return out
+}
+
+// wrap makes s the spec of a schema, for preflighttest, which draws specs.
+func wrap(s map[string]any) map[string]any {
+	return map[string]any{"type": "object", "properties": map[string]any{"spec": s}}
+}
+
+func deepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = deepCopy(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = deepCopy(e)
+		}
+		return out
+	}
+	return v
+}

@@ -1,0 +1,102 @@
+package placement
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/immutable-gen/immutable-gen/schema"
+)
+
+func required(n map[string]any, names ...any) map[string]any {
+	n["required"] = names
+	return n
+}
+
+// TestOptionalAncestors: markers whose only way to change is removing an
+// optional spec get one warning per spec, at the first marker.
+func TestOptionalAncestors(t *testing.T) {
+	cases := []struct {
+		name   string
+		schema func(t *testing.T) map[string]any
+		want   string // "" no warning, else a substring of the only one
+	}{{
+		name: "optional spec",
+		schema: func(t *testing.T) map[string]any {
+			return obj(map[string]any{"spec": obj(map[string]any{"a": mark(t, str(), false, 10), "b": mark(t, str(), false, 11)})})
+		},
+		want: "types.go:10:2: warning: +immutable (test v1: spec.a): spec is optional: removing spec and adding it back changes the immutable fields under it (spec.a, spec.b); an optional parent may come and go with its immutable fields (KEP), which authors rarely mean for spec; fix: add // +required to the field \"spec\"",
+	}, {
+		name: "more than three marked fields",
+		schema: func(t *testing.T) map[string]any {
+			props := map[string]any{}
+			for i, n := range []string{"a", "b", "c", "d", "e"} {
+				props[n] = mark(t, str(), false, 10+i)
+			}
+			return obj(map[string]any{"spec": obj(props)})
+		},
+		want: "(spec.a, spec.b, spec.c and 2 more)",
+	}, {
+		name: "required spec",
+		schema: func(t *testing.T) map[string]any {
+			return required(obj(map[string]any{"spec": obj(map[string]any{"a": mark(t, str(), false, 10)})}), "spec")
+		},
+	}, {
+		name: "defaulted spec",
+		schema: func(t *testing.T) map[string]any {
+			spec := obj(map[string]any{"a": mark(t, str(), false, 10)})
+			spec["default"] = map[string]any{}
+			return obj(map[string]any{"spec": spec})
+		},
+	}, {
+		name: "presence rule on the root",
+		schema: func(t *testing.T) map[string]any {
+			root := obj(map[string]any{"spec": obj(map[string]any{"a": mark(t, str(), false, 10)})})
+			root["x-kubernetes-validations"] = []any{map[string]any{"rule": "has(self.spec) == has(oldSelf.spec)"}}
+			return root
+		},
+	}, {
+		name: "the marker on spec itself",
+		schema: func(t *testing.T) map[string]any {
+			return obj(map[string]any{"spec": mark(t, obj(map[string]any{"a": str()}), false, 10)})
+		},
+	}, {
+		name: "under an optional object: it may come and go anyway",
+		schema: func(t *testing.T) map[string]any {
+			return obj(map[string]any{"spec": obj(map[string]any{"backup": obj(map[string]any{"a": mark(t, str(), false, 10)})})})
+		},
+	}, {
+		name: "under a required object",
+		schema: func(t *testing.T) map[string]any {
+			backup := obj(map[string]any{"a": mark(t, str(), false, 10)})
+			return obj(map[string]any{"spec": required(obj(map[string]any{"backup": backup}), "backup")})
+		},
+		want: "(spec.backup.a)",
+	}, {
+		name: "under list items",
+		schema: func(t *testing.T) map[string]any {
+			list := map[string]any{"type": "array", "items": obj(map[string]any{"a": mark(t, str(), false, 10)})}
+			return obj(map[string]any{"spec": required(obj(map[string]any{"l": list}), "l")})
+		},
+	}, {
+		name: "a redundant marker counts once",
+		schema: func(t *testing.T) map[string]any {
+			return obj(map[string]any{"spec": obj(map[string]any{"n": mark(t, obj(map[string]any{"a": mark(t, str(), false, 11)}), false, 10)})})
+		},
+		want: "(spec.n)",
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root, err := schema.Build(tc.schema(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := OptionalAncestors("test", "v1", root)
+			switch {
+			case tc.want == "" && len(got) > 0:
+				t.Errorf("unexpected: %s", got[0])
+			case tc.want != "" && (len(got) != 1 || !strings.Contains(got[0].String(), tc.want)):
+				t.Errorf("got %v, want one holding %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,21 @@
+// Package extension names the OpenAPI vendor extensions that carry
+// immutability in a schema, once for everything that writes or reads them:
+// the generator's model and emitters, lint, the code openapi generates
+// (through runtime/immutableopenapi) and the runtime. It imports nothing.
+package extension
+
+const (
+	// Immutable is the immutable-fields KEP's extension for +immutable:
+	// the value never changes after creation.
+	Immutable = "x-kubernetes-immutable"
+	// ImmutableKeys is the KEP's extension for +immutable=keys: the keys
+	// of a map or the key tuples of a list map never change.
+	ImmutableKeys = "x-kubernetes-immutable-keys"
+	// ImmutableOnce is immutable-gen's own extension for +immutable=once,
+	// beyond the KEP: a property that, once present, may not change or be
+	// removed; while absent it may be set.
+	ImmutableOnce = "x-immutable-gen-immutable-once"
+)
+
+// Names are the three extensions, in the order above.
+func Names() []string { return []string{Immutable, ImmutableKeys, ImmutableOnce} }

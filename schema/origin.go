@@ -1,0 +1,104 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"go/token"
+	"strings"
+)
+
+// Origin is where one immutability marker was written: the Go declaration
+// and its position, the form and the message (package markers reads them
+// from Go, once, for every generator), or an extension read from a schema.
+type Origin struct {
+	// Keys is true for +immutable=keys.
+	Keys bool `json:"keys,omitempty"`
+	// Once is true for +immutable=once.
+	Once bool `json:"once,omitempty"`
+	// Message is the +immutable:message written beside the marker, if any.
+	Message string `json:"message,omitempty"`
+	// Pos is the marker comment (or the declaration when the comment is not
+	// in its doc comment).
+	Pos token.Position `json:"pos"`
+	// DeclPos is the field or type declaration the marker is on.
+	DeclPos token.Position `json:"decl"`
+	// Type is the package-qualified Go type: the marked type for type-level
+	// markers, the struct holding the field for field markers.
+	Type string `json:"type"`
+	// Field is the Go field name; empty for type-level markers.
+	Field string `json:"field,omitempty"`
+	// JSONName is the field's JSON property name.
+	JSONName string `json:"json,omitempty"`
+	// ItemFields are the fields of the item struct, for =keys on a list, so
+	// that errors about list map keys can name the Go field to mark.
+	ItemFields []ItemField `json:"itemFields,omitempty"`
+	// Extension is true when the origin is not a marker but the KEP's
+	// extension (or x-immutable-gen-immutable-once) read from a schema, as
+	// in a CRD manifest: there is no Go position, and findings name the
+	// extension instead of the marker. Never in a carrier.
+	Extension bool `json:"-"`
+}
+
+// ItemField is one field of a list's item struct.
+type ItemField struct {
+	JSON string         `json:"json"`
+	Go   string         `json:"go"`
+	Type string         `json:"type"`
+	Pos  token.Position `json:"pos"`
+}
+
+// Marker renders the marker as written: `+immutable`, `+immutable=keys`
+// or `+immutable=once`.
+func (o Origin) Marker() string {
+	switch {
+	case o.Keys:
+		return "+immutable=keys"
+	case o.Once:
+		return "+immutable=once"
+	}
+	return "+immutable"
+}
+
+// Where names the marked declaration for messages: `field Spec.Name` or
+// `type Name`.
+func (o Origin) Where() string {
+	short := o.Type[strings.LastIndex(o.Type, ".")+1:]
+	if o.Field != "" {
+		return fmt.Sprintf("field %s.%s", short, o.Field)
+	}
+	return "type " + short
+}
+
+// carrierPrefix starts the text of carrier rules. It is not valid CEL, so a
+// carrier that escaped into output would be refused by any API server
+// instead of silently enforcing nothing.
+const carrierPrefix = "@immutable-gen:origin "
+
+// Carrier returns the text of the carrier rule that holds o in a generated
+// schema's x-kubernetes-validations, from the marker to Build (which takes
+// it out again).
+func (o Origin) Carrier() string {
+	b, err := json.Marshal(o)
+	if err != nil {
+		// Origin holds only strings, ints and bools.
+		panic(err)
+	}
+	return carrierPrefix + string(b)
+}
+
+// ParseCarrier returns the origin a carrier rule holds, and whether rule is a
+// carrier at all.
+func ParseCarrier(rule string) (Origin, bool, error) {
+	rest, ok := strings.CutPrefix(rule, carrierPrefix)
+	if !ok {
+		return Origin{}, false, nil
+	}
+	var o Origin
+	if err := json.Unmarshal([]byte(rest), &o); err != nil {
+		return Origin{}, true, fmt.Errorf("corrupt immutability carrier %q: %w", rule, err)
+	}
+	return o, true, nil
+}
+
+// IsCarrier reports whether rule is a carrier, without decoding it.
+func IsCarrier(rule string) bool { return strings.HasPrefix(rule, carrierPrefix) }
