@@ -60,8 +60,9 @@ type Diagnostic struct {
 	ID ID
 	// Pos is where the finding is: the Go source position of the
 	// generators' findings (the marker comment when there is one), the
-	// manifest of lint's (Filename only). It may be invalid when the
-	// finding has no source.
+	// manifest of lint's (Filename, and the Line of the schema node's key
+	// or of the document; no Column). It may be invalid when the finding
+	// has no source.
 	Pos token.Position
 	// Severity of the finding.
 	Severity Severity

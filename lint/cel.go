@@ -11,6 +11,7 @@ import (
 	apiservercel "k8s.io/apiserver/pkg/cel"
 
 	"github.com/immutable-gen/immutable-gen/crdvalidation"
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
@@ -36,25 +37,52 @@ const maxPresenceVars = 10
 // maps (IG012).
 func (c *crdLint) cel(root *schema.Node) {
 	rules := map[*schema.Node][]rule{}
-	root.Walk(func(n *schema.Node) { rules[n] = c.parseRules(n) })
+	eachNode(root, func(n *schema.Node) { rules[n] = c.parseRules(n) })
 	a := &celAnalysis{rules: rules}
+	h := newHoles(a)
+	imm := map[string]string{}
+	immRules := map[string]string{}
+	c.immutableRules[c.version] = immRules
+	c.immutable[c.version] = imm
 	root.Walk(func(n *schema.Node) {
 		var guard *rule
+		var transition []ruleAt
 		for i, r := range rules[n] {
-			if r.expr == nil || !r.usesOldSelf || !guards(n, r) {
+			if r.expr == nil || !r.usesOldSelf {
+				continue
+			}
+			g := guards(n, r)
+			transition = append(transition, ruleAt{node: n, r: r, guard: g})
+			if !g {
 				continue
 			}
 			if guard == nil {
 				guard = &rules[n][i]
+				imm[n.Path()] = "the rule `" + crdvalidation.ShortRule(r.text) + "`"
+				immRules[n.Path()] = r.text
 			}
 			if isPlainEquality(r.expr) {
 				c.listMapOrder(n, r)
 			}
 		}
-		if guard != nil && c.presence(a, n, *guard) {
-			c.optionalAncestor(a, n, *guard)
+		if n.ExtensionTrue(extension.Immutable) || n.ExtensionTrue(extension.ImmutableOnce) {
+			imm[n.Path()] = "an immutability extension"
+		}
+		if uncorrelatable(n) {
+			return // the API server refuses these rules (IG020)
+		}
+		if guard != nil {
+			before := len(c.findings)
+			c.presence(a, n, *guard)
+			if len(c.findings) > before && c.findings[before].ID == IDPresence {
+				h.own[n] = before
+			}
+		}
+		for _, r := range transition {
+			h.collect(n, r, guard != nil)
 		}
 	})
+	h.report(c)
 	c.describedOnly(root, rules)
 }
 
@@ -324,4 +352,20 @@ func (c *crdLint) listMapOrder(n *schema.Node, r rule) {
 	}
 	c.report(c.version, n.Path(), IDListMapOrder, fix,
 		"`%s` compares %s by key and ignores the order of its items; the KEP's immutability (and immutable-gen's runtime) compares list maps in order", crdvalidation.ShortRule(r.text), what)
+}
+
+// eachNode calls fn on n and every node below it, in no particular order:
+// Walk's order (properties sorted by name) costs a sort per node, which
+// matters on large CRDs, and these callers do not need it.
+func eachNode(n *schema.Node, fn func(*schema.Node)) {
+	fn(n)
+	for _, c := range n.Properties {
+		eachNode(c, fn)
+	}
+	if n.Items != nil {
+		eachNode(n.Items, fn)
+	}
+	if n.Values != nil {
+		eachNode(n.Values, fn)
+	}
 }

@@ -1,6 +1,10 @@
 package lint
 
 import (
+	"cmp"
+	"os"
+	"path/filepath"
+
 	"github.com/immutable-gen/immutable-gen/diag"
 
 	"fmt"
@@ -70,10 +74,13 @@ func TestPresence(t *testing.T) {
 		{name: "reversed equality", guard: "oldSelf == self", want: IDPresence},
 		{name: "guard in a conjunction", guard: "self.size() > 0 && self == oldSelf", want: IDPresence},
 		{name: "negated inequality", guard: "!(self != oldSelf)", want: IDPresence},
-		{name: "not a guard: monotonic", guard: "self >= oldSelf"},
-		{name: "not a guard: disjunction", guard: "self == oldSelf || self.startsWith('x')"},
-		{name: "not a guard: rejects everything", guard: "self == oldSelf && false"},
-		{name: "not a guard: not boolean (and refused)", guard: "oldSelf", want: IDRuleInvalid},
+		// Any transition rule is gone around by removing the field and
+		// adding it back (issue 23): not immutability rules, but holes all the same.
+		{name: "not a guard: monotonic", guard: "self >= oldSelf", want: IDPresence},
+		{name: "not a guard: disjunction", guard: "self == oldSelf || self.startsWith('x')", want: IDPresence},
+		{name: "not a guard: rejects everything", guard: "self == oldSelf && false", want: IDPresence},
+		{name: "not a guard: monotonic, presence kept", guard: "self >= oldSelf", rules: []string{"has(self.name) == has(oldSelf.name)"}},
+		{name: "not a guard: set once", guard: "self >= oldSelf", rules: []string{"!has(oldSelf.name) || has(self.name)"}},
 		{name: "required", guard: "self == oldSelf", required: []string{"name"}},
 		{name: "presence rule", guard: "self == oldSelf", rules: []string{"has(self.name) == has(oldSelf.name)"}},
 		{name: "presence rule reversed", guard: "self == oldSelf", rules: []string{"has(oldSelf.name) == has(self.name)"}},
@@ -100,6 +107,7 @@ func TestPresence(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got := findings(t, crdWith(fmt.Sprintf(immutableName, tc.guard), tc.rules, tc.required...))
+			got = slices.DeleteFunc(got, func(s string) bool { return strings.HasPrefix(s, string(IDRuleInvalid)) })
 			var want []string
 			if tc.want != "" {
 				want = []string{string(tc.want) + " spec.name"}
@@ -134,22 +142,28 @@ func TestOptionalOldSelf(t *testing.T) {
 	}
 }
 
-// TestPresenceNested: rules further up count, and fields under optional
-// parents are not findings when their parent's presence is what varies.
+// TestPresenceNested: rules further up count; the optional parent is a
+// cause of its own (IG018: it can be removed and added back with another
+// immutable name), reported once, beside the field's own.
 func TestPresenceNested(t *testing.T) {
 	props := `{"parent": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 10, "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}}}`
-	if got := findings(t, crdWith(props, nil)); !slices.Equal(got, []string{string(IDPresence) + " spec.parent.name"}) {
+	if got := findings(t, crdWith(props, nil)); !slices.Equal(got, []string{string(IDOptionalObject) + " spec.parent", string(IDPresence) + " spec.parent.name"}) {
 		t.Errorf("no rule: got %q", got)
 	}
 	// A presence rule on spec for the grandchild, with the parent present.
 	rule := "!has(self.parent) || !has(oldSelf.parent) || has(self.parent.name) == has(oldSelf.parent.name)"
-	if got := findings(t, crdWith(props, []string{rule})); len(got) != 0 {
+	if got := findings(t, crdWith(props, []string{rule})); !slices.Equal(got, []string{string(IDOptionalObject) + " spec.parent"}) {
 		t.Errorf("rule on the grandparent: got %q", got)
 	}
 	// A default keeps the field present.
 	defaulted := strings.Replace(props, `"maxLength": 10,`, `"maxLength": 10, "default": "x",`, 1)
-	if got := findings(t, crdWith(defaulted, nil)); len(got) != 0 {
+	if got := findings(t, crdWith(defaulted, nil)); !slices.Equal(got, []string{string(IDOptionalObject) + " spec.parent"}) {
 		t.Errorf("defaulted: got %q", got)
+	}
+	// The parent's presence kept too: clean.
+	kept := []string{rule, "has(self.parent) == has(oldSelf.parent)"}
+	if got := findings(t, crdWith(props, kept)); len(got) != 0 {
+		t.Errorf("parent kept: got %q", got)
 	}
 }
 
@@ -191,7 +205,7 @@ func FuzzRules(f *testing.F) {
 	f.Fuzz(func(t *testing.T, fieldRule, parentRule string) {
 		res, err := Manifest("crd.json", []byte(crdWith(fmt.Sprintf(immutableName, fieldRule), []string{parentRule})))
 		if err != nil {
-			t.Fatal(err)
+			return // Go's %q is not JSON for every string (\x00): not a CRD
 		}
 		for _, f := range res.Findings {
 			if f.ID != IDPresence && f.ID != IDOnceSet {
@@ -204,10 +218,11 @@ func FuzzRules(f *testing.F) {
 	})
 }
 
-// TestOptionalAncestor: a field pinned within spec (required, or its
-// presence kept by rules) under an optional spec that nothing keeps can be
-// changed by removing spec and adding it back (IG013); deeper optional
-// objects and list items may come and go by the KEP's semantics.
+// TestOptionalAncestor: a field under an optional spec that nothing keeps
+// can be changed by removing spec and adding it back (IG013, once at spec,
+// beside the field's own IG010 or IG011); a deeper optional object is a
+// cause too (IG018 when only immutability rules are below it, IG013 for
+// any other transition rule); list items come and go by key.
 func TestOptionalAncestor(t *testing.T) {
 	name := fmt.Sprintf(immutableName, "self == oldSelf")
 	cases := []struct {
@@ -215,24 +230,34 @@ func TestOptionalAncestor(t *testing.T) {
 		manifest string
 		want     []string
 	}{
-		{"required field, optional spec", optionalSpec(crdWith(name, nil, "name")), []string{string(IDOptionalAncestor) + " spec.name"}},
-		{"presence rule, optional spec", optionalSpec(crdWith(name, []string{"has(self.name) == has(oldSelf.name)"})), []string{string(IDOptionalAncestor) + " spec.name"}},
+		{"required field, optional spec", optionalSpec(crdWith(name, nil, "name")), []string{string(IDOptionalAncestor) + " spec"}},
+		{"presence rule, optional spec", optionalSpec(crdWith(name, []string{"has(self.name) == has(oldSelf.name)"})), []string{string(IDOptionalAncestor) + " spec"}},
 		{"required spec", crdWith(name, nil, "name"), nil},
 		{"presence rule on the root", optionalSpec(crdWith(name, nil, "name"), "has(self.spec) == has(oldSelf.spec)"), nil},
 		{"set-once rule on the root", optionalSpec(crdWith(name, nil, "name"), "!has(oldSelf.spec) || has(self.spec)"), nil},
-		{"rule on the root that forbids only adding", optionalSpec(crdWith(name, nil, "name"), "!has(self.spec) || has(oldSelf.spec)"), []string{string(IDOptionalAncestor) + " spec.name"}},
-		// The field's own hole comes first (IG010, IG011): it can change with spec present.
-		{"optional field without presence rule", optionalSpec(crdWith(name, nil)), []string{string(IDPresence) + " spec.name"}},
-		{"once set field", optionalSpec(crdWith(name, []string{"!has(oldSelf.name) || has(self.name)"})), []string{string(IDOnceSet) + " spec.name"}},
+		{"rule on the root that forbids only adding", optionalSpec(crdWith(name, nil, "name"), "!has(self.spec) || has(oldSelf.spec)"), []string{string(IDOptionalAncestor) + " spec"}},
+		// Two causes, two findings: the field's own presence, and spec's.
+		{"optional field without presence rule", optionalSpec(crdWith(name, nil)), []string{string(IDOptionalAncestor) + " spec", string(IDPresence) + " spec.name"}},
+		{"once set field", optionalSpec(crdWith(name, []string{"!has(oldSelf.name) || has(self.name)"})), []string{string(IDOptionalAncestor) + " spec", string(IDOnceSet) + " spec.name"}},
 		{
 			"optional object in between",
 			optionalSpec(crdWith(`{"backup": {"type": "object", "required": ["bucket"], "properties": {"bucket": {"type": "string", "maxLength": 10, "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}}}`, nil)),
-			nil,
+			[]string{string(IDOptionalAncestor) + " spec", string(IDOptionalObject) + " spec.backup"},
+		},
+		{
+			"optional object in between, required spec",
+			crdWith(`{"backup": {"type": "object", "required": ["bucket"], "properties": {"bucket": {"type": "string", "maxLength": 10, "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}}}`, nil),
+			[]string{string(IDOptionalObject) + " spec.backup"},
+		},
+		{
+			"optional object in between, a rule that is not an immutability rule",
+			crdWith(`{"backup": {"type": "object", "required": ["generation"], "properties": {"generation": {"type": "integer", "x-kubernetes-validations": [{"rule": "self >= oldSelf", "message": "cannot be decreased"}]}}}}`, nil),
+			[]string{string(IDOptionalAncestor) + " spec.backup"},
 		},
 		{
 			"required object in between",
 			optionalSpec(crdWith(`{"backup": {"type": "object", "required": ["bucket"], "properties": {"bucket": {"type": "string", "maxLength": 10, "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}}}`, nil, "backup")),
-			[]string{string(IDOptionalAncestor) + " spec.backup.bucket"},
+			[]string{string(IDOptionalAncestor) + " spec"},
 		},
 		{
 			"list map items in between",
@@ -241,6 +266,7 @@ func TestOptionalAncestor(t *testing.T) {
 			nil,
 		},
 		{"the rule on spec itself: IG010", optionalSpec(crdWith(`{}`, []string{"self == oldSelf"})), []string{string(IDPresence) + " spec"}},
+		{"an index-by-index list rule: emptying is allowed anyway", crdWith(`{"args": {"type": "array", "maxItems": 4, "items": {"type": "string", "maxLength": 8}, "x-kubernetes-validations": [{"rule": "self.all(i, x, i >= oldSelf.size() || x == oldSelf[i])"}]}}`, nil), nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -255,7 +281,7 @@ func TestOptionalAncestor(t *testing.T) {
 		t.Fatalf("%v %v", res.Findings, err)
 	}
 	f := res.Findings[0]
-	for _, want := range []string{"optional ancestor spec can be removed and added again", "`required: [spec]`", "+required", "`has(self.spec) == has(oldSelf.spec)`", "`!has(oldSelf.spec) || has(self.spec)`"} {
+	for _, want := range []string{"spec is optional and nothing compares its presence", "removed and added back", "`self == oldSelf` on spec.name", "make spec required", "`has(self.spec) == has(oldSelf.spec)`", "`!has(oldSelf.spec) || has(self.spec)`"} {
 		if !strings.Contains(f.Message+f.Fix, want) {
 			t.Errorf("%s: no %q", f, want)
 		}
@@ -309,30 +335,115 @@ func TestSetOnceIntent(t *testing.T) {
 }
 
 // TestDescribedOnly: descriptions that promise immutability with nothing
-// enforcing it are info (IG014).
+// enforcing it are info (IG014); Kubernetes' own texts, rules below the
+// field, and subjects other than the field are not.
 func TestDescribedOnly(t *testing.T) {
-	field := `{"ref": {"type": "string", "maxLength": 10, "description": %q%s}}`
+	field := `{%q: {"type": "string", "maxLength": 10, "description": %q%s}}`
 	for _, tc := range []struct {
-		desc, rules string
-		specRules   []string
-		want        bool
+		name, field, desc, rules string
+		specRules                []string
+		want                     bool
 	}{
-		{desc: "Ref names it. This field is immutable.", want: true},
-		{desc: "Immutable.", want: true},
-		{desc: "The value is immutable once set.", want: true},
-		{desc: "It cannot be changed after creation.", want: true},
-		{desc: "Cannot be updated."},         // Kubernetes' PodSpec wording, enforced by the Pod API
-		{desc: "Mutable; see immutableRef."}, // not a promise
-		{desc: "This field is immutable.", rules: `, "x-kubernetes-validations": [{"rule": "self == oldSelf"}]`},
-		{desc: "This field is immutable.", specRules: []string{"!has(oldSelf.ref) || self.ref == oldSelf.ref"}},
-		{desc: "This field is immutable.", rules: `, "x-kubernetes-immutable": true`},
-		{desc: "This field is immutable.", specRules: []string{"self == oldSelf"}}, // all of spec is immutable
+		{name: "this field is immutable", desc: "Ref names it. This field is immutable.", want: true},
+		{name: "Immutable alone", desc: "Immutable.", want: true},
+		{name: "Immutable on a line of its own (controller-gen's layout)", desc: "DNSPrefix allows the user to customize dns prefix.\nImmutable.", want: true},
+		{name: "Immutable after a line without a period", desc: "The name of the resource group\nImmutable.", want: true},
+		{name: "Immutable opening a sentence mid-line", desc: "The region. Immutable, populated at creation.", want: true},
+		{name: "immutable once set", desc: "The value is immutable once set.", want: true},
+		{name: "cannot be changed after", desc: "It cannot be changed after creation.", want: true},
+		{name: "the field's name as the subject", field: "region", desc: "The region is immutable.", want: true},
+		{name: "Kubernetes' Cannot be updated", desc: "Cannot be updated."},
+		{name: "not a promise", desc: "Mutable; see immutableRef."},
+		{name: "another subject: a boolean switch", desc: "If true, the resulting Secret will be immutable."},
+		{name: "Kubernetes' own text (PodSpec resources.claims)", field: "claims", desc: "Claims lists the names of resources.\n\nThis field is immutable. It can only be set for containers."},
+		{name: "Kubernetes' own text (Job managedBy)", field: "managedBy", desc: "ManagedBy field indicates the controller that manages a Job.\n\nThis field is immutable."},
+		{name: "the same sentence on a field of another name", field: "owner", desc: "This field is immutable.", want: true},
+		{name: "a rule on the field", desc: "This field is immutable.", rules: `, "x-kubernetes-validations": [{"rule": "self == oldSelf"}]`},
+		{name: "a rule above naming it", desc: "This field is immutable.", specRules: []string{"!has(oldSelf.ref) || self.ref == oldSelf.ref"}},
+		{name: "an extension on it", desc: "This field is immutable.", rules: `, "x-kubernetes-immutable": true`},
+		{name: "all of spec immutable", desc: "This field is immutable.", specRules: []string{"self == oldSelf"}},
 	} {
-		t.Run(tc.desc+tc.rules, func(t *testing.T) {
-			got := findings(t, crdWith(fmt.Sprintf(field, tc.desc, tc.rules), tc.specRules, "ref"))
+		t.Run(tc.name, func(t *testing.T) {
+			name := cmp.Or(tc.field, "ref")
+			got := findings(t, crdWith(fmt.Sprintf(field, name, tc.desc, tc.rules), tc.specRules, name))
 			got = slices.DeleteFunc(got, func(s string) bool { return !strings.HasPrefix(s, string(IDDescribedOnly)) })
-			if (len(got) == 1 && got[0] == string(IDDescribedOnly)+" spec.ref") != tc.want || len(got) > 1 {
+			if (len(got) == 1 && got[0] == string(IDDescribedOnly)+" spec."+name) != tc.want || len(got) > 1 {
 				t.Errorf("got %q, want IG014: %v", got, tc.want)
+			}
+		})
+	}
+	// A rule below the field: a map whose values are immutable.
+	m := `{"labels": {"type": "object", "description": "Labels are immutable.", "maxProperties": 4, "additionalProperties": {"type": "string", "maxLength": 8, "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}}`
+	if got := findings(t, crdWith(m, nil, "labels")); slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, string(IDDescribedOnly)) }) {
+		t.Errorf("rule below: got %q", got)
+	}
+}
+
+// TestSilence: an annotation on the CRD silences an ID for the whole CRD;
+// a config file silences an ID by CRD and path; both are counted.
+func TestSilence(t *testing.T) {
+	manifest := crdWith(`{"ref": {"type": "string", "maxLength": 10, "description": "This field is immutable."}, "other": {"type": "string", "maxLength": 10, "description": "Immutable."}}`, nil)
+	if got := findings(t, manifest); len(got) != 2 {
+		t.Fatalf("got %q, want two IG014", got)
+	}
+	annotated := strings.Replace(manifest, `"metadata": {"name": "widgets.example.com"}`, `"metadata": {"name": "widgets.example.com", "annotations": {"ignore-check.immutable-gen.io/IG014": "the webhook enforces it"}}`, 1)
+	res, err := Manifest("crd.json", []byte(annotated))
+	if err != nil || len(res.Findings) != 0 || res.Silenced != 2 {
+		t.Errorf("annotation: %v %v, %d silenced", res.Findings, err, res.Silenced)
+	}
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "lint.yaml")
+	crd := filepath.Join(dir, "crd.json")
+	os.WriteFile(cfg, []byte("ignore:\n- id: IG014\n  crd: widgets.example.com\n  path: spec.ref\n  reason: the webhook enforces it\n"), 0o644)
+	os.WriteFile(crd, []byte(manifest), 0o644)
+	opts, err := ReadConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = FilesWithOptions([]string{crd}, opts)
+	if err != nil || len(res.Findings) != 1 || res.Findings[0].Path != "spec.other" || res.Silenced != 1 {
+		t.Errorf("config: %v %v, %d silenced", res.Findings, err, res.Silenced)
+	}
+	os.WriteFile(cfg, []byte("ignore:\n- id: IG014\n"), 0o644)
+	if _, err := ReadConfig(cfg); err == nil || !strings.Contains(err.Error(), "reason") {
+		t.Errorf("no reason: %v", err)
+	}
+}
+
+// TestCorrelatedConditions: a rule that compares a field under a condition
+// is not gone around when another rule keeps the field's presence under
+// the same condition (Kueue's ResourceFlavor nodeLabels while topologyName
+// is set; Workload priorityClassRef while quota is reserved, a condition
+// the interpreter does not model, shared by the rules that hold it); it is
+// when nothing keeps the presence under that condition.
+func TestCorrelatedConditions(t *testing.T) {
+	props := `{"topologyName": {"type": "string", "maxLength": 10}, "nodeLabels": {"type": "string", "maxLength": 10},
+ "ref": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 10}}},
+ "conditions": {"type": "array", "maxItems": 4, "items": {"type": "string", "maxLength": 10}}}`
+	cond := "(has(oldSelf.conditions) && oldSelf.conditions.exists(c, c == 'Reserved'))"
+	for _, tc := range []struct {
+		name  string
+		rules []string
+		want  []string
+	}{
+		{"presence and value under one presence condition", []string{"!has(oldSelf.topologyName) || (has(self.nodeLabels) == has(oldSelf.nodeLabels) && (!has(self.nodeLabels) || self.nodeLabels == oldSelf.nodeLabels))"}, nil},
+		{"value only where present on both sides", []string{"!has(oldSelf.topologyName) || !has(self.nodeLabels) || !has(oldSelf.nodeLabels) || self.nodeLabels == oldSelf.nodeLabels"}, []string{"IG010 spec.nodeLabels"}},
+		{
+			"presence and value under one opaque condition, in two rules",
+			[]string{cond + " ? ((has(oldSelf.ref) && has(self.ref)) || (!has(oldSelf.ref) && !has(self.ref))) : true",
+				"(" + cond + " && has(oldSelf.ref) && has(self.ref)) ? oldSelf.ref.name == self.ref.name : true"},
+			nil,
+		},
+		{
+			"value under an opaque condition, nothing keeps the presence",
+			[]string{"(" + cond + " && has(oldSelf.ref) && has(self.ref)) ? oldSelf.ref.name == self.ref.name : true"},
+			[]string{"IG010 spec.ref"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := findings(t, crdWith(props, tc.rules))
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
 	}

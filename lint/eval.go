@@ -76,6 +76,22 @@ type evaluator struct {
 	changed, same bool
 	// presence says whether a property is present on one side.
 	presence func(n *schema.Node, old bool) presence
+	// opaque, when set, gives the truth of a condition the interpreter
+	// does not model (a call or a comprehension in a boolean position)
+	// when it is fixed (ok), keyed by the node the rule is on.
+	opaque func(node *schema.Node, e celast.Expr) (v, ok bool)
+}
+
+// evalBool evaluates x where a boolean is expected: a condition the
+// interpreter does not model is a fact of the opaque function, if any.
+func (e *evaluator) evalBool(x celast.Expr) value {
+	v := e.eval(x)
+	if v.out == anything && e.opaque != nil && (x.Kind() == celast.CallKind || x.Kind() == celast.ComprehensionKind) {
+		if b, ok := e.opaque(e.self.node, x); ok {
+			return bools(b)
+		}
+	}
+	return v
 }
 
 func bools(b bool) value {
@@ -167,11 +183,11 @@ func (e *evaluator) call(c celast.CallExpr) value {
 	args := c.Args()
 	switch name := c.FunctionName(); {
 	case name == operators.LogicalAnd && len(args) == 2:
-		return logical(e.eval(args[0]), e.eval(args[1]), isFalse, isTrue)
+		return logical(e.evalBool(args[0]), e.evalBool(args[1]), isFalse, isTrue)
 	case name == operators.LogicalOr && len(args) == 2:
-		return logical(e.eval(args[0]), e.eval(args[1]), isTrue, isFalse)
+		return logical(e.evalBool(args[0]), e.evalBool(args[1]), isTrue, isFalse)
 	case name == operators.LogicalNot && len(args) == 1:
-		v := e.eval(args[0])
+		v := e.evalBool(args[0])
 		out := v.out & isError
 		if v.may(isTrue) {
 			out |= isFalse
@@ -184,7 +200,7 @@ func (e *evaluator) call(c celast.CallExpr) value {
 		}
 		return value{out: out}
 	case name == operators.Conditional && len(args) == 3:
-		cond := e.eval(args[0])
+		cond := e.evalBool(args[0])
 		var out value
 		if cond.may(isTrue) {
 			out = union(out, e.eval(args[1]))

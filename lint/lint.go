@@ -33,6 +33,7 @@ package lint
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/immutable-gen/immutable-gen/crdvalidation"
@@ -73,21 +74,32 @@ func ParseSeverity(s string) (Severity, error) {
 
 // A finding of lint is a diag.Diagnostic, the one diagnostic type of
 // immutable-gen: Pos.Filename is the manifest as it was named (a path given
-// or found in a directory given), CRD the CRD's name, Version the CRD
-// version whose schema Path is in ("" for a finding about the CRD itself),
-// Path where in the object the finding is (`spec.ports[*].name`, `<root>`
-// for the object itself, and for findings outside the schema the CRD's own
-// field prefixed with `<crd>.`, e.g. `<crd>.spec.names.plural`).
+// or found in a directory given), Pos.Line the line of it where the
+// finding's schema node (its key) is, or the first line of its document
+// when the node has none there (JSON, flow style, findings about the CRD
+// itself), 0 if unknown; CRD the CRD's name, Version the CRD version whose
+// schema Path is in ("" for a finding about the CRD itself), Path where in
+// the object the finding is (`spec.ports[*].name`, `<root>` for the object
+// itself, and for findings outside the schema the CRD's own field prefixed
+// with `<crd>.`, e.g. `<crd>.spec.names.plural`).
+
+// where is a finding's file and line: FILE:LINE, or FILE.
+func where(f diag.Diagnostic) string {
+	if f.Pos.Line > 0 {
+		return fmt.Sprintf("%s:%d", f.Pos.Filename, f.Pos.Line)
+	}
+	return f.Pos.Filename
+}
 
 // Format renders a finding of lint as one line:
 //
-//	FILE: CRD/VERSION PATH: SEVERITY[ID]: MESSAGE; fix: FIX
+//	FILE:LINE: CRD/VERSION PATH: SEVERITY[ID]: MESSAGE; fix: FIX
 func Format(f diag.Diagnostic) string {
-	where := f.CRD
+	crd := f.CRD
 	if f.Version != "" {
-		where += "/" + f.Version
+		crd += "/" + f.Version
 	}
-	s := fmt.Sprintf("%s: %s %s: %s[%s]: %s", f.Pos.Filename, where, f.Path, severityName(f.Severity), f.ID, f.Message)
+	s := fmt.Sprintf("%s: %s %s: %s[%s]: %s", where(f), crd, f.Path, severityName(f.Severity), f.ID, f.Message)
 	if f.Fix != "" {
 		s += "; fix: " + f.Fix
 	}
@@ -98,6 +110,7 @@ func Format(f diag.Diagnostic) string {
 // name.
 type jsonFinding struct {
 	File     string `json:"file"`
+	Line     int    `json:"line"`
 	CRD      string `json:"crd"`
 	Version  string `json:"version"`
 	Path     string `json:"path"`
@@ -129,6 +142,8 @@ const (
 	IDListMapOrder       diag.ID = "IG012"
 	IDOptionalAncestor           = placement.IDOptionalAncestor
 	IDDescribedOnly      diag.ID = "IG014"
+	IDVersionSkew        diag.ID = "IG017"
+	IDOptionalObject     diag.ID = "IG018"
 	IDOnceNotProperty            = placement.IDOnceProperty
 	IDOnceRequired               = placement.IDOnceRequired
 	IDUncorrelatable             = crdvalidation.IDUncorrelatable
@@ -150,11 +165,13 @@ func Catalog() []Check {
 		{ID: IDRedundant, Severity: Info, Title: "an immutability extension inside an already immutable subtree"},
 		{ID: IDKubectlApply, Severity: Info, Title: "the CRD carries the KEP extensions, which kubectl apply rejects and API servers do not enforce"},
 		{ID: IDExtensionIgnored, Severity: Warning, Title: "an immutability extension inside allOf, anyOf, oneOf or not, where it has no effect"},
-		{ID: IDPresence, Severity: Warning, Title: "a field immutable by a CEL rule that can be removed (and set again) because its presence is not compared"},
+		{ID: IDPresence, Severity: Warning, Title: "a field immutable by (or compared by) a CEL transition rule that can be removed (and set again) because its presence is not compared"},
 		{ID: IDOnceSet, Severity: Info, Title: "a field immutable once set: it can be added after creation"},
 		{ID: IDListMapOrder, Severity: Info, Title: "`self == oldSelf` ignores the order of list maps, which the KEP compares"},
-		{ID: IDOptionalAncestor, Severity: Warning, Title: "a field immutable by a CEL rule under an optional spec (a top-level property) that can be removed and added again"},
+		{ID: IDOptionalAncestor, Severity: Warning, Title: "an optional field that can be removed and added back, going around the transition rules on it and below it (a top-level field such as spec, or any rule that is not an immutability rule)"},
 		{ID: IDDescribedOnly, Severity: Info, Title: "a field described as immutable with nothing enforcing it"},
+		{ID: IDVersionSkew, Severity: Warning, Title: "a field immutable in one served version of a CRD and not in another, through which it can be changed"},
+		{ID: IDOptionalObject, Severity: Info, Title: "an optional object below spec that can be removed and added back with other values of the immutable fields in it (the KEP's semantics allow it)"},
 		{ID: IDOnceNotProperty, Severity: Error, Title: "x-immutable-gen-immutable-once on list items or map values, which are never set later"},
 		{ID: IDOnceRequired, Severity: Info, Title: "x-immutable-gen-immutable-once on a required property, where it is x-kubernetes-immutable"},
 		{ID: IDUncorrelatable, Severity: Error, Title: "oldSelf under the items of an atomic list or a set: the API server refuses the rule"},
@@ -180,6 +197,21 @@ type Result struct {
 	Partial int
 	// CRDs counts the CustomResourceDefinitions linted.
 	CRDs int
+	// Helm lists the files skipped as Helm templates: they must be
+	// rendered first (helm template CHART | immutable-gen lint -).
+	Helm []string
+	// Errors are the inputs that could not be used, each with its file
+	// ("" for a path that cannot be expanded) and message.
+	Errors []InputError
+	// Silenced counts the findings silenced by an annotation on their CRD
+	// (IgnoreAnnotationPrefix) or a config file (Options.Ignore).
+	Silenced int
+}
+
+// InputError is an input that could not be used.
+type InputError struct {
+	File    string `json:"file"`
+	Message string `json:"message"`
 }
 
 // Count returns how many findings have at least severity min.
@@ -193,25 +225,129 @@ func (r Result) Count(min Severity) int {
 	return n
 }
 
-// JSON renders the findings as a JSON array (never null), indented.
-func (r Result) JSON() ([]byte, error) {
-	findings := []jsonFinding{}
+// Summary is the counts of a run.
+type Summary struct {
+	Files    int            `json:"files"`
+	CRDs     int            `json:"crds"`
+	Errors   int            `json:"errors"`
+	Warnings int            `json:"warnings"`
+	Info     int            `json:"info"`
+	IDs      map[string]int `json:"ids"`
+	Silenced int            `json:"silenced"`
+	Skipped  int            `json:"skipped"`
+	Partial  int            `json:"partial"`
+	Helm     int            `json:"helm"`
+	Unusable int            `json:"unusable"`
+}
+
+// Summary counts the findings by severity and ID.
+func (r Result) Summary() Summary {
+	s := Summary{CRDs: r.CRDs, IDs: map[string]int{}, Silenced: r.Silenced, Skipped: len(r.Skipped), Partial: r.Partial, Helm: len(r.Helm), Unusable: len(r.Errors)}
+	files := map[string]bool{}
 	for _, f := range r.Findings {
-		findings = append(findings, jsonFinding{f.Pos.Filename, f.CRD, f.Version, f.Path, string(f.ID), severityName(f.Severity), f.Message, f.Fix})
+		files[f.Pos.Filename] = true
+		s.IDs[string(f.ID)]++
+		switch f.Severity {
+		case Error:
+			s.Errors++
+		case Warning:
+			s.Warnings++
+		default:
+			s.Info++
+		}
 	}
-	b, err := json.MarshalIndent(findings, "", "  ")
+	s.Files = len(files)
+	return s
+}
+
+// String is the summary line:
+//
+//	12 findings (0 errors, 9 warnings, 3 info: IG010 ×6, IG013 ×3, IG014 ×3) in 5 of 118 CRDs; 2 silenced
+func (s Summary) String() string {
+	n := s.Errors + s.Warnings + s.Info
+	var b strings.Builder
+	if n == 0 {
+		fmt.Fprintf(&b, "no findings in %d CRD(s)", s.CRDs)
+	} else {
+		ids := make([]string, 0, len(s.IDs))
+		for id := range s.IDs {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		for i, id := range ids {
+			ids[i] = fmt.Sprintf("%s ×%d", id, s.IDs[id])
+		}
+		fmt.Fprintf(&b, "%d finding(s) in %d file(s), %d CRD(s) linted: %d error(s), %d warning(s), %d info (%s)", n, s.Files, s.CRDs, s.Errors, s.Warnings, s.Info, strings.Join(ids, ", "))
+	}
+	for _, x := range []struct {
+		n    int
+		what string
+	}{{s.Silenced, "silenced"}, {s.Partial, "partial CRD(s) skipped"}, {s.Helm, "Helm template(s) skipped"}, {s.Unusable, "unusable input(s)"}} {
+		if x.n > 0 {
+			fmt.Fprintf(&b, "; %d %s", x.n, x.what)
+		}
+	}
+	return b.String()
+}
+
+// JSON renders the result as one JSON object, indented: the findings
+// (never null), the inputs that could not be used, the documents skipped,
+// the Helm templates skipped, and the summary.
+func (r Result) JSON() ([]byte, error) {
+	out := struct {
+		Findings []jsonFinding `json:"findings"`
+		Errors   []InputError  `json:"errors"`
+		Skipped  []string      `json:"skipped"`
+		Helm     []string      `json:"helm"`
+		Summary  Summary       `json:"summary"`
+	}{[]jsonFinding{}, r.Errors, r.Skipped, r.Helm, r.Summary()}
+	for _, f := range r.Findings {
+		out.Findings = append(out.Findings, jsonFinding{f.Pos.Filename, f.Pos.Line, f.CRD, f.Version, f.Path, string(f.ID), severityName(f.Severity), f.Message, f.Fix})
+	}
+	if out.Errors == nil {
+		out.Errors = []InputError{}
+	}
+	if out.Skipped == nil {
+		out.Skipped = []string{}
+	}
+	if out.Helm == nil {
+		out.Helm = []string{}
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
 		return nil, err
 	}
 	return append(b, '\n'), nil
 }
 
-// Text renders the findings one per line.
+// Text renders the findings grouped by file and CRD: a header line per
+// CRD, then per finding a line FILE:LINE: VERSION PATH: SEVERITY[ID]:
+// MESSAGE and an indented line with the fix.
 func (r Result) Text() string {
 	var b strings.Builder
+	var file, crd string
 	for _, f := range r.Findings {
-		b.WriteString(Format(f))
-		b.WriteByte('\n')
+		if f.Pos.Filename != file || f.CRD != crd {
+			if file != "" {
+				b.WriteByte('\n')
+			}
+			file, crd = f.Pos.Filename, f.CRD
+			n := 0
+			for _, g := range r.Findings {
+				if g.Pos.Filename == file && g.CRD == crd {
+					n++
+				}
+			}
+			fmt.Fprintf(&b, "== %s: %s (%d finding(s))\n", file, crd, n)
+		}
+		at := f.Path
+		if f.Version != "" {
+			at = f.Version + " " + at
+		}
+		fmt.Fprintf(&b, "%s: %s: %s[%s]: %s\n", where(f), at, severityName(f.Severity), f.ID, f.Message)
+		if f.Fix != "" {
+			fmt.Fprintf(&b, "    fix: %s\n", f.Fix)
+		}
 	}
 	return b.String()
 }

@@ -1,7 +1,6 @@
 package lint
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/json"
@@ -12,17 +11,21 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/google/cel-go/parser"
 	"golang.org/x/sync/errgroup"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	sigsjson "sigs.k8s.io/json"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/immutable-gen/immutable-gen/crdvalidation"
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
@@ -35,10 +38,17 @@ import (
 // cannot be decoded — each with its file (and document); the Result holds
 // the findings of everything else.
 func Files(paths []string) (Result, error) {
+	return FilesWithOptions(paths, Options{})
+}
+
+// FilesWithOptions is Files with options: findings a config file
+// silences.
+func FilesWithOptions(paths []string, opts Options) (Result, error) {
 	l, err := newLinter()
 	if err != nil {
 		return Result{}, err
 	}
+	l.opts = opts
 	// One job per file, or per path that cannot be expanded.
 	type job struct {
 		file string
@@ -48,6 +58,10 @@ func Files(paths []string) (Result, error) {
 	var jobs []*job
 	var skipped []string
 	for _, p := range paths {
+		if p == "-" {
+			jobs = append(jobs, &job{file: "-"})
+			continue
+		}
 		files, err := expand(p)
 		if err != nil {
 			jobs = append(jobs, &job{err: err})
@@ -67,7 +81,13 @@ func Files(paths []string) (Result, error) {
 			continue
 		}
 		g.Go(func() error {
-			data, err := os.ReadFile(j.file)
+			var data []byte
+			var err error
+			if j.file == "-" {
+				data, err = io.ReadAll(os.Stdin)
+			} else {
+				data, err = os.ReadFile(j.file)
+			}
 			if err != nil {
 				j.err = err
 				return nil
@@ -84,11 +104,16 @@ func Files(paths []string) (Result, error) {
 		res.Findings = append(res.Findings, j.res.Findings...)
 		res.Skipped = append(res.Skipped, j.res.Skipped...)
 		res.Partial += j.res.Partial
+		res.Helm = append(res.Helm, j.res.Helm...)
 		res.CRDs += j.res.CRDs
 		if j.err != nil {
 			errs = append(errs, j.err)
+			for _, e := range unjoin(j.err) {
+				res.Errors = append(res.Errors, InputError{File: j.file, Message: e.Error()})
+			}
 		}
 	}
+	res.Silenced = int(l.silenced.Load())
 	return res, errors.Join(errs...)
 }
 
@@ -100,6 +125,7 @@ func Manifest(file string, data []byte) (Result, error) {
 	}
 	var res Result
 	err = l.manifest(&res, file, data)
+	res.Silenced = int(l.silenced.Load())
 	return res, err
 }
 
@@ -137,6 +163,9 @@ func expand(path string) ([]string, error) {
 // use.
 type linter struct {
 	parser *parser.Parser
+	opts   Options
+	// silenced counts the findings silenced by annotations and opts.
+	silenced atomic.Int64
 }
 
 func newLinter() (*linter, error) {
@@ -150,17 +179,36 @@ func newLinter() (*linter, error) {
 // manifest lints every document of one file into res.
 func (l *linter) manifest(res *Result, file string, data []byte) error {
 	var errs []error
-	err := documents(data, func(n int, raw []byte) {
+	if helmTemplate(file, data) {
+		res.Helm = append(res.Helm, file)
+		return nil
+	}
+	err := documents(data, func(n int, raw, src []byte, line int) {
 		if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
 			return
 		}
-		var obj map[string]any
-		if err := json.Unmarshal(raw, &obj); err != nil {
+		var h header
+		if err := json.Unmarshal(raw, &h); err != nil {
 			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: document %d is not an object", file, n))
 			return
 		}
-		if err := l.object(res, file, fmt.Sprintf("document %d", n), raw, obj); err != nil {
+		before := len(res.Findings)
+		if err := l.object(res, file, fmt.Sprintf("document %d", n), raw, h); err != nil {
 			errs = append(errs, err)
+		}
+		// Place the document's findings in its YAML.
+		if len(res.Findings) > before {
+			var lines []yline
+			if src != nil {
+				lines = yamlLines(src, line)
+			}
+			for i := before; i < len(res.Findings); i++ {
+				f := &res.Findings[i]
+				f.Pos.Line = line
+				if lines != nil {
+					f.Pos.Line = schemaLine(lines, f.CRD, f.Version, f.Path)
+				}
+			}
 		}
 	})
 	for _, e := range unjoin(err) {
@@ -170,14 +218,17 @@ func (l *linter) manifest(res *Result, file string, data []byte) error {
 }
 
 // documents calls fn with each document of a YAML or JSON stream, as JSON,
-// numbered from 1, and returns the errors of the documents that do not
-// parse. A JSON stream stops at its first syntax error; YAML documents are
-// split at `---` first, so the ones after a broken document are still read.
-func documents(data []byte, fn func(n int, raw []byte)) error {
+// numbered from 1, with its source (YAML; nil for JSON) and the line of
+// the file it starts on, and returns the errors of the documents that do
+// not parse. A JSON stream stops at its first syntax error; YAML documents
+// are split at `---` first, so the ones after a broken document are still
+// read.
+func documents(data []byte, fn func(n int, raw, src []byte, line int)) error {
 	if utilyaml.IsJSONBuffer(data) {
-		dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+		dec := json.NewDecoder(bytes.NewReader(data))
 		for n := 1; ; n++ {
 			var raw json.RawMessage
+			off := dec.InputOffset()
 			err := dec.Decode(&raw)
 			if errors.Is(err, io.EOF) {
 				return nil
@@ -185,26 +236,51 @@ func documents(data []byte, fn func(n int, raw []byte)) error {
 			if err != nil {
 				return fmt.Errorf("document %d: invalid JSON: %v", n, err)
 			}
-			fn(n, raw)
+			// The document starts at its first non-blank byte.
+			lead := data[off:]
+			skip := len(lead) - len(bytes.TrimLeft(lead, " \t\r\n"))
+			fn(n, raw, nil, 1+bytes.Count(data[:int(off)+skip], []byte("\n")))
 		}
 	}
-	// Split YAML documents and convert each to JSON once.
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	var errs []error
-	for n := 1; ; n++ {
-		doc, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return errors.Join(errs...)
-		}
-		if err != nil {
-			return errors.Join(append(errs, fmt.Errorf("document %d: %v", n, err))...)
-		}
+	n := 0
+	yamlDocuments(data, func(doc []byte, line int) {
+		n++
 		raw, err := sigsyaml.YAMLToJSON(doc)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("document %d: invalid YAML: %v", n, err))
-			continue
+			return
 		}
-		fn(n, raw)
+		fn(n, raw, doc, line)
+	})
+	return errors.Join(errs...)
+}
+
+// yamlDocuments splits a YAML stream at its `---` lines (followed by
+// nothing or a comment), as k8s.io/apimachinery's YAMLReader does, and
+// calls fn with each document that is not empty and the line of the file
+// it starts on.
+func yamlDocuments(data []byte, fn func(doc []byte, line int)) {
+	start, startLine, no := 0, 1, 0
+	for off := 0; off < len(data); {
+		no++
+		end := len(data)
+		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
+			end = off + i + 1
+		}
+		line := data[off:end]
+		if bytes.HasPrefix(line, []byte("---")) {
+			if rest := bytes.TrimSpace(line[3:]); len(rest) == 0 || rest[0] == '#' {
+				if off > start {
+					fn(data[start:off], startLine)
+				}
+				start, startLine = end, no+1
+			}
+		}
+		off = end
+	}
+	if start < len(data) {
+		fn(data[start:], startLine)
 	}
 }
 
@@ -220,15 +296,10 @@ func unjoin(err error) []error {
 }
 
 // object lints one document, or the items of a List.
-func (l *linter) object(res *Result, file, where string, raw []byte, obj map[string]any) error {
-	apiVersion, _ := obj["apiVersion"].(string)
-	kind, _ := obj["kind"].(string)
+func (l *linter) object(res *Result, file, where string, raw []byte, h header) error {
+	apiVersion, kind, name := h.APIVersion, h.Kind, h.Metadata.Name
 	if kind == "CustomResourceDefinition" && strings.HasPrefix(apiVersion, "apiextensions.k8s.io/") {
-		if missing := partialCRD(obj); missing != nil {
-			name := ""
-			if md, ok := obj["metadata"].(map[string]any); ok {
-				name, _ = md["name"].(string)
-			}
+		if missing := h.partial(); missing != nil {
 			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %s (%s CustomResourceDefinition %q) is a partial CustomResourceDefinition, a kustomize patch: it has no %s", file, where, apiVersion, name, strings.Join(missing, ", ")))
 			res.Partial++
 			return nil
@@ -236,7 +307,7 @@ func (l *linter) object(res *Result, file, where string, raw []byte, obj map[str
 	}
 	switch {
 	case kind == "CustomResourceDefinition" && apiVersion == "apiextensions.k8s.io/v1":
-		findings, err := l.crd(file, raw, obj)
+		findings, err := l.crd(file, raw, name)
 		res.CRDs++
 		if err != nil {
 			return fmt.Errorf("%s: %s: %w", file, where, err)
@@ -246,19 +317,17 @@ func (l *linter) object(res *Result, file, where string, raw []byte, obj map[str
 	case kind == "CustomResourceDefinition" && strings.HasPrefix(apiVersion, "apiextensions.k8s.io/"):
 		return fmt.Errorf("%s: %s: %s CustomResourceDefinitions are not supported (API servers serve only apiextensions.k8s.io/v1 since Kubernetes 1.22): convert it to apiextensions.k8s.io/v1", file, where, apiVersion)
 	case strings.HasSuffix(kind, "List") && apiVersion == "v1":
-		items, _ := obj["items"].([]any)
+		var list struct {
+			Items []json.RawMessage `json:"items"`
+		}
+		json.Unmarshal(raw, &list) // the items that are not objects are left out below
 		var errs []error
-		for i, it := range items {
-			item, ok := it.(map[string]any)
-			if !ok {
+		for i, item := range list.Items {
+			var ih header
+			if json.Unmarshal(item, &ih) != nil {
 				continue
 			}
-			b, err := json.Marshal(item)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s: %s item %d: %w", file, where, i, err))
-				continue
-			}
-			if err := l.object(res, file, fmt.Sprintf("%s item %d", where, i), b, item); err != nil {
+			if err := l.object(res, file, fmt.Sprintf("%s item %d", where, i), item, ih); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -275,7 +344,29 @@ func (l *linter) object(res *Result, file, where string, raw []byte, obj map[str
 	return nil
 }
 
-// partialCRD returns what a CustomResourceDefinition document lacks of
+// header is what lint reads of every document before it knows it is a
+// CRD: its type, name, and which of spec's fields it has.
+type header struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
+	Spec struct {
+		Group      hasField `json:"group"`
+		Names      hasField `json:"names"`
+		Versions   hasField `json:"versions"`
+		Version    hasField `json:"version"`
+		Validation hasField `json:"validation"`
+	} `json:"spec"`
+}
+
+// hasField notes that a field is there, without keeping its value.
+type hasField bool
+
+func (p *hasField) UnmarshalJSON([]byte) error { *p = true; return nil }
+
+// partial returns what a CustomResourceDefinition document lacks of
 // spec.group, spec.names and spec.versions (spec.version or
 // spec.validation in v1beta1) when it lacks two of them or more: such a
 // document is not a CRD but a patch of one, as kustomize projects keep
@@ -283,19 +374,15 @@ func (l *linter) object(res *Result, file, where string, raw []byte, obj map[str
 // cainjection_in_*.yaml). It returns nil for a whole CRD, and for a CRD
 // that lacks only one of them (a broken CRD, which the API server's
 // validation reports).
-func partialCRD(obj map[string]any) []string {
-	spec, _ := obj["spec"].(map[string]any)
+func (h header) partial() []string {
 	var missing []string
-	if _, ok := spec["group"]; !ok {
+	if !h.Spec.Group {
 		missing = append(missing, "spec.group")
 	}
-	if _, ok := spec["names"]; !ok {
+	if !h.Spec.Names {
 		missing = append(missing, "spec.names")
 	}
-	_, versions := spec["versions"]
-	_, version := spec["version"]
-	_, validation := spec["validation"]
-	if !versions && !version && !validation {
+	if !h.Spec.Versions && !h.Spec.Version && !h.Spec.Validation {
 		missing = append(missing, "spec.versions")
 	}
 	if len(missing) < 2 {
@@ -306,16 +393,27 @@ func partialCRD(obj map[string]any) []string {
 
 // crd lints one apiextensions.k8s.io/v1 CRD given as JSON and as its
 // generic tree.
-func (l *linter) crd(file string, raw []byte, obj map[string]any) ([]diag.Diagnostic, error) {
-	var crd apiextv1.CustomResourceDefinition
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(raw, &crd); err != nil {
-		name := ""
-		if md, ok := obj["metadata"].(map[string]any); ok {
-			name, _ = md["name"].(string)
+func (l *linter) crd(file string, raw []byte, name string) ([]diag.Diagnostic, error) {
+	c := &crdLint{linter: l, file: file, name: name, models: map[string]*schema.Node{}, immutable: map[string]map[string]string{}, immutableRules: map[string]map[string]string{}}
+	// The API server's validation first, on the typed CRD, which is
+	// released before the generic tree and the models are built.
+	var annotations map[string]string
+	stub, errs, ok, err := func() (*apiextensions.CustomResourceDefinition, []crdvalidation.ServerError, bool, error) {
+		var crd apiextv1.CustomResourceDefinition
+		if err := sigsjson.UnmarshalCaseSensitivePreserveInts(raw, &crd); err != nil {
+			return nil, nil, false, fmt.Errorf("CustomResourceDefinition %q cannot be decoded: %v", name, err)
 		}
+		c.name, annotations = crd.Name, crd.Annotations
+		stub, errs, ok := c.apiServer(&crd)
+		return stub, errs, ok, nil
+	}()
+	if err != nil {
+		return nil, err
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(raw, &obj); err != nil {
 		return nil, fmt.Errorf("CustomResourceDefinition %q cannot be decoded: %v", name, err)
 	}
-	c := &crdLint{linter: l, file: file, name: crd.Name, models: map[string]*schema.Node{}}
 	spec, _ := obj["spec"].(map[string]any)
 	versions, _ := spec["versions"].([]any)
 	for _, v := range versions {
@@ -331,11 +429,42 @@ func (l *linter) crd(file string, raw []byte, obj map[string]any) ([]diag.Diagno
 		c.models[name] = root
 		c.version = name
 		c.extensions(root)
-		c.cel(root)
+		// Only served versions can be written through: the holes of the
+		// others cannot be used.
+		if served, _ := vm["served"].(bool); served {
+			c.served = append(c.served, name)
+			c.cel(root)
+		}
 	}
 	c.version = ""
-	c.apiServer(&crd)
-	return c.sorted(), nil
+	c.versionSkew()
+	if ok {
+		c.apiServerFindings(stub, errs)
+	}
+	findings := c.sorted()
+	if ids := annotationIgnores(annotations); ids != nil {
+		kept := findings[:0]
+		for _, f := range findings {
+			if ids[f.ID] {
+				l.silenced.Add(1)
+				continue
+			}
+			kept = append(kept, f)
+		}
+		findings = kept
+	}
+	if len(l.opts.Ignore) > 0 {
+		kept := findings[:0]
+		for _, f := range findings {
+			if l.opts.silenced(f) {
+				l.silenced.Add(1)
+				continue
+			}
+			kept = append(kept, f)
+		}
+		findings = kept
+	}
+	return findings, nil
 }
 
 // crdLint collects the findings of one CRD.
@@ -346,6 +475,13 @@ type crdLint struct {
 	// versions as in the manifest.
 	models map[string]*schema.Node
 	order  []string
+	// served lists the served versions; immutable maps each to the paths
+	// made immutable there, and how.
+	served    []string
+	immutable map[string]map[string]string
+	// immutableRules maps each served version to the immutability rules'
+	// text by path (not the extensions).
+	immutableRules map[string]map[string]string
 	// version is the version being linted.
 	version  string
 	findings []diag.Diagnostic
@@ -383,4 +519,44 @@ func (c *crdLint) sorted() []diag.Diagnostic {
 		)
 	})
 	return slices.CompactFunc(out, func(a, b diag.Diagnostic) bool { return Format(a) == Format(b) })
+}
+
+// helmAction matches the Go template actions of a Helm chart where YAML
+// cannot hold them as text: a line (or a comment) that opens with a
+// control action or an include ({{- if …}}, {{ include … }}, {{- end }}),
+// or a value that is one ('{{ .Release.Name }}'). Templates shown in a
+// description ("e.g. {{ .Release.Name }}-suffix") are neither.
+var helmAction = regexp.MustCompile(`(?m)^\s*(?:#[^\n]*)?\{\{-?\s*(?:if|else|end|range|with|define|include|template|toYaml|tpl)\b|:\s*['"]?\{\{-?\s*(?:include|template|tpl|\.Values|\.Release|\.Chart)\b`)
+
+// helmTemplate reports whether the file is a Helm template, to be
+// rendered before it is linted: it holds Helm's template actions, or it
+// sits in the templates directory of a chart and holds "{{".
+func helmTemplate(file string, data []byte) bool {
+	// Only the lines holding "{{" are matched: a large CRD may show a
+	// template in a description or two.
+	for rest := data; ; {
+		i := bytes.Index(rest, []byte("{{"))
+		if i < 0 {
+			break
+		}
+		start := bytes.LastIndexByte(rest[:i], '\n') + 1
+		end := len(rest)
+		if j := bytes.IndexByte(rest[i:], '\n'); j >= 0 {
+			end = i + j
+		}
+		if helmAction.Match(rest[start:end]) {
+			return true
+		}
+		rest = rest[end:]
+	}
+	if !bytes.Contains(data, []byte("{{")) {
+		return false
+	}
+	dir := filepath.Dir(file)
+	if filepath.Base(dir) == "templates" {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "Chart.yaml")); err == nil {
+			return true
+		}
+	}
+	return false
 }

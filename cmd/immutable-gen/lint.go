@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 
 	"github.com/immutable-gen/immutable-gen/lint"
 )
 
-const lintSynopsis = "usage: immutable-gen lint [--format=text|json] [--fail-on=error|warning|info] [-v] FILE_OR_DIR..."
+const lintSynopsis = "usage: immutable-gen lint [--format=text|json|sarif] [--fail-on=error|warning|info] [--config FILE] [-v] FILE_OR_DIR..."
 
 const lintUsage = lintSynopsis + `
 
@@ -23,18 +24,31 @@ and everything the API server refuses when the CRD is created. Files may
 hold several YAML or JSON documents; directories are searched recursively
 for *.yaml, *.yml and *.json; documents that are not CRDs are skipped.
 
-  --format, -o text|json  text: one line per finding,
-                            FILE: CRD/VERSION PATH: SEVERITY[ID]: MESSAGE; fix: FIX
-                          json: an array of {file, crd, version, path, id,
-                            severity, message, fix}
+  --format, -o text|json|sarif
+                          text: findings grouped by file and CRD,
+                            FILE:LINE: VERSION PATH: SEVERITY[ID]: MESSAGE
+                                fix: FIX
+                          and a summary line of counts by severity and ID
+                          json: {findings: [{file, line, crd, version, path,
+                            id, severity, message, fix}], errors: [{file,
+                            message}], skipped, helm, summary}
+                          sarif: SARIF 2.1.0, for code-scanning upload
   --fail-on SEVERITY      the least severity that makes the run fail:
                           error, warning (default) or info
+  --config FILE           silence judged findings: ignore: [{id, crd, path,
+                          reason}] (docs/lint.md, "Silencing a finding"); the
+                          annotation ignore-check.immutable-gen.io/ID on a
+                          CRD silences an ID for that CRD
   -v, --verbose           say on standard error which documents were
-                          skipped, and count the findings
+                          skipped
+
+FILE may be - (standard input: helm template CHART | immutable-gen lint -).
+Helm templates are skipped with a note: render them first.
 
 Exit status: 0 no finding at or above --fail-on; 1 some; 2 unusable input
 (a file that cannot be read, invalid YAML or JSON, a CRD that cannot be
-decoded), with a message on standard error. Findings: docs/lint.md.
+decoded) or no CRD at all, with a message on standard error. Findings:
+docs/lint.md.
 `
 
 // runLint implements "immutable-gen lint" and returns the exit status.
@@ -44,6 +58,7 @@ func runLint(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "")
 	fs.StringVar(format, "o", "text", "")
 	failOn := fs.String("fail-on", "warning", "")
+	config := fs.String("config", "", "")
 	verbose := fs.Bool("verbose", false, "")
 	fs.BoolVar(verbose, "v", false, "")
 	fail := func(format string, args ...any) int {
@@ -67,9 +82,9 @@ func runLint(args []string, stdout, stderr io.Writer) int {
 		paths = append(paths, fs.Arg(0))
 		rest = fs.Args()[1:]
 	}
-	if *format != "text" && *format != "json" {
+	if *format != "text" && *format != "json" && *format != "sarif" {
 		fmt.Fprintln(stderr, lintSynopsis)
-		return fail("unknown format %q: want text or json", *format)
+		return fail("unknown format %q: want text, json or sarif", *format)
 	}
 	min, err := lint.ParseSeverity(*failOn)
 	if err != nil {
@@ -87,31 +102,53 @@ func runLint(args []string, stdout, stderr io.Writer) int {
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
-	res, lintErr := lint.Files(paths)
-	if *format == "json" {
-		b, err := res.JSON()
-		if err != nil {
-			return fail("%v", err)
+	var opts lint.Options
+	if *config != "" {
+		if opts, err = lint.ReadConfig(*config); err != nil {
+			return fail("--config: %v", err)
 		}
-		stdout.Write(b)
-	} else {
-		io.WriteString(stdout, res.Text())
 	}
+	res, lintErr := lint.FilesWithOptions(paths, opts)
+	var out []byte
+	switch *format {
+	case "json":
+		out, err = res.JSON()
+	case "sarif":
+		out, err = res.SARIF()
+	default:
+		text := res.Text()
+		if text != "" {
+			text += "\n"
+		}
+		out = []byte(text + res.Summary().String() + "\n")
+	}
+	if err != nil {
+		return fail("%v", err)
+	}
+	stdout.Write(out)
 	if res.Partial > 0 && !*verbose {
 		fmt.Fprintf(stderr, "immutable-gen lint: skipped %d partial CustomResourceDefinition(s) (kustomize patches, not whole CRDs); -v lists them\n", res.Partial)
+	}
+	if len(res.Helm) == 1 || len(res.Helm) > 0 && *verbose {
+		for _, h := range res.Helm {
+			fmt.Fprintf(stderr, "immutable-gen lint: skipped %s: a Helm template; render it first: helm template CHART | immutable-gen lint -\n", h)
+		}
+	} else if len(res.Helm) > 1 {
+		fmt.Fprintf(stderr, "immutable-gen lint: skipped %d Helm templates (in %s…); render them first: helm template CHART | immutable-gen lint -; -v lists them\n", len(res.Helm), filepath.Dir(res.Helm[0]))
 	}
 	if *verbose {
 		for _, s := range res.Skipped {
 			fmt.Fprintf(stderr, "immutable-gen lint: skipped %s\n", s)
 		}
-		fmt.Fprintf(stderr, "immutable-gen lint: %d error(s), %d warning(s), %d info\n",
-			res.Count(lint.Error), res.Count(lint.Warning)-res.Count(lint.Error), res.Count(lint.Info)-res.Count(lint.Warning))
 	}
 	if lintErr != nil {
 		for _, line := range strings.Split(lintErr.Error(), "\n") {
 			fmt.Fprintf(stderr, "immutable-gen lint: %s\n", line)
 		}
 		return 2
+	}
+	if res.CRDs == 0 {
+		return fail("no CustomResourceDefinitions in %s: nothing was linted", strings.Join(paths, " "))
 	}
 	if res.Count(min) > 0 {
 		return 1

@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/immutable-gen/immutable-gen/internal/golden"
+	"github.com/immutable-gen/immutable-gen/lint"
 )
 
 // TestLintGolden runs `immutable-gen lint` on the fixtures under
@@ -31,11 +35,20 @@ func TestLintGolden(t *testing.T) {
 		{"fail-on-info", []string{td("defects/IG011-once-set.yaml"), "--fail-on", "info"}, 1},
 		{"info-only", []string{td("defects/IG011-once-set.yaml")}, 0},
 		{"described-only", []string{td("defects/IG014-described.yaml")}, 0},
+		// IG014 (issue 23): "Immutable." on a line of its own; not Kubernetes'
+		// own text, another subject, rules below, status.
+		{"described", []string{"--fail-on=info", td("described")}, 1},
 		{"kustomize", []string{td("kustomize")}, 0},
 		{"kustomize-verbose", []string{"-v", td("kustomize")}, 0},
 		{"bad-format", []string{"--format=xml", td("defects")}, 2},
 		{"bad-fail-on", []string{"--fail-on=never", td("defects")}, 2},
 		{"no-files", nil, 2},
+		// Output for a fleet (issue 23).
+		{"helm", []string{"--fail-on=info", td("helm")}, 1},
+		{"empty", []string{td("empty")}, 2},
+		{"only-partial", []string{td("kustomize/patches")}, 2},
+		{"unusable-json", []string{"-o", "json", td("unusable/invalid.yaml"), td("defects/IG010-optional.yaml")}, 2},
+		{"holes-sarif", []string{"-o", "sarif", td("holes")}, 1},
 		{"help", []string{"-h"}, 0},
 	}
 	for _, tc := range cases {
@@ -51,41 +64,220 @@ func TestLintGolden(t *testing.T) {
 	}
 }
 
-// TestLintJSON checks the JSON output: an array of findings with exactly
-// the documented keys, the same findings as the text output, and a golden
-// file.
+// TestLintJSON checks the JSON output: an object with the findings
+// (exactly the documented keys, the same as the text output), the input
+// errors, and a summary; and a golden file.
 func TestLintJSON(t *testing.T) {
 	dir := filepath.Join(moduleRoot(t), "testdata/lint/defects")
-	var text, js, stderr bytes.Buffer
-	if code := run([]string{"lint", dir}, &text, &stderr); code != 1 {
-		t.Fatalf("text: exit %d: %s", code, stderr.String())
-	}
+	var js, stderr bytes.Buffer
 	// -o after the directory: flags may follow the files.
 	if code := run([]string{"lint", dir, "-o", "json"}, &js, &stderr); code != 1 {
 		t.Fatalf("json: exit %d: %s", code, stderr.String())
 	}
-	var findings []map[string]any
-	if err := json.Unmarshal(js.Bytes(), &findings); err != nil {
+	var out struct {
+		Findings []map[string]any
+		Errors   []map[string]any
+		Summary  map[string]any
+	}
+	if err := json.Unmarshal(js.Bytes(), &out); err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSpace(text.String()), "\n")
-	if len(findings) != len(lines) {
-		t.Fatalf("%d JSON findings, %d text lines", len(findings), len(lines))
+	res, err := lint.Files([]string{dir})
+	if err != nil {
+		t.Fatal(err)
 	}
-	keys := []string{"file", "crd", "version", "path", "id", "severity", "message", "fix"}
-	for i, f := range findings {
+	if len(out.Findings) != len(res.Findings) || len(out.Errors) != 0 {
+		t.Fatalf("%d JSON findings, %d findings; errors %v", len(out.Findings), len(res.Findings), out.Errors)
+	}
+	keys := []string{"file", "line", "crd", "version", "path", "id", "severity", "message", "fix"}
+	for i, f := range out.Findings {
 		if len(f) != len(keys) {
 			t.Errorf("finding %d has keys %v, want %v", i, f, keys)
 		}
-		for _, k := range keys {
+		if line, ok := f["line"].(float64); !ok || int(line) != res.Findings[i].Pos.Line || line < 1 {
+			t.Errorf("finding %d: line %v, want %d", i, f["line"], res.Findings[i].Pos.Line)
+		}
+		for _, k := range keys[2:] {
 			if _, ok := f[k].(string); !ok {
 				t.Errorf("finding %d: %s is not a string: %v", i, k, f[k])
 			}
 		}
-		prefix := fmt.Sprintf("%s: %s/%s %s: %s[%s]: ", f["file"], f["crd"], f["version"], f["path"], f["severity"], f["id"])
-		if !strings.HasPrefix(lines[i], prefix) {
-			t.Errorf("line %d %q does not start with %q", i, lines[i], prefix)
+		if f["id"] != string(res.Findings[i].ID) || f["path"] != res.Findings[i].Path {
+			t.Errorf("finding %d: %v, want %s", i, f, res.Findings[i])
 		}
 	}
+	if int(out.Summary["crds"].(float64)) != res.CRDs {
+		t.Errorf("summary %v", out.Summary)
+	}
 	golden.Check(t, filepath.Join(moduleRoot(t), "testdata/golden/lint/defects.json"), normalize(t, js.Bytes()))
+}
+
+// TestLintSARIF: the SARIF log is SARIF 2.1.0 with one result per finding,
+// at the finding's file and line, and the input errors as notifications.
+func TestLintSARIF(t *testing.T) {
+	root := moduleRoot(t)
+	bad := filepath.Join(root, "testdata/lint/unusable/invalid.yaml")
+	var out, stderr bytes.Buffer
+	code := run([]string{"lint", "-o", "sarif", filepath.Join(root, "testdata/lint/defects"), bad}, &out, &stderr)
+	if code != 2 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var log struct {
+		Version string `json:"version"`
+		Runs    []struct {
+			Tool struct {
+				Driver struct {
+					Rules []struct{ ID string }
+				}
+			}
+			Invocations []struct {
+				ExecutionSuccessful        bool
+				ToolExecutionNotifications []struct{ Message struct{ Text string } }
+			}
+			Results []struct {
+				RuleID    string
+				RuleIndex int
+				Level     string
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string }
+						Region           struct{ StartLine int }
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	if log.Version != "2.1.0" || len(log.Runs) != 1 {
+		t.Fatalf("version %q, %d runs", log.Version, len(log.Runs))
+	}
+	r := log.Runs[0]
+	res, _ := lint.Files([]string{filepath.Join(root, "testdata/lint/defects")})
+	if len(r.Results) != len(res.Findings) {
+		t.Fatalf("%d results, %d findings", len(r.Results), len(res.Findings))
+	}
+	for i, x := range r.Results {
+		f := res.Findings[i]
+		loc := x.Locations[0].PhysicalLocation
+		if x.RuleID != string(f.ID) || r.Tool.Driver.Rules[x.RuleIndex].ID != x.RuleID || loc.Region.StartLine != f.Pos.Line || "file://"+filepath.ToSlash(f.Pos.Filename) != loc.ArtifactLocation.URI {
+			t.Errorf("result %d: %+v, finding %s", i, x, f)
+		}
+	}
+	if inv := r.Invocations[0]; inv.ExecutionSuccessful || len(inv.ToolExecutionNotifications) != 1 || !strings.Contains(inv.ToolExecutionNotifications[0].Message.Text, "invalid YAML") {
+		t.Errorf("invocation %+v", inv)
+	}
+}
+
+// TestLintHoles: each presence hole of issue 23, as a CRD shaped after the
+// real one (testdata/lint/holes/NAME.yaml): lint's findings (golden
+// testdata/golden/lint/holes/NAME.txt); the two-step bypass that makes it
+// a hole, accepted step by step by the API server's own validator
+// (check-update) while the direct change is rejected; and lint's own
+// fixes, applied to the CRD, which leave no finding of a hole and make the
+// bypass rejected.
+func TestLintHoles(t *testing.T) {
+	cases := []struct {
+		name, kind, version string
+		// steps are objects (the rest of the object after apiVersion, kind
+		// and metadata, as JSON): steps[0] is stored, each next one is an
+		// update; the change from the first to the last is what the rules
+		// forbid.
+		steps []string
+	}{
+		{"set-once-optional-spec", "Flavor", "v1", []string{`"spec": {"topologyName": "a"}`, ``, `"spec": {"topologyName": "b"}`}},
+		{"or-rule-two-versions", "Topology", "v1beta2", []string{`"spec": {"levels": ["zone", "rack"]}`, ``, `"spec": {"levels": ["host"]}`}},
+		{"present-on-both-sides", "Job", "v1", []string{`"spec": {"priorityClassName": "low"}`, `"spec": {}`, `"spec": {"priorityClassName": "high"}`}},
+		{"cannot-be-decreased", "Pool", "v1", []string{`"spec": {"security": {"keyRotation": {"keyGeneration": 5}}}`, `"spec": {"security": {}}`, `"spec": {"security": {"keyRotation": {"keyGeneration": 1}}}`}},
+		{"optional-object", "Cluster", "v1", []string{`"spec": {"gcsFaultToleranceOptions": {"backend": "redis"}}`, `"spec": {}`, `"spec": {"gcsFaultToleranceOptions": {"backend": "etcd"}}`}},
+		{"one-cause-each", "Set", "v1", []string{`"spec": {"network": "a"}`, ``, `"spec": {"network": "b"}`}},
+	}
+	root := moduleRoot(t)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			crdFile := filepath.Join(root, "testdata/lint/holes", tc.name+".yaml")
+			var stdout, stderr bytes.Buffer
+			code := run([]string{"lint", crdFile}, &stdout, &stderr)
+			got := fmt.Sprintf("exit: %d\n--- stdout\n%s--- stderr\n%s", code, normalize(t, stdout.Bytes()), normalize(t, stderr.Bytes()))
+			golden.Check(t, filepath.Join(root, "testdata/golden/lint/holes", tc.name+".txt"), []byte(got))
+
+			dir := t.TempDir()
+			objects := make([]string, len(tc.steps))
+			for i, s := range tc.steps {
+				body := fmt.Sprintf(`{"apiVersion": "example.com/%s", "kind": %q, "metadata": {"name": "x", "namespace": "default"}`, tc.version, tc.kind)
+				if s != "" {
+					body += ", " + s
+				}
+				objects[i] = filepath.Join(dir, fmt.Sprintf("step%d.json", i))
+				if err := os.WriteFile(objects[i], []byte(body+"}"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			checkUpdate := func(schema, old, new string) int {
+				var out, errb bytes.Buffer
+				code := run([]string{"check-update", "--schema", schema, "--old", old, "--new", new}, &out, &errb)
+				if code == 2 {
+					t.Fatalf("check-update %s → %s: %s%s", old, new, out.String(), errb.String())
+				}
+				return code
+			}
+			last := objects[len(objects)-1]
+			if checkUpdate(crdFile, objects[0], last) != 1 {
+				t.Errorf("the direct change is not rejected: not a hole the rules mean to close")
+			}
+			for i := 1; i < len(objects); i++ {
+				if checkUpdate(crdFile, objects[i-1], objects[i]) != 0 {
+					t.Errorf("step %d of the bypass is rejected: not a hole", i)
+				}
+			}
+
+			// Apply lint's own fixes and lint again.
+			data, err := os.ReadFile(crdFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := lint.Manifest(crdFile, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var obj map[string]any
+			if err := yaml.Unmarshal(data, &obj); err != nil {
+				t.Fatal(err)
+			}
+			applied := 0
+			for _, f := range res.Findings {
+				if lint.ApplyFix(obj, f) {
+					applied++
+				}
+			}
+			if applied == 0 {
+				t.Fatalf("no fix applied to %v", res.Findings)
+			}
+			fixed, err := json.Marshal(obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fixedFile := filepath.Join(dir, "fixed.json")
+			if err := os.WriteFile(fixedFile, fixed, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res, err = lint.Manifest(fixedFile, fixed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range res.Findings {
+				if f.Severity >= lint.Warning || f.ID == lint.IDOptionalObject {
+					t.Errorf("after the fixes: %s", f)
+				}
+			}
+			rejected := false
+			for i := 1; i < len(objects); i++ {
+				rejected = rejected || checkUpdate(fixedFile, objects[i-1], objects[i]) == 1
+			}
+			if !rejected {
+				t.Errorf("after the fixes the bypass is still accepted")
+			}
+		})
+	}
 }

@@ -1,10 +1,12 @@
 // Package lintcorpus runs `immutable-gen lint` on the CRDs of real
 // projects — Gateway API, Cluster API and its AWS provider, cert-manager,
 // Karpenter and its AWS provider, Crossplane, external-snapshotter, KEDA,
-// Kyverno, Argo CD, Prometheus Operator, CloudNativePG — at pinned releases, downloaded through the Go module
+// Kyverno, Argo CD, Prometheus Operator, CloudNativePG, JobSet, Kueue, LWS,
+// KubeRay, Cluster API Azure — at pinned releases, downloaded through the Go module
 // proxy (`go mod download -json MODULE@VERSION`; nothing is copied into
 // this repository), and compares every finding with
-// testdata/PROJECT.txt (go test -update rewrites them).
+// testdata/PROJECT.txt (go test -update rewrites them). TestCorpusFixes
+// applies lint's own fixes to every CRD with a hole and lints it again.
 //
 // It is a nested module so that the main module's go test ./... does not
 // download a dozen third-party modules. Run it with make e2e-lintcorpus or

@@ -1,0 +1,68 @@
+package lint
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/immutable-gen/immutable-gen/diag"
+)
+
+// addRuleFix matches the fixes that add a presence rule:
+// "add the rule `R` to the x-kubernetes-validations of PATH" (PATH is a
+// schema path, or "the root schema").
+var addRuleFix = regexp.MustCompile("add the rule `([^`]+)` to the x-kubernetes-validations of (the root schema|[^ ,;()]+)")
+
+// ApplyFix applies the first rule a finding's fix adds ("add the rule `R`
+// to the x-kubernetes-validations of PATH") to the CRD given as its generic
+// JSON tree, in the finding's version, and reports whether it did. Tests
+// use it to check that lint's own fixes, applied, leave no hole.
+func ApplyFix(crd map[string]any, f diag.Diagnostic) bool {
+	m := addRuleFix.FindStringSubmatch(f.Fix)
+	if m == nil || f.Version == "" {
+		return false
+	}
+	spec, _ := crd["spec"].(map[string]any)
+	versions, _ := spec["versions"].([]any)
+	for _, v := range versions {
+		vm, _ := v.(map[string]any)
+		if name, _ := vm["name"].(string); name != f.Version {
+			continue
+		}
+		sch, _ := vm["schema"].(map[string]any)
+		node, _ := sch["openAPIV3Schema"].(map[string]any)
+		if m[2] != "the root schema" && m[2] != "<root>" {
+			node = schemaAt(node, m[2])
+		}
+		if node == nil {
+			return false
+		}
+		rules, _ := node["x-kubernetes-validations"].([]any)
+		node["x-kubernetes-validations"] = append(rules, map[string]any{"rule": m[1]})
+		return true
+	}
+	return false
+}
+
+// schemaAt returns the schema node at a path such as spec.ports[*].name
+// below the root schema node, or nil.
+func schemaAt(node map[string]any, path string) map[string]any {
+	for _, part := range strings.Split(path, ".") {
+		name, stars, _ := strings.Cut(part, "[")
+		props, _ := node["properties"].(map[string]any)
+		node, _ = props[name].(map[string]any)
+		for range strings.Count("["+stars, "[*]") {
+			if node == nil {
+				return nil
+			}
+			if items, ok := node["items"].(map[string]any); ok {
+				node = items
+			} else {
+				node, _ = node["additionalProperties"].(map[string]any)
+			}
+		}
+		if node == nil {
+			return nil
+		}
+	}
+	return node
+}
