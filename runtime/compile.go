@@ -21,13 +21,18 @@ const (
 	// +immutable=once, beyond the KEP: a property that, once present, may
 	// not change or be removed; while absent it may be set.
 	ExtImmutableOnce = extension.ImmutableOnce
-	extListType      = "x-kubernetes-list-type"
-	extListMapKeys   = "x-kubernetes-list-map-keys"
-	extMapType       = "x-kubernetes-map-type"
-	extPreserve      = "x-kubernetes-preserve-unknown-fields"
-	extEmbedded      = "x-kubernetes-embedded-resource"
-	extIntOrString   = "x-kubernetes-int-or-string"
-	maxSchemaErrors  = 100 // Compile reports at most this many errors
+	// ExtIgnoreOrder is immutable-gen's own extension for
+	// +immutable:ignoreOrder, beyond the KEP: beside x-kubernetes-immutable
+	// or x-immutable-gen-immutable-once, the list maps in the value compare
+	// by key, their order ignored (as the API server's CEL compares them).
+	ExtIgnoreOrder  = extension.IgnoreOrder
+	extListType     = "x-kubernetes-list-type"
+	extListMapKeys  = "x-kubernetes-list-map-keys"
+	extMapType      = "x-kubernetes-map-type"
+	extPreserve     = "x-kubernetes-preserve-unknown-fields"
+	extEmbedded     = "x-kubernetes-embedded-resource"
+	extIntOrString  = "x-kubernetes-int-or-string"
+	maxSchemaErrors = 100 // Compile reports at most this many errors
 )
 
 // Compile compiles a schema carrying x-kubernetes-immutable,
@@ -76,6 +81,9 @@ type compiler struct {
 	// elems are the list item and map value nodes, where
 	// x-immutable-gen-immutable-once is refused (checked after linking).
 	elems []keyedNode
+	// unordered are the nodes with x-immutable-gen-ignore-order; their
+	// structure is replaced by one whose list maps compare as sets.
+	unordered []keyedNode
 	// structures lists every structure, for the derived flags.
 	structures []*structure
 	errs       []error
@@ -157,7 +165,7 @@ func (c *compiler) compileInto(n *node, s *spec.Schema, path string, depth int) 
 // readFlags reads the immutability extensions of s into n.
 func (c *compiler) readFlags(n *node, s *spec.Schema, path string) {
 	for _, k := range slices.Sorted(maps.Keys(s.Extensions)) {
-		for _, want := range []string{ExtImmutable, ExtImmutableKeys, ExtImmutableOnce} {
+		for _, want := range []string{ExtImmutable, ExtImmutableKeys, ExtImmutableOnce, ExtIgnoreOrder} {
 			if k != want && strings.EqualFold(k, want) {
 				c.errorf(path, "unknown extension %s: the extension is spelled %s", k, want)
 			}
@@ -172,6 +180,10 @@ func (c *compiler) readFlags(n *node, s *spec.Schema, path string) {
 	}
 	if c.trueFlag(s, ExtImmutableOnce, path) {
 		n.immutableOnce = true
+	}
+	if c.trueFlag(s, ExtIgnoreOrder, path) {
+		n.ignoreOrder = true
+		c.unordered = append(c.unordered, keyedNode{n, path})
 	}
 }
 
@@ -380,7 +392,7 @@ func (c *compiler) noMarks(s *spec.Schema, path string, depth int, where string)
 	if depth > MaxDepth {
 		return
 	}
-	for _, k := range []string{ExtImmutable, ExtImmutableKeys, ExtImmutableOnce} {
+	for _, k := range []string{ExtImmutable, ExtImmutableKeys, ExtImmutableOnce, ExtIgnoreOrder} {
 		if _, ok := s.Extensions[k]; ok {
 			c.errorf(path, "%s has no effect %s: put it on the schema of the field itself", k, where)
 		}
@@ -432,6 +444,7 @@ func (c *compiler) finish(root *node) (*Checker, error) {
 			c.errorf(e.path, "%s is only allowed on a property: list items and map values come and go with their index or key; put it on the list or map property, or use %s on the items", ExtImmutableOnce, ExtImmutable)
 		}
 	}
+	c.ignoreOrder()
 	if len(c.errs) > 0 {
 		return nil, errors.Join(c.errs...)
 	}
@@ -465,6 +478,10 @@ func (c *compiler) link(rs *refSite) {
 	rs.n.immutable = rs.n.immutable || rs.target.immutable
 	rs.n.immutableKeys = rs.n.immutableKeys || rs.target.immutableKeys
 	rs.n.immutableOnce = rs.n.immutableOnce || rs.target.immutableOnce
+	if rs.target.ignoreOrder && !rs.n.ignoreOrder {
+		rs.n.ignoreOrder = true
+		c.unordered = append(c.unordered, keyedNode{rs.n, rs.path})
+	}
 	rs.state = 2
 }
 
@@ -520,4 +537,63 @@ func derive(structures []*structure) {
 		s.walkAdd = s.additional.needsWalk()
 		s.walkItems = s.items.needsWalk()
 	}
+}
+
+// ignoreOrder gives every node with x-immutable-gen-ignore-order a copy of
+// its structure in which list maps compare as sets: the value is compared
+// whole (the extension needs x-kubernetes-immutable or
+// x-immutable-gen-immutable-once beside it), so only equality reads the
+// copy, and two list maps with the same items in another order are equal,
+// item by item under the same key — what the API server's CEL == does.
+// Shared structures ($refs, recursion) are copied once.
+func (c *compiler) ignoreOrder() {
+	memo := map[*structure]*structure{}
+	for _, u := range c.unordered {
+		if !u.n.whole() {
+			c.errorf(u.path, "%s has no effect without %s or %s on the same schema: it says how the value compared whole treats the order of its list maps", ExtIgnoreOrder, ExtImmutable, ExtImmutableOnce)
+			continue
+		}
+		u.n.structure = c.unorderedCopy(u.n.structure, memo)
+	}
+}
+
+func (c *compiler) unorderedCopy(s *structure, memo map[*structure]*structure) *structure {
+	if s == nil {
+		return nil
+	}
+	if cp, ok := memo[s]; ok {
+		return cp
+	}
+	cp := &structure{
+		additional:       s.additional,
+		allowsAdditional: s.allowsAdditional,
+		listType:         s.listType,
+		listKeys:         s.listKeys,
+	}
+	memo[s] = cp
+	c.structures = append(c.structures, cp)
+	if cp.listType == listMap {
+		// Items are unique by key, so the same items in any order is the
+		// same items under the same keys.
+		cp.listType = listSet
+	}
+	copyNode := func(n *node) *node {
+		if n == nil {
+			return nil
+		}
+		x := *n
+		x.structure = c.unorderedCopy(n.structure, memo)
+		return &x
+	}
+	if len(s.props) > 0 {
+		cp.props = make([]property, len(s.props))
+		cp.propIndex = make(map[string]*node, len(s.props))
+		for i, p := range s.props {
+			cp.props[i] = property{name: p.name, node: copyNode(p.node)}
+			cp.propIndex[p.name] = cp.props[i].node
+		}
+	}
+	cp.additional = copyNode(s.additional)
+	cp.items = copyNode(s.items)
+	return cp
 }

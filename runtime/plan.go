@@ -7,6 +7,7 @@ type node struct {
 	immutable     bool // x-kubernetes-immutable: the whole value is fixed
 	immutableKeys bool // x-kubernetes-immutable-keys: the keys are fixed
 	immutableOnce bool // x-immutable-gen-immutable-once: fixed once present
+	ignoreOrder   bool // x-immutable-gen-ignore-order: list maps in the value compare by key
 	*structure
 }
 

@@ -15,7 +15,12 @@ const (
 	// beyond the KEP: a property that, once present, may not change or be
 	// removed; while absent it may be set.
 	ImmutableOnce = "x-immutable-gen-immutable-once"
+	// IgnoreOrder is immutable-gen's own extension for
+	// +immutable:ignoreOrder, beyond the KEP: beside Immutable or
+	// ImmutableOnce on the same schema, the list maps in the value compare
+	// by key, their order ignored.
+	IgnoreOrder = "x-immutable-gen-ignore-order"
 )
 
-// Names are the three extensions, in the order above.
-func Names() []string { return []string{Immutable, ImmutableKeys, ImmutableOnce} }
+// Names are the four extensions, in the order above.
+func Names() []string { return []string{Immutable, ImmutableKeys, ImmutableOnce, IgnoreOrder} }

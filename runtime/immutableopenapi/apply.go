@@ -30,6 +30,10 @@ const (
 	// ImmutableOnce is immutable-gen's extension for +immutable=once,
 	// beyond the KEP; the immutable-gen runtime reads it.
 	ImmutableOnce = extension.ImmutableOnce
+	// IgnoreOrder is immutable-gen's extension for +immutable:ignoreOrder,
+	// beyond the KEP: beside Immutable or ImmutableOnce, the list maps in
+	// the value compare by key; the immutable-gen runtime reads it.
+	IgnoreOrder = extension.IgnoreOrder
 )
 
 // Definition names the schemas of one definition that get an extension.
