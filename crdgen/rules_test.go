@@ -31,6 +31,9 @@ type ruleCase struct {
 	// carry x-kubernetes-immutable / x-kubernetes-immutable-keys; no other
 	// node may.
 	immutable, keys []string
+	// ignoreOrder lists the paths that must carry
+	// x-immutable-gen-ignore-order (checked only when not nil).
+	ignoreOrder []string
 	// diags are regexps, each of which must match one diagnostic of this
 	// case; a case with no Error in diags must produce no error.
 	diags []string
@@ -46,6 +49,34 @@ type Kind struct {
 `
 
 var validCases = []ruleCase{{
+	name: "ignoreOrder beside +immutable on a list map and beside a type marker on a struct holding one",
+	types: `type Dep struct {
+	Name string ` + "`json:\"name\"`" + `
+	Status string ` + "`json:\"status,omitempty\"`" + `
+}
+// +immutable
+// +immutable:ignoreOrder
+type Job struct {
+	// +listType=map
+	// +listMapKey=name
+	DependsOn []Dep ` + "`json:\"dependsOn,omitempty\"`" + `
+}
+type Spec struct {
+	// +listType=map
+	// +listMapKey=name
+	// +immutable
+	// +immutable:ignoreOrder
+	Deps []Dep ` + "`json:\"deps\"`" + `
+	// +immutable=once
+	// +immutable:ignoreOrder
+	// +listType=map
+	// +listMapKey=name
+	Later []Dep ` + "`json:\"later,omitempty\"`" + `
+	Job Job ` + "`json:\"job\"`" + `
+}` + kind,
+	immutable:   []string{"spec.deps", "spec.job"},
+	ignoreOrder: []string{"spec.deps", "spec.later", "spec.job"},
+}, {
 	name: "field marker on a scalar",
 	types: `type Spec struct {
 	// +immutable
@@ -325,6 +356,35 @@ type Spec struct {
 }` + kind,
 	diags: []string{`types.go:6:\d+: error: CRD .* v1: spec.ports\[\*\].name: the API server refuses the CRD: .*must have a default or be a required property`},
 }, {
+	name: "ignoreOrder with no list map under it",
+	types: `type Spec struct {
+	// +immutable
+	// +immutable:ignoreOrder
+	Name string ` + "`json:\"name\"`" + `
+}` + kind,
+	diags: []string{`types.go:6:\d+: error: \+immutable \(.*: spec.name\): \+immutable:ignoreOrder has no list map at or under spec.name.*fix: remove \+immutable:ignoreOrder`},
+}, {
+	name: "ignoreOrder without a form that compares whole",
+	types: `type Spec struct {
+	// +immutable:ignoreOrder
+	Alone []string ` + "`json:\"alone\"`" + `
+	// +immutable=keys
+	// +immutable:ignoreOrder
+	Keys map[string]string ` + "`json:\"keys\"`" + `
+}` + kind,
+	diags: []string{
+		`types.go:\d+:\d+: .*\+immutable:ignoreOrder on field Spec.Alone has no immutability marker beside it`,
+		`types.go:\d+:\d+: .*\+immutable:ignoreOrder on field Spec.Keys stands beside \+immutable=keys`,
+	},
+}, {
+	name: "ignoreOrder with a value",
+	types: `type Spec struct {
+	// +immutable
+	// +immutable:ignoreOrder=yes
+	Valued []string ` + "`json:\"valued\"`" + `
+}` + kind,
+	diags: []string{`types.go:7:\d+: .*invalid marker \+immutable:ignoreOrder=yes: the marker takes no value`},
+}, {
 	name: "invalid values",
 	types: `type Spec struct {
 	// +immutable=true
@@ -359,7 +419,7 @@ func TestPlacementRulesValid(t *testing.T) {
 				t.Fatalf("no CRD for group %s", groupOf(i))
 			}
 			root := nested(crd, "spec", "versions").([]any)[0].(map[string]any)["schema"].(map[string]any)["openAPIV3Schema"].(map[string]any)
-			gotImm, gotKeys := map[string]bool{}, map[string]bool{}
+			gotImm, gotKeys, gotOrder := map[string]bool{}, map[string]bool{}, map[string]bool{}
 			walkRaw(root, "", func(path string, n map[string]any) {
 				if v, ok := n["x-kubernetes-immutable"]; ok {
 					if v != true {
@@ -373,7 +433,13 @@ func TestPlacementRulesValid(t *testing.T) {
 					}
 					gotKeys[path] = true
 				}
+				if n["x-immutable-gen-ignore-order"] == true {
+					gotOrder[path] = true
+				}
 			})
+			if c.ignoreOrder != nil {
+				compareSet(t, "x-immutable-gen-ignore-order", gotOrder, c.ignoreOrder)
+			}
 			compareSet(t, "x-kubernetes-immutable", gotImm, c.immutable)
 			compareSet(t, "x-kubernetes-immutable-keys", gotKeys, c.keys)
 			checkDiags(t, caseLines(lines, i), c.diags)

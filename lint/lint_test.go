@@ -117,6 +117,9 @@ func TestGeneratedCRDs(t *testing.T) {
 			return strings.Contains(dir, "extensions") || dir == "basic"
 		case f.ID == IDRedundant:
 			return dir == "celshapes-extensions" && f.Path == "spec.ordered[*].name"
+		case f.ID == IDListMapOrder:
+			// +immutable:ignoreOrder: self == oldSelf ignores the order on purpose.
+			return dir == "ignoreorder"
 		case f.ID == IDOnceRequired:
 			return dir == "once-extensions" && f.Path == "spec.class" // the test API's required set-once field
 		case f.ID == IDPresence:

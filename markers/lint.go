@@ -88,7 +88,7 @@ func nearMiss(text string) string {
 		marker = marker[:i]
 	}
 	name, value, hasValue := strings.Cut(marker, "=")
-	if name == Name || name == MessageName {
+	if name == Name || name == MessageName || name == IgnoreOrderName {
 		return "" // ours; its value is checked when parsed
 	}
 	suggest := "+" + Name
@@ -107,6 +107,8 @@ func nearMiss(text string) string {
 		return fmt.Sprintf("unknown marker +%s is ignored (markers are case-sensitive); did you mean +%s?", marker, MessageName)
 	case strings.HasPrefix(lower, Name+":") && distance(lower, MessageName) <= 2:
 		return fmt.Sprintf("unknown marker +%s is ignored; did you mean +%s?", marker, MessageName)
+	case strings.HasPrefix(lower, Name+":") && distance(lower, strings.ToLower(IgnoreOrderName)) <= 2:
+		return fmt.Sprintf("unknown marker +%s is ignored; did you mean +%s?", marker, IgnoreOrderName)
 	case lower == Name:
 		return fmt.Sprintf("unknown marker +%s is ignored (markers are case-sensitive); did you mean %s?", marker, suggest)
 	}

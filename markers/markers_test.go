@@ -93,6 +93,10 @@ func TestNearMiss(t *testing.T) {
 		"+immutable:mesage=\"x\"":      true,
 		"+immutable:msg=\"x\"":         false, // too far from a marker of ours to guess
 		"+immutables":                  true,
+		"+immutable:ignoreOrder":       false,
+		"+immutable:ignoreorder":       true,
+		"+immutable:ignoreOrdr":        true,
+		"+immutable:IgnoreOrder":       true,
 		"+k8s:immutable":               false, // controller-tools' own marker
 		"+optional":                    false,
 		"+listType=map":                false,
@@ -134,5 +138,16 @@ func TestParseUnknownSubmarker(t *testing.T) {
 	err := m.ParseMarker(Name, "immutable:Message", `"x"`)
 	if err == nil || !strings.Contains(err.Error(), "unknown marker +immutable:Message") {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// TestParseIgnoreOrder: +immutable:ignoreOrder takes no value.
+func TestParseIgnoreOrder(t *testing.T) {
+	for rest, ok := range map[string]bool{"": true, "true": true, "false": false, "yes": false, "keys": false} {
+		var m IgnoreOrder
+		err := m.ParseMarker(IgnoreOrderName, IgnoreOrderName, rest)
+		if (err == nil) != ok {
+			t.Errorf("%q: error %v, want ok=%v", rest, err, ok)
+		}
 	}
 }

@@ -49,9 +49,10 @@ type patch struct {
 type form int
 
 const (
-	immutableForm form = iota // x-kubernetes-immutable
-	keysForm                  // x-kubernetes-immutable-keys
-	onceForm                  // x-immutable-gen-immutable-once
+	immutableForm   form = iota // x-kubernetes-immutable
+	keysForm                    // x-kubernetes-immutable-keys
+	onceForm                    // x-immutable-gen-immutable-once
+	ignoreOrderForm             // x-immutable-gen-ignore-order, beside one of the two above
 )
 
 func formOf(o schema.Origin) form {

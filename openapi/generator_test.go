@@ -305,3 +305,26 @@ func TestContext(t *testing.T) {
 		}
 	}
 }
+
+// TestIgnoreOrder: +immutable:ignoreOrder adds the project extension
+// x-immutable-gen-ignore-order beside the form it stands with, on a field
+// and on every use of a type.
+func TestIgnoreOrder(t *testing.T) {
+	out, diags, err := generate(t, Generator{}, "testdata/apis/openapi-ignoreorder")
+	if err != nil {
+		t.Fatalf("Generate: %v\n%v", err, diags)
+	}
+	var text string
+	for _, b := range out {
+		text += string(b)
+	}
+	for _, want := range []string{
+		`{Pointer: "/properties/later", Extension: immutableopenapi.ImmutableOnce}, // +immutable=once on field Widget.Later`,
+		`{Pointer: "/properties/later", Extension: immutableopenapi.IgnoreOrder},   // +immutable:ignoreOrder on field Widget.Later`,
+		`{Pointer: "/properties/deps", Extension: immutableopenapi.IgnoreOrder},    // +immutable:ignoreOrder on type Deps`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("generated code lacks %q:\n%s", want, text)
+		}
+	}
+}

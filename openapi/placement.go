@@ -96,8 +96,20 @@ func (a *analyzer) add(def *definition, pointer string, o schema.Origin) {
 			"its +immutable:message is not carried: the extensions have no place for it, and the immutable-gen runtime reports `field is immutable`; only the CRD output's CEL rules use it",
 			""})
 	}
+	forms := []form{formOf(o)}
+	if o.IgnoreOrder && !o.Keys {
+		forms = append(forms, ignoreOrderForm)
+	}
+	for _, f := range forms {
+		addPatch(def, pointer, f, o)
+	}
+}
+
+// addPatch writes the extension of form f for the marker o at pointer below
+// the schema of def, once.
+func addPatch(def *definition, pointer string, f form, o schema.Origin) {
 	for _, p := range def.patches {
-		if p.pointer == pointer && p.form == formOf(o) {
+		if p.pointer == pointer && p.form == f {
 			for _, x := range p.origins {
 				if idOf(x) == idOf(o) {
 					return
@@ -107,7 +119,7 @@ func (a *analyzer) add(def *definition, pointer string, o schema.Origin) {
 			return
 		}
 	}
-	def.patches = append(def.patches, &patch{pointer: pointer, form: formOf(o), origins: []schema.Origin{o}})
+	def.patches = append(def.patches, &patch{pointer: pointer, form: f, origins: []schema.Origin{o}})
 }
 
 // placed is a placement finding on a node of a definition's tree.

@@ -40,6 +40,9 @@ const (
 	// RuleOnceRequired: +immutable=once on a required property is
 	// +immutable (a note).
 	RuleOnceRequired
+	// RuleIgnoreOrder: +immutable:ignoreOrder needs a list map at or under
+	// the node (beyond the KEP, docs/semantics.md 2.1).
+	RuleIgnoreOrder
 )
 
 // The IDs of the placement findings, one per rule: the same whether the
@@ -53,11 +56,12 @@ const (
 	IDRedundant      diag.ID = "IG007"
 	IDOnceProperty   diag.ID = "IG015"
 	IDOnceRequired   diag.ID = "IG016"
+	IDIgnoreOrder    diag.ID = "IG017"
 )
 
 // ID is the stable ID of the rule's findings.
 func (r Rule) ID() diag.ID {
-	return [...]diag.ID{"", IDForbiddenPlace, IDNoKeys, IDExclusive, IDListMapKey, IDRedundant, IDNoEffect, IDOnceProperty, IDOnceRequired}[r]
+	return [...]diag.ID{"", IDForbiddenPlace, IDNoKeys, IDExclusive, IDListMapKey, IDRedundant, IDNoEffect, IDOnceProperty, IDOnceRequired, IDIgnoreOrder}[r]
 }
 
 // Finding is one placement rule finding about one marker (or
@@ -162,6 +166,9 @@ func placementFindings(root *schema.Node, object bool) []Finding {
 			}
 			if o.Once {
 				checkOnce(n, o, report)
+			}
+			if o.IgnoreOrder {
+				checkIgnoreOrder(n, o, report)
 			}
 		}
 		checkEffect(n, report)
@@ -326,6 +333,18 @@ func checkOnce(n *schema.Node, o schema.Origin, report reporter) {
 	}
 }
 
+// +immutable:ignoreOrder only where there is an order to ignore: a list
+// map at or under the node (sets compare without order anyway).
+func checkIgnoreOrder(n *schema.Node, o schema.Origin, report reporter) {
+	if n.HasListMap() {
+		return
+	}
+	w := wordsOf(o)
+	report(Finding{Node: n, Origin: o, Rule: RuleIgnoreOrder, Severity: diag.Error,
+		Fix: w.pick("remove +immutable:ignoreOrder, or put it on the field or type whose value holds the +listType=map list", "remove "+extension.IgnoreOrder)},
+		"%s has no list map at or under %s: there is no order to ignore (sets and maps compare without order anyway)", w.pick("+immutable:ignoreOrder", extension.IgnoreOrder), n.Path())
+}
+
 // Rules 2 and 4: =keys only where there are keys; on a list map every key
 // property must be immutable.
 func checkKeys(n *schema.Node, o schema.Origin, report reporter) {
@@ -448,5 +467,6 @@ func Checks() []diag.Check {
 		{ID: IDOptionalAncestor, Severity: diag.Warning, Title: "immutable fields under an optional spec, which can be removed and added back"},
 		{ID: IDOnceProperty, Severity: diag.Error, Title: "=once on list items or map values, which are never set later"},
 		{ID: IDOnceRequired, Severity: diag.Note, Title: "=once on a required property, where it is +immutable"},
+		{ID: IDIgnoreOrder, Severity: diag.Error, Title: "+immutable:ignoreOrder (x-immutable-gen-ignore-order) with no list map at or under it"},
 	}
 }

@@ -512,12 +512,22 @@ func (l *lowering) cond(a, b string, n *Node, depth int) (expr, *refusal) {
 	return and(parts...), nil
 }
 
-// equal is strict equality of a and b as the runtime defines it. CEL's ==
+// equal is strict equality of a and b, the values of the marked node n, as
+// the runtime defines it. With +immutable:ignoreOrder on n the list maps
+// compare by key, which is CEL's == exactly: no order check, no bound.
+func (l *lowering) equal(a, b string, n *Node, depth int) (expr, *refusal) {
+	if n.IgnoreOrder() {
+		return expr{text: a + " == " + b}, nil
+	}
+	return l.ordered(a, b, n, depth)
+}
+
+// ordered is strict equality of a and b with list maps in order. CEL's ==
 // already compares sets without order, maps by key and atomic lists in
 // order; list maps it compares by key, so their order is checked on top.
 // Free-form content (x-kubernetes-preserve-unknown-fields) and embedded
 // resources, metadata included, are values CEL's == compares in full.
-func (l *lowering) equal(a, b string, n *Node, depth int) (expr, *refusal) {
+func (l *lowering) ordered(a, b string, n *Node, depth int) (expr, *refusal) {
 	if !hasListMap(n) {
 		return expr{text: a + " == " + b}, nil
 	}
@@ -544,7 +554,7 @@ func (l *lowering) equal(a, b string, n *Node, depth int) (expr, *refusal) {
 			if r != nil {
 				return expr{}, r
 			}
-			e, r := l.equal(a+sel, b+sel, p, depth)
+			e, r := l.ordered(a+sel, b+sel, p, depth)
 			if r != nil {
 				return expr{}, r
 			}
@@ -553,7 +563,7 @@ func (l *lowering) equal(a, b string, n *Node, depth int) (expr, *refusal) {
 		}
 	case n.IsMap():
 		k, _ := vars(depth+1, "k")
-		e, r := l.equal(a+"["+k+"]", b+"["+k+"]", n.Values, depth+1)
+		e, r := l.ordered(a+"["+k+"]", b+"["+k+"]", n.Values, depth+1)
 		if r != nil {
 			return expr{}, r
 		}
@@ -573,7 +583,7 @@ func (l *lowering) equal(a, b string, n *Node, depth int) (expr, *refusal) {
 			conds = append(conds, expr{text: match})
 		}
 		if hasListMap(n.Items) {
-			e, r := l.equal(x, b+"["+i+"]", n.Items, depth+1)
+			e, r := l.ordered(x, b+"["+i+"]", n.Items, depth+1)
 			if r != nil {
 				return expr{}, r
 			}
@@ -694,11 +704,7 @@ func escape(name string) (string, bool) { return apiservercel.Escape(name) }
 
 // hasListMap reports whether n's subtree has a list map (compared in order
 // by the runtime, by key by CEL).
-func hasListMap(n *Node) bool {
-	found := false
-	n.Walk(func(c *Node) { found = found || (c.IsList() && c.ListType() == "map") })
-	return found
-}
+func hasListMap(n *Node) bool { return n.HasListMap() }
 
 var simpleName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
 

@@ -17,6 +17,9 @@ func EmitExtensions(root *Node) {
 		if n.ImmutableOnce() {
 			n.raw[extension.ImmutableOnce] = true
 		}
+		if n.IgnoreOrder() {
+			n.raw[extension.IgnoreOrder] = true
+		}
 	})
 }
 
@@ -26,7 +29,9 @@ func EmitExtensions(root *Node) {
 // a node with `x-kubernetes-immutable: true` gets an Origin for +immutable,
 // one with `x-kubernetes-immutable-keys: true` an Origin for
 // +immutable=keys, one with `x-immutable-gen-immutable-once: true` an Origin
-// for +immutable=once, each marked as an Extension. Only the JSON boolean
+// for +immutable=once, each marked as an Extension;
+// `x-immutable-gen-ignore-order: true` sets IgnoreOrder on the origins of
+// the other forms beside it (alone, it is left for the caller to report). Only the JSON boolean
 // true counts; any other value is
 // left for the caller to report. The Origins have no Go position. raw is
 // not changed (carrier rules, if any, stay where they are), and nothing
@@ -46,6 +51,11 @@ func readExtensions(raw map[string]any) ([]Origin, error) {
 	}
 	if raw[extension.ImmutableOnce] == true {
 		origins = append(origins, Origin{Once: true, Extension: true})
+	}
+	if raw[extension.IgnoreOrder] == true {
+		for i := range origins {
+			origins[i].IgnoreOrder = true
+		}
 	}
 	return origins, nil
 }

@@ -337,6 +337,22 @@ func (n *Node) ImmutableOnce() bool {
 // on it, +immutable or +immutable=once: nothing below needs a rule.
 func (n *Node) Fixed() bool { return n.Immutable() || n.ImmutableOnce() }
 
+// IgnoreOrder reports whether +immutable:ignoreOrder stands beside a
+// +immutable or +immutable=once marker naming this node: its value is
+// compared with the order of its list maps ignored.
+func (n *Node) IgnoreOrder() bool {
+	return slices.ContainsFunc(n.Origins, func(o Origin) bool { return o.IgnoreOrder && !o.Keys })
+}
+
+// HasListMap reports whether n or a node below it is a list map (a list
+// with x-kubernetes-list-type map), whose order +immutable:ignoreOrder
+// ignores.
+func (n *Node) HasListMap() bool {
+	found := false
+	n.Walk(func(c *Node) { found = found || (c.IsList() && c.ListType() == "map") })
+	return found
+}
+
 // Message is the +immutable:message of the markers on this node, "" when
 // none has one.
 func (n *Node) Message() string {

@@ -17,6 +17,10 @@ type Origin struct {
 	Once bool `json:"once,omitempty"`
 	// Message is the +immutable:message written beside the marker, if any.
 	Message string `json:"message,omitempty"`
+	// IgnoreOrder is true when +immutable:ignoreOrder stands beside the
+	// marker (or x-immutable-gen-ignore-order beside the extension): the
+	// list maps in the value compare by key, their order ignored.
+	IgnoreOrder bool `json:"ignoreOrder,omitempty"`
 	// Pos is the marker comment (or the declaration when the comment is not
 	// in its doc comment).
 	Pos token.Position `json:"pos"`

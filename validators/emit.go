@@ -42,7 +42,10 @@ type emitter struct {
 	// cur is the node compared whole while equality functions are
 	// generated, for errors about values the schema does not describe.
 	cur *schema.Node
-	tmp int
+	// unordered is set while the equality of a value under
+	// +immutable:ignoreOrder is generated: list maps compare by key.
+	unordered bool
+	tmp       int
 }
 
 func newEmitter(local *types.Package, taken []string, tracker *namer.DefaultImportTracker) *emitter {
@@ -477,9 +480,9 @@ func (e *emitter) walkValue(b *bytes.Buffer, t types.Type, n *schema.Node, nv, o
 	imm := e.pkg(immutablePkg)
 	if n.Fixed() {
 		// Values below without a schema node are reported at this one.
-		prev := e.cur
-		e.cur = n
-		defer func() { e.cur = prev }()
+		prev, prevUnordered := e.cur, e.unordered
+		e.cur, e.unordered = n, n.IgnoreOrder()
+		defer func() { e.cur, e.unordered = prev, prevUnordered }()
 		fmt.Fprintf(b, "if !(%s) {\nif w.Violation() {\nw.Add(%s.ChangedAt(%s, %s))\n}\nif w.Done() {\nreturn\n}\n}\n", e.equal(t, n, nv, ov), imm, path, nv)
 		return
 	}

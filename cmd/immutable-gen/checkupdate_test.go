@@ -57,6 +57,11 @@ func TestCheckUpdate(t *testing.T) {
 		// or removed once set: rejected).
 		{"once-cel", "--schema ../golden/crd/once --old once/old --new once/new", 1},
 		{"once-extensions", "--schema ../golden/crd/once-extensions --old once/old --new once/new", 1},
+		// +immutable:ignoreOrder, as CEL rules and as the project
+		// extension: the same verdicts (reordered list maps: allowed; an
+		// item changed, added or removed: rejected).
+		{"ignoreorder-cel", "--schema ../golden/crd/ignoreorder --old ignoreorder/old --new ignoreorder/new", 1},
+		{"ignoreorder-extensions", "--schema ../golden/crd/ignoreorder-extensions --old ignoreorder/old --new ignoreorder/new", 1},
 		{"help", "--help", 0},
 	}
 	for _, tc := range cases {

@@ -35,6 +35,8 @@ func TestGenerateGolden(t *testing.T) {
 		{"once-extensions", "once", "crd:immutability=extensions"},
 		{"oncemisplaced", "oncemisplaced", "crd"},
 		{"formats", "formats", "crd"},
+		{"ignoreorder", "ignoreorder", "crd"},
+		{"ignoreorder-extensions", "ignoreorder", "crd:immutability=extensions"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -208,6 +208,15 @@ type WidgetSpec struct {
 	// +optional
 	Backends []*Backend `json:"backends,omitempty"`
 
+	// Peers never change, in any order (+immutable:ignoreOrder): the
+	// list map and the list maps inside its items compare by key.
+	// +listType=map
+	// +listMapKey=name
+	// +immutable
+	// +immutable:ignoreOrder
+	// +optional
+	Peers []Peer `json:"peers,omitempty"`
+
 	// Raw is free-form JSON, compared as JSON values.
 	// +immutable
 	// +optional
@@ -462,4 +471,23 @@ type Gadget struct {
 
 	// +required
 	Spec GadgetSpec `json:"spec"`
+}
+
+// Peer is an item of a list map that holds a list map.
+type Peer struct {
+	Name string `json:"name"`
+	// +listType=map
+	// +listMapKey=port
+	// +optional
+	Ports []PeerPort `json:"ports,omitempty"`
+	// Args keep their order.
+	// +optional
+	Args []string `json:"args,omitempty"`
+}
+
+// PeerPort is keyed by port.
+type PeerPort struct {
+	Port int32 `json:"port"`
+	// +optional
+	Protocol string `json:"protocol,omitempty"`
 }

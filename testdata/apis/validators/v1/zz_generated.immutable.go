@@ -674,6 +674,23 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p string) {
 			return
 		}
 	}
+	if nOK, oOK := (len(in.Peers) != 0), (len(old.Peers) != 0); nOK && oOK {
+		if !(equalSlicePeerAnyOrder(&in.Peers, &old.Peers)) {
+			if w.Violation() {
+				w.Add(immutable.ChangedAt(w.Child(p, "peers"), in.Peers))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	} else if nOK != oOK {
+		if w.Violation() {
+			w.Add(immutable.PresenceAt(w.Child(p, "peers"), "peers", immutable.Whole, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
 	if nOK, oOK := (in.Port != nil), (old.Port != nil); nOK && oOK {
 		if !((in.Port == nil) == (old.Port == nil) && (in.Port == nil || immutable.SameIntOrString(in.Port, old.Port))) {
 			if w.Violation() {
@@ -1311,6 +1328,83 @@ func equalOwner(a, b *Owner) bool {
 		return false
 	}
 	if pa, pb := (a.Name != ""), (b.Name != ""); pa != pb || pa && !(a.Name == b.Name) {
+		return false
+	}
+	return true
+}
+
+func equalSlicePeerAnyOrder(a, b *[]Peer) bool {
+	if (*a == nil) != (*b == nil) || len(*a) != len(*b) {
+		return false
+	}
+	i := 0
+	for i < len(*a) && (equalPeerAnyOrder(&(*a)[i], &(*b)[i])) {
+		i++
+	}
+	if i == len(*a) {
+		return true
+	}
+	used := make([]bool, len(*b)-i)
+	for x := i; x < len(*a); x++ {
+		found := false
+		for y := range used {
+			if !used[y] && (equalPeerAnyOrder(&(*a)[x], &(*b)[i+y])) {
+				used[y], found = true, true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+func equalPeerAnyOrder(a, b *Peer) bool {
+	if !(a.Name == b.Name) {
+		return false
+	}
+	if pa, pb := (len(a.Ports) != 0), (len(b.Ports) != 0); pa != pb || pa && !(equalSlicePeerPortAnyOrder(&a.Ports, &b.Ports)) {
+		return false
+	}
+	if pa, pb := (len(a.Args) != 0), (len(b.Args) != 0); pa != pb || pa && !(equalSliceString_2(&a.Args, &b.Args)) {
+		return false
+	}
+	return true
+}
+
+func equalSlicePeerPortAnyOrder(a, b *[]PeerPort) bool {
+	if (*a == nil) != (*b == nil) || len(*a) != len(*b) {
+		return false
+	}
+	i := 0
+	for i < len(*a) && (equalPeerPort(&(*a)[i], &(*b)[i])) {
+		i++
+	}
+	if i == len(*a) {
+		return true
+	}
+	used := make([]bool, len(*b)-i)
+	for x := i; x < len(*a); x++ {
+		found := false
+		for y := range used {
+			if !used[y] && (equalPeerPort(&(*a)[x], &(*b)[i+y])) {
+				used[y], found = true, true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+func equalPeerPort(a, b *PeerPort) bool {
+	if !(a.Port == b.Port) {
+		return false
+	}
+	if pa, pb := (a.Protocol != ""), (b.Protocol != ""); pa != pb || pa && !(a.Protocol == b.Protocol) {
 		return false
 	}
 	return true
