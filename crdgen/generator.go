@@ -13,6 +13,7 @@ import (
 	"maps"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -253,6 +254,10 @@ func (g Generator) process(f crdmodel.File, mode string, c *cache.Cache) ([]byte
 	if err != nil {
 		return nil, nil, err
 	}
+	for v, root := range models {
+		// Where the user cannot add a bound (docs/semantics.md).
+		crdmodel.MarkExternal(f.Sources[v], f.CRD.Spec.Names.Kind, root)
+	}
 	misplaced := diags.HasErrors()
 	switch mode {
 	case ModeExtensions:
@@ -293,7 +298,7 @@ func (g Generator) apiServerFindings(crd *apiextv1.CustomResourceDefinition, obj
 	if p := g.DeprecatedV1beta1CompatibilityPreserveUnknownFields; p != nil {
 		preserve = fmt.Sprint(*p)
 	}
-	key := c.Key([]byte("crdgen: API server findings on a CRD with markers"), []byte(mode), []byte(preserve), j)
+	key := c.Key([]byte("crdgen: API server findings on a CRD with markers"), []byte(mode), []byte(preserve), j, externalNodes(models))
 	if data, ok := c.Get(key); ok {
 		var ds diag.List
 		if err := json.Unmarshal(data, &ds); err == nil {
@@ -319,6 +324,21 @@ func (g Generator) apiServerFindings(crd *apiextv1.CustomResourceDefinition, obj
 		c.Put(key, data)
 	}
 	return ds, nil
+}
+
+// externalNodes lists the nodes of models declared outside the user's
+// module (the bounds the findings may suggest depend on it), for the
+// cache key.
+func externalNodes(models map[string]*schema.Node) []byte {
+	var b strings.Builder
+	for _, v := range slices.Sorted(maps.Keys(models)) {
+		models[v].Walk(func(n *schema.Node) {
+			if n.External != "" {
+				fmt.Fprintf(&b, "%s %s %s\n", v, n.Path(), n.External)
+			}
+		})
+	}
+	return []byte(b.String())
 }
 
 // The IDs of the crd generator's own findings (the placement and API

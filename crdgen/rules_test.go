@@ -569,6 +569,9 @@ func writeCases(t *testing.T, cases []ruleCase) string {
 		must(t, os.MkdirAll(pkg, 0o755))
 		doc := "// Package v1 is the case " + c.name + ".\n// +groupName=" + groupOf(i) + ".example.com\npackage v1\n"
 		src := "package v1\n\nimport metav1 \"k8s.io/apimachinery/pkg/apis/meta/v1\"\n\n" + c.types + "\n"
+		if strings.Contains(c.types, "corev1.") {
+			src = strings.Replace(src, "\n\n", "\n\nimport corev1 \"k8s.io/api/core/v1\"\n", 1)
+		}
 		must(t, os.WriteFile(filepath.Join(pkg, "doc.go"), []byte(doc), 0o644))
 		must(t, os.WriteFile(filepath.Join(pkg, "types.go"), []byte(src), 0o644))
 	}

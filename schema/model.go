@@ -46,6 +46,14 @@ type Node struct {
 	// Emitted are the rules an emitter added to this node's
 	// x-kubernetes-validations, with the markers each enforces.
 	Emitted []Emitted
+	// External names the Go type declared outside the user's module whose
+	// declaration holds this node (the struct it is a field of, the list or
+	// map type it is the items or values of, at any depth), such as
+	// `k8s.io/api/core/v1.PersistentVolumeClaimStatus`: no bound can be
+	// added here without changing that type. Empty for the user's own
+	// declarations, and where nothing says (crdmodel.MarkExternal sets it
+	// on the crd path).
+	External string
 }
 
 // Emitted is one rule an emitter added to a node.

@@ -37,6 +37,7 @@ func TestGenerateGolden(t *testing.T) {
 		{"formats", "formats", "crd"},
 		{"ignoreorder", "ignoreorder", "crd"},
 		{"ignoreorder-extensions", "ignoreorder", "crd:immutability=extensions"},
+		{"external", "external", "crd"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
