@@ -21,6 +21,15 @@ const (
 	// +immutable=once, beyond the KEP: a property that, once present, may
 	// not change or be removed; while absent it may be set.
 	ExtImmutableOnce = extension.ImmutableOnce
+	// ExtNoModify is immutable-gen's own extension for validation-gen's
+	// +k8s:update=NoModify alone, beyond the KEP: while present in the old
+	// and the new object the value may not change; it may come and go.
+	ExtNoModify = extension.NoModify
+	// ExtNoSet and ExtNoUnset are immutable-gen's own extensions for
+	// validation-gen's +k8s:update=NoSet and =NoUnset, beyond the KEP: the
+	// property may not be added, or removed.
+	ExtNoSet   = extension.NoSet
+	ExtNoUnset = extension.NoUnset
 	// ExtIgnoreOrder is immutable-gen's own extension for
 	// +immutable:ignoreOrder, beyond the KEP: beside x-kubernetes-immutable
 	// or x-immutable-gen-immutable-once, the list maps in the value compare
@@ -36,7 +45,8 @@ const (
 )
 
 // Compile compiles a schema carrying x-kubernetes-immutable,
-// x-kubernetes-immutable-keys and x-immutable-gen-immutable-once into a
+// x-kubernetes-immutable-keys, x-immutable-gen-immutable-once,
+// x-immutable-gen-no-modify and x-immutable-gen-ignore-order into a
 // Checker. A $ref resolves against
 // s.Definitions. Compile only reads s; s may be modified or reused
 // afterwards without affecting the Checker.
@@ -165,7 +175,7 @@ func (c *compiler) compileInto(n *node, s *spec.Schema, path string, depth int) 
 // readFlags reads the immutability extensions of s into n.
 func (c *compiler) readFlags(n *node, s *spec.Schema, path string) {
 	for _, k := range slices.Sorted(maps.Keys(s.Extensions)) {
-		for _, want := range []string{ExtImmutable, ExtImmutableKeys, ExtImmutableOnce, ExtIgnoreOrder} {
+		for _, want := range []string{ExtImmutable, ExtImmutableKeys, ExtImmutableOnce, ExtIgnoreOrder, ExtNoModify, ExtNoSet, ExtNoUnset} {
 			if k != want && strings.EqualFold(k, want) {
 				c.errorf(path, "unknown extension %s: the extension is spelled %s", k, want)
 			}
@@ -180,6 +190,15 @@ func (c *compiler) readFlags(n *node, s *spec.Schema, path string) {
 	}
 	if c.trueFlag(s, ExtImmutableOnce, path) {
 		n.immutableOnce = true
+	}
+	if c.trueFlag(s, ExtNoModify, path) {
+		n.noModify = true
+	}
+	if c.trueFlag(s, ExtNoSet, path) {
+		n.noSet = true
+	}
+	if c.trueFlag(s, ExtNoUnset, path) {
+		n.noUnset = true
 	}
 	if c.trueFlag(s, ExtIgnoreOrder, path) {
 		n.ignoreOrder = true
@@ -392,7 +411,7 @@ func (c *compiler) noMarks(s *spec.Schema, path string, depth int, where string)
 	if depth > MaxDepth {
 		return
 	}
-	for _, k := range []string{ExtImmutable, ExtImmutableKeys, ExtImmutableOnce, ExtIgnoreOrder} {
+	for _, k := range []string{ExtImmutable, ExtImmutableKeys, ExtImmutableOnce, ExtIgnoreOrder, ExtNoModify, ExtNoSet, ExtNoUnset} {
 		if _, ok := s.Extensions[k]; ok {
 			c.errorf(path, "%s has no effect %s: put it on the schema of the field itself", k, where)
 		}
@@ -443,6 +462,14 @@ func (c *compiler) finish(root *node) (*Checker, error) {
 		if e.n.immutableOnce {
 			c.errorf(e.path, "%s is only allowed on a property: list items and map values come and go with their index or key; put it on the list or map property, or use %s on the items", ExtImmutableOnce, ExtImmutable)
 		}
+		for _, x := range []struct {
+			on  bool
+			ext string
+		}{{e.n.noModify, ExtNoModify}, {e.n.noSet, ExtNoSet}, {e.n.noUnset, ExtNoUnset}} {
+			if x.on {
+				c.errorf(e.path, "%s is only allowed on a property: list items and map values come and go with their index or key; use %s on the items (validation-gen's +k8s:eachVal=+k8s:update=NoModify)", x.ext, ExtImmutable)
+			}
+		}
 	}
 	c.ignoreOrder()
 	if len(c.errs) > 0 {
@@ -478,6 +505,9 @@ func (c *compiler) link(rs *refSite) {
 	rs.n.immutable = rs.n.immutable || rs.target.immutable
 	rs.n.immutableKeys = rs.n.immutableKeys || rs.target.immutableKeys
 	rs.n.immutableOnce = rs.n.immutableOnce || rs.target.immutableOnce
+	rs.n.noModify = rs.n.noModify || rs.target.noModify
+	rs.n.noSet = rs.n.noSet || rs.target.noSet
+	rs.n.noUnset = rs.n.noUnset || rs.target.noUnset
 	if rs.target.ignoreOrder && !rs.n.ignoreOrder {
 		rs.n.ignoreOrder = true
 		c.unordered = append(c.unordered, keyedNode{rs.n, rs.path})

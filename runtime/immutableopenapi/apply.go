@@ -34,6 +34,13 @@ const (
 	// beyond the KEP: beside Immutable or ImmutableOnce, the list maps in
 	// the value compare by key; the immutable-gen runtime reads it.
 	IgnoreOrder = extension.IgnoreOrder
+	// NoModify is immutable-gen's extension for validation-gen's
+	// +k8s:update=NoModify alone, beyond the KEP: fixed while present.
+	NoModify = extension.NoModify
+	// NoSet and NoUnset are immutable-gen's extensions for validation-gen's
+	// +k8s:update=NoSet and =NoUnset where no other form says the same.
+	NoSet   = extension.NoSet
+	NoUnset = extension.NoUnset
 )
 
 // Definition names the schemas of one definition that get an extension.
