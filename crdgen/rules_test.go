@@ -385,6 +385,34 @@ type Spec struct {
 }` + kind,
 	diags: []string{`types.go:7:\d+: .*invalid marker \+immutable:ignoreOrder=yes: the marker takes no value`},
 }, {
+	name: "k8s:update with no form",
+	types: `type Spec struct {
+	// +k8s:update=NoAddItem
+	A []string ` + "`json:\"a,omitempty\"`" + `
+}` + kind,
+	diags: []string{`types.go:7:\d+: .*\+k8s:update=NoAddItem on field Spec.A: immutable-gen has no form with these verdicts; NoAddItem and NoRemoveItem go together`},
+}, {
+	name: "k8s:update=NoModify on a list",
+	types: `type Spec struct {
+	// +k8s:update=NoModify
+	L []string ` + "`json:\"l,omitempty\"`" + `
+}` + kind,
+	diags: []string{`types.go:7:\d+: .*validation-gen refuses NoModify on a list or map field; use \+k8s:eachVal=\+k8s:update=NoModify`},
+}, {
+	name: "k8s:eachVal on an atomic list",
+	types: `type Spec struct {
+	// +k8s:eachVal=+k8s:update=NoModify
+	L []string ` + "`json:\"l,omitempty\"`" + `
+}` + kind,
+	diags: []string{`types.go:7:\d+: .*validation-gen requires the list to be a list map`},
+}, {
+	name: "k8s:update unknown constraint",
+	types: `type Spec struct {
+	// +k8s:update=NoChange
+	A string ` + "`json:\"a,omitempty\"`" + `
+}` + kind,
+	diags: []string{`types.go:6:\d+: .*unknown \+k8s:update constraint "NoChange"`},
+}, {
 	name: "invalid values",
 	types: `type Spec struct {
 	// +immutable=true

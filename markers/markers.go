@@ -14,6 +14,10 @@
 //	// +immutable:ignoreOrder  beside +immutable or =once: list maps in the value compare by key, order ignored
 //
 // Any other value is an error; near-miss spellings are reported by Lint.
+//
+// validation-gen's declarative update tags (+k8s:update, +k8s:eachVal) are
+// read too, on fields of the user's own packages, and carried as the form
+// with the same verdicts (upstream.go).
 package markers
 
 import (
@@ -185,6 +189,11 @@ func ignoreOrderBeside(vals markers.MarkerValues, where string) error {
 			whole = true
 		}
 	}
+	if cs, _ := updatesOf(vals); len(cs) > 0 {
+		if form, ok := updateForm(cs); ok && !form.Keys {
+			whole = true
+		}
+	}
 	if whole {
 		return nil
 	}
@@ -194,8 +203,12 @@ func ignoreOrderBeside(vals markers.MarkerValues, where string) error {
 	return fmt.Errorf("+%s on %s has no immutability marker beside it; add +immutable or +immutable=once to the %s, or remove it", IgnoreOrderName, where, strings.Fields(where)[0])
 }
 
-// Register adds the marker for fields and for named types to reg.
+// Register adds the marker for fields and for named types to reg, and
+// validation-gen's update tags (+k8s:update, +k8s:eachVal) for fields.
 func Register(reg *markers.Registry) error {
+	if err := registerUpstream(reg); err != nil {
+		return err
+	}
 	for _, target := range []markers.TargetType{markers.DescribesField, markers.DescribesType} {
 		def, err := markers.MakeDefinition(Name, target, Immutable{})
 		if err != nil {
@@ -326,6 +339,19 @@ func origins(pkg *loader.Package, info *markers.TypeInfo, f *markers.FieldInfo) 
 			first = err
 		}
 	}
+	if cs, _ := updatesOf(vals); f != nil && len(cs) > 0 && userPackage(pkg) {
+		// validation-gen's +k8s:update tags on the field, as the form
+		// they mean (an invalid combination is reported on the crd path).
+		if form, ok := updateForm(cs); ok {
+			o, err := Immutable{keys: form.Keys, once: form.Once}.origin(pkg, info, f)
+			o.NoModify, o.NoSet, o.NoUnset, o.Spelling = form.NoModify, form.NoSet, form.NoUnset, spelling(cs)
+			o.Pos = tagPos(pkg.Fset, o.DeclPos, "+"+UpdateName, f.RawField.Doc)
+			out = append(out, o)
+			if first == nil {
+				first = err
+			}
+		}
+	}
 	return out, first
 }
 
@@ -399,7 +425,7 @@ func (m Message) ApplyToSchema(ctx *crdmarkers.SchemaContext, _ *apiext.JSONSche
 				mine = true
 			}
 		}
-		return mine, len(vals[Name]) > 0
+		return mine, len(vals[Name]) > 0 || len(vals[UpdateName]) > 0
 	}
 	if mine, marked := has(ctx.TypeInfo.Markers); mine {
 		if !marked {

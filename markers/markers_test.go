@@ -1,6 +1,7 @@
 package markers
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -150,4 +151,74 @@ func TestParseIgnoreOrder(t *testing.T) {
 			t.Errorf("%q: error %v, want ok=%v", rest, err, ok)
 		}
 	}
+}
+
+// TestUpdateForm: each combination of validation-gen's +k8s:update
+// constraints maps onto the form with its verdicts, or onto none.
+func TestUpdateForm(t *testing.T) {
+	cases := []struct {
+		cs   []string
+		want string // the form's marker, "" for none
+	}{
+		{[]string{"NoSet", "NoUnset", "NoModify"}, "+immutable"},
+		{[]string{"NoUnset", "NoModify"}, "+immutable=once"},
+		{[]string{"NoModify"}, "+k8s:update=NoModify"},
+		{[]string{"NoAddItem", "NoRemoveItem"}, "+immutable=keys"},
+		{[]string{"NoSet", "NoUnset", "NoAddItem", "NoRemoveItem"}, "+immutable=keys"},
+		{[]string{"NoSet"}, "+k8s:update=NoSet"},
+		{[]string{"NoUnset"}, "+k8s:update=NoUnset"},
+		{[]string{"NoSet", "NoUnset"}, "+k8s:update=NoSet,NoUnset"},
+		{[]string{"NoSet", "NoModify"}, "+k8s:update=NoModify"},
+		{[]string{"NoAddItem"}, ""},
+		{[]string{"NoRemoveItem"}, ""},
+		{[]string{"NoSet", "NoAddItem", "NoRemoveItem"}, ""},
+	}
+	for _, tc := range cases {
+		o, ok := updateForm(tc.cs)
+		got := ""
+		if ok {
+			got = o.Marker()
+		}
+		if got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.cs, got, tc.want)
+		}
+	}
+	var u Update
+	if err := u.ParseMarker(UpdateName, UpdateName, "NoChange"); err == nil || !strings.Contains(err.Error(), "validation-gen accepts NoSet, NoUnset, NoModify, NoAddItem, NoRemoveItem") {
+		t.Errorf("unknown constraint: %v", err)
+	}
+}
+
+// TestWrapped: a tag wrapped in +k8s:alpha or +k8s:beta is noted, not
+// dropped in silence.
+func TestWrapped(t *testing.T) {
+	for text, want := range map[string]bool{
+		`+k8s:alpha(since: "1.36")=+k8s:update=NoModify`: true,
+		`+k8s:beta(since: "1.37")=+k8s:immutable`:        true,
+		`+k8s:alpha(since: "1.36")=+k8s:minimum=1`:       false,
+		`+k8s:update=NoModify`:                           false,
+	} {
+		if got := wrapped(text) != ""; got != want {
+			t.Errorf("%q: noted %v, want %v", text, got, want)
+		}
+	}
+}
+
+// FuzzUpdateTags: the tag parsers accept only validation-gen's constraints
+// and never panic; every accepted set maps onto a form or is refused.
+func FuzzUpdateTags(f *testing.F) {
+	for _, s := range []string{"NoSet", "NoModify", "NoAddItem", " NoUnset ", "", "+k8s:alpha(since: \"1.36\")=+k8s:update=NoModify"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var u Update
+		if err := u.ParseMarker(UpdateName, UpdateName, s); err == nil {
+			if !slices.Contains(updateConstraints, u.constraint) {
+				t.Fatalf("accepted %q", s)
+			}
+			updateForm([]string{u.constraint})
+		}
+		_ = wrapped(s)
+		_ = nearMiss(s)
+	})
 }

@@ -53,7 +53,29 @@ const (
 	keysForm                    // x-kubernetes-immutable-keys
 	onceForm                    // x-immutable-gen-immutable-once
 	ignoreOrderForm             // x-immutable-gen-ignore-order, beside one of the two above
+	noModifyForm                // x-immutable-gen-no-modify (+k8s:update=NoModify alone)
+	noSetForm                   // x-immutable-gen-no-set (+k8s:update=NoSet)
+	noUnsetForm                 // x-immutable-gen-no-unset (+k8s:update=NoUnset)
 )
+
+// formsOf are the extensions the marker o writes: one form, or
+// validation-gen's constraints that no form of ours says (NoSet, NoUnset,
+// NoModify, each its own extension).
+func formsOf(o schema.Origin) []form {
+	if !o.NoSet && !o.NoUnset {
+		return []form{formOf(o)}
+	}
+	var out []form
+	for _, f := range []struct {
+		on bool
+		f  form
+	}{{o.NoModify, noModifyForm}, {o.NoSet, noSetForm}, {o.NoUnset, noUnsetForm}} {
+		if f.on {
+			out = append(out, f.f)
+		}
+	}
+	return out
+}
 
 func formOf(o schema.Origin) form {
 	switch {
@@ -61,6 +83,8 @@ func formOf(o schema.Origin) form {
 		return keysForm
 	case o.Once:
 		return onceForm
+	case o.NoModify:
+		return noModifyForm
 	}
 	return immutableForm
 }

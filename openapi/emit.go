@@ -56,6 +56,9 @@ var extensionNames = [...]string{
 	keysForm:        "ImmutableKeys",
 	onceForm:        "ImmutableOnce",
 	ignoreOrderForm: "IgnoreOrder",
+	noModifyForm:    "NoModify",
+	noSetForm:       "NoSet",
+	noUnsetForm:     "NoUnset",
 }
 
 // describe says where the markers of a patch are written, for the comment

@@ -96,7 +96,7 @@ func (a *analyzer) add(def *definition, pointer string, o schema.Origin) {
 			"its +immutable:message is not carried: the extensions have no place for it, and the immutable-gen runtime reports `field is immutable`; only the CRD output's CEL rules use it",
 			""})
 	}
-	forms := []form{formOf(o)}
+	forms := formsOf(o)
 	if o.IgnoreOrder && !o.Keys {
 		forms = append(forms, ignoreOrderForm)
 	}

@@ -202,6 +202,8 @@ func (w words) name(o schema.Origin) string {
 		return extension.ImmutableKeys
 	case o.Once:
 		return extension.ImmutableOnce
+	case o.NoModify:
+		return extension.NoModify
 	}
 	return extension.Immutable
 }
@@ -358,7 +360,12 @@ func checkKeys(n *schema.Node, o schema.Origin, report reporter) {
 	case n.IsList():
 		switch lt := n.ListType(); lt {
 		case "map":
-			checkListMapKeys(n, o, report)
+			if o.Spelling == "" {
+				// The KEP's rule; validation-gen's NoAddItem/NoRemoveItem
+				// has none (a changed key is a removal and an addition,
+				// which they refuse anyway).
+				checkListMapKeys(n, o, report)
+			}
 		case "set":
 			report(Finding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: "set", Fix: fmt.Sprintf("use %s: the items of a set are their own keys", w.write())},
 				"%s is not allowed on a %s (KEP: set items are keys, so only %s is allowed)", w.keys(), w.pick("+listType=set list", "set"), w.immutable())

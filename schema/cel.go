@@ -105,11 +105,13 @@ type refusal struct {
 }
 
 type originKey struct {
-	pos        string
-	keys, once bool
+	pos                                  string
+	keys, once, noModify, noSet, noUnset bool
 }
 
-func keyOf(o Origin) originKey { return originKey{o.Pos.String(), o.Keys, o.Once} }
+func keyOf(o Origin) originKey {
+	return originKey{o.Pos.String(), o.Keys, o.Once, o.NoModify, o.NoSet, o.NoUnset}
+}
 
 type lowering struct {
 	result CELResult
@@ -213,7 +215,28 @@ func (l *lowering) checkDone(root *Node) {
 // misplacedOnce reports +immutable=once (alone) on list items or map
 // values, which the placement rules refuse: no rule is emitted for it.
 func misplacedOnce(n *Node) bool {
-	return n.ImmutableOnce() && !n.Immutable() && (n.Edge == Items || n.Edge == Values)
+	return (n.ImmutableOnce() || n.NoModify() || n.PresenceOnly()) && !n.Immutable() && (n.Edge == Items || n.Edge == Values)
+}
+
+// guardedPresence reports whether the presence of property p needs a rule:
+// it is marked, not required (or nullable), not a list map key, and not
+// fixed only while present (which may come and go).
+func guardedPresence(parent, p *Node) bool {
+	add, remove := p.Presence()
+	return (add || remove) && (!parent.Required(p.Name) || p.Nullable()) && !isListMapKey(p)
+}
+
+// presenceExpr says that property sel of a (new) and b (old) is not added
+// (noAdd) or removed (noRemove) as p's markers forbid.
+func presenceExpr(a, b, sel string, p *Node) string {
+	switch add, remove := p.Presence(); {
+	case add && remove:
+		return fmt.Sprintf("has(%s%s) == has(%s%s)", a, sel, b, sel)
+	case remove:
+		return fmt.Sprintf("!has(%s%s) || has(%s%s)", b, sel, a, sel)
+	default:
+		return fmt.Sprintf("!has(%s%s) || has(%s%s)", a, sel, b, sel)
+	}
 }
 
 // hasKeys reports whether n is a map or a list map.
@@ -222,7 +245,7 @@ func hasKeys(n *Node) bool { return n.IsMap() || (n.IsList() && n.ListType() == 
 // hasConstraint reports whether a marker at or below n constrains updates
 // (markers inside set items constrain nothing).
 func hasConstraint(n *Node) bool {
-	if n.Fixed() || n.ImmutableKeys() {
+	if n.Fixed() || n.ImmutableKeys() || n.PresenceOnly() {
 		return true
 	}
 	if n.IsList() && n.ListType() == "set" {
@@ -252,7 +275,7 @@ func (l *lowering) correlated(n *Node) {
 			if !hasConstraint(p) {
 				continue
 			}
-			presence := (p.Fixed() || p.ImmutableKeys()) && (!n.Required(name) || p.Nullable()) && !isListMapKey(p)
+			presence := guardedPresence(n, p)
 			if _, r := selector(p); presence && r != nil {
 				// Without its presence rule the marker would be weaker.
 				l.refuseOwn(p, r)
@@ -298,13 +321,17 @@ func (l *lowering) node(n *Node) bool {
 			// and new: for =once that is all of it but removal, which the
 			// presence rule on the parent refuses.
 			msg := "field is immutable"
-			if !n.Immutable() {
+			switch {
+			case n.Immutable():
+			case n.ImmutableOnce():
 				msg = "field is immutable once set"
+			default:
+				msg = "field is immutable while set"
 			}
 			l.addRule(n, n, n, e, map[string]any{"message": messageOr(n, msg)})
 			if !n.Immutable() && n.Nullable() {
 				for _, o := range n.Origins {
-					if o.Once {
+					if o.Once || o.NoModify {
 						l.result.Limits = append(l.result.Limits, Inexpressible{Node: n, Origin: o,
 							Reason: "CEL sees a null value as absent, so the rules let a null " + n.Name + " be replaced by a value, which the runtime refuses (null is a value set once)",
 							Fix:    "drop +nullable, or also enforce with the immutable-gen runtime (admission webhook)"})
@@ -334,6 +361,11 @@ func (l *lowering) node(n *Node) bool {
 			}
 		}
 	}
+	if n.PresenceOnly() {
+		for _, o := range n.Origins {
+			l.done[keyOf(o)] = true // its presence rule is on the parent
+		}
+	}
 	l.correlated(n)
 	return ok
 }
@@ -351,6 +383,22 @@ func messageOr(n *Node, def string) string {
 // it reads only presence.
 func (l *lowering) presenceRule(parent, p *Node) {
 	sel, _ := selector(p) // checked by the caller
+	switch add, remove := p.Presence(); {
+	case !p.Immutable() && !p.ImmutableKeys() && !p.ImmutableOnce():
+		// validation-gen's NoSet and NoUnset, where no form of ours says it.
+		msg := "it may not be added or removed"
+		if !add {
+			msg = "it may not be removed"
+		} else if !remove {
+			msg = "it may not be added"
+		}
+		l.addRule(parent, p, nil, expr{text: presenceExpr("self", "oldSelf", sel, p)}, map[string]any{
+			"message":   messageOr(p, fmt.Sprintf("%s: %s", p.Name, msg)),
+			"fieldPath": fieldPath(p.Name),
+			"reason":    "FieldValueForbidden",
+		})
+		return
+	}
 	if p.ImmutableOnce() && !p.Immutable() {
 		l.addRule(parent, p, nil, expr{text: fmt.Sprintf("!has(oldSelf%s) || has(self%s)", sel, sel)}, map[string]any{
 			"message":   messageOr(p, fmt.Sprintf("%s is immutable once set: it may not be removed", p.Name)),
@@ -457,11 +505,11 @@ func (l *lowering) cond(a, b string, n *Node, depth int) (expr, *refusal) {
 			if r != nil {
 				return expr{}, r
 			}
-			if (p.Fixed() || p.ImmutableKeys()) && (!n.Required(name) || p.Nullable()) && !isListMapKey(p) {
-				if p.ImmutableOnce() && !p.Immutable() {
-					parts = append(parts, expr{text: fmt.Sprintf("(!has(%s%s) || has(%s%s))", b, sel, a, sel)})
+			if guardedPresence(n, p) {
+				if add, remove := p.Presence(); add && remove {
+					parts = append(parts, expr{text: presenceExpr(a, b, sel, p)})
 				} else {
-					parts = append(parts, expr{text: fmt.Sprintf("has(%s%s) == has(%s%s)", a, sel, b, sel)})
+					parts = append(parts, expr{text: "(" + presenceExpr(a, b, sel, p) + ")"})
 				}
 			}
 			c, r := l.cond(a+sel, b+sel, p, depth)

@@ -41,6 +41,10 @@ func parseMarked(t testing.TB, src string) map[string]any {
 				delete(v, "@once")
 				g.markOnce(v)
 			}
+			if _, ok := v["@noModify"]; ok {
+				delete(v, "@noModify")
+				g.markNoModify(v)
+			}
 			if _, ok := v["@ignoreOrder"]; ok { // +immutable +immutable:ignoreOrder
 				delete(v, "@ignoreOrder")
 				rules, _ := v["x-kubernetes-validations"].([]any)

@@ -42,6 +42,8 @@ func TestCELMatchesRuntime(t *testing.T) {
 	total, rejected := 0, 0
 	onceKinds := map[string]int{} // +immutable=once nodes by shape
 	unorderedLists := 0           // list maps under x-immutable-gen-ignore-order
+	noModify := 0                 // properties fixed while present
+	presenceOnly := 0             // NoSet, NoUnset extensions
 	for s := 0; s < *diffSchemas; s++ {
 		seed := *diffSeed*1_000_003 + uint64(s)
 		g := &gen{r: rand.New(rand.NewPCG(seed, 7))}
@@ -52,6 +54,8 @@ func TestCELMatchesRuntime(t *testing.T) {
 		}
 		countOnce(c.objSchema, onceKinds)
 		unorderedLists += countUnordered(c.objSchema, false)
+		noModify += strings.Count(js(c.objSchema), `"x-immutable-gen-no-modify":true`)
+		presenceOnly += strings.Count(js(c.objSchema), `"x-immutable-gen-no-set":true`) + strings.Count(js(c.objSchema), `"x-immutable-gen-no-unset":true`)
 		for p := 0; p < *diffPairs; p++ {
 			old := g.value(c.objSchema)
 			obj := g.mutate(c.objSchema, deepCopy(old))
@@ -75,6 +79,12 @@ func TestCELMatchesRuntime(t *testing.T) {
 		t.Fatalf("%d of %d rejected: the generator no longer exercises both verdicts", rejected, total)
 	}
 	t.Logf("+immutable=once nodes: %v; list maps compared without order: %d", onceKinds, unorderedLists)
+	if presenceOnly == 0 {
+		t.Errorf("no +k8s:update=NoSet or NoUnset property was generated")
+	}
+	if noModify == 0 {
+		t.Errorf("no +k8s:update=NoModify property was generated")
+	}
 	if unorderedLists == 0 {
 		t.Errorf("no list map under +immutable:ignoreOrder was generated")
 	}
@@ -317,6 +327,25 @@ func (g *gen) carrierWith(keys, once, ignoreOrder bool) map[string]any {
 	return map[string]any{"rule": "@immutable-gen:origin " + o}
 }
 
+// markNoModify marks property schema n +k8s:update=NoModify.
+func (g *gen) markNoModify(n map[string]any) map[string]any {
+	c := g.carrierWith(false, false, g.r != nil && g.chance(0.33))
+	c["rule"] = strings.Replace(c["rule"].(string), `"once":false`, `"once":false,"noModify":true`, 1)
+	rules, _ := n["x-kubernetes-validations"].([]any)
+	n["x-kubernetes-validations"] = append(rules, c)
+	return n
+}
+
+// markUpstream marks property schema n with the origin fields flags
+// (validation-gen's +k8s:update constraints without a form of ours).
+func (g *gen) markUpstream(n map[string]any, flags string) map[string]any {
+	c := g.carrierWith(false, false, false)
+	c["rule"] = strings.Replace(c["rule"].(string), `"once":false`, `"once":false,`+flags, 1)
+	rules, _ := n["x-kubernetes-validations"].([]any)
+	n["x-kubernetes-validations"] = append(rules, c)
+	return n
+}
+
 // markOnce marks property schema n +immutable=once.
 func (g *gen) markOnce(n map[string]any) map[string]any {
 	rules, _ := n["x-kubernetes-validations"].([]any)
@@ -482,6 +511,12 @@ func (g *gen) valueSchema(depth int) map[string]any {
 			// not nullable: CEL sees null as absent (a limit the lowering
 			// reports).
 			g.markOnce(n)
+		case x < 0.45 && n["nullable"] != true:
+			// Fixed while present (+k8s:update=NoModify), on a property.
+			g.markNoModify(n)
+		case x < 0.55 && n["nullable"] != true:
+			// validation-gen's presence constraints, on a property.
+			g.markUpstream(n, []string{`"noSet":true`, `"noUnset":true`, `"noSet":true,"noUnset":true`, `"noSet":true,"noModify":true`}[g.r.IntN(4)])
 		}
 	}
 	return n

@@ -17,6 +17,17 @@ func EmitExtensions(root *Node) {
 		if n.ImmutableOnce() {
 			n.raw[extension.ImmutableOnce] = true
 		}
+		if n.NoModify() {
+			n.raw[extension.NoModify] = true
+		}
+		for _, o := range n.Origins {
+			if o.NoSet {
+				n.raw[extension.NoSet] = true
+			}
+			if o.NoUnset {
+				n.raw[extension.NoUnset] = true
+			}
+		}
 		if n.IgnoreOrder() {
 			n.raw[extension.IgnoreOrder] = true
 		}
@@ -51,6 +62,9 @@ func readExtensions(raw map[string]any) ([]Origin, error) {
 	}
 	if raw[extension.ImmutableOnce] == true {
 		origins = append(origins, Origin{Once: true, Extension: true})
+	}
+	if noSet, noUnset := raw[extension.NoSet] == true, raw[extension.NoUnset] == true; raw[extension.NoModify] == true || noSet || noUnset {
+		origins = append(origins, Origin{NoModify: raw[extension.NoModify] == true, NoSet: noSet, NoUnset: noUnset, Extension: true})
 	}
 	if raw[extension.IgnoreOrder] == true {
 		for i := range origins {

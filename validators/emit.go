@@ -191,7 +191,7 @@ func walks(n *schema.Node) bool {
 	if n == nil {
 		return false
 	}
-	if n.Fixed() || n.ImmutableKeys() {
+	if n.Fixed() || n.ImmutableKeys() || n.PresenceOnly() {
 		return true
 	}
 	for _, c := range n.Properties {
@@ -218,6 +218,11 @@ func codeSignature(n *schema.Node, marks bool) string {
 			b.WriteString("I")
 		case n.ImmutableOnce():
 			b.WriteString("O")
+		case n.NoModify():
+			b.WriteString("M")
+		}
+		if add, remove := n.Presence(); add || remove {
+			fmt.Fprintf(&b, "P%v%v", add, remove)
 		}
 		if n.ImmutableKeys() {
 			b.WriteString("K")
@@ -355,20 +360,27 @@ func (e *emitter) walkStruct(t types.Type, n *schema.Node) string {
 		imm := e.pkg(immutablePkg)
 		fmt.Fprintf(&body, "if nOK, oOK := %s, %s; nOK && oOK {\n", pin, pold)
 		e.walkValue(&body, f.typ, c, nv, ov, path)
-		form := "Whole"
+		// The runtime's form of the presence violation.
+		add, remove := c.Presence()
+		form := "Keys"
 		switch {
 		case c.Immutable():
-		case c.ImmutableOnce():
+			form = "Whole"
+		case c.ImmutableOnce(), remove && !add && !c.ImmutableKeys():
 			form = "Once"
-		case c.ImmutableKeys():
-			form = "Keys"
+		case !c.ImmutableKeys():
+			form = "Whole"
 		}
 		switch {
-		case c.ImmutableOnce() && !c.Immutable():
-			fmt.Fprintf(&body, "} else if oOK && !nOK {\n")
-		case c.Fixed() || c.ImmutableKeys():
+		case add && remove:
 			fmt.Fprintf(&body, "} else if nOK != oOK {\n")
+		case remove:
+			fmt.Fprintf(&body, "} else if oOK && !nOK {\n")
+		case add:
+			fmt.Fprintf(&body, "} else if nOK && !oOK {\n")
 		default:
+			// No presence constraint (+k8s:update=NoModify alone): it may
+			// come and go.
 			body.WriteString("}\n")
 			continue
 		}

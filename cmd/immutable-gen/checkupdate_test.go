@@ -62,6 +62,11 @@ func TestCheckUpdate(t *testing.T) {
 		// item changed, added or removed: rejected).
 		{"ignoreorder-cel", "--schema ../golden/crd/ignoreorder --old ignoreorder/old --new ignoreorder/new", 1},
 		{"ignoreorder-extensions", "--schema ../golden/crd/ignoreorder-extensions --old ignoreorder/old --new ignoreorder/new", 1},
+		// validation-gen's +k8s:update and +k8s:eachVal tags, as CEL rules
+		// and as extensions: the same verdicts (Kueue: clusterName cleared
+		// on eviction and set again is allowed, changed is not).
+		{"upstream-cel", "--schema ../golden/crd/upstream --old upstream/old --new upstream/new", 1},
+		{"upstream-extensions", "--schema ../golden/crd/upstream-extensions --old upstream/old --new upstream/new", 1},
 		{"help", "--help", 0},
 	}
 	for _, tc := range cases {

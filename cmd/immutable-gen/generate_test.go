@@ -38,6 +38,8 @@ func TestGenerateGolden(t *testing.T) {
 		{"ignoreorder", "ignoreorder", "crd"},
 		{"ignoreorder-extensions", "ignoreorder", "crd:immutability=extensions"},
 		{"external", "external", "crd"},
+		{"upstream", "upstream", "crd"},
+		{"upstream-extensions", "upstream", "crd:immutability=extensions"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

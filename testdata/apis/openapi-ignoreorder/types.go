@@ -22,4 +22,13 @@ type Widget struct {
 	// +listType=map
 	// +listMapKey=name
 	Deps Deps `json:"deps,omitempty"`
+
+	// Cluster is fixed while present (validation-gen's tag).
+	// +k8s:update=NoModify
+	Cluster *string `json:"cluster,omitempty"`
+
+	// Scheduling may not be added or removed; its value may change.
+	// +k8s:update=NoSet
+	// +k8s:update=NoUnset
+	Scheduling *Dep `json:"scheduling,omitempty"`
 }
