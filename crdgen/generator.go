@@ -264,6 +264,9 @@ func (g Generator) process(f crdmodel.File, mode string, c *cache.Cache) ([]byte
 		for _, name := range slices.Sorted(maps.Keys(models)) {
 			schema.EmitExtensions(models[name])
 			diags = append(diags, messageNotes(f.CRD.Name, name, models[name])...)
+			// +immutable:when: the runtime does not evaluate CEL, so the
+			// conditional markers are CEL rules in this mode too.
+			diags = append(diags, g.celReport(f.CRD.Name, name, models[name], schema.EmitWhen(models[name]))...)
 		}
 	default:
 		for _, name := range slices.Sorted(maps.Keys(models)) {
@@ -369,7 +372,7 @@ func messageNotes(crd, version string, model *schema.Node) diag.List {
 	seen := map[string]bool{}
 	model.Walk(func(n *schema.Node) {
 		for _, o := range n.Origins {
-			if o.Message == "" || seen[o.Pos.String()+o.Marker()] {
+			if o.Message == "" || o.When != "" || seen[o.Pos.String()+o.Marker()] {
 				continue
 			}
 			seen[o.Pos.String()+o.Marker()] = true
@@ -391,7 +394,12 @@ func messageNotes(crd, version string, model *schema.Node) diag.List {
 // lowerCEL emits the CEL rules for one version's model and reports what
 // could not be expressed and what the target Kubernetes version lacks.
 func (g Generator) lowerCEL(crd, version string, model *schema.Node) diag.List {
-	res := schema.EmitCEL(model)
+	return g.celReport(crd, version, model, schema.EmitCEL(model))
+}
+
+// celReport renders what a CEL lowering of one version's model could not
+// express, its blind spots, and what the target Kubernetes version lacks.
+func (g Generator) celReport(crd, version string, model *schema.Node, res schema.CELResult) diag.List {
 	var out diag.List
 	for _, x := range res.Inexpressible {
 		out = append(out, diag.Diagnostic{

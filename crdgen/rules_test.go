@@ -413,6 +413,31 @@ type Spec struct {
 }` + kind,
 	diags: []string{`types.go:6:\d+: .*unknown \+k8s:update constraint "NoChange"`},
 }, {
+	name: "when inside list items",
+	types: `type Item struct {
+	// +immutable
+	// +immutable:when="has(oldSelf.spec.locked)"
+	Name string ` + "`json:\"name\"`" + `
+}
+type Spec struct {
+	Items []Item ` + "`json:\"items,omitempty\"`" + `
+}` + kind,
+	diags: []string{`types.go:6:\d+: error: \+immutable .*\+immutable:when is only allowed on a field reached from the object's root through properties only, and spec.items\[\*\].name is inside list items or map values`},
+}, {
+	name: "when alone or twice",
+	types: `type Spec struct {
+	// +immutable:when="true"
+	A string ` + "`json:\"a\"`" + `
+	// +immutable
+	// +immutable:when="true"
+	// +immutable:when="false"
+	B string ` + "`json:\"b\"`" + `
+}` + kind,
+	diags: []string{
+		`types.go:\d+:\d+: .*\+immutable:when on field Spec.A has no immutability marker beside it`,
+		`types.go:\d+:\d+: .*\+immutable:when is written 2 times on one field or type`,
+	},
+}, {
 	name: "invalid values",
 	types: `type Spec struct {
 	// +immutable=true

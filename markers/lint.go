@@ -113,7 +113,7 @@ func nearMiss(text string) string {
 		marker = marker[:i]
 	}
 	name, value, hasValue := strings.Cut(marker, "=")
-	if name == Name || name == MessageName || name == IgnoreOrderName {
+	if name == Name || name == MessageName || name == IgnoreOrderName || name == WhenName {
 		return "" // ours; its value is checked when parsed
 	}
 	suggest := "+" + Name

@@ -209,6 +209,9 @@ func Register(reg *markers.Registry) error {
 	if err := registerUpstream(reg); err != nil {
 		return err
 	}
+	if err := registerWhen(reg); err != nil {
+		return err
+	}
 	for _, target := range []markers.TargetType{markers.DescribesField, markers.DescribesType} {
 		def, err := markers.MakeDefinition(Name, target, Immutable{})
 		if err != nil {
@@ -388,6 +391,11 @@ func (m Immutable) origin(pkg *loader.Package, info *markers.TypeInfo, f *marker
 	}
 	msg, err := messageOf(vals)
 	o.Message = msg
+	when, werr := whenOf(vals)
+	o.When = when
+	if err == nil {
+		err = werr
+	}
 	if len(vals[IgnoreOrderName]) > 0 && !m.keys {
 		o.IgnoreOrder = true
 	}

@@ -220,5 +220,26 @@ func FuzzUpdateTags(f *testing.F) {
 		}
 		_ = wrapped(s)
 		_ = nearMiss(s)
+		var w When
+		if err := w.ParseMarker(WhenName, WhenName, s); err == nil && (strings.TrimSpace(w.expr) == "" || strings.ContainsAny(w.expr, "\r\n")) {
+			t.Fatalf("accepted the condition %q", w.expr)
+		}
 	})
+}
+
+// TestParseWhen: +immutable:when takes a quoted CEL expression, one line.
+func TestParseWhen(t *testing.T) {
+	for rest, want := range map[string]string{
+		`"!(has(oldSelf.spec.suspend) && oldSelf.spec.suspend)"`: "!(has(oldSelf.spec.suspend) && oldSelf.spec.suspend)",
+		"`oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved')`": "oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved')",
+		`""`:      "",
+		`"a`:      "",
+		`"a\nb"`: "",
+	} {
+		var w When
+		err := w.ParseMarker(WhenName, WhenName, rest)
+		if (err == nil) != (want != "") || w.expr != want {
+			t.Errorf("%s: %q, %v; want %q", rest, w.expr, err, want)
+		}
+	}
 }

@@ -122,7 +122,9 @@ type analyzer struct {
 	handled map[originID]bool
 	// noted records the markers whose +immutable:message was noted.
 	noted map[originID]bool
-	diags diag.List
+	// whenNoted are the markers whose +immutable:when was reported.
+	whenNoted map[originID]bool
+	diags     diag.List
 }
 
 type originID struct {
@@ -143,6 +145,7 @@ func newAnalyzer(col *ctmarkers.Collector, roots []*loader.Package) *analyzer {
 		defs:        map[*types.TypeName]*definition{},
 		handled:     map[originID]bool{},
 		noted:       map[originID]bool{},
+		whenNoted:   map[originID]bool{},
 	}
 }
 

@@ -43,6 +43,9 @@ const (
 	// RuleIgnoreOrder: +immutable:ignoreOrder needs a list map at or under
 	// the node (beyond the KEP, docs/semantics.md 2.1).
 	RuleIgnoreOrder
+	// RuleWhen: +immutable:when only on a node reached from the root
+	// through properties only.
+	RuleWhen
 )
 
 // The IDs of the placement findings, one per rule: the same whether the
@@ -57,11 +60,12 @@ const (
 	IDOnceProperty   diag.ID = "IG015"
 	IDOnceRequired   diag.ID = "IG016"
 	IDIgnoreOrder    diag.ID = "IG017"
+	IDWhen           diag.ID = "IG018"
 )
 
 // ID is the stable ID of the rule's findings.
 func (r Rule) ID() diag.ID {
-	return [...]diag.ID{"", IDForbiddenPlace, IDNoKeys, IDExclusive, IDListMapKey, IDRedundant, IDNoEffect, IDOnceProperty, IDOnceRequired, IDIgnoreOrder}[r]
+	return [...]diag.ID{"", IDForbiddenPlace, IDNoKeys, IDExclusive, IDListMapKey, IDRedundant, IDNoEffect, IDOnceProperty, IDOnceRequired, IDIgnoreOrder, IDWhen}[r]
 }
 
 // Finding is one placement rule finding about one marker (or
@@ -169,6 +173,11 @@ func placementFindings(root *schema.Node, object bool) []Finding {
 			}
 			if o.IgnoreOrder {
 				checkIgnoreOrder(n, o, report)
+			}
+			if o.When != "" && !n.ThroughProperties() {
+				report(Finding{Node: n, Origin: o, Rule: RuleWhen, Severity: diag.Error,
+					Fix: "put the marker with +immutable:when on the list or map field itself, or drop the condition"},
+					"+immutable:when is only allowed on a field reached from the object's root through properties only, and %s is inside list items or map values: its condition sees the whole objects, which cannot say which item it is about", n.Path())
 			}
 		}
 		checkEffect(n, report)
@@ -441,7 +450,7 @@ func (w words) onceNote(anc *schema.Node) string {
 // Rules 5 and 6: redundant markers are notes; markers under set items have
 // no effect.
 func checkEffect(n *schema.Node, report reporter) {
-	if anc := n.ImmutableAncestor(); anc != nil {
+	if anc := n.ImmutableAncestor(); anc != nil && anc.When() == "" {
 		for _, o := range n.Origins {
 			w := wordsOf(o)
 			report(Finding{Node: n, Origin: o, Rule: RuleRedundant, Severity: diag.Note, Related: anc, Fix: w.pick("", "remove it; it changes nothing")},
@@ -475,5 +484,6 @@ func Checks() []diag.Check {
 		{ID: IDOnceProperty, Severity: diag.Error, Title: "=once on list items or map values, which are never set later"},
 		{ID: IDOnceRequired, Severity: diag.Note, Title: "=once on a required property, where it is +immutable"},
 		{ID: IDIgnoreOrder, Severity: diag.Error, Title: "+immutable:ignoreOrder (x-immutable-gen-ignore-order) with no list map at or under it"},
+		{ID: IDWhen, Severity: diag.Error, Title: "+immutable:when on a node inside list items or map values"},
 	}
 }

@@ -275,6 +275,13 @@ func (l *lowering) correlated(n *Node) {
 			if !hasConstraint(p) {
 				continue
 			}
+			if p.When() != "" {
+				// The markers below hold on their own where the condition
+				// does not: they are lowered as if p were not marked.
+				l.whenRule(p)
+				l.correlated(p)
+				continue
+			}
 			presence := guardedPresence(n, p)
 			if _, r := selector(p); presence && r != nil {
 				// Without its presence rule the marker would be weaker.
@@ -376,6 +383,87 @@ func messageOr(n *Node, def string) string {
 		return m
 	}
 	return def
+}
+
+// EmitWhen writes, for every marker with +immutable:when, the root rule
+// EmitCEL writes for it, and nothing else: in extensions mode such a marker
+// gets no extension (the runtime does not evaluate CEL).
+func EmitWhen(root *Node) CELResult {
+	l := &lowering{done: map[originKey]bool{}}
+	root.Walk(func(n *Node) {
+		if n.When() != "" && n.Edge == Property {
+			l.whenRule(n)
+		}
+	})
+	return l.result
+}
+
+// whenRule lowers the markers on the property p, which carry an
+// +immutable:when condition, into one rule on the root: where the
+// condition holds (self and oldSelf are the objects, as in any root rule)
+// and every object above p is present in both, p's presence and value
+// are constrained as its markers say. fieldPath names p. A p not reached
+// through properties only is refused by the placement rules.
+func (l *lowering) whenRule(p *Node) {
+	if !p.ThroughProperties() {
+		l.cover(p) // the placement rules report it
+		return
+	}
+	var chain []*Node
+	for c := p; c.Parent != nil; c = c.Parent {
+		chain = append([]*Node{c}, chain...)
+	}
+	root := chain[0].Parent
+	a, b, path := "self", "oldSelf", ""
+	var parts []string
+	for _, c := range chain {
+		sel, r := selector(c)
+		if r != nil {
+			l.refuse(p, r)
+			return
+		}
+		path += fieldPath(c.Name)
+		if c == p {
+			break
+		}
+		parts = append(parts, fmt.Sprintf("!has(%s%s) || !has(%s%s)", a, sel, b, sel))
+		a, b = a+sel, b+sel
+	}
+	sel, _ := selector(p)
+	var constraint []expr
+	if guardedPresence(p.Parent, p) {
+		constraint = append(constraint, expr{text: "(" + presenceExpr(a, b, sel, p) + ")"})
+	}
+	var value expr
+	var r *refusal
+	switch {
+	case p.Fixed():
+		value, r = l.equal(a+sel, b+sel, p, 0)
+	case p.ImmutableKeys() && hasKeys(p):
+		value, r = l.keysEqual(a+sel, b+sel, p, 0)
+	}
+	if r != nil {
+		l.refuseOwn(p, r)
+		return
+	}
+	if value.text != "" {
+		value.text = fmt.Sprintf("(!has(%s%s) || !has(%s%s) || %s)", a, sel, b, sel, paren(value.text))
+		constraint = append(constraint, value)
+	}
+	c := and(constraint...)
+	if c.text == "" {
+		l.cover(p)
+		return
+	}
+	parts = append([]string{"!(" + p.When() + ")"}, parts...)
+	parts = append(parts, paren(c.text))
+	l.addRule(root, p, p, expr{text: strings.Join(parts, " || "), twoVar: c.twoVar}, map[string]any{
+		"message":   messageOr(p, "field is immutable"),
+		"fieldPath": path,
+	})
+	for _, o := range p.Origins {
+		l.done[keyOf(o)] = true
+	}
 }
 
 // presenceRule adds, on parent, the rule that property p is not added or

@@ -6,8 +6,16 @@ import "github.com/immutable-gen/immutable-gen/runtime/extension"
 // x-immutable-gen-immutable-once for +immutable=once), as JSON booleans, on
 // exactly the nodes the markers name (redundant ones included: they are
 // valid, and the placement checks report them as notes).
+//
+// A marker with +immutable:when gets no extension: the runtime does not
+// evaluate CEL, so its condition and constraint are written as the CEL
+// rule EmitCEL writes (EmitWhen), which the API server and check-update
+// evaluate.
 func EmitExtensions(root *Node) {
 	root.Walk(func(n *Node) {
+		if n.When() != "" {
+			return
+		}
 		if n.Immutable() {
 			n.raw[extension.Immutable] = true
 		}

@@ -401,6 +401,29 @@ func (n *Node) HasListMap() bool {
 	return found
 }
 
+// When is the +immutable:when condition of the markers on this node, ""
+// when none has one.
+func (n *Node) When() string {
+	for _, o := range n.Origins {
+		if o.When != "" {
+			return o.When
+		}
+	}
+	return ""
+}
+
+// ThroughProperties reports whether the node is reached from the root
+// through properties only (no list items or map values on the way), where
+// +immutable:when may stand.
+func (n *Node) ThroughProperties() bool {
+	for c := n; c.Parent != nil; c = c.Parent {
+		if c.Edge != Property {
+			return false
+		}
+	}
+	return n.Parent != nil
+}
+
 // Message is the +immutable:message of the markers on this node, "" when
 // none has one.
 func (n *Node) Message() string {

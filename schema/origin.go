@@ -32,6 +32,10 @@ type Origin struct {
 	// marker (or x-immutable-gen-ignore-order beside the extension): the
 	// list maps in the value compare by key, their order ignored.
 	IgnoreOrder bool `json:"ignoreOrder,omitempty"`
+	// When is the +immutable:when condition beside the marker: a CEL
+	// expression over self and oldSelf (the new and old objects); the
+	// marker is enforced only on updates where it is true.
+	When string `json:"when,omitempty"`
 	// Pos is the marker comment (or the declaration when the comment is not
 	// in its doc comment).
 	Pos token.Position `json:"pos"`

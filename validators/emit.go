@@ -350,6 +350,11 @@ func (e *emitter) walkStruct(t types.Type, n *schema.Node) string {
 			e.fail(c, t, "the schema has a property %q that no Go field of the struct serializes as", prop)
 			continue
 		}
+		if c.When() != "" {
+			e.fail(c, f.typ, "it is conditional (+immutable:when), and the typed validators do not evaluate CEL")
+			e.diags[len(e.diags)-1].Fix = "leave the conditional check to the CRD's CEL rule, which the API server enforces and check-update checks, and generate typed validators for packages without +immutable:when; or drop +immutable:when to fix the field unconditionally"
+			continue
+		}
 		path := fmt.Sprintf("w.Child(p, %q)", prop)
 		pin, pold := e.presence(f, "in", c), e.presence(f, "old", c)
 		nv, ov := f.access("in"), f.access("old")

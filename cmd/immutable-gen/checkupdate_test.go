@@ -67,6 +67,11 @@ func TestCheckUpdate(t *testing.T) {
 		// on eviction and set again is allowed, changed is not).
 		{"upstream-cel", "--schema ../golden/crd/upstream --old upstream/old --new upstream/new", 1},
 		{"upstream-extensions", "--schema ../golden/crd/upstream-extensions --old upstream/old --new upstream/new", 1},
+		// +immutable:when: the condition on the old object, evaluated by the
+		// API server's validator in both outputs (the extensions output
+		// carries conditional markers as CEL rules too).
+		{"when-cel", "--schema ../golden/crd/when --old when/old --new when/new", 1},
+		{"when-extensions", "--schema ../golden/crd/when-extensions --old when/old --new when/new", 1},
 		{"help", "--help", 0},
 	}
 	for _, tc := range cases {

@@ -40,6 +40,8 @@ func TestGenerateGolden(t *testing.T) {
 		{"external", "external", "crd"},
 		{"upstream", "upstream", "crd"},
 		{"upstream-extensions", "upstream", "crd:immutability=extensions"},
+		{"when", "when", "crd"},
+		{"when-extensions", "when", "crd:immutability=extensions"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
