@@ -165,7 +165,7 @@ func (g Generator) Generate(ctx *genall.GenerationContext) error {
 	if err != nil {
 		return err
 	}
-	diags := markers.Lint(ctx.Roots)
+	diags := append(markers.Lint(ctx.Roots), otherKinds(files)...)
 	out, ds, err := g.processAll(files, mode, cache.Open())
 	if err != nil {
 		return err
@@ -361,6 +361,7 @@ func Checks() []diag.Check {
 		{ID: IDInexpressible, Severity: diag.Error, Title: "a marker the CEL lowering cannot enforce exactly (nothing weaker is emitted)"},
 		{ID: IDBlindSpot, Severity: diag.Warning, Title: "a marker lowered to CEL with one blind spot (free-form content)"},
 		{ID: IDKubeVersion, Severity: diag.Error, Title: "CEL rules that need a newer Kubernetes than crd:kubeVersion"},
+		{ID: IDOtherKinds, Severity: diag.Note, Title: "a marker that reaches kinds declared in another package than its own (a shared type)"},
 	}
 }
 
