@@ -342,6 +342,15 @@ func origins(pkg *loader.Package, info *markers.TypeInfo, f *markers.FieldInfo) 
 			first = err
 		}
 	}
+	if len(vals[ImmutableTagName]) > 0 && len(vals[Name]) == 0 && len(vals[UpdateName]) == 0 && userPackage(pkg) {
+		// validation-gen's +k8s:immutable: +immutable.
+		o, err := Immutable{}.origin(pkg, info, f)
+		o.Spelling = "+" + ImmutableTagName
+		out = append(out, o)
+		if first == nil {
+			first = err
+		}
+	}
 	if cs, _ := updatesOf(vals); f != nil && len(cs) > 0 && userPackage(pkg) {
 		// validation-gen's +k8s:update tags on the field, as the form
 		// they mean (an invalid combination is reported on the crd path).

@@ -230,10 +230,10 @@ func FuzzUpdateTags(f *testing.F) {
 // TestParseWhen: +immutable:when takes a quoted CEL expression, one line.
 func TestParseWhen(t *testing.T) {
 	for rest, want := range map[string]string{
-		`"!(has(oldSelf.spec.suspend) && oldSelf.spec.suspend)"`: "!(has(oldSelf.spec.suspend) && oldSelf.spec.suspend)",
+		`"!(has(oldSelf.spec.suspend) && oldSelf.spec.suspend)"`:           "!(has(oldSelf.spec.suspend) && oldSelf.spec.suspend)",
 		"`oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved')`": "oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved')",
-		`""`:      "",
-		`"a`:      "",
+		`""`:     "",
+		`"a`:     "",
 		`"a\nb"`: "",
 	} {
 		var w When

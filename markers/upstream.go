@@ -77,8 +77,18 @@ const eachValNoModify = "+" + UpdateName + "=NoModify"
 // +k8s:update scopes are fields, and list items and map values through
 // +k8s:eachVal).
 func registerUpstream(reg *markers.Registry) error {
-	for name, v := range map[string]any{UpdateName: Update{}, EachValName: EachVal{}} {
-		def, err := markers.MakeDefinition(name, markers.DescribesField, v)
+	for _, t := range []struct {
+		name   string
+		target markers.TargetType
+		v      any
+	}{
+		{UpdateName, markers.DescribesField, Update{}},
+		{EachValName, markers.DescribesField, EachVal{}},
+		{ImmutableTagName, markers.DescribesField, K8sImmutable{}},
+		{ImmutableTagName, markers.DescribesType, K8sImmutable{}},
+	} {
+		name := t.name
+		def, err := markers.MakeDefinition(name, t.target, t.v)
 		if err != nil {
 			return err
 		}
@@ -191,7 +201,7 @@ func (m Update) ApplyToSchema(ctx *crdmarkers.SchemaContext, s *apiext.JSONSchem
 // ApplyToSchema compiles `+k8s:eachVal=+k8s:update=NoModify` on a list
 // map or map field into +immutable on its items or values.
 func (m EachVal) ApplyToSchema(ctx *crdmarkers.SchemaContext, s *apiext.JSONSchemaProps) error {
-	if strings.ReplaceAll(m.payload, " ", "") != eachValNoModify || !userPackage(ctx.Package) {
+	if p := strings.ReplaceAll(m.payload, " ", ""); p != eachValNoModify && p != "+"+ImmutableTagName || !userPackage(ctx.Package) {
 		return nil // another validation-gen tag, not about immutability; or not the user's
 	}
 	info, f := fieldOf(ctx, func(vals markers.MarkerValues) bool {
@@ -222,7 +232,7 @@ func (m EachVal) ApplyToSchema(ctx *crdmarkers.SchemaContext, s *apiext.JSONSche
 	if err != nil {
 		return err
 	}
-	o.Spelling = "+" + EachValName + "=" + eachValNoModify
+	o.Spelling = "+" + EachValName + "=" + strings.ReplaceAll(m.payload, " ", "")
 	o.Pos = tagPos(ctx.Package.Fset, o.DeclPos, "+"+EachValName, f.RawField.Doc)
 	o.JSONName = "" // the items or values, not the field
 	target.XValidations = append(target.XValidations, apiext.ValidationRule{Rule: o.Carrier()})
@@ -303,4 +313,71 @@ func tagPos(fset *token.FileSet, decl token.Position, tag string, doc *ast.Comme
 		}
 	}
 	return decl
+}
+
+// ImmutableTagName is validation-gen's (and controller-tools') tag name.
+const ImmutableTagName = "k8s:immutable"
+
+// K8sImmutable is one parsed `+k8s:immutable` tag. On the user's own fields
+// and types it has validation-gen's meaning — the value may not be set,
+// removed or changed: +immutable. Elsewhere (k8s.io/api and the like) it
+// keeps controller-tools' meaning, whose marker it replaces in the
+// registry, so that CRDs of those types stay controller-gen's byte for
+// byte.
+type K8sImmutable struct {
+	id *occurrence
+}
+
+// ParseMarker accepts the tag without a value, as validation-gen does.
+func (m *K8sImmutable) ParseMarker(_ string, _ string, rest string) error {
+	m.id = &occurrence{}
+	if r := strings.TrimSpace(rest); r != "" && r != "true" {
+		return fmt.Errorf("invalid marker +%s=%s: the tag takes no value", ImmutableTagName, rest)
+	}
+	return nil
+}
+
+// ApplyToSchema carries +immutable for the field or type the tag is on.
+func (m K8sImmutable) ApplyToSchema(ctx *crdmarkers.SchemaContext, s *apiext.JSONSchemaProps) error {
+	if ctx == nil || !userPackage(ctx.Package) {
+		return crdmarkers.Immutable{}.ApplyToSchema(ctx, s)
+	}
+	mine := func(vals markers.MarkerValues) bool {
+		for _, v := range vals[ImmutableTagName] {
+			if x, ok := v.(K8sImmutable); ok && x.id == m.id {
+				return true
+			}
+		}
+		return false
+	}
+	info := ctx.TypeInfo
+	var f *markers.FieldInfo
+	if info == nil || !mine(info.Markers) {
+		info, f = fieldOf(ctx, mine)
+		if f == nil {
+			return fmt.Errorf("+%s: internal error: cannot find the tag", ImmutableTagName)
+		}
+	}
+	vals := info.Markers
+	if f != nil {
+		vals = f.Markers
+	}
+	if len(vals[Name]) > 0 || len(vals[UpdateName]) > 0 {
+		return nil // the form beside it says it already (+immutable or +k8s:update)
+	}
+	o, err := Immutable{}.origin(ctx.Package, info, f)
+	if err != nil {
+		return err
+	}
+	o.Spelling = "+" + ImmutableTagName
+	if f != nil {
+		o.Pos = tagPos(ctx.Package.Fset, o.DeclPos, o.Spelling, f.RawField.Doc)
+	} else {
+		o.Pos = tagPos(ctx.Package.Fset, o.DeclPos, o.Spelling, info.RawSpec.Doc)
+		if !o.Pos.IsValid() || o.Pos == o.DeclPos {
+			o.Pos = tagPos(ctx.Package.Fset, o.DeclPos, o.Spelling, info.RawDecl.Doc)
+		}
+	}
+	s.XValidations = append(s.XValidations, apiext.ValidationRule{Rule: o.Carrier()})
+	return nil
 }

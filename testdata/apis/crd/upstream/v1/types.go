@@ -58,12 +58,27 @@ type WorkloadSpec struct {
 	// +kubebuilder:validation:MaxLength=253
 	Owner string `json:"owner,omitempty"`
 
+	// Region is fixed at creation (validation-gen's +k8s:immutable).
+	// +optional
+	// +k8s:immutable
+	// +kubebuilder:validation:MaxLength=63
+	Region string `json:"region,omitempty"`
+
+	// Zone uses a type with +k8s:immutable.
+	// +optional
+	Zone Zone `json:"zone,omitempty"`
+
 	// Wrapped is not enforced: the tag is wrapped in +k8s:alpha.
 	// +optional
 	// +k8s:alpha(since: "1.36")=+k8s:update=NoModify
 	// +kubebuilder:validation:MaxLength=253
 	Wrapped string `json:"wrapped,omitempty"`
 }
+
+// Zone never changes, wherever it is used.
+// +k8s:immutable
+// +kubebuilder:validation:MaxLength=63
+type Zone string
 
 // Scheduling is a policy whose value may change.
 type Scheduling struct {
