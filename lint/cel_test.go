@@ -326,6 +326,7 @@ func TestDescribedOnly(t *testing.T) {
 		{desc: "This field is immutable.", rules: `, "x-kubernetes-validations": [{"rule": "self == oldSelf"}]`},
 		{desc: "This field is immutable.", specRules: []string{"!has(oldSelf.ref) || self.ref == oldSelf.ref"}},
 		{desc: "This field is immutable.", rules: `, "x-kubernetes-immutable": true`},
+		{desc: "This field is immutable while set.", rules: `, "x-immutable-gen-no-modify": true`},
 		{desc: "This field is immutable.", specRules: []string{"self == oldSelf"}}, // all of spec is immutable
 	} {
 		t.Run(tc.desc+tc.rules, func(t *testing.T) {
