@@ -77,6 +77,19 @@ type Spec struct {
 	immutable:   []string{"spec.deps", "spec.job"},
 	ignoreOrder: []string{"spec.deps", "spec.later", "spec.job"},
 }, {
+	name: "validation-gen's tags beside the marker that says the same",
+	types: `type Spec struct {
+	// +immutable
+	// +k8s:immutable
+	Name string ` + "`json:\"name\"`" + `
+	// +immutable=once
+	// +k8s:update=NoModify
+	// +k8s:update=NoUnset
+	// +optional
+	Handle string ` + "`json:\"handle,omitempty\"`" + `
+}` + kind,
+	immutable: []string{"spec.name"},
+}, {
 	name: "field marker on a scalar",
 	types: `type Spec struct {
 	// +immutable
@@ -405,6 +418,14 @@ type Spec struct {
 	L []string ` + "`json:\"l,omitempty\"`" + `
 }` + kind,
 	diags: []string{`types.go:7:\d+: .*validation-gen requires the list to be a list map`},
+}, {
+	name: "k8s:update beside a marker that says something else",
+	types: `type Spec struct {
+	// +immutable
+	// +k8s:update=NoModify
+	A string ` + "`json:\"a,omitempty\"`" + `
+}` + kind,
+	diags: []string{`types.go:8:\d+: .*\+k8s:update=NoModify on field Spec.A stands beside \+immutable, which says something else: keep one of them`},
 }, {
 	name: "k8s:update unknown constraint",
 	types: `type Spec struct {

@@ -185,8 +185,15 @@ func (m Update) ApplyToSchema(ctx *crdmarkers.SchemaContext, s *apiext.JSONSchem
 	if compound := compoundField(ctx.Package, f); compound && slices.Contains(cs, "NoModify") {
 		return fmt.Errorf("%s on %s: validation-gen refuses NoModify on a list or map field; use +%s=%s for its items or values, or +immutable for the whole value", spelling(cs), where, EachValName, eachValNoModify)
 	}
-	if len(f.Markers[Name]) > 0 {
-		return fmt.Errorf("%s on %s stands beside +immutable: keep one of them", spelling(cs), where)
+	for _, v := range f.Markers[Name] {
+		im, ok := v.(Immutable)
+		if !ok {
+			continue
+		}
+		if im.keys == form.Keys && im.once == form.Once && !form.NoModify && !form.NoSet && !form.NoUnset {
+			return nil // the marker beside says the same, and carries it
+		}
+		return fmt.Errorf("%s on %s stands beside %s, which says something else: keep one of them", spelling(cs), where, im)
 	}
 	o, err := Immutable{keys: form.Keys, once: form.Once}.origin(ctx.Package, info, f)
 	if err != nil {
