@@ -135,6 +135,13 @@ type WidgetSpec struct {
 	// +optional
 	SeedSnapshot string `json:"seedSnapshot,omitempty"`
 
+	// ClusterName is fixed while present: it may be cleared and set again
+	// (Kueue). Only validation-gen's tag says so; immutable-gen reads it.
+	// +k8s:optional
+	// +k8s:update=NoModify
+	// +optional
+	ClusterName string `json:"clusterName,omitempty"`
+
 	// Shards keep their keys (none added or removed); each shard's
 	// replicas may change: immutable-gen's keys, validation-gen's update
 	// constraints NoAddItem and NoRemoveItem.

@@ -87,6 +87,16 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p string) {
 			return
 		}
 	}
+	if nOK, oOK := (in.ClusterName != ""), (old.ClusterName != ""); nOK && oOK {
+		if !(in.ClusterName == old.ClusterName) {
+			if w.Violation() {
+				w.Add(immutable.ChangedAt(w.Child(p, "clusterName"), in.ClusterName))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	}
 	if !(equalWidgetConfig(&in.Config, &old.Config)) {
 		if w.Violation() {
 			w.Add(immutable.ChangedAt(w.Child(p, "config"), in.Config))
