@@ -13,6 +13,7 @@ import (
 	"maps"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -164,7 +165,7 @@ func (g Generator) Generate(ctx *genall.GenerationContext) error {
 	if err != nil {
 		return err
 	}
-	diags := markers.Lint(ctx.Roots)
+	diags := append(markers.Lint(ctx.Roots), otherKinds(files)...)
 	out, ds, err := g.processAll(files, mode, cache.Open())
 	if err != nil {
 		return err
@@ -253,12 +254,19 @@ func (g Generator) process(f crdmodel.File, mode string, c *cache.Cache) ([]byte
 	if err != nil {
 		return nil, nil, err
 	}
+	for v, root := range models {
+		// Where the user cannot add a bound (docs/semantics.md).
+		crdmodel.MarkExternal(f.Sources[v], f.CRD.Spec.Names.Kind, root)
+	}
 	misplaced := diags.HasErrors()
 	switch mode {
 	case ModeExtensions:
 		for _, name := range slices.Sorted(maps.Keys(models)) {
 			schema.EmitExtensions(models[name])
 			diags = append(diags, messageNotes(f.CRD.Name, name, models[name])...)
+			// +immutable:when: the runtime does not evaluate CEL, so the
+			// conditional markers are CEL rules in this mode too.
+			diags = append(diags, g.celReport(f.CRD.Name, name, models[name], schema.EmitWhen(models[name]))...)
 		}
 	default:
 		for _, name := range slices.Sorted(maps.Keys(models)) {
@@ -293,7 +301,7 @@ func (g Generator) apiServerFindings(crd *apiextv1.CustomResourceDefinition, obj
 	if p := g.DeprecatedV1beta1CompatibilityPreserveUnknownFields; p != nil {
 		preserve = fmt.Sprint(*p)
 	}
-	key := c.Key([]byte("crdgen: API server findings on a CRD with markers"), []byte(mode), []byte(preserve), j)
+	key := c.Key([]byte("crdgen: API server findings on a CRD with markers"), []byte(mode), []byte(preserve), j, externalNodes(models))
 	if data, ok := c.Get(key); ok {
 		var ds diag.List
 		if err := json.Unmarshal(data, &ds); err == nil {
@@ -321,6 +329,21 @@ func (g Generator) apiServerFindings(crd *apiextv1.CustomResourceDefinition, obj
 	return ds, nil
 }
 
+// externalNodes lists the nodes of models declared outside the user's
+// module (the bounds the findings may suggest depend on it), for the
+// cache key.
+func externalNodes(models map[string]*schema.Node) []byte {
+	var b strings.Builder
+	for _, v := range slices.Sorted(maps.Keys(models)) {
+		models[v].Walk(func(n *schema.Node) {
+			if n.External != "" {
+				fmt.Fprintf(&b, "%s %s %s\n", v, n.Path(), n.External)
+			}
+		})
+	}
+	return []byte(b.String())
+}
+
 // The IDs of the crd generator's own findings (the placement and API
 // server findings are validation's).
 const (
@@ -338,6 +361,7 @@ func Checks() []diag.Check {
 		{ID: IDInexpressible, Severity: diag.Error, Title: "a marker the CEL lowering cannot enforce exactly (nothing weaker is emitted)"},
 		{ID: IDBlindSpot, Severity: diag.Warning, Title: "a marker lowered to CEL with one blind spot (free-form content)"},
 		{ID: IDKubeVersion, Severity: diag.Error, Title: "CEL rules that need a newer Kubernetes than crd:kubeVersion"},
+		{ID: IDOtherKinds, Severity: diag.Note, Title: "a marker that reaches kinds declared in another package than its own (a shared type)"},
 	}
 }
 
@@ -349,7 +373,7 @@ func messageNotes(crd, version string, model *schema.Node) diag.List {
 	seen := map[string]bool{}
 	model.Walk(func(n *schema.Node) {
 		for _, o := range n.Origins {
-			if o.Message == "" || seen[o.Pos.String()+o.Marker()] {
+			if o.Message == "" || o.When != "" || seen[o.Pos.String()+o.Marker()] {
 				continue
 			}
 			seen[o.Pos.String()+o.Marker()] = true
@@ -371,7 +395,12 @@ func messageNotes(crd, version string, model *schema.Node) diag.List {
 // lowerCEL emits the CEL rules for one version's model and reports what
 // could not be expressed and what the target Kubernetes version lacks.
 func (g Generator) lowerCEL(crd, version string, model *schema.Node) diag.List {
-	res := schema.EmitCEL(model)
+	return g.celReport(crd, version, model, schema.EmitCEL(model))
+}
+
+// celReport renders what a CEL lowering of one version's model could not
+// express, its blind spots, and what the target Kubernetes version lacks.
+func (g Generator) celReport(crd, version string, model *schema.Node, res schema.CELResult) diag.List {
 	var out diag.List
 	for _, x := range res.Inexpressible {
 		out = append(out, diag.Diagnostic{

@@ -31,6 +31,9 @@ type ruleCase struct {
 	// carry x-kubernetes-immutable / x-kubernetes-immutable-keys; no other
 	// node may.
 	immutable, keys []string
+	// ignoreOrder lists the paths that must carry
+	// x-immutable-gen-ignore-order (checked only when not nil).
+	ignoreOrder []string
 	// diags are regexps, each of which must match one diagnostic of this
 	// case; a case with no Error in diags must produce no error.
 	diags []string
@@ -46,6 +49,47 @@ type Kind struct {
 `
 
 var validCases = []ruleCase{{
+	name: "ignoreOrder beside +immutable on a list map and beside a type marker on a struct holding one",
+	types: `type Dep struct {
+	Name string ` + "`json:\"name\"`" + `
+	Status string ` + "`json:\"status,omitempty\"`" + `
+}
+// +immutable
+// +immutable:ignoreOrder
+type Job struct {
+	// +listType=map
+	// +listMapKey=name
+	DependsOn []Dep ` + "`json:\"dependsOn,omitempty\"`" + `
+}
+type Spec struct {
+	// +listType=map
+	// +listMapKey=name
+	// +immutable
+	// +immutable:ignoreOrder
+	Deps []Dep ` + "`json:\"deps\"`" + `
+	// +immutable=once
+	// +immutable:ignoreOrder
+	// +listType=map
+	// +listMapKey=name
+	Later []Dep ` + "`json:\"later,omitempty\"`" + `
+	Job Job ` + "`json:\"job\"`" + `
+}` + kind,
+	immutable:   []string{"spec.deps", "spec.job"},
+	ignoreOrder: []string{"spec.deps", "spec.later", "spec.job"},
+}, {
+	name: "validation-gen's tags beside the marker that says the same",
+	types: `type Spec struct {
+	// +immutable
+	// +k8s:immutable
+	Name string ` + "`json:\"name\"`" + `
+	// +immutable=once
+	// +k8s:update=NoModify
+	// +k8s:update=NoUnset
+	// +optional
+	Handle string ` + "`json:\"handle,omitempty\"`" + `
+}` + kind,
+	immutable: []string{"spec.name"},
+}, {
 	name: "field marker on a scalar",
 	types: `type Spec struct {
 	// +immutable
@@ -325,6 +369,96 @@ type Spec struct {
 }` + kind,
 	diags: []string{`types.go:6:\d+: error: CRD .* v1: spec.ports\[\*\].name: the API server refuses the CRD: .*must have a default or be a required property`},
 }, {
+	name: "ignoreOrder with no list map under it",
+	types: `type Spec struct {
+	// +immutable
+	// +immutable:ignoreOrder
+	Name string ` + "`json:\"name\"`" + `
+}` + kind,
+	diags: []string{`types.go:6:\d+: error: \+immutable \(.*: spec.name\): \+immutable:ignoreOrder has no list map at or under spec.name.*fix: remove \+immutable:ignoreOrder`},
+}, {
+	name: "ignoreOrder without a form that compares whole",
+	types: `type Spec struct {
+	// +immutable:ignoreOrder
+	Alone []string ` + "`json:\"alone\"`" + `
+	// +immutable=keys
+	// +immutable:ignoreOrder
+	Keys map[string]string ` + "`json:\"keys\"`" + `
+}` + kind,
+	diags: []string{
+		`types.go:\d+:\d+: .*\+immutable:ignoreOrder on field Spec.Alone has no immutability marker beside it`,
+		`types.go:\d+:\d+: .*\+immutable:ignoreOrder on field Spec.Keys stands beside \+immutable=keys`,
+	},
+}, {
+	name: "ignoreOrder with a value",
+	types: `type Spec struct {
+	// +immutable
+	// +immutable:ignoreOrder=yes
+	Valued []string ` + "`json:\"valued\"`" + `
+}` + kind,
+	diags: []string{`types.go:7:\d+: .*invalid marker \+immutable:ignoreOrder=yes: the marker takes no value`},
+}, {
+	name: "k8s:update with no form",
+	types: `type Spec struct {
+	// +k8s:update=NoAddItem
+	A []string ` + "`json:\"a,omitempty\"`" + `
+}` + kind,
+	diags: []string{`types.go:7:\d+: .*\+k8s:update=NoAddItem on field Spec.A: immutable-gen has no form with these verdicts; NoAddItem and NoRemoveItem go together`},
+}, {
+	name: "k8s:update=NoModify on a list",
+	types: `type Spec struct {
+	// +k8s:update=NoModify
+	L []string ` + "`json:\"l,omitempty\"`" + `
+}` + kind,
+	diags: []string{`types.go:7:\d+: .*validation-gen refuses NoModify on a list or map field; use \+k8s:eachVal=\+k8s:update=NoModify`},
+}, {
+	name: "k8s:eachVal on an atomic list",
+	types: `type Spec struct {
+	// +k8s:eachVal=+k8s:update=NoModify
+	L []string ` + "`json:\"l,omitempty\"`" + `
+}` + kind,
+	diags: []string{`types.go:7:\d+: .*validation-gen requires the list to be a list map`},
+}, {
+	name: "k8s:update beside a marker that says something else",
+	types: `type Spec struct {
+	// +immutable
+	// +k8s:update=NoModify
+	A string ` + "`json:\"a,omitempty\"`" + `
+}` + kind,
+	diags: []string{`types.go:8:\d+: .*\+k8s:update=NoModify on field Spec.A stands beside \+immutable, which says something else: keep one of them`},
+}, {
+	name: "k8s:update unknown constraint",
+	types: `type Spec struct {
+	// +k8s:update=NoChange
+	A string ` + "`json:\"a,omitempty\"`" + `
+}` + kind,
+	diags: []string{`types.go:6:\d+: .*unknown \+k8s:update constraint "NoChange"`},
+}, {
+	name: "when inside list items",
+	types: `type Item struct {
+	// +immutable
+	// +immutable:when="has(oldSelf.spec.locked)"
+	Name string ` + "`json:\"name\"`" + `
+}
+type Spec struct {
+	Items []Item ` + "`json:\"items,omitempty\"`" + `
+}` + kind,
+	diags: []string{`types.go:6:\d+: error: \+immutable .*\+immutable:when is only allowed on a field reached from the object's root through properties only, and spec.items\[\*\].name is inside list items or map values`},
+}, {
+	name: "when alone or twice",
+	types: `type Spec struct {
+	// +immutable:when="true"
+	A string ` + "`json:\"a\"`" + `
+	// +immutable
+	// +immutable:when="true"
+	// +immutable:when="false"
+	B string ` + "`json:\"b\"`" + `
+}` + kind,
+	diags: []string{
+		`types.go:\d+:\d+: .*\+immutable:when on field Spec.A has no immutability marker beside it`,
+		`types.go:\d+:\d+: .*\+immutable:when is written 2 times on one field or type`,
+	},
+}, {
 	name: "invalid values",
 	types: `type Spec struct {
 	// +immutable=true
@@ -359,7 +493,7 @@ func TestPlacementRulesValid(t *testing.T) {
 				t.Fatalf("no CRD for group %s", groupOf(i))
 			}
 			root := nested(crd, "spec", "versions").([]any)[0].(map[string]any)["schema"].(map[string]any)["openAPIV3Schema"].(map[string]any)
-			gotImm, gotKeys := map[string]bool{}, map[string]bool{}
+			gotImm, gotKeys, gotOrder := map[string]bool{}, map[string]bool{}, map[string]bool{}
 			walkRaw(root, "", func(path string, n map[string]any) {
 				if v, ok := n["x-kubernetes-immutable"]; ok {
 					if v != true {
@@ -373,7 +507,13 @@ func TestPlacementRulesValid(t *testing.T) {
 					}
 					gotKeys[path] = true
 				}
+				if n["x-immutable-gen-ignore-order"] == true {
+					gotOrder[path] = true
+				}
 			})
+			if c.ignoreOrder != nil {
+				compareSet(t, "x-immutable-gen-ignore-order", gotOrder, c.ignoreOrder)
+			}
 			compareSet(t, "x-kubernetes-immutable", gotImm, c.immutable)
 			compareSet(t, "x-kubernetes-immutable-keys", gotKeys, c.keys)
 			checkDiags(t, caseLines(lines, i), c.diags)
@@ -503,6 +643,9 @@ func writeCases(t *testing.T, cases []ruleCase) string {
 		must(t, os.MkdirAll(pkg, 0o755))
 		doc := "// Package v1 is the case " + c.name + ".\n// +groupName=" + groupOf(i) + ".example.com\npackage v1\n"
 		src := "package v1\n\nimport metav1 \"k8s.io/apimachinery/pkg/apis/meta/v1\"\n\n" + c.types + "\n"
+		if strings.Contains(c.types, "corev1.") {
+			src = strings.Replace(src, "\n\n", "\n\nimport corev1 \"k8s.io/api/core/v1\"\n", 1)
+		}
 		must(t, os.WriteFile(filepath.Join(pkg, "doc.go"), []byte(doc), 0o644))
 		must(t, os.WriteFile(filepath.Join(pkg, "types.go"), []byte(src), 0o644))
 	}

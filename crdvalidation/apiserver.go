@@ -70,7 +70,9 @@ func boundsDiagnostics(crd *apiextv1.CustomResourceDefinition, models map[string
 		}
 		type entry struct {
 			d      diag.Diagnostic
-			bounds []*schema.Node
+			origin schema.Origin
+			node   *schema.Node
+			bounds []Bound
 		}
 		var order []string
 		byMarker := map[string]*entry{}
@@ -101,25 +103,26 @@ func boundsDiagnostics(crd *apiextv1.CustomResourceDefinition, models map[string
 							CRD:      crd.Name,
 							Version:  v.Name,
 							Path:     n.Path(),
-							Message:  "the CEL rules for this marker put the CRD over the API server's CEL cost budget: what they iterate or compare has no bound",
-						}}
+						}, origin: o, node: n}
 						byMarker[key] = e
 						order = append(order, key)
 					}
 					for _, b := range mine {
-						if !slices.Contains(e.bounds, b.Node) {
-							e.bounds = append(e.bounds, b.Node)
-							adds := strings.TrimPrefix(e.d.Fix, "add ")
-							adds, _, _ = strings.Cut(adds, "; or ")
-							if adds != "" {
-								adds += ", "
-							}
-							e.d.Fix = "add " + adds + b.Marker() + " on " + b.Node.Path() + "; or generate with crd:immutability=extensions and enforce with the immutable-gen runtime"
+						if !slices.ContainsFunc(e.bounds, func(x Bound) bool { return x.Node == b.Node }) {
+							e.bounds = append(e.bounds, b)
 						}
 					}
 				}
 			}
 		})
+		for _, k := range order {
+			e := byMarker[k]
+			e.d.Message = "the CEL rules for this marker put the CRD over the API server's CEL cost budget: what they iterate or compare has no bound"
+			if _, outside := external(e.bounds); len(outside) > 0 {
+				e.d.Message += "; " + outsideMessage(outside)
+			}
+			e.d.Fix = boundsAdvice(e.origin, e.node, e.bounds)
+		}
 		for _, k := range order {
 			out = append(out, byMarker[k].d)
 		}
@@ -181,6 +184,21 @@ func diagnostic(crd string, f Finding, models map[string]*schema.Node, sev diag.
 	}
 	if f.Class.Cost() {
 		d.Fix = f.BoundsFix(Bound.Marker) + "; or generate with crd:immutability=extensions and enforce with the immutable-gen runtime"
+		if own, outside := external(f.Bounds); len(outside) > 0 {
+			// Never a bound inside a type the user cannot change.
+			g := f
+			g.Bounds = own
+			d.Message += "; " + outsideMessage(outside)
+			d.Fix = g.BoundsFix(Bound.Marker) + "; or generate with crd:immutability=extensions and enforce with the immutable-gen runtime"
+			for n := f.Node; n != nil; n = n.Parent {
+				if len(n.Origins) > 0 {
+					if o := n.Origins[0]; !o.IgnoreOrder && !o.Keys && n.HasListMap() {
+						d.Fix = "add +immutable:ignoreOrder beside the marker: its rule is self == oldSelf, which compares list maps by key as a hand-written rule does and needs no bound for their order; or " + d.Fix
+					}
+					break
+				}
+			}
+		}
 	}
 	if f.NodeRule >= 0 {
 		for _, em := range f.Node.Emitted {

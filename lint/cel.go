@@ -194,6 +194,8 @@ func (c *crdLint) presence(a *celAnalysis, n *schema.Node, guard rule) bool {
 		return false // a complete set-once pair, as its message asks
 	case !removable && !addable:
 		return true
+	case removable && whileSet.MatchString(guard.message):
+		return false // fixed while present, as its message asks: it may be removed
 	case removable && addable:
 		c.report(c.version, n.Path(), IDPresence, fix,
 			"immutable by the rule `%s`, but its presence is not compared: it can be removed and set again later with any value (%s)", crdvalidation.ShortRule(guard.text), why)

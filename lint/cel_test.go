@@ -362,6 +362,7 @@ func TestDescribedOnly(t *testing.T) {
 		{name: "a rule above naming it", desc: "This field is immutable.", specRules: []string{"!has(oldSelf.ref) || self.ref == oldSelf.ref"}},
 		{name: "an extension on it", desc: "This field is immutable.", rules: `, "x-kubernetes-immutable": true`},
 		{name: "all of spec immutable", desc: "This field is immutable.", specRules: []string{"self == oldSelf"}},
+		{name: "no-modify on it (immutable while set)", desc: "This field is immutable while set.", rules: `, "x-immutable-gen-no-modify": true`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			name := cmp.Or(tc.field, "ref")

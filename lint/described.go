@@ -111,7 +111,7 @@ func (c *crdLint) describedOnly(root *schema.Node, rules map[*schema.Node][]rule
 // immutability extension on n, above it or below it.
 func enforced(n *schema.Node, rules map[*schema.Node][]rule) bool {
 	for x := n; x != nil; x = x.Parent {
-		if x.ExtensionTrue(extension.Immutable) || x.ExtensionTrue(extension.ImmutableOnce) || x.ExtensionTrue(extension.ImmutableKeys) && x == n {
+		if x.ExtensionTrue(extension.Immutable) || x.ExtensionTrue(extension.ImmutableOnce) || x.ExtensionTrue(extension.NoModify) || x.ExtensionTrue(extension.ImmutableKeys) && x == n {
 			return true
 		}
 		for _, r := range rules[x] {

@@ -19,6 +19,10 @@ const IDNearMiss diag.ID = "IG040"
 // +immutable value, two messages).
 const IDInvalid diag.ID = "IG041"
 
+// IDWrapped: validation-gen's update tag wrapped in +k8s:alpha or
+// +k8s:beta, which immutable-gen does not enforce.
+const IDWrapped diag.ID = "IG042"
+
 // IDMessageUnused: +immutable:message where the output has no place for
 // it (the extensions, the openapi output).
 const IDMessageUnused diag.ID = "IG030"
@@ -29,6 +33,7 @@ func Checks() []diag.Check {
 		{ID: IDInvalid, Severity: diag.Error, Title: "an invalid +immutable marker (a value other than keys or once, two messages, …)"},
 		{ID: IDMessageUnused, Severity: diag.Note, Title: "+immutable:message where the output has no place for it (extensions, openapi): only CEL rules carry it"},
 		{ID: IDNearMiss, Severity: diag.Warning, Title: "a near-miss spelling of +immutable (+imutable, +Immutable, +immutable:keys), which would be ignored"},
+		{ID: IDWrapped, Severity: diag.Note, Title: "validation-gen's +k8s:update or +k8s:immutable wrapped in +k8s:alpha or +k8s:beta: not enforced"},
 	}
 }
 
@@ -41,6 +46,10 @@ func Lint(pkgs []*loader.Package) diag.List {
 	for c := range Comments(pkgs) {
 		if msg := nearMiss(c.Text); msg != "" {
 			out = append(out, diag.Diagnostic{ID: IDNearMiss, Pos: c.Pos, Severity: diag.Warning, Message: msg})
+		}
+		if msg := wrapped(c.Text); msg != "" {
+			out = append(out, diag.Diagnostic{ID: IDWrapped, Pos: c.Pos, Severity: diag.Note, Message: msg,
+				Fix: "write the tag unwrapped to enforce it now, or leave it until it graduates"})
 		}
 	}
 	return out
@@ -77,6 +86,22 @@ func Comments(pkgs []*loader.Package) iter.Seq[Comment] {
 	}
 }
 
+// wrapped returns a note for validation-gen's update or immutable tag
+// wrapped in +k8s:alpha(…)= or +k8s:beta(…)=, or "".
+func wrapped(text string) string {
+	for _, w := range []string{"+k8s:alpha", "+k8s:beta"} {
+		if !strings.HasPrefix(text, w) {
+			continue
+		}
+		for _, tag := range []string{"+" + UpdateName, "+k8s:immutable"} {
+			if i := strings.Index(text, "="+tag); i >= 0 {
+				return fmt.Sprintf("%s is wrapped in %s: immutable-gen does not enforce wrapped tags (validation-gen runs them at a stability level of its own)", text[i+1:], w)
+			}
+		}
+	}
+	return ""
+}
+
 // nearMiss returns a warning for a marker comment that looks like ours but is
 // not, or "" when it is ours or clearly something else.
 func nearMiss(text string) string {
@@ -88,7 +113,7 @@ func nearMiss(text string) string {
 		marker = marker[:i]
 	}
 	name, value, hasValue := strings.Cut(marker, "=")
-	if name == Name || name == MessageName {
+	if name == Name || name == MessageName || name == IgnoreOrderName || name == WhenName {
 		return "" // ours; its value is checked when parsed
 	}
 	suggest := "+" + Name
@@ -107,6 +132,8 @@ func nearMiss(text string) string {
 		return fmt.Sprintf("unknown marker +%s is ignored (markers are case-sensitive); did you mean +%s?", marker, MessageName)
 	case strings.HasPrefix(lower, Name+":") && distance(lower, MessageName) <= 2:
 		return fmt.Sprintf("unknown marker +%s is ignored; did you mean +%s?", marker, MessageName)
+	case strings.HasPrefix(lower, Name+":") && distance(lower, strings.ToLower(IgnoreOrderName)) <= 2:
+		return fmt.Sprintf("unknown marker +%s is ignored; did you mean +%s?", marker, IgnoreOrderName)
 	case lower == Name:
 		return fmt.Sprintf("unknown marker +%s is ignored (markers are case-sensitive); did you mean %s?", marker, suggest)
 	}

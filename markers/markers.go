@@ -1,5 +1,6 @@
 // Package markers defines immutable-gen's Go markers, `+immutable`,
-// `+immutable=keys`, `+immutable=once` and `+immutable:message`, registers
+// `+immutable=keys`, `+immutable=once`, `+immutable:message` and
+// `+immutable:ignoreOrder`, registers
 // them with controller-tools' marker registry, and carries each marker's Go
 // position through controller-tools' CRD schema generation so that later
 // stages can report errors at the marker.
@@ -10,8 +11,13 @@
 //	// +immutable=keys     the map's keys or the list map's key tuples never change
 //	// +immutable=once     once set, the value never changes nor goes away (beyond the KEP)
 //	// +immutable:message="…"  the message of the CEL rules enforcing the form beside it
+//	// +immutable:ignoreOrder  beside +immutable or =once: list maps in the value compare by key, order ignored
 //
 // Any other value is an error; near-miss spellings are reported by Lint.
+//
+// validation-gen's declarative update tags (+k8s:update, +k8s:eachVal) are
+// read too, on fields of the user's own packages, and carried as the form
+// with the same verdicts (upstream.go).
 package markers
 
 import (
@@ -37,6 +43,10 @@ const Name = "immutable"
 
 // MessageName is the name of the message marker.
 const MessageName = Name + ":message"
+
+// IgnoreOrderName is the name of the marker that makes the value compared
+// whole ignore the order of its list maps.
+const IgnoreOrderName = Name + ":ignoreOrder"
 
 // Immutable is the parsed value of one `+immutable`, `+immutable=keys` or
 // `+immutable=once` marker comment.
@@ -123,8 +133,85 @@ func (m *Message) ParseMarker(_ string, _ string, rest string) error {
 // Text is the message.
 func (m Message) Text() string { return m.text }
 
-// Register adds the marker for fields and for named types to reg.
+// IgnoreOrder is the parsed value of one `+immutable:ignoreOrder` marker:
+// beside +immutable or +immutable=once on the same field or type, the list
+// maps in the value compare by key, their order ignored (beyond the KEP).
+type IgnoreOrder struct {
+	id *occurrence
+}
+
+// ParseMarker accepts the marker without a value.
+func (m *IgnoreOrder) ParseMarker(_ string, _ string, rest string) error {
+	m.id = &occurrence{}
+	switch strings.TrimSpace(rest) {
+	case "", "true":
+		return nil
+	}
+	return fmt.Errorf("invalid marker +%s=%s: the marker takes no value; write +%s", IgnoreOrderName, rest, IgnoreOrderName)
+}
+
+// ApplyToSchema checks that the marker stands beside +immutable or
+// +immutable=once on the same field or type (that marker carries it to the
+// schema), so that it never goes silently unused.
+func (m IgnoreOrder) ApplyToSchema(ctx *crdmarkers.SchemaContext, _ *apiext.JSONSchemaProps) error {
+	if ctx == nil || ctx.TypeInfo == nil {
+		return fmt.Errorf("+%s: internal error: no type context", IgnoreOrderName)
+	}
+	check := func(vals markers.MarkerValues, where string) (bool, error) {
+		mine := false
+		for _, v := range vals[IgnoreOrderName] {
+			if x, ok := v.(IgnoreOrder); ok && x.id == m.id {
+				mine = true
+			}
+		}
+		if !mine {
+			return false, nil
+		}
+		return true, ignoreOrderBeside(vals, where)
+	}
+	if mine, err := check(ctx.TypeInfo.Markers, "type "+ctx.TypeInfo.Name); mine {
+		return err
+	}
+	for _, f := range ctx.TypeInfo.Fields {
+		if mine, err := check(f.Markers, "field "+ctx.TypeInfo.Name+"."+fieldName(f.RawField)); mine {
+			return err
+		}
+	}
+	return nil
+}
+
+// ignoreOrderBeside checks the immutability markers beside
+// +immutable:ignoreOrder on one field or type.
+func ignoreOrderBeside(vals markers.MarkerValues, where string) error {
+	whole := false
+	for _, v := range vals[Name] {
+		if im, ok := v.(Immutable); ok && !im.keys {
+			whole = true
+		}
+	}
+	if cs, _ := updatesOf(vals); len(cs) > 0 {
+		if form, ok := updateForm(cs); ok && !form.Keys {
+			whole = true
+		}
+	}
+	if whole {
+		return nil
+	}
+	if len(vals[Name]) > 0 {
+		return fmt.Errorf("+%s on %s stands beside +immutable=keys, which compares key sets (they have no order); use it beside +immutable or +immutable=once, or remove it", IgnoreOrderName, where)
+	}
+	return fmt.Errorf("+%s on %s has no immutability marker beside it; add +immutable or +immutable=once to the %s, or remove it", IgnoreOrderName, where, strings.Fields(where)[0])
+}
+
+// Register adds the marker for fields and for named types to reg, and
+// validation-gen's update tags (+k8s:update, +k8s:eachVal) for fields.
 func Register(reg *markers.Registry) error {
+	if err := registerUpstream(reg); err != nil {
+		return err
+	}
+	if err := registerWhen(reg); err != nil {
+		return err
+	}
 	for _, target := range []markers.TargetType{markers.DescribesField, markers.DescribesType} {
 		def, err := markers.MakeDefinition(Name, target, Immutable{})
 		if err != nil {
@@ -146,6 +233,21 @@ func Register(reg *markers.Registry) error {
 			DetailedHelp: markers.DetailedHelp{
 				Summary: "the message of the CEL rules that enforce the +immutable, +immutable=keys or +immutable=once marker on the same " + map[markers.TargetType]string{markers.DescribesField: "field.", markers.DescribesType: "type."}[target],
 				Details: "+immutable:message=\"…\" stands beside one immutability marker on the same field or type; the generated rules report it instead of `field is immutable`. It goes beyond the KEP.",
+			},
+			FieldHelp: map[string]markers.DetailedHelp{},
+		})
+		ord, err := markers.MakeDefinition(IgnoreOrderName, target, IgnoreOrder{})
+		if err != nil {
+			return err
+		}
+		if err := reg.Register(ord); err != nil {
+			return err
+		}
+		reg.AddHelp(ord, &markers.DefinitionHelp{
+			Category: "Immutability",
+			DetailedHelp: markers.DetailedHelp{
+				Summary: "beside +immutable or +immutable=once on the same " + map[markers.TargetType]string{markers.DescribesField: "field", markers.DescribesType: "type"}[target] + ": the +listType=map lists in the value compare by key, their order ignored.",
+				Details: "+immutable:ignoreOrder needs a list map at or under the marked node. Its CEL rule is self == oldSelf (CEL compares list maps by key), which needs no MaxItems; in extensions mode it is x-immutable-gen-ignore-order. It goes beyond the KEP, which compares list maps in order.",
 			},
 			FieldHelp: map[string]markers.DetailedHelp{},
 		})
@@ -240,6 +342,28 @@ func origins(pkg *loader.Package, info *markers.TypeInfo, f *markers.FieldInfo) 
 			first = err
 		}
 	}
+	if len(vals[ImmutableTagName]) > 0 && len(vals[Name]) == 0 && len(vals[UpdateName]) == 0 && userPackage(pkg) {
+		// validation-gen's +k8s:immutable: +immutable.
+		o, err := Immutable{}.origin(pkg, info, f)
+		o.Spelling = "+" + ImmutableTagName
+		out = append(out, o)
+		if first == nil {
+			first = err
+		}
+	}
+	if cs, _ := updatesOf(vals); f != nil && len(cs) > 0 && userPackage(pkg) {
+		// validation-gen's +k8s:update tags on the field, as the form
+		// they mean (an invalid combination is reported on the crd path).
+		if form, ok := updateForm(cs); ok {
+			o, err := Immutable{keys: form.Keys, once: form.Once}.origin(pkg, info, f)
+			o.NoModify, o.NoSet, o.NoUnset, o.Spelling = form.NoModify, form.NoSet, form.NoUnset, spelling(cs)
+			o.Pos = tagPos(pkg.Fset, o.DeclPos, "+"+UpdateName, f.RawField.Doc)
+			out = append(out, o)
+			if first == nil {
+				first = err
+			}
+		}
+	}
 	return out, first
 }
 
@@ -276,6 +400,14 @@ func (m Immutable) origin(pkg *loader.Package, info *markers.TypeInfo, f *marker
 	}
 	msg, err := messageOf(vals)
 	o.Message = msg
+	when, werr := whenOf(vals)
+	o.When = when
+	if err == nil {
+		err = werr
+	}
+	if len(vals[IgnoreOrderName]) > 0 && !m.keys {
+		o.IgnoreOrder = true
+	}
 	return o, err
 }
 
@@ -310,7 +442,7 @@ func (m Message) ApplyToSchema(ctx *crdmarkers.SchemaContext, _ *apiext.JSONSche
 				mine = true
 			}
 		}
-		return mine, len(vals[Name]) > 0
+		return mine, len(vals[Name]) > 0 || len(vals[UpdateName]) > 0
 	}
 	if mine, marked := has(ctx.TypeInfo.Markers); mine {
 		if !marked {

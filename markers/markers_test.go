@@ -1,6 +1,7 @@
 package markers
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,6 +94,10 @@ func TestNearMiss(t *testing.T) {
 		"+immutable:mesage=\"x\"":      true,
 		"+immutable:msg=\"x\"":         false, // too far from a marker of ours to guess
 		"+immutables":                  true,
+		"+immutable:ignoreOrder":       false,
+		"+immutable:ignoreorder":       true,
+		"+immutable:ignoreOrdr":        true,
+		"+immutable:IgnoreOrder":       true,
 		"+k8s:immutable":               false, // controller-tools' own marker
 		"+optional":                    false,
 		"+listType=map":                false,
@@ -134,5 +139,107 @@ func TestParseUnknownSubmarker(t *testing.T) {
 	err := m.ParseMarker(Name, "immutable:Message", `"x"`)
 	if err == nil || !strings.Contains(err.Error(), "unknown marker +immutable:Message") {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// TestParseIgnoreOrder: +immutable:ignoreOrder takes no value.
+func TestParseIgnoreOrder(t *testing.T) {
+	for rest, ok := range map[string]bool{"": true, "true": true, "false": false, "yes": false, "keys": false} {
+		var m IgnoreOrder
+		err := m.ParseMarker(IgnoreOrderName, IgnoreOrderName, rest)
+		if (err == nil) != ok {
+			t.Errorf("%q: error %v, want ok=%v", rest, err, ok)
+		}
+	}
+}
+
+// TestUpdateForm: each combination of validation-gen's +k8s:update
+// constraints maps onto the form with its verdicts, or onto none.
+func TestUpdateForm(t *testing.T) {
+	cases := []struct {
+		cs   []string
+		want string // the form's marker, "" for none
+	}{
+		{[]string{"NoSet", "NoUnset", "NoModify"}, "+immutable"},
+		{[]string{"NoUnset", "NoModify"}, "+immutable=once"},
+		{[]string{"NoModify"}, "+k8s:update=NoModify"},
+		{[]string{"NoAddItem", "NoRemoveItem"}, "+immutable=keys"},
+		{[]string{"NoSet", "NoUnset", "NoAddItem", "NoRemoveItem"}, "+immutable=keys"},
+		{[]string{"NoSet"}, "+k8s:update=NoSet"},
+		{[]string{"NoUnset"}, "+k8s:update=NoUnset"},
+		{[]string{"NoSet", "NoUnset"}, "+k8s:update=NoSet,NoUnset"},
+		{[]string{"NoSet", "NoModify"}, "+k8s:update=NoModify"},
+		{[]string{"NoAddItem"}, ""},
+		{[]string{"NoRemoveItem"}, ""},
+		{[]string{"NoSet", "NoAddItem", "NoRemoveItem"}, ""},
+	}
+	for _, tc := range cases {
+		o, ok := updateForm(tc.cs)
+		got := ""
+		if ok {
+			got = o.Marker()
+		}
+		if got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.cs, got, tc.want)
+		}
+	}
+	var u Update
+	if err := u.ParseMarker(UpdateName, UpdateName, "NoChange"); err == nil || !strings.Contains(err.Error(), "validation-gen accepts NoSet, NoUnset, NoModify, NoAddItem, NoRemoveItem") {
+		t.Errorf("unknown constraint: %v", err)
+	}
+}
+
+// TestWrapped: a tag wrapped in +k8s:alpha or +k8s:beta is noted, not
+// dropped in silence.
+func TestWrapped(t *testing.T) {
+	for text, want := range map[string]bool{
+		`+k8s:alpha(since: "1.36")=+k8s:update=NoModify`: true,
+		`+k8s:beta(since: "1.37")=+k8s:immutable`:        true,
+		`+k8s:alpha(since: "1.36")=+k8s:minimum=1`:       false,
+		`+k8s:update=NoModify`:                           false,
+	} {
+		if got := wrapped(text) != ""; got != want {
+			t.Errorf("%q: noted %v, want %v", text, got, want)
+		}
+	}
+}
+
+// FuzzUpdateTags: the tag parsers accept only validation-gen's constraints
+// and never panic; every accepted set maps onto a form or is refused.
+func FuzzUpdateTags(f *testing.F) {
+	for _, s := range []string{"NoSet", "NoModify", "NoAddItem", " NoUnset ", "", "+k8s:alpha(since: \"1.36\")=+k8s:update=NoModify"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var u Update
+		if err := u.ParseMarker(UpdateName, UpdateName, s); err == nil {
+			if !slices.Contains(updateConstraints, u.constraint) {
+				t.Fatalf("accepted %q", s)
+			}
+			updateForm([]string{u.constraint})
+		}
+		_ = wrapped(s)
+		_ = nearMiss(s)
+		var w When
+		if err := w.ParseMarker(WhenName, WhenName, s); err == nil && (strings.TrimSpace(w.expr) == "" || strings.ContainsAny(w.expr, "\r\n")) {
+			t.Fatalf("accepted the condition %q", w.expr)
+		}
+	})
+}
+
+// TestParseWhen: +immutable:when takes a quoted CEL expression, one line.
+func TestParseWhen(t *testing.T) {
+	for rest, want := range map[string]string{
+		`"!(has(oldSelf.spec.suspend) && oldSelf.spec.suspend)"`:           "!(has(oldSelf.spec.suspend) && oldSelf.spec.suspend)",
+		"`oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved')`": "oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved')",
+		`""`:     "",
+		`"a`:     "",
+		`"a\nb"`: "",
+	} {
+		var w When
+		err := w.ParseMarker(WhenName, WhenName, rest)
+		if (err == nil) != (want != "") || w.expr != want {
+			t.Errorf("%s: %q, %v; want %q", rest, w.expr, err, want)
+		}
 	}
 }

@@ -33,10 +33,10 @@ import (
 const (
 	// K8sImmutableKeep leaves it as written (the default).
 	K8sImmutableKeep = "keep"
-	// K8sImmutableOnce turns it into +immutable=once, whose CEL rules are
-	// the same (a field may be set once, later, and never change or go
-	// away after).
-	K8sImmutableOnce = "once"
+	// K8sImmutableMarker turns it into +immutable: immutable-gen compiles
+	// +k8s:immutable with validation-gen's meaning, which is +immutable's
+	// (docs/semantics.md), so the verdicts do not change.
+	K8sImmutableMarker = "immutable"
 )
 
 // Options of a migration.
@@ -48,7 +48,7 @@ type Options struct {
 	// CRD is the crd generator with the project's options.
 	CRD       crdgen.Generator
 	BuildTags []string
-	// K8sImmutable is K8sImmutableKeep ("" too) or K8sImmutableOnce.
+	// K8sImmutable is K8sImmutableKeep ("" too) or K8sImmutableMarker.
 	K8sImmutable string
 	// Updates per CRD version in the differential (default 1000), and its
 	// seed (default 1).
@@ -133,8 +133,8 @@ func Run(o Options) (*Result, error) {
 	if o.K8sImmutable == "" {
 		o.K8sImmutable = K8sImmutableKeep
 	}
-	if o.K8sImmutable != K8sImmutableKeep && o.K8sImmutable != K8sImmutableOnce {
-		return nil, fmt.Errorf("--k8s-immutable=%s: want keep or once", o.K8sImmutable)
+	if o.K8sImmutable != K8sImmutableKeep && o.K8sImmutable != K8sImmutableMarker {
+		return nil, fmt.Errorf("--k8s-immutable=%s: want keep or immutable", o.K8sImmutable)
 	}
 	before, err := o.generate(nil)
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 // the differential finds closed holes only.
 func TestExample(t *testing.T) {
 	root, _ := filepath.Abs("..")
-	for _, k8s := range []string{migrate.K8sImmutableKeep, migrate.K8sImmutableOnce} {
+	for _, k8s := range []string{migrate.K8sImmutableKeep, migrate.K8sImmutableMarker} {
 		t.Run(k8s, func(t *testing.T) {
 			res, err := migrate.Run(migrate.Options{Dir: root, Paths: []string{"./testdata/apis/migrate/..."}, K8sImmutable: k8s})
 			if err != nil {
@@ -22,7 +22,7 @@ func TestExample(t *testing.T) {
 			}
 			found, migrated, left := res.Counts()
 			want := [3]int{20, 12, 8}
-			if k8s == migrate.K8sImmutableOnce {
+			if k8s == migrate.K8sImmutableMarker {
 				want = [3]int{20, 13, 7}
 			}
 			if [3]int{found, migrated, left} != want {
@@ -36,8 +36,8 @@ func TestExample(t *testing.T) {
 					t.Errorf("%s: left without a reason", r.Pos)
 				}
 			}
-			if k8s == migrate.K8sImmutableOnce && !strings.Contains(res.Diff, "-\t// +k8s:immutable\n+\t// +immutable=once\n") {
-				t.Errorf("+k8s:immutable not turned into +immutable=once:\n%s", res.Diff)
+			if k8s == migrate.K8sImmutableMarker && !strings.Contains(res.Diff, "-\t// +k8s:immutable\n+\t// +immutable\n") {
+				t.Errorf("+k8s:immutable not turned into +immutable:\n%s", res.Diff)
 			}
 		})
 	}

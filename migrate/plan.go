@@ -349,7 +349,7 @@ func (p *planner) keys(d *decision, keys [][]string) string {
 	return ""
 }
 
-// k8sDecisions turns +k8s:immutable into +immutable=once when asked, on
+// k8sDecisions turns +k8s:immutable into +immutable when asked, on
 // fields with no other immutability.
 func (p *planner) k8sDecisions(claims map[*decl][]claim) []*decision {
 	var out []*decision
@@ -358,14 +358,14 @@ func (p *planner) k8sDecisions(claims map[*decl][]claim) []*decision {
 			continue
 		}
 		switch {
-		case p.k8sImmutable != K8sImmutableOnce:
-			p.left[s] = "kept: +k8s:immutable stays unless --k8s-immutable=once"
+		case p.k8sImmutable != K8sImmutableMarker:
+			p.left[s] = "kept: +k8s:immutable stays unless --k8s-immutable=immutable"
 		case len(claims[s.decl]) > 0:
 			p.left[s] = "the field also has hand-written rules"
 		case len(s.decl.forms) > 0:
 			p.left[s] = fmt.Sprintf("%s already has +immutable%s", s.decl, formSuffix(s.decl.forms[0]))
 		default:
-			out = append(out, &decision{target: s.decl, form: "once", add: true, claims: []claim{{site: s, target: s.decl, places: p.probes[s]}}, places: p.probes[s]})
+			out = append(out, &decision{target: s.decl, form: "", add: true, claims: []claim{{site: s, target: s.decl, places: p.probes[s]}}, places: p.probes[s]})
 		}
 	}
 	return out

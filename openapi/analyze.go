@@ -49,10 +49,33 @@ type patch struct {
 type form int
 
 const (
-	immutableForm form = iota // x-kubernetes-immutable
-	keysForm                  // x-kubernetes-immutable-keys
-	onceForm                  // x-immutable-gen-immutable-once
+	immutableForm   form = iota // x-kubernetes-immutable
+	keysForm                    // x-kubernetes-immutable-keys
+	onceForm                    // x-immutable-gen-immutable-once
+	ignoreOrderForm             // x-immutable-gen-ignore-order, beside one of the two above
+	noModifyForm                // x-immutable-gen-no-modify (+k8s:update=NoModify alone)
+	noSetForm                   // x-immutable-gen-no-set (+k8s:update=NoSet)
+	noUnsetForm                 // x-immutable-gen-no-unset (+k8s:update=NoUnset)
 )
+
+// formsOf are the extensions the marker o writes: one form, or
+// validation-gen's constraints that no form of ours says (NoSet, NoUnset,
+// NoModify, each its own extension).
+func formsOf(o schema.Origin) []form {
+	if !o.NoSet && !o.NoUnset {
+		return []form{formOf(o)}
+	}
+	var out []form
+	for _, f := range []struct {
+		on bool
+		f  form
+	}{{o.NoModify, noModifyForm}, {o.NoSet, noSetForm}, {o.NoUnset, noUnsetForm}} {
+		if f.on {
+			out = append(out, f.f)
+		}
+	}
+	return out
+}
 
 func formOf(o schema.Origin) form {
 	switch {
@@ -60,6 +83,8 @@ func formOf(o schema.Origin) form {
 		return keysForm
 	case o.Once:
 		return onceForm
+	case o.NoModify:
+		return noModifyForm
 	}
 	return immutableForm
 }
@@ -97,7 +122,9 @@ type analyzer struct {
 	handled map[originID]bool
 	// noted records the markers whose +immutable:message was noted.
 	noted map[originID]bool
-	diags diag.List
+	// whenNoted are the markers whose +immutable:when was reported.
+	whenNoted map[originID]bool
+	diags     diag.List
 }
 
 type originID struct {
@@ -118,6 +145,7 @@ func newAnalyzer(col *ctmarkers.Collector, roots []*loader.Package) *analyzer {
 		defs:        map[*types.TypeName]*definition{},
 		handled:     map[originID]bool{},
 		noted:       map[originID]bool{},
+		whenNoted:   map[originID]bool{},
 	}
 }
 

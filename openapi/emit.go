@@ -32,7 +32,7 @@ func render(res *pkgResult, header string) ([]byte, error) {
 		for _, def := range res.defs {
 			fmt.Fprintf(&b, "\t\t{\n\t\t\t// %s\n\t\t\tKey: %s,\n\t\t\tMarks: []immutableopenapi.Mark{\n", def.typeName, def.key)
 			for _, p := range def.patches {
-				fmt.Fprintf(&b, "\t\t\t\t{Pointer: %q, Extension: immutableopenapi.%s}, // %s\n", p.pointer, extensionNames[p.form], describe(p.origins))
+				fmt.Fprintf(&b, "\t\t\t\t{Pointer: %q, Extension: immutableopenapi.%s}, // %s\n", p.pointer, extensionNames[p.form], describe(p.form, p.origins))
 			}
 			b.WriteString("\t\t\t},\n\t\t},\n")
 		}
@@ -52,17 +52,26 @@ func render(res *pkgResult, header string) ([]byte, error) {
 // generated code names the extensions by, per form; the set-once extension
 // is the one the runtime reads (runtime/extension.ImmutableOnce).
 var extensionNames = [...]string{
-	immutableForm: "Immutable",
-	keysForm:      "ImmutableKeys",
-	onceForm:      "ImmutableOnce",
+	immutableForm:   "Immutable",
+	keysForm:        "ImmutableKeys",
+	onceForm:        "ImmutableOnce",
+	ignoreOrderForm: "IgnoreOrder",
+	noModifyForm:    "NoModify",
+	noSetForm:       "NoSet",
+	noUnsetForm:     "NoUnset",
 }
 
 // describe says where the markers of a patch are written, for the comment
-// beside it: `+immutable on field GadgetSpec.Name`.
-func describe(origins []schema.Origin) string {
+// beside it: `+immutable on field GadgetSpec.Name`, or the
+// `+immutable:ignoreOrder` beside it for its own extension.
+func describe(f form, origins []schema.Origin) string {
 	parts := make([]string, len(origins))
 	for i, o := range origins {
-		parts[i] = o.Marker() + " on " + o.Where()
+		m := o.Marker()
+		if f == ignoreOrderForm {
+			m = "+immutable:ignoreOrder"
+		}
+		parts[i] = m + " on " + o.Where()
 	}
 	return strings.Join(parts, ", ")
 }
@@ -85,10 +94,11 @@ const funcDoc = `// ApplyImmutability adds the immutability markers of this pack
 // as extensions with the JSON boolean true: those of the immutable-fields
 // KEP, x-kubernetes-immutable for +immutable and x-kubernetes-immutable-keys
 // for +immutable=keys, and immutable-gen's own
-// x-immutable-gen-immutable-once for +immutable=once (beyond the KEP; the
-// immutable-gen runtime reads it). An API server serving defs publishes them
-// on /openapi/v2 and /openapi/v3. +immutable:message is not carried: no
-// extension has a place for it.
+// x-immutable-gen-immutable-once for +immutable=once and
+// x-immutable-gen-ignore-order for +immutable:ignoreOrder (beyond the KEP;
+// the immutable-gen runtime reads them). An API server serving defs
+// publishes them on /openapi/v2 and /openapi/v3. +immutable:message is not
+// carried: no extension has a place for it.
 //
 // A field marker goes on the field's property schema (beside a $ref, for a
 // struct-typed field), a type marker on the definition of a struct type, and

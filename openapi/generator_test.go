@@ -259,3 +259,32 @@ func TestContext(t *testing.T) {
 		}
 	}
 }
+
+// TestIgnoreOrder: +immutable:ignoreOrder adds the project extension
+// x-immutable-gen-ignore-order beside the form it stands with, on a field
+// and on every use of a type; validation-gen's +k8s:update=NoModify adds
+// x-immutable-gen-no-modify.
+func TestIgnoreOrder(t *testing.T) {
+	out, diags, err := generate(t, Generator{}, "testdata/apis/openapi-ignoreorder")
+	if err != nil {
+		t.Fatalf("Generate: %v\n%v", err, diags)
+	}
+	var text string
+	for _, b := range out {
+		text += string(b)
+	}
+	// Alignment aside.
+	text = strings.Join(strings.Fields(text), " ")
+	for _, want := range []string{
+		`{Pointer: "/properties/later", Extension: immutableopenapi.ImmutableOnce}, // +immutable=once on field Widget.Later`,
+		`{Pointer: "/properties/later", Extension: immutableopenapi.IgnoreOrder},   // +immutable:ignoreOrder on field Widget.Later`,
+		`{Pointer: "/properties/deps", Extension: immutableopenapi.IgnoreOrder},    // +immutable:ignoreOrder on type Deps`,
+		`{Pointer: "/properties/cluster", Extension: immutableopenapi.NoModify},    // +k8s:update=NoModify on field Widget.Cluster`,
+		`{Pointer: "/properties/scheduling", Extension: immutableopenapi.NoSet},   // +k8s:update=NoSet,NoUnset on field Widget.Scheduling`,
+		`{Pointer: "/properties/scheduling", Extension: immutableopenapi.NoUnset}, // +k8s:update=NoSet,NoUnset on field Widget.Scheduling`,
+	} {
+		if want = strings.Join(strings.Fields(want), " "); !strings.Contains(text, want) {
+			t.Errorf("generated code lacks %q:\n%s", want, text)
+		}
+	}
+}

@@ -23,6 +23,8 @@ const (
 	IDInline diag.ID = "IG061"
 	// IDPackageSkipped: markers in a package openapi-gen generates nothing for.
 	IDPackageSkipped diag.ID = "IG062"
+	// IDWhen: +immutable:when, which the openapi output cannot carry.
+	IDWhen diag.ID = "IG063"
 )
 
 // Checks describes the openapi generator's own findings.
@@ -31,6 +33,7 @@ func Checks() []diag.Check {
 		{ID: IDUnpublished, Severity: diag.Error, Title: "a marker on a field or type openapi-gen does not publish (openapi-gen=false, no JSON name, unexported, generic, hand-written schema)"},
 		{ID: IDInline, Severity: diag.Error, Title: "a marker on an inline embedded field, whose properties belong to the enclosing struct"},
 		{ID: IDPackageSkipped, Severity: diag.Note, Title: "markers in a package openapi-gen generates no definitions for"},
+		{ID: IDWhen, Severity: diag.Error, Title: "+immutable:when, which the openapi output cannot carry (no extension holds a CEL condition)"},
 	}
 }
 
@@ -89,6 +92,15 @@ func (a *analyzer) patch(t *objectTree) {
 // add writes the marker o at pointer below the schema of def.
 func (a *analyzer) add(def *definition, pointer string, o schema.Origin) {
 	a.handled[idOf(o)] = true
+	if o.When != "" {
+		if !a.whenNoted[idOf(o)] {
+			a.whenNoted[idOf(o)] = true
+			a.diagAt(o, "", diag.Error, problem{IDWhen,
+				"+immutable:when cannot be carried by the openapi output: the extensions have no place for a CEL condition, and the immutable-gen runtime does not evaluate CEL",
+				"enforce the conditional rule in the API server's own update validation (a CEL rule or Go), and drop +immutable:when here"})
+		}
+		return
+	}
 	if o.Message != "" && !a.noted[idOf(o)] {
 		a.noted[idOf(o)] = true
 		a.diagAt(o, "", diag.Note, problem{
@@ -96,8 +108,20 @@ func (a *analyzer) add(def *definition, pointer string, o schema.Origin) {
 			"its +immutable:message is not carried: the extensions have no place for it, and the immutable-gen runtime reports `field is immutable`; only the CRD output's CEL rules use it",
 			""})
 	}
+	forms := formsOf(o)
+	if o.IgnoreOrder && !o.Keys {
+		forms = append(forms, ignoreOrderForm)
+	}
+	for _, f := range forms {
+		addPatch(def, pointer, f, o)
+	}
+}
+
+// addPatch writes the extension of form f for the marker o at pointer below
+// the schema of def, once.
+func addPatch(def *definition, pointer string, f form, o schema.Origin) {
 	for _, p := range def.patches {
-		if p.pointer == pointer && p.form == formOf(o) {
+		if p.pointer == pointer && p.form == f {
 			for _, x := range p.origins {
 				if idOf(x) == idOf(o) {
 					return
@@ -107,7 +131,7 @@ func (a *analyzer) add(def *definition, pointer string, o schema.Origin) {
 			return
 		}
 	}
-	def.patches = append(def.patches, &patch{pointer: pointer, form: formOf(o), origins: []schema.Origin{o}})
+	def.patches = append(def.patches, &patch{pointer: pointer, form: f, origins: []schema.Origin{o}})
 }
 
 // placed is a placement finding on a node of a definition's tree.

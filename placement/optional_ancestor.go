@@ -34,8 +34,8 @@ func OptionalAncestors(crd, version string, root *schema.Node) diag.List {
 	var groups []*group
 	byTop := map[*schema.Node]*group{}
 	root.Walk(func(n *schema.Node) {
-		if len(n.Origins) == 0 || n.ImmutableAncestor() != nil {
-			return
+		if len(n.Origins) == 0 || n.ImmutableAncestor() != nil || n.OnlyWhilePresent() {
+			return // fixed while present (+k8s:update=NoModify) may come and go anyway
 		}
 		top := pinnedTop(n)
 		if top == nil || top.Edge != schema.Property || top.AlwaysPresent() || presenceKept(root, top.Name) {

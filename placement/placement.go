@@ -40,6 +40,12 @@ const (
 	// RuleOnceRequired: +immutable=once on a required property is
 	// +immutable (a note).
 	RuleOnceRequired
+	// RuleIgnoreOrder: +immutable:ignoreOrder needs a list map at or under
+	// the node (beyond the KEP, docs/semantics.md 2.1).
+	RuleIgnoreOrder
+	// RuleWhen: +immutable:when only on a node reached from the root
+	// through properties only.
+	RuleWhen
 )
 
 // The IDs of the placement findings, one per rule: the same whether the
@@ -53,11 +59,13 @@ const (
 	IDRedundant      diag.ID = "IG007"
 	IDOnceProperty   diag.ID = "IG015"
 	IDOnceRequired   diag.ID = "IG016"
+	IDIgnoreOrder    diag.ID = "IG019"
+	IDWhen           diag.ID = "IG026"
 )
 
 // ID is the stable ID of the rule's findings.
 func (r Rule) ID() diag.ID {
-	return [...]diag.ID{"", IDForbiddenPlace, IDNoKeys, IDExclusive, IDListMapKey, IDRedundant, IDNoEffect, IDOnceProperty, IDOnceRequired}[r]
+	return [...]diag.ID{"", IDForbiddenPlace, IDNoKeys, IDExclusive, IDListMapKey, IDRedundant, IDNoEffect, IDOnceProperty, IDOnceRequired, IDIgnoreOrder, IDWhen}[r]
 }
 
 // Finding is one placement rule finding about one marker (or
@@ -163,6 +171,14 @@ func placementFindings(root *schema.Node, object bool) []Finding {
 			if o.Once {
 				checkOnce(n, o, report)
 			}
+			if o.IgnoreOrder {
+				checkIgnoreOrder(n, o, report)
+			}
+			if o.When != "" && !n.ThroughProperties() {
+				report(Finding{Node: n, Origin: o, Rule: RuleWhen, Severity: diag.Error,
+					Fix: "put the marker with +immutable:when on the list or map field itself, or drop the condition"},
+					"+immutable:when is only allowed on a field reached from the object's root through properties only, and %s is inside list items or map values: its condition sees the whole objects, which cannot say which item it is about", n.Path())
+			}
 		}
 		checkEffect(n, report)
 	})
@@ -195,6 +211,8 @@ func (w words) name(o schema.Origin) string {
 		return extension.ImmutableKeys
 	case o.Once:
 		return extension.ImmutableOnce
+	case o.NoModify:
+		return extension.NoModify
 	}
 	return extension.Immutable
 }
@@ -326,6 +344,18 @@ func checkOnce(n *schema.Node, o schema.Origin, report reporter) {
 	}
 }
 
+// +immutable:ignoreOrder only where there is an order to ignore: a list
+// map at or under the node (sets compare without order anyway).
+func checkIgnoreOrder(n *schema.Node, o schema.Origin, report reporter) {
+	if n.HasListMap() {
+		return
+	}
+	w := wordsOf(o)
+	report(Finding{Node: n, Origin: o, Rule: RuleIgnoreOrder, Severity: diag.Error,
+		Fix: w.pick("remove +immutable:ignoreOrder, or put it on the field or type whose value holds the +listType=map list", "remove "+extension.IgnoreOrder)},
+		"%s has no list map at or under %s: there is no order to ignore (sets and maps compare without order anyway)", w.pick("+immutable:ignoreOrder", extension.IgnoreOrder), n.Path())
+}
+
 // Rules 2 and 4: =keys only where there are keys; on a list map every key
 // property must be immutable.
 func checkKeys(n *schema.Node, o schema.Origin, report reporter) {
@@ -339,7 +369,12 @@ func checkKeys(n *schema.Node, o schema.Origin, report reporter) {
 	case n.IsList():
 		switch lt := n.ListType(); lt {
 		case "map":
-			checkListMapKeys(n, o, report)
+			if o.Spelling == "" {
+				// The KEP's rule; validation-gen's NoAddItem/NoRemoveItem
+				// has none (a changed key is a removal and an addition,
+				// which they refuse anyway).
+				checkListMapKeys(n, o, report)
+			}
 		case "set":
 			report(Finding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: "set", Fix: fmt.Sprintf("use %s: the items of a set are their own keys", w.write())},
 				"%s is not allowed on a %s (KEP: set items are keys, so only %s is allowed)", w.keys(), w.pick("+listType=set list", "set"), w.immutable())
@@ -415,7 +450,7 @@ func (w words) onceNote(anc *schema.Node) string {
 // Rules 5 and 6: redundant markers are notes; markers under set items have
 // no effect.
 func checkEffect(n *schema.Node, report reporter) {
-	if anc := n.ImmutableAncestor(); anc != nil {
+	if anc := n.ImmutableAncestor(); anc != nil && anc.When() == "" {
 		for _, o := range n.Origins {
 			w := wordsOf(o)
 			report(Finding{Node: n, Origin: o, Rule: RuleRedundant, Severity: diag.Note, Related: anc, Fix: w.pick("", "remove it; it changes nothing")},
@@ -448,5 +483,7 @@ func Checks() []diag.Check {
 		{ID: IDOptionalAncestor, Severity: diag.Warning, Title: "immutable fields under an optional spec, which can be removed and added back"},
 		{ID: IDOnceProperty, Severity: diag.Error, Title: "=once on list items or map values, which are never set later"},
 		{ID: IDOnceRequired, Severity: diag.Note, Title: "=once on a required property, where it is +immutable"},
+		{ID: IDIgnoreOrder, Severity: diag.Error, Title: "+immutable:ignoreOrder (x-immutable-gen-ignore-order) with no list map at or under it"},
+		{ID: IDWhen, Severity: diag.Error, Title: "+immutable:when on a node inside list items or map values"},
 	}
 }

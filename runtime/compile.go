@@ -21,17 +21,32 @@ const (
 	// +immutable=once, beyond the KEP: a property that, once present, may
 	// not change or be removed; while absent it may be set.
 	ExtImmutableOnce = extension.ImmutableOnce
-	extListType      = "x-kubernetes-list-type"
-	extListMapKeys   = "x-kubernetes-list-map-keys"
-	extMapType       = "x-kubernetes-map-type"
-	extPreserve      = "x-kubernetes-preserve-unknown-fields"
-	extEmbedded      = "x-kubernetes-embedded-resource"
-	extIntOrString   = "x-kubernetes-int-or-string"
-	maxSchemaErrors  = 100 // Compile reports at most this many errors
+	// ExtNoModify is immutable-gen's own extension for validation-gen's
+	// +k8s:update=NoModify alone, beyond the KEP: while present in the old
+	// and the new object the value may not change; it may come and go.
+	ExtNoModify = extension.NoModify
+	// ExtNoSet and ExtNoUnset are immutable-gen's own extensions for
+	// validation-gen's +k8s:update=NoSet and =NoUnset, beyond the KEP: the
+	// property may not be added, or removed.
+	ExtNoSet   = extension.NoSet
+	ExtNoUnset = extension.NoUnset
+	// ExtIgnoreOrder is immutable-gen's own extension for
+	// +immutable:ignoreOrder, beyond the KEP: beside x-kubernetes-immutable
+	// or x-immutable-gen-immutable-once, the list maps in the value compare
+	// by key, their order ignored (as the API server's CEL compares them).
+	ExtIgnoreOrder  = extension.IgnoreOrder
+	extListType     = "x-kubernetes-list-type"
+	extListMapKeys  = "x-kubernetes-list-map-keys"
+	extMapType      = "x-kubernetes-map-type"
+	extPreserve     = "x-kubernetes-preserve-unknown-fields"
+	extEmbedded     = "x-kubernetes-embedded-resource"
+	extIntOrString  = "x-kubernetes-int-or-string"
+	maxSchemaErrors = 100 // Compile reports at most this many errors
 )
 
 // Compile compiles a schema carrying x-kubernetes-immutable,
-// x-kubernetes-immutable-keys and x-immutable-gen-immutable-once into a
+// x-kubernetes-immutable-keys, x-immutable-gen-immutable-once,
+// x-immutable-gen-no-modify and x-immutable-gen-ignore-order into a
 // Checker. A $ref resolves against
 // s.Definitions. Compile only reads s; s may be modified or reused
 // afterwards without affecting the Checker.
@@ -76,6 +91,9 @@ type compiler struct {
 	// elems are the list item and map value nodes, where
 	// x-immutable-gen-immutable-once is refused (checked after linking).
 	elems []keyedNode
+	// unordered are the nodes with x-immutable-gen-ignore-order; their
+	// structure is replaced by one whose list maps compare as sets.
+	unordered []keyedNode
 	// structures lists every structure, for the derived flags.
 	structures []*structure
 	errs       []error
@@ -157,7 +175,7 @@ func (c *compiler) compileInto(n *node, s *spec.Schema, path string, depth int) 
 // readFlags reads the immutability extensions of s into n.
 func (c *compiler) readFlags(n *node, s *spec.Schema, path string) {
 	for _, k := range slices.Sorted(maps.Keys(s.Extensions)) {
-		for _, want := range []string{ExtImmutable, ExtImmutableKeys, ExtImmutableOnce} {
+		for _, want := range []string{ExtImmutable, ExtImmutableKeys, ExtImmutableOnce, ExtIgnoreOrder, ExtNoModify, ExtNoSet, ExtNoUnset} {
 			if k != want && strings.EqualFold(k, want) {
 				c.errorf(path, "unknown extension %s: the extension is spelled %s", k, want)
 			}
@@ -172,6 +190,19 @@ func (c *compiler) readFlags(n *node, s *spec.Schema, path string) {
 	}
 	if c.trueFlag(s, ExtImmutableOnce, path) {
 		n.immutableOnce = true
+	}
+	if c.trueFlag(s, ExtNoModify, path) {
+		n.noModify = true
+	}
+	if c.trueFlag(s, ExtNoSet, path) {
+		n.noSet = true
+	}
+	if c.trueFlag(s, ExtNoUnset, path) {
+		n.noUnset = true
+	}
+	if c.trueFlag(s, ExtIgnoreOrder, path) {
+		n.ignoreOrder = true
+		c.unordered = append(c.unordered, keyedNode{n, path})
 	}
 }
 
@@ -380,7 +411,7 @@ func (c *compiler) noMarks(s *spec.Schema, path string, depth int, where string)
 	if depth > MaxDepth {
 		return
 	}
-	for _, k := range []string{ExtImmutable, ExtImmutableKeys, ExtImmutableOnce} {
+	for _, k := range []string{ExtImmutable, ExtImmutableKeys, ExtImmutableOnce, ExtIgnoreOrder, ExtNoModify, ExtNoSet, ExtNoUnset} {
 		if _, ok := s.Extensions[k]; ok {
 			c.errorf(path, "%s has no effect %s: put it on the schema of the field itself", k, where)
 		}
@@ -431,7 +462,16 @@ func (c *compiler) finish(root *node) (*Checker, error) {
 		if e.n.immutableOnce {
 			c.errorf(e.path, "%s is only allowed on a property: list items and map values come and go with their index or key; put it on the list or map property, or use %s on the items", ExtImmutableOnce, ExtImmutable)
 		}
+		for _, x := range []struct {
+			on  bool
+			ext string
+		}{{e.n.noModify, ExtNoModify}, {e.n.noSet, ExtNoSet}, {e.n.noUnset, ExtNoUnset}} {
+			if x.on {
+				c.errorf(e.path, "%s is only allowed on a property: list items and map values come and go with their index or key; use %s on the items (validation-gen's +k8s:eachVal=+k8s:update=NoModify)", x.ext, ExtImmutable)
+			}
+		}
 	}
+	c.ignoreOrder()
 	if len(c.errs) > 0 {
 		return nil, errors.Join(c.errs...)
 	}
@@ -465,6 +505,13 @@ func (c *compiler) link(rs *refSite) {
 	rs.n.immutable = rs.n.immutable || rs.target.immutable
 	rs.n.immutableKeys = rs.n.immutableKeys || rs.target.immutableKeys
 	rs.n.immutableOnce = rs.n.immutableOnce || rs.target.immutableOnce
+	rs.n.noModify = rs.n.noModify || rs.target.noModify
+	rs.n.noSet = rs.n.noSet || rs.target.noSet
+	rs.n.noUnset = rs.n.noUnset || rs.target.noUnset
+	if rs.target.ignoreOrder && !rs.n.ignoreOrder {
+		rs.n.ignoreOrder = true
+		c.unordered = append(c.unordered, keyedNode{rs.n, rs.path})
+	}
 	rs.state = 2
 }
 
@@ -520,4 +567,63 @@ func derive(structures []*structure) {
 		s.walkAdd = s.additional.needsWalk()
 		s.walkItems = s.items.needsWalk()
 	}
+}
+
+// ignoreOrder gives every node with x-immutable-gen-ignore-order a copy of
+// its structure in which list maps compare as sets: the value is compared
+// whole (the extension needs x-kubernetes-immutable or
+// x-immutable-gen-immutable-once beside it), so only equality reads the
+// copy, and two list maps with the same items in another order are equal,
+// item by item under the same key — what the API server's CEL == does.
+// Shared structures ($refs, recursion) are copied once.
+func (c *compiler) ignoreOrder() {
+	memo := map[*structure]*structure{}
+	for _, u := range c.unordered {
+		if !u.n.whole() {
+			c.errorf(u.path, "%s has no effect without %s or %s on the same schema: it says how the value compared whole treats the order of its list maps", ExtIgnoreOrder, ExtImmutable, ExtImmutableOnce)
+			continue
+		}
+		u.n.structure = c.unorderedCopy(u.n.structure, memo)
+	}
+}
+
+func (c *compiler) unorderedCopy(s *structure, memo map[*structure]*structure) *structure {
+	if s == nil {
+		return nil
+	}
+	if cp, ok := memo[s]; ok {
+		return cp
+	}
+	cp := &structure{
+		additional:       s.additional,
+		allowsAdditional: s.allowsAdditional,
+		listType:         s.listType,
+		listKeys:         s.listKeys,
+	}
+	memo[s] = cp
+	c.structures = append(c.structures, cp)
+	if cp.listType == listMap {
+		// Items are unique by key, so the same items in any order is the
+		// same items under the same keys.
+		cp.listType = listSet
+	}
+	copyNode := func(n *node) *node {
+		if n == nil {
+			return nil
+		}
+		x := *n
+		x.structure = c.unorderedCopy(n.structure, memo)
+		return &x
+	}
+	if len(s.props) > 0 {
+		cp.props = make([]property, len(s.props))
+		cp.propIndex = make(map[string]*node, len(s.props))
+		for i, p := range s.props {
+			cp.props[i] = property{name: p.name, node: copyNode(p.node)}
+			cp.propIndex[p.name] = cp.props[i].node
+		}
+	}
+	cp.additional = copyNode(s.additional)
+	cp.items = copyNode(s.items)
+	return cp
 }

@@ -7,6 +7,10 @@ type node struct {
 	immutable     bool // x-kubernetes-immutable: the whole value is fixed
 	immutableKeys bool // x-kubernetes-immutable-keys: the keys are fixed
 	immutableOnce bool // x-immutable-gen-immutable-once: fixed once present
+	ignoreOrder   bool // x-immutable-gen-ignore-order: list maps in the value compare by key
+	noModify      bool // x-immutable-gen-no-modify: fixed while present
+	noSet         bool // x-immutable-gen-no-set: may not be added
+	noUnset       bool // x-immutable-gen-no-unset: may not be removed
 	*structure
 }
 
@@ -44,11 +48,26 @@ const (
 )
 
 // hasMark reports whether n itself carries an immutability extension.
-func (n *node) hasMark() bool { return n.immutable || n.immutableKeys || n.immutableOnce }
+func (n *node) hasMark() bool {
+	return n.immutable || n.immutableKeys || n.immutableOnce || n.noModify || n.noSet || n.noUnset
+}
 
 // whole reports whether the value at n is compared whole when present in
 // both: immutable, or immutable once set.
-func (n *node) whole() bool { return n.immutable || n.immutableOnce }
+func (n *node) whole() bool { return n.immutable || n.immutableOnce || n.noModify }
+
+// guardsPresence reports whether adding (added) or removing the property
+// at n is a violation: never for fixed while present; removal only for
+// immutable once set; both for the others.
+func (n *node) guardsPresence(added bool) bool {
+	if n.immutable || n.immutableKeys {
+		return true
+	}
+	if added {
+		return n.noSet
+	}
+	return n.immutableOnce || n.noUnset
+}
 
 // needsWalk reports whether the walk must visit n: n or something below it
 // is marked.

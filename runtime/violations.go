@@ -39,8 +39,10 @@ func (w *walker) presence(n *node, p *field.Path, name string, added bool) {
 	switch {
 	case n.immutable:
 		form = immutable.Whole
-	case n.immutableOnce:
+	case n.immutableOnce, n.noUnset && !n.noSet:
 		form = immutable.Once
+	case n.noSet || n.noUnset:
+		form = immutable.Whole
 	}
 	w.errs = append(w.errs, immutable.Presence(p, name, form, added))
 }

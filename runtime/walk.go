@@ -135,8 +135,9 @@ func (w *walker) object(s *structure, nm, om map[string]interface{}, p *field.Pa
 		case inNew && inOld:
 			w.walk(pr.node, nv, ov, w.at(p, pr.name), depth+1)
 		case inNew != inOld && pr.node.hasMark():
-			// Immutable once set: absent in old, it may be set now.
-			if !pr.node.immutableOnce || inOld {
+			// Immutable once set: absent in old, it may be set now; fixed
+			// while present: it may come and go.
+			if pr.node.guardsPresence(inNew) {
 				w.presence(pr.node, w.at(p, pr.name), pr.name, inNew)
 			}
 		}

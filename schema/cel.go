@@ -105,11 +105,13 @@ type refusal struct {
 }
 
 type originKey struct {
-	pos        string
-	keys, once bool
+	pos                                  string
+	keys, once, noModify, noSet, noUnset bool
 }
 
-func keyOf(o Origin) originKey { return originKey{o.Pos.String(), o.Keys, o.Once} }
+func keyOf(o Origin) originKey {
+	return originKey{o.Pos.String(), o.Keys, o.Once, o.NoModify, o.NoSet, o.NoUnset}
+}
 
 type lowering struct {
 	result CELResult
@@ -213,7 +215,28 @@ func (l *lowering) checkDone(root *Node) {
 // misplacedOnce reports +immutable=once (alone) on list items or map
 // values, which the placement rules refuse: no rule is emitted for it.
 func misplacedOnce(n *Node) bool {
-	return n.ImmutableOnce() && !n.Immutable() && (n.Edge == Items || n.Edge == Values)
+	return (n.ImmutableOnce() || n.NoModify() || n.PresenceOnly()) && !n.Immutable() && (n.Edge == Items || n.Edge == Values)
+}
+
+// guardedPresence reports whether the presence of property p needs a rule:
+// it is marked, not required (or nullable), not a list map key, and not
+// fixed only while present (which may come and go).
+func guardedPresence(parent, p *Node) bool {
+	add, remove := p.Presence()
+	return (add || remove) && (!parent.Required(p.Name) || p.Nullable()) && !isListMapKey(p)
+}
+
+// presenceExpr says that property sel of a (new) and b (old) is not added
+// (noAdd) or removed (noRemove) as p's markers forbid.
+func presenceExpr(a, b, sel string, p *Node) string {
+	switch add, remove := p.Presence(); {
+	case add && remove:
+		return fmt.Sprintf("has(%s%s) == has(%s%s)", a, sel, b, sel)
+	case remove:
+		return fmt.Sprintf("!has(%s%s) || has(%s%s)", b, sel, a, sel)
+	default:
+		return fmt.Sprintf("!has(%s%s) || has(%s%s)", a, sel, b, sel)
+	}
 }
 
 // hasKeys reports whether n is a map or a list map.
@@ -222,7 +245,7 @@ func hasKeys(n *Node) bool { return n.IsMap() || (n.IsList() && n.ListType() == 
 // hasConstraint reports whether a marker at or below n constrains updates
 // (markers inside set items constrain nothing).
 func hasConstraint(n *Node) bool {
-	if n.Fixed() || n.ImmutableKeys() {
+	if n.Fixed() || n.ImmutableKeys() || n.PresenceOnly() {
 		return true
 	}
 	if n.IsList() && n.ListType() == "set" {
@@ -252,7 +275,14 @@ func (l *lowering) correlated(n *Node) {
 			if !hasConstraint(p) {
 				continue
 			}
-			presence := (p.Fixed() || p.ImmutableKeys()) && (!n.Required(name) || p.Nullable()) && !isListMapKey(p)
+			if p.When() != "" {
+				// The markers below hold on their own where the condition
+				// does not: they are lowered as if p were not marked.
+				l.whenRule(p)
+				l.correlated(p)
+				continue
+			}
+			presence := guardedPresence(n, p)
 			if _, r := selector(p); presence && r != nil {
 				// Without its presence rule the marker would be weaker.
 				l.refuseOwn(p, r)
@@ -298,13 +328,17 @@ func (l *lowering) node(n *Node) bool {
 			// and new: for =once that is all of it but removal, which the
 			// presence rule on the parent refuses.
 			msg := "field is immutable"
-			if !n.Immutable() {
+			switch {
+			case n.Immutable():
+			case n.ImmutableOnce():
 				msg = "field is immutable once set"
+			default:
+				msg = "field is immutable while set"
 			}
 			l.addRule(n, n, n, e, map[string]any{"message": messageOr(n, msg)})
 			if !n.Immutable() && n.Nullable() {
 				for _, o := range n.Origins {
-					if o.Once {
+					if o.Once || o.NoModify {
 						l.result.Limits = append(l.result.Limits, Inexpressible{Node: n, Origin: o,
 							Reason: "CEL sees a null value as absent, so the rules let a null " + n.Name + " be replaced by a value, which the runtime refuses (null is a value set once)",
 							Fix:    "drop +nullable, or also enforce with the immutable-gen runtime (admission webhook)"})
@@ -334,6 +368,11 @@ func (l *lowering) node(n *Node) bool {
 			}
 		}
 	}
+	if n.PresenceOnly() {
+		for _, o := range n.Origins {
+			l.done[keyOf(o)] = true // its presence rule is on the parent
+		}
+	}
 	l.correlated(n)
 	return ok
 }
@@ -346,11 +385,108 @@ func messageOr(n *Node, def string) string {
 	return def
 }
 
+// EmitWhen writes, for every marker with +immutable:when, the root rule
+// EmitCEL writes for it, and nothing else: in extensions mode such a marker
+// gets no extension (the runtime does not evaluate CEL).
+func EmitWhen(root *Node) CELResult {
+	l := &lowering{done: map[originKey]bool{}}
+	root.Walk(func(n *Node) {
+		if n.When() != "" && n.Edge == Property {
+			l.whenRule(n)
+		}
+	})
+	return l.result
+}
+
+// whenRule lowers the markers on the property p, which carry an
+// +immutable:when condition, into one rule on the root: where the
+// condition holds (self and oldSelf are the objects, as in any root rule)
+// and every object above p is present in both, p's presence and value
+// are constrained as its markers say. fieldPath names p. A p not reached
+// through properties only is refused by the placement rules.
+func (l *lowering) whenRule(p *Node) {
+	if !p.ThroughProperties() {
+		l.cover(p) // the placement rules report it
+		return
+	}
+	var chain []*Node
+	for c := p; c.Parent != nil; c = c.Parent {
+		chain = append([]*Node{c}, chain...)
+	}
+	root := chain[0].Parent
+	a, b, path := "self", "oldSelf", ""
+	var parts []string
+	for _, c := range chain {
+		sel, r := selector(c)
+		if r != nil {
+			l.refuse(p, r)
+			return
+		}
+		path += fieldPath(c.Name)
+		if c == p {
+			break
+		}
+		parts = append(parts, fmt.Sprintf("!has(%s%s) || !has(%s%s)", a, sel, b, sel))
+		a, b = a+sel, b+sel
+	}
+	sel, _ := selector(p)
+	var constraint []expr
+	if guardedPresence(p.Parent, p) {
+		constraint = append(constraint, expr{text: "(" + presenceExpr(a, b, sel, p) + ")"})
+	}
+	var value expr
+	var r *refusal
+	switch {
+	case p.Fixed():
+		value, r = l.equal(a+sel, b+sel, p, 0)
+	case p.ImmutableKeys() && hasKeys(p):
+		value, r = l.keysEqual(a+sel, b+sel, p, 0)
+	}
+	if r != nil {
+		l.refuseOwn(p, r)
+		return
+	}
+	if value.text != "" {
+		value.text = fmt.Sprintf("(!has(%s%s) || !has(%s%s) || %s)", a, sel, b, sel, paren(value.text))
+		constraint = append(constraint, value)
+	}
+	c := and(constraint...)
+	if c.text == "" {
+		l.cover(p)
+		return
+	}
+	parts = append([]string{"!(" + p.When() + ")"}, parts...)
+	parts = append(parts, paren(c.text))
+	l.addRule(root, p, p, expr{text: strings.Join(parts, " || "), twoVar: c.twoVar}, map[string]any{
+		"message":   messageOr(p, "field is immutable"),
+		"fieldPath": path,
+	})
+	for _, o := range p.Origins {
+		l.done[keyOf(o)] = true
+	}
+}
+
 // presenceRule adds, on parent, the rule that property p is not added or
 // removed (for +immutable=once: not removed), as the cheapest rule can:
 // it reads only presence.
 func (l *lowering) presenceRule(parent, p *Node) {
 	sel, _ := selector(p) // checked by the caller
+	switch add, remove := p.Presence(); {
+	case !p.Immutable() && !p.ImmutableKeys() && !p.ImmutableOnce():
+		// validation-gen's NoSet and NoUnset, where no form of ours says it.
+		msg := "it may not be added or removed"
+		if !add {
+			msg = "it may not be removed"
+		} else if !remove {
+			msg = "it may not be added"
+		}
+		l.addRule(parent, p, nil, expr{text: presenceExpr("self", "oldSelf", sel, p)}, map[string]any{
+			"message":   messageOr(p, fmt.Sprintf("%s: %s", p.Name, msg)),
+			"fieldPath": fieldPath(p.Name),
+			"reason":    "FieldValueForbidden",
+		})
+		return
+	}
 	if p.ImmutableOnce() && !p.Immutable() {
 		l.addRule(parent, p, nil, expr{text: fmt.Sprintf("!has(oldSelf%s) || has(self%s)", sel, sel)}, map[string]any{
 			"message":   messageOr(p, fmt.Sprintf("%s is immutable once set: it may not be removed", p.Name)),
@@ -457,11 +593,11 @@ func (l *lowering) cond(a, b string, n *Node, depth int) (expr, *refusal) {
 			if r != nil {
 				return expr{}, r
 			}
-			if (p.Fixed() || p.ImmutableKeys()) && (!n.Required(name) || p.Nullable()) && !isListMapKey(p) {
-				if p.ImmutableOnce() && !p.Immutable() {
-					parts = append(parts, expr{text: fmt.Sprintf("(!has(%s%s) || has(%s%s))", b, sel, a, sel)})
+			if guardedPresence(n, p) {
+				if add, remove := p.Presence(); add && remove {
+					parts = append(parts, expr{text: presenceExpr(a, b, sel, p)})
 				} else {
-					parts = append(parts, expr{text: fmt.Sprintf("has(%s%s) == has(%s%s)", a, sel, b, sel)})
+					parts = append(parts, expr{text: "(" + presenceExpr(a, b, sel, p) + ")"})
 				}
 			}
 			c, r := l.cond(a+sel, b+sel, p, depth)
@@ -512,12 +648,22 @@ func (l *lowering) cond(a, b string, n *Node, depth int) (expr, *refusal) {
 	return and(parts...), nil
 }
 
-// equal is strict equality of a and b as the runtime defines it. CEL's ==
+// equal is strict equality of a and b, the values of the marked node n, as
+// the runtime defines it. With +immutable:ignoreOrder on n the list maps
+// compare by key, which is CEL's == exactly: no order check, no bound.
+func (l *lowering) equal(a, b string, n *Node, depth int) (expr, *refusal) {
+	if n.IgnoreOrder() {
+		return expr{text: a + " == " + b}, nil
+	}
+	return l.ordered(a, b, n, depth)
+}
+
+// ordered is strict equality of a and b with list maps in order. CEL's ==
 // already compares sets without order, maps by key and atomic lists in
 // order; list maps it compares by key, so their order is checked on top.
 // Free-form content (x-kubernetes-preserve-unknown-fields) and embedded
 // resources, metadata included, are values CEL's == compares in full.
-func (l *lowering) equal(a, b string, n *Node, depth int) (expr, *refusal) {
+func (l *lowering) ordered(a, b string, n *Node, depth int) (expr, *refusal) {
 	if !hasListMap(n) {
 		return expr{text: a + " == " + b}, nil
 	}
@@ -544,7 +690,7 @@ func (l *lowering) equal(a, b string, n *Node, depth int) (expr, *refusal) {
 			if r != nil {
 				return expr{}, r
 			}
-			e, r := l.equal(a+sel, b+sel, p, depth)
+			e, r := l.ordered(a+sel, b+sel, p, depth)
 			if r != nil {
 				return expr{}, r
 			}
@@ -553,7 +699,7 @@ func (l *lowering) equal(a, b string, n *Node, depth int) (expr, *refusal) {
 		}
 	case n.IsMap():
 		k, _ := vars(depth+1, "k")
-		e, r := l.equal(a+"["+k+"]", b+"["+k+"]", n.Values, depth+1)
+		e, r := l.ordered(a+"["+k+"]", b+"["+k+"]", n.Values, depth+1)
 		if r != nil {
 			return expr{}, r
 		}
@@ -573,7 +719,7 @@ func (l *lowering) equal(a, b string, n *Node, depth int) (expr, *refusal) {
 			conds = append(conds, expr{text: match})
 		}
 		if hasListMap(n.Items) {
-			e, r := l.equal(x, b+"["+i+"]", n.Items, depth+1)
+			e, r := l.ordered(x, b+"["+i+"]", n.Items, depth+1)
 			if r != nil {
 				return expr{}, r
 			}
@@ -694,11 +840,7 @@ func escape(name string) (string, bool) { return apiservercel.Escape(name) }
 
 // hasListMap reports whether n's subtree has a list map (compared in order
 // by the runtime, by key by CEL).
-func hasListMap(n *Node) bool {
-	found := false
-	n.Walk(func(c *Node) { found = found || (c.IsList() && c.ListType() == "map") })
-	return found
-}
+func hasListMap(n *Node) bool { return n.HasListMap() }
 
 var simpleName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
 

@@ -41,6 +41,15 @@ func parseMarked(t testing.TB, src string) map[string]any {
 				delete(v, "@once")
 				g.markOnce(v)
 			}
+			if _, ok := v["@noModify"]; ok {
+				delete(v, "@noModify")
+				g.markNoModify(v)
+			}
+			if _, ok := v["@ignoreOrder"]; ok { // +immutable +immutable:ignoreOrder
+				delete(v, "@ignoreOrder")
+				rules, _ := v["x-kubernetes-validations"].([]any)
+				v["x-kubernetes-validations"] = append(rules, g.carrierWith(false, false, true))
+			}
 		case []any:
 			for _, x := range v {
 				walk(x)
@@ -351,6 +360,64 @@ func TestEmitCELOnce(t *testing.T) {
 			}
 			if len(res.Limits) != tc.limits {
 				t.Errorf("%d limits, want %d: %+v", len(res.Limits), tc.limits, res.Limits)
+			}
+			var got []string
+			root.Walk(func(n *schema.Node) {
+				for _, rule := range n.Rules() {
+					got = append(got, fmt.Sprintf("%s: %s: %s", n.Path(), rule.Rule, rule.Message))
+				}
+			})
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}
+
+// TestEmitCELIgnoreOrder: beside +immutable:ignoreOrder the equality of the
+// marked value is CEL's == alone (it compares list maps by key), without
+// the order projections; a marker inside it without its own ignoreOrder
+// keeps nothing of order either (it is redundant), and a marker above it
+// without ignoreOrder compares everything in order.
+func TestEmitCELIgnoreOrder(t *testing.T) {
+	lm := func(mark string) string {
+		return `{` + mark + `"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],"items":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}}`
+	}
+	cases := []struct {
+		name, schema string
+		want         []string
+	}{{
+		name:   "list map",
+		schema: `{"type":"object","required":["l"],"properties":{"l":` + lm(`"@ignoreOrder":true,`) + `}}`,
+		want:   []string{"l: self == oldSelf: field is immutable"},
+	}, {
+		name:   "without it the order is compared",
+		schema: `{"type":"object","required":["l"],"properties":{"l":` + lm(`"@immutable":true,`) + `}}`,
+		want:   []string{"l: self == oldSelf && self.map(x1, x1.name) == oldSelf.map(x1, x1.name): field is immutable"},
+	}, {
+		name:   "struct holding list maps, optional",
+		schema: `{"type":"object","properties":{"s":{"@ignoreOrder":true,"type":"object","properties":{"a":` + lm("") + `,"m":{"type":"object","additionalProperties":` + lm("") + `}}}}}`,
+		want: []string{
+			"<root>: has(self.s) == has(oldSelf.s): s is an immutable field: it may not be added or removed after creation",
+			"s: self == oldSelf: field is immutable",
+		},
+	}, {
+		name:   "an ordered marker above wins",
+		schema: `{"type":"object","required":["s"],"properties":{"s":{"@immutable":true,"type":"object","required":["l"],"properties":{"l":` + lm(`"@ignoreOrder":true,`) + `}}}}`,
+		want:   []string{"s: self == oldSelf && (has(self.l) ? self.l.map(x1, x1.name) : []) == (has(oldSelf.l) ? oldSelf.l.map(x1, x1.name) : []): field is immutable"},
+	}, {
+		name:   "in atomic list items",
+		schema: `{"type":"object","required":["a"],"properties":{"a":{"type":"array","maxItems":4,"items":` + lm(`"@ignoreOrder":true,`) + `}}}`,
+		want:   []string{"a: self.all(i1, x1, i1 >= oldSelf.size() || (x1 == oldSelf[i1])): items are immutable where marked: an item at an existing index may not change"},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root, err := schema.Build(parseMarked(t, tc.schema))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res := schema.EmitCEL(root); len(res.Inexpressible) > 0 {
+				t.Fatalf("inexpressible: %+v", res.Inexpressible)
 			}
 			var got []string
 			root.Walk(func(n *schema.Node) {

@@ -55,6 +55,8 @@ func TestCELShapeCosts(t *testing.T) {
 		{"+immutable list map (in order)", lm(`"@immutable":true,`, "", ""), ""},
 		{"+immutable list map, two keys", lm2, ""},
 		{"+immutable list map of list maps", nested, "MaxItems on spec.f, MaxItems on spec.f[*].inner"},
+		{"+immutable +immutable:ignoreOrder list map", lm(`"@ignoreOrder":true,`, "", ""), ""},
+		{"+immutable +immutable:ignoreOrder list map of list maps", strings.Replace(nested, `"@immutable"`, `"@ignoreOrder"`, 1), ""},
 		{"+immutable list map items", lm("", `"@immutable":true,`, ""), ""},
 		{"+immutable field of list map items", `{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],"items":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"v":{"@immutable":true,"type":"string"}}}}`, "MaxItems on spec.f, MaxLength on spec.f[*].v"},
 		{"+immutable=keys list map (key fields +immutable)", lm(`"@keys":true,`, "", `"@immutable":true,`), "MaxItems on spec.f, MaxLength on spec.f[*].name"},

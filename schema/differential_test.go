@@ -41,6 +41,9 @@ var (
 func TestCELMatchesRuntime(t *testing.T) {
 	total, rejected := 0, 0
 	onceKinds := map[string]int{} // +immutable=once nodes by shape
+	unorderedLists := 0           // list maps under x-immutable-gen-ignore-order
+	noModify := 0                 // properties fixed while present
+	presenceOnly := 0             // NoSet, NoUnset extensions
 	for s := 0; s < *diffSchemas; s++ {
 		seed := *diffSeed*1_000_003 + uint64(s)
 		g := &gen{r: rand.New(rand.NewPCG(seed, 7))}
@@ -50,6 +53,9 @@ func TestCELMatchesRuntime(t *testing.T) {
 			continue
 		}
 		countOnce(c.objSchema, onceKinds)
+		unorderedLists += countUnordered(c.objSchema, false)
+		noModify += strings.Count(js(c.objSchema), `"x-immutable-gen-no-modify":true`)
+		presenceOnly += strings.Count(js(c.objSchema), `"x-immutable-gen-no-set":true`) + strings.Count(js(c.objSchema), `"x-immutable-gen-no-unset":true`)
 		for p := 0; p < *diffPairs; p++ {
 			old := g.value(c.objSchema)
 			obj := g.mutate(c.objSchema, deepCopy(old))
@@ -72,12 +78,44 @@ func TestCELMatchesRuntime(t *testing.T) {
 	if rejected < total/10 || rejected > total*9/10 {
 		t.Fatalf("%d of %d rejected: the generator no longer exercises both verdicts", rejected, total)
 	}
-	t.Logf("+immutable=once nodes: %v", onceKinds)
+	t.Logf("+immutable=once nodes: %v; list maps compared without order: %d", onceKinds, unorderedLists)
+	if presenceOnly == 0 {
+		t.Errorf("no +k8s:update=NoSet or NoUnset property was generated")
+	}
+	if noModify == 0 {
+		t.Errorf("no +k8s:update=NoModify property was generated")
+	}
+	if unorderedLists == 0 {
+		t.Errorf("no list map under +immutable:ignoreOrder was generated")
+	}
 	for _, k := range []string{"scalar", "struct", "set", "list map", "map"} {
 		if onceKinds[k] == 0 {
 			t.Errorf("no +immutable=once %s was generated", k)
 		}
 	}
+}
+
+// countUnordered counts the list maps of s at or under a node with the
+// ignore-order extension (under says one is above s).
+func countUnordered(s map[string]any, under bool) int {
+	under = under || s["x-immutable-gen-ignore-order"] == true
+	n := 0
+	if under && s["x-kubernetes-list-type"] == "map" {
+		n++
+	}
+	for _, k := range []string{"items", "additionalProperties"} {
+		if c, ok := s[k].(map[string]any); ok {
+			n += countUnordered(c, under)
+		}
+	}
+	if props, ok := s["properties"].(map[string]any); ok {
+		for _, p := range props {
+			if c, ok := p.(map[string]any); ok {
+				n += countUnordered(c, under)
+			}
+		}
+	}
+	return n
 }
 
 // countOnce counts the nodes of s with the set-once extension, by shape.
@@ -278,9 +316,34 @@ func (g *gen) names() []string {
 func (g *gen) carrier(keys bool) map[string]any { return g.carrierOf(keys, false) }
 
 func (g *gen) carrierOf(keys, once bool) map[string]any {
+	// +immutable:ignoreOrder beside a third of the forms that compare whole
+	// (random schemas only).
+	return g.carrierWith(keys, once, !keys && g.r != nil && g.chance(0.33))
+}
+
+func (g *gen) carrierWith(keys, once, ignoreOrder bool) map[string]any {
 	g.line++
-	o := fmt.Sprintf(`{"keys":%v,"once":%v,"pos":{"Filename":"types.go","Offset":0,"Line":%d,"Column":2},"decl":{"Filename":"types.go","Offset":0,"Line":%d,"Column":2},"type":"x.T"}`, keys, once, g.line, g.line)
+	o := fmt.Sprintf(`{"keys":%v,"once":%v,"ignoreOrder":%v,"pos":{"Filename":"types.go","Offset":0,"Line":%d,"Column":2},"decl":{"Filename":"types.go","Offset":0,"Line":%d,"Column":2},"type":"x.T"}`, keys, once, ignoreOrder, g.line, g.line)
 	return map[string]any{"rule": "@immutable-gen:origin " + o}
+}
+
+// markNoModify marks property schema n +k8s:update=NoModify.
+func (g *gen) markNoModify(n map[string]any) map[string]any {
+	c := g.carrierWith(false, false, g.r != nil && g.chance(0.33))
+	c["rule"] = strings.Replace(c["rule"].(string), `"once":false`, `"once":false,"noModify":true`, 1)
+	rules, _ := n["x-kubernetes-validations"].([]any)
+	n["x-kubernetes-validations"] = append(rules, c)
+	return n
+}
+
+// markUpstream marks property schema n with the origin fields flags
+// (validation-gen's +k8s:update constraints without a form of ours).
+func (g *gen) markUpstream(n map[string]any, flags string) map[string]any {
+	c := g.carrierWith(false, false, false)
+	c["rule"] = strings.Replace(c["rule"].(string), `"once":false`, `"once":false,`+flags, 1)
+	rules, _ := n["x-kubernetes-validations"].([]any)
+	n["x-kubernetes-validations"] = append(rules, c)
+	return n
 }
 
 // markOnce marks property schema n +immutable=once.
@@ -448,6 +511,12 @@ func (g *gen) valueSchema(depth int) map[string]any {
 			// not nullable: CEL sees null as absent (a limit the lowering
 			// reports).
 			g.markOnce(n)
+		case x < 0.45 && n["nullable"] != true:
+			// Fixed while present (+k8s:update=NoModify), on a property.
+			g.markNoModify(n)
+		case x < 0.55 && n["nullable"] != true:
+			// validation-gen's presence constraints, on a property.
+			g.markUpstream(n, []string{`"noSet":true`, `"noUnset":true`, `"noSet":true,"noUnset":true`, `"noSet":true,"noModify":true`}[g.r.IntN(4)])
 		}
 	}
 	return n

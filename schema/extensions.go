@@ -6,8 +6,16 @@ import "github.com/immutable-gen/immutable-gen/runtime/extension"
 // x-immutable-gen-immutable-once for +immutable=once), as JSON booleans, on
 // exactly the nodes the markers name (redundant ones included: they are
 // valid, and the placement checks report them as notes).
+//
+// A marker with +immutable:when gets no extension: the runtime does not
+// evaluate CEL, so its condition and constraint are written as the CEL
+// rule EmitCEL writes (EmitWhen), which the API server and check-update
+// evaluate.
 func EmitExtensions(root *Node) {
 	root.Walk(func(n *Node) {
+		if n.When() != "" {
+			return
+		}
 		if n.Immutable() {
 			n.raw[extension.Immutable] = true
 		}
@@ -16,6 +24,20 @@ func EmitExtensions(root *Node) {
 		}
 		if n.ImmutableOnce() {
 			n.raw[extension.ImmutableOnce] = true
+		}
+		if n.NoModify() {
+			n.raw[extension.NoModify] = true
+		}
+		for _, o := range n.Origins {
+			if o.NoSet {
+				n.raw[extension.NoSet] = true
+			}
+			if o.NoUnset {
+				n.raw[extension.NoUnset] = true
+			}
+		}
+		if n.IgnoreOrder() {
+			n.raw[extension.IgnoreOrder] = true
 		}
 	})
 }
@@ -26,7 +48,9 @@ func EmitExtensions(root *Node) {
 // a node with `x-kubernetes-immutable: true` gets an Origin for +immutable,
 // one with `x-kubernetes-immutable-keys: true` an Origin for
 // +immutable=keys, one with `x-immutable-gen-immutable-once: true` an Origin
-// for +immutable=once, each marked as an Extension. Only the JSON boolean
+// for +immutable=once, each marked as an Extension;
+// `x-immutable-gen-ignore-order: true` sets IgnoreOrder on the origins of
+// the other forms beside it (alone, it is left for the caller to report). Only the JSON boolean
 // true counts; any other value is
 // left for the caller to report. The Origins have no Go position. raw is
 // not changed (carrier rules, if any, stay where they are), and nothing
@@ -46,6 +70,14 @@ func readExtensions(raw map[string]any) ([]Origin, error) {
 	}
 	if raw[extension.ImmutableOnce] == true {
 		origins = append(origins, Origin{Once: true, Extension: true})
+	}
+	if noSet, noUnset := raw[extension.NoSet] == true, raw[extension.NoUnset] == true; raw[extension.NoModify] == true || noSet || noUnset {
+		origins = append(origins, Origin{NoModify: raw[extension.NoModify] == true, NoSet: noSet, NoUnset: noUnset, Extension: true})
+	}
+	if raw[extension.IgnoreOrder] == true {
+		for i := range origins {
+			origins[i].IgnoreOrder = true
+		}
 	}
 	return origins, nil
 }

@@ -68,3 +68,35 @@ func TestFromExtensionsRoundTrip(t *testing.T) {
 		t.Error("m: keys not read back")
 	}
 }
+
+// TestIgnoreOrderExtension: +immutable:ignoreOrder is written as
+// x-immutable-gen-ignore-order beside the form, and read back onto the
+// origins of the forms beside it; alone it names nothing.
+func TestIgnoreOrderExtension(t *testing.T) {
+	ordered := strings.Replace(carrierRule, `"type"`, `"ignoreOrder":true,"type"`, 1)
+	raw := map[string]any{"type": "object", "properties": map[string]any{
+		"l": map[string]any{"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": []any{"k"},
+			"items":                    map[string]any{"type": "object", "properties": map[string]any{"k": map[string]any{"type": "string"}}},
+			"x-kubernetes-validations": []any{map[string]any{"rule": ordered}}},
+		"alone": map[string]any{"type": "string", extension.IgnoreOrder: true},
+	}}
+	built, err := Build(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !built.Properties["l"].IgnoreOrder() {
+		t.Fatal("the carrier's ignoreOrder was not read")
+	}
+	EmitExtensions(built)
+	l := raw["properties"].(map[string]any)["l"].(map[string]any)
+	if l[extension.IgnoreOrder] != true || l[extension.Immutable] != true {
+		t.Fatalf("extensions not written: %v", l)
+	}
+	read := FromExtensions(raw)
+	if !read.Properties["l"].IgnoreOrder() || !read.Properties["l"].Immutable() {
+		t.Errorf("read back: ignoreOrder %v, immutable %v", read.Properties["l"].IgnoreOrder(), read.Properties["l"].Immutable())
+	}
+	if len(read.Properties["alone"].Origins) != 0 {
+		t.Errorf("the extension alone made origins: %+v", read.Properties["alone"].Origins)
+	}
+}

@@ -46,6 +46,14 @@ type Node struct {
 	// Emitted are the rules an emitter added to this node's
 	// x-kubernetes-validations, with the markers each enforces.
 	Emitted []Emitted
+	// External names the Go type declared outside the user's module whose
+	// declaration holds this node (the struct it is a field of, the list or
+	// map type it is the items or values of, at any depth), such as
+	// `k8s.io/api/core/v1.PersistentVolumeClaimStatus`: no bound can be
+	// added here without changing that type. Empty for the user's own
+	// declarations, and where nothing says (crdmodel.MarkExternal sets it
+	// on the crd path).
+	External string
 }
 
 // Emitted is one rule an emitter added to a node.
@@ -195,7 +203,7 @@ func inOrder(origins []Origin) []Origin {
 		return strings.Compare(a.Pos.String()+a.Marker(), b.Pos.String()+b.Marker())
 	})
 	return slices.CompactFunc(origins, func(a, b Origin) bool {
-		return a.Pos == b.Pos && a.Keys == b.Keys && a.Once == b.Once
+		return a.Pos == b.Pos && a.Keys == b.Keys && a.Once == b.Once && a.NoModify == b.NoModify && a.NoSet == b.NoSet && a.NoUnset == b.NoUnset
 	})
 }
 
@@ -325,7 +333,7 @@ func (n *Node) Required(name string) bool {
 
 // Immutable reports whether a +immutable marker names this node.
 func (n *Node) Immutable() bool {
-	return slices.ContainsFunc(n.Origins, func(o Origin) bool { return !o.Keys && !o.Once })
+	return slices.ContainsFunc(n.Origins, func(o Origin) bool { return !o.Keys && !o.Once && !o.NoModify && !o.NoSet && !o.NoUnset })
 }
 
 // ImmutableOnce reports whether a +immutable=once marker names this node.
@@ -333,9 +341,88 @@ func (n *Node) ImmutableOnce() bool {
 	return slices.ContainsFunc(n.Origins, func(o Origin) bool { return o.Once })
 }
 
+// NoModify reports whether +k8s:update=NoModify alone (fixed while
+// present) names this node.
+func (n *Node) NoModify() bool {
+	return slices.ContainsFunc(n.Origins, func(o Origin) bool { return o.NoModify })
+}
+
+// Presence reports which changes of the node's presence a marker on it
+// forbids, when the node is a property: adding it (+immutable, =keys,
+// NoSet) and removing it (those and =once, NoUnset). +k8s:update=NoModify
+// alone forbids neither.
+func (n *Node) Presence() (noAdd, noRemove bool) {
+	for _, o := range n.Origins {
+		switch {
+		case o.Keys || !o.Once && !o.NoModify && !o.NoSet && !o.NoUnset:
+			noAdd, noRemove = true, true
+		case o.Once:
+			noRemove = true
+		}
+		noAdd = noAdd || o.NoSet
+		noRemove = noRemove || o.NoUnset
+	}
+	return noAdd, noRemove
+}
+
+// PresenceOnly reports whether the markers on the node constrain only its
+// presence (+k8s:update=NoSet and/or =NoUnset): its value is free, and
+// the markers below it are checked on their own.
+func (n *Node) PresenceOnly() bool {
+	add, remove := n.Presence()
+	return (add || remove) && !n.Fixed() && !n.ImmutableKeys()
+}
+
 // Fixed reports whether the node's whole value is constrained by a marker
-// on it, +immutable or +immutable=once: nothing below needs a rule.
-func (n *Node) Fixed() bool { return n.Immutable() || n.ImmutableOnce() }
+// on it, +immutable, +immutable=once or +k8s:update=NoModify: nothing
+// below needs a rule.
+func (n *Node) Fixed() bool { return n.Immutable() || n.ImmutableOnce() || n.NoModify() }
+
+// OnlyWhilePresent reports whether the node's value is fixed only while
+// present, with no constraint on its presence (+k8s:update=NoModify alone).
+func (n *Node) OnlyWhilePresent() bool {
+	add, remove := n.Presence()
+	return n.NoModify() && !add && !remove
+}
+
+// IgnoreOrder reports whether +immutable:ignoreOrder stands beside a
+// +immutable or +immutable=once marker naming this node: its value is
+// compared with the order of its list maps ignored.
+func (n *Node) IgnoreOrder() bool {
+	return slices.ContainsFunc(n.Origins, func(o Origin) bool { return o.IgnoreOrder && !o.Keys })
+}
+
+// HasListMap reports whether n or a node below it is a list map (a list
+// with x-kubernetes-list-type map), whose order +immutable:ignoreOrder
+// ignores.
+func (n *Node) HasListMap() bool {
+	found := false
+	n.Walk(func(c *Node) { found = found || (c.IsList() && c.ListType() == "map") })
+	return found
+}
+
+// When is the +immutable:when condition of the markers on this node, ""
+// when none has one.
+func (n *Node) When() string {
+	for _, o := range n.Origins {
+		if o.When != "" {
+			return o.When
+		}
+	}
+	return ""
+}
+
+// ThroughProperties reports whether the node is reached from the root
+// through properties only (no list items or map values on the way), where
+// +immutable:when may stand.
+func (n *Node) ThroughProperties() bool {
+	for c := n; c.Parent != nil; c = c.Parent {
+		if c.Edge != Property {
+			return false
+		}
+	}
+	return n.Parent != nil
+}
 
 // Message is the +immutable:message of the markers on this node, "" when
 // none has one.

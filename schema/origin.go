@@ -15,8 +15,27 @@ type Origin struct {
 	Keys bool `json:"keys,omitempty"`
 	// Once is true for +immutable=once.
 	Once bool `json:"once,omitempty"`
+	// NoModify is true for validation-gen's +k8s:update=NoModify alone:
+	// fixed while present; it may be set, removed and set again.
+	NoModify bool `json:"noModify,omitempty"`
+	// NoSet and NoUnset are validation-gen's +k8s:update=NoSet and
+	// =NoUnset where no other form says the same: the property may not be
+	// added, or removed; its value is free unless NoModify says otherwise.
+	NoSet   bool `json:"noSet,omitempty"`
+	NoUnset bool `json:"noUnset,omitempty"`
+	// Spelling is the marker as written when it is not one of ours
+	// (`+k8s:update=NoUnset,NoModify`), for messages.
+	Spelling string `json:"spelling,omitempty"`
 	// Message is the +immutable:message written beside the marker, if any.
 	Message string `json:"message,omitempty"`
+	// IgnoreOrder is true when +immutable:ignoreOrder stands beside the
+	// marker (or x-immutable-gen-ignore-order beside the extension): the
+	// list maps in the value compare by key, their order ignored.
+	IgnoreOrder bool `json:"ignoreOrder,omitempty"`
+	// When is the +immutable:when condition beside the marker: a CEL
+	// expression over self and oldSelf (the new and old objects); the
+	// marker is enforced only on updates where it is true.
+	When string `json:"when,omitempty"`
 	// Pos is the marker comment (or the declaration when the comment is not
 	// in its doc comment).
 	Pos token.Position `json:"pos"`
@@ -51,6 +70,12 @@ type ItemField struct {
 // or `+immutable=once`.
 func (o Origin) Marker() string {
 	switch {
+	case o.Spelling != "":
+		return o.Spelling
+	case o.NoModify:
+		return "+k8s:update=NoModify"
+	case o.NoSet || o.NoUnset:
+		return "+k8s:update=" + strings.TrimPrefix(map[bool]string{true: ",NoSet"}[o.NoSet]+map[bool]string{true: ",NoUnset"}[o.NoUnset], ",")
 	case o.Keys:
 		return "+immutable=keys"
 	case o.Once:

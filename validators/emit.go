@@ -42,7 +42,10 @@ type emitter struct {
 	// cur is the node compared whole while equality functions are
 	// generated, for errors about values the schema does not describe.
 	cur *schema.Node
-	tmp int
+	// unordered is set while the equality of a value under
+	// +immutable:ignoreOrder is generated: list maps compare by key.
+	unordered bool
+	tmp       int
 }
 
 func newEmitter(local *types.Package, taken []string, tracker *namer.DefaultImportTracker) *emitter {
@@ -188,7 +191,7 @@ func walks(n *schema.Node) bool {
 	if n == nil {
 		return false
 	}
-	if n.Fixed() || n.ImmutableKeys() {
+	if n.Fixed() || n.ImmutableKeys() || n.PresenceOnly() {
 		return true
 	}
 	for _, c := range n.Properties {
@@ -215,6 +218,11 @@ func codeSignature(n *schema.Node, marks bool) string {
 			b.WriteString("I")
 		case n.ImmutableOnce():
 			b.WriteString("O")
+		case n.NoModify():
+			b.WriteString("M")
+		}
+		if add, remove := n.Presence(); add || remove {
+			fmt.Fprintf(&b, "P%v%v", add, remove)
 		}
 		if n.ImmutableKeys() {
 			b.WriteString("K")
@@ -342,6 +350,11 @@ func (e *emitter) walkStruct(t types.Type, n *schema.Node) string {
 			e.fail(c, t, "the schema has a property %q that no Go field of the struct serializes as", prop)
 			continue
 		}
+		if c.When() != "" {
+			e.fail(c, f.typ, "it is conditional (+immutable:when), and the typed validators do not evaluate CEL")
+			e.diags[len(e.diags)-1].Fix = "leave the conditional check to the CRD's CEL rule, which the API server enforces and check-update checks, and generate typed validators for packages without +immutable:when; or drop +immutable:when to fix the field unconditionally"
+			continue
+		}
 		path := fmt.Sprintf("w.Child(p, %q)", prop)
 		pin, pold := e.presence(f, "in", c), e.presence(f, "old", c)
 		nv, ov := f.access("in"), f.access("old")
@@ -352,20 +365,27 @@ func (e *emitter) walkStruct(t types.Type, n *schema.Node) string {
 		imm := e.pkg(immutablePkg)
 		fmt.Fprintf(&body, "if nOK, oOK := %s, %s; nOK && oOK {\n", pin, pold)
 		e.walkValue(&body, f.typ, c, nv, ov, path)
-		form := "Whole"
+		// The runtime's form of the presence violation.
+		add, remove := c.Presence()
+		form := "Keys"
 		switch {
 		case c.Immutable():
-		case c.ImmutableOnce():
+			form = "Whole"
+		case c.ImmutableOnce(), remove && !add && !c.ImmutableKeys():
 			form = "Once"
-		case c.ImmutableKeys():
-			form = "Keys"
+		case !c.ImmutableKeys():
+			form = "Whole"
 		}
 		switch {
-		case c.ImmutableOnce() && !c.Immutable():
-			fmt.Fprintf(&body, "} else if oOK && !nOK {\n")
-		case c.Fixed() || c.ImmutableKeys():
+		case add && remove:
 			fmt.Fprintf(&body, "} else if nOK != oOK {\n")
+		case remove:
+			fmt.Fprintf(&body, "} else if oOK && !nOK {\n")
+		case add:
+			fmt.Fprintf(&body, "} else if nOK && !oOK {\n")
 		default:
+			// No presence constraint (+k8s:update=NoModify alone): it may
+			// come and go.
 			body.WriteString("}\n")
 			continue
 		}
@@ -477,9 +497,9 @@ func (e *emitter) walkValue(b *bytes.Buffer, t types.Type, n *schema.Node, nv, o
 	imm := e.pkg(immutablePkg)
 	if n.Fixed() {
 		// Values below without a schema node are reported at this one.
-		prev := e.cur
-		e.cur = n
-		defer func() { e.cur = prev }()
+		prev, prevUnordered := e.cur, e.unordered
+		e.cur, e.unordered = n, n.IgnoreOrder()
+		defer func() { e.cur, e.unordered = prev, prevUnordered }()
 		fmt.Fprintf(b, "if !(%s) {\nif w.Violation() {\nw.Add(%s.ChangedAt(%s, %s))\n}\nif w.Done() {\nreturn\n}\n}\n", e.equal(t, n, nv, ov), imm, path, nv)
 		return
 	}

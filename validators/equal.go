@@ -79,7 +79,12 @@ func (e *emitter) equal(t types.Type, n *schema.Node, a, b string) string {
 // func(a, b *T) bool.
 func (e *emitter) equalFunc(t types.Type, n *schema.Node) string {
 	ts := e.typeString(t)
-	name, b, isNew := e.newFunc("equal|"+ts+"|"+codeSignature(n, false), "equal"+e.typeName(t))
+	key, base := "equal|"+ts+"|"+codeSignature(n, false), "equal"+e.typeName(t)
+	if e.unordered && n != nil && n.HasListMap() {
+		// +immutable:ignoreOrder: the list maps below compare by key.
+		key, base = key+"|unordered", base+"AnyOrder"
+	}
+	name, b, isNew := e.newFunc(key, base)
 	if !isNew {
 		return name
 	}
@@ -121,6 +126,10 @@ func (e *emitter) equalFunc(t types.Type, n *schema.Node) string {
 			fmt.Fprintf(&body, "return %s.SameMultiset(*a, *b)\n", e.pkg(immutablePkg))
 			break
 		}
+		if e.unordered && n != nil && n.ListType() == "map" {
+			e.unorderedListMap(&body, t, n)
+			break
+		}
 		fmt.Fprintf(&body, "for i := range *a {\nif !(%s) {\nreturn false\n}\n}\nreturn true\n", e.equal(u.Elem(), items, "(*a)[i]", "(*b)[i]"))
 	case *types.Map:
 		if !isStringKind(u.Key()) {
@@ -139,6 +148,20 @@ func (e *emitter) equalFunc(t types.Type, n *schema.Node) string {
 	b.Write(body.Bytes())
 	b.WriteString("}\n\n")
 	return name
+}
+
+// unorderedListMap writes the body of the equality of list maps *a and *b
+// (of the same length, both nil or neither) of Go type t at node n under
+// +immutable:ignoreOrder: the same items in any order, compared as
+// multisets as the runtime compares them (with unique keys, which the API
+// server ensures, that is the same items under the same keys: CEL's ==).
+// Items equal in order need nothing more, and nothing is allocated when
+// nothing changed; after the longest equal prefix, each remaining item
+// takes an equal one out of the rest.
+func (e *emitter) unorderedListMap(body *bytes.Buffer, t types.Type, n *schema.Node) {
+	elem := t.Underlying().(*types.Slice).Elem()
+	fmt.Fprintf(body, "i := 0\nfor i < len(*a) && (%s) {\ni++\n}\nif i == len(*a) {\nreturn true\n}\n", e.equal(elem, n.Items, "(*a)[i]", "(*b)[i]"))
+	fmt.Fprintf(body, "used := make([]bool, len(*b)-i)\nfor x := i; x < len(*a); x++ {\nfound := false\nfor y := range used {\nif !used[y] && (%s) {\nused[y], found = true, true\nbreak\n}\n}\nif !found {\nreturn false\n}\n}\nreturn true\n", e.equal(elem, n.Items, "(*a)[x]", "(*b)[i+y]"))
 }
 
 // plainComparable reports whether Go's == on t is JSON equality: strings,

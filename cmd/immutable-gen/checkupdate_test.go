@@ -60,6 +60,21 @@ func TestCheckUpdate(t *testing.T) {
 		// or removed once set: rejected).
 		{"once-cel", "--schema ../golden/crd/once --old once/old --new once/new", 1},
 		{"once-extensions", "--schema ../golden/crd/once-extensions --old once/old --new once/new", 1},
+		// +immutable:ignoreOrder, as CEL rules and as the project
+		// extension: the same verdicts (reordered list maps: allowed; an
+		// item changed, added or removed: rejected).
+		{"ignoreorder-cel", "--schema ../golden/crd/ignoreorder --old ignoreorder/old --new ignoreorder/new", 1},
+		{"ignoreorder-extensions", "--schema ../golden/crd/ignoreorder-extensions --old ignoreorder/old --new ignoreorder/new", 1},
+		// validation-gen's +k8s:update and +k8s:eachVal tags, as CEL rules
+		// and as extensions: the same verdicts (Kueue: clusterName cleared
+		// on eviction and set again is allowed, changed is not).
+		{"upstream-cel", "--schema ../golden/crd/upstream --old upstream/old --new upstream/new", 1},
+		{"upstream-extensions", "--schema ../golden/crd/upstream-extensions --old upstream/old --new upstream/new", 1},
+		// +immutable:when: the condition on the old object, evaluated by the
+		// API server's validator in both outputs (the extensions output
+		// carries conditional markers as CEL rules too).
+		{"when-cel", "--schema ../golden/crd/when --old when/old --new when/new", 1},
+		{"when-extensions", "--schema ../golden/crd/when-extensions --old when/old --new when/new", 1},
 		{"help", "--help", 0},
 	}
 	for _, tc := range cases {

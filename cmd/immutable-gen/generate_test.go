@@ -37,6 +37,13 @@ func TestGenerateGolden(t *testing.T) {
 		{"once-extensions", "once", "crd:immutability=extensions"},
 		{"oncemisplaced", "oncemisplaced", "crd"},
 		{"formats", "formats", "crd"},
+		{"ignoreorder", "ignoreorder", "crd"},
+		{"ignoreorder-extensions", "ignoreorder", "crd:immutability=extensions"},
+		{"external", "external", "crd"},
+		{"upstream", "upstream", "crd"},
+		{"upstream-extensions", "upstream", "crd:immutability=extensions"},
+		{"when", "when", "crd"},
+		{"when-extensions", "when", "crd:immutability=extensions"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"github.com/immutable-gen/immutable-gen/migrate"
 )
 
-const migrateSynopsis = "usage: immutable-gen migrate [crd[:OPTIONS]] paths=PATTERN[;PATTERN...] [--diff] [--accept-refusals] [--k8s-immutable=keep|once]"
+const migrateSynopsis = "usage: immutable-gen migrate [crd[:OPTIONS]] paths=PATTERN[;PATTERN...] [--diff] [--accept-refusals] [--k8s-immutable=keep|immutable]"
 
 const migrateUsage = migrateSynopsis + `
 
@@ -34,9 +34,9 @@ docs/guide.md, "Migrating", lists the shapes.
   --accept-refusals       write even when updates the original allowed are
                           refused after the migration (never when one it
                           refused is allowed)
-  --k8s-immutable=MODE    keep (default): leave controller-tools'
-                          +k8s:immutable as it is; once: turn it into
-                          +immutable=once, which writes the same rules
+  --k8s-immutable=MODE    keep (default): leave +k8s:immutable as it is;
+                          immutable: turn it into +immutable, which
+                          immutable-gen compiles it as
   --updates=N             random updates per CRD version (default 1000)
   --seed=N                seed of the updates (default 1)
 

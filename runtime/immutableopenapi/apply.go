@@ -30,6 +30,17 @@ const (
 	// ImmutableOnce is immutable-gen's extension for +immutable=once,
 	// beyond the KEP; the immutable-gen runtime reads it.
 	ImmutableOnce = extension.ImmutableOnce
+	// IgnoreOrder is immutable-gen's extension for +immutable:ignoreOrder,
+	// beyond the KEP: beside Immutable or ImmutableOnce, the list maps in
+	// the value compare by key; the immutable-gen runtime reads it.
+	IgnoreOrder = extension.IgnoreOrder
+	// NoModify is immutable-gen's extension for validation-gen's
+	// +k8s:update=NoModify alone, beyond the KEP: fixed while present.
+	NoModify = extension.NoModify
+	// NoSet and NoUnset are immutable-gen's extensions for validation-gen's
+	// +k8s:update=NoSet and =NoUnset where no other form says the same.
+	NoSet   = extension.NoSet
+	NoUnset = extension.NoUnset
 )
 
 // Definition names the schemas of one definition that get an extension.

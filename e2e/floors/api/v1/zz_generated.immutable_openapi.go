@@ -15,10 +15,11 @@ import (
 // as extensions with the JSON boolean true: those of the immutable-fields
 // KEP, x-kubernetes-immutable for +immutable and x-kubernetes-immutable-keys
 // for +immutable=keys, and immutable-gen's own
-// x-immutable-gen-immutable-once for +immutable=once (beyond the KEP; the
-// immutable-gen runtime reads it). An API server serving defs publishes them
-// on /openapi/v2 and /openapi/v3. +immutable:message is not carried: no
-// extension has a place for it.
+// x-immutable-gen-immutable-once for +immutable=once and
+// x-immutable-gen-ignore-order for +immutable:ignoreOrder (beyond the KEP;
+// the immutable-gen runtime reads them). An API server serving defs
+// publishes them on /openapi/v2 and /openapi/v3. +immutable:message is not
+// carried: no extension has a place for it.
 //
 // A field marker goes on the field's property schema (beside a $ref, for a
 // struct-typed field), a type marker on the definition of a struct type, and

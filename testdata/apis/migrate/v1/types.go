@@ -65,8 +65,8 @@ type WidgetSpec struct {
 	// +optional
 	Labels map[string]string `json:"labels,omitempty"`
 
-	// Annotations may gain keys, never lose one (needs
-	// +k8s:update=NoRemoveItem).
+	// Annotations may gain keys, never lose one (validation-gen's
+	// NoRemoveItem).
 	// +kubebuilder:validation:XValidation:rule="oldSelf.all(k, k in self)",message="annotations may not be removed"
 	// +kubebuilder:validation:MaxProperties=16
 	// +optional
@@ -104,8 +104,8 @@ type WidgetSpec struct {
 	// +optional
 	Image *Image `json:"image,omitempty"`
 
-	// Provider uses controller-tools' marker (kept unless
-	// --k8s-immutable=once).
+	// Provider uses validation-gen's tag (kept unless
+	// --k8s-immutable=immutable).
 	// +k8s:immutable
 	// +optional
 	Provider string `json:"provider,omitempty"`

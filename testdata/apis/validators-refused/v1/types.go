@@ -12,6 +12,13 @@ import (
 
 // GadgetSpec holds the refused values.
 type GadgetSpec struct {
+	// Paused is fixed while the gadget is locked: a CEL condition, which
+	// the typed validators do not evaluate.
+	// +immutable
+	// +immutable:when="has(oldSelf.spec.locked) && oldSelf.spec.locked"
+	// +optional
+	Paused bool `json:"paused,omitempty"`
+
 	// Pairs is a set of structs.
 	// +listType=set
 	// +immutable

@@ -208,6 +208,56 @@ type WidgetSpec struct {
 	// +optional
 	Backends []*Backend `json:"backends,omitempty"`
 
+	// Peers never change, in any order (+immutable:ignoreOrder): the
+	// list map and the list maps inside its items compare by key.
+	// +listType=map
+	// +listMapKey=name
+	// +immutable
+	// +immutable:ignoreOrder
+	// +optional
+	Peers []Peer `json:"peers,omitempty"`
+
+	// Cluster is fixed while present: it may be cleared and set again
+	// (validation-gen's +k8s:update=NoModify alone).
+	// +k8s:update=NoModify
+	// +optional
+	Cluster *string `json:"cluster,omitempty"`
+
+	// Placement is set once (+k8s:update=NoUnset,NoModify).
+	// +k8s:update=NoUnset
+	// +k8s:update=NoModify
+	// +optional
+	Placement *Window `json:"placement,omitempty"`
+
+	// Schedule may not be added or removed; its value may change
+	// (+k8s:update=NoSet,NoUnset).
+	// +k8s:update=NoSet
+	// +k8s:update=NoUnset
+	// +optional
+	Schedule *Window `json:"schedule,omitempty"`
+
+	// Pin may be set at creation only, then not changed; it may be removed
+	// (+k8s:update=NoSet,NoModify).
+	// +k8s:update=NoSet
+	// +k8s:update=NoModify
+	// +optional
+	Pin string `json:"pin,omitempty"`
+
+	// Kept may be set later and changed, never removed (+k8s:update=NoUnset).
+	// +k8s:update=NoUnset
+	// +optional
+	Kept string `json:"kept,omitempty"`
+
+	// Members keep their names, and each never changes while there
+	// (+k8s:update=NoAddItem,NoRemoveItem and +k8s:eachVal=+k8s:update=NoModify).
+	// +listType=map
+	// +listMapKey=name
+	// +k8s:update=NoAddItem
+	// +k8s:update=NoRemoveItem
+	// +k8s:eachVal=+k8s:update=NoModify
+	// +optional
+	Members []PeerPortMember `json:"members,omitempty"`
+
 	// Raw is free-form JSON, compared as JSON values.
 	// +immutable
 	// +optional
@@ -462,4 +512,30 @@ type Gadget struct {
 
 	// +required
 	Spec GadgetSpec `json:"spec"`
+}
+
+// Peer is an item of a list map that holds a list map.
+type Peer struct {
+	Name string `json:"name"`
+	// +listType=map
+	// +listMapKey=port
+	// +optional
+	Ports []PeerPort `json:"ports,omitempty"`
+	// Args keep their order.
+	// +optional
+	Args []string `json:"args,omitempty"`
+}
+
+// PeerPort is keyed by port.
+type PeerPort struct {
+	Port int32 `json:"port"`
+	// +optional
+	Protocol string `json:"protocol,omitempty"`
+}
+
+// PeerPortMember is a list map item.
+type PeerPortMember struct {
+	Name string `json:"name"`
+	// +optional
+	Weight int32 `json:"weight,omitempty"`
 }

@@ -345,6 +345,16 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p string) {
 			return
 		}
 	}
+	if nOK, oOK := (in.Cluster != nil), (old.Cluster != nil); nOK && oOK {
+		if !((in.Cluster == nil) == (old.Cluster == nil) && (in.Cluster == nil || (*in.Cluster) == (*old.Cluster))) {
+			if w.Violation() {
+				w.Add(immutable.ChangedAt(w.Child(p, "cluster"), in.Cluster))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	}
 	if nOK, oOK := (len(in.Codes) != 0), (len(old.Codes) != 0); nOK && oOK {
 		if !(equalSliceInt32(&in.Codes, &old.Codes)) {
 			if w.Violation() {
@@ -488,6 +498,15 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p string) {
 			return
 		}
 	}
+	if nOK, oOK := (in.Kept != ""), (old.Kept != ""); nOK && oOK {
+	} else if oOK && !nOK {
+		if w.Violation() {
+			w.Add(immutable.PresenceAt(w.Child(p, "kept"), "kept", immutable.Once, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
 	if nOK, oOK := (len(in.Labels) != 0), (len(old.Labels) != 0); nOK && oOK {
 		if (in.Labels == nil) != (old.Labels == nil) {
 			if w.Violation() {
@@ -618,6 +637,65 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p string) {
 			return
 		}
 	}
+	if nOK, oOK := (len(in.Members) != 0), (len(old.Members) != 0); nOK && oOK {
+		m28 := min(len(in.Members), len(old.Members))
+		for i29 := 0; i29 < m28; i29++ {
+			kn, hn := keyPeerPortMemberOf(&in.Members[i29])
+			ko, ho := keyPeerPortMemberOf(&old.Members[i29])
+			if hn != ho || (hn && kn != ko) {
+				m28 = i29
+				break
+			}
+		}
+		if (in.Members == nil) != (old.Members == nil) {
+			if w.Violation() {
+				w.Add(immutable.ChangedAt(w.Child(p, "members"), in.Members))
+			}
+			if w.Done() {
+				return
+			}
+		} else if in.Members != nil && (len(in.Members) != len(old.Members) || m28 != len(in.Members)) {
+			if cs27 := immutable.ListKeyChanges(in.Members, old.Members, keyPeerPortMemberOf); len(cs27) > 0 && w.Violation() {
+				for _, c26 := range cs27 {
+					w.Add(immutable.KeyChangedAt(w.Child(p, "members"), formatKeyPeerPortMember(c26.Key), c26.Added))
+				}
+			}
+			if w.Done() {
+				return
+			}
+		}
+		for i30 := 0; i30 < m28; i30++ {
+			if _, ok := keyPeerPortMemberOf(&in.Members[i30]); ok {
+				if !(equalPeerPortMember(&in.Members[i30], &old.Members[i30])) {
+					if w.Violation() {
+						w.Add(immutable.ChangedAt(w.ChildIndex(p, "members", i30), in.Members[i30]))
+					}
+					if w.Done() {
+						return
+					}
+				}
+			}
+		}
+		if m28 < len(in.Members) && m28 < len(old.Members) {
+			for _, pr31 := range immutable.PairByKey(in.Members[m28:], old.Members[m28:], keyPeerPortMemberOf) {
+				if !(equalPeerPortMember(&in.Members[m28+pr31.New], &old.Members[m28+pr31.Old])) {
+					if w.Violation() {
+						w.Add(immutable.ChangedAt(w.ChildIndex(p, "members", m28+pr31.New), in.Members[m28+pr31.New]))
+					}
+					if w.Done() {
+						return
+					}
+				}
+			}
+		}
+	} else if nOK != oOK {
+		if w.Violation() {
+			w.Add(immutable.PresenceAt(w.Child(p, "members"), "members", immutable.Keys, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
 	if nOK, oOK := (in.Memory != nil), (old.Memory != nil); nOK && oOK {
 		if !((in.Memory == nil) == (old.Memory == nil) && (in.Memory == nil || immutable.SameQuantity(in.Memory, old.Memory))) {
 			if w.Violation() {
@@ -674,6 +752,57 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p string) {
 			return
 		}
 	}
+	if nOK, oOK := (len(in.Peers) != 0), (len(old.Peers) != 0); nOK && oOK {
+		if !(equalSlicePeerAnyOrder(&in.Peers, &old.Peers)) {
+			if w.Violation() {
+				w.Add(immutable.ChangedAt(w.Child(p, "peers"), in.Peers))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	} else if nOK != oOK {
+		if w.Violation() {
+			w.Add(immutable.PresenceAt(w.Child(p, "peers"), "peers", immutable.Whole, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
+	if nOK, oOK := (in.Pin != ""), (old.Pin != ""); nOK && oOK {
+		if !(in.Pin == old.Pin) {
+			if w.Violation() {
+				w.Add(immutable.ChangedAt(w.Child(p, "pin"), in.Pin))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	} else if nOK && !oOK {
+		if w.Violation() {
+			w.Add(immutable.PresenceAt(w.Child(p, "pin"), "pin", immutable.Whole, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
+	if nOK, oOK := (in.Placement != nil), (old.Placement != nil); nOK && oOK {
+		if !((in.Placement == nil) == (old.Placement == nil) && (in.Placement == nil || equalWindow(in.Placement, old.Placement))) {
+			if w.Violation() {
+				w.Add(immutable.ChangedAt(w.Child(p, "placement"), in.Placement))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	} else if oOK && !nOK {
+		if w.Violation() {
+			w.Add(immutable.PresenceAt(w.Child(p, "placement"), "placement", immutable.Once, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
 	if nOK, oOK := (in.Port != nil), (old.Port != nil); nOK && oOK {
 		if !((in.Port == nil) == (old.Port == nil) && (in.Port == nil || immutable.SameIntOrString(in.Port, old.Port))) {
 			if w.Violation() {
@@ -692,12 +821,12 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p string) {
 		}
 	}
 	if nOK, oOK := (len(in.Ports) != 0), (len(old.Ports) != 0); nOK && oOK {
-		m32 := min(len(in.Ports), len(old.Ports))
-		for i33 := 0; i33 < m32; i33++ {
-			kn, hn := keyPortOf(&in.Ports[i33])
-			ko, ho := keyPortOf(&old.Ports[i33])
+		m38 := min(len(in.Ports), len(old.Ports))
+		for i39 := 0; i39 < m38; i39++ {
+			kn, hn := keyPortOf(&in.Ports[i39])
+			ko, ho := keyPortOf(&old.Ports[i39])
 			if hn != ho || (hn && kn != ko) {
-				m32 = i33
+				m38 = i39
 				break
 			}
 		}
@@ -708,30 +837,30 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p string) {
 			if w.Done() {
 				return
 			}
-		} else if in.Ports != nil && (len(in.Ports) != len(old.Ports) || m32 != len(in.Ports)) {
-			if cs31 := immutable.ListKeyChanges(in.Ports, old.Ports, keyPortOf); len(cs31) > 0 && w.Violation() {
-				for _, c30 := range cs31 {
-					w.Add(immutable.KeyChangedAt(w.Child(p, "ports"), formatKeyPort(c30.Key), c30.Added))
+		} else if in.Ports != nil && (len(in.Ports) != len(old.Ports) || m38 != len(in.Ports)) {
+			if cs37 := immutable.ListKeyChanges(in.Ports, old.Ports, keyPortOf); len(cs37) > 0 && w.Violation() {
+				for _, c36 := range cs37 {
+					w.Add(immutable.KeyChangedAt(w.Child(p, "ports"), formatKeyPort(c36.Key), c36.Added))
 				}
 			}
 			if w.Done() {
 				return
 			}
 		}
-		for i34 := 0; i34 < m32; i34++ {
-			if _, ok := keyPortOf(&in.Ports[i34]); ok {
-				if !w.Report || dirtyPort_2(&in.Ports[i34], &old.Ports[i34]) {
-					walkPort_2(w, &in.Ports[i34], &old.Ports[i34], w.ChildIndex(p, "ports", i34))
+		for i40 := 0; i40 < m38; i40++ {
+			if _, ok := keyPortOf(&in.Ports[i40]); ok {
+				if !w.Report || dirtyPort_2(&in.Ports[i40], &old.Ports[i40]) {
+					walkPort_2(w, &in.Ports[i40], &old.Ports[i40], w.ChildIndex(p, "ports", i40))
 					if w.Done() {
 						return
 					}
 				}
 			}
 		}
-		if m32 < len(in.Ports) && m32 < len(old.Ports) {
-			for _, pr35 := range immutable.PairByKey(in.Ports[m32:], old.Ports[m32:], keyPortOf) {
-				if !w.Report || dirtyPort_2(&in.Ports[m32+pr35.New], &old.Ports[m32+pr35.Old]) {
-					walkPort_2(w, &in.Ports[m32+pr35.New], &old.Ports[m32+pr35.Old], w.ChildIndex(p, "ports", m32+pr35.New))
+		if m38 < len(in.Ports) && m38 < len(old.Ports) {
+			for _, pr41 := range immutable.PairByKey(in.Ports[m38:], old.Ports[m38:], keyPortOf) {
+				if !w.Report || dirtyPort_2(&in.Ports[m38+pr41.New], &old.Ports[m38+pr41.Old]) {
+					walkPort_2(w, &in.Ports[m38+pr41.New], &old.Ports[m38+pr41.Old], w.ChildIndex(p, "ports", m38+pr41.New))
 					if w.Done() {
 						return
 					}
@@ -814,34 +943,43 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p string) {
 		}
 	}
 	if nOK, oOK := (len(in.Routes) != 0), (len(old.Routes) != 0); nOK && oOK {
-		m36 := min(len(in.Routes), len(old.Routes))
-		for i37 := 0; i37 < m36; i37++ {
-			kn, hn := keyRoute_2Of(&in.Routes[i37])
-			ko, ho := keyRoute_2Of(&old.Routes[i37])
+		m42 := min(len(in.Routes), len(old.Routes))
+		for i43 := 0; i43 < m42; i43++ {
+			kn, hn := keyRoute_2Of(&in.Routes[i43])
+			ko, ho := keyRoute_2Of(&old.Routes[i43])
 			if hn != ho || (hn && kn != ko) {
-				m36 = i37
+				m42 = i43
 				break
 			}
 		}
-		for i38 := 0; i38 < m36; i38++ {
-			if _, ok := keyRoute_2Of(&in.Routes[i38]); ok {
-				if !w.Report || dirtyRoute(&in.Routes[i38], &old.Routes[i38]) {
-					walkRoute(w, &in.Routes[i38], &old.Routes[i38], w.ChildIndex(p, "routes", i38))
+		for i44 := 0; i44 < m42; i44++ {
+			if _, ok := keyRoute_2Of(&in.Routes[i44]); ok {
+				if !w.Report || dirtyRoute(&in.Routes[i44], &old.Routes[i44]) {
+					walkRoute(w, &in.Routes[i44], &old.Routes[i44], w.ChildIndex(p, "routes", i44))
 					if w.Done() {
 						return
 					}
 				}
 			}
 		}
-		if m36 < len(in.Routes) && m36 < len(old.Routes) {
-			for _, pr39 := range immutable.PairByKey(in.Routes[m36:], old.Routes[m36:], keyRoute_2Of) {
-				if !w.Report || dirtyRoute(&in.Routes[m36+pr39.New], &old.Routes[m36+pr39.Old]) {
-					walkRoute(w, &in.Routes[m36+pr39.New], &old.Routes[m36+pr39.Old], w.ChildIndex(p, "routes", m36+pr39.New))
+		if m42 < len(in.Routes) && m42 < len(old.Routes) {
+			for _, pr45 := range immutable.PairByKey(in.Routes[m42:], old.Routes[m42:], keyRoute_2Of) {
+				if !w.Report || dirtyRoute(&in.Routes[m42+pr45.New], &old.Routes[m42+pr45.Old]) {
+					walkRoute(w, &in.Routes[m42+pr45.New], &old.Routes[m42+pr45.Old], w.ChildIndex(p, "routes", m42+pr45.New))
 					if w.Done() {
 						return
 					}
 				}
 			}
+		}
+	}
+	if nOK, oOK := (in.Schedule != nil), (old.Schedule != nil); nOK && oOK {
+	} else if nOK != oOK {
+		if w.Violation() {
+			w.Add(immutable.PresenceAt(w.Child(p, "schedule"), "schedule", immutable.Whole, nOK))
+		}
+		if w.Done() {
+			return
 		}
 	}
 	if nOK, oOK := (in.Seed != ""), (old.Seed != ""); nOK && oOK {
@@ -879,10 +1017,10 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p string) {
 		}
 	}
 	if nOK, oOK := (len(in.Sidecars) != 0), (len(old.Sidecars) != 0); nOK && oOK {
-		for i40 := 0; i40 < min(len(in.Sidecars), len(old.Sidecars)); i40++ {
-			if !((in.Sidecars[i40] == nil) == (old.Sidecars[i40] == nil) && (in.Sidecars[i40] == nil || equalImage(in.Sidecars[i40], old.Sidecars[i40]))) {
+		for i46 := 0; i46 < min(len(in.Sidecars), len(old.Sidecars)); i46++ {
+			if !((in.Sidecars[i46] == nil) == (old.Sidecars[i46] == nil) && (in.Sidecars[i46] == nil || equalImage(in.Sidecars[i46], old.Sidecars[i46]))) {
 				if w.Violation() {
-					w.Add(immutable.ChangedAt(w.ChildIndex(p, "sidecars", i40), in.Sidecars[i40]))
+					w.Add(immutable.ChangedAt(w.ChildIndex(p, "sidecars", i46), in.Sidecars[i46]))
 				}
 				if w.Done() {
 					return
@@ -908,10 +1046,10 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p string) {
 		}
 	}
 	if nOK, oOK := (len(in.Steps) != 0), (len(old.Steps) != 0); nOK && oOK {
-		for i41 := 0; i41 < min(len(in.Steps), len(old.Steps)); i41++ {
-			if !(equalStep(&in.Steps[i41], &old.Steps[i41])) {
+		for i47 := 0; i47 < min(len(in.Steps), len(old.Steps)); i47++ {
+			if !(equalStep(&in.Steps[i47], &old.Steps[i47])) {
 				if w.Violation() {
-					w.Add(immutable.ChangedAt(w.ChildIndex(p, "steps", i41), in.Steps[i41]))
+					w.Add(immutable.ChangedAt(w.ChildIndex(p, "steps", i47), in.Steps[i47]))
 				}
 				if w.Done() {
 					return
@@ -1203,6 +1341,31 @@ func dirtyListener(in, old *Listener) bool {
 	return q.Found()
 }
 
+// keyPeerPortMember is the key of a PeerPortMember item in a list map.
+type keyPeerPortMember struct {
+	k0 string
+}
+
+func keyPeerPortMemberOf(e *PeerPortMember) (keyPeerPortMember, bool) {
+	return keyPeerPortMember{
+		k0: e.Name,
+	}, true
+}
+
+func formatKeyPeerPortMember(k keyPeerPortMember) string {
+	return immutable.FormatKey([]string{"name"}, immutable.FormatScalar(k.k0))
+}
+
+func equalPeerPortMember(a, b *PeerPortMember) bool {
+	if !(a.Name == b.Name) {
+		return false
+	}
+	if pa, pb := (a.Weight != 0), (b.Weight != 0); pa != pb || pa && !(a.Weight == b.Weight) {
+		return false
+	}
+	return true
+}
+
 func walkNetwork(w *immutable.Walk, in, old *Network, p string) {
 	if nOK, oOK := (in.Inline.Gateway != ""), (old.Inline.Gateway != ""); nOK && oOK {
 		if !(in.Inline.Gateway == old.Inline.Gateway) {
@@ -1231,8 +1394,8 @@ func walkNetwork(w *immutable.Walk, in, old *Network, p string) {
 			}
 		} else if in.Subnets != nil && !immutable.SameKeys(in.Subnets, old.Subnets) {
 			if w.Violation() {
-				for _, c26 := range immutable.MapKeyChanges(in.Subnets, old.Subnets) {
-					w.Add(immutable.KeyChangedAt(w.Child(p, "subnets"), immutable.QuoteKey(string(c26.Key)), c26.Added))
+				for _, c32 := range immutable.MapKeyChanges(in.Subnets, old.Subnets) {
+					w.Add(immutable.KeyChangedAt(w.Child(p, "subnets"), immutable.QuoteKey(string(c32.Key)), c32.Added))
 				}
 			}
 			if w.Done() {
@@ -1241,11 +1404,11 @@ func walkNetwork(w *immutable.Walk, in, old *Network, p string) {
 		}
 		if in.Subnets != nil && old.Subnets != nil {
 			if w.Report {
-				for _, k27 := range immutable.SortedKeys(in.Subnets) {
-					if ov29, ok := old.Subnets[k27]; ok {
-						nv28 := in.Subnets[k27]
-						if !w.Report || dirtySubnet(&nv28, &ov29) {
-							walkSubnet(w, &nv28, &ov29, w.ChildKey(p, "subnets", string(k27)))
+				for _, k33 := range immutable.SortedKeys(in.Subnets) {
+					if ov35, ok := old.Subnets[k33]; ok {
+						nv34 := in.Subnets[k33]
+						if !w.Report || dirtySubnet(&nv34, &ov35) {
+							walkSubnet(w, &nv34, &ov35, w.ChildKey(p, "subnets", string(k33)))
 							if w.Done() {
 								return
 							}
@@ -1253,10 +1416,10 @@ func walkNetwork(w *immutable.Walk, in, old *Network, p string) {
 					}
 				}
 			} else {
-				for k27, nv28 := range in.Subnets {
-					if ov29, ok := old.Subnets[k27]; ok {
-						if !w.Report || dirtySubnet(&nv28, &ov29) {
-							walkSubnet(w, &nv28, &ov29, w.ChildKey(p, "subnets", string(k27)))
+				for k33, nv34 := range in.Subnets {
+					if ov35, ok := old.Subnets[k33]; ok {
+						if !w.Report || dirtySubnet(&nv34, &ov35) {
+							walkSubnet(w, &nv34, &ov35, w.ChildKey(p, "subnets", string(k33)))
 							if w.Done() {
 								return
 							}
@@ -1311,6 +1474,93 @@ func equalOwner(a, b *Owner) bool {
 		return false
 	}
 	if pa, pb := (a.Name != ""), (b.Name != ""); pa != pb || pa && !(a.Name == b.Name) {
+		return false
+	}
+	return true
+}
+
+func equalSlicePeerAnyOrder(a, b *[]Peer) bool {
+	if (*a == nil) != (*b == nil) || len(*a) != len(*b) {
+		return false
+	}
+	i := 0
+	for i < len(*a) && (equalPeerAnyOrder(&(*a)[i], &(*b)[i])) {
+		i++
+	}
+	if i == len(*a) {
+		return true
+	}
+	used := make([]bool, len(*b)-i)
+	for x := i; x < len(*a); x++ {
+		found := false
+		for y := range used {
+			if !used[y] && (equalPeerAnyOrder(&(*a)[x], &(*b)[i+y])) {
+				used[y], found = true, true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+func equalPeerAnyOrder(a, b *Peer) bool {
+	if !(a.Name == b.Name) {
+		return false
+	}
+	if pa, pb := (len(a.Ports) != 0), (len(b.Ports) != 0); pa != pb || pa && !(equalSlicePeerPortAnyOrder(&a.Ports, &b.Ports)) {
+		return false
+	}
+	if pa, pb := (len(a.Args) != 0), (len(b.Args) != 0); pa != pb || pa && !(equalSliceString_2(&a.Args, &b.Args)) {
+		return false
+	}
+	return true
+}
+
+func equalSlicePeerPortAnyOrder(a, b *[]PeerPort) bool {
+	if (*a == nil) != (*b == nil) || len(*a) != len(*b) {
+		return false
+	}
+	i := 0
+	for i < len(*a) && (equalPeerPort(&(*a)[i], &(*b)[i])) {
+		i++
+	}
+	if i == len(*a) {
+		return true
+	}
+	used := make([]bool, len(*b)-i)
+	for x := i; x < len(*a); x++ {
+		found := false
+		for y := range used {
+			if !used[y] && (equalPeerPort(&(*a)[x], &(*b)[i+y])) {
+				used[y], found = true, true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+func equalPeerPort(a, b *PeerPort) bool {
+	if !(a.Port == b.Port) {
+		return false
+	}
+	if pa, pb := (a.Protocol != ""), (b.Protocol != ""); pa != pb || pa && !(a.Protocol == b.Protocol) {
+		return false
+	}
+	return true
+}
+
+func equalWindow(a, b *Window) bool {
+	if pa, pb := (a.Start != 0), (b.Start != 0); pa != pb || pa && !(a.Start == b.Start) {
+		return false
+	}
+	if pa, pb := (a.End != 0), (b.End != 0); pa != pb || pa && !(a.End == b.End) {
 		return false
 	}
 	return true
@@ -1546,16 +1796,6 @@ func equalMetav1ManagedFieldsEntry(a, b *metav1.ManagedFieldsEntry) bool {
 		return false
 	}
 	if pa, pb := (a.Subresource != ""), (b.Subresource != ""); pa != pb || pa && !(a.Subresource == b.Subresource) {
-		return false
-	}
-	return true
-}
-
-func equalWindow(a, b *Window) bool {
-	if pa, pb := (a.Start != 0), (b.Start != 0); pa != pb || pa && !(a.Start == b.Start) {
-		return false
-	}
-	if pa, pb := (a.End != 0), (b.End != 0); pa != pb || pa && !(a.End == b.End) {
 		return false
 	}
 	return true

@@ -135,6 +135,36 @@ type WidgetSpec struct {
 	// +optional
 	SeedSnapshot string `json:"seedSnapshot,omitempty"`
 
+	// ClusterName is fixed while present: it may be cleared and set again
+	// (Kueue). Only validation-gen's tag says so; immutable-gen reads it.
+	// +k8s:optional
+	// +k8s:update=NoModify
+	// +optional
+	ClusterName string `json:"clusterName,omitempty"`
+
+	// AdmittedAt may be set later and changed, never removed: only
+	// validation-gen's +k8s:update=NoUnset says so.
+	// +k8s:optional
+	// +k8s:update=NoUnset
+	// +optional
+	AdmittedAt string `json:"admittedAt,omitempty"`
+
+	// Region may be set at creation or never, then not changed; it may be
+	// removed: validation-gen's +k8s:update=NoSet and NoModify.
+	// +k8s:optional
+	// +k8s:update=NoSet
+	// +k8s:update=NoModify
+	// +optional
+	Region string `json:"region,omitempty"`
+
+	// Placement may not be added or removed after creation; its value may
+	// change: validation-gen's +k8s:update=NoSet and NoUnset.
+	// +k8s:optional
+	// +k8s:update=NoSet
+	// +k8s:update=NoUnset
+	// +optional
+	Placement *string `json:"placement,omitempty"`
+
 	// Shards keep their keys (none added or removed); each shard's
 	// replicas may change: immutable-gen's keys, validation-gen's update
 	// constraints NoAddItem and NoRemoveItem.

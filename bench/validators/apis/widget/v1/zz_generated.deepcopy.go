@@ -212,6 +212,11 @@ func (in *WidgetSpec) DeepCopyInto(out *WidgetSpec) {
 		*out = new(Options)
 		**out = **in
 	}
+	if in.Placement != nil {
+		in, out := &in.Placement, &out.Placement
+		*out = new(string)
+		**out = **in
+	}
 	if in.Shards != nil {
 		in, out := &in.Shards, &out.Shards
 		*out = make([]Shard, len(*in))

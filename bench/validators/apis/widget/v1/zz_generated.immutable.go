@@ -39,6 +39,15 @@ func walkWidget(w *immutable.Walk, in, old *Widget, p string) {
 }
 
 func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p string) {
+	if nOK, oOK := (in.AdmittedAt != ""), (old.AdmittedAt != ""); nOK && oOK {
+	} else if oOK && !nOK {
+		if w.Violation() {
+			w.Add(immutable.PresenceAt(w.Child(p, "admittedAt"), "admittedAt", immutable.Once, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
 	if nOK, oOK := (len(in.Backends) != 0), (len(old.Backends) != 0); nOK && oOK {
 		m1 := min(len(in.Backends), len(old.Backends))
 		for i2 := 0; i2 < m1; i2++ {
@@ -87,6 +96,16 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p string) {
 			return
 		}
 	}
+	if nOK, oOK := (in.ClusterName != ""), (old.ClusterName != ""); nOK && oOK {
+		if !(in.ClusterName == old.ClusterName) {
+			if w.Violation() {
+				w.Add(immutable.ChangedAt(w.Child(p, "clusterName"), in.ClusterName))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	}
 	if !(equalWidgetConfig(&in.Config, &old.Config)) {
 		if w.Violation() {
 			w.Add(immutable.ChangedAt(w.Child(p, "config"), in.Config))
@@ -130,6 +149,15 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p string) {
 			}
 		}
 	}
+	if nOK, oOK := (in.Placement != nil), (old.Placement != nil); nOK && oOK {
+	} else if nOK != oOK {
+		if w.Violation() {
+			w.Add(immutable.PresenceAt(w.Child(p, "placement"), "placement", immutable.Whole, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
 	if nOK, oOK := (len(in.Ports) != 0), (len(old.Ports) != 0); nOK && oOK {
 		if !(equalSlicePort(&in.Ports, &old.Ports)) {
 			if w.Violation() {
@@ -142,6 +170,23 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p string) {
 	} else if nOK != oOK {
 		if w.Violation() {
 			w.Add(immutable.PresenceAt(w.Child(p, "ports"), "ports", immutable.Whole, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
+	if nOK, oOK := (in.Region != ""), (old.Region != ""); nOK && oOK {
+		if !(in.Region == old.Region) {
+			if w.Violation() {
+				w.Add(immutable.ChangedAt(w.Child(p, "region"), in.Region))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	} else if nOK && !oOK {
+		if w.Violation() {
+			w.Add(immutable.PresenceAt(w.Child(p, "region"), "region", immutable.Whole, nOK))
 		}
 		if w.Done() {
 			return
