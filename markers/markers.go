@@ -213,45 +213,44 @@ func Register(reg *markers.Registry) error {
 		return err
 	}
 	for _, target := range []markers.TargetType{markers.DescribesField, markers.DescribesType} {
-		def, err := markers.MakeDefinition(Name, target, Immutable{})
-		if err != nil {
+		if err := define(reg, Name, target, Immutable{}, help(target)); err != nil {
 			return err
 		}
-		if err := reg.Register(def); err != nil {
-			return err
-		}
-		reg.AddHelp(def, help(target))
-		msg, err := markers.MakeDefinition(MessageName, target, Message{})
-		if err != nil {
-			return err
-		}
-		if err := reg.Register(msg); err != nil {
-			return err
-		}
-		reg.AddHelp(msg, &markers.DefinitionHelp{
+		if err := define(reg, MessageName, target, Message{}, &markers.DefinitionHelp{
 			Category: "Immutability",
 			DetailedHelp: markers.DetailedHelp{
 				Summary: "the message of the CEL rules that enforce the +immutable, +immutable=keys or +immutable=once marker on the same " + map[markers.TargetType]string{markers.DescribesField: "field.", markers.DescribesType: "type."}[target],
 				Details: "+immutable:message=\"…\" stands beside one immutability marker on the same field or type; the generated rules report it instead of `field is immutable`. It goes beyond the KEP.",
 			},
 			FieldHelp: map[string]markers.DetailedHelp{},
-		})
-		ord, err := markers.MakeDefinition(IgnoreOrderName, target, IgnoreOrder{})
-		if err != nil {
+		}); err != nil {
 			return err
 		}
-		if err := reg.Register(ord); err != nil {
-			return err
-		}
-		reg.AddHelp(ord, &markers.DefinitionHelp{
+		if err := define(reg, IgnoreOrderName, target, IgnoreOrder{}, &markers.DefinitionHelp{
 			Category: "Immutability",
 			DetailedHelp: markers.DetailedHelp{
 				Summary: "beside +immutable or +immutable=once on the same " + map[markers.TargetType]string{markers.DescribesField: "field", markers.DescribesType: "type"}[target] + ": the +listType=map lists in the value compare by key, their order ignored.",
 				Details: "+immutable:ignoreOrder needs a list map at or under the marked node. Its CEL rule is self == oldSelf (CEL compares list maps by key), which needs no MaxItems; in extensions mode it is x-immutable-gen-ignore-order. It goes beyond the KEP, which compares list maps in order.",
 			},
 			FieldHelp: map[string]markers.DetailedHelp{},
-		})
+		}); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// define registers the marker name on target, its value parsed into v's
+// type, with its help.
+func define(reg *markers.Registry, name string, target markers.TargetType, v any, h *markers.DefinitionHelp) error {
+	def, err := markers.MakeDefinition(name, target, v)
+	if err != nil {
+		return err
+	}
+	if err := reg.Register(def); err != nil {
+		return err
+	}
+	reg.AddHelp(def, h)
 	return nil
 }
 

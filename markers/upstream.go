@@ -88,21 +88,16 @@ func registerUpstream(reg *markers.Registry) error {
 		{ImmutableTagName, markers.DescribesType, K8sImmutable{}},
 	} {
 		name := t.name
-		def, err := markers.MakeDefinition(name, t.target, t.v)
-		if err != nil {
-			return err
-		}
-		if err := reg.Register(def); err != nil {
-			return err
-		}
-		reg.AddHelp(def, &markers.DefinitionHelp{
+		if err := define(reg, name, t.target, t.v, &markers.DefinitionHelp{
 			Category: "Immutability (validation-gen's tags)",
 			DetailedHelp: markers.DetailedHelp{
 				Summary: "validation-gen's +" + name + ", compiled by immutable-gen into the immutability form with the same verdicts.",
 				Details: "+k8s:update=NoSet|NoUnset|NoModify|NoAddItem|NoRemoveItem, one a line; NoSet,NoUnset,NoModify is +immutable, NoUnset,NoModify is +immutable=once, NoModify alone is fixed while present, NoAddItem,NoRemoveItem (with or without NoSet,NoUnset) is +immutable=keys; +k8s:eachVal=+k8s:update=NoModify is +immutable on the items of a list map or the values of a map.",
 			},
 			FieldHelp: map[string]markers.DetailedHelp{},
-		})
+		}); err != nil {
+			return err
+		}
 	}
 	return nil
 }

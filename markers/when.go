@@ -95,21 +95,16 @@ func (m When) ApplyToSchema(ctx *crdmarkers.SchemaContext, _ *apiext.JSONSchemaP
 // registerWhen adds +immutable:when for fields and types to reg.
 func registerWhen(reg *markers.Registry) error {
 	for _, target := range []markers.TargetType{markers.DescribesField, markers.DescribesType} {
-		def, err := markers.MakeDefinition(WhenName, target, When{})
-		if err != nil {
-			return err
-		}
-		if err := reg.Register(def); err != nil {
-			return err
-		}
-		reg.AddHelp(def, &markers.DefinitionHelp{
+		if err := define(reg, WhenName, target, When{}, &markers.DefinitionHelp{
 			Category: "Immutability",
 			DetailedHelp: markers.DetailedHelp{
 				Summary: "makes the immutability marker beside it conditional: enforced only on updates where the CEL expression is true (self, oldSelf: the new and old objects).",
 				Details: "+immutable:when=\"<CEL>\" stands beside +immutable, =keys or =once on a field reached from the kind's root through properties only. The CRD gets one rule in the root's x-kubernetes-validations, with fieldPath at the field. The runtime and the typed validators do not evaluate CEL: in extensions mode the rule is CEL too. Beyond the KEP.",
 			},
 			FieldHelp: map[string]markers.DetailedHelp{},
-		})
+		}); err != nil {
+			return err
+		}
 	}
 	return nil
 }
