@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/immutable-gen/immutable-gen/runtime/manifest"
 )
 
 // TestLines: findings carry the line of their schema node in the YAML,
@@ -87,12 +89,13 @@ func FuzzParsing(f *testing.F) {
 	f.Add([]byte("{\"a\": 1}\n{\"b\": [\n]}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n := len(splitLines(data))
-		documents(data, func(_ int, _, src []byte, line int) {
-			if line < 1 || line > n {
+		for doc := range manifest.Documents(data) {
+			line, src := doc.Line, doc.YAML
+			if line < 1 || line > max(n, 1) {
 				t.Errorf("document line %d of %d", line, n)
 			}
 			if src == nil {
-				return
+				continue
 			}
 			lines := yamlLines(src, line)
 			for _, path := range []string{"spec.a[*].b", "<root>", "spec", "a[*][*]"} {
@@ -100,7 +103,7 @@ func FuzzParsing(f *testing.F) {
 					t.Errorf("%s: line %d outside %d..%d", path, l, line, n)
 				}
 			}
-		})
+		}
 		helmTemplate("f.yaml", data)
 		promise("name", string(data))
 	})

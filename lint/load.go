@@ -21,12 +21,11 @@ import (
 	"golang.org/x/sync/errgroup"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	sigsjson "sigs.k8s.io/json"
-	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/immutable-gen/immutable-gen/crdvalidation"
 	"github.com/immutable-gen/immutable-gen/diag"
+	"github.com/immutable-gen/immutable-gen/runtime/manifest"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
@@ -183,14 +182,16 @@ func (l *linter) manifest(res *Result, file string, data []byte) error {
 		res.Helm = append(res.Helm, file)
 		return nil
 	}
-	err := documents(data, func(n int, raw, src []byte, line int) {
-		if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
-			return
+	for doc := range manifest.Documents(data) {
+		n, raw, line := doc.Number, doc.JSON, doc.Line
+		if doc.Err != nil {
+			errs = append(errs, fmt.Errorf("%s: document %d: %s", file, n, syntaxError(doc.Err)))
+			continue
 		}
 		var h header
 		if err := json.Unmarshal(raw, &h); err != nil {
 			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: document %d is not an object", file, n))
-			return
+			continue
 		}
 		before := len(res.Findings)
 		if err := l.object(res, file, fmt.Sprintf("document %d", n), raw, h); err != nil {
@@ -199,8 +200,8 @@ func (l *linter) manifest(res *Result, file string, data []byte) error {
 		// Place the document's findings in its YAML.
 		if len(res.Findings) > before {
 			var lines []yline
-			if src != nil {
-				lines = yamlLines(src, line)
+			if doc.YAML != nil {
+				lines = yamlLines(doc.YAML, line)
 			}
 			for i := before; i < len(res.Findings); i++ {
 				f := &res.Findings[i]
@@ -210,78 +211,18 @@ func (l *linter) manifest(res *Result, file string, data []byte) error {
 				}
 			}
 		}
-	})
-	for _, e := range unjoin(err) {
-		errs = append(errs, fmt.Errorf("%s: %w", file, e))
 	}
 	return errors.Join(errs...)
 }
 
-// documents calls fn with each document of a YAML or JSON stream, as JSON,
-// numbered from 1, with its source (YAML; nil for JSON) and the line of
-// the file it starts on, and returns the errors of the documents that do
-// not parse. A JSON stream stops at its first syntax error; YAML documents
-// are split at `---` first, so the ones after a broken document are still
-// read.
-func documents(data []byte, fn func(n int, raw, src []byte, line int)) error {
-	if utilyaml.IsJSONBuffer(data) {
-		dec := json.NewDecoder(bytes.NewReader(data))
-		for n := 1; ; n++ {
-			var raw json.RawMessage
-			off := dec.InputOffset()
-			err := dec.Decode(&raw)
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			if err != nil {
-				return fmt.Errorf("document %d: invalid JSON: %v", n, err)
-			}
-			// The document starts at its first non-blank byte.
-			lead := data[off:]
-			skip := len(lead) - len(bytes.TrimLeft(lead, " \t\r\n"))
-			fn(n, raw, nil, 1+bytes.Count(data[:int(off)+skip], []byte("\n")))
-		}
+// syntaxError words a document that does not parse as lint always has:
+// "invalid YAML: …" or "invalid JSON: …".
+func syntaxError(err error) string {
+	var se *manifest.SyntaxError
+	if errors.As(err, &se) {
+		return "invalid " + se.Format + ": " + se.Err.Error()
 	}
-	var errs []error
-	n := 0
-	yamlDocuments(data, func(doc []byte, line int) {
-		n++
-		raw, err := sigsyaml.YAMLToJSON(doc)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("document %d: invalid YAML: %v", n, err))
-			return
-		}
-		fn(n, raw, doc, line)
-	})
-	return errors.Join(errs...)
-}
-
-// yamlDocuments splits a YAML stream at its `---` lines (followed by
-// nothing or a comment), as k8s.io/apimachinery's YAMLReader does, and
-// calls fn with each document that is not empty and the line of the file
-// it starts on.
-func yamlDocuments(data []byte, fn func(doc []byte, line int)) {
-	start, startLine, no := 0, 1, 0
-	for off := 0; off < len(data); {
-		no++
-		end := len(data)
-		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
-			end = off + i + 1
-		}
-		line := data[off:end]
-		if bytes.HasPrefix(line, []byte("---")) {
-			if rest := bytes.TrimSpace(line[3:]); len(rest) == 0 || rest[0] == '#' {
-				if off > start {
-					fn(data[start:off], startLine)
-				}
-				start, startLine = end, no+1
-			}
-		}
-		off = end
-	}
-	if start < len(data) {
-		fn(data[start:], startLine)
-	}
+	return err.Error()
 }
 
 // unjoin returns the errors joined in err.
