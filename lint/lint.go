@@ -172,7 +172,7 @@ func Catalog() []Check {
 		{ID: IDDescribedOnly, Severity: Info, Title: "a field described as immutable with nothing enforcing it"},
 		{ID: IDVersionSkew, Severity: Warning, Title: "a field immutable in one served version of a CRD and not in another, through which it can be changed"},
 		{ID: IDOptionalObject, Severity: Info, Title: "an optional object below spec that can be removed and added back with other values of the immutable fields in it (the KEP's semantics allow it)"},
-		{ID: IDOnceNotProperty, Severity: Error, Title: "x-immutable-gen-immutable-once on list items or map values, which are never set later"},
+		{ID: IDOnceNotProperty, Severity: Error, Title: "x-immutable-gen-immutable-once, -no-modify, -no-set or -no-unset on list items or map values, which come and go with their index or key"},
 		{ID: IDOnceRequired, Severity: Info, Title: "x-immutable-gen-immutable-once on a required property, where it is x-kubernetes-immutable"},
 		{ID: IDUncorrelatable, Severity: Error, Title: "oldSelf under the items of an atomic list or a set: the API server refuses the rule"},
 		{ID: IDCost, Severity: Error, Title: "a rule over the CEL cost budget: the API server refuses the CRD"},

@@ -245,7 +245,7 @@ func TestContext(t *testing.T) {
 		{"recursive list map", dir + "/types.go:30:2: error: +immutable=keys on field Tree.Children: =keys on a list map requires its key \"name\" to be immutable (KEP: the map keys are enforced immutable); fix: add // +immutable to the key field Tree.Name"},
 		{"field beside a struct type", dir + "/types.go:60:2: error: +immutable on field BoxSpec.Settings: +immutable and +immutable=keys are exclusive on one node, and +immutable=keys comes from type Settings"},
 		{"keys on a struct type", dir + "/types.go:36:1: error: +immutable=keys on type Settings: =keys is not allowed on a struct"},
-		{"keys on a free-form value", dir + "/types.go:64:2: error: +immutable=keys on field BoxSpec.Anything: =keys is not allowed on a untyped value"},
+		{"keys on a free-form value", dir + "/types.go:64:2: error: +immutable=keys on field BoxSpec.Anything: =keys is not allowed on an untyped value"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if !strings.Contains(text, tc.want) {

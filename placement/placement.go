@@ -171,6 +171,21 @@ func placementFindings(root *schema.Node, object bool) []Finding {
 			if o.Once {
 				checkOnce(n, o, report)
 			}
+			if o.Extension && (o.NoModify || o.NoSet || o.NoUnset) && (n.Edge == schema.Items || n.Edge == schema.Values) {
+				// The markers refuse +k8s:update on items and values
+				// themselves (validation-gen's rule); a manifest can
+				// still carry the extension there, which the runtime
+				// refuses.
+				for _, ext := range []struct {
+					on   bool
+					name string
+				}{{o.NoModify, extension.NoModify}, {o.NoSet, extension.NoSet}, {o.NoUnset, extension.NoUnset}} {
+					if ext.on {
+						msg, fix := extension.NotOnElements(ext.name, n.Edge == schema.Values, n.Path())
+						report(Finding{Node: n, Origin: o, Rule: RuleOnceProperty, Severity: diag.Error, Fix: fix}, "%s", msg)
+					}
+				}
+			}
 			if o.IgnoreOrder {
 				checkIgnoreOrder(n, o, report)
 			}
@@ -229,11 +244,6 @@ func (w words) write() string { return w.pick("+immutable", "`"+extension.Immuta
 func (w words) immutable() string { return w.name(schema.Origin{}) }
 func (w words) keys() string      { return w.pick("=keys", extension.ImmutableKeys) }
 func (w words) once() string      { return w.name(schema.Origin{Once: true}) }
-
-// haveKeys says what has keys.
-func (w words) haveKeys() string {
-	return w.pick("maps and +listType=map lists", "maps (additionalProperties) and list maps (x-kubernetes-list-type: map)")
-}
 
 // objectRoot returns the node an object's metadata, apiVersion and kind hang
 // from for n: the schema root when it is an object's (object), or the
@@ -327,14 +337,22 @@ func checkExclusive(n *schema.Node, report reporter) {
 func checkOnce(n *schema.Node, o schema.Origin, report reporter) {
 	w := wordsOf(o)
 	switch n.Edge {
-	case schema.Items:
-		report(Finding{Node: n, Origin: o, Rule: RuleOnceProperty, Severity: diag.Error,
-			Fix: fmt.Sprintf("put %s on the list %s instead, or %s on the %s to fix each item", w.once(), w.pick("field", "property"), w.immutable(), w.pick("item type", "items"))},
-			"%s is not allowed on list items (%s): items come and go with their index or key, so they are never set later", w.once(), n.Path())
-	case schema.Values:
-		report(Finding{Node: n, Origin: o, Rule: RuleOnceProperty, Severity: diag.Error,
-			Fix: fmt.Sprintf("put %s on the map %s instead, or %s on the %s to fix each value", w.once(), w.pick("field", "property"), w.immutable(), w.pick("value type", "values"))},
-			"%s is not allowed on map values (%s): values come and go with their key, so they are never set later", w.once(), n.Path())
+	case schema.Items, schema.Values:
+		values := n.Edge == schema.Values
+		f := Finding{Node: n, Origin: o, Rule: RuleOnceProperty, Severity: diag.Error}
+		if w.extensions {
+			msg, fix := extension.NotOnElements(extension.ImmutableOnce, values, n.Path())
+			f.Fix = fix
+			report(f, "%s", msg)
+			return
+		}
+		if values {
+			f.Fix = fmt.Sprintf("put %s on the map field instead, or %s on the value type to fix each value", w.once(), w.immutable())
+			report(f, "%s is not allowed on map values (%s): values come and go with their key, so they are never set later", w.once(), n.Path())
+			return
+		}
+		f.Fix = fmt.Sprintf("put %s on the list field instead, or %s on the item type to fix each item", w.once(), w.immutable())
+		report(f, "%s is not allowed on list items (%s): items come and go with their index or key, so they are never set later", w.once(), n.Path())
 	case schema.Property:
 		if n.Parent.Required(n.Name) && !n.Nullable() {
 			report(Finding{Node: n, Origin: o, Rule: RuleOnceRequired, Severity: diag.Note, Related: n.Parent,
@@ -359,40 +377,71 @@ func checkIgnoreOrder(n *schema.Node, o schema.Origin, report reporter) {
 // Rules 2 and 4: =keys only where there are keys; on a list map every key
 // property must be immutable.
 func checkKeys(n *schema.Node, o schema.Origin, report reporter) {
+	kind := noKeysKind(n)
+	if kind == "" {
+		if n.IsList() && o.Spelling == "" {
+			// The KEP's rule; validation-gen's NoAddItem/NoRemoveItem
+			// has none (a changed key is a removal and an addition,
+			// which they refuse anyway).
+			checkListMapKeys(n, o, report)
+		}
+		return
+	}
+	f := Finding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: kind}
 	w := wordsOf(o)
+	if w.extensions {
+		// In the extensions' words, the runtime's (runtime/extension).
+		msg, fix := extension.NoKeys(kind)
+		f.Fix = fix
+		report(f, "%s", msg)
+		return
+	}
+	switch kind {
+	case "atomic map":
+		f.Fix = "use +immutable, or drop +mapType=atomic"
+		report(f, "=keys is not allowed on an atomic map: it has no keys of its own to keep")
+	case "set":
+		f.Fix = "use +immutable: the items of a set are their own keys"
+		report(f, "=keys is not allowed on a +listType=set list (KEP: set items are keys, so only +immutable is allowed)")
+	case "atomic list":
+		f.Fix = "use +immutable, or make it a list map with +listType=map and +listMapKey=<field>"
+		report(f, "=keys is not allowed on an atomic list: it has no keys")
+	case "struct":
+		f.Fix = "use +immutable on the struct or on its fields"
+		report(f, "=keys is not allowed on a struct: only maps and +listType=map lists have keys")
+	default:
+		f.Fix = "use +immutable"
+		an := "a"
+		if strings.ContainsRune("aeiou", rune(kind[0])) {
+			an = "an"
+		}
+		report(f, "=keys is not allowed on %s %s value: only maps and +listType=map lists have keys", an, kind)
+	}
+}
+
+// noKeysKind is "" when n has keys (a map that is not atomic, a list map),
+// else the kind of node it is, as extension.NoKeys names them.
+func noKeysKind(n *schema.Node) string {
 	switch {
 	case n.IsMap():
 		if n.MapType() == "atomic" {
-			report(Finding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: "atomic map", Fix: fmt.Sprintf("use %s, or drop %s", w.write(), w.pick("+mapType=atomic", "x-kubernetes-map-type: atomic"))},
-				"%s is not allowed on an atomic map: it has no keys of its own to keep", w.keys())
+			return "atomic map"
 		}
+		return ""
 	case n.IsList():
-		switch lt := n.ListType(); lt {
+		switch n.ListType() {
 		case "map":
-			if o.Spelling == "" {
-				// The KEP's rule; validation-gen's NoAddItem/NoRemoveItem
-				// has none (a changed key is a removal and an addition,
-				// which they refuse anyway).
-				checkListMapKeys(n, o, report)
-			}
+			return ""
 		case "set":
-			report(Finding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: "set", Fix: fmt.Sprintf("use %s: the items of a set are their own keys", w.write())},
-				"%s is not allowed on a %s (KEP: set items are keys, so only %s is allowed)", w.keys(), w.pick("+listType=set list", "set"), w.immutable())
-		default:
-			report(Finding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: "atomic list", Fix: fmt.Sprintf("use %s, or make it a list map with %s", w.write(), w.pick("+listType=map and +listMapKey=<field>", "x-kubernetes-list-type: map and x-kubernetes-list-map-keys"))},
-				"%s is not allowed on an atomic list: it has no keys", w.keys())
+			return "set"
 		}
+		return "atomic list"
 	case n.Type() == "object":
-		report(Finding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: "struct", Fix: fmt.Sprintf("use %s on the %s", w.write(), w.pick("struct or on its fields", "object or on its properties"))},
-			"%s is not allowed on a struct: only %s have keys", w.keys(), w.haveKeys())
-	default:
-		t := n.Type()
-		if t == "" {
-			t = "untyped"
-		}
-		report(Finding{Node: n, Origin: o, Rule: RuleNoKeys, Severity: diag.Error, Detail: t, Fix: "use " + w.write()},
-			"%s is not allowed on a %s value: only %s have keys", w.keys(), t, w.haveKeys())
+		return "struct"
+	case n.Type() == "":
+		return "untyped"
 	}
+	return n.Type()
 }
 
 func checkListMapKeys(n *schema.Node, o schema.Origin, report reporter) {
@@ -481,7 +530,7 @@ func Checks() []diag.Check {
 		{ID: IDNoEffect, Severity: diag.Warning, Title: "immutability inside the items of a set, where it has no effect"},
 		{ID: IDRedundant, Severity: diag.Note, Title: "immutability inside an already immutable subtree"},
 		{ID: IDOptionalAncestor, Severity: diag.Warning, Title: "immutable fields under an optional spec, which can be removed and added back"},
-		{ID: IDOnceProperty, Severity: diag.Error, Title: "=once on list items or map values, which are never set later"},
+		{ID: IDOnceProperty, Severity: diag.Error, Title: "=once (or, in a manifest, x-immutable-gen-no-modify, -no-set, -no-unset) on list items or map values, which come and go with their index or key"},
 		{ID: IDOnceRequired, Severity: diag.Note, Title: "=once on a required property, where it is +immutable"},
 		{ID: IDIgnoreOrder, Severity: diag.Error, Title: "+immutable:ignoreOrder (x-immutable-gen-ignore-order) with no list map at or under it"},
 		{ID: IDWhen, Severity: diag.Error, Title: "+immutable:when on a node inside list items or map values"},

@@ -110,8 +110,8 @@ func TestPlacementRules(t *testing.T) {
 	}, {
 		name: "2: keys not on a scalar", schema: spec(`"size": {"type": "integer", ` + keys + `}`),
 		rule: RuleNoKeys, severity: diag.Error, path: "spec.size", detail: "integer",
-		marker: text{"=keys is not allowed on a integer value: only maps and +listType=map lists have keys", "use +immutable"},
-		ext:    text{"x-kubernetes-immutable-keys is not allowed on a integer value: only maps (additionalProperties) and list maps (x-kubernetes-list-type: map) have keys", "use `x-kubernetes-immutable: true`"},
+		marker: text{"=keys is not allowed on an integer value: only maps and +listType=map lists have keys", "use +immutable"},
+		ext:    text{"x-kubernetes-immutable-keys is not allowed on an integer value: only maps (additionalProperties) and list maps (x-kubernetes-list-type: map) have keys", "use `x-kubernetes-immutable: true`"},
 	}, {
 		name: "3: +immutable and =keys exclude each other", schema: spec(`"labels": {"type": "object", "additionalProperties": {"type": "string"}, ` + imm + `, ` + keys + `}`),
 		rule: RuleExclusive, severity: diag.Error, path: "spec.labels",

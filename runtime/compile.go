@@ -107,8 +107,9 @@ type refSite struct {
 }
 
 type keyedNode struct {
-	n    *node
-	path string
+	n      *node
+	path   string
+	values bool // an element node: map values (else list items)
 }
 
 func newCompiler(defs map[string]spec.Schema) *compiler {
@@ -186,7 +187,7 @@ func (c *compiler) readFlags(n *node, s *spec.Schema, path string) {
 	}
 	if c.trueFlag(s, ExtImmutableKeys, path) {
 		n.immutableKeys = true
-		c.keyed = append(c.keyed, keyedNode{n, path})
+		c.keyed = append(c.keyed, keyedNode{n: n, path: path})
 	}
 	if c.trueFlag(s, ExtImmutableOnce, path) {
 		n.immutableOnce = true
@@ -202,7 +203,7 @@ func (c *compiler) readFlags(n *node, s *spec.Schema, path string) {
 	}
 	if c.trueFlag(s, ExtIgnoreOrder, path) {
 		n.ignoreOrder = true
-		c.unordered = append(c.unordered, keyedNode{n, path})
+		c.unordered = append(c.unordered, keyedNode{n: n, path: path})
 	}
 }
 
@@ -250,6 +251,31 @@ func (c *compiler) stringExt(s *spec.Schema, key, path string, allowed ...string
 	return ""
 }
 
+// keysKind is "" when a node of schema s and structure sh has keys of its
+// own (a map, a list map), else what it is, in extension.NoKeys's terms.
+// Atomic maps have keys here (docs/semantics.md: the KEP's ban on
+// x-kubernetes-immutable-keys there is a placement rule, not the
+// runtime's).
+func keysKind(s *spec.Schema, sh *structure) string {
+	typ := ""
+	if len(s.Type) == 1 {
+		typ = s.Type[0]
+	}
+	switch {
+	case sh.allowsAdditional, sh.listType == listMap:
+		return ""
+	case sh.listType == listSet:
+		return "set"
+	case s.Items != nil || typ == "array":
+		return "atomic list"
+	case len(s.Properties) > 0 || typ == "object":
+		return "struct"
+	case typ == "":
+		return "untyped"
+	}
+	return typ
+}
+
 // compileStructure compiles the structure of s: properties, additionalProperties,
 // items and the list extensions.
 func (c *compiler) compileStructure(s *spec.Schema, path string, depth int) *structure {
@@ -287,7 +313,7 @@ func (c *compiler) compileStructure(s *spec.Schema, path string, depth int) *str
 		sh.allowsAdditional = ap.Allows || ap.Schema != nil
 		if ap.Schema != nil {
 			sh.additional = &node{}
-			c.elems = append(c.elems, keyedNode{sh.additional, schemaChild(path, "additionalProperties")})
+			c.elems = append(c.elems, keyedNode{sh.additional, schemaChild(path, "additionalProperties"), true})
 			c.compileInto(sh.additional, ap.Schema, schemaChild(path, "additionalProperties"), depth+1)
 		}
 	}
@@ -295,11 +321,11 @@ func (c *compiler) compileStructure(s *spec.Schema, path string, depth int) *str
 		switch {
 		case it.Schema != nil:
 			sh.items = &node{}
-			c.elems = append(c.elems, keyedNode{sh.items, schemaChild(path, "items")})
+			c.elems = append(c.elems, keyedNode{sh.items, schemaChild(path, "items"), false})
 			c.compileInto(sh.items, it.Schema, schemaChild(path, "items"), depth+1)
 		case len(it.Schemas) == 1:
 			sh.items = &node{}
-			c.elems = append(c.elems, keyedNode{sh.items, schemaIndex(path, "items", 0)})
+			c.elems = append(c.elems, keyedNode{sh.items, schemaIndex(path, "items", 0), false})
 			c.compileInto(sh.items, &it.Schemas[0], schemaIndex(path, "items", 0), depth+1)
 		default:
 			for i := range it.Schemas {
@@ -307,6 +333,7 @@ func (c *compiler) compileStructure(s *spec.Schema, path string, depth int) *str
 			}
 		}
 	}
+	sh.kind = keysKind(s, sh)
 	return sh
 }
 
@@ -454,20 +481,20 @@ func (c *compiler) finish(root *node) (*Checker, error) {
 		if k.n.structure == nil {
 			continue // an unresolved $ref, reported already
 		}
-		if !k.n.structure.allowsAdditional && k.n.structure.listType != listMap {
-			c.errorf(k.path, "%s requires keys: a map (additionalProperties) or a list with %s map", ExtImmutableKeys, extListType)
+		if kind := k.n.structure.kind; kind != "" {
+			// The placement rule, in its words (runtime/extension).
+			msg, fix := extension.NoKeys(kind)
+			c.errorf(k.path, "%s; %s", msg, fix)
 		}
 	}
 	for _, e := range c.elems {
-		if e.n.immutableOnce {
-			c.errorf(e.path, "%s is only allowed on a property: list items and map values come and go with their index or key; put it on the list or map property, or use %s on the items", ExtImmutableOnce, ExtImmutable)
-		}
 		for _, x := range []struct {
 			on  bool
 			ext string
-		}{{e.n.noModify, ExtNoModify}, {e.n.noSet, ExtNoSet}, {e.n.noUnset, ExtNoUnset}} {
+		}{{e.n.immutableOnce, ExtImmutableOnce}, {e.n.noModify, ExtNoModify}, {e.n.noSet, ExtNoSet}, {e.n.noUnset, ExtNoUnset}} {
 			if x.on {
-				c.errorf(e.path, "%s is only allowed on a property: list items and map values come and go with their index or key; use %s on the items (validation-gen's +k8s:eachVal=+k8s:update=NoModify)", x.ext, ExtImmutable)
+				msg, fix := extension.NotOnElements(x.ext, e.values, "")
+				c.errorf(e.path, "%s; %s", msg, fix)
 			}
 		}
 	}
@@ -510,7 +537,7 @@ func (c *compiler) link(rs *refSite) {
 	rs.n.noUnset = rs.n.noUnset || rs.target.noUnset
 	if rs.target.ignoreOrder && !rs.n.ignoreOrder {
 		rs.n.ignoreOrder = true
-		c.unordered = append(c.unordered, keyedNode{rs.n, rs.path})
+		c.unordered = append(c.unordered, keyedNode{n: rs.n, path: rs.path})
 	}
 	rs.state = 2
 }

@@ -32,19 +32,19 @@ properties:
 		{"keys on a struct", `
 properties:
   a: {type: object, properties: {b: {type: string}}, x-kubernetes-immutable-keys: true}`,
-			[]string{`properties[a]: x-kubernetes-immutable-keys requires keys`}},
+			[]string{`properties[a]: x-kubernetes-immutable-keys is not allowed on a struct`}},
 		{"keys on a set", `
 properties:
   a: {type: array, x-kubernetes-list-type: set, items: {type: string}, x-kubernetes-immutable-keys: true}`,
-			[]string{`properties[a]: x-kubernetes-immutable-keys requires keys`}},
+			[]string{`properties[a]: x-kubernetes-immutable-keys is not allowed on a set`}},
 		{"keys on an atomic list", `
 properties:
   a: {type: array, items: {type: string}, x-kubernetes-immutable-keys: true}`,
-			[]string{`properties[a]: x-kubernetes-immutable-keys requires keys`}},
+			[]string{`properties[a]: x-kubernetes-immutable-keys is not allowed on an atomic list`}},
 		{"keys on a scalar", `
 properties:
   a: {type: string, x-kubernetes-immutable-keys: true}`,
-			[]string{`properties[a]: x-kubernetes-immutable-keys requires keys`}},
+			[]string{`properties[a]: x-kubernetes-immutable-keys is not allowed on a string value`}},
 		{"list map without keys", `
 properties:
   a: {type: array, x-kubernetes-list-type: map, items: {type: object}}`,
@@ -80,7 +80,7 @@ properties:
 properties:
   a: {type: string, x-kubernetes-immutable: "true"}
   b: {type: string, x-kubernetes-immutable-keys: true}`,
-			[]string{`properties[a]: x-kubernetes-immutable must be the boolean true`, `properties[b]: x-kubernetes-immutable-keys requires keys`}},
+			[]string{`properties[a]: x-kubernetes-immutable must be the boolean true`, `properties[b]: x-kubernetes-immutable-keys is not allowed on a string value`}},
 		{"root", `
 type: object
 x-kubernetes-immutable: yes please`,

@@ -44,7 +44,7 @@ properties:
 		})
 	}
 	_, err := runtime.Compile(schemaFromYAML(t, `{type: object, properties: {l: {type: array, items: {type: string, x-immutable-gen-no-modify: true}}}}`))
-	if err == nil || !strings.Contains(err.Error(), "x-immutable-gen-no-modify is only allowed on a property") {
+	if err == nil || !strings.Contains(err.Error(), "properties[l].items: x-immutable-gen-no-modify is not allowed on list items") {
 		t.Errorf("on list items: %v", err)
 	}
 }

@@ -95,11 +95,11 @@ func TestOnceRules(t *testing.T) {
 func TestOnceCompileErrors(t *testing.T) {
 	cases := []struct{ name, schema, want string }{
 		{"on list items", `{type: object, properties: {l: {type: array, items: {type: string, x-immutable-gen-immutable-once: true}}}}`,
-			`properties[l].items: x-immutable-gen-immutable-once is only allowed on a property`},
+			`properties[l].items: x-immutable-gen-immutable-once is not allowed on list items`},
 		{"on map values", `{type: object, properties: {m: {type: object, additionalProperties: {type: string, x-immutable-gen-immutable-once: true}}}}`,
-			`properties[m].additionalProperties: x-immutable-gen-immutable-once is only allowed on a property`},
+			`properties[m].additionalProperties: x-immutable-gen-immutable-once is not allowed on map values`},
 		{"on list items through a ref", `{type: object, definitions: {S: {type: string, x-immutable-gen-immutable-once: true}}, properties: {l: {type: array, items: {$ref: "#/definitions/S"}}}}`,
-			`properties[l].items: x-immutable-gen-immutable-once is only allowed on a property`},
+			`properties[l].items: x-immutable-gen-immutable-once is not allowed on list items`},
 		{"not true", `{type: object, properties: {s: {type: string, x-immutable-gen-immutable-once: "true"}}}`,
 			`x-immutable-gen-immutable-once must be the boolean true`},
 		{"misspelled case", `{type: object, properties: {s: {type: string, X-Immutable-Gen-Immutable-Once: true}}}`,

@@ -25,6 +25,7 @@ type structure struct {
 	items            *node            // items schema, nil if none
 	listType         listType
 	listKeys         []string // x-kubernetes-list-map-keys for listType map
+	kind             string   // for x-kubernetes-immutable-keys: "" if it has keys, else what it is (keysKind)
 
 	// Derived once the whole graph is compiled.
 	marked    bool       // some node strictly below is immutable or has immutable keys

@@ -1,7 +1,8 @@
 // Package extension names the OpenAPI vendor extensions that carry
 // immutability in a schema, once for everything that writes or reads them:
 // the generator's model and emitters, lint, the code openapi generates
-// (through runtime/immutableopenapi) and the runtime. It imports nothing.
+// (through runtime/immutableopenapi) and the runtime; and it words, once,
+// the placement rules that the runtime checks again. It imports nothing.
 package extension
 
 const (
@@ -37,4 +38,82 @@ const (
 // Names are the seven extensions, in the order above.
 func Names() []string {
 	return []string{Immutable, ImmutableKeys, ImmutableOnce, IgnoreOrder, NoModify, NoSet, NoUnset}
+}
+
+// The placement rules that runtime.Compile checks again on a schema it is
+// given are worded here, once, in the extensions' terms: package placement
+// reports the same findings with these texts when it reads extensions
+// (lint, the generator's extensions mode) and in the markers' own terms
+// at the Go source.
+
+// HaveKeys names the nodes that have keys, for ImmutableKeys.
+const HaveKeys = "maps (additionalProperties) and list maps (x-kubernetes-list-type: map)"
+
+// NoKeys words the refusal of ImmutableKeys on a node without keys of its
+// own: kind is "atomic map", "set", "atomic list", "struct", or the type
+// of a scalar ("string", "integer", "untyped", …). It returns the message
+// and the fix.
+func NoKeys(kind string) (message, fix string) {
+	switch kind {
+	case "atomic map":
+		return ImmutableKeys + " is not allowed on an atomic map: it has no keys of its own to keep",
+			"use `" + Immutable + ": true`, or drop x-kubernetes-map-type: atomic"
+	case "set":
+		return ImmutableKeys + " is not allowed on a set (KEP: set items are keys, so only " + Immutable + " is allowed)",
+			"use `" + Immutable + ": true`: the items of a set are their own keys"
+	case "atomic list":
+		return ImmutableKeys + " is not allowed on an atomic list: it has no keys",
+			"use `" + Immutable + ": true`, or make it a list map with x-kubernetes-list-type: map and x-kubernetes-list-map-keys"
+	case "struct":
+		return ImmutableKeys + " is not allowed on a struct: only " + HaveKeys + " have keys",
+			"use `" + Immutable + ": true` on the object or on its properties"
+	}
+	return ImmutableKeys + " is not allowed on " + article(kind) + " " + kind + " value: only " + HaveKeys + " have keys",
+		"use `" + Immutable + ": true`"
+}
+
+// NotOnElements words the refusal of a form about a property's presence
+// (ImmutableOnce, NoModify, NoSet, NoUnset: ext) on list items (values
+// false) or map values (values true), which come and go with their index
+// or key. It returns the message, naming the node's path where (if not
+// empty), and the fix.
+func NotOnElements(ext string, values bool, where string) (message, fix string) {
+	what, why, container := "list items", "items come and go with their index or key", "list"
+	if values {
+		what, why, container = "map values", "values come and go with their key", "map"
+	}
+	if where != "" {
+		what += " (" + where + ")"
+	}
+	if ext == ImmutableOnce {
+		return ext + " is not allowed on " + what + ": " + why + ", so they are never set later",
+			"put " + ext + " on the " + container + " property instead, or " + Immutable + " on the " + elements(values) + " to fix each " + element(values)
+	}
+	return ext + " is not allowed on " + what + ": " + why + ", so only " + Immutable + " means something there",
+		"use " + Immutable + " on the " + elements(values) + " (validation-gen's +k8s:eachVal=+k8s:update=NoModify)"
+}
+
+func elements(values bool) string {
+	if values {
+		return "values"
+	}
+	return "items"
+}
+
+func element(values bool) string {
+	if values {
+		return "value"
+	}
+	return "item"
+}
+
+// article is "a" or "an" before word.
+func article(word string) string {
+	if word != "" {
+		switch word[0] {
+		case 'a', 'e', 'i', 'o', 'u':
+			return "an"
+		}
+	}
+	return "a"
 }
