@@ -43,19 +43,8 @@ func (a *celAnalysis) bypass(p, x *schema.Node, r rule, removeOnly bool) bool {
 		ref    ref
 		opaque string
 	}
-	var order []fact
-	seen := map[fact]bool{}
-	assigned := map[fact]bool{}
-	lookup := func(f fact) (bool, bool) {
-		if v, ok := assigned[f]; ok {
-			return v, true
-		}
-		if !seen[f] {
-			seen[f] = true
-			order = append(order, f)
-		}
-		return false, false
-	}
+	unknowns := newFacts[fact]()
+	lookup := unknowns.lookup
 	// presence of a field: mode 0 evaluates the direct change (p present on
 	// both sides), 1 the removal of p, 2 its addition.
 	pres := func(mode int) func(y *schema.Node, old bool) presence {
@@ -132,29 +121,8 @@ func (a *celAnalysis) bypass(p, x *schema.Node, r rule, removeOnly bool) bool {
 	holds := func() bool {
 		return active() && accepted(1) && (removeOnly || accepted(2))
 	}
-	// A first pass with every fact unknown finds the facts the rules
-	// depend on (if it finds no bypass, there is none); then every
-	// combination is tried.
-	if !holds() {
-		return false
-	}
-	if len(order) == 0 {
-		return true
-	}
-	vars := order
-	if len(vars) > maxPresenceVars {
-		vars = vars[:maxPresenceVars]
-	}
-	for mask := 0; mask < 1<<len(vars); mask++ {
-		clear(assigned)
-		for i, v := range vars {
-			assigned[v] = mask&(1<<i) != 0
-		}
-		if holds() {
-			return true
-		}
-	}
-	return false
+	// Some values of the facts the rules depend on let the change through.
+	return unknowns.exists(holds)
 }
 
 // exprKey renders an expression's structure, so that the same condition

@@ -223,9 +223,7 @@ func (a *celAnalysis) blocked(n *schema.Node, oldPresent, newPresent bool) bool 
 			break
 		}
 	}
-	var order []ref
-	seen := map[ref]bool{}
-	assigned := map[ref]presence{}
+	unknowns := newFacts[ref]()
 	var pres func(x *schema.Node, old bool) presence
 	pres = func(x *schema.Node, old bool) presence {
 		switch {
@@ -246,13 +244,8 @@ func (a *celAnalysis) blocked(n *schema.Node, oldPresent, newPresent bool) bool 
 				return present
 			}
 		}
-		r := ref{x, old}
-		if p, ok := assigned[r]; ok {
-			return p
-		}
-		if !seen[r] {
-			seen[r] = true
-			order = append(order, r)
+		if v, ok := unknowns.lookup(ref{x, old}); ok {
+			return presenceOf(v)
 		}
 		return unknown
 	}
@@ -289,29 +282,8 @@ func (a *celAnalysis) blocked(n *schema.Node, oldPresent, newPresent bool) bool 
 		}
 		return false
 	}
-	// A first pass with every other presence unknown finds the facts the
-	// rules depend on (a rejection there holds for every combination of
-	// them); then every combination is tried.
-	if rejects() {
-		return true
-	}
-	if len(order) == 0 {
-		return false
-	}
-	vars := order
-	if len(vars) > maxPresenceVars {
-		vars = vars[:maxPresenceVars]
-	}
-	for mask := 0; mask < 1<<len(vars); mask++ {
-		clear(assigned)
-		for i, v := range vars {
-			assigned[v] = presenceOf(mask&(1<<i) != 0)
-		}
-		if !rejects() {
-			return false
-		}
-	}
-	return true
+	// Blocked unless some presence of the other fields lets it through.
+	return !unknowns.exists(func() bool { return !rejects() })
 }
 
 func presenceOf(b bool) presence {

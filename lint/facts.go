@@ -1,0 +1,58 @@
+package lint
+
+// facts are the unknowns an abstract evaluation of CEL rules depends on
+// (a field's presence in the old or the new object, an opaque condition),
+// found as the evaluation asks for them, and the search over their values
+// that the presence analyses (blocked, bypass) share.
+type facts[K comparable] struct {
+	order    []K // the facts asked for, in the order first asked
+	seen     map[K]bool
+	assigned map[K]bool
+}
+
+func newFacts[K comparable]() *facts[K] {
+	return &facts[K]{seen: map[K]bool{}, assigned: map[K]bool{}}
+}
+
+// lookup returns the value assigned to k and true, or false when k has
+// none (it is unknown); k is recorded as a fact to try.
+func (f *facts[K]) lookup(k K) (value, ok bool) {
+	if v, ok := f.assigned[k]; ok {
+		return v, true
+	}
+	if !f.seen[k] {
+		f.seen[k] = true
+		f.order = append(f.order, k)
+	}
+	return false, false
+}
+
+// exists reports whether test holds for some values of the facts. test
+// must hold with a fact unknown whenever it holds for some value of it (the
+// evaluation over-approximates): a first pass with every fact unknown then
+// finds the facts test depends on, and proves that none holds if it fails;
+// then every combination of the first maxPresenceVars facts is tried,
+// facts past those left unknown.
+func (f *facts[K]) exists(test func() bool) bool {
+	clear(f.assigned)
+	if !test() {
+		return false
+	}
+	if len(f.order) == 0 {
+		return true
+	}
+	vars := f.order
+	if len(vars) > maxPresenceVars {
+		vars = vars[:maxPresenceVars]
+	}
+	for mask := 0; mask < 1<<len(vars); mask++ {
+		clear(f.assigned)
+		for i, v := range vars {
+			f.assigned[v] = mask&(1<<i) != 0
+		}
+		if test() {
+			return true
+		}
+	}
+	return false
+}
