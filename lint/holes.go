@@ -79,6 +79,13 @@ func (h *holes) collect(x *schema.Node, r ruleAt, ownPresence bool) {
 	if emptyOK(r.r.expr) {
 		return
 	}
+	if whileSet.MatchString(r.r.message) {
+		// Fixed while present, as its message asks (validation-gen's
+		// NoModify; immutable-gen's "field is immutable while set"): a
+		// removal, and a later addition with any value, are what it
+		// allows, not a way around it.
+		return
+	}
 	// add records p as a cause if two updates (one for an immutability
 	// rule: a removal loses the value) go around r through it.
 	add := func(p *schema.Node, on bool) {

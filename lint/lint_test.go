@@ -128,11 +128,6 @@ func TestGeneratedCRDs(t *testing.T) {
 			return dir == "ignoreorder"
 		case f.ID == IDOnceRequired:
 			return dir == "once-extensions" && f.Path == "spec.class" // the test API's required set-once field
-		case f.ID == IDPresence && strings.HasPrefix(dir, "when"):
-			// +k8s:update=NoModify under +immutable:when: the field may be
-			// cleared and set again by design, which lint does not read
-			// from the rule yet (it reports Kueue's clusterName alike).
-			return f.Path == "spec.priorityClassName"
 		case f.ID == IDPresence:
 			return strings.HasPrefix(dir, "plain") && f.CRD == "databases.plain.example.com" && f.Path == "spec.owner"
 		case f.ID == IDOptionalObject:

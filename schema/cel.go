@@ -327,15 +327,7 @@ func (l *lowering) node(n *Node) bool {
 			// A transition rule runs only where the value exists in old
 			// and new: for =once that is all of it but removal, which the
 			// presence rule on the parent refuses.
-			msg := "field is immutable"
-			switch {
-			case n.Immutable():
-			case n.ImmutableOnce():
-				msg = "field is immutable once set"
-			default:
-				msg = "field is immutable while set"
-			}
-			l.addRule(n, n, n, e, map[string]any{"message": messageOr(n, msg)})
+			l.addRule(n, n, n, e, map[string]any{"message": messageOr(n, formMessage(n))})
 			if !n.Immutable() && n.Nullable() {
 				for _, o := range n.Origins {
 					if o.Once || o.NoModify {
@@ -378,6 +370,21 @@ func (l *lowering) node(n *Node) bool {
 }
 
 // messageOr is the +immutable:message of n's markers, or def.
+// formMessage is the default message of the rule that fixes n's value: it
+// says which form (lint reads "once set" and "while set" as the author's
+// intent).
+func formMessage(n *Node) string {
+	switch {
+	case n.Immutable():
+		return "field is immutable"
+	case n.ImmutableOnce():
+		return "field is immutable once set"
+	case n.Fixed():
+		return "field is immutable while set"
+	}
+	return "field is immutable"
+}
+
 func messageOr(n *Node, def string) string {
 	if m := n.Message(); m != "" {
 		return m
@@ -458,7 +465,7 @@ func (l *lowering) whenRule(p *Node) {
 	parts = append([]string{"!(" + p.When() + ")"}, parts...)
 	parts = append(parts, paren(c.text))
 	l.addRule(root, p, p, expr{text: strings.Join(parts, " || "), twoVar: c.twoVar}, map[string]any{
-		"message":   messageOr(p, "field is immutable"),
+		"message":   messageOr(p, formMessage(p)),
 		"fieldPath": path,
 	})
 	for _, o := range p.Origins {
