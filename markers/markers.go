@@ -112,22 +112,29 @@ type Message struct {
 // ParseMarker accepts a quoted Go string (or bare text) that is not empty.
 func (m *Message) ParseMarker(_ string, _ string, rest string) error {
 	m.id = &occurrence{}
+	text, err := oneLine(MessageName, "message", `"name may not change once set"`, rest)
+	m.text = text
+	return err
+}
+
+// oneLine parses the value of marker name, a text (what) of one line that
+// is not empty: a quoted Go string (example shows one), or bare text.
+func oneLine(name, what, example, rest string) (string, error) {
 	text := strings.TrimSpace(rest)
 	if strings.HasPrefix(text, `"`) || strings.HasPrefix(text, "`") {
 		u, err := strconv.Unquote(text)
 		if err != nil {
-			return fmt.Errorf("invalid marker +%s=%s: the message must be a quoted string, e.g. +%s=\"name may not change once set\"", MessageName, rest, MessageName)
+			return "", fmt.Errorf("invalid marker +%s=%s: the %s must be a quoted string, e.g. +%s=%s", name, rest, what, name, example)
 		}
 		text = u
 	}
 	if strings.TrimSpace(text) == "" {
-		return fmt.Errorf("invalid marker +%s: the message is empty", MessageName)
+		return "", fmt.Errorf("invalid marker +%s: the %s is empty", name, what)
 	}
 	if strings.ContainsAny(text, "\r\n") {
-		return fmt.Errorf("invalid marker +%s=%s: the message may not contain line breaks", MessageName, rest)
+		return "", fmt.Errorf("invalid marker +%s=%s: the %s may not contain line breaks", name, rest, what)
 	}
-	m.text = text
-	return nil
+	return text, nil
 }
 
 // Text is the message.

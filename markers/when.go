@@ -2,8 +2,6 @@ package markers
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	apiext "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	crdmarkers "sigs.k8s.io/controller-tools/pkg/crd/markers"
@@ -27,22 +25,9 @@ type When struct {
 // validation at generation, and reported at the marker.
 func (m *When) ParseMarker(_ string, _ string, rest string) error {
 	m.id = &occurrence{}
-	text := strings.TrimSpace(rest)
-	if strings.HasPrefix(text, `"`) || strings.HasPrefix(text, "`") {
-		u, err := strconv.Unquote(text)
-		if err != nil {
-			return fmt.Errorf("invalid marker +%s=%s: the condition must be a quoted string, e.g. +%s=\"!has(oldSelf.spec.suspend) || !oldSelf.spec.suspend\"", WhenName, rest, WhenName)
-		}
-		text = u
-	}
-	if strings.TrimSpace(text) == "" {
-		return fmt.Errorf("invalid marker +%s: the condition is empty", WhenName)
-	}
-	if strings.ContainsAny(text, "\r\n") {
-		return fmt.Errorf("invalid marker +%s=%s: the condition may not contain line breaks", WhenName, rest)
-	}
-	m.expr = text
-	return nil
+	expr, err := oneLine(WhenName, "condition", `"!has(oldSelf.spec.suspend) || !oldSelf.spec.suspend"`, rest)
+	m.expr = expr
+	return err
 }
 
 // whenOf returns the condition of the +immutable:when marker among vals,
