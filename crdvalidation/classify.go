@@ -1,6 +1,8 @@
 package crdvalidation
 
 import (
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
+
 	"regexp"
 	"strconv"
 	"strings"
@@ -181,9 +183,9 @@ func classify(t field.ErrorType, s ServerError) ServerClass {
 		return ServerRuleInvalid
 	case s.RuleField == "optionalOldSelf":
 		return ServerOptionalOldSelf
-	case strings.HasPrefix(last, "x-kubernetes-list-map-keys"):
+	case strings.HasPrefix(last, extension.ListMapKeys):
 		return ServerListMapKeys
-	case last == "x-kubernetes-list-type":
+	case last == extension.ListType:
 		return ServerListType
 	case last == "default":
 		return ServerDefault

@@ -1,6 +1,8 @@
 package lint
 
 import (
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
+
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
@@ -38,7 +40,7 @@ func (c *crdLint) apiServer(crd *apiextv1.CustomResourceDefinition) (stub *apiex
 // apiServerFindings reports each error of the API server's validation, as
 // crdvalidation classifies it, at its schema path (IG020–IG024).
 func (c *crdLint) apiServerFindings(stub *apiextensions.CustomResourceDefinition, errs []crdvalidation.ServerError) {
-	hasRules := func(n *schema.Node) bool { return n.Has("x-kubernetes-validations") }
+	hasRules := func(n *schema.Node) bool { return n.Has(extension.Validations) }
 	guards := func(n *schema.Node, i int) bool {
 		rules := c.parseRules(n)
 		return i < len(rules) && rules[i].expr != nil && guards(n, rules[i])

@@ -1,6 +1,8 @@
 package lint
 
 import (
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
+
 	"regexp"
 	"strings"
 
@@ -36,8 +38,8 @@ func ApplyFix(crd map[string]any, f diag.Diagnostic) bool {
 		if node == nil {
 			return false
 		}
-		rules, _ := node["x-kubernetes-validations"].([]any)
-		node["x-kubernetes-validations"] = append(rules, map[string]any{"rule": m[1]})
+		rules, _ := node[extension.Validations].([]any)
+		node[extension.Validations] = append(rules, map[string]any{"rule": m[1]})
 		return true
 	}
 	return false

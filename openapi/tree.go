@@ -1,6 +1,8 @@
 package openapi
 
 import (
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
+
 	"go/types"
 	"slices"
 
@@ -174,7 +176,7 @@ func (b *treeBuilder) value(pointer string, at site, t types.Type, fieldOrigins 
 	case asString:
 		raw["type"] = "string"
 	case simple == "object": // interface{}: any value
-		raw["x-kubernetes-preserve-unknown-fields"] = true
+		raw[extension.PreserveUnknownFields] = true
 	case simple != "":
 		raw["type"] = simple
 	default:
@@ -195,11 +197,11 @@ func (b *treeBuilder) value(pointer string, at site, t types.Type, fieldOrigins 
 		case *types.Map:
 			raw["type"] = "object"
 			if mt := tagValue(comments, "mapType"); mt != "" {
-				raw["x-kubernetes-map-type"] = mt
+				raw[extension.MapType] = mt
 			}
 			raw["additionalProperties"] = b.value(pointer+"/additionalProperties", at.below("/additionalProperties", "[*]"), x.Elem(), nil, nil, false)
 		case *types.Interface:
-			raw["x-kubernetes-preserve-unknown-fields"] = true
+			raw[extension.PreserveUnknownFields] = true
 		}
 	}
 	n.origins = append(origins, n.structOrigins...)
@@ -215,7 +217,7 @@ func (b *treeBuilder) list(raw map[string]any, pointer string, at site, t, elem 
 	n := b.tree.nodes[pointer]
 	raw["type"] = "array"
 	if lt := tagValue(comments, "listType"); lt != "" {
-		raw["x-kubernetes-list-type"] = lt
+		raw[extension.ListType] = lt
 	} else {
 		n.ignoredListType, n.listTypeOwner = b.a.typeListType(t)
 	}
@@ -224,7 +226,7 @@ func (b *treeBuilder) list(raw map[string]any, pointer string, at site, t, elem 
 		for i, k := range keys {
 			ks[i] = k
 		}
-		raw["x-kubernetes-list-map-keys"] = ks
+		raw[extension.ListMapKeys] = ks
 	}
 	raw["items"] = b.value(pointer+"/items", at.below("/items", "[*]"), elem, nil, nil, false)
 	if !slices.ContainsFunc(origins, func(o schema.Origin) bool { return o.Keys }) {

@@ -35,12 +35,12 @@ const (
 	// or x-immutable-gen-immutable-once, the list maps in the value compare
 	// by key, their order ignored (as the API server's CEL compares them).
 	ExtIgnoreOrder  = extension.IgnoreOrder
-	extListType     = "x-kubernetes-list-type"
-	extListMapKeys  = "x-kubernetes-list-map-keys"
-	extMapType      = "x-kubernetes-map-type"
-	extPreserve     = "x-kubernetes-preserve-unknown-fields"
-	extEmbedded     = "x-kubernetes-embedded-resource"
-	extIntOrString  = "x-kubernetes-int-or-string"
+	extListType     = extension.ListType
+	extListMapKeys  = extension.ListMapKeys
+	extMapType      = extension.MapType
+	extPreserve     = extension.PreserveUnknownFields
+	extEmbedded     = extension.EmbeddedResource
+	extIntOrString  = extension.IntOrString
 	maxSchemaErrors = 100 // Compile reports at most this many errors
 )
 

@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
+
 	"fmt"
 	"regexp"
 	"slices"
@@ -185,8 +187,8 @@ func (l *lowering) addRule(n *Node, about *Node, reads *Node, e expr, fields map
 	for k, v := range fields {
 		rule[k] = v
 	}
-	rules, _ := n.raw["x-kubernetes-validations"].([]any)
-	n.raw["x-kubernetes-validations"] = append(rules, rule)
+	rules, _ := n.raw[extension.Validations].([]any)
+	n.raw[extension.Validations] = append(rules, rule)
 	n.Emitted = append(n.Emitted, Emitted{Index: len(rules), Origins: constraintOrigins(about), TwoVariableComprehension: e.twoVar, Reads: reads})
 	l.result.TwoVariableComprehensions = l.result.TwoVariableComprehensions || e.twoVar
 }
@@ -522,7 +524,7 @@ func (l *lowering) presenceRule(parent, p *Node) {
 func (l *lowering) freeFormLimit(n *Node) {
 	var at *Node
 	walkConstraints(n, func(c *Node) {
-		if b, _ := c.raw["x-kubernetes-preserve-unknown-fields"].(bool); b && at == nil && c.Type() == "object" {
+		if b, _ := c.raw[extension.PreserveUnknownFields].(bool); b && at == nil && c.Type() == "object" {
 			at = c
 		}
 	})

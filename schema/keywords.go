@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
+
 	"encoding/json"
 	"math"
 	"slices"
@@ -85,7 +87,7 @@ type Rule struct {
 // Rules are the node's `x-kubernetes-validations`, in order. Entries that
 // are not objects, and fields that are not of their type, read as empty.
 func (n *Node) Rules() []Rule {
-	list, _ := n.raw["x-kubernetes-validations"].([]any)
+	list, _ := n.raw[extension.Validations].([]any)
 	if len(list) == 0 {
 		return nil
 	}

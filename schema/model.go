@@ -7,6 +7,8 @@
 package schema
 
 import (
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
+
 	"fmt"
 	"slices"
 	"sort"
@@ -160,7 +162,7 @@ func hasValueValidations(s map[string]any) bool {
 }
 
 func takeCarriers(raw map[string]any) ([]Origin, error) {
-	rules, ok := raw["x-kubernetes-validations"].([]any)
+	rules, ok := raw[extension.Validations].([]any)
 	if !ok {
 		return nil, nil
 	}
@@ -183,9 +185,9 @@ func takeCarriers(raw map[string]any) ([]Origin, error) {
 		return nil, nil
 	}
 	if len(kept) == 0 {
-		delete(raw, "x-kubernetes-validations")
+		delete(raw, extension.Validations)
 	} else {
-		raw["x-kubernetes-validations"] = kept
+		raw[extension.Validations] = kept
 	}
 	// Same marker twice (a type used in one place twice is flattened once per
 	// use, but one node holds each origin at most once) and a stable order.
@@ -280,7 +282,7 @@ func (n *Node) Type() string { s, _ := n.raw["type"].(string); return s }
 
 // ListType is `x-kubernetes-list-type`, "atomic" for a list without one.
 func (n *Node) ListType() string {
-	if s, ok := n.raw["x-kubernetes-list-type"].(string); ok {
+	if s, ok := n.raw[extension.ListType].(string); ok {
 		return s
 	}
 	return "atomic"
@@ -288,7 +290,7 @@ func (n *Node) ListType() string {
 
 // ListMapKeys is `x-kubernetes-list-map-keys`.
 func (n *Node) ListMapKeys() []string {
-	raw, _ := n.raw["x-kubernetes-list-map-keys"].([]any)
+	raw, _ := n.raw[extension.ListMapKeys].([]any)
 	keys := make([]string, 0, len(raw))
 	for _, k := range raw {
 		if s, ok := k.(string); ok {
@@ -300,7 +302,7 @@ func (n *Node) ListMapKeys() []string {
 
 // MapType is `x-kubernetes-map-type`, "granular" when unset.
 func (n *Node) MapType() string {
-	if s, ok := n.raw["x-kubernetes-map-type"].(string); ok {
+	if s, ok := n.raw[extension.MapType].(string); ok {
 		return s
 	}
 	return "granular"
@@ -321,7 +323,7 @@ func (n *Node) IsList() bool { return n.Type() == "array" }
 
 // EmbeddedResource reports `x-kubernetes-embedded-resource: true`.
 func (n *Node) EmbeddedResource() bool {
-	b, _ := n.raw["x-kubernetes-embedded-resource"].(bool)
+	b, _ := n.raw[extension.EmbeddedResource].(bool)
 	return b
 }
 

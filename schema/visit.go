@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
+
 	"fmt"
 	"maps"
 	"slices"
@@ -241,7 +243,7 @@ func propsChildren(s *apiextensions.JSONSchemaProps, yield func(Step, *apiextens
 
 // hasCarrierRule reports whether the schema s itself holds a carrier rule.
 func hasCarrierRule(s map[string]any) bool {
-	rules, _ := s["x-kubernetes-validations"].([]any)
+	rules, _ := s[extension.Validations].([]any)
 	for _, r := range rules {
 		rule, _ := r.(map[string]any)
 		if text, _ := rule["rule"].(string); IsCarrier(text) {

@@ -9,6 +9,8 @@
 package preflighttest
 
 import (
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
+
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -135,7 +137,7 @@ func (g *Generator) mutate(s site) string {
 				return "add key " + s.path + "." + k
 			}
 		case 1: // an unknown field
-			if s.schema["additionalProperties"] == nil && s.schema["x-kubernetes-preserve-unknown-fields"] == nil {
+			if s.schema["additionalProperties"] == nil && s.schema[extension.PreserveUnknownFields] == nil {
 				x["unknown"+g.word()] = g.word()
 				return "add unknown field to " + s.path
 			}
@@ -187,7 +189,7 @@ func (g *Generator) value(s map[string]interface{}, depth int) interface{} {
 	switch typ, _ := s["type"].(string); typ {
 	case "object":
 		obj := map[string]interface{}{}
-		if s["x-kubernetes-embedded-resource"] == true {
+		if s[extension.EmbeddedResource] == true {
 			// An embedded object needs its type and a valid name.
 			obj["apiVersion"], obj["kind"] = "v1", "Thing"
 			obj["metadata"] = map[string]interface{}{"name": g.word()}
@@ -333,7 +335,7 @@ func (g *Generator) word() string { return words[g.r.IntN(len(words))] }
 
 // itemKey identifies a list item as a set or map list compares items.
 func itemKey(s map[string]interface{}, item interface{}) string {
-	if keys, ok := s["x-kubernetes-list-map-keys"].([]interface{}); ok {
+	if keys, ok := s[extension.ListMapKeys].([]interface{}); ok {
 		if m, ok := item.(map[string]interface{}); ok {
 			var b strings.Builder
 			for _, k := range keys {

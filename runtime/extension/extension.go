@@ -117,3 +117,16 @@ func article(word string) string {
 	}
 	return "a"
 }
+
+// The Kubernetes structural-schema extensions (the apiextensions-apiserver's
+// names) that immutable-gen reads beside its own: the shape of lists and
+// maps, what is not pruned, and the CEL rules.
+const (
+	ListType              = "x-kubernetes-list-type"
+	ListMapKeys           = "x-kubernetes-list-map-keys"
+	MapType               = "x-kubernetes-map-type"
+	PreserveUnknownFields = "x-kubernetes-preserve-unknown-fields"
+	EmbeddedResource      = "x-kubernetes-embedded-resource"
+	IntOrString           = "x-kubernetes-int-or-string"
+	Validations           = "x-kubernetes-validations"
+)
