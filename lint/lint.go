@@ -155,7 +155,7 @@ const (
 
 // Catalog lists every check, by ID.
 func Catalog() []Check {
-	return []Check{
+	checks := []Check{
 		{ID: IDExtensionValue, Severity: Error, Title: "an immutability extension whose value is not the boolean true"},
 		{ID: IDExtensionForbidden, Severity: Error, Title: "an immutability extension at the root, in metadata, or on apiVersion or kind"},
 		{ID: IDKeysWithoutKeys, Severity: Error, Title: "x-kubernetes-immutable-keys on a node without keys (set, atomic list, atomic map, struct, scalar)"},
@@ -174,12 +174,15 @@ func Catalog() []Check {
 		{ID: IDOptionalObject, Severity: Info, Title: "an optional object below spec that can be removed and added back with other values of the immutable fields in it (the KEP's semantics allow it)"},
 		{ID: IDOnceNotProperty, Severity: Error, Title: "x-immutable-gen-immutable-once, -no-modify, -no-set or -no-unset on list items or map values, which come and go with their index or key"},
 		{ID: IDOnceRequired, Severity: Info, Title: "x-immutable-gen-immutable-once on a required property, where it is x-kubernetes-immutable"},
-		{ID: IDUncorrelatable, Severity: Error, Title: "oldSelf under the items of an atomic list or a set: the API server refuses the rule"},
-		{ID: IDCost, Severity: Error, Title: "a rule over the CEL cost budget: the API server refuses the CRD"},
-		{ID: IDOptionalOldSelf, Severity: Error, Title: "optionalOldSelf on a rule that does not use oldSelf: the API server refuses the CRD"},
-		{ID: IDRuleInvalid, Severity: Error, Title: "a rule or messageExpression that does not compile: the API server refuses the CRD"},
-		{ID: IDRefused, Severity: Error, Title: "any other reason the API server refuses the CRD"},
 	}
+	// The API server's refusals, as crdvalidation words them for the
+	// generator too (all but its own bug report).
+	for _, c := range crdvalidation.Checks() {
+		if c.ID != crdvalidation.IDUnconvertible {
+			checks = append(checks, c)
+		}
+	}
+	return checks
 }
 
 // Result is the outcome of linting manifests.
