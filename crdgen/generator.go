@@ -443,7 +443,7 @@ func (g Generator) celReport(crd, version string, model *schema.Node, res schema
 			CRD:      crd,
 			Version:  version,
 			Message:  fmt.Sprintf("the CEL rules need Kubernetes %s or later (two-variable comprehensions, for atomic lists and the order of list maps), but crd:kubeVersion=%s", res.MinKubeVersion(), g.KubeVersion),
-			Fix:      "raise kubeVersion, make the lists +listType=map, or generate with crd:immutability=extensions and enforce with the immutable-gen runtime",
+			Fix:      "raise kubeVersion, make the lists +listType=map, or " + schema.FixExtensionsMode,
 		}
 		if first != nil && len(first.Origins) > 0 {
 			d.Pos = first.Origins[0].Pos

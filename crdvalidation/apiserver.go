@@ -183,13 +183,13 @@ func diagnostic(crd string, f Finding, models map[string]*schema.Node, sev diag.
 		return d
 	}
 	if f.Class.Cost() {
-		d.Fix = f.BoundsFix(Bound.Marker) + "; or generate with crd:immutability=extensions and enforce with the immutable-gen runtime"
+		d.Fix = f.BoundsFix(Bound.Marker) + "; or " + schema.FixExtensionsMode
 		if own, outside := external(f.Bounds); len(outside) > 0 {
 			// Never a bound inside a type the user cannot change.
 			g := f
 			g.Bounds = own
 			d.Message += "; " + outsideMessage(outside)
-			d.Fix = g.BoundsFix(Bound.Marker) + "; or generate with crd:immutability=extensions and enforce with the immutable-gen runtime"
+			d.Fix = g.BoundsFix(Bound.Marker) + "; or " + schema.FixExtensionsMode
 			for n := f.Node; n != nil; n = n.Parent {
 				if len(n.Origins) > 0 {
 					if o := n.Origins[0]; !o.IgnoreOrder && !o.Keys && n.HasListMap() {

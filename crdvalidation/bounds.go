@@ -132,7 +132,7 @@ func boundsAdvice(o schema.Origin, node *schema.Node, bounds []Bound) string {
 		}
 		parts = append(parts, add)
 	}
-	parts = append(parts, "generate with crd:immutability=extensions and enforce with the immutable-gen runtime")
+	parts = append(parts, schema.FixExtensionsMode)
 	return strings.Join(parts, "; or ")
 }
 

@@ -11,6 +11,11 @@ import (
 	apiservercel "k8s.io/apiserver/pkg/cel"
 )
 
+// FixExtensionsMode is the fix offered wherever the CEL rules cannot say
+// what the markers say (or the API server cannot afford them): the
+// extensions, enforced by the runtime, say it exactly.
+const FixExtensionsMode = "generate with crd:immutability=extensions and enforce with the immutable-gen runtime"
+
 // CELResult says what the CEL lowering needed and what it could not do.
 type CELResult struct {
 	// TwoVariableComprehensions is true when an emitted rule uses `all(i,
@@ -209,7 +214,7 @@ func (l *lowering) checkDone(root *Node) {
 			l.done[keyOf(o)] = true
 			l.result.Inexpressible = append(l.result.Inexpressible, Inexpressible{Node: n, Origin: o,
 				Reason: "the CEL lowering produced no rule for this marker (a bug in immutable-gen; please report it)",
-				Fix:    "generate with crd:immutability=extensions and enforce with the immutable-gen runtime"})
+				Fix:    FixExtensionsMode})
 		}
 	})
 }
@@ -716,7 +721,7 @@ func (l *lowering) ordered(a, b string, n *Node, depth int) (expr, *refusal) {
 		parts = append(parts, e)
 	case n.IsList() && n.ListType() == "set":
 		return expr{}, &refusal{fmt.Sprintf("the set %s has list maps inside its items, whose order the runtime compares but CEL's set equality cannot", n.Path()),
-			"generate with crd:immutability=extensions and enforce with the immutable-gen runtime, or make the inner lists +listType=atomic"}
+			FixExtensionsMode + ", or make the inner lists +listType=atomic"}
 	case n.IsList():
 		i, x := vars(depth+1, "i", "x")
 		var conds []expr
@@ -774,7 +779,7 @@ func orderProjections(v string, n *Node, depth int) ([]string, bool, *refusal) {
 		return out, true, nil
 	case n.IsList() && n.ListType() == "set":
 		return nil, false, &refusal{fmt.Sprintf("the set %s has list maps inside its items, whose order the runtime compares but CEL's set equality cannot", n.Path()),
-			"generate with crd:immutability=extensions and enforce with the immutable-gen runtime, or make the inner lists +listType=atomic"}
+			FixExtensionsMode + ", or make the inner lists +listType=atomic"}
 	case n.IsList():
 		x, _ := vars(depth+1, "x")
 		var out []string
