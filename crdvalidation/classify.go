@@ -1,14 +1,14 @@
 package crdvalidation
 
 import (
-	"github.com/immutable-gen/immutable-gen/runtime/extension"
-
 	"regexp"
 	"strconv"
 	"strings"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 )
 
 // ServerClass is what kind of problem an error of the API server's CRD

@@ -1,13 +1,12 @@
 package lint
 
 import (
-	"github.com/immutable-gen/immutable-gen/runtime/extension"
-
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/immutable-gen/immutable-gen/crdvalidation"
 	"github.com/immutable-gen/immutable-gen/crdvalidation/apiserver"
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 

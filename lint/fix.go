@@ -1,12 +1,11 @@
 package lint
 
 import (
-	"github.com/immutable-gen/immutable-gen/runtime/extension"
-
 	"regexp"
 	"strings"
 
 	"github.com/immutable-gen/immutable-gen/diag"
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 )
 
 // addRuleFix matches the fixes that add a presence rule:

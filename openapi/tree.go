@@ -1,13 +1,12 @@
 package openapi
 
 import (
-	"github.com/immutable-gen/immutable-gen/runtime/extension"
-
 	"go/types"
 	"slices"
 
 	"k8s.io/kube-openapi/pkg/common"
 
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 

@@ -1,14 +1,14 @@
 package schema
 
 import (
-	"github.com/immutable-gen/immutable-gen/runtime/extension"
-
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 
 	apiservercel "k8s.io/apiserver/pkg/cel"
+
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 )
 
 // FixExtensionsMode is the fix offered wherever the CEL rules cannot say

@@ -1,11 +1,11 @@
 package schema
 
 import (
-	"github.com/immutable-gen/immutable-gen/runtime/extension"
-
 	"encoding/json"
 	"math"
 	"slices"
+
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 )
 
 // The keywords of a schema node, read from the JSON tree the model is built

@@ -7,12 +7,12 @@
 package schema
 
 import (
-	"github.com/immutable-gen/immutable-gen/runtime/extension"
-
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 )
 
 // Edge says how a node is reached from its parent.

@@ -1,14 +1,14 @@
 package schema
 
 import (
-	"github.com/immutable-gen/immutable-gen/runtime/extension"
-
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 )
 
 // The value validations: edges to subschemas that validate a value without

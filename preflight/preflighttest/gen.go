@@ -9,13 +9,13 @@
 package preflighttest
 
 import (
-	"github.com/immutable-gen/immutable-gen/runtime/extension"
-
 	"fmt"
 	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
+
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 )
 
 // A Generator makes random values for one openAPIV3Schema. It is not safe
