@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -161,7 +162,10 @@ func rewrite(decisions []*decision) map[string]*edits {
 	for _, d := range decisions {
 		var lines []string
 		if d.add {
-			lines = append(lines, d.marker())
+			lines = append(lines, d.markers()...)
+			if when := mutateWhen(d.when); when != "" {
+				lines = append(lines, "+immutable:when="+quoteWhen(when))
+			}
 			if d.message != "" {
 				lines = append(lines, fmt.Sprintf("+immutable:message=%q", d.message))
 			}
@@ -217,3 +221,17 @@ func restOf(s *site) string {
 	}
 	return "+" + xvalidation + ":" + strings.Join(args, ",")
 }
+
+// quoteWhen quotes a condition for +immutable:when: in backquotes when it
+// holds double quotes (CEL string literals) and no backquote, so that it
+// reads as written; else as a Go string.
+func quoteWhen(expr string) string {
+	if strings.Contains(expr, `"`) && !strings.ContainsAny(expr, "`\\") {
+		return "`" + expr + "`"
+	}
+	return strconv.Quote(expr)
+}
+
+// mutateWhen changes the conditions written, in tests that check that the
+// differential catches a wrong one.
+var mutateWhen = func(when string) string { return when }
