@@ -94,8 +94,10 @@ type Result struct {
 	// Files are the rewritten Go files, by name; Diff their unified diff.
 	Files map[string][]byte
 	Diff  string
-	// Proof is the differential of the CRDs before and after.
-	Proof proof.Report
+	// Proof is the differential of the CRDs before and after, over
+	// Fields, the schema nodes the markers written land on.
+	Proof  proof.Report
+	Fields []proof.Field
 	// Notes are the crd generator's warnings and notes on the migrated
 	// sources that it did not report on the original ones.
 	Notes diag.List
@@ -244,6 +246,7 @@ func Run(o Options) (*Result, error) {
 			fields = append(fields, proof.Field{CRD: pl.crd, Version: pl.version, Path: pl.path, When: d.when})
 		}
 	}
+	res.Fields = fields
 	res.Proof, err = proof.Run(before.crds, after.crds, fields, proof.Options{Updates: o.Updates, Seed: o.Seed})
 	if err != nil {
 		return nil, fmt.Errorf("the differential: %w", err)

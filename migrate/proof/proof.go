@@ -189,7 +189,7 @@ func loadCRDs(files map[string][]byte, want map[string][]Field) (map[string]*crd
 		if err := json.Unmarshal(j, &obj); err != nil {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
-		if want[obj.Metadata.Name] == nil {
+		if want != nil && want[obj.Metadata.Name] == nil {
 			continue
 		}
 		c, err := preflight.NewChecker([]preflight.CRD{{Source: file, Raw: j}})
@@ -216,50 +216,19 @@ func compare(before, after *crd, version string, fields []Field, o Options) (CRD
 		rep.Fields = append(rep.Fields, pathString(f.Path))
 	}
 	body := bodySchema(root)
-	r := rand.New(rand.NewPCG(o.Seed, 0x5eed))
-	gen := preflighttest.New(wrap(body), o.Seed)
-	gen.Invalid = 5
-	// The strings the rules compare with (`c.type == 'Ready'`), so that
-	// their conditions are met, on both sides of the comparison.
-	gen.Words = literals(root, after.schemas[version])
-	u := updater{r: r, seed: o.Seed, words: gen.Words}
 	conds, err := newConditions(after, version, fields)
 	if err != nil {
 		return rep, err
 	}
+	// The strings the rules compare with (`c.type == 'Ready'`), so that
+	// their conditions are met, on both sides of the comparison.
+	d := newDrawer(before, version, fields, conds, o.Seed, literals(root, after.schemas[version]))
 	groups := map[string]*Difference{}
 	var order []string
 	for i := 0; i < o.Updates; i++ {
-		f := fields[i%len(fields)]
-		plant := r.IntN(10) < 7
-		oldBody, err := stored(before, version, gen, &u, body, f.Path, plant)
+		f, oldBody, newBody, err := d.next(i)
 		if err != nil {
 			return rep, err
-		}
-		// A conditional field: half of its updates start from an object
-		// on which the condition holds (up to 40 draws), so that both
-		// sides of it are compared.
-		if f.When != "" && r.IntN(2) == 0 {
-			for range 40 {
-				if conds.held(oldBody, oldBody)[f.When] {
-					break
-				}
-				if oldBody, err = stored(before, version, gen, &u, body, f.Path, plant); err != nil {
-					return rep, err
-				}
-			}
-		}
-		newBody := deepCopy(oldBody).(map[string]any)
-		switch r.IntN(4) {
-		case 0:
-			u.remove(body, newBody, f.Path)
-		case 1:
-			u.replace(body, newBody, f.Path)
-		case 2:
-			u.mutateWithin(body, newBody, f.Path)
-		default:
-			m, _ := gen.Mutate(newBody)
-			newBody, _ = m.(map[string]any)
 		}
 		v, err := judge(before, after, version, oldBody, newBody)
 		if err != nil {
@@ -301,6 +270,110 @@ func compare(before, after *crd, version string, fields []Field, o Options) (CRD
 		rep.Differences = append(rep.Differences, *groups[k])
 	}
 	return rep, nil
+}
+
+// drawer draws the updates of one CRD version: round robin over the
+// fields, an old object the CRD accepts on creation (the field planted in
+// it 7 times in 10; for a conditional field, half of the time one on
+// which the condition holds), and a change of the field: removed,
+// replaced, changed inside, or one to three random changes anywhere.
+type drawer struct {
+	c       *crd
+	version string
+	fields  []Field
+	conds   *conditions
+	body    map[string]any
+	r       *rand.Rand
+	gen     *preflighttest.Generator
+	u       updater
+}
+
+func newDrawer(c *crd, version string, fields []Field, conds *conditions, seed uint64, words []string) *drawer {
+	body := bodySchema(c.schemas[version])
+	r := rand.New(rand.NewPCG(seed, 0x5eed))
+	gen := preflighttest.New(wrap(body), seed)
+	gen.Invalid = 5
+	gen.Words = words
+	return &drawer{c: c, version: version, fields: fields, conds: conds, body: body, r: r, gen: gen, u: updater{r: r, seed: seed, words: words}}
+}
+
+// next draws update i: the field it is about, the old and the new object
+// below metadata.
+func (d *drawer) next(i int) (Field, map[string]any, map[string]any, error) {
+	f := d.fields[i%len(d.fields)]
+	plant := d.r.IntN(10) < 7
+	oldBody, err := stored(d.c, d.version, d.gen, &d.u, d.body, f.Path, plant)
+	if err != nil {
+		return f, nil, nil, err
+	}
+	// A conditional field: half of its updates start from an object on
+	// which the condition holds (up to 40 draws), so that both sides of
+	// it are compared.
+	if f.When != "" && d.r.IntN(2) == 0 {
+		for range 40 {
+			if d.conds.held(oldBody, oldBody)[f.When] {
+				break
+			}
+			if oldBody, err = stored(d.c, d.version, d.gen, &d.u, d.body, f.Path, plant); err != nil {
+				return f, nil, nil, err
+			}
+		}
+	}
+	newBody := deepCopy(oldBody).(map[string]any)
+	switch d.r.IntN(4) {
+	case 0:
+		d.u.remove(d.body, newBody, f.Path)
+	case 1:
+		d.u.replace(d.body, newBody, f.Path)
+	case 2:
+		d.u.mutateWithin(d.body, newBody, f.Path)
+	default:
+		m, _ := d.gen.Mutate(newBody)
+		newBody, _ = m.(map[string]any)
+	}
+	return f, oldBody, newBody, nil
+}
+
+// Updates draws n random updates of fields of one version of a CRD (a
+// file as the crd generator writes it) as Run draws them, and calls fn
+// with the old and the new object below metadata (spec, status, …) of
+// each. For tests that hold another validator to the same updates.
+func Updates(crdFile []byte, version string, fields []Field, n int, seed uint64, fn func(oldBody, newBody map[string]any) error) error {
+	if seed == 0 {
+		seed = 1
+	}
+	cs, err := loadCRDs(map[string][]byte{"crd.yaml": crdFile}, nil)
+	if err != nil {
+		return err
+	}
+	if len(cs) != 1 {
+		return fmt.Errorf("not one CRD")
+	}
+	var c *crd
+	for _, x := range cs {
+		c = x
+	}
+	if c.schemas[version] == nil {
+		return fmt.Errorf("no version %s", version)
+	}
+	if len(fields) == 0 {
+		return fmt.Errorf("no fields")
+	}
+	conds, err := newConditions(c, version, fields)
+	if err != nil {
+		return err
+	}
+	d := newDrawer(c, version, fields, conds, seed, literals(c.schemas[version]))
+	for i := range n {
+		_, o, nw, err := d.next(i)
+		if err != nil {
+			return err
+		}
+		if err := fn(o, nw); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // stored draws an old object: one the original CRD accepts on creation,

@@ -127,6 +127,30 @@ func TestLiterals(t *testing.T) {
 	}
 }
 
+// TestUpdates: the updates Run draws, for other validators: as many as
+// asked, old objects the CRD accepts on creation, the field changed in
+// some.
+func TestUpdates(t *testing.T) {
+	a := []Field{{CRD: "things.example.com", Version: "v1", Path: []string{"spec", "a"}}}
+	n, changedA := 0, 0
+	err := Updates(crdYAML(`{rule: "self == oldSelf"}`, ""), "v1", a, 200, 1, func(o, nw map[string]any) error {
+		n++
+		if fmt.Sprint(o["spec"]) != fmt.Sprint(nw["spec"]) {
+			changedA++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 200 || changedA < 100 {
+		t.Errorf("%d updates, %d changed", n, changedA)
+	}
+	if err := Updates(crdYAML("", ""), "v2", a, 1, 1, func(o, nw map[string]any) error { return nil }); err == nil {
+		t.Errorf("no version v2: no error")
+	}
+}
+
 func TestChanged(t *testing.T) {
 	s := map[string]any{"type": "object", "properties": map[string]any{
 		"m": map[string]any{"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": []any{"k"},
