@@ -41,6 +41,7 @@ func (e *edits) apply(src string) []op {
 	if len(lines) > 0 && lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
 	}
+	e.tidy(lines)
 	var out []op
 	n := 0
 	add := func(kind byte, text string, owner *decision) {
@@ -69,6 +70,29 @@ func (e *edits) apply(src string) []op {
 		}
 	}
 	return out
+}
+
+// tidy drops a bare "//" line that the removed lines would leave last in
+// a doc comment, right above the declaration (a blank comment line once
+// separated the text from the rules).
+func (e *edits) tidy(lines []string) {
+	for i, l := range lines {
+		line := i + 1
+		if strings.TrimSpace(l) != "//" || e.drop[line] || len(e.before[line+1]) > 0 {
+			continue
+		}
+		j := line + 1
+		for j <= len(lines) && e.drop[j] && len(e.before[j]) == 0 {
+			j++
+		}
+		if j == line+1 || j > len(lines) || len(e.before[j]) > 0 {
+			continue
+		}
+		if _, replaced := e.replace[j]; replaced || strings.HasPrefix(strings.TrimSpace(lines[j-1]), "//") {
+			continue
+		}
+		e.drop[line] = true
+	}
 }
 
 // newText is the new file of a diff.
