@@ -329,8 +329,17 @@ func (p *planner) decide(t *decl, claims []claim) (*decision, string) {
 		return nil, "keys may be removed, not added: no marker form means that (validation-gen's +k8s:update=NoAddItem alone has none: docs/semantics.md); +immutable=keys would refuse removed keys too, a new refusal. The hand-written rule is the way to say it"
 	case has[celshape.SameSize]:
 		return nil, "compares sizes only: no marker means that"
+	case t.field == nil:
+		return nil, "presence rules about a type"
+	case presence:
+		// Presence fixed, value free.
+		d.form = "NoSet,NoUnset"
+	case has[celshape.NoRemoval] && !has[celshape.NoAddition]:
+		d.form = "NoUnset"
+	case has[celshape.NoAddition] && !has[celshape.NoRemoval]:
+		d.form = "NoSet"
 	default:
-		return nil, "a presence rule alone (the presence half of +immutable or +immutable=once): no marker means only that"
+		return nil, "a presence rule alone, of no shape a form has"
 	}
 	if len(t.forms) > 0 {
 		if slices.Contains(t.forms, d.form) {

@@ -22,6 +22,7 @@ import (
 	"github.com/google/cel-go/common"
 	"github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/operators"
+	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/parser"
 )
 
@@ -104,10 +105,13 @@ func (a Atom) String() string {
 
 // NeedsSplit is the Needs of a conditional rule whose condition cannot be
 // told apart from its immutability; NeedsMixed the Needs of a rule that
-// holds immutability both unconditionally and under a condition.
+// holds immutability both unconditionally and under a condition;
+// NeedsDefault the Needs of a comparison that takes an absent value as a
+// default.
 const (
-	NeedsMixed = "holds immutability both unconditionally and under a condition: the rule is not split into two markers (split it by hand, then migrate)"
-	NeedsSplit = "a conditional rule whose condition cannot be separated from its immutability (the condition itself compares self and oldSelf, the rule has several conditional parts, or its immutability is no shape a marker has): no +immutable:when expresses it"
+	NeedsDefault = "compares the value with absence taken as a default ((has(oldSelf.x) ? oldSelf.x : d) == (has(self.x) ? self.x : d)): a marker tells an absent value from d, so no form means that"
+	NeedsMixed   = "holds immutability both unconditionally and under a condition: the rule is not split into two markers (split it by hand, then migrate)"
+	NeedsSplit   = "a conditional rule whose condition cannot be separated from its immutability (the condition itself compares self and oldSelf, the rule has several conditional parts, or its immutability is no shape a marker has): no +immutable:when expresses it"
 )
 
 // A Shape is a rule taken apart.
@@ -155,6 +159,9 @@ func Parse(rule string) (Shape, error) {
 			a, when, ok := condition(c, tree.SourceInfo())
 			if !ok {
 				needs = NeedsSplit
+				if containsDefaulted(c) {
+					needs = NeedsDefault
+				}
 				continue
 			}
 			conditional, s.When = a, when
@@ -251,6 +258,13 @@ func atomOr(ds []ast.Expr) ([]Atom, bool) {
 	case 1:
 		return atom(ds[0])
 	case 2:
+		// (!has(oldSelf.p) && !has(self.p)) || (has(oldSelf.p) && has(self.p))
+		if p, ok := presenceXNOR(ds[0], ds[1]); ok {
+			return []Atom{{Kind: SamePresence, Path: p}}, true
+		}
+		if p, ok := presenceXNOR(ds[1], ds[0]); ok {
+			return []Atom{{Kind: SamePresence, Path: p}}, true
+		}
 		// !has(oldSelf.p) || has(self.p), and the reverse
 		var notHas, has *sel
 		for _, d := range ds {
@@ -319,6 +333,9 @@ func containsImmutability(e ast.Expr) bool {
 			return true
 		}
 	}
+	if defaulted(e) {
+		return true
+	}
 	if e.Kind() != ast.CallKind {
 		return false
 	}
@@ -327,6 +344,86 @@ func containsImmutability(e ast.Expr) bool {
 	case operators.LogicalOr, operators.LogicalAnd, operators.LogicalNot, operators.Conditional:
 		for _, a := range c.Args() {
 			if containsImmutability(a) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// presenceXNOR matches absent (both !has) and present (both has) of one
+// path on both sides: the presence does not change.
+func presenceXNOR(absent, present ast.Expr) ([]string, bool) {
+	as := flatten(absent, operators.LogicalAnd)
+	ps := flatten(present, operators.LogicalAnd)
+	if len(as) != 2 || len(ps) != 2 {
+		return nil, false
+	}
+	var path []string
+	roots := map[string]int{}
+	for _, a := range as {
+		x, ok := call1(a, operators.LogicalNot)
+		if !ok {
+			return nil, false
+		}
+		h, ok := hasPath(x)
+		if !ok || (path != nil && !slices.Equal(path, h.path)) {
+			return nil, false
+		}
+		path = h.path
+		roots[h.root]++
+	}
+	for _, p := range ps {
+		h, ok := hasPath(p)
+		if !ok || !slices.Equal(path, h.path) {
+			return nil, false
+		}
+		roots[h.root] += 10
+	}
+	return path, roots["self"] == 11 && roots["oldSelf"] == 11
+}
+
+// defaulted matches (has(oldSelf.p) ? oldSelf.p : d) == (has(self.p) ?
+// self.p : d), in either order.
+func defaulted(e ast.Expr) bool {
+	l, r, ok := call2(e, operators.Equals)
+	if !ok {
+		return false
+	}
+	side := func(x ast.Expr) (sel, ast.Expr, bool) {
+		c, ok := callOf(x, operators.Conditional, 3)
+		if !ok || c.IsMemberFunction() {
+			return sel{}, nil, false
+		}
+		h, ok := hasPath(c.Args()[0])
+		if !ok {
+			return sel{}, nil, false
+		}
+		v, ok := path(c.Args()[1])
+		if !ok || v.root != h.root || !slices.Equal(v.path, h.path) {
+			return sel{}, nil, false
+		}
+		return h, c.Args()[2], true
+	}
+	hl, dl, okl := side(l)
+	hr, dr, okr := side(r)
+	return okl && okr && hl.root != hr.root && slices.Equal(hl.path, hr.path) && dl.Kind() == ast.LiteralKind && dr.Kind() == ast.LiteralKind && dl.AsLiteral().Equal(dr.AsLiteral()) == types.True
+}
+
+// containsDefaulted reports whether a defaulted comparison stands among
+// the operands of e's logical operators, at any depth.
+func containsDefaulted(e ast.Expr) bool {
+	if defaulted(e) {
+		return true
+	}
+	if e.Kind() != ast.CallKind {
+		return false
+	}
+	c := e.AsCall()
+	switch c.FunctionName() {
+	case operators.LogicalOr, operators.LogicalAnd, operators.LogicalNot, operators.Conditional:
+		for _, a := range c.Args() {
+			if containsDefaulted(a) {
 				return true
 			}
 		}

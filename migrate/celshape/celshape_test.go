@@ -70,6 +70,9 @@ func render(s Shape) string {
 	if s.Needs == NeedsMixed {
 		return "needs: mixed"
 	}
+	if s.Needs == NeedsDefault {
+		return "needs: default"
+	}
 	if s.Needs != "" {
 		return "needs: " + s.Needs
 	}
@@ -115,6 +118,12 @@ func TestParseConditional(t *testing.T) {
 		{"conditional and unconditional", `self.a == oldSelf.a && (oldSelf.q || self.b == oldSelf.b)`, "needs: mixed"},
 		{"conditional with a rest", `self.r >= oldSelf.r && (oldSelf.q || self.b == oldSelf.b)`, "[equal b] rest: [self.r >= oldSelf.r] old=true when: !oldSelf.q"},
 		{"immutability mixed into the condition", `(self.a == oldSelf.a && oldSelf.p) || self.b == oldSelf.b`, "needs: split"},
+		{"presence written as both absent or both present", `(!has(oldSelf.p) && !has(self.p)) || (has(oldSelf.p) && has(self.p))`, "[same-presence p]"},
+		{"presence both ways under a condition (Kueue priorityClassRef)", `oldSelf.r ? (!has(oldSelf.spec.p) && !has(self.spec.p)) || (has(oldSelf.spec.p) && has(self.spec.p)) : true`, "[same-presence spec.p] when: oldSelf.r"},
+		{"not presence: one side twice", `(!has(oldSelf.p) && !has(oldSelf.p)) || (has(oldSelf.p) && has(self.p))`, "rest: [!has(oldSelf.p) && !has(oldSelf.p) || has(oldSelf.p) && has(self.p)] old=true"},
+		{"absence taken as a default", `(has(oldSelf.m) ? oldSelf.m : 0) == (has(self.m) ? self.m : 0)`, "needs: default"},
+		{"absence taken as a default, under a condition (Kueue maximumExecutionTimeSeconds)", `oldSelf.r ? ((has(oldSelf.m) ? oldSelf.m : 0) == (has(self.m) ? self.m : 0)) : true`, "needs: default"},
+		{"different defaults: no immutability", `(has(oldSelf.m) ? oldSelf.m : 0) == (has(self.m) ? self.m : 1)`, "rest: [(has(oldSelf.m) ? oldSelf.m : 0) == (has(self.m) ? self.m : 1)] old=true"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, err := Parse(c.rule)

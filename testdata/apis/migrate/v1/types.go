@@ -13,6 +13,8 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 // +kubebuilder:validation:XValidation:rule="(has(oldSelf.paused) && oldSelf.paused) || self.size == oldSelf.size",message="size is immutable unless paused"
 // +kubebuilder:validation:XValidation:rule="!has(self.pool) || self.pool == oldSelf.pool",message="pool may be cleared, not set later or changed"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.topology) || (has(self.nodeLabels) == has(oldSelf.nodeLabels) && (!has(self.nodeLabels) || self.nodeLabels == oldSelf.nodeLabels))",message="nodeLabels are immutable once a topology is set"
+// +kubebuilder:validation:XValidation:rule="(!has(oldSelf.scheduling) && !has(self.scheduling)) || (has(oldSelf.scheduling) && has(self.scheduling))",message="scheduling may not be added or removed"
+// +kubebuilder:validation:XValidation:rule="(has(oldSelf.timeout) ? oldSelf.timeout : 0) == (has(self.timeout) ? self.timeout : 0)",message="timeout is immutable"
 type WidgetSpec struct {
 	// Name is set at creation and never changes.
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="name is immutable"
@@ -64,6 +66,17 @@ type WidgetSpec struct {
 
 	// +optional
 	Paused bool `json:"paused"`
+
+	// Scheduling may change, but not be added or removed: presence alone,
+	// validation-gen's NoSet and NoUnset.
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	Scheduling string `json:"scheduling,omitempty"`
+
+	// Timeout is compared with absence taken as 0, which no marker says
+	// (a marker tells an absent value from 0).
+	// +optional
+	Timeout *int32 `json:"timeout,omitempty"`
 
 	// Topology, once set, fixes NodeLabels (Kueue's ResourceFlavor).
 	// +optional
