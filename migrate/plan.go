@@ -178,7 +178,7 @@ func (p *planner) shape(s *site) string {
 		return "reaches no CRD of paths= (the type is not used by a kind)"
 	}
 	if sh.When != "" {
-		if reason := p.rebase(s, sh.When); reason != "" {
+		if reason := p.rebase(s, sh); reason != "" {
 			return reason
 		}
 	}
@@ -189,7 +189,21 @@ func (p *planner) shape(s *site) string {
 
 // rebase records the condition of a conditional rule over the whole
 // objects, as +immutable:when reads it, or says why it cannot.
-func (p *planner) rebase(s *site, when string) string {
+func (p *planner) rebase(s *site, sh celshape.Shape) string {
+	when := sh.When
+	// A rule on an optional node runs only where the node is in both
+	// objects; its condition reads the node, and the marker's form (its
+	// presence) would be checked where the condition cannot be evaluated.
+	for _, a := range sh.Atoms {
+		if len(a.Path) > 0 {
+			continue
+		}
+		for _, at := range p.probes[s] {
+			if len(at.path) > 0 && !at.required {
+				return fmt.Sprintf("conditional, on %s itself, which is optional: the rule runs only where both objects have it, and its condition reads it; where one has none, the marker would check its presence with the condition failing: not exact", pathString(at.path))
+			}
+		}
+	}
 	var path []string
 	for i, at := range p.probes[s] {
 		if i > 0 && !slices.Equal(at.path, path) {
