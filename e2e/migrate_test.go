@@ -24,7 +24,7 @@ type migrateCase struct {
 
 var migrateCases = []migrateCase{
 	{module: "sigs.k8s.io/jobset@v0.10.1", dirs: []string{"api/jobset"}, paths: "./api/jobset/v1alpha2/...", found: 5, migrated: 4, left: 1},
-	{module: "sigs.k8s.io/kueue@v0.17.0", dirs: []string{"apis", "pkg"}, paths: "./apis/kueue/...", found: 21, migrated: 8, left: 13},
+	{module: "sigs.k8s.io/kueue@v0.17.0", dirs: []string{"apis", "pkg"}, paths: "./apis/kueue/...", found: 24, migrated: 14, left: 10},
 }
 
 // TestMigrateRealAPIs runs `immutable-gen migrate` on copies of real APIs
@@ -52,6 +52,11 @@ func TestMigrateRealAPIs(t *testing.T) {
 			for _, r := range res.Proof.CRDs {
 				if r.Updates < 1000 {
 					t.Errorf("%s %s: %d updates", r.CRD, r.Version, r.Updates)
+				}
+				// A conditional field is compared on both sides of its
+				// condition.
+				if r.Conditional > 0 && (r.Held == 0 || r.Held == r.Conditional) {
+					t.Errorf("%s %s: the condition held on %d of %d updates of conditional fields", r.CRD, r.Version, r.Held, r.Conditional)
 				}
 			}
 		})

@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"sigs.k8s.io/controller-tools/pkg/genall"
+	"sigs.k8s.io/controller-tools/pkg/loader"
 
 	"github.com/immutable-gen/immutable-gen/crdgen"
 	"github.com/immutable-gen/immutable-gen/diag"
@@ -39,6 +40,17 @@ const (
 	K8sImmutableMarker = "immutable"
 )
 
+// What --validators says about the typed validators.
+const (
+	// ValidatorsAuto: used when a package of paths= holds the file the
+	// validators generator writes (zz_generated.immutable.go).
+	ValidatorsAuto = "auto"
+	// ValidatorsYes: used (say so before generating them the first time).
+	ValidatorsYes = "yes"
+	// ValidatorsNo: not used.
+	ValidatorsNo = "no"
+)
+
 // Options of a migration.
 type Options struct {
 	// Dir is the directory the packages are loaded from ("": the current
@@ -50,6 +62,11 @@ type Options struct {
 	BuildTags []string
 	// K8sImmutable is K8sImmutableKeep ("" too) or K8sImmutableMarker.
 	K8sImmutable string
+	// Validators says whether the packages use immutable-gen's typed
+	// validators, which refuse +immutable:when: ValidatorsAuto ("" too)
+	// when a package of paths= has zz_generated.immutable.go. Where they
+	// are used, conditional rules stay as written.
+	Validators string
 	// Updates per CRD version in the differential (default 1000), and its
 	// seed (default 1).
 	Updates int
@@ -77,8 +94,10 @@ type Result struct {
 	// Files are the rewritten Go files, by name; Diff their unified diff.
 	Files map[string][]byte
 	Diff  string
-	// Proof is the differential of the CRDs before and after.
-	Proof proof.Report
+	// Proof is the differential of the CRDs before and after, over
+	// Fields, the schema nodes the markers written land on.
+	Proof  proof.Report
+	Fields []proof.Field
 	// Notes are the crd generator's warnings and notes on the migrated
 	// sources that it did not report on the original ones.
 	Notes diag.List
@@ -136,6 +155,13 @@ func Run(o Options) (*Result, error) {
 	if o.K8sImmutable != K8sImmutableKeep && o.K8sImmutable != K8sImmutableMarker {
 		return nil, fmt.Errorf("--k8s-immutable=%s: want keep or immutable", o.K8sImmutable)
 	}
+	switch o.Validators {
+	case "":
+		o.Validators = ValidatorsAuto
+	case ValidatorsAuto, ValidatorsYes, ValidatorsNo:
+	default:
+		return nil, fmt.Errorf("--validators=%s: want auto, yes or no", o.Validators)
+	}
 	before, err := o.generate(nil)
 	if err != nil {
 		return nil, err
@@ -153,7 +179,7 @@ func Run(o Options) (*Result, error) {
 	if len(sc.errs) > 0 {
 		return nil, errors.Join(sc.errs...)
 	}
-	p := &planner{sc: sc, k8sImmutable: o.K8sImmutable}
+	p := &planner{sc: sc, k8sImmutable: o.K8sImmutable, noWhen: o.Validators == ValidatorsYes || (o.Validators == ValidatorsAuto && usesValidators(before.roots))}
 	if err := p.probe(o); err != nil {
 		return nil, err
 	}
@@ -217,14 +243,28 @@ func Run(o Options) (*Result, error) {
 	var fields []proof.Field
 	for _, d := range decisions {
 		for _, pl := range d.places {
-			fields = append(fields, proof.Field{CRD: pl.crd, Version: pl.version, Path: pl.path})
+			fields = append(fields, proof.Field{CRD: pl.crd, Version: pl.version, Path: pl.path, When: d.when})
 		}
 	}
+	res.Fields = fields
 	res.Proof, err = proof.Run(before.crds, after.crds, fields, proof.Options{Updates: o.Updates, Seed: o.Seed})
 	if err != nil {
 		return nil, fmt.Errorf("the differential: %w", err)
 	}
 	return res, nil
+}
+
+// usesValidators reports whether a package holds the typed validators'
+// generated file.
+func usesValidators(pkgs []*loader.Package) bool {
+	for _, p := range pkgs {
+		for _, f := range append(slices.Clip(p.GoFiles), p.OtherFiles...) {
+			if filepath.Base(f) == validatorsFile {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // insertedLines maps the lines added (numbered in the new file) to the
@@ -284,8 +324,13 @@ func (p *planner) rules(decisions []*decision) []Rule {
 		what := d.marker() + " on " + d.target.String()
 		if !d.add {
 			what = "nothing: " + d.target.String() + " already has " + d.marker()
-		} else if d.message != "" {
-			what += " (+immutable:message)"
+		} else {
+			if d.when != "" {
+				what += " (+immutable:when=" + quoteWhen(d.when) + ")"
+			}
+			if d.message != "" {
+				what += " (+immutable:message)"
+			}
 		}
 		for _, k := range d.keyFields {
 			what += ", +immutable on its key " + k.String()

@@ -21,9 +21,9 @@ func TestExample(t *testing.T) {
 				t.Fatal(err)
 			}
 			found, migrated, left := res.Counts()
-			want := [3]int{20, 12, 8}
+			want := [3]int{26, 18, 8}
 			if k8s == migrate.K8sImmutableMarker {
-				want = [3]int{20, 13, 7}
+				want = [3]int{26, 19, 7}
 			}
 			if [3]int{found, migrated, left} != want {
 				t.Errorf("found %d, migrated %d, left %d; want %v\n%s", found, migrated, left, want, res.Report(root))

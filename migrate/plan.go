@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/types"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/immutable-gen/immutable-gen/migrate/celshape"
@@ -16,13 +17,19 @@ type claim struct {
 	target *decl
 	// places are the target's schema nodes the rule reaches.
 	places []place
+	// when is the condition of a conditional rule, over the whole
+	// objects (+immutable:when), or "".
+	when string
 }
 
 // A decision is the marker one decl gets.
 type decision struct {
 	target *decl
-	// form is "" (+immutable), "once" or "keys".
+	// form is "" (+immutable), "once", "keys", or a set of +k8s:update
+	// constraints ("NoModify", "NoSet,NoModify").
 	form string
+	// when is the +immutable:when to add, if any.
+	when string
 	// message is the +immutable:message to add, if any.
 	message string
 	// add is false when the decl already has the form: the rules go, no
@@ -35,12 +42,27 @@ type decision struct {
 	places    []place
 }
 
-func (d *decision) marker() string {
-	if d.form == "" {
-		return "+immutable"
+// markers are the marker lines of d's form.
+func (d *decision) markers() []string {
+	switch d.form {
+	case "":
+		return []string{"+immutable"}
+	case "once", "keys":
+		return []string{"+immutable=" + d.form}
 	}
-	return "+immutable=" + d.form
+	var out []string
+	for _, c := range strings.Split(d.form, ",") {
+		out = append(out, "+k8s:update="+c)
+	}
+	return out
 }
+
+// marker is d's form as one line of text.
+func (d *decision) marker() string { return strings.Join(d.markers(), " ") }
+
+// validatorsFile is the file the typed validators generator writes in
+// each package (validators.FileName).
+const validatorsFile = "zz_generated.immutable.go"
 
 // planner decides, for the sites of a scan and where they land, which
 // rules become which markers.
@@ -54,6 +76,12 @@ type planner struct {
 	left   map[*site]string
 	// other are the rules that are no immutability rules.
 	other map[*site]bool
+	// when is the condition of each conditional rule, rebased on the
+	// objects' root.
+	when map[*site]string
+	// noWhen is set when the packages use typed validators, which refuse
+	// +immutable:when (validators: IG051): conditional rules stay.
+	noWhen bool
 	// uses counts, per named type, the struct fields of the scanned
 	// packages whose type is (a pointer, list or map of) it.
 	uses map[*types.TypeName]int
@@ -121,6 +149,7 @@ func (p *planner) init() {
 	p.shapes = map[*site]celshape.Shape{}
 	p.left = map[*site]string{}
 	p.other = map[*site]bool{}
+	p.when = map[*site]string{}
 	p.countUses()
 }
 
@@ -135,7 +164,7 @@ func (p *planner) shape(s *site) string {
 		p.other[s] = true
 		return ""
 	case sh.Needs != "":
-		return fmt.Sprintf("needs %s (not yet supported)", sh.Needs)
+		return sh.Needs
 	case len(sh.Atoms) == 0:
 		p.other[s] = true
 		return ""
@@ -148,15 +177,58 @@ func (p *planner) shape(s *site) string {
 	case len(p.probes[s]) == 0:
 		return "reaches no CRD of paths= (the type is not used by a kind)"
 	}
+	if sh.When != "" {
+		if reason := p.rebase(s, sh); reason != "" {
+			return reason
+		}
+	}
 	p.shapes[s] = sh
 	s.rest = sh.Rest
+	return ""
+}
+
+// rebase records the condition of a conditional rule over the whole
+// objects, as +immutable:when reads it, or says why it cannot.
+func (p *planner) rebase(s *site, sh celshape.Shape) string {
+	when := sh.When
+	// A rule on an optional node runs only where the node is in both
+	// objects; its condition reads the node, and the marker's form (its
+	// presence) would be checked where the condition cannot be evaluated.
+	for _, a := range sh.Atoms {
+		if len(a.Path) > 0 {
+			continue
+		}
+		for _, at := range p.probes[s] {
+			if len(at.path) > 0 && !at.required {
+				return fmt.Sprintf("conditional, on %s itself, which is optional: the rule runs only where both objects have it, and its condition reads it; where one has none, the marker would check its presence with the condition failing: not exact", pathString(at.path))
+			}
+		}
+	}
+	var path []string
+	for i, at := range p.probes[s] {
+		if i > 0 && !slices.Equal(at.path, path) {
+			return fmt.Sprintf("conditional, and its type is reached at %s and at %s: +immutable:when's condition sees the whole objects, and cannot be one condition for both", pathString(path), pathString(at.path))
+		}
+		path = at.path
+	}
+	if slices.Contains(path, "[]") || slices.Contains(path, "{}") {
+		return fmt.Sprintf("conditional, on %s, inside a list or map: +immutable:when's condition sees the whole objects and cannot say which item or value it is about (IG026)", pathString(path))
+	}
+	w, err := celshape.Rebase(when, path)
+	if err != nil {
+		return fmt.Sprintf("conditional, and its condition cannot be rewritten over the whole objects: %v", err)
+	}
+	if p.noWhen {
+		return "conditional (would be +immutable:when=" + strconv.Quote(w) + "): the packages use typed validators (" + validatorsFile + "), which do not evaluate +immutable:when and refuse it (IG051); the rule stays as written, so that they keep working and keep the CRD's verdicts"
+	}
+	p.when[s] = w
 	return ""
 }
 
 // resolve finds the decl an atom of site s is about, and the places of it
 // the rule reaches.
 func (p *planner) resolve(s *site, a celshape.Atom) (claim, string) {
-	c := claim{site: s, atom: a}
+	c := claim{site: s, atom: a, when: p.when[s]}
 	if len(a.Path) == 0 {
 		c.target, c.places = s.decl, p.probes[s]
 		return c, ""
@@ -193,8 +265,12 @@ func (p *planner) resolve(s *site, a celshape.Atom) (claim, string) {
 			if !ok {
 				return c, fmt.Sprintf("names %s, which the schema at %s does not have", name, cur)
 			}
-			if !next.required && !(guardedLast && i == len(a.Path)-1) {
-				return c, fmt.Sprintf("reads %s without has(), and %s is optional: the rule fails (\"no such key\") where it is absent and refuses every such update; a marker would allow them, so it is not exact", pathString(next.path), name)
+			if !next.required && !(guardedLast && i == len(a.Path)-1) && !slices.Contains(a.Guarded, i+1) {
+				such := "every such update"
+				if c.when != "" {
+					such += " on which its condition holds"
+				}
+				return c, fmt.Sprintf("reads %s without has(), and %s is optional: the rule fails (\"no such key\") where it is absent and refuses %s; a marker would allow them, so it is not exact", pathString(next.path), name, such)
 			}
 			cur = next
 		}
@@ -215,9 +291,19 @@ func (p *planner) decide(t *decl, claims []claim) (*decision, string) {
 			keys = append(keys, c.atom.Keys)
 		}
 	}
-	d := &decision{target: t, claims: claims, add: true}
+	d := &decision{target: t, claims: claims, add: true, when: claims[0].when}
 	for _, c := range claims {
 		d.places = appendPlaces(d.places, c.places...)
+		if c.when != d.when {
+			return nil, "the rules about it hold under different conditions (or one under a condition and one always): a marker takes one +immutable:when"
+		}
+	}
+	if d.when != "" {
+		for _, at := range d.places {
+			if slices.Contains(at.path, "[]") || slices.Contains(at.path, "{}") {
+				return nil, fmt.Sprintf("conditional, about %s inside a list or map: +immutable:when stands only on nodes reached from the root through properties (IG026)", pathString(at.path))
+			}
+		}
 	}
 	presence := has[celshape.SamePresence] || (has[celshape.NoRemoval] && has[celshape.NoAddition])
 	eq := has[celshape.Equal] || has[celshape.NoModify]
@@ -229,14 +315,16 @@ func (p *planner) decide(t *decl, claims []claim) (*decision, string) {
 		}
 	}
 	switch {
-	case eq && !has[celshape.Equal] && !presence && !has[celshape.NoRemoval]:
-		return nil, "fixed while present, may be cleared and set again: needs " + celshape.NeedsNoModify + " (not yet supported)"
 	case eq && t.typ != nil && (presence || has[celshape.NoRemoval] || has[celshape.NoAddition]):
 		return nil, "presence rules about a type"
+	case eq && !has[celshape.Equal] && !presence && !has[celshape.NoRemoval] && !has[celshape.NoAddition]:
+		// Fixed while present, may be cleared and set again.
+		d.form = "NoModify"
 	case eq && has[celshape.NoRemoval] && !presence:
 		d.form = "once"
 	case eq && has[celshape.NoAddition] && !presence:
-		return nil, "may be removed but not set later: no marker means that"
+		// May be removed, not set later; fixed while present.
+		d.form = "NoSet,NoModify"
 	case eq:
 		d.form = ""
 	case has[celshape.KeysInOrder]:
@@ -250,13 +338,22 @@ func (p *planner) decide(t *decl, claims []claim) (*decision, string) {
 		}
 		d.form = "keys"
 	case has[celshape.NoKeyRemoved]:
-		return nil, "keys may be added, not removed: needs +k8s:update=NoRemoveItem (not yet supported)"
+		return nil, "keys may be added, not removed: no marker form means that (validation-gen's +k8s:update=NoRemoveItem alone has none: docs/semantics.md); +immutable=keys would refuse added keys too, a new refusal. The hand-written rule is the way to say it"
 	case has[celshape.NoKeyAdded]:
-		return nil, "keys may be removed, not added: needs +k8s:update=NoAddItem (not yet supported)"
+		return nil, "keys may be removed, not added: no marker form means that (validation-gen's +k8s:update=NoAddItem alone has none: docs/semantics.md); +immutable=keys would refuse removed keys too, a new refusal. The hand-written rule is the way to say it"
 	case has[celshape.SameSize]:
 		return nil, "compares sizes only: no marker means that"
+	case t.field == nil:
+		return nil, "presence rules about a type"
+	case presence:
+		// Presence fixed, value free.
+		d.form = "NoSet,NoUnset"
+	case has[celshape.NoRemoval] && !has[celshape.NoAddition]:
+		d.form = "NoUnset"
+	case has[celshape.NoAddition] && !has[celshape.NoRemoval]:
+		d.form = "NoSet"
 	default:
-		return nil, "a presence rule alone (the presence half of +immutable or +immutable=once): no marker means only that"
+		return nil, "a presence rule alone, of no shape a form has"
 	}
 	if len(t.forms) > 0 {
 		if slices.Contains(t.forms, d.form) {

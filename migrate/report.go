@@ -44,6 +44,9 @@ func (r *Result) Report(dir string) string {
 		for _, c := range r.Proof.CRDs {
 			fmt.Fprintf(&b, "  %s %s: %d updates of %s\n", c.CRD, c.Version, c.Updates, strings.Join(c.Fields, ", "))
 			fmt.Fprintf(&b, "    refused before: %d, after: %d\n", c.RefusedBefore, c.RefusedAfter)
+			if c.Conditional > 0 {
+				fmt.Fprintf(&b, "    conditional fields: %d updates, the condition held on %d\n", c.Conditional, c.Held)
+			}
 			for _, d := range c.Differences {
 				fmt.Fprintf(&b, "    %s at %s: %d update(s), e.g.\n", d.Class, d.Field, d.Count)
 				fmt.Fprintf(&b, "      old: %s\n      new: %s\n", js(d.Old), js(d.New))

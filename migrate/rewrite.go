@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -40,6 +41,7 @@ func (e *edits) apply(src string) []op {
 	if len(lines) > 0 && lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
 	}
+	e.tidy(lines)
 	var out []op
 	n := 0
 	add := func(kind byte, text string, owner *decision) {
@@ -68,6 +70,29 @@ func (e *edits) apply(src string) []op {
 		}
 	}
 	return out
+}
+
+// tidy drops a bare "//" line that the removed lines would leave last in
+// a doc comment, right above the declaration (a blank comment line once
+// separated the text from the rules).
+func (e *edits) tidy(lines []string) {
+	for i, l := range lines {
+		line := i + 1
+		if strings.TrimSpace(l) != "//" || e.drop[line] || len(e.before[line+1]) > 0 {
+			continue
+		}
+		j := line + 1
+		for j <= len(lines) && e.drop[j] && len(e.before[j]) == 0 {
+			j++
+		}
+		if j == line+1 || j > len(lines) || len(e.before[j]) > 0 {
+			continue
+		}
+		if _, replaced := e.replace[j]; replaced || strings.HasPrefix(strings.TrimSpace(lines[j-1]), "//") {
+			continue
+		}
+		e.drop[line] = true
+	}
 }
 
 // newText is the new file of a diff.
@@ -161,7 +186,10 @@ func rewrite(decisions []*decision) map[string]*edits {
 	for _, d := range decisions {
 		var lines []string
 		if d.add {
-			lines = append(lines, d.marker())
+			lines = append(lines, d.markers()...)
+			if when := mutateWhen(d.when); when != "" {
+				lines = append(lines, "+immutable:when="+quoteWhen(when))
+			}
 			if d.message != "" {
 				lines = append(lines, fmt.Sprintf("+immutable:message=%q", d.message))
 			}
@@ -217,3 +245,17 @@ func restOf(s *site) string {
 	}
 	return "+" + xvalidation + ":" + strings.Join(args, ",")
 }
+
+// quoteWhen quotes a condition for +immutable:when: in backquotes when it
+// holds double quotes (CEL string literals) and no backquote, so that it
+// reads as written; else as a Go string.
+func quoteWhen(expr string) string {
+	if strings.Contains(expr, `"`) && !strings.ContainsAny(expr, "`\\") {
+		return "`" + expr + "`"
+	}
+	return strconv.Quote(expr)
+}
+
+// mutateWhen changes the conditions written, in tests that check that the
+// differential catches a wrong one.
+var mutateWhen = func(when string) string { return when }

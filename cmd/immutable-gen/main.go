@@ -10,7 +10,7 @@
 //	immutable-gen crd[:immutability=cel|extensions] paths=./... output:crd:dir=DIR
 //	immutable-gen check-update --schema CRD_FILE_OR_DIR [--old FILE_OR_DIR] --new FILE_OR_DIR [-o text|json]
 //	immutable-gen lint [--format=text|json] [--fail-on=error|warning|info] FILE_OR_DIR...
-//	immutable-gen migrate [crd[:OPTIONS]] paths=./... [--diff] [--accept-refusals] [--k8s-immutable=keep|immutable]
+//	immutable-gen migrate [crd[:OPTIONS]] paths=./... [--diff] [--accept-refusals] [--k8s-immutable=keep|immutable] [--validators=auto|yes|no]
 //	immutable-gen help diagnostics
 //
 // One binary runs every command in process: generation with the API

@@ -14,7 +14,7 @@ import (
 	"github.com/immutable-gen/immutable-gen/migrate"
 )
 
-const migrateSynopsis = "usage: immutable-gen migrate [crd[:OPTIONS]] paths=PATTERN[;PATTERN...] [--diff] [--accept-refusals] [--k8s-immutable=keep|immutable]"
+const migrateSynopsis = "usage: immutable-gen migrate [crd[:OPTIONS]] paths=PATTERN[;PATTERN...] [--diff] [--accept-refusals] [--k8s-immutable=keep|immutable] [--validators=auto|yes|no]"
 
 const migrateUsage = migrateSynopsis + `
 
@@ -37,6 +37,11 @@ docs/guide.md, "Migrating", lists the shapes.
   --k8s-immutable=MODE    keep (default): leave +k8s:immutable as it is;
                           immutable: turn it into +immutable, which
                           immutable-gen compiles it as
+  --validators=MODE       whether the packages use immutable-gen's typed
+                          validators, which refuse +immutable:when: auto
+                          (default: a package of paths= holds
+                          zz_generated.immutable.go), yes or no. Where
+                          they are used, conditional rules stay as written
   --updates=N             random updates per CRD version (default 1000)
   --seed=N                seed of the updates (default 1)
 
@@ -56,6 +61,7 @@ func runMigrate(args []string, stdout, stderr io.Writer) int {
 	diff := fs.Bool("diff", false, "")
 	accept := fs.Bool("accept-refusals", false, "")
 	k8s := fs.String("k8s-immutable", migrate.K8sImmutableKeep, "")
+	validators := fs.String("validators", migrate.ValidatorsAuto, "")
 	updates := fs.Int("updates", 1000, "")
 	seed := fs.Uint64("seed", 1, "")
 	fail := func(format string, args ...any) int {
@@ -78,7 +84,7 @@ func runMigrate(args []string, stdout, stderr io.Writer) int {
 		opts = append(opts, fs.Arg(0))
 		rest = fs.Args()[1:]
 	}
-	o := migrate.Options{K8sImmutable: *k8s, Updates: *updates, Seed: *seed}
+	o := migrate.Options{K8sImmutable: *k8s, Validators: *validators, Updates: *updates, Seed: *seed}
 	for _, a := range opts {
 		switch {
 		case strings.HasPrefix(a, "paths="):

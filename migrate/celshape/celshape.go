@@ -6,19 +6,23 @@
 //
 // Parse splits a rule into its top-level conjuncts and names the
 // immutability shape of each (Atoms); the conjuncts it does not recognise
-// are kept as CEL text (Rest). A rule that is recognised but needs a form
-// immutable-gen does not have yet (upstream's NoModify, a condition) says
-// so in Needs.
+// are kept as CEL text (Rest). A conditional rule (`<condition> ||
+// <immutability>`, `<condition> ? <immutability> : true`) is taken apart
+// into its immutability (Atoms) and the condition under which it holds
+// (When). A rule that holds immutability in a way no marker expresses says
+// why in Needs.
 package celshape
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 
 	"github.com/google/cel-go/common"
 	"github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/operators"
+	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/parser"
 )
 
@@ -78,6 +82,11 @@ type Atom struct {
 	// Keys are the list map key fields a key conjunct projects the items
 	// on (i.k), nil when it compares map keys or whole items.
 	Keys []string
+	// Guarded are the lengths of the prefixes of Path that the rule's
+	// condition guards with has() on both sides (`has(oldSelf.a) &&
+	// has(self.a) ? self.a.b == oldSelf.a.b : true`): the conjunct reads
+	// them only where both objects have them.
+	Guarded []int
 }
 
 func (a Atom) String() string {
@@ -88,14 +97,21 @@ func (a Atom) String() string {
 	if len(a.Keys) > 0 {
 		s += " keys=" + strings.Join(a.Keys, ",")
 	}
+	if len(a.Guarded) > 0 {
+		s += fmt.Sprintf(" guarded=%v", a.Guarded)
+	}
 	return s
 }
 
-// Needs names the forms a recognised rule needs that immutable-gen does not
-// have yet.
+// NeedsSplit is the Needs of a conditional rule whose condition cannot be
+// told apart from its immutability; NeedsMixed the Needs of a rule that
+// holds immutability both unconditionally and under a condition;
+// NeedsDefault the Needs of a comparison that takes an absent value as a
+// default.
 const (
-	NeedsNoModify = "+k8s:update=NoModify"
-	NeedsWhen     = "+immutable:when"
+	NeedsDefault = "compares the value with absence taken as a default ((has(oldSelf.x) ? oldSelf.x : d) == (has(self.x) ? self.x : d)): a marker tells an absent value from d, so no form means that"
+	NeedsMixed   = "holds immutability both unconditionally and under a condition: the rule is not split into two markers (split it by hand, then migrate)"
+	NeedsSplit   = "a conditional rule whose condition cannot be separated from its immutability (the condition itself compares self and oldSelf, the rule has several conditional parts, or its immutability is no shape a marker has): no +immutable:when expresses it"
 )
 
 // A Shape is a rule taken apart.
@@ -107,9 +123,12 @@ type Shape struct {
 	// RestUsesOldSelf reports whether every conjunct of Rest refers to
 	// oldSelf (so that, alone, it is still a transition rule).
 	RestUsesOldSelf bool
-	// Needs is set when the rule is an immutability rule of a form
-	// immutable-gen does not have yet (NeedsWhen: a condition); Atoms is
-	// then empty.
+	// When is the condition under which Atoms hold, as CEL relative to
+	// the rule's node (self and oldSelf as the rule sees them); "" for an
+	// unconditional rule.
+	When string
+	// Needs is set when the rule holds immutability that no marker
+	// expresses (NeedsSplit), with the reason; Atoms is then empty.
 	Needs string
 }
 
@@ -129,13 +148,24 @@ func Parse(rule string) (Shape, error) {
 	var s Shape
 	s.RestUsesOldSelf = true
 	var needs string
+	var conditional []Atom
+	conditions := 0
 	for _, c := range flatten(tree.Expr(), operators.LogicalAnd) {
 		if a, ok := atom(c); ok {
 			s.Atoms = append(s.Atoms, a...)
 			continue
 		}
-		if n := unsupported(c); n != "" {
-			needs = n
+		if containsImmutability(c) {
+			a, when, ok := condition(c, tree.SourceInfo())
+			if !ok {
+				needs = NeedsSplit
+				if containsDefaulted(c) {
+					needs = NeedsDefault
+				}
+				continue
+			}
+			conditional, s.When = a, when
+			conditions++
 			continue
 		}
 		text, err := parser.Unparse(c, tree.SourceInfo())
@@ -147,10 +177,19 @@ func Parse(rule string) (Shape, error) {
 			s.RestUsesOldSelf = false
 		}
 	}
+	switch {
+	case needs == "" && conditions > 1:
+		needs = NeedsSplit
+	case needs == "" && conditions == 1 && len(s.Atoms) > 0:
+		// `a == b && (<c> || x == y)`: the rule is not split there.
+		needs = NeedsMixed
+	}
 	if needs != "" {
-		// Part of the rule needs a form that does not exist yet: the rule
-		// is left whole.
+		// Part of the rule has no marker form: the rule is left whole.
 		return Shape{Needs: needs}, nil
+	}
+	if conditions == 1 {
+		s.Atoms = conditional
 	}
 	return s, nil
 }
@@ -207,8 +246,25 @@ func atom(e ast.Expr) ([]Atom, bool) {
 		return []Atom{a}, true
 	}
 	ds := flatten(e, operators.LogicalOr)
+	if len(ds) < 2 {
+		return nil, false
+	}
+	return atomOr(ds)
+}
+
+// atomOr recognises the disjunction of ds as one immutability shape.
+func atomOr(ds []ast.Expr) ([]Atom, bool) {
 	switch len(ds) {
+	case 1:
+		return atom(ds[0])
 	case 2:
+		// (!has(oldSelf.p) && !has(self.p)) || (has(oldSelf.p) && has(self.p))
+		if p, ok := presenceXNOR(ds[0], ds[1]); ok {
+			return []Atom{{Kind: SamePresence, Path: p}}, true
+		}
+		if p, ok := presenceXNOR(ds[1], ds[0]); ok {
+			return []Atom{{Kind: SamePresence, Path: p}}, true
+		}
 		// !has(oldSelf.p) || has(self.p), and the reverse
 		var notHas, has *sel
 		for _, d := range ds {
@@ -228,25 +284,31 @@ func atom(e ast.Expr) ([]Atom, bool) {
 		}
 		// !has(oldSelf.p) || self.p == oldSelf.p, and
 		// !has(oldSelf.p) || (has(self.p) && self.p == oldSelf.p): set once
-		// (present before, p must stay and equal).
+		// (present before, p must stay and equal). With self and oldSelf
+		// swapped (!has(self.p) || self.p == oldSelf.p): p may not be set
+		// later (oldSelf.p fails where it is absent), and is fixed while
+		// present.
 		for i, d := range ds {
 			x, ok := call1(d, operators.LogicalNot)
 			if !ok {
 				continue
 			}
 			h, ok := hasPath(x)
-			if !ok || h.root != "oldSelf" {
+			if !ok {
 				continue
 			}
 			cs := flatten(ds[1-i], operators.LogicalAnd)
 			if len(cs) == 2 {
-				if hs, ok := hasPath(cs[0]); !ok || hs.root != "self" || !slices.Equal(hs.path, h.path) {
+				if hs, ok := hasPath(cs[0]); !ok || hs.root == h.root || !slices.Equal(hs.path, h.path) {
 					continue
 				}
 				cs = cs[1:]
 			}
 			if l, r, ok := call2(cs[0], operators.Equals); ok && len(cs) == 1 {
 				if p, ok := pairedPaths(l, r); ok && slices.Equal(p, h.path) {
+					if h.root == "self" {
+						return []Atom{{Kind: NoAddition, Path: p}, {Kind: NoModify, Path: p}}, true
+					}
 					return []Atom{{Kind: NoRemoval, Path: p}, {Kind: NoModify, Path: p}}, true
 				}
 			}
@@ -257,16 +319,6 @@ func atom(e ast.Expr) ([]Atom, bool) {
 		}
 	}
 	return nil, false
-}
-
-// unsupported names the form a conjunct needs when it is an immutability
-// rule immutable-gen cannot express yet: upstream's NoModify, or a
-// condition (`<condition> || <immutability>`).
-func unsupported(e ast.Expr) string {
-	if containsImmutability(e) {
-		return NeedsWhen
-	}
-	return ""
 }
 
 // containsImmutability reports whether an immutability shape (or the
@@ -281,6 +333,9 @@ func containsImmutability(e ast.Expr) bool {
 			return true
 		}
 	}
+	if defaulted(e) {
+		return true
+	}
 	if e.Kind() != ast.CallKind {
 		return false
 	}
@@ -289,6 +344,86 @@ func containsImmutability(e ast.Expr) bool {
 	case operators.LogicalOr, operators.LogicalAnd, operators.LogicalNot, operators.Conditional:
 		for _, a := range c.Args() {
 			if containsImmutability(a) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// presenceXNOR matches absent (both !has) and present (both has) of one
+// path on both sides: the presence does not change.
+func presenceXNOR(absent, present ast.Expr) ([]string, bool) {
+	as := flatten(absent, operators.LogicalAnd)
+	ps := flatten(present, operators.LogicalAnd)
+	if len(as) != 2 || len(ps) != 2 {
+		return nil, false
+	}
+	var path []string
+	roots := map[string]int{}
+	for _, a := range as {
+		x, ok := call1(a, operators.LogicalNot)
+		if !ok {
+			return nil, false
+		}
+		h, ok := hasPath(x)
+		if !ok || (path != nil && !slices.Equal(path, h.path)) {
+			return nil, false
+		}
+		path = h.path
+		roots[h.root]++
+	}
+	for _, p := range ps {
+		h, ok := hasPath(p)
+		if !ok || !slices.Equal(path, h.path) {
+			return nil, false
+		}
+		roots[h.root] += 10
+	}
+	return path, roots["self"] == 11 && roots["oldSelf"] == 11
+}
+
+// defaulted matches (has(oldSelf.p) ? oldSelf.p : d) == (has(self.p) ?
+// self.p : d), in either order.
+func defaulted(e ast.Expr) bool {
+	l, r, ok := call2(e, operators.Equals)
+	if !ok {
+		return false
+	}
+	side := func(x ast.Expr) (sel, ast.Expr, bool) {
+		c, ok := callOf(x, operators.Conditional, 3)
+		if !ok || c.IsMemberFunction() {
+			return sel{}, nil, false
+		}
+		h, ok := hasPath(c.Args()[0])
+		if !ok {
+			return sel{}, nil, false
+		}
+		v, ok := path(c.Args()[1])
+		if !ok || v.root != h.root || !slices.Equal(v.path, h.path) {
+			return sel{}, nil, false
+		}
+		return h, c.Args()[2], true
+	}
+	hl, dl, okl := side(l)
+	hr, dr, okr := side(r)
+	return okl && okr && hl.root != hr.root && slices.Equal(hl.path, hr.path) && dl.Kind() == ast.LiteralKind && dr.Kind() == ast.LiteralKind && dl.AsLiteral().Equal(dr.AsLiteral()) == types.True
+}
+
+// containsDefaulted reports whether a defaulted comparison stands among
+// the operands of e's logical operators, at any depth.
+func containsDefaulted(e ast.Expr) bool {
+	if defaulted(e) {
+		return true
+	}
+	if e.Kind() != ast.CallKind {
+		return false
+	}
+	c := e.AsCall()
+	switch c.FunctionName() {
+	case operators.LogicalOr, operators.LogicalAnd, operators.LogicalNot, operators.Conditional:
+		for _, a := range c.Args() {
+			if containsDefaulted(a) {
 				return true
 			}
 		}
@@ -595,4 +730,248 @@ func visit(e ast.Expr, fn func(ast.Expr)) {
 		visit(c.LoopStep(), fn)
 		visit(c.Result(), fn)
 	}
+}
+
+// cond is one conjunct of a rule's condition, negated or not.
+type cond struct {
+	x   ast.Expr
+	neg bool
+}
+
+// condition takes a conditional conjunct apart into its immutability and
+// the condition under which it holds: `C ? I : true` (I under C),
+// `C ? true : I` (I under !C), and a disjunction some of whose operands
+// form one immutability shape I while none of the others holds any
+// (`!C1 || C2 || I`: I under C1 && !C2). Guards `has(oldSelf.q) &&
+// has(self.q)` of the condition over a prefix q of every atom's path go
+// into the atoms (Guarded; `has(…q) && has(…q) ? self.q == oldSelf.q` is
+// NoModify q). It returns the atoms and the condition as CEL, "" when
+// nothing but guards was left of it.
+func condition(e ast.Expr, info *ast.SourceInfo) ([]Atom, string, bool) {
+	var conds []cond
+	var imm []ast.Expr
+	if c, ok := callOf(e, operators.Conditional, 3); ok && !c.IsMemberFunction() {
+		a := c.Args()
+		switch {
+		case isBool(a[2], true):
+			conds, imm = conjuncts(a[0], false), flatten(a[1], operators.LogicalOr)
+		case isBool(a[1], true):
+			conds, imm = conjuncts(a[0], true), flatten(a[2], operators.LogicalOr)
+		default:
+			return nil, "", false
+		}
+	} else {
+		ds := flatten(e, operators.LogicalOr)
+		if len(ds) < 2 || len(ds) > 10 {
+			return nil, "", false
+		}
+		// The most operands that form one shape; the others are the
+		// condition.
+		var rest []ast.Expr
+	search:
+		for size := len(ds) - 1; size >= 1; size-- {
+			for mask := 1; mask < 1<<len(ds); mask++ {
+				if bits.OnesCount(uint(mask)) != size {
+					continue
+				}
+				var in, out []ast.Expr
+				clean := true
+				for i, d := range ds {
+					if mask&(1<<i) != 0 {
+						in = append(in, d)
+					} else {
+						out = append(out, d)
+						clean = clean && !containsImmutability(d)
+					}
+				}
+				if _, ok := atomOr(in); ok && clean {
+					imm, rest = in, out
+					break search
+				}
+			}
+		}
+		if imm == nil {
+			return nil, "", false
+		}
+		for _, r := range rest {
+			conds = append(conds, conjuncts(r, true)...)
+		}
+	}
+	atoms, ok := atomOr(imm)
+	if !ok {
+		return nil, "", false
+	}
+	for _, c := range conds {
+		if containsImmutability(c.x) {
+			return nil, "", false
+		}
+	}
+	conds, atoms = absorbGuards(conds, atoms)
+	var parts []string
+	for _, c := range conds {
+		text, err := parser.Unparse(c.x, info)
+		if err != nil {
+			return nil, "", false
+		}
+		compound := false
+		if c.x.Kind() == ast.CallKind {
+			switch c.x.AsCall().FunctionName() {
+			case operators.LogicalOr, operators.Conditional:
+				compound = true
+			case operators.LogicalAnd, operators.Equals, operators.NotEquals, operators.Less, operators.LessEquals, operators.Greater, operators.GreaterEquals, operators.In:
+				compound = c.neg
+			}
+		}
+		if compound {
+			text = "(" + text + ")"
+		}
+		if c.neg {
+			text = "!" + text
+		}
+		parts = append(parts, text)
+	}
+	return atoms, strings.Join(parts, " && "), true
+}
+
+// conjuncts returns the conjuncts of e, or of !e when neg (De Morgan over
+// ||, double negations dropped).
+func conjuncts(e ast.Expr, neg bool) []cond {
+	if x, ok := call1(e, operators.LogicalNot); ok {
+		return conjuncts(x, !neg)
+	}
+	var op string
+	if neg {
+		op = operators.LogicalOr
+	} else {
+		op = operators.LogicalAnd
+	}
+	parts := flatten(e, op)
+	if len(parts) == 1 {
+		return []cond{{x: e, neg: neg}}
+	}
+	var out []cond
+	for _, p := range parts {
+		out = append(out, conjuncts(p, neg)...)
+	}
+	return out
+}
+
+// absorbGuards moves the condition's guards has(oldSelf.q) && has(self.q),
+// q a prefix of every atom's path, into the atoms.
+func absorbGuards(conds []cond, atoms []Atom) ([]cond, []Atom) {
+	type guard struct{ old, new int }
+	guards := map[string]*guard{}
+	var order []string
+	for i, c := range conds {
+		h, ok := hasPath(c.x)
+		if c.neg || !ok {
+			continue
+		}
+		k := strings.Join(h.path, ".")
+		if guards[k] == nil {
+			guards[k] = &guard{old: -1, new: -1}
+			order = append(order, k)
+		}
+		if h.root == "oldSelf" {
+			guards[k].old = i
+		} else {
+			guards[k].new = i
+		}
+	}
+	drop := map[int]bool{}
+	for _, k := range order {
+		g := guards[k]
+		if g.old < 0 || g.new < 0 {
+			continue
+		}
+		q := strings.Split(k, ".")
+		ok := true
+		for _, a := range atoms {
+			if len(a.Path) < len(q) || !slices.Equal(a.Path[:len(q)], q) || (len(a.Path) == len(q) && a.Kind != Equal && a.Kind != NoModify) {
+				ok = false
+			}
+		}
+		if !ok {
+			continue
+		}
+		drop[g.old], drop[g.new] = true, true
+		for i := range atoms {
+			if len(atoms[i].Path) == len(q) {
+				atoms[i].Kind = NoModify
+			} else {
+				atoms[i].Guarded = append(atoms[i].Guarded, len(q))
+			}
+		}
+	}
+	var kept []cond
+	for i, c := range conds {
+		if !drop[i] {
+			kept = append(kept, c)
+		}
+	}
+	return kept, atoms
+}
+
+func isBool(e ast.Expr, v bool) bool {
+	if e.Kind() != ast.LiteralKind {
+		return false
+	}
+	b, ok := e.AsLiteral().Value().(bool)
+	return ok && b == v
+}
+
+// Rebase rewrites a condition written for a rule at path (below the
+// object's root) into one over the whole objects, as +immutable:when
+// reads it: self and oldSelf become self.<path> and oldSelf.<path>.
+func Rebase(expr string, path []string) (string, error) {
+	if len(path) == 0 {
+		return expr, nil
+	}
+	p, err := parser.NewParser(parser.MaxRecursionDepth(200), parser.PopulateMacroCalls(false))
+	if err != nil {
+		return "", err
+	}
+	tree, errs := p.Parse(common.NewTextSource(expr))
+	if errs != nil && len(errs.GetErrors()) > 0 {
+		return "", fmt.Errorf("not CEL: %s", strings.TrimSpace(errs.ToDisplayString()))
+	}
+	var at []int
+	var bad error
+	visit(tree.Expr(), func(x ast.Expr) {
+		switch x.Kind() {
+		case ast.IdentKind:
+			if n := x.AsIdent(); n == "self" || n == "oldSelf" {
+				r, ok := tree.SourceInfo().GetOffsetRange(x.ID())
+				if !ok {
+					bad = fmt.Errorf("no position for %s", n)
+					return
+				}
+				at = append(at, int(r.Start)+len(n))
+			}
+		case ast.CallKind:
+			// A comprehension variable named self or oldSelf would shadow
+			// them.
+			c := x.AsCall()
+			if c.IsMemberFunction() && len(c.Args()) >= 2 {
+				if v, ok := ident(c.Args()[0]); ok && (v == "self" || v == "oldSelf") {
+					bad = fmt.Errorf("a variable named %s", v)
+				}
+			}
+		}
+	})
+	if bad != nil {
+		return "", bad
+	}
+	runes := []rune(expr)
+	slices.Sort(at)
+	suffix := []rune("." + strings.Join(path, "."))
+	var out []rune
+	prev := 0
+	for _, i := range at {
+		out = append(out, runes[prev:i]...)
+		out = append(out, suffix...)
+		prev = i
+	}
+	out = append(out, runes[prev:]...)
+	return string(out), nil
 }

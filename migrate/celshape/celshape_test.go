@@ -9,7 +9,7 @@ import (
 func TestParse(t *testing.T) {
 	for _, c := range []struct {
 		rule string
-		want string // atoms; "rest: …" for the rest; "needs: …"
+		want string // atoms; "rest: …" for the rest; "when: …"; "needs: …"
 	}{
 		{`self == oldSelf`, "[equal]"},
 		{`oldSelf == self`, "[equal]"},
@@ -27,7 +27,7 @@ func TestParse(t *testing.T) {
 		{`!has(oldSelf.x) || self.x == oldSelf.x`, "[no-removal x no-modify x]"},
 		{`!has(oldSelf.x) || !has(self.x) || oldSelf.x == self.x`, "[no-modify x]"},
 		{`oldSelf.x == self.x || !has(self.x) || !has(oldSelf.x)`, "[no-modify x]"},
-		{`!has(self.x) || !has(self.x) || oldSelf.x == self.x`, "needs: +immutable:when"},
+		{`!has(self.x) || !has(self.x) || oldSelf.x == self.x`, "[no-addition x no-modify x] when: has(self.x)"},
 		{`self.map(i, i.name) == oldSelf.map(i, i.name)`, "[keys-in-order keys=name]"},
 		{`self.ports.map(p, p.name) == oldSelf.ports.map(q, q.name)`, "[keys-in-order ports keys=name]"},
 		{`sets.equivalent(self.map(i, i.name), oldSelf.map(i, i.name))`, "[same-keys keys=name]"},
@@ -41,15 +41,15 @@ func TestParse(t *testing.T) {
 		{`size(self) == size(oldSelf)`, "[same-size]"},
 		{`self == oldSelf && self.size() < 5 && oldSelf.x != 'a'`, "[equal] rest: [self.size() < 5 oldSelf.x != \"a\"] old=false"},
 		{`self.a == oldSelf.a && self.b == oldSelf.b`, "[equal a equal b]"},
-		{`oldSelf.suspend || self == oldSelf`, "needs: +immutable:when"},
-		{`!(has(oldSelf.suspend) && oldSelf.suspend) || self.replicas == oldSelf.replicas`, "needs: +immutable:when"},
-		{`oldSelf == '' || self == oldSelf`, "needs: +immutable:when"},
-		{`self == oldSelf || self.x > 0`, "needs: +immutable:when"},
+		{`oldSelf.suspend || self == oldSelf`, "[equal] when: !oldSelf.suspend"},
+		{`!(has(oldSelf.suspend) && oldSelf.suspend) || self.replicas == oldSelf.replicas`, "[equal replicas] when: has(oldSelf.suspend) && oldSelf.suspend"},
+		{`oldSelf == '' || self == oldSelf`, `[equal] when: !(oldSelf == "")`},
+		{`self == oldSelf || self.x > 0`, "[equal] when: !(self.x > 0)"},
 		{`self.x > 0`, "rest: [self.x > 0] old=false"},
 		{`!has(oldSelf.t) || (has(self.t) && self.t == oldSelf.t)`, "[no-removal t no-modify t]"},
-		{`!has(oldSelf.t) || (has(self.l) == has(oldSelf.l) && (!has(self.l) || self.l == oldSelf.l))`, "needs: +immutable:when"},
-		{`has(oldSelf.s) && oldSelf.s.ready ? self.spec.x == oldSelf.spec.x : true`, "needs: +immutable:when"},
-		{`self.a == oldSelf.a || self.b > 0`, "needs: +immutable:when"},
+		{`!has(oldSelf.t) || (has(self.l) == has(oldSelf.l) && (!has(self.l) || self.l == oldSelf.l))`, "[same-presence l no-addition l no-modify l] when: has(oldSelf.t)"},
+		{`has(oldSelf.s) && oldSelf.s.ready ? self.spec.x == oldSelf.spec.x : true`, "[equal spec.x] when: has(oldSelf.s) && oldSelf.s.ready"},
+		{`self.a == oldSelf.a || self.b > 0`, "[equal a] when: !(self.b > 0)"},
 		{`self.a == oldSelf.b || self.b > 0`, "rest: [self.a == oldSelf.b || self.b > 0] old=true"},
 	} {
 		s, err := Parse(c.rule)
@@ -64,6 +64,15 @@ func TestParse(t *testing.T) {
 }
 
 func render(s Shape) string {
+	if s.Needs == NeedsSplit {
+		return "needs: split"
+	}
+	if s.Needs == NeedsMixed {
+		return "needs: mixed"
+	}
+	if s.Needs == NeedsDefault {
+		return "needs: default"
+	}
 	if s.Needs != "" {
 		return "needs: " + s.Needs
 	}
@@ -74,7 +83,88 @@ func render(s Shape) string {
 	if len(s.Rest) > 0 {
 		parts = append(parts, fmt.Sprintf("rest: %v old=%v", s.Rest, s.RestUsesOldSelf))
 	}
+	if s.When != "" {
+		parts = append(parts, "when: "+s.When)
+	}
 	return strings.Join(parts, " ")
+}
+
+// TestParseConditional: conditional rules taken apart into the
+// immutability and the condition it holds under (+immutable:when), the
+// condition relative to the rule's node.
+func TestParseConditional(t *testing.T) {
+	for _, c := range []struct {
+		name, rule, want string
+	}{
+		{"or, condition first", `oldSelf.paused || self.size == oldSelf.size`, "[equal size] when: !oldSelf.paused"},
+		{"or, condition last", `self.size == oldSelf.size || oldSelf.paused`, "[equal size] when: !oldSelf.paused"},
+		{"or, negated guarded condition", `(has(oldSelf.paused) && oldSelf.paused) || self.size == oldSelf.size`, "[equal size] when: !(has(oldSelf.paused) && oldSelf.paused)"},
+		{"or, two conditions", `oldSelf.a || !oldSelf.b || self == oldSelf`, "[equal] when: !oldSelf.a && oldSelf.b"},
+		{"or, condition on self", `self.force || self.size == oldSelf.size`, "[equal size] when: !self.force"},
+		{"or, set once under a condition", `oldSelf.paused || !has(oldSelf.x) || self.x == oldSelf.x`, "[no-removal x no-modify x] when: !oldSelf.paused"},
+		{"or, NoModify under a condition", `oldSelf.paused || !has(oldSelf.x) || !has(self.x) || self.x == oldSelf.x`, "[no-modify x] when: !oldSelf.paused"},
+		{"or, keys under a condition", `oldSelf.paused || (oldSelf.all(k, k in self) && self.all(k, k in oldSelf))`, "[no-key-removed no-key-added] when: !oldSelf.paused"},
+		{"ternary, immutability when true", `oldSelf.locked ? self.x == oldSelf.x : true`, "[equal x] when: oldSelf.locked"},
+		{"ternary, immutability when false", `oldSelf.open ? true : self.x == oldSelf.x`, "[equal x] when: !oldSelf.open"},
+		{"ternary, guards become NoModify (Kueue queueName)", `has(oldSelf.status) && oldSelf.status.reserved && has(oldSelf.spec.queueName) && has(self.spec.queueName) ? oldSelf.spec.queueName == self.spec.queueName : true`, "[no-modify spec.queueName] when: has(oldSelf.status) && oldSelf.status.reserved"},
+		{"ternary, guards of a parent (Kueue priorityClassRef.group)", `oldSelf.r && has(oldSelf.spec.ref) && has(self.spec.ref) ? oldSelf.spec.ref.group == self.spec.ref.group : true`, "[equal spec.ref.group guarded=[2]] when: oldSelf.r"},
+		{"ternary, one-sided guard stays in the condition", `oldSelf.r && has(oldSelf.spec.ref) ? oldSelf.spec.ref == self.spec.ref : true`, "[equal spec.ref] when: oldSelf.r && has(oldSelf.spec.ref)"},
+		{"ternary, guards alone: NoModify", `has(oldSelf.x) && has(self.x) ? oldSelf.x == self.x : true`, "[no-modify x]"},
+		{"ternary with exists (Kueue QuotaReserved)", `(has(oldSelf.status) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')) ? self.spec.q == oldSelf.spec.q : true`, `[equal spec.q] when: has(oldSelf.status) && oldSelf.status.conditions.exists(c, c.type == "QuotaReserved" && c.status == "True")`},
+		{"presence and value under a condition (Kueue nodeLabels)", `!has(oldSelf.topologyName) || (has(self.nodeLabels) == has(oldSelf.nodeLabels) && (!has(self.nodeLabels) || self.nodeLabels == oldSelf.nodeLabels))`, "[same-presence nodeLabels no-addition nodeLabels no-modify nodeLabels] when: has(oldSelf.topologyName)"},
+		{"condition compares self and oldSelf", `self.a == oldSelf.a || self.b == oldSelf.b`, "needs: split"},
+		{"ternary, else not true", `oldSelf.locked ? self.x == oldSelf.x : self.y > 0`, "needs: split"},
+		{"two conditional parts", `(oldSelf.p || self.a == oldSelf.a) && (oldSelf.q || self.b == oldSelf.b)`, "needs: split"},
+		{"conditional and unconditional", `self.a == oldSelf.a && (oldSelf.q || self.b == oldSelf.b)`, "needs: mixed"},
+		{"conditional with a rest", `self.r >= oldSelf.r && (oldSelf.q || self.b == oldSelf.b)`, "[equal b] rest: [self.r >= oldSelf.r] old=true when: !oldSelf.q"},
+		{"immutability mixed into the condition", `(self.a == oldSelf.a && oldSelf.p) || self.b == oldSelf.b`, "needs: split"},
+		{"presence written as both absent or both present", `(!has(oldSelf.p) && !has(self.p)) || (has(oldSelf.p) && has(self.p))`, "[same-presence p]"},
+		{"presence both ways under a condition (Kueue priorityClassRef)", `oldSelf.r ? (!has(oldSelf.spec.p) && !has(self.spec.p)) || (has(oldSelf.spec.p) && has(self.spec.p)) : true`, "[same-presence spec.p] when: oldSelf.r"},
+		{"not presence: one side twice", `(!has(oldSelf.p) && !has(oldSelf.p)) || (has(oldSelf.p) && has(self.p))`, "rest: [!has(oldSelf.p) && !has(oldSelf.p) || has(oldSelf.p) && has(self.p)] old=true"},
+		{"absence taken as a default", `(has(oldSelf.m) ? oldSelf.m : 0) == (has(self.m) ? self.m : 0)`, "needs: default"},
+		{"absence taken as a default, under a condition (Kueue maximumExecutionTimeSeconds)", `oldSelf.r ? ((has(oldSelf.m) ? oldSelf.m : 0) == (has(self.m) ? self.m : 0)) : true`, "needs: default"},
+		{"different defaults: no immutability", `(has(oldSelf.m) ? oldSelf.m : 0) == (has(self.m) ? self.m : 1)`, "rest: [(has(oldSelf.m) ? oldSelf.m : 0) == (has(self.m) ? self.m : 1)] old=true"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := Parse(c.rule)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := render(s); got != c.want {
+				t.Errorf("%s:\n got %s\nwant %s", c.rule, got, c.want)
+			}
+		})
+	}
+}
+
+// TestRebase: a condition written for a rule below the root, rewritten
+// over the whole objects.
+func TestRebase(t *testing.T) {
+	for _, c := range []struct {
+		name, expr string
+		path       []string
+		want       string
+	}{
+		{"root", `oldSelf.paused`, nil, `oldSelf.paused`},
+		{"spec", `!(has(oldSelf.paused) && oldSelf.paused)`, []string{"spec"}, `!(has(oldSelf.spec.paused) && oldSelf.spec.paused)`},
+		{"deeper, both roots", `self.a || oldSelf.b`, []string{"spec", "template"}, `self.spec.template.a || oldSelf.spec.template.b`},
+		{"bare self", `oldSelf == ""`, []string{"spec", "mode"}, `oldSelf.spec.mode == ""`},
+		{"comprehension variables stay", `oldSelf.conditions.exists(c, c.type == "Ready")`, []string{"status"}, `oldSelf.status.conditions.exists(c, c.type == "Ready")`},
+		{"names in strings stay", `oldSelf.x == "self"`, []string{"spec"}, `oldSelf.spec.x == "self"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := Rebase(c.expr, c.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != c.want {
+				t.Errorf("got %s, want %s", got, c.want)
+			}
+		})
+	}
+	if _, err := Rebase(`oldSelf.l.all(self, self > 0)`, []string{"spec"}); err == nil {
+		t.Errorf("a variable named self: no error")
+	}
 }
 
 func TestParseErrors(t *testing.T) {

@@ -18,6 +18,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
+	"github.com/google/cel-go/common"
+	"github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/parser"
+
 	"github.com/immutable-gen/immutable-gen/preflight"
 	"github.com/immutable-gen/immutable-gen/preflight/preflighttest"
 )
@@ -28,6 +33,11 @@ type Field struct {
 	// Path runs from the openAPIV3Schema: property names, "[]" for list
 	// items, "{}" for map values.
 	Path []string
+	// When is the condition (CEL over the whole objects, as
+	// +immutable:when reads it) under which the field is immutable, ""
+	// for always: a refusal of a change of the field closes a hole only
+	// on updates where it holds.
+	When string
 }
 
 // Class is the kind of a difference.
@@ -36,7 +46,8 @@ type Class string
 const (
 	// ClosesHole: the original allowed an update that changes a field its
 	// own rules call immutable (its presence, or its value as CEL compares
-	// it); the migrated CRD refuses it.
+	// it; for a conditional rule, on an update where its condition holds);
+	// the migrated CRD refuses it.
 	ClosesHole Class = "closes a hole"
 	// NewRefusal: the migrated CRD refuses an update the original allowed
 	// that is no change of a migrated field.
@@ -67,7 +78,10 @@ type CRDReport struct {
 	Updates      int
 	// RefusedBefore and RefusedAfter count the updates each side refused.
 	RefusedBefore, RefusedAfter int
-	Differences                 []Difference
+	// Conditional counts the updates of fields with a condition, Held
+	// those on which it held.
+	Conditional, Held int
+	Differences       []Difference
 }
 
 // A Report is the differential of every migrated CRD.
@@ -147,6 +161,8 @@ type crd struct {
 	namespaced bool
 	schemas    map[string]map[string]any
 	checker    *preflight.Checker
+	// raw is the CRD as JSON.
+	raw []byte
 }
 
 func loadCRDs(files map[string][]byte, want map[string][]Field) (map[string]*crd, error) {
@@ -173,14 +189,14 @@ func loadCRDs(files map[string][]byte, want map[string][]Field) (map[string]*crd
 		if err := json.Unmarshal(j, &obj); err != nil {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
-		if want[obj.Metadata.Name] == nil {
+		if want != nil && want[obj.Metadata.Name] == nil {
 			continue
 		}
 		c, err := preflight.NewChecker([]preflight.CRD{{Source: file, Raw: j}})
 		if err != nil {
 			return nil, err
 		}
-		x := &crd{name: obj.Metadata.Name, group: obj.Spec.Group, kind: obj.Spec.Names.Kind, namespaced: obj.Spec.Scope != "Cluster", schemas: map[string]map[string]any{}, checker: c}
+		x := &crd{name: obj.Metadata.Name, group: obj.Spec.Group, kind: obj.Spec.Names.Kind, namespaced: obj.Spec.Scope != "Cluster", schemas: map[string]map[string]any{}, checker: c, raw: j}
 		for _, v := range obj.Spec.Versions {
 			x.schemas[v.Name] = v.Schema.OpenAPIV3Schema
 		}
@@ -200,42 +216,38 @@ func compare(before, after *crd, version string, fields []Field, o Options) (CRD
 		rep.Fields = append(rep.Fields, pathString(f.Path))
 	}
 	body := bodySchema(root)
-	r := rand.New(rand.NewPCG(o.Seed, 0x5eed))
-	gen := preflighttest.New(wrap(body), o.Seed)
-	gen.Invalid = 5
-	u := updater{r: r, seed: o.Seed}
+	conds, err := newConditions(after, version, fields)
+	if err != nil {
+		return rep, err
+	}
+	// The strings the rules compare with (`c.type == 'Ready'`), so that
+	// their conditions are met, on both sides of the comparison.
+	d := newDrawer(before, version, fields, conds, o.Seed, literals(root, after.schemas[version]))
 	groups := map[string]*Difference{}
 	var order []string
 	for i := 0; i < o.Updates; i++ {
-		f := fields[i%len(fields)]
-		oldBody, err := stored(before, version, gen, &u, body, f.Path, r.IntN(10) < 7)
+		f, oldBody, newBody, err := d.next(i)
 		if err != nil {
 			return rep, err
-		}
-		newBody := deepCopy(oldBody).(map[string]any)
-		switch r.IntN(4) {
-		case 0:
-			u.remove(body, newBody, f.Path)
-		case 1:
-			u.replace(body, newBody, f.Path)
-		case 2:
-			u.mutateWithin(body, newBody, f.Path)
-		default:
-			m, _ := gen.Mutate(newBody)
-			newBody, _ = m.(map[string]any)
 		}
 		v, err := judge(before, after, version, oldBody, newBody)
 		if err != nil {
 			return rep, err
 		}
 		rep.Updates++
+		if f.When != "" {
+			rep.Conditional++
+			if conds.held(oldBody, newBody)[f.When] {
+				rep.Held++
+			}
+		}
 		if !v.before.Allowed() {
 			rep.RefusedBefore++
 		}
 		if !v.after.Allowed() {
 			rep.RefusedAfter++
 		}
-		cls, fld := classify(v, body, oldBody, newBody, fields)
+		cls, fld := classify(v, body, oldBody, newBody, fields, conds)
 		if cls == "" {
 			continue
 		}
@@ -246,7 +258,7 @@ func compare(before, after *crd, version string, fields []Field, o Options) (CRD
 		}
 		order = append(order, key)
 		d := &Difference{Class: cls, Field: fld, Count: 1}
-		d.Old, d.New, v = minimize(before, after, version, body, oldBody, newBody, fields, cls, fld)
+		d.Old, d.New, v = minimize(before, after, version, body, oldBody, newBody, fields, conds, cls, fld)
 		d.Errors = errorLines(v.after.Errors)
 		if cls == NewAcceptance {
 			d.Errors = errorLines(v.before.Errors)
@@ -258,6 +270,110 @@ func compare(before, after *crd, version string, fields []Field, o Options) (CRD
 		rep.Differences = append(rep.Differences, *groups[k])
 	}
 	return rep, nil
+}
+
+// drawer draws the updates of one CRD version: round robin over the
+// fields, an old object the CRD accepts on creation (the field planted in
+// it 7 times in 10; for a conditional field, half of the time one on
+// which the condition holds), and a change of the field: removed,
+// replaced, changed inside, or one to three random changes anywhere.
+type drawer struct {
+	c       *crd
+	version string
+	fields  []Field
+	conds   *conditions
+	body    map[string]any
+	r       *rand.Rand
+	gen     *preflighttest.Generator
+	u       updater
+}
+
+func newDrawer(c *crd, version string, fields []Field, conds *conditions, seed uint64, words []string) *drawer {
+	body := bodySchema(c.schemas[version])
+	r := rand.New(rand.NewPCG(seed, 0x5eed))
+	gen := preflighttest.New(wrap(body), seed)
+	gen.Invalid = 5
+	gen.Words = words
+	return &drawer{c: c, version: version, fields: fields, conds: conds, body: body, r: r, gen: gen, u: updater{r: r, seed: seed, words: words}}
+}
+
+// next draws update i: the field it is about, the old and the new object
+// below metadata.
+func (d *drawer) next(i int) (Field, map[string]any, map[string]any, error) {
+	f := d.fields[i%len(d.fields)]
+	plant := d.r.IntN(10) < 7
+	oldBody, err := stored(d.c, d.version, d.gen, &d.u, d.body, f.Path, plant)
+	if err != nil {
+		return f, nil, nil, err
+	}
+	// A conditional field: half of its updates start from an object on
+	// which the condition holds (up to 40 draws), so that both sides of
+	// it are compared.
+	if f.When != "" && d.r.IntN(2) == 0 {
+		for range 40 {
+			if d.conds.held(oldBody, oldBody)[f.When] {
+				break
+			}
+			if oldBody, err = stored(d.c, d.version, d.gen, &d.u, d.body, f.Path, plant); err != nil {
+				return f, nil, nil, err
+			}
+		}
+	}
+	newBody := deepCopy(oldBody).(map[string]any)
+	switch d.r.IntN(4) {
+	case 0:
+		d.u.remove(d.body, newBody, f.Path)
+	case 1:
+		d.u.replace(d.body, newBody, f.Path)
+	case 2:
+		d.u.mutateWithin(d.body, newBody, f.Path)
+	default:
+		m, _ := d.gen.Mutate(newBody)
+		newBody, _ = m.(map[string]any)
+	}
+	return f, oldBody, newBody, nil
+}
+
+// Updates draws n random updates of fields of one version of a CRD (a
+// file as the crd generator writes it) as Run draws them, and calls fn
+// with the old and the new object below metadata (spec, status, …) of
+// each. For tests that hold another validator to the same updates.
+func Updates(crdFile []byte, version string, fields []Field, n int, seed uint64, fn func(oldBody, newBody map[string]any) error) error {
+	if seed == 0 {
+		seed = 1
+	}
+	cs, err := loadCRDs(map[string][]byte{"crd.yaml": crdFile}, nil)
+	if err != nil {
+		return err
+	}
+	if len(cs) != 1 {
+		return fmt.Errorf("not one CRD")
+	}
+	var c *crd
+	for _, x := range cs {
+		c = x
+	}
+	if c.schemas[version] == nil {
+		return fmt.Errorf("no version %s", version)
+	}
+	if len(fields) == 0 {
+		return fmt.Errorf("no fields")
+	}
+	conds, err := newConditions(c, version, fields)
+	if err != nil {
+		return err
+	}
+	d := newDrawer(c, version, fields, conds, seed, literals(c.schemas[version]))
+	for i := range n {
+		_, o, nw, err := d.next(i)
+		if err != nil {
+			return err
+		}
+		if err := fn(o, nw); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // stored draws an old object: one the original CRD accepts on creation,
@@ -316,7 +432,7 @@ func (c *crd) object(version string, body map[string]any) map[string]any {
 
 // classify names the class of a differing verdict and the field it is
 // about; "" when the verdicts agree.
-func classify(v verdicts, body, oldBody, newBody map[string]any, fields []Field) (Class, string) {
+func classify(v verdicts, body, oldBody, newBody map[string]any, fields []Field, conds *conditions) (Class, string) {
 	switch {
 	case v.before.Allowed() == v.after.Allowed():
 		return "", ""
@@ -326,13 +442,14 @@ func classify(v verdicts, body, oldBody, newBody map[string]any, fields []Field)
 	// The migrated side refuses: a closed hole when every error names a
 	// migrated field (or a place inside it) that the update changes.
 	var closed string
+	held := conds.held(oldBody, newBody)
 	for _, e := range v.after.Errors {
 		p := stripIndexes(e.Field)
 		ok := false
 		for _, f := range fields {
 			fp := pathString(f.Path)
 			fs := stripIndexes(fp)
-			if (p == fs || strings.HasPrefix(p, fs+".")) && changed(body, oldBody, newBody, f.Path) {
+			if (p == fs || strings.HasPrefix(p, fs+".")) && changed(body, oldBody, newBody, f.Path) && (f.When == "" || held[f.When]) {
 				ok, closed = true, fp
 				break
 			}
@@ -388,6 +505,100 @@ func pathString(path []string) string {
 	return strings.Join(parts, ".")
 }
 
+// conditions tells which conditions of the fields hold on an update: the
+// API server's validator runs them as rules `!(<when>)` on the root of the
+// migrated CRD (with no other rule), each refused where its condition
+// holds (or fails).
+type conditions struct {
+	crd     *crd
+	version string
+	// message of each condition's rule.
+	message map[string]string
+}
+
+func newConditions(after *crd, version string, fields []Field) (*conditions, error) {
+	c := &conditions{crd: after, version: version, message: map[string]string{}}
+	var rules []any
+	for _, f := range fields {
+		if f.When == "" || c.message[f.When] != "" {
+			continue
+		}
+		msg := fmt.Sprintf("immutable-gen-proof-condition-%d", len(c.message))
+		c.message[f.When] = msg
+		rules = append(rules, map[string]any{"rule": "!(" + f.When + ")", "message": msg})
+	}
+	if len(rules) == 0 {
+		return nil, nil
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(after.raw, &obj); err != nil {
+		return nil, err
+	}
+	spec, _ := obj["spec"].(map[string]any)
+	versions, _ := spec["versions"].([]any)
+	for _, v := range versions {
+		vm, _ := v.(map[string]any)
+		if vm["name"] != version {
+			continue
+		}
+		s, _ := vm["schema"].(map[string]any)
+		root, _ := s["openAPIV3Schema"].(map[string]any)
+		if root == nil {
+			return nil, fmt.Errorf("no schema")
+		}
+		// The conditions alone: no other rule may refuse the update.
+		stripRules(root)
+		root["x-kubernetes-validations"] = rules
+	}
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := preflight.NewChecker([]preflight.CRD{{Source: after.name + " (conditions)", Raw: raw}})
+	if err != nil {
+		return nil, fmt.Errorf("the conditions: %w", err)
+	}
+	x := *after
+	x.checker = ch
+	c.crd = &x
+	return c, nil
+}
+
+// held returns the conditions that hold on the update (nil c: none).
+func (c *conditions) held(oldBody, newBody map[string]any) map[string]bool {
+	if c == nil {
+		return nil
+	}
+	res, err := c.crd.checker.Update(c.crd.object(c.version, newBody), c.crd.object(c.version, oldBody))
+	if err != nil {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, e := range res.Errors {
+		for when, msg := range c.message {
+			if strings.Contains(e.Error(), msg) {
+				out[when] = true
+			}
+		}
+	}
+	return out
+}
+
+// stripRules removes every x-kubernetes-validations below s.
+func stripRules(s any) {
+	switch x := s.(type) {
+	case map[string]any:
+		delete(x, "x-kubernetes-validations")
+		for _, v := range x {
+			stripRules(v)
+		}
+	case []any:
+		for _, v := range x {
+			stripRules(v)
+		}
+	}
+}
+
 // bodySchema is the schema of the object without apiVersion, kind and
 // metadata.
 func bodySchema(root map[string]any) map[string]any {
@@ -427,4 +638,48 @@ func deepCopy(v any) any {
 		return out
 	}
 	return v
+}
+
+// literals returns the string literals of the CEL rules of the schemas,
+// sorted, each once.
+func literals(schemas ...map[string]any) []string {
+	p, err := parser.NewParser(parser.Macros(parser.AllMacros...))
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if rules, ok := x["x-kubernetes-validations"].([]any); ok {
+				for _, r := range rules {
+					rm, _ := r.(map[string]any)
+					rule, _ := rm["rule"].(string)
+					tree, errs := p.Parse(common.NewTextSource(rule))
+					if errs != nil && len(errs.GetErrors()) > 0 {
+						continue
+					}
+					ast.PostOrderVisit(tree.Expr(), ast.NewExprVisitor(func(e ast.Expr) {
+						if e.Kind() == ast.LiteralKind {
+							if str, ok := e.AsLiteral().(types.String); ok {
+								seen[string(str)] = true
+							}
+						}
+					}))
+				}
+			}
+			for _, c := range x {
+				walk(c)
+			}
+		case []any:
+			for _, c := range x {
+				walk(c)
+			}
+		}
+	}
+	for _, s := range schemas {
+		walk(s)
+	}
+	return slices.Sorted(maps.Keys(seen))
 }

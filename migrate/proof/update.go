@@ -16,12 +16,15 @@ import (
 type updater struct {
 	r    *rand.Rand
 	seed uint64
+	// words are the generators' Words.
+	words []string
 }
 
 // value draws a value of schema s.
 func (u *updater) value(s map[string]any) any {
 	g := preflighttest.New(wrap(s), u.r.Uint64())
 	g.Invalid = 5
+	g.Words = u.words
 	return g.Spec()
 }
 
@@ -89,6 +92,7 @@ func (u *updater) mutateWithin(s map[string]any, body map[string]any, path []str
 		}
 		g := preflighttest.New(wrap(cs), u.r.Uint64())
 		g.Invalid = 5
+		g.Words = u.words
 		m, _ := g.Mutate(x)
 		return m, true
 	})
@@ -289,14 +293,14 @@ func prop(s map[string]any, name string) map[string]any {
 // minimize makes the pair smaller while it keeps its class and field:
 // it removes properties, map entries and list items from both sides at
 // once, largest first.
-func minimize(before, after *crd, version string, body, oldBody, newBody map[string]any, fields []Field, cls Class, fld string) (map[string]any, map[string]any, verdicts) {
+func minimize(before, after *crd, version string, body, oldBody, newBody map[string]any, fields []Field, conds *conditions, cls Class, fld string) (map[string]any, map[string]any, verdicts) {
 	v, _ := judge(before, after, version, oldBody, newBody)
 	same := func(o, n map[string]any) (verdicts, bool) {
 		w, err := judge(before, after, version, o, n)
 		if err != nil {
 			return w, false
 		}
-		c, f := classify(w, body, o, n, fields)
+		c, f := classify(w, body, o, n, fields, conds)
 		return w, c == cls && f == fld
 	}
 	budget := 400

@@ -26,6 +26,10 @@ type Generator struct {
 	// Invalid is the probability, in percent, that a generated or mutated
 	// value breaks the schema (bounds, enum, type). Default 20.
 	Invalid int
+	// Words are strings that string values (with no enum) take half of
+	// the time, such as the literals of a CRD's CEL rules, so that the
+	// conditions they compare with are met. None by default.
+	Words []string
 }
 
 // New returns a Generator for the openAPIV3Schema of a CRD version (as
@@ -297,6 +301,9 @@ func (g *Generator) scalar(s map[string]interface{}, old interface{}) interface{
 			return fmt.Sprintf("2026-01-%02dT00:00:00Z", 1+g.r.IntN(28))
 		}
 		w := g.word()
+		if len(g.Words) > 0 && g.r.IntN(2) == 0 {
+			w = g.Words[g.r.IntN(len(g.Words))]
+		}
 		if o, ok := old.(string); ok && o == w {
 			w += "x"
 		}

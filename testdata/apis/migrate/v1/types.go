@@ -11,6 +11,10 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.nodeName) || self.nodeName == oldSelf.nodeName",message="nodeName is set once"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.clusterName) || !has(self.clusterName) || oldSelf.clusterName == self.clusterName",message="clusterName may be cleared, not changed"
 // +kubebuilder:validation:XValidation:rule="(has(oldSelf.paused) && oldSelf.paused) || self.size == oldSelf.size",message="size is immutable unless paused"
+// +kubebuilder:validation:XValidation:rule="!has(self.pool) || self.pool == oldSelf.pool",message="pool may be cleared, not set later or changed"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.topology) || (has(self.nodeLabels) == has(oldSelf.nodeLabels) && (!has(self.nodeLabels) || self.nodeLabels == oldSelf.nodeLabels))",message="nodeLabels are immutable once a topology is set"
+// +kubebuilder:validation:XValidation:rule="(!has(oldSelf.scheduling) && !has(self.scheduling)) || (has(oldSelf.scheduling) && has(self.scheduling))",message="scheduling may not be added or removed"
+// +kubebuilder:validation:XValidation:rule="(has(oldSelf.timeout) ? oldSelf.timeout : 0) == (has(self.timeout) ? self.timeout : 0)",message="timeout is immutable"
 type WidgetSpec struct {
 	// Name is set at creation and never changes.
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="name is immutable"
@@ -47,17 +51,48 @@ type WidgetSpec struct {
 	NodeName string `json:"nodeName,omitempty"`
 
 	// ClusterName may be cleared and set again, never changed while set
-	// (needs +k8s:update=NoModify).
+	// (+k8s:update=NoModify).
 	// +optional
 	ClusterName string `json:"clusterName,omitempty"`
 
-	// Size is immutable unless the widget is paused (needs
-	// +immutable:when).
+	// Pool may be cleared, but not set later, and never changed while set
+	// (+k8s:update=NoSet and NoModify).
 	// +optional
-	Size int32 `json:"size,omitempty"`
+	Pool string `json:"pool,omitempty"`
+
+	// Size is immutable unless the widget is paused (+immutable:when,
+	// the condition rewritten over the whole objects).
+	Size int32 `json:"size"`
 
 	// +optional
 	Paused bool `json:"paused"`
+
+	// Scheduling may change, but not be added or removed: presence alone,
+	// validation-gen's NoSet and NoUnset.
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	Scheduling string `json:"scheduling,omitempty"`
+
+	// Timeout is compared with absence taken as 0, which no marker says
+	// (a marker tells an absent value from 0).
+	// +optional
+	Timeout *int32 `json:"timeout,omitempty"`
+
+	// Topology, once set, fixes NodeLabels (Kueue's ResourceFlavor).
+	// +optional
+	Topology string `json:"topology,omitempty"`
+
+	// NodeLabels are immutable, presence included, once a topology is set
+	// (+immutable and +immutable:when).
+	// +kubebuilder:validation:MaxProperties=16
+	// +optional
+	NodeLabels map[string]string `json:"nodeLabels,omitempty"`
+
+	// Queue is fixed while present and the widget is ready (Kueue's
+	// QuotaReserved rules, on the kind's root type).
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	Queue string `json:"queue,omitempty"`
 
 	// Labels keep their keys; values may change.
 	// +kubebuilder:validation:XValidation:rule="oldSelf.all(k, k in self) && self.all(k, k in oldSelf)",message="label keys are immutable"
@@ -118,7 +153,10 @@ type Port struct {
 	Port int32  `json:"port"`
 }
 
-// Volume is a named volume.
+// Volume is a named volume. Its size is fixed unless it is the scratch
+// volume: a conditional rule on a list item, which +immutable:when cannot
+// say (its condition sees the whole objects).
+// +kubebuilder:validation:XValidation:rule="oldSelf.name == 'scratch' || (has(self.size) == has(oldSelf.size) && (!has(self.size) || self.size == oldSelf.size))",message="only the scratch volume may be resized"
 type Volume struct {
 	// +kubebuilder:validation:MaxLength=63
 	Name string `json:"name"`
@@ -133,15 +171,28 @@ type Image struct {
 	Tag        string `json:"tag"`
 }
 
+// WidgetStatus is the observed state of a Widget.
+type WidgetStatus struct {
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=8
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
 // +kubebuilder:object:root=true
 
 // Widget is the example kind.
+//
+// +kubebuilder:validation:XValidation:rule="(has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')) && has(oldSelf.spec.queue) && has(self.spec.queue) ? oldSelf.spec.queue == self.spec.queue : true",message="queue is immutable while the widget is ready"
 type Widget struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// +required
 	Spec WidgetSpec `json:"spec"`
+	// +optional
+	Status WidgetStatus `json:"status,omitempty"`
 }
 
 // GadgetSpec is the desired state of a Gadget.
