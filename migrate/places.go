@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 )
 
 // A place is a schema node of a generated CRD: where a rule landed, or
@@ -83,7 +85,7 @@ func findProbes(crds map[string][]byte) (map[string][]place, error) {
 				continue
 			}
 			walkSchema(place{crd: crdName, version: vname, node: root}, func(p place) {
-				rules, _ := p.node["x-kubernetes-validations"].([]any)
+				rules, _ := p.node[extension.Validations].([]any)
 				for _, r := range rules {
 					rm, _ := r.(map[string]any)
 					if msg, _ := rm["message"].(string); strings.HasPrefix(msg, "immutable-gen-migrate-probe-") {
@@ -120,16 +122,16 @@ func walkSchema(p place, fn func(place)) {
 // +mapType=atomic).
 func isMap(n map[string]any) bool {
 	_, ok := n["additionalProperties"].(map[string]any)
-	return ok && n["x-kubernetes-map-type"] != "atomic"
+	return ok && n[extension.MapType] != "atomic"
 }
 
 // listMapKeys returns the keys of a +listType=map list, or nil.
 func listMapKeys(n map[string]any) []string {
-	if n["type"] != "array" || n["x-kubernetes-list-type"] != "map" {
+	if n["type"] != "array" || n[extension.ListType] != "map" {
 		return nil
 	}
 	var out []string
-	keys, _ := n["x-kubernetes-list-map-keys"].([]any)
+	keys, _ := n[extension.ListMapKeys].([]any)
 	for _, k := range keys {
 		s, _ := k.(string)
 		out = append(out, s)

@@ -25,6 +25,7 @@ import (
 
 	"github.com/immutable-gen/immutable-gen/preflight"
 	"github.com/immutable-gen/immutable-gen/preflight/preflighttest"
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 )
 
 // A Field is a migrated schema node.
@@ -548,7 +549,7 @@ func newConditions(after *crd, version string, fields []Field) (*conditions, err
 		}
 		// The conditions alone: no other rule may refuse the update.
 		stripRules(root)
-		root["x-kubernetes-validations"] = rules
+		root[extension.Validations] = rules
 	}
 	raw, err := json.Marshal(obj)
 	if err != nil {
@@ -588,7 +589,7 @@ func (c *conditions) held(oldBody, newBody map[string]any) map[string]bool {
 func stripRules(s any) {
 	switch x := s.(type) {
 	case map[string]any:
-		delete(x, "x-kubernetes-validations")
+		delete(x, extension.Validations)
 		for _, v := range x {
 			stripRules(v)
 		}
@@ -652,7 +653,7 @@ func literals(schemas ...map[string]any) []string {
 	walk = func(v any) {
 		switch x := v.(type) {
 		case map[string]any:
-			if rules, ok := x["x-kubernetes-validations"].([]any); ok {
+			if rules, ok := x[extension.Validations].([]any); ok {
 				for _, r := range rules {
 					rm, _ := r.(map[string]any)
 					rule, _ := rm["rule"].(string)

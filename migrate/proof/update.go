@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/immutable-gen/immutable-gen/preflight/preflighttest"
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 )
 
 // updater makes the updates of one field: plants the field in an object,
@@ -252,7 +253,7 @@ func canonical(s map[string]any, v any) string {
 		for i, e := range x {
 			parts[i] = canonical(items, e)
 		}
-		if t := s["x-kubernetes-list-type"]; t == "set" || t == "map" {
+		if t := s[extension.ListType]; t == "set" || t == "map" {
 			sort.Strings(parts)
 		}
 		return "[" + strings.Join(parts, ",") + "]"
@@ -262,11 +263,11 @@ func canonical(s map[string]any, v any) string {
 }
 
 func listMapKeys(s map[string]any) []string {
-	if s["x-kubernetes-list-type"] != "map" {
+	if s[extension.ListType] != "map" {
 		return nil
 	}
 	var out []string
-	keys, _ := s["x-kubernetes-list-map-keys"].([]any)
+	keys, _ := s[extension.ListMapKeys].([]any)
 	for _, k := range keys {
 		ks, _ := k.(string)
 		out = append(out, ks)
