@@ -183,3 +183,47 @@ func BenchmarkHandle(b *testing.B) {
 		}
 	}
 }
+
+// podSetRequestNames name the four requests of the immutable mix, in
+// order (podSetRequests).
+var podSetRequestNames = []string{"replicas", "suspend", "relabel", "denied"}
+
+// BenchmarkRequest: each request of the immutable mix on its own, through
+// controller-runtime's ServeHTTP (the no-op and the immutability webhook)
+// and through Handle alone, so that what the check adds to an allowed
+// update and to a denial can be read apart (the mixed benchmarks above
+// average them).
+func BenchmarkRequest(b *testing.B) {
+	hs := hooks(b)
+	resources, err := benchResources()
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, err := webhook.NewHandler(resources)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := benchWorkloads()["immutable"]
+	for i, body := range m.bodies {
+		var review admissionv1.AdmissionReview
+		if err := json.Unmarshal(body, &review); err != nil {
+			b.Fatal(err)
+		}
+		req := admission.Request{AdmissionRequest: *review.Request}
+		name := podSetRequestNames[i]
+		for _, path := range []string{noopPath, webhook.Path} {
+			b.Run(name+"/ServeHTTP/"+hookName(path), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					serve(b, hs[path], body)
+				}
+			})
+		}
+		b.Run(name+"/Handle", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				h.Handle(context.Background(), req)
+			}
+		})
+	}
+}
