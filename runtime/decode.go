@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -503,9 +504,14 @@ func (d *decoder) skipString() (plain bool, err error) {
 	plain = true
 	d.pos++ // '"'
 	for d.pos < len(d.data) {
-		// Most bytes are plain ASCII: move past them eight at a time, then
-		// one at a time.
-		for d.pos+8 <= len(d.data) && plainWord(binary.LittleEndian.Uint64(d.data[d.pos:])) {
+		// Most bytes are plain ASCII: move past them eight at a time, to
+		// the first byte that is not plain, then (near the end of the
+		// data) one at a time.
+		for d.pos+8 <= len(d.data) {
+			if m := notPlain(binary.LittleEndian.Uint64(d.data[d.pos:])); m != 0 {
+				d.pos += bits.TrailingZeros64(m) >> 3
+				break
+			}
 			d.pos += 8
 		}
 		for d.pos < len(d.data) && plainByte[d.data[d.pos]] {
@@ -550,20 +556,24 @@ func (d *decoder) skipString() (plain bool, err error) {
 }
 
 // plainWord reports whether all eight bytes of x are plain (see
-// plainByte): none has the high bit set, none is below 0x20, none is a
-// quote or a backslash. The tests are the exact ones of "Bit Twiddling
-// Hacks" (a byte below n, a zero byte).
-func plainWord(x uint64) bool {
+// plainByte).
+func plainWord(x uint64) bool { return notPlain(x) == 0 }
+
+// notPlain returns a mask of the bytes of x (read little-endian) that may
+// not be plain (see plainByte): the high bit of such a byte is set. The
+// lowest byte it marks is the first byte that is not plain (it has the
+// high bit set, is below 0x20, or is a quote or a backslash), and it marks
+// none when all eight are plain: the tests are the exact ones of "Bit
+// Twiddling Hacks" (a byte below n, a zero byte), whose borrows reach
+// only the bytes above a marked one.
+func notPlain(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	if x&highs != 0 {
-		return false
-	}
-	below := (x - ones*0x20) & ^x & highs
+	below := (x - ones*0x20) & ^x
 	quote := x ^ (ones * '"')
 	backslash := x ^ (ones * '\\')
-	quoteZero := (quote - ones) & ^quote & highs
-	backslashZero := (backslash - ones) & ^backslash & highs
-	return below|quoteZero|backslashZero == 0
+	quoteZero := (quote - ones) & ^quote
+	backslashZero := (backslash - ones) & ^backslash
+	return (x | below | quoteZero | backslashZero) & highs
 }
 
 // plainByte marks the bytes a string holds as they are: printable ASCII
@@ -642,12 +652,10 @@ func (d *decoder) literal(lit string) error {
 // skipSpace moves past JSON whitespace.
 func (d *decoder) skipSpace() {
 	for d.pos < len(d.data) {
-		switch d.data[d.pos] {
-		case ' ', '\t', '\n', '\r':
-			d.pos++
-		default:
+		if c := d.data[d.pos]; c > ' ' || (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
 			return
 		}
+		d.pos++
 	}
 }
 
