@@ -59,7 +59,9 @@ type member struct {
 // text is exact: two values whose texts are both exact are equal (eqPlain)
 // exactly when their texts are.
 func marshalRaw(b []byte, r *rawValue) (out []byte, ok, exact bool) {
-	m := marshaller{d: decoder{data: r.data}, out: b, base: r.depth}
+	m := marshallers.Get().(*marshaller)
+	defer m.release()
+	*m = marshaller{d: decoder{data: r.data}, out: b, base: r.depth, members: m.members[:0], tmp: m.tmp[:0]}
 	if !m.value(0) {
 		return b, false, false
 	}
@@ -68,6 +70,19 @@ func marshalRaw(b []byte, r *rawValue) (out []byte, ok, exact bool) {
 		return b, false, false
 	}
 	return m.out, true, !m.inexact
+}
+
+// marshallers keep the stacks of marshallers between denials.
+var marshallers = sync.Pool{New: func() interface{} { return new(marshaller) }}
+
+// release returns m to marshallers, holding no reference to the data it
+// wrote, unless its stacks grew large.
+func (m *marshaller) release() {
+	clear(m.members[:cap(m.members)])
+	m.d, m.out = decoder{}, nil
+	if cap(m.members) <= 1<<10 && cap(m.tmp) <= 64<<10 {
+		marshallers.Put(m)
+	}
 }
 
 // value writes the value at m.d.pos, nested at depth below the value
