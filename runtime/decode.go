@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -290,13 +292,20 @@ func (d *decoder) object(n *node, m mode, depth int, peer interface{}, keep *str
 func (d *decoder) member(s, keep *structure, start, end int, plain bool) (string, *node, error) {
 	raw := d.data[start+1 : end-1]
 	if plain || (bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw)) {
-		// The key's bytes are the key: look it up without building it.
+		// The key's bytes are the key: look it up without building it,
+		// and build it only for a key the schema does not name.
 		child := s.walkChild(string(raw))
 		if child == nil && keep != nil {
 			child = keep.walkChild(string(raw))
 		}
 		if child == nil {
 			return "", nil, nil
+		}
+		if name, ok := s.walkName(raw); ok {
+			return name, child, nil
+		}
+		if name, ok := keep.walkName(raw); ok {
+			return name, child, nil
 		}
 		return string(raw), child, nil
 	}
@@ -309,6 +318,27 @@ func (d *decoder) member(s, keep *structure, start, end int, plain bool) (string
 		child = keep.walkChild(key)
 	}
 	return key, child, nil
+}
+
+// walkName returns the name of the property of s the walk visits whose
+// name is k, without allocating: walkProps are sorted by name.
+func (s *structure) walkName(k []byte) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	lo, hi := 0, len(s.walkProps)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s.walkProps[m].name < string(k) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(s.walkProps) && s.walkProps[lo].name == string(k) {
+		return s.walkProps[lo].name, true
+	}
+	return "", false
 }
 
 // walkChild returns the node of key k of an object at s if the walk visits
@@ -346,7 +376,10 @@ func (d *decoder) array(n *node, m mode, depth int, peer interface{}) (interface
 		case !s.walkItems || s.listType == listSet:
 			im = skipMode
 		case s.listType == listMap:
-			keys = listKeyStructure(s)
+			keys = s.keyProps
+			if keys == nil {
+				keys = listKeyStructure(s)
+			}
 		}
 		peerList, _ = peer.([]interface{})
 	}
@@ -433,6 +466,9 @@ func listKeyStructure(s *structure) *structure {
 	k := &structure{propIndex: make(map[string]*node, len(s.listKeys))}
 	for _, name := range s.listKeys {
 		k.propIndex[name] = &node{immutable: true}
+	}
+	for _, name := range slices.Sorted(maps.Keys(k.propIndex)) {
+		k.walkProps = append(k.walkProps, property{name: name, node: k.propIndex[name]})
 	}
 	return k
 }
