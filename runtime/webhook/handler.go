@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"unsafe"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -164,7 +165,9 @@ func invalid(gk schema.GroupKind, name string, errs field.ErrorList) metav1.Stat
 		b = append(b, ']')
 		shift = 1
 	}
-	message := string(b)
+	// b is not written again: the message is its bytes, not a copy (as
+	// strings.Builder does).
+	message := unsafe.String(unsafe.SliceData(b), len(b))
 	causes := make([]metav1.StatusCause, len(errs))
 	for i, err := range errs {
 		causes[i] = metav1.StatusCause{Type: metav1.CauseType(err.Type), Message: message[bodies[i].start+shift : bodies[i].end+shift], Field: err.Field}
