@@ -213,7 +213,13 @@ func literalValue(m mode, v bool, err error) (interface{}, error) {
 func (d *decoder) object(n *node, m mode, depth int, peer interface{}, keep *structure) (interface{}, error) {
 	peerObj, _ := peer.(map[string]interface{})
 	var obj map[string]interface{}
-	if m != skipMode {
+	switch {
+	case m == skipMode:
+	case len(peerObj) > 8:
+		// Likely as large as the other object's: made at that size, not
+		// grown.
+		obj = make(map[string]interface{}, len(peerObj))
+	default:
 		obj = map[string]interface{}{}
 	}
 	d.pos++ // '{'
