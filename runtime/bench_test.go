@@ -120,8 +120,10 @@ func BenchmarkCompileCRD(b *testing.B) {
 //
 //   - ValidateUpdate: on the unstructured objects, decoded in full as the
 //     API server decodes them;
-//   - DecodeObject+check: from the two JSON documents, as the webhook does
-//     (DecodeObject, DecodeOldObject, ValidateUpdate);
+//   - DecodeObject+check: from the two JSON documents (DecodeObject,
+//     DecodeOldObject, ValidateUpdate);
+//   - DecodeObject+marshaled: the same with ValidateUpdateMarshaled, as
+//     the webhook does (a denial's value written from its bytes);
 //   - bytes.Equal: the floor, comparing two documents of the update's
 //     size in full (the old document with a copy of itself: bytes.Equal on
 //     the update's own two documents stops at their first difference, a
@@ -195,6 +197,27 @@ func BenchmarkPodSet(b *testing.B) {
 					b.Fatal(err)
 				}
 				if errs := c.ValidateUpdate(n, o); len(errs) != tc.errors {
+					b.Fatal(errs)
+				}
+			}
+			report(b, time.Since(start))
+		})
+		// As the webhook checks: a changed value that DecodeObject kept as
+		// bytes is reported as its JSON, written from those bytes.
+		b.Run("DecodeObject+marshaled/"+tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(newJSON) + len(oldJSON)))
+			start := time.Now()
+			for i := 0; i < b.N; i++ {
+				n, err := c.DecodeObject(newJSON)
+				if err != nil {
+					b.Fatal(err)
+				}
+				o, err := c.DecodeOldObject(oldJSON, n)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if errs := c.ValidateUpdateMarshaled(n, o); len(errs) != tc.errors {
 					b.Fatal(errs)
 				}
 			}

@@ -52,6 +52,21 @@ func (c *Checker) ValidateUpdate(obj, old map[string]interface{}) field.ErrorLis
 // as in ValidateUpdate. Paths are built only when there is a violation to
 // report: ValidateUpdateAt does not allocate when obj and old are equal.
 func (c *Checker) ValidateUpdateAt(obj, old map[string]interface{}, fldPath *field.Path) field.ErrorList {
+	return c.validate(obj, old, fldPath, false)
+}
+
+// ValidateUpdateMarshaled is ValidateUpdate for a caller that writes the
+// errors' values as JSON, as a webhook's denial does. On objects that
+// DecodeObject and DecodeOldObject decoded, it reports a changed value that
+// DecodeObject kept as its bytes with a MarshaledValue, the JSON
+// json.Marshal writes for the decoded value, written from those bytes
+// without decoding them, where ValidateUpdate reports the decoded value
+// (MarshaledValue.Value). The errors are otherwise ValidateUpdate's.
+func (c *Checker) ValidateUpdateMarshaled(obj, old map[string]interface{}) field.ErrorList {
+	return c.validate(obj, old, nil, true)
+}
+
+func (c *Checker) validate(obj, old map[string]interface{}, fldPath *field.Path, marshal bool) field.ErrorList {
 	if c == nil || obj == nil || old == nil {
 		return nil
 	}
@@ -60,7 +75,7 @@ func (c *Checker) ValidateUpdateAt(obj, old map[string]interface{}, fldPath *fie
 	if !probe.found {
 		return nil
 	}
-	w := walker{c: c, report: true}
+	w := walker{c: c, report: true, marshal: marshal}
 	w.walk(c.root, obj, old, fldPath, 0)
 	return w.errs
 }

@@ -593,6 +593,9 @@ func derive(structures []*structure) {
 		}
 		s.walkAdd = s.additional.needsWalk()
 		s.walkItems = s.items.needsWalk()
+		if s.listType == listMap {
+			s.keyProps = listKeyStructure(s)
+		}
 	}
 }
 

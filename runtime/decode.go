@@ -5,6 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
+	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -210,7 +213,13 @@ func literalValue(m mode, v bool, err error) (interface{}, error) {
 func (d *decoder) object(n *node, m mode, depth int, peer interface{}, keep *structure) (interface{}, error) {
 	peerObj, _ := peer.(map[string]interface{})
 	var obj map[string]interface{}
-	if m != skipMode {
+	switch {
+	case m == skipMode:
+	case len(peerObj) > 8:
+		// Likely as large as the other object's: made at that size, not
+		// grown.
+		obj = make(map[string]interface{}, len(peerObj))
+	default:
 		obj = map[string]interface{}{}
 	}
 	d.pos++ // '{'
@@ -289,13 +298,20 @@ func (d *decoder) object(n *node, m mode, depth int, peer interface{}, keep *str
 func (d *decoder) member(s, keep *structure, start, end int, plain bool) (string, *node, error) {
 	raw := d.data[start+1 : end-1]
 	if plain || (bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw)) {
-		// The key's bytes are the key: look it up without building it.
+		// The key's bytes are the key: look it up without building it,
+		// and build it only for a key the schema does not name.
 		child := s.walkChild(string(raw))
 		if child == nil && keep != nil {
 			child = keep.walkChild(string(raw))
 		}
 		if child == nil {
 			return "", nil, nil
+		}
+		if name, ok := s.walkName(raw); ok {
+			return name, child, nil
+		}
+		if name, ok := keep.walkName(raw); ok {
+			return name, child, nil
 		}
 		return string(raw), child, nil
 	}
@@ -308,6 +324,27 @@ func (d *decoder) member(s, keep *structure, start, end int, plain bool) (string
 		child = keep.walkChild(key)
 	}
 	return key, child, nil
+}
+
+// walkName returns the name of the property of s the walk visits whose
+// name is k, without allocating: walkProps are sorted by name.
+func (s *structure) walkName(k []byte) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	lo, hi := 0, len(s.walkProps)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s.walkProps[m].name < string(k) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(s.walkProps) && s.walkProps[lo].name == string(k) {
+		return s.walkProps[lo].name, true
+	}
+	return "", false
 }
 
 // walkChild returns the node of key k of an object at s if the walk visits
@@ -345,7 +382,10 @@ func (d *decoder) array(n *node, m mode, depth int, peer interface{}) (interface
 		case !s.walkItems || s.listType == listSet:
 			im = skipMode
 		case s.listType == listMap:
-			keys = listKeyStructure(s)
+			keys = s.keyProps
+			if keys == nil {
+				keys = listKeyStructure(s)
+			}
 		}
 		peerList, _ = peer.([]interface{})
 	}
@@ -433,6 +473,9 @@ func listKeyStructure(s *structure) *structure {
 	for _, name := range s.listKeys {
 		k.propIndex[name] = &node{immutable: true}
 	}
+	for _, name := range slices.Sorted(maps.Keys(k.propIndex)) {
+		k.walkProps = append(k.walkProps, property{name: name, node: k.propIndex[name]})
+	}
 	return k
 }
 
@@ -503,9 +546,14 @@ func (d *decoder) skipString() (plain bool, err error) {
 	plain = true
 	d.pos++ // '"'
 	for d.pos < len(d.data) {
-		// Most bytes are plain ASCII: move past them eight at a time, then
-		// one at a time.
-		for d.pos+8 <= len(d.data) && plainWord(binary.LittleEndian.Uint64(d.data[d.pos:])) {
+		// Most bytes are plain ASCII: move past them eight at a time, to
+		// the first byte that is not plain, then (near the end of the
+		// data) one at a time.
+		for d.pos+8 <= len(d.data) {
+			if m := notPlain(binary.LittleEndian.Uint64(d.data[d.pos:])); m != 0 {
+				d.pos += bits.TrailingZeros64(m) >> 3
+				break
+			}
 			d.pos += 8
 		}
 		for d.pos < len(d.data) && plainByte[d.data[d.pos]] {
@@ -550,20 +598,24 @@ func (d *decoder) skipString() (plain bool, err error) {
 }
 
 // plainWord reports whether all eight bytes of x are plain (see
-// plainByte): none has the high bit set, none is below 0x20, none is a
-// quote or a backslash. The tests are the exact ones of "Bit Twiddling
-// Hacks" (a byte below n, a zero byte).
-func plainWord(x uint64) bool {
+// plainByte).
+func plainWord(x uint64) bool { return notPlain(x) == 0 }
+
+// notPlain returns a mask of the bytes of x (read little-endian) that may
+// not be plain (see plainByte): the high bit of such a byte is set. The
+// lowest byte it marks is the first byte that is not plain (it has the
+// high bit set, is below 0x20, or is a quote or a backslash), and it marks
+// none when all eight are plain: the tests are the exact ones of "Bit
+// Twiddling Hacks" (a byte below n, a zero byte), whose borrows reach
+// only the bytes above a marked one.
+func notPlain(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	if x&highs != 0 {
-		return false
-	}
-	below := (x - ones*0x20) & ^x & highs
+	below := (x - ones*0x20) & ^x
 	quote := x ^ (ones * '"')
 	backslash := x ^ (ones * '\\')
-	quoteZero := (quote - ones) & ^quote & highs
-	backslashZero := (backslash - ones) & ^backslash & highs
-	return below|quoteZero|backslashZero == 0
+	quoteZero := (quote - ones) & ^quote
+	backslashZero := (backslash - ones) & ^backslash
+	return (x | below | quoteZero | backslashZero) & highs
 }
 
 // plainByte marks the bytes a string holds as they are: printable ASCII
@@ -642,12 +694,10 @@ func (d *decoder) literal(lit string) error {
 // skipSpace moves past JSON whitespace.
 func (d *decoder) skipSpace() {
 	for d.pos < len(d.data) {
-		switch d.data[d.pos] {
-		case ' ', '\t', '\n', '\r':
-			d.pos++
-		default:
+		if c := d.data[d.pos]; c > ' ' || (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
 			return
 		}
+		d.pos++
 	}
 }
 

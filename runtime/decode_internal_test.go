@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"math/bits"
 	"math/rand"
 	"testing"
 )
@@ -24,6 +25,45 @@ func TestPlainWord(t *testing.T) {
 					t.Fatalf("plainWord(%q) = %v, want %v", b, got, want)
 				}
 			}
+		}
+	}
+}
+
+// TestNotPlain: the lowest byte notPlain marks is the first byte that is
+// not plain, on words mixing plain bytes with every kind of other byte
+// (quote, backslash, control characters, bytes above 0x7f, and the plain
+// bytes next to them), so that the borrows of the byte tests are
+// exercised.
+func TestNotPlain(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	kinds := []byte{'a', ' ', '!', '#', '[', ']', '~', 0x7f, '"', '\\', 0, 0x1f, 0x01, '\n', 0x80, 0xff, 0xc3}
+	for i := 0; i < 200000; i++ {
+		var b [8]byte
+		for j := range b {
+			if r.Intn(3) == 0 {
+				b[j] = byte(r.Intn(256))
+			} else {
+				b[j] = kinds[r.Intn(len(kinds))]
+			}
+		}
+		var x uint64
+		for j := 7; j >= 0; j-- {
+			x = x<<8 | uint64(b[j])
+		}
+		first := 8
+		for j, c := range b {
+			if !plainByte[c] {
+				first = j
+				break
+			}
+		}
+		m := notPlain(x)
+		got := 8
+		if m != 0 {
+			got = bits.TrailingZeros64(m) >> 3
+		}
+		if got != first {
+			t.Fatalf("notPlain(%q) marks byte %d first, want %d", b, got, first)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/immutable-gen/immutable-gen/runtime"
@@ -62,6 +63,35 @@ func sameVerdict(t *testing.T, c *runtime.Checker, obj, old []byte) {
 		t.Fatalf("verdicts differ\nfull decode:\n  %s\nDecodeOldObject:\n  %s\nobj: %.500s\nold: %.500s",
 			strings.Join(want, "\n  "), strings.Join(got2, "\n  "), obj, old)
 	}
+	// ValidateUpdateMarshaled: the same errors, with a changed value kept
+	// as bytes written as json.Marshal writes the value decoded.
+	if got3 := messages(unmarshaled(t, c.ValidateUpdateMarshaled(po, pold2))); strings.Join(got3, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("verdicts differ\nfull decode:\n  %s\nValidateUpdateMarshaled:\n  %s\nobj: %.500s\nold: %.500s",
+			strings.Join(want, "\n  "), strings.Join(got3, "\n  "), obj, old)
+	}
+}
+
+// marshaledSeen counts the MarshaledValues unmarshaled has checked, so
+// that a test can tell it met some.
+var marshaledSeen int
+
+// unmarshaled checks that each MarshaledValue in errs is the JSON that
+// json.Marshal writes for its Value, and replaces it by that value.
+func unmarshaled(t *testing.T, errs field.ErrorList) field.ErrorList {
+	t.Helper()
+	for _, e := range errs {
+		v, ok := e.BadValue.(runtime.MarshaledValue)
+		if !ok {
+			continue
+		}
+		marshaledSeen++
+		want, err := json.Marshal(v.Value())
+		if err != nil || string(v.JSON()) != string(want) {
+			t.Fatalf("%s: MarshaledValue %s; json.Marshal of its Value: %s %v", e.Field, v.JSON(), want, err)
+		}
+		e.BadValue = v.Value()
+	}
+	return errs
 }
 
 // respelled returns v as JSON spelled otherwise (runtime/internal/respell:
@@ -88,6 +118,9 @@ func allowedDecoded(t *testing.T, c *runtime.Checker, obj, old []byte) {
 	if errs := c.ValidateUpdate(po, pold); len(errs) != 0 {
 		t.Fatalf("two spellings of one object: %v\nobj: %.500s\nold: %.500s", errs, obj, old)
 	}
+	if errs := c.ValidateUpdateMarshaled(po, pold); len(errs) != 0 {
+		t.Fatalf("two spellings of one object, ValidateUpdateMarshaled: %v\nobj: %.500s\nold: %.500s", errs, obj, old)
+	}
 }
 
 // TestDecodeObjectDifferential: random objects of the widget and the
@@ -100,6 +133,7 @@ func TestDecodeObjectDifferential(t *testing.T) {
 	c := widget(t)
 	r := rand.New(rand.NewSource(1))
 	denied := 0
+	seen := marshaledSeen
 	for i := 0; i < 3000; i++ {
 		b := make([]byte, 64+r.Intn(256))
 		r.Read(b)
@@ -143,6 +177,9 @@ func TestDecodeObjectDifferential(t *testing.T) {
 		ro := respelled(old, nil, r)
 		sameVerdict(t, db, ro, jold)
 		allowedDecoded(t, db, ro, jold)
+	}
+	if n := marshaledSeen - seen; n < 500 {
+		t.Errorf("ValidateUpdateMarshaled wrote %d values from their bytes: the test says little", n)
 	}
 }
 

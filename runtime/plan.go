@@ -33,6 +33,7 @@ type structure struct {
 	walkProps []property // the props that need a walk: marked, or marked below
 	walkAdd   bool       // additional needs a walk
 	walkItems bool       // items need a walk
+	keyProps  *structure // for a list map, listKeyStructure: what the decoder keeps of its items
 }
 
 type property struct {

@@ -22,6 +22,9 @@ type walker struct {
 	found   bool // first walk: a violation exists
 	errs    field.ErrorList
 	tooDeep bool // a too-deep violation was reported; report it once
+	// marshal: report a changed value kept as bytes as a MarshaledValue
+	// (ValidateUpdateMarshaled).
+	marshal bool
 }
 
 // done reports whether the first walk can stop.
@@ -95,6 +98,17 @@ func (w *walker) whole(n *node, nv, ov interface{}, p *field.Path, depth int) {
 	if raw && !w.report {
 		w.found = true
 		return
+	}
+	if raw && !n.comparesSets() && w.marshal {
+		// Compared by their JSON as json.Marshal writes them, which the
+		// report quotes, unless the texts leave it unsure.
+		switch vd, e := marshalChanged(nv.(*rawValue), ov.(*rawValue), p); vd {
+		case same:
+			return
+		case differ:
+			w.errs = append(w.errs, e)
+			return
+		}
 	}
 	if raw && !n.comparesSets() {
 		// The new value is needed for the report; the old one is compared

@@ -53,7 +53,10 @@ func referenceVerdict(c *runtime.Checker, obj, old []byte) (int32, string) {
 // Gadget update. Handle never panics, answers 200, 400 or 422, and gives
 // the verdict (and the causes) of the full decode. The input is the new
 // object, a NUL byte, and the old object (the old object is a fixed
-// Gadget without the NUL). The new object is also sent in other bytes
+// Gadget without the NUL). Its denials quote values as this
+// apimachinery's ErrorBody writes them: json.Marshal from v0.34 (run it
+// with k8s.io/apimachinery v0.37, e.g. in a go.work with bench/webhook),
+// Go syntax before. The new object is also sent in other bytes
 // than its own, against itself and against the old object: values the
 // check compares whole then differ in bytes, equal or not. Seeds are in
 // testdata/fuzz/FuzzHandle.
@@ -75,6 +78,11 @@ func FuzzHandle(f *testing.F) {
 	// Byte-different but equal: the set reordered, keys reordered, escapes, 1.0 for 1.
 	f.Add(append(append(gadget(`"tags":["b","\u0061"]`, `"class":"gold"`, `"labels":{"team":"a"}`, `"ports":[{"port":80.0,"name":"p0"},{"name":"p1","port":8e1}]`), 0), base...))
 	f.Add(append(append(gadget(`"tags":["b","c"]`, `"class":"g\u006fld"`, `"labels":{"team":"a"}`, `"ports":[{"port":81,"name":"p0"}]`), 0), base...))
+	// A value compared whole that the denial quotes, written from its
+	// bytes (ValidateUpdateMarshaled): keys out of order and repeated,
+	// HTML characters, escapes, numbers spelled otherwise.
+	f.Add(append(append(gadget(`"class":{"b":"<x>&","a":[1,2.5,-0,1e21,1E-7,"\u2028"],"a":3,"\u00e9":"\ud800"}`), 0), gadget(`"class":{"a":3,"b":"<x>&"}`)...))
+	f.Add(append(append(gadget(`"class":[{"z":null,"y":true},{"\u0061":1.0,"a":10E-1,"b":[]}]`), 0), gadget(`"class":[{"y":true,"z":null},{"a":1}]`)...))
 	f.Add([]byte(`{"spec":{"class":1e400}}`))
 	f.Add([]byte(`[` + "\x00" + `null`))
 	f.Fuzz(func(t *testing.T, data []byte) {

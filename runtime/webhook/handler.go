@@ -18,7 +18,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
+	"strconv"
+	"unsafe"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/immutable-gen/immutable-gen/runtime"
 	"github.com/immutable-gen/immutable-gen/runtime/enforce"
 )
 
@@ -93,7 +95,9 @@ func (h *Handler) Handle(_ context.Context, req admission.Request) admission.Res
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("immutable fields: the old object: %w", err))
 	}
-	errs := c.ValidateUpdate(obj, old)
+	// A changed value DecodeObject kept as bytes comes back as its JSON,
+	// which the denial quotes, written without decoding it.
+	errs := c.ValidateUpdateMarshaled(obj, old)
 	if len(errs) == 0 {
 		return admission.Allowed("")
 	}
@@ -105,29 +109,68 @@ func (h *Handler) Handle(_ context.Context, req admission.Request) admission.Res
 // returns, field for field, in time linear in the size of errs: NewInvalid
 // joins the messages by repeated string concatenation, quadratic in their
 // number, which a list map of 10,000 changed items turns into seconds and
-// gigabytes.
+// gigabytes. The message is written once, into one string: each cause's
+// message (an error's body, which may quote a whole changed pod template)
+// is the part of it that holds that body.
 func invalid(gk schema.GroupKind, name string, errs field.ErrorList) metav1.Status {
-	causes := make([]metav1.StatusCause, 0, len(errs))
-	seen := make(map[string]bool, len(errs))
-	var msgs []string
-	for _, err := range errs {
-		// err.Error() is the field, ": " and err.ErrorBody(); the body is
-		// rendered once (it holds a changed value, marshalled as JSON,
-		// without reflection: jsonValue).
-		body := errorBody(err)
-		causes = append(causes, metav1.StatusCause{Type: metav1.CauseType(err.Type), Message: body, Field: err.Field})
-		if msg := err.Field + ": " + body; !seen[msg] {
-			seen[msg] = true
-			msgs = append(msgs, msg)
-		}
+	type span struct{ start, end int }
+	b := make([]byte, 0, messageSize(gk, name, errs))
+	b = append(b, gk.String()...)
+	b = append(b, ' ')
+	b = strconv.AppendQuote(b, name) // as fmt's %q
+	b = append(b, " is invalid: "...)
+	list := len(b) // where the messages start
+	// err.Error() is the field, ": " and err.ErrorBody(); each distinct
+	// one is written once, in order.
+	bodies := make([]span, len(errs))
+	var seen map[string]span // the distinct messages, for more than one error
+	if len(errs) > 1 {
+		seen = make(map[string]span, len(errs))
 	}
-	message := fmt.Sprintf("%s %q is invalid", gk.String(), name)
-	switch len(msgs) {
+	distinct := 0
+	for i, err := range errs {
+		mark := len(b)
+		if distinct > 0 {
+			b = append(b, ", "...)
+		}
+		start := len(b)
+		b = append(b, err.Field...)
+		b = append(b, ": "...)
+		bodyStart := len(b)
+		b = appendErrorBody(b, err)
+		bodies[i] = span{bodyStart, len(b)}
+		if seen == nil {
+			distinct++
+			continue
+		}
+		if first, ok := seen[string(b[start:])]; ok {
+			// A repeated message: its body is the first one's.
+			bodies[i] = span{first.end - (len(b) - bodyStart), first.end}
+			b = b[:mark]
+			continue
+		}
+		seen[string(b[start:])] = span{start, len(b)}
+		distinct++
+	}
+	shift := 0
+	switch distinct {
 	case 0:
+		b = b[:list-2]
 	case 1:
-		message += ": " + msgs[0]
 	default:
-		message += ": [" + strings.Join(msgs, ", ") + "]"
+		// Several: in brackets.
+		b = append(b, 0)
+		copy(b[list+1:], b[list:])
+		b[list] = '['
+		b = append(b, ']')
+		shift = 1
+	}
+	// b is not written again: the message is its bytes, not a copy (as
+	// strings.Builder does).
+	message := unsafe.String(unsafe.SliceData(b), len(b))
+	causes := make([]metav1.StatusCause, len(errs))
+	for i, err := range errs {
+		causes[i] = metav1.StatusCause{Type: metav1.CauseType(err.Type), Message: message[bodies[i].start+shift : bodies[i].end+shift], Field: err.Field}
 	}
 	return metav1.Status{
 		Status:  metav1.StatusFailure,
@@ -138,30 +181,62 @@ func invalid(gk schema.GroupKind, name string, errs field.ErrorList) metav1.Stat
 	}
 }
 
-// errorBody is err.ErrorBody(). Where ErrorBody writes a map or list
-// value with json.Marshal (rendersJSON), an Invalid error's body with such
-// a value is written here, byte for byte as ErrorBody writes it, its value
-// by jsonValue's encoder: json.Marshal's reflection over a changed pod
-// template, and its check of the result, were most of a denial's cost.
-func errorBody(err *field.Error) string {
-	switch err.BadValue.(type) {
+// messageSize estimates the length of invalid's message, so that it is
+// written without growing its buffer in the common case.
+func messageSize(gk schema.GroupKind, name string, errs field.ErrorList) int {
+	n := len(gk.Group) + len(gk.Kind) + len(name) + 32
+	for _, err := range errs {
+		n += len(err.Field) + len(err.Detail) + 40
+		if v, ok := err.BadValue.(runtime.MarshaledValue); ok {
+			n += len(v.JSON())
+		}
+	}
+	return n
+}
+
+// appendErrorBody appends err.ErrorBody(). Where ErrorBody writes a map or
+// list value with json.Marshal (rendersJSON), an Invalid error's body with
+// such a value is written here, byte for byte as ErrorBody writes it: a
+// runtime.MarshaledValue as the JSON it holds (ValidateUpdateMarshaled
+// wrote it from the object's bytes), a map or list by jsonValue's encoder.
+// json.Marshal's reflection over a changed pod template, and its check of
+// the result, were most of a denial's cost.
+func appendErrorBody(b []byte, err *field.Error) []byte {
+	switch v := err.BadValue.(type) {
+	case runtime.MarshaledValue:
+		if !rendersJSON || err.Type != field.ErrorTypeInvalid {
+			// ErrorBody writes the decoded value.
+			e := *err
+			e.BadValue = v.Value()
+			return appendErrorBody(b, &e)
+		}
+		b = append(b, err.Type.String()...)
+		b = append(b, ": "...)
+		b = append(b, v.JSON()...)
+		if err.Detail != "" {
+			b = append(b, ": "...)
+			b = append(b, err.Detail...)
+		}
+		return b
 	case map[string]interface{}, []interface{}:
 		if !rendersJSON || err.Type != field.ErrorTypeInvalid {
 			break
 		}
-		b := append(make([]byte, 0, 256), err.Type.String()...)
+		mark := len(b)
+		b = append(b, err.Type.String()...)
 		b = append(b, ": "...)
-		b, ok := appendJSON(b, err.BadValue)
-		if !ok {
+		var ok bool
+		if b, ok = appendJSON(b, err.BadValue); !ok {
+			b = b[:mark]
 			break
 		}
 		if err.Detail != "" {
 			b = append(b, ": "...)
 			b = append(b, err.Detail...)
 		}
-		return string(b)
+		return b
 	}
-	return err.ErrorBody()
+	return append(b, err.ErrorBody()...)
 }
 
 // rendersJSON reports whether the field.Error.ErrorBody linked in writes an

@@ -7,8 +7,10 @@ import (
 	"unicode/utf8"
 )
 
-// The value of a denial's violation is written by appendJSON as
-// encoding/json writes it, without reflection (errorBody): a changed
+// The value of a denial's violation, where ValidateUpdateMarshaled could
+// not write it from the object's bytes (runtime.MarshaledValue) and
+// reports it decoded, is written by appendJSON as encoding/json writes
+// it, without reflection (appendErrorBody): a changed
 // immutable value can be a whole pod template, and json.Marshal's
 // reflection over its maps, and its check of the result, were most of a
 // denial's cost. The output is json.Marshal's byte for byte (TestJSONValue,

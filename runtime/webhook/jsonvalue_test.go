@@ -8,7 +8,7 @@ import (
 )
 
 // sameAsMarshal checks that appendJSON writes v as json.Marshal does, or
-// declines it: then errorBody leaves it to ErrorBody.
+// declines it: then appendErrorBody leaves it to ErrorBody.
 func sameAsMarshal(t *testing.T, v interface{}) {
 	t.Helper()
 	got, ok := appendJSON(nil, v)

@@ -1,0 +1,462 @@
+package runtime
+
+import (
+	"bytes"
+	"math"
+	"slices"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/immutable-gen/immutable-gen/runtime/immutable"
+)
+
+// A denial quotes the changed value in its message as json.Marshal writes
+// it (field.Error.ErrorBody). For a value DecodeObject kept as its bytes,
+// the marshaller below writes that text from the bytes, without decoding
+// them into maps: members in json.Marshal's key order (the last of
+// duplicate keys, as the decoder keeps it), numbers as json.Marshal
+// writes the int64 or float64 the decoder makes of them, strings escaped
+// as encoding/json escapes them (HTML characters, U+2028, U+2029),
+// invalid UTF-8 as the decoder replaces it. FuzzMarshalRaw proves the
+// output byte for byte against json.Marshal of the decoded value.
+
+// maxMarshalDepth bounds the nesting the marshaller writes; deeper values
+// take the decoding path.
+const maxMarshalDepth = 100
+
+// marshaller writes JSON that DecodeObject checked as json.Marshal writes
+// its decoding.
+type marshaller struct {
+	d   decoder
+	out []byte
+	// inexact: the text holds a number whose text may be the same for
+	// two unequal numbers or differ for two equal ones (negative zero, an
+	// integral float beyond 2^53), so that comparing two texts does not
+	// tell equality (docs/semantics.md 2.3).
+	inexact bool
+	// members is the stack of the members of the objects being written.
+	members []member
+	// tmp holds an object's members while they are put in order.
+	tmp []byte
+	// base is the depth of the value in its document.
+	base int
+}
+
+// member is a member of an object written: its key, decoded (the bytes
+// between the quotes where those are the key), and where its value was
+// written, from the object's start.
+type member struct {
+	key        []byte
+	start, end int
+}
+
+// marshalRaw appends to b the JSON json.Marshal writes for the value r
+// decodes to, and reports whether it could (false: nesting beyond
+// maxMarshalDepth, or bytes DecodeObject did not check) and whether the
+// text is exact: two values whose texts are both exact are equal (eqPlain)
+// exactly when their texts are.
+func marshalRaw(b []byte, r *rawValue) (out []byte, ok, exact bool) {
+	m := marshallers.Get().(*marshaller)
+	defer m.release()
+	*m = marshaller{d: decoder{data: r.data}, out: b, base: r.depth, members: m.members[:0], tmp: m.tmp[:0]}
+	if !m.value(0) {
+		return b, false, false
+	}
+	m.d.skipSpace()
+	if m.d.pos != len(m.d.data) {
+		return b, false, false
+	}
+	return m.out, true, !m.inexact
+}
+
+// marshallers keep the stacks of marshallers between denials.
+var marshallers = sync.Pool{New: func() interface{} { return new(marshaller) }}
+
+// release returns m to marshallers, holding no reference to the data it
+// wrote, unless its stacks grew large.
+func (m *marshaller) release() {
+	clear(m.members[:cap(m.members)])
+	m.d, m.out = decoder{}, nil
+	if cap(m.members) <= 1<<10 && cap(m.tmp) <= 64<<10 {
+		marshallers.Put(m)
+	}
+}
+
+// value writes the value at m.d.pos, nested at depth below the value
+// marshalRaw writes, and moves past it.
+func (m *marshaller) value(depth int) bool {
+	d := &m.d
+	d.skipSpace()
+	if d.pos >= len(d.data) {
+		return false
+	}
+	switch c := d.data[d.pos]; {
+	case c == '{' || c == '[':
+		// Deep values, near the limits of the check's depth, are left
+		// to the decoding path.
+		if depth >= maxMarshalDepth || m.base+depth >= MaxDepth-2 {
+			return false
+		}
+		if c == '{' {
+			return m.object(depth)
+		}
+		return m.array(depth)
+	case c == '"':
+		return m.str()
+	case c == '-' || (c >= '0' && c <= '9'):
+		return m.number()
+	case c == 't':
+		return m.literal("true")
+	case c == 'f':
+		return m.literal("false")
+	case c == 'n':
+		return m.literal("null")
+	}
+	return false
+}
+
+func (m *marshaller) literal(lit string) bool {
+	if m.d.literal(lit) != nil {
+		return false
+	}
+	m.out = append(m.out, lit...)
+	return true
+}
+
+func (m *marshaller) array(depth int) bool {
+	d := &m.d
+	d.pos++ // '['
+	m.out = append(m.out, '[')
+	d.skipSpace()
+	if d.pos < len(d.data) && d.data[d.pos] == ']' {
+		d.pos++
+		m.out = append(m.out, ']')
+		return true
+	}
+	for {
+		if !m.value(depth + 1) {
+			return false
+		}
+		d.skipSpace()
+		if d.pos >= len(d.data) {
+			return false
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+			m.out = append(m.out, ',')
+		case ']':
+			d.pos++
+			m.out = append(m.out, ']')
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// object writes the object at m.d.pos with its members in key order. The
+// API server writes keys in that order, so the members are written as they
+// come; where their keys do not increase (keys out of order, duplicates,
+// keys that json.Marshal writes otherwise), the members written are put in
+// order at the end of the object, each value moved once: the time stays
+// linear in the value's size times its nesting (at most maxMarshalDepth).
+func (m *marshaller) object(depth int) bool {
+	d := &m.d
+	outStart := len(m.out)
+	base := len(m.members)
+	defer func() { m.members = m.members[:base] }()
+	sorted := true
+	var prev []byte
+	d.pos++ // '{'
+	m.out = append(m.out, '{')
+	for first := true; ; first = false {
+		d.skipSpace()
+		if d.pos >= len(d.data) {
+			return false
+		}
+		if d.data[d.pos] == '}' && first {
+			d.pos++
+			m.out = append(m.out, '}')
+			return true
+		}
+		ks := d.pos
+		if d.data[d.pos] != '"' {
+			return false
+		}
+		plain, err := d.skipString()
+		if err != nil {
+			return false
+		}
+		key := d.data[ks+1 : d.pos-1]
+		if !plain && (bytes.IndexByte(key, '\\') >= 0 || !utf8.Valid(key)) {
+			k, err := d.unquote(ks, d.pos, false)
+			if err != nil {
+				return false
+			}
+			key = []byte(k)
+		}
+		if sorted && (!plain || (prev != nil && bytes.Compare(prev, key) >= 0) || !htmlSafe(key)) {
+			sorted = false
+		}
+		prev = key
+		if !first {
+			m.out = append(m.out, ',')
+		}
+		m.out = append(m.out, d.data[ks:d.pos]...)
+		m.out = append(m.out, ':')
+		d.skipSpace()
+		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+			return false
+		}
+		d.pos++
+		valueStart := len(m.out)
+		if !m.value(depth + 1) {
+			return false
+		}
+		m.members = append(m.members, member{key: key, start: valueStart - outStart, end: len(m.out) - outStart})
+		d.skipSpace()
+		if d.pos >= len(d.data) {
+			return false
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+		case '}':
+			d.pos++
+			if !sorted {
+				m.sortMembers(outStart, m.members[base:])
+			}
+			m.out = append(m.out, '}')
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// sortMembers writes again the members of the object written from
+// m.out[outStart] on (its '{' and members), sorted by key as json.Marshal
+// sorts a map's keys, keeping of duplicate keys the last, as the decoder
+// does.
+func (m *marshaller) sortMembers(outStart int, members []member) {
+	m.tmp = append(m.tmp[:0], m.out[outStart:]...)
+	m.out = m.out[:outStart+1] // '{'
+	// A stable sort keeps duplicates in document order: the last of each
+	// run is the one the decoder keeps.
+	slices.SortStableFunc(members, func(a, b member) int { return bytes.Compare(a.key, b.key) })
+	written := false
+	for i, mb := range members {
+		if i+1 < len(members) && bytes.Equal(mb.key, members[i+1].key) {
+			continue // a later duplicate wins
+		}
+		if written {
+			m.out = append(m.out, ',')
+		}
+		written = true
+		m.out = appendQuoted(m.out, mb.key)
+		m.out = append(m.out, ':')
+		m.out = append(m.out, m.tmp[mb.start:mb.end]...)
+	}
+}
+
+// str writes the string at m.d.pos as encoding/json writes its decoding.
+func (m *marshaller) str() bool {
+	d := &m.d
+	start := d.pos
+	plain, err := d.skipString()
+	if err != nil {
+		return false
+	}
+	raw := d.data[start+1 : d.pos-1]
+	switch {
+	case plain && htmlSafe(raw):
+		m.out = append(m.out, d.data[start:d.pos]...)
+	case bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw):
+		m.out = appendQuoted(m.out, raw)
+	default:
+		s, err := d.unquote(start, d.pos, false)
+		if err != nil {
+			return false
+		}
+		m.out = appendQuoted(m.out, []byte(s))
+	}
+	return true
+}
+
+// number writes the number at m.d.pos as json.Marshal writes the int64 or
+// float64 the decoder makes of it (decoder.number).
+func (m *marshaller) number() bool {
+	d := &m.d
+	start := d.pos
+	if d.skipNumber() != nil {
+		return false
+	}
+	num := d.data[start:d.pos]
+	digits := len(num)
+	if num[0] == '-' {
+		digits--
+	}
+	if !bytes.ContainsAny(num, ".eE") && digits <= 18 {
+		// An int64: its text, but for -0, which is 0.
+		if len(num) == 2 && num[0] == '-' && num[1] == '0' {
+			m.out = append(m.out, '0')
+		} else {
+			m.out = append(m.out, num...)
+		}
+		return true
+	}
+	if bytes.IndexByte(num, '.') < 0 {
+		if i, err := strconv.ParseInt(string(num), 10, 64); err == nil {
+			m.out = strconv.AppendInt(m.out, i, 10)
+			return true
+		}
+	}
+	f, err := strconv.ParseFloat(string(num), 64)
+	if err != nil {
+		return false
+	}
+	if f == math.Trunc(f) && (math.Abs(f) >= 1<<53 || (f == 0 && math.Signbit(f))) {
+		m.inexact = true
+	}
+	var ok bool
+	m.out, ok = appendFloat(m.out, f)
+	return ok
+}
+
+// appendFloat writes f as encoding/json's float encoder does; false for
+// NaN and the infinities, which it refuses.
+func appendFloat(b []byte, f float64) ([]byte, bool) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return b, false
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// e-09 becomes e-9.
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b, true
+}
+
+// htmlSafe reports whether s holds none of the characters encoding/json
+// escapes for HTML.
+func htmlSafe(s []byte) bool {
+	for _, c := range s {
+		if c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendQuoted writes s quoted as encoding/json does with HTML escaping.
+func appendQuoted(b []byte, s []byte) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRune(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// MarshaledValue is a changed value in the errors of
+// ValidateUpdateMarshaled where ValidateUpdate reports the value decoded:
+// its JSON as json.Marshal writes the decoded value, written from the
+// bytes DecodeObject kept without decoding them. It marshals as that JSON.
+type MarshaledValue struct {
+	json []byte
+	raw  *rawValue
+}
+
+// JSON returns the value as json.Marshal writes the decoded value. The
+// caller must not modify it.
+func (v MarshaledValue) JSON() []byte { return v.json }
+
+// MarshalJSON returns v.JSON().
+func (v MarshaledValue) MarshalJSON() ([]byte, error) { return v.json, nil }
+
+// Value returns the value decoded, as ValidateUpdate reports it.
+func (v MarshaledValue) Value() interface{} { return decoded(v.raw) }
+
+// oldTexts holds buffers for the text of an old value, which is compared
+// and dropped.
+var oldTexts = sync.Pool{New: func() interface{} { b := make([]byte, 0, 4096); return &b }}
+
+// marshalChanged compares two values DecodeObject kept as bytes, with no
+// set below them, by their JSON as json.Marshal writes their decodings,
+// and returns the violation when they differ. It answers unsure where the
+// texts do not tell (see marshalRaw).
+func marshalChanged(nv, ov *rawValue, p *field.Path) (verdict, *field.Error) {
+	text, ok, exact := marshalRaw(make([]byte, 0, len(nv.data)+len(nv.data)/16+16), nv)
+	if !ok || !exact {
+		return unsure, nil
+	}
+	buf := oldTexts.Get().(*[]byte)
+	old, ok, exact := marshalRaw((*buf)[:0], ov)
+	equal := bytes.Equal(text, old)
+	if cap(old) <= 1<<20 {
+		*buf = old[:0]
+		oldTexts.Put(buf)
+	}
+	switch {
+	case !ok || !exact:
+		return unsure, nil
+	case equal:
+		return same, nil
+	}
+	return differ, immutable.Changed(p, MarshaledValue{json: text, raw: nv})
+}
