@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/immutable-gen/immutable-gen/runtime"
+	"github.com/immutable-gen/immutable-gen/runtime/internal/trusted"
 )
 
 // The comparative benchmarks (CEL, DeepEqual, whole update validation) are
@@ -124,6 +125,9 @@ func BenchmarkCompileCRD(b *testing.B) {
 //     DecodeOldObject, ValidateUpdate);
 //   - DecodeObject+marshaled: the same with ValidateUpdateMarshaled, as
 //     the webhook does (a denial's value written from its bytes);
+//   - DecodeObject-trusted+marshaled: the same in trusted mode, as the
+//     webhook decodes what controller-runtime's AdmissionReview decoder
+//     validated (internal/trusted);
 //   - bytes.Equal: the floor, comparing two documents of the update's
 //     size in full (the old document with a copy of itself: bytes.Equal on
 //     the update's own two documents stops at their first difference, a
@@ -214,6 +218,27 @@ func BenchmarkPodSet(b *testing.B) {
 					b.Fatal(err)
 				}
 				o, err := c.DecodeOldObject(oldJSON, n)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if errs := c.ValidateUpdateMarshaled(n, o); len(errs) != tc.errors {
+					b.Fatal(errs)
+				}
+			}
+			report(b, time.Since(start))
+		})
+		// As the webhook checks what controller-runtime's AdmissionReview
+		// decoder validated: in trusted mode (internal/trusted).
+		b.Run("DecodeObject-trusted+marshaled/"+tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(newJSON) + len(oldJSON)))
+			start := time.Now()
+			for i := 0; i < b.N; i++ {
+				n, err := trusted.DecodeObject(c, newJSON)
+				if err != nil {
+					b.Fatal(err)
+				}
+				o, err := trusted.DecodeOldObject(c, oldJSON, n)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/immutable-gen/immutable-gen/runtime/internal/trusted"
 )
 
 // maxNesting is the nesting limit of the JSON decoder the API server uses
@@ -42,7 +44,7 @@ const maxNesting = 10000
 // object or null. JSON null decodes to a nil map, as there. The time it
 // takes is linear in len(raw).
 func (c *Checker) DecodeObject(raw []byte) (map[string]interface{}, error) {
-	return c.decodeObject(raw, nil)
+	return c.decodeObject(raw, nil, false, false)
 }
 
 // DecodeOldObject is DecodeObject for the old object of an update whose new
@@ -54,13 +56,27 @@ func (c *Checker) DecodeObject(raw []byte) (map[string]interface{}, error) {
 // result shares memory with raw and with obj's bytes, which must not
 // change while it is in use.
 func (c *Checker) DecodeOldObject(raw []byte, obj map[string]interface{}) (map[string]interface{}, error) {
-	return c.decodeObject(raw, obj)
+	return c.decodeObject(raw, obj, false, true)
+}
+
+func init() {
+	// The trusted mode, for runtime/webhook only.
+	trusted.DecodeObject = func(c interface{}, raw []byte) (map[string]interface{}, error) {
+		ch, _ := c.(*Checker)
+		return ch.decodeObject(raw, nil, true, false)
+	}
+	trusted.DecodeOldObject = func(c interface{}, raw []byte, obj map[string]interface{}) (map[string]interface{}, error) {
+		ch, _ := c.(*Checker)
+		return ch.decodeObject(raw, obj, true, true)
+	}
 }
 
 // decodeObject decodes raw; peer, if not nil, is DecodeObject's result
-// for the other object of the update.
-func (c *Checker) decodeObject(raw []byte, peer map[string]interface{}) (map[string]interface{}, error) {
-	d := decoder{data: raw}
+// for the other object of the update, and old says raw is the old
+// object. With valid, raw is known to be valid JSON (see decoder.valid)
+// and is decoded in trusted mode.
+func (c *Checker) decodeObject(raw []byte, peer map[string]interface{}, valid, old bool) (map[string]interface{}, error) {
+	d := decoder{data: raw, valid: valid, old: old}
 	d.skipSpace()
 	if d.pos >= len(d.data) || d.data[d.pos] != '{' {
 		// Not an object: the full decoder's answer (a nil map for null, or
@@ -106,6 +122,22 @@ type decoder struct {
 	text string
 	// raws is where rawValues are allocated, a few at a time.
 	raws []rawValue
+	// valid: data is known to be valid JSON (a JSON decoder checked it, as
+	// the AdmissionReview's did for the webhook's objects). The decoder is
+	// then in trusted mode: where it only needs the end of a value, one it
+	// skips or keeps as bytes, it finds that end without checking the
+	// syntax (skipTrusted). What it decodes, and the keys it reads, it
+	// checks as in the other mode; so does the decoding of a value kept as
+	// bytes that differs from the other object's. On valid JSON the result
+	// is the same in both modes; on other bytes trusted mode may accept
+	// what the other refuses, in time linear in len(data), without
+	// nesting deeper than maxNesting.
+	valid bool
+	// old: data is the old object of an update, decoded beside the new
+	// one. In trusted mode, a value it keeps as bytes is the new object's
+	// bytes, compared, or checked as in the other mode: the comparison of
+	// two values whose bytes differ reads the old one's as checked JSON.
+	old bool
 }
 
 // mode is what the decoder does with a value. One walk over the document
@@ -137,6 +169,9 @@ var errNestedTooDeep = errors.New("exceeded max depth")
 // objects deeper than maxNesting are refused in every mode, as the full
 // decoder refuses them.
 func (d *decoder) value(n *node, m mode, depth int, peer interface{}) (interface{}, error) {
+	if m == skipMode && d.valid {
+		return nil, d.skipTrusted(depth)
+	}
 	if d.pos >= len(d.data) {
 		return nil, d.syntaxError("in value")
 	}
@@ -189,7 +224,14 @@ func (d *decoder) value(n *node, m mode, depth int, peer interface{}) (interface
 // depth, moves past it and returns its bytes as a rawValue.
 func (d *decoder) raw(depth int) (interface{}, error) {
 	start := d.pos
-	if _, err := d.value(nil, skipMode, depth, nil); err != nil {
+	valid := d.valid
+	if d.old {
+		// Checked, in trusted mode too (see decoder.old).
+		d.valid = false
+	}
+	_, err := d.value(nil, skipMode, depth, nil)
+	d.valid = valid
+	if err != nil {
 		return nil, err
 	}
 	if len(d.raws) == cap(d.raws) {
@@ -454,7 +496,12 @@ func (d *decoder) item(s, keys *structure, depth int, peer interface{}) (interfa
 		return r, nil
 	}
 	start := d.pos
+	valid := d.valid
+	if d.old {
+		d.valid = false // as in raw
+	}
 	k, err := d.object(&node{structure: keys}, walkMode, depth, nil, nil)
+	d.valid = valid
 	if err != nil {
 		return nil, err
 	}
@@ -664,6 +711,13 @@ func (d *decoder) skipNumber() error {
 			return d.syntaxError("in exponent of numeric literal")
 		}
 	}
+	return d.inRange(start, exponent)
+}
+
+// inRange fails where the full decoder fails on the number
+// d.data[start:d.pos], which has an exponent or not: on a number beyond
+// float64.
+func (d *decoder) inRange(start int, exponent bool) error {
 	// Without an exponent, a number of up to 300 characters is below
 	// float64's largest (about 1.8e308); others may be beyond it.
 	if exponent || d.pos-start > 300 {
@@ -673,6 +727,137 @@ func (d *decoder) skipNumber() error {
 		}
 	}
 	return nil
+}
+
+// skipTrusted moves past the value at d.pos, at the given depth, in
+// trusted mode (decoder.valid): it finds the value's end without checking
+// its syntax. A string ends at the first quote not escaped by a
+// backslash (found eight bytes at a time), an array or object where the
+// brackets opened outside strings since its start are all closed, a
+// number or literal at the first byte that cannot be in one. It fails
+// where the full decoder fails on valid JSON: on nesting deeper than
+// maxNesting, on a number beyond float64. On any bytes it moves forward,
+// never past the end of the data.
+func (d *decoder) skipTrusted(depth int) error {
+	data, pos := d.data, d.pos
+	if pos >= len(data) {
+		return d.syntaxError("in value")
+	}
+	start := pos
+	open := 0 // the arrays and objects open, the value's own included
+	for {
+		switch trustedClass[data[pos]] {
+		case quoteClass:
+			pos++
+			for {
+				if pos+8 <= len(data) {
+					m := quoteOrBackslash(binary.LittleEndian.Uint64(data[pos:]))
+					if m == 0 {
+						pos += 8
+						continue
+					}
+					pos += bits.TrailingZeros64(m) >> 3
+				} else {
+					for pos < len(data) && data[pos] != '"' && data[pos] != '\\' {
+						pos++
+					}
+					if pos >= len(data) {
+						d.pos = len(data)
+						return d.syntaxError("in string literal")
+					}
+				}
+				if data[pos] == '"' {
+					pos++
+					break
+				}
+				pos += 2 // '\\' and the character it escapes
+			}
+		case openClass:
+			if depth+open > maxNesting {
+				d.pos = pos
+				return errNestedTooDeep
+			}
+			open++
+			pos++
+		case closeClass:
+			if open == 0 {
+				d.pos = pos
+				return d.syntaxError("looking for beginning of value")
+			}
+			open--
+			pos++
+		case numberClass:
+			num := pos
+			exponent := false
+			for pos < len(data) && numberByte[data[pos]] {
+				exponent = exponent || data[pos] == 'e' || data[pos] == 'E'
+				pos++
+			}
+			d.pos = pos
+			if err := d.inRange(num, exponent); err != nil {
+				return err
+			}
+		default: // white space, ',', ':', letters
+			if open == 0 {
+				// A literal, or not a value.
+				for pos < len(data) && data[pos] >= 'a' && data[pos] <= 'z' {
+					pos++
+				}
+				d.pos = pos
+				if pos == start {
+					return d.syntaxError("looking for beginning of value")
+				}
+				return nil
+			}
+			pos++
+		}
+		if open == 0 {
+			d.pos = pos
+			return nil
+		}
+		if pos >= len(data) {
+			d.pos = pos
+			return d.syntaxError("in value")
+		}
+	}
+}
+
+// The classes of bytes skipTrusted tells apart (0: any other byte).
+const (
+	quoteClass = iota + 1
+	openClass
+	closeClass
+	numberClass
+)
+
+// trustedClass is the class of each byte for skipTrusted.
+var trustedClass = func() (t [256]uint8) {
+	t['"'] = quoteClass
+	t['{'], t['['] = openClass, openClass
+	t['}'], t[']'] = closeClass, closeClass
+	for _, c := range []byte("-0123456789") {
+		t[c] = numberClass
+	}
+	return t
+}()
+
+// numberByte marks the bytes a JSON number may hold.
+var numberByte = func() (t [256]bool) {
+	for _, c := range []byte("0123456789+-.eE") {
+		t[c] = true
+	}
+	return t
+}()
+
+// quoteOrBackslash returns a mask of the bytes of x (read little-endian)
+// that may be a quote or a backslash: the high bit of such a byte is set.
+// The lowest byte it marks is the first quote or backslash, and it marks
+// none when there is none (see notPlain).
+func quoteOrBackslash(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote := x ^ (ones * '"')
+	backslash := x ^ (ones * '\\')
+	return ((quote-ones)&^quote | (backslash-ones)&^backslash) & highs
 }
 
 func (d *decoder) skipDigits() int {

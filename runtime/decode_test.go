@@ -13,12 +13,15 @@ import (
 
 	"github.com/immutable-gen/immutable-gen/runtime"
 	"github.com/immutable-gen/immutable-gen/runtime/internal/respell"
+	"github.com/immutable-gen/immutable-gen/runtime/internal/trusted"
 )
 
 // The differential tests of DecodeObject: on every input, the verdict of
 // ValidateUpdate on two objects decoded with it is the verdict on the same
 // objects decoded in full with utiljson.Unmarshal (the webhook's decoder
 // before DecodeObject), and DecodeObject fails exactly where that fails.
+// So is the trusted mode's on every input that is JSON (sameVerdict runs
+// it too).
 
 // fullDecode is the reference: the complete decode into a map.
 func fullDecode(raw []byte) (map[string]interface{}, error) {
@@ -41,6 +44,7 @@ func sameVerdict(t *testing.T, c *runtime.Checker, obj, old []byte) {
 			t.Fatalf("full decode error %v, DecodeObject error %v, on %.300q", pair[0], pair[1], raw)
 		}
 	}
+	sameTrustedVerdict(t, c, obj, old, ferr1, ferr2)
 	if ferr1 != nil || ferr2 != nil {
 		return
 	}
@@ -68,6 +72,47 @@ func sameVerdict(t *testing.T, c *runtime.Checker, obj, old []byte) {
 	if got3 := messages(unmarshaled(t, c.ValidateUpdateMarshaled(po, pold2))); strings.Join(got3, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("verdicts differ\nfull decode:\n  %s\nValidateUpdateMarshaled:\n  %s\nobj: %.500s\nold: %.500s",
 			strings.Join(want, "\n  "), strings.Join(got3, "\n  "), obj, old)
+	}
+}
+
+// sameTrustedVerdict checks the trusted mode (internal/trusted: the
+// webhook's, on objects controller-runtime's AdmissionReview decoder
+// validated) against the full decode on obj and old, which failed with
+// ferr1 and ferr2: where both are valid JSON, the same failures and the
+// same verdict as ValidateUpdateMarshaled gives; on any bytes, no panic.
+func sameTrustedVerdict(t *testing.T, c *runtime.Checker, obj, old []byte, ferr1, ferr2 error) {
+	t.Helper()
+	to, terr1 := trusted.DecodeObject(c, obj)
+	told, terr2 := trusted.DecodeOldObject(c, old, to)
+	if !json.Valid(obj) || !json.Valid(old) {
+		// Not what the webhook's trusted mode is given: anything but a
+		// panic goes.
+		if terr1 == nil && terr2 == nil {
+			for _, e := range c.ValidateUpdateMarshaled(to, told) {
+				_ = e.Error()
+			}
+		}
+		return
+	}
+	if (ferr1 == nil) != (terr1 == nil) || (ferr2 == nil) != (terr2 == nil) {
+		t.Fatalf("full decode errors %v, %v; trusted mode: %v, %v\nobj: %.300q\nold: %.300q", ferr1, ferr2, terr1, terr2, obj, old)
+	}
+	if ferr1 != nil || ferr2 != nil {
+		return
+	}
+	fo, _ := fullDecode(obj)
+	fold, _ := fullDecode(old)
+	if (fo == nil) != (to == nil) || (fold == nil) != (told == nil) {
+		t.Fatalf("null decoded differently: full %v %v, trusted mode %v %v", fo == nil, fold == nil, to == nil, told == nil)
+	}
+	want := messages(c.ValidateUpdate(fo, fold))
+	if got := messages(unmarshaled(t, c.ValidateUpdateMarshaled(to, told))); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("verdicts differ\nfull decode:\n  %s\ntrusted mode:\n  %s\nobj: %.500s\nold: %.500s",
+			strings.Join(want, "\n  "), strings.Join(got, "\n  "), obj, old)
+	}
+	if got := messages(c.ValidateUpdate(to, told)); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("verdicts differ\nfull decode:\n  %s\ntrusted mode, ValidateUpdate:\n  %s\nobj: %.500s\nold: %.500s",
+			strings.Join(want, "\n  "), strings.Join(got, "\n  "), obj, old)
 	}
 }
 
