@@ -3,8 +3,10 @@ package webhook_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"math/rand"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,7 +58,10 @@ func referenceVerdict(c *runtime.Checker, obj, old []byte) (int32, string) {
 // Gadget without the NUL). Its denials quote values as this
 // apimachinery's ErrorBody writes them: json.Marshal from v0.34 (run it
 // with k8s.io/apimachinery v0.37, e.g. in a go.work with bench/webhook),
-// Go syntax before. The new object is also sent in other bytes
+// Go syntax before. Each update is also sent as the ServeHTTP of
+// h.Webhook sends it, with objects its AdmissionReview decoder validated
+// (servedAnswer: the same answer where they are JSON, an answer where
+// not). The new object is also sent in other bytes
 // than its own, against itself and against the old object: values the
 // check compares whole then differ in bytes, equal or not. Seeds are in
 // testdata/fuzz/FuzzHandle.
@@ -91,6 +96,7 @@ func FuzzHandle(f *testing.F) {
 			old = base
 		}
 		sameAnswer(t, h, checker, obj, old)
+		servedAnswer(t, h, checker, obj, old)
 		// The new object in other bytes (keys reordered, numbers and
 		// strings spelled otherwise, the set reordered): against the new
 		// object itself, an update that changes nothing.
@@ -105,6 +111,8 @@ func FuzzHandle(f *testing.F) {
 			re := respell.Respell(decoded, r)
 			sameAnswer(t, h, checker, re, obj)
 			sameAnswer(t, h, checker, re, old)
+			servedAnswer(t, h, checker, re, obj)
+			servedAnswer(t, h, checker, re, old)
 		}
 	})
 }
@@ -113,7 +121,41 @@ func FuzzHandle(f *testing.F) {
 // full decode does: the same code, the same causes.
 func sameAnswer(t *testing.T, h *webhook.Handler, checker *runtime.Checker, obj, old []byte) {
 	t.Helper()
-	resp := h.Handle(context.Background(), gadgetRequest(admissionv1.Update, "gadgets", obj, old))
+	sameAnswerIn(t, context.Background(), h, checker, obj, old)
+}
+
+// servedAnswer checks Handle as the ServeHTTP of h.Webhook calls it, with
+// objects its AdmissionReview decoder validated (the runtime's trusted
+// mode): where obj and old are JSON, the full decode's answer; on other
+// bytes, which that decoder refuses, an answer (200, 400 or 422), not a
+// panic.
+func servedAnswer(t *testing.T, h *webhook.Handler, checker *runtime.Checker, obj, old []byte) {
+	t.Helper()
+	ctx := servedContext(h)
+	if json.Valid(obj) && json.Valid(old) {
+		sameAnswerIn(t, ctx, h, checker, obj, old)
+		return
+	}
+	resp := h.Handle(ctx, gadgetRequest(admissionv1.Update, "gadgets", obj, old))
+	code := int32(http.StatusOK)
+	if resp.Result != nil && resp.Result.Code != 0 {
+		code = resp.Result.Code
+	}
+	if (code != http.StatusOK && code != http.StatusBadRequest && code != http.StatusUnprocessableEntity) || resp.Allowed != (code == http.StatusOK) {
+		t.Fatalf("allowed %v, code %d\nobj: %.300q\nold: %.300q", resp.Allowed, code, obj, old)
+	}
+}
+
+// servedContext is the context the ServeHTTP of h.Webhook passes to
+// Handle, once its AdmissionReview decoder has validated the body.
+func servedContext(h *webhook.Handler) context.Context {
+	return h.Webhook().WithContextFunc(context.Background(), httptest.NewRequest(http.MethodPost, webhook.Path, nil))
+}
+
+// sameAnswerIn is sameAnswer with Handle given ctx.
+func sameAnswerIn(t *testing.T, ctx context.Context, h *webhook.Handler, checker *runtime.Checker, obj, old []byte) {
+	t.Helper()
+	resp := h.Handle(ctx, gadgetRequest(admissionv1.Update, "gadgets", obj, old))
 	code := int32(http.StatusOK)
 	if resp.Result != nil && resp.Result.Code != 0 {
 		code = resp.Result.Code

@@ -185,6 +185,22 @@ func TestHandleHostile(t *testing.T) {
 					t.Fatalf("%d causes, want %d", n, tc.want.causes)
 				}
 			}
+			// As the ServeHTTP of h.Webhook calls it, after its
+			// AdmissionReview decoder: the same answer where the objects
+			// are JSON, and an answer where not.
+			served := h.Handle(servedContext(h), req)
+			scode := int32(http.StatusOK)
+			if served.Result != nil && served.Result.Code != 0 {
+				scode = served.Result.Code
+			}
+			if json.Valid(tc.obj) && json.Valid(tc.old) {
+				if served.Allowed != resp.Allowed || scode != code || (served.Result != nil) != (resp.Result != nil) ||
+					(served.Result != nil && served.Result.Message != resp.Result.Message) {
+					t.Fatalf("served: allowed %v, code %d; called directly: allowed %v, code %d", served.Allowed, scode, resp.Allowed, code)
+				}
+			} else if served.Allowed != (scode == http.StatusOK) || (scode != http.StatusOK && scode != http.StatusBadRequest && scode != http.StatusUnprocessableEntity) {
+				t.Fatalf("served: allowed %v, code %d", served.Allowed, scode)
+			}
 			// Memory: linear in the request: the decoded parts, and a
 			// denial's message quoting the changed values (a 3 MB value is
 			// quoted in the message and in its cause), plus a constant for
