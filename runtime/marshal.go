@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/immutable-gen/immutable-gen/runtime/immutable"
+	"github.com/immutable-gen/immutable-gen/runtime/internal/jsonstring"
 )
 
 // A denial quotes the changed value in its message as json.Marshal writes
@@ -257,7 +258,7 @@ func (m *marshaller) sortMembers(outStart int, members []member) {
 			m.out = append(m.out, ',')
 		}
 		written = true
-		m.out = appendQuoted(m.out, mb.key)
+		m.out = jsonstring.Append(m.out, mb.key)
 		m.out = append(m.out, ':')
 		m.out = append(m.out, m.tmp[mb.start:mb.end]...)
 	}
@@ -276,13 +277,13 @@ func (m *marshaller) str() bool {
 	case plain && htmlSafe(raw):
 		m.out = append(m.out, d.data[start:d.pos]...)
 	case bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw):
-		m.out = appendQuoted(m.out, raw)
+		m.out = jsonstring.Append(m.out, raw)
 	default:
 		s, err := d.unquote(start, d.pos, false)
 		if err != nil {
 			return false
 		}
-		m.out = appendQuoted(m.out, []byte(s))
+		m.out = jsonstring.Append(m.out, s)
 	}
 	return true
 }
@@ -357,60 +358,6 @@ func htmlSafe(s []byte) bool {
 		}
 	}
 	return true
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendQuoted writes s quoted as encoding/json does with HTML escaping.
-func appendQuoted(b []byte, s []byte) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRune(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // MarshaledValue is a changed value in the errors of

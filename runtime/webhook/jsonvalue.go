@@ -4,7 +4,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/immutable-gen/immutable-gen/runtime/internal/jsonstring"
 )
 
 // The value of a denial's violation, where ValidateUpdateMarshaled could
@@ -27,7 +28,7 @@ func appendJSON(b []byte, v interface{}) ([]byte, bool) {
 	case bool:
 		return strconv.AppendBool(b, x), true
 	case string:
-		return appendString(b, x), true
+		return jsonstring.Append(b, x), true
 	case int64:
 		return strconv.AppendInt(b, x, 10), true
 	case float64:
@@ -46,7 +47,7 @@ func appendJSON(b []byte, v interface{}) ([]byte, bool) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, k)
+			b = jsonstring.Append(b, k)
 			b = append(b, ':')
 			var ok bool
 			if b, ok = appendJSON(b, x[k]); !ok {
@@ -91,58 +92,4 @@ func appendFloat(b []byte, f float64) ([]byte, bool) {
 		}
 	}
 	return b, true
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString writes s quoted as encoding/json does with HTML escaping.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
