@@ -361,7 +361,9 @@ func htmlSafe(s []byte) bool {
 }
 
 // MarshaledValue is a changed value in the errors of
-// ValidateUpdateMarshaled where ValidateUpdate reports the value decoded:
+// ValidateUpdateMarshaled where ValidateUpdate reports the value decoded
+// (one no longer than immutable.MaxQuotedValue; a longer one is reported
+// by its JSON type by both):
 // its JSON as json.Marshal writes the decoded value, written from the
 // bytes DecodeObject kept without decoding them. It marshals as that JSON.
 type MarshaledValue struct {
@@ -379,31 +381,46 @@ func (v MarshaledValue) MarshalJSON() ([]byte, error) { return v.json, nil }
 // Value returns the value decoded, as ValidateUpdate reports it.
 func (v MarshaledValue) Value() interface{} { return decoded(v.raw) }
 
-// oldTexts holds buffers for the text of an old value, which is compared
-// and dropped.
-var oldTexts = sync.Pool{New: func() interface{} { b := make([]byte, 0, 4096); return &b }}
+// texts holds buffers for the texts marshalChanged compares: a changed
+// value's text is kept (copied) only where its violation quotes it.
+var texts = sync.Pool{New: func() interface{} { b := make([]byte, 0, 4096); return &b }}
 
 // marshalChanged compares two values DecodeObject kept as bytes, with no
 // set below them, by their JSON as json.Marshal writes their decodings,
 // and returns the violation when they differ. It answers unsure where the
 // texts do not tell (see marshalRaw).
 func marshalChanged(nv, ov *rawValue, p *field.Path) (verdict, *field.Error) {
-	text, ok, exact := marshalRaw(make([]byte, 0, len(nv.data)+len(nv.data)/16+16), nv)
+	nbuf, obuf := texts.Get().(*[]byte), texts.Get().(*[]byte)
+	defer func() {
+		release(nbuf)
+		release(obuf)
+	}()
+	text, ok, exact := marshalRaw((*nbuf)[:0], nv)
+	*nbuf = text[:0]
 	if !ok || !exact {
 		return unsure, nil
 	}
-	buf := oldTexts.Get().(*[]byte)
-	old, ok, exact := marshalRaw((*buf)[:0], ov)
-	equal := bytes.Equal(text, old)
-	if cap(old) <= 1<<20 {
-		*buf = old[:0]
-		oldTexts.Put(buf)
-	}
+	old, ok, exact := marshalRaw((*obuf)[:0], ov)
+	*obuf = old[:0]
 	switch {
 	case !ok || !exact:
 		return unsure, nil
-	case equal:
+	case bytes.Equal(text, old):
 		return same, nil
 	}
-	return differ, immutable.Changed(p, MarshaledValue{json: text, raw: nv})
+	e := immutable.Changed(p, MarshaledValue{json: text, raw: nv})
+	if v, quoted := e.BadValue.(MarshaledValue); quoted {
+		// Quoted (short): the text outlives the buffer.
+		v.json = bytes.Clone(text)
+		e.BadValue = v
+	}
+	return differ, e
+}
+
+// release returns a buffer of texts to the pool, unless a huge value made
+// it too large to keep.
+func release(b *[]byte) {
+	if cap(*b) <= 1<<20 {
+		texts.Put(b)
+	}
 }

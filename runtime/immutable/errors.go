@@ -5,11 +5,13 @@
 // comparisons the typed validators `immutable-gen validators` generates
 // call instead of inlining them (multisets, list-map correlation, key sets).
 //
-// It depends on apimachinery's field package and the standard library only,
-// so an API package calling it pulls in nothing of the generator.
+// It depends on apimachinery's field package, the standard library and the
+// runtime's internal string quoting only, so an API package calling it
+// pulls in nothing of the generator.
 package immutable
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
@@ -17,6 +19,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/immutable-gen/immutable-gen/runtime/internal/jsonstring"
 )
 
 // Origin is the origin of every violation, where field.Error has one.
@@ -64,14 +68,143 @@ const (
 )
 
 // Changed is the violation of a changed immutable value: Invalid, "field is
-// immutable", with the new value.
+// immutable", with the new value, or its JSON type where the value is
+// longer than MaxQuotedValue (Reported).
 func Changed(p *field.Path, value any) *field.Error {
 	return ChangedAt(pathString(p), value)
 }
 
 // ChangedAt is Changed at a path already rendered (the root is "").
 func ChangedAt(path string, value any) *field.Error {
-	return WithOrigin(&field.Error{Type: field.ErrorTypeInvalid, Field: path, BadValue: value, Detail: "field is immutable"})
+	return WithOrigin(&field.Error{Type: field.ErrorTypeInvalid, Field: path, BadValue: Reported(value), Detail: "field is immutable"})
+}
+
+// MaxQuotedValue is the length, in bytes of its JSON as json.Marshal writes
+// it, of the longest changed value a violation quotes. A longer one (a pod
+// template, a long string) is reported by its JSON type, "object", "array"
+// or "string", as the API server's own CEL transition rules report every
+// value (docs/semantics.md, "Update semantics (runtime)" 6): the path names
+// the field, the client holds the value it sent, and a denial stays small
+// whatever the size of the object; apierrors.NewInvalid's status quotes
+// each violation twice, in its message and in its cause.
+const MaxQuotedValue = 256
+
+// Reported is the BadValue of the violation of a changed value: value
+// itself, or its JSON type where its JSON (json.Marshal's, or its own
+// MarshalJSON's) is longer than MaxQuotedValue bytes. value is what
+// ValidateUpdate reports (decoded JSON, or a value that marshals as its
+// JSON) or a field of a typed object; a value that does not marshal is
+// returned as it is, for field.Error to render.
+func Reported(value any) any {
+	switch v := value.(type) {
+	case nil, bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64:
+		return value
+	case string:
+		return reportedString(value, v)
+	case json.Marshaler:
+		// runtime.MarshaledValue, metav1.Time, resource.Quantity, ...:
+		// their own text, without json.Marshal's check of it.
+		text, err := v.MarshalJSON()
+		if err != nil {
+			return value
+		}
+		return reportedText(value, text)
+	}
+	if over(value, MaxQuotedValue) {
+		// Decoded JSON whose text is surely longer: not marshaled.
+		switch value.(type) {
+		case map[string]interface{}:
+			return "object"
+		case []interface{}:
+			return "array"
+		}
+	}
+	rv := reflect.ValueOf(value)
+	for rv.Kind() == reflect.Pointer || rv.Kind() == reflect.Interface {
+		if rv.IsNil() {
+			return value
+		}
+		rv = rv.Elem()
+	}
+	switch rv.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64:
+		return value
+	case reflect.String:
+		if _, ok := rv.Interface().(json.Marshaler); !ok {
+			return reportedString(value, rv.String())
+		}
+	}
+	text, err := json.Marshal(value)
+	if err != nil {
+		return value
+	}
+	return reportedText(value, text)
+}
+
+// reportedString is Reported for a value whose JSON is the string s.
+func reportedString(value any, s string) any {
+	if len(s)+2 > MaxQuotedValue {
+		return "string"
+	}
+	var buf [2 * MaxQuotedValue]byte
+	if len(jsonstring.Append(buf[:0], s)) > MaxQuotedValue {
+		return "string"
+	}
+	return value
+}
+
+// over reports whether v, decoded JSON, has a JSON text surely longer than
+// limit bytes: it counts a lower bound of its length (every string and key
+// unescaped, every number one digit), and stops once past limit, so that a
+// large value (a pod template) is not marshaled to learn its length.
+// Values of other Go types count as nothing.
+func over(v any, limit int) bool {
+	n := 0
+	var count func(v any) bool
+	count = func(v any) bool {
+		switch x := v.(type) {
+		case map[string]interface{}:
+			n += 1 + len(x) // braces, colons and commas
+			for k, e := range x {
+				n += len(k) + 2
+				if n > limit || count(e) {
+					return true
+				}
+			}
+		case []interface{}:
+			n += 1 + len(x)
+			for _, e := range x {
+				if n > limit || count(e) {
+					return true
+				}
+			}
+		case string:
+			n += len(x) + 2
+		case bool, int64, float64, nil:
+			n++
+		}
+		return n > limit
+	}
+	return count(v)
+}
+
+// reportedText is Reported for a value whose JSON is text.
+func reportedText(value any, text []byte) any {
+	if len(text) <= MaxQuotedValue {
+		return value
+	}
+	switch text[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	}
+	// A long number: reported as it is, as the API server decodes it.
+	return value
 }
 
 // Presence is the violation of a marked property name that was added or

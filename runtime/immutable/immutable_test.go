@@ -1,8 +1,10 @@
 package immutable
 
 import (
+	"encoding/json"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,6 +43,107 @@ func TestErrors(t *testing.T) {
 				t.Errorf("got %s %q %q %q", tc.err.Type, tc.err.Field, tc.err.Detail, OriginOf(tc.err))
 			}
 		})
+	}
+}
+
+// TestReported: a changed value is quoted up to MaxQuotedValue bytes of
+// JSON, as json.Marshal writes it, and reported by its JSON type beyond
+// (docs/semantics.md, "Update semantics (runtime)" 6), whatever Go type
+// holds it: decoded JSON, a typed field, a pointer, a value with its own
+// MarshalJSON. The bound is exact: a value of MaxQuotedValue bytes is
+// quoted, one of a byte more is not, escapes and HTML characters counted
+// as json.Marshal writes them.
+func TestReported(t *testing.T) {
+	// str is a Go string whose JSON is exactly n bytes.
+	str := func(n int) string { return strings.Repeat("s", n-2) }
+	// list is a []interface{} of strings whose JSON is exactly n bytes.
+	list := func(n int) []interface{} {
+		// ["x...x"] is 4 bytes more than the string.
+		return []interface{}{strings.Repeat("x", n-4)}
+	}
+	type port struct {
+		Name string `json:"name"`
+		Port int32  `json:"port"`
+	}
+	long := strings.Repeat("p", MaxQuotedValue)
+	when := metav1.NewTime(time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC))
+	q := resource.MustParse("1Gi")
+	cases := []struct {
+		name  string
+		value any
+		want  any // the value itself where nil
+	}{
+		{"scalar int", int64(3), nil},
+		{"scalar float", 1.5, nil},
+		{"scalar bool", true, nil},
+		{"null", nil, nil},
+		{"short string", "memcached", nil},
+		{"string at the bound", str(MaxQuotedValue), nil},
+		{"string over the bound", str(MaxQuotedValue + 1), "string"},
+		{"escapes counted", strings.Repeat("\n", (MaxQuotedValue-2)/2+1), "string"},
+		{"HTML escapes counted", strings.Repeat("<", (MaxQuotedValue-2)/6+1), "string"},
+		{"escapes under the bound", strings.Repeat("\n", (MaxQuotedValue-2)/2), nil},
+		{"short object", map[string]interface{}{"a": "b"}, nil},
+		{"list at the bound", list(MaxQuotedValue), nil},
+		{"list over the bound", list(MaxQuotedValue + 1), "array"},
+		{"object over the bound", map[string]interface{}{"template": map[string]interface{}{"image": long}}, "object"},
+		{"many numbers", func() []interface{} {
+			// 60 numbers of four digits: a lower bound of 121 bytes, a
+			// text of 300.
+			l := make([]interface{}, 60)
+			for i := range l {
+				l[i] = int64(1000 + i)
+			}
+			return l
+		}(), "array"},
+		{"typed struct", port{Name: "http", Port: 80}, nil},
+		{"typed struct over the bound", port{Name: long}, "object"},
+		{"typed slice over the bound", []port{{Name: long}}, "array"},
+		{"typed map over the bound", map[string]string{"k": long}, "object"},
+		{"pointer to a struct over the bound", &port{Name: long}, "object"},
+		{"nil pointer", (*port)(nil), nil},
+		{"pointer to a long string", &long, "string"},
+		{"bytes, a base64 string", []byte(long), "string"},
+		{"short bytes", []byte("abc"), nil},
+		{"own MarshalJSON: time", when, nil},
+		{"own MarshalJSON: quantity", q, nil},
+		{"own MarshalJSON: int or string", intstr.FromString(long), "string"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			want := tc.want
+			if want == nil {
+				want = tc.value
+			}
+			got := Reported(tc.value)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("Reported = %#v, want %#v", got, want)
+			}
+			if e := Changed(field.NewPath("spec"), tc.value); !reflect.DeepEqual(e.BadValue, want) {
+				t.Errorf("Changed's BadValue = %#v, want %#v", e.BadValue, want)
+			}
+		})
+	}
+}
+
+// TestReportedBound: over's lower bound never exceeds the length of the
+// text, so a value it finds over the bound is over it.
+func TestReportedBound(t *testing.T) {
+	values := []interface{}{
+		map[string]interface{}{}, []interface{}{}, "", "\u00e9<>&", nil, true, int64(-12345), 1e-7,
+		map[string]interface{}{"a": []interface{}{nil, false, 1.5, map[string]interface{}{"\"": "\x00"}}},
+		[]interface{}{[]interface{}{[]interface{}{}}, "\xff"},
+	}
+	for _, v := range values {
+		text, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for limit := 0; limit <= len(text)+1; limit++ {
+			if over(v, limit) && len(text) <= limit {
+				t.Errorf("over(%s, %d) but its text is %d bytes", text, limit, len(text))
+			}
+		}
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/immutable-gen/immutable-gen/runtime/enforce"
@@ -262,4 +263,52 @@ func TestServeHostileBody(t *testing.T) {
 			t.Fatalf("got %+v", r.Result)
 		}
 	})
+}
+
+// TestDenialSmall: a denial quotes a changed value of up to 256 bytes of
+// JSON and reports a longer one by its JSON type (docs/semantics.md,
+// "Update semantics (runtime)" 6), so that its status stays small however
+// large the value: a 100 KB object, list or string changes, the status is
+// a few hundred bytes. Through ServeHTTP's trusted mode and Handle alike.
+func TestDenialSmall(t *testing.T) {
+	h := gadgetHandler(t)
+	big := strings.Repeat("x", 100<<10)
+	cases := []struct {
+		name     string
+		obj, old string
+		want     string
+	}{
+		{"object", `"class":{"template":"` + big + `1"}`, `"class":{"template":"` + big + `2"}`, `spec.class: Invalid value: "object": field is immutable`},
+		{"list", `"tags":["` + big + `","a"]`, `"tags":["` + big + `","b"]`, `spec.tags: Invalid value: "array": field is immutable`},
+		{"string", `"class":"` + big + `1"`, `"class":"` + big + `2"`, `spec.class: Invalid value: "string": field is immutable`},
+		// As field.Error renders it: JSON from apimachinery v0.34 on, Go
+		// syntax before.
+		{"short object, quoted", `"class":{"b":1,"a":"<"}`, `"class":{"a":"<"}`,
+			"spec.class: " + field.Invalid(nil, map[string]interface{}{"a": "<", "b": int64(1)}, "field is immutable").ErrorBody()},
+		{"short string, quoted", `"class":"gold"`, `"class":"silver"`, `spec.class: Invalid value: "gold": field is immutable`},
+	}
+	for _, tc := range cases {
+		for _, ctx := range []context.Context{context.Background(), servedContext(h)} {
+			t.Run(tc.name, func(t *testing.T) {
+				resp := h.Handle(ctx, gadgetRequest(admissionv1.Update, "gadgets", gadget(tc.obj), gadget(tc.old)))
+				if resp.Allowed || resp.Result == nil || resp.Result.Code != http.StatusUnprocessableEntity {
+					t.Fatalf("allowed %v, result %+v", resp.Allowed, resp.Result)
+				}
+				st := resp.Result
+				if want := `Gadget.example.com "g" is invalid: ` + tc.want; st.Message != want {
+					t.Errorf("message %.300q, want %q", st.Message, want)
+				}
+				if st.Details == nil || len(st.Details.Causes) != 1 || !strings.HasSuffix(tc.want, st.Details.Causes[0].Message) {
+					t.Errorf("causes %.300v, want one with the message's body", st.Details)
+				}
+				b, err := json.Marshal(st)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(b) > 1024 {
+					t.Errorf("the status is %d bytes, want at most 1 KB", len(b))
+				}
+			})
+		}
+	}
 }
