@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"slices"
 	"strconv"
@@ -350,8 +351,17 @@ func appendFloat(b []byte, f float64) ([]byte, bool) {
 }
 
 // htmlSafe reports whether s holds none of the characters encoding/json
-// escapes for HTML.
+// escapes for HTML, eight bytes at a time (a zero byte of x XOR the
+// character marks it, as in notPlain).
 func htmlSafe(s []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; len(s) >= 8; s = s[8:] {
+		x := binary.LittleEndian.Uint64(s)
+		lt, gt, amp := x^(ones*'<'), x^(ones*'>'), x^(ones*'&')
+		if ((lt-ones)&^lt|(gt-ones)&^gt|(amp-ones)&^amp)&highs != 0 {
+			return false
+		}
+	}
 	for _, c := range s {
 		if c == '<' || c == '>' || c == '&' {
 			return false
@@ -395,6 +405,12 @@ func marshalChanged(nv, ov *rawValue, p *field.Path) (verdict, *field.Error) {
 		release(nbuf)
 		release(obuf)
 	}()
+	if canonical(nv) && canonical(ov) {
+		// Both bytes are their texts, exact, and the bytes differ (the
+		// walk compared them first): the values differ. The API server
+		// writes custom resources so; nothing is written.
+		return differ, changedText(p, nv, nv.data)
+	}
 	text, ok, exact := marshalRaw((*nbuf)[:0], nv)
 	*nbuf = text[:0]
 	if !ok || !exact {
@@ -408,13 +424,127 @@ func marshalChanged(nv, ov *rawValue, p *field.Path) (verdict, *field.Error) {
 	case bytes.Equal(text, old):
 		return same, nil
 	}
+	return differ, changedText(p, nv, text)
+}
+
+// changedText is the violation of the changed value nv, whose text is
+// text: quoted, in a copy of text, where it is short enough (Reported).
+func changedText(p *field.Path, nv *rawValue, text []byte) *field.Error {
 	e := immutable.Changed(p, MarshaledValue{json: text, raw: nv})
 	if v, quoted := e.BadValue.(MarshaledValue); quoted {
-		// Quoted (short): the text outlives the buffer.
+		// Quoted (short): the text outlives the buffer it is in.
 		v.json = bytes.Clone(text)
 		e.BadValue = v
 	}
-	return differ, e
+	return e
+}
+
+// canonical reports whether r's bytes are the text marshalRaw writes for
+// them, and exact: JSON without white space, each object's keys
+// increasing and written by json.Marshal as they are (writtenAsIs), strings that it
+// writes as they are (no escape, valid UTF-8, no HTML character, U+2028
+// or U+2029), integers of up to 18 digits but -0, nesting within what
+// marshalRaw writes. The API server writes custom resources so: two such
+// values whose bytes differ are different values, which canonical tells
+// in one scan that writes nothing, where marshalRaw writes both texts.
+// It checks the syntax as marshalRaw does, on any bytes.
+func canonical(r *rawValue) bool {
+	d := decoder{data: r.data}
+	return canonicalValue(&d, r.depth, 0) && d.pos == len(d.data)
+}
+
+// writtenAsIs reports whether encoding/json writes the string whose
+// bytes between the quotes are raw (plain: printable ASCII but the quote
+// and the backslash, see decoder.skipString) as those bytes: no escape,
+// valid UTF-8, no HTML character, U+2028 or U+2029.
+func writtenAsIs(raw []byte, plain bool) bool {
+	if plain {
+		return htmlSafe(raw)
+	}
+	return bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) && htmlSafe(raw) &&
+		!bytes.Contains(raw, []byte("\u2028")) && !bytes.Contains(raw, []byte("\u2029"))
+}
+
+// canonicalValue is canonical for the value at d.pos, nested at depth
+// below a value at depth base of its document; it moves past the value.
+func canonicalValue(d *decoder, base, depth int) bool {
+	if d.pos >= len(d.data) {
+		return false
+	}
+	switch c := d.data[d.pos]; {
+	case c == '{' || c == '[':
+		if depth >= maxMarshalDepth || base+depth >= MaxDepth-2 {
+			return false
+		}
+		closing := byte(']')
+		if c == '{' {
+			closing = '}'
+		}
+		d.pos++
+		if d.pos < len(d.data) && d.data[d.pos] == closing {
+			d.pos++
+			return true
+		}
+		var prev []byte
+		for {
+			if c == '{' {
+				ks := d.pos
+				if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+					return false
+				}
+				plain, err := d.skipString()
+				if err != nil {
+					return false
+				}
+				key := d.data[ks+1 : d.pos-1]
+				if !writtenAsIs(key, plain) || (prev != nil && bytes.Compare(prev, key) >= 0) {
+					return false
+				}
+				prev = key
+				if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+					return false
+				}
+				d.pos++
+			}
+			if !canonicalValue(d, base, depth+1) || d.pos >= len(d.data) {
+				return false
+			}
+			switch d.data[d.pos] {
+			case ',':
+				d.pos++
+			case closing:
+				d.pos++
+				return true
+			default:
+				return false
+			}
+		}
+	case c == '"':
+		start := d.pos
+		plain, err := d.skipString()
+		if err != nil {
+			return false
+		}
+		return writtenAsIs(d.data[start+1:d.pos-1], plain)
+	case c == '-' || (c >= '0' && c <= '9'):
+		start := d.pos
+		if d.skipNumber() != nil {
+			return false
+		}
+		num := d.data[start:d.pos]
+		digits := len(num)
+		if num[0] == '-' {
+			digits--
+		}
+		return digits <= 18 && !bytes.ContainsAny(num, ".eE") && string(num) != "-0"
+	case c == 't':
+		return d.literal("true") == nil
+	case c == 'f':
+		return d.literal("false") == nil
+	case c == 'n':
+		return d.literal("null") == nil
+	}
+	return false
 }
 
 // release returns a buffer of texts to the pool, unless a huge value made

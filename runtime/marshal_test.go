@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"math/rand"
 	"testing"
+	"unicode/utf8"
 )
 
 // marshalsLikeJSON checks marshalRaw on raw against json.Marshal of raw
-// decoded in full, and returns the decoded value and marshalRaw's text
+// decoded in full, and that raw is its own text where canonical says so, and returns the decoded value and marshalRaw's text
 // and exactness (ok false: the input is not an array or object the
 // decoder accepts, or marshalRaw declined it).
 func marshalsLikeJSON(t *testing.T, raw []byte) (v interface{}, text []byte, ok, exact bool) {
@@ -29,6 +30,9 @@ func marshalsLikeJSON(t *testing.T, raw []byte) (v interface{}, text []byte, ok,
 		t.Fatalf("json.Marshal(%#v): %v", v, err)
 	}
 	text, ok, exact = marshalRaw([]byte("prefix"), &rawValue{data: raw, depth: 1})
+	if canonical(&rawValue{data: raw, depth: 1}) && (!ok || !exact || !bytes.Equal(text[len("prefix"):], raw)) {
+		t.Fatalf("canonical(%q), but marshalRaw wrote %q (ok %v, exact %v)", raw, text, ok, exact)
+	}
 	if !ok {
 		if !bytes.Equal(text, []byte("prefix")) {
 			t.Fatalf("marshalRaw declined %q but wrote %q", raw, text)
@@ -142,4 +146,90 @@ func FuzzMarshalRaw(f *testing.F) {
 		sameTextVerdict(t, a, b)
 		sameTextVerdict(t, a, a)
 	})
+}
+
+// TestCanonical: the bytes canonical accepts are the text marshalRaw
+// writes for them (checked by marshalsLikeJSON on every case here, on
+// TestMarshalRaw's and FuzzMarshalRaw's inputs), and it accepts what the
+// API server writes: json.Marshal's output of decoded JSON.
+func TestCanonical(t *testing.T) {
+	cases := []struct {
+		json string
+		want bool
+	}{
+		{`{}`, true},
+		{`[]`, true},
+		{`{"a":1,"b":[true,false,null,"x"],"c":{"d":-12}}`, true},
+		{`["é😀","<"]`, false}, // an escape
+		{`["é😀"]`, true},
+		{`[123456789012345678,-123456789012345678]`, true},
+		{`[1234567890123456789]`, false}, // 19 digits
+		{`[-0]`, false},
+		{`[1.5]`, false},
+		{`[1e2]`, false},
+		{`{"b":1,"a":2}`, false},
+		{`{"a":1,"a":2}`, false},
+		{`{"a":1,"b":2,"a":3}`, false},
+		{`{"a<":1}`, false},
+		{`["<"]`, false},
+		{"[\"\u2028\"]", false},
+		{"[\"\xff\"]", false},
+		{`{ "a":1}`, false},
+		{`[1 ]`, false},
+		{`[1,]`, false},
+		{`{"a":1`, false},
+		{`{"a"1}`, false},
+		{`[tru]`, false},
+		{`[01]`, false},
+	}
+	for _, tc := range cases {
+		if got := canonical(&rawValue{data: []byte(tc.json), depth: 1}); got != tc.want {
+			t.Errorf("canonical(%s) = %v, want %v", tc.json, got, tc.want)
+		}
+		marshalsLikeJSON(t, []byte(tc.json))
+	}
+	// Nested to marshalRaw's limit and beyond.
+	for _, n := range []int{maxMarshalDepth, maxMarshalDepth + 1} {
+		deep := append(bytes.Repeat([]byte("["), n), bytes.Repeat([]byte("]"), n)...)
+		if got := canonical(&rawValue{data: deep, depth: 1}); got != (n <= maxMarshalDepth) {
+			t.Errorf("canonical of %d nested arrays = %v", n, got)
+		}
+	}
+	// What json.Marshal writes of random decoded JSON is canonical, unless
+	// it holds what canonical leaves to marshalRaw (escapes, floats,
+	// large integers).
+	r := rand.New(rand.NewSource(2))
+	accepted := 0
+	for i := 0; i < 5000; i++ {
+		_, text, ok, exact := marshalsLikeJSON(t, randomJSON(r, nil, 0))
+		if !ok || !exact {
+			continue
+		}
+		plainText := !bytes.ContainsAny(text, "\\.eE") && !bytes.Contains(text, []byte("-0"))
+		if canonical(&rawValue{data: text, depth: 1}) {
+			accepted++
+		} else if plainText && utf8.Valid(text) {
+			t.Errorf("json.Marshal wrote %s, which canonical refuses", text)
+		}
+	}
+	if accepted == 0 {
+		t.Error("canonical accepted none of json.Marshal's texts")
+	}
+}
+
+// TestHTMLSafe: htmlSafe finds '<', '>' and '&' at every position of
+// strings of up to 20 bytes, beside bytes one above and below them.
+func TestHTMLSafe(t *testing.T) {
+	for n := 0; n <= 20; n++ {
+		for i := 0; i < n; i++ {
+			for _, c := range []byte("<>&;=%'\x00\xff") {
+				s := bytes.Repeat([]byte("a"), n)
+				s[i] = c
+				want := c != '<' && c != '>' && c != '&'
+				if got := htmlSafe(s); got != want {
+					t.Errorf("htmlSafe(%q) = %v", s, got)
+				}
+			}
+		}
+	}
 }
