@@ -89,6 +89,7 @@ const (
 	noop2Path     = "/noop2"      // the same, for the A/A workload
 	typedPath     = "/typed"      // webhook.ImmutableValidator[*benchv1.PodSet]
 	typedNoopPath = "/typed-noop" // a typed validator that allows everything
+	wrappedPath   = "/wrapped"    // the webhook.Handler in an admission.Webhook of the user's own
 )
 
 func main() {
@@ -129,6 +130,9 @@ const workloadHelp = `  immutable  PodSets of about 9 KB whose bytes sit mostly 
   mutable    Workloads of about 9 KB whose bytes sit mostly in mutable fields
              (testdata/workloads-crd.yaml: a free-form pod template beside 5 markers)
   large      one PodSet of about 1 MB, mostly immutable
+  wrapped    (not by default) the immutable PodSets through the same handler
+             registered as &admission.Webhook{Handler: h} rather than
+             h.Webhook(): every byte validated, as when Handle is called directly
   aa         (not by default) the immutable PodSets sent to a second no-op
              against the no-op: how far apart two identical webhooks measure
   typed      the immutable PodSets through webhook.ImmutableValidator[*PodSet]
@@ -162,6 +166,9 @@ func workloadsByName(names string, envs int) ([]comparison, error) {
 		case "large":
 			w = comparison{m: podSetRequests(largePodSet), path: webhook.Path, noop: noopPath, full: true,
 				about: "one large object: a PodSet, unstructured webhook.Handler against the no-op"}
+		case "wrapped":
+			w = comparison{m: podSetRequests(defaultPodSet), path: wrappedPath, noop: noopPath,
+				about: "mostly immutable, wrapped: PodSets, &admission.Webhook{Handler: h} (no trusted mode) against the no-op"}
 		case "aa":
 			m := podSetRequests(defaultPodSet)
 			m.deny = make([]bool, len(m.deny)) // the second no-op allows everything
@@ -380,6 +387,7 @@ func serveUntilEOF(dir string, port int, cpuprofile string) error {
 	srv := ctrlwebhook.NewServer(ctrlwebhook.Options{Host: "127.0.0.1", Port: port, CertDir: dir})
 	srv.Register(webhook.Path, h.Webhook())
 	srv.Register(noopPath, noop)
+	srv.Register(wrappedPath, &admission.Webhook{Handler: h})
 	srv.Register(noop2Path, &admission.Webhook{Handler: admission.HandlerFunc(func(context.Context, admission.Request) admission.Response {
 		return admission.Allowed("")
 	})})
