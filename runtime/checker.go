@@ -61,7 +61,9 @@ func (c *Checker) ValidateUpdateAt(obj, old map[string]interface{}, fldPath *fie
 // DecodeObject kept as its bytes with a MarshaledValue, the JSON
 // json.Marshal writes for the decoded value, written from those bytes
 // without decoding them, where ValidateUpdate reports the decoded value
-// (MarshaledValue.Value). The errors are otherwise ValidateUpdate's.
+// (MarshaledValue.Value); a value too long to be quoted is reported by its
+// JSON type by both (immutable.Reported). The errors are otherwise
+// ValidateUpdate's.
 func (c *Checker) ValidateUpdateMarshaled(obj, old map[string]interface{}) field.ErrorList {
 	return c.validate(obj, old, nil, true)
 }

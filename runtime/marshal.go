@@ -15,9 +15,10 @@ import (
 	"github.com/immutable-gen/immutable-gen/runtime/internal/jsonstring"
 )
 
-// A denial quotes the changed value in its message as json.Marshal writes
-// it (field.Error.ErrorBody). For a value DecodeObject kept as its bytes,
-// the marshaller below writes that text from the bytes, without decoding
+// Two values DecodeObject kept as bytes that differ are compared by the
+// JSON json.Marshal writes for their decodings, and a denial quotes a
+// short changed value (immutable.Reported) in that text
+// (field.Error.ErrorBody). The marshaller below writes it from the bytes, without decoding
 // them into maps: members in json.Marshal's key order (the last of
 // duplicate keys, as the decoder keeps it), numbers as json.Marshal
 // writes the int64 or float64 the decoder makes of them, strings escaped
