@@ -224,11 +224,7 @@ func (d *decoder) value(n *node, m mode, depth int, peer interface{}) (interface
 // depth, moves past it and returns its bytes as a rawValue.
 func (d *decoder) raw(depth int) (interface{}, error) {
 	start := d.pos
-	valid := d.valid
-	if d.old {
-		// Checked, in trusted mode too (see decoder.old).
-		d.valid = false
-	}
+	valid := d.checkingOld()
 	_, err := d.value(nil, skipMode, depth, nil)
 	d.valid = valid
 	if err != nil {
@@ -239,6 +235,17 @@ func (d *decoder) raw(depth int) (interface{}, error) {
 	}
 	d.raws = append(d.raws, rawValue{data: d.data[start:d.pos], depth: depth})
 	return &d.raws[len(d.raws)-1], nil
+}
+
+// checkingOld leaves trusted mode for a value of the old object kept as
+// bytes, which is checked in trusted mode too (see decoder.old), and
+// returns the mode to restore (d.valid) once the value is read.
+func (d *decoder) checkingOld() (valid bool) {
+	valid = d.valid
+	if d.old {
+		d.valid = false
+	}
+	return valid
 }
 
 // literalValue is v in the modes that build, nil in skipMode, or err.
@@ -496,10 +503,7 @@ func (d *decoder) item(s, keys *structure, depth int, peer interface{}) (interfa
 		return r, nil
 	}
 	start := d.pos
-	valid := d.valid
-	if d.old {
-		d.valid = false // as in raw
-	}
+	valid := d.checkingOld()
 	k, err := d.object(&node{structure: keys}, walkMode, depth, nil, nil)
 	d.valid = valid
 	if err != nil {
