@@ -406,12 +406,6 @@ func marshalChanged(nv, ov *rawValue, p *field.Path) (verdict, *field.Error) {
 		release(nbuf)
 		release(obuf)
 	}()
-	if canonical(nv) && canonical(ov) {
-		// Both bytes are their texts, exact, and the bytes differ (the
-		// walk compared them first): the values differ. The API server
-		// writes custom resources so; nothing is written.
-		return differ, changedText(p, nv, nv.data)
-	}
 	text, ok, exact := marshalRaw((*nbuf)[:0], nv)
 	*nbuf = text[:0]
 	if !ok || !exact {
@@ -426,6 +420,17 @@ func marshalChanged(nv, ov *rawValue, p *field.Path) (verdict, *field.Error) {
 		return same, nil
 	}
 	return differ, changedText(p, nv, text)
+}
+
+// changedRaw is the violation of the changed value nv, kept as bytes that
+// are their own text (canonical): reported as ValidateUpdateMarshaled
+// reports it, or, for ValidateUpdate, decoded where it is quoted.
+func (w *walker) changedRaw(nv *rawValue, p *field.Path) *field.Error {
+	e := changedText(p, nv, nv.data)
+	if v, quoted := e.BadValue.(MarshaledValue); quoted && !w.marshal {
+		e.BadValue = v.Value()
+	}
+	return e
 }
 
 // changedText is the violation of the changed value nv, whose text is

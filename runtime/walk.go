@@ -99,6 +99,12 @@ func (w *walker) whole(n *node, nv, ov interface{}, p *field.Path, depth int) {
 		w.found = true
 		return
 	}
+	if raw && !n.comparesSets() && canonical(nv.(*rawValue)) && canonical(ov.(*rawValue)) {
+		// Both bytes are their own texts, exact, and differ: the values
+		// differ (canonical). The API server writes custom resources so.
+		w.errs = append(w.errs, w.changedRaw(nv.(*rawValue), p))
+		return
+	}
 	if raw && !n.comparesSets() && w.marshal {
 		// Compared by their JSON as json.Marshal writes them, which the
 		// report quotes, unless the texts leave it unsure.
