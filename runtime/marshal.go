@@ -299,11 +299,7 @@ func (m *marshaller) number() bool {
 		return false
 	}
 	num := d.data[start:d.pos]
-	digits := len(num)
-	if num[0] == '-' {
-		digits--
-	}
-	if !bytes.ContainsAny(num, ".eE") && digits <= 18 {
+	if smallInt(num) {
 		// An int64: its text, but for -0, which is 0.
 		if len(num) == 2 && num[0] == '-' && num[1] == '0' {
 			m.out = append(m.out, '0')
@@ -328,6 +324,17 @@ func (m *marshaller) number() bool {
 	var ok bool
 	m.out, ok = appendFloat(m.out, f)
 	return ok
+}
+
+// smallInt reports whether num, a JSON number, is an integer of up to 18
+// digits: the decoder makes it an int64, which json.Marshal writes as num
+// is written (but -0, which it writes 0).
+func smallInt(num []byte) bool {
+	digits := len(num)
+	if num[0] == '-' {
+		digits--
+	}
+	return digits <= 18 && !bytes.ContainsAny(num, ".eE")
 }
 
 // appendFloat writes f as encoding/json's float encoder does; false for
@@ -538,11 +545,7 @@ func canonicalValue(d *decoder, base, depth int) bool {
 			return false
 		}
 		num := d.data[start:d.pos]
-		digits := len(num)
-		if num[0] == '-' {
-			digits--
-		}
-		return digits <= 18 && !bytes.ContainsAny(num, ".eE") && string(num) != "-0"
+		return smallInt(num) && string(num) != "-0"
 	case c == 't':
 		return d.literal("true") == nil
 	case c == 'f':
