@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/immutable-gen/immutable-gen/runtime/immutable"
-	"github.com/immutable-gen/immutable-gen/runtime/internal/jsonstring"
+	"github.com/immutable-gen/immutable-gen/runtime/internal/jsonwrite"
 )
 
 // Two values DecodeObject kept as bytes that differ are compared by the
@@ -260,7 +260,7 @@ func (m *marshaller) sortMembers(outStart int, members []member) {
 			m.out = append(m.out, ',')
 		}
 		written = true
-		m.out = jsonstring.Append(m.out, mb.key)
+		m.out = jsonwrite.String(m.out, mb.key)
 		m.out = append(m.out, ':')
 		m.out = append(m.out, m.tmp[mb.start:mb.end]...)
 	}
@@ -279,13 +279,13 @@ func (m *marshaller) str() bool {
 	case plain && htmlSafe(raw):
 		m.out = append(m.out, d.data[start:d.pos]...)
 	case bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw):
-		m.out = jsonstring.Append(m.out, raw)
+		m.out = jsonwrite.String(m.out, raw)
 	default:
 		s, err := d.unquote(start, d.pos, false)
 		if err != nil {
 			return false
 		}
-		m.out = jsonstring.Append(m.out, s)
+		m.out = jsonwrite.String(m.out, s)
 	}
 	return true
 }
@@ -322,7 +322,7 @@ func (m *marshaller) number() bool {
 		m.inexact = true
 	}
 	var ok bool
-	m.out, ok = appendFloat(m.out, f)
+	m.out, ok = jsonwrite.Float(m.out, f)
 	return ok
 }
 
@@ -335,27 +335,6 @@ func smallInt(num []byte) bool {
 		digits--
 	}
 	return digits <= 18 && !bytes.ContainsAny(num, ".eE")
-}
-
-// appendFloat writes f as encoding/json's float encoder does; false for
-// NaN and the infinities, which it refuses.
-func appendFloat(b []byte, f float64) ([]byte, bool) {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return b, false
-	}
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// e-09 becomes e-9.
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b, true
 }
 
 // htmlSafe reports whether s holds none of the characters encoding/json

@@ -20,7 +20,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/immutable-gen/immutable-gen/runtime/internal/jsonstring"
+	"github.com/immutable-gen/immutable-gen/runtime/internal/jsonwrite"
 )
 
 // Origin is the origin of every violation, where field.Error has one.
@@ -149,7 +149,7 @@ func reportedString(value any, s string) any {
 		return "string"
 	}
 	var buf [2 * MaxQuotedValue]byte
-	if len(jsonstring.Append(buf[:0], s)) > MaxQuotedValue {
+	if len(jsonwrite.String(buf[:0], s)) > MaxQuotedValue {
 		return "string"
 	}
 	return value

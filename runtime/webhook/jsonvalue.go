@@ -1,11 +1,10 @@
 package webhook
 
 import (
-	"math"
 	"slices"
 	"strconv"
 
-	"github.com/immutable-gen/immutable-gen/runtime/internal/jsonstring"
+	"github.com/immutable-gen/immutable-gen/runtime/internal/jsonwrite"
 )
 
 // The value of a denial's violation, where ValidateUpdateMarshaled could
@@ -28,11 +27,11 @@ func appendJSON(b []byte, v interface{}) ([]byte, bool) {
 	case bool:
 		return strconv.AppendBool(b, x), true
 	case string:
-		return jsonstring.Append(b, x), true
+		return jsonwrite.String(b, x), true
 	case int64:
 		return strconv.AppendInt(b, x, 10), true
 	case float64:
-		return appendFloat(b, x)
+		return jsonwrite.Float(b, x)
 	case map[string]interface{}:
 		if x == nil {
 			return append(b, "null"...), true
@@ -47,7 +46,7 @@ func appendJSON(b []byte, v interface{}) ([]byte, bool) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = jsonstring.Append(b, k)
+			b = jsonwrite.String(b, k)
 			b = append(b, ':')
 			var ok bool
 			if b, ok = appendJSON(b, x[k]); !ok {
@@ -72,24 +71,4 @@ func appendJSON(b []byte, v interface{}) ([]byte, bool) {
 		return append(b, ']'), true
 	}
 	return b, false
-}
-
-// appendFloat writes f as encoding/json's float encoder does.
-func appendFloat(b []byte, f float64) ([]byte, bool) {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return b, false
-	}
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// e-09 becomes e-9.
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b, true
 }

@@ -1,13 +1,13 @@
-package jsonstring
+package jsonwrite
 
 import (
 	"encoding/json"
 	"testing"
 )
 
-// FuzzAppend: Append writes what json.Marshal writes for a string, from a
+// FuzzString: String writes what json.Marshal writes for a string, from a
 // string and from its bytes.
-func FuzzAppend(f *testing.F) {
+func FuzzString(f *testing.F) {
 	for _, s := range []string{"", "plain", "a\"b\\c", "<&>", "\x00\x1f\t\n", "\u2028\u2029", "é€😀", "\xff\xfe", "a\xc3"} {
 		f.Add(s)
 	}
@@ -16,10 +16,10 @@ func FuzzAppend(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := Append(nil, s); string(got) != string(want) {
+		if got := String(nil, s); string(got) != string(want) {
 			t.Fatalf("%q: string: got %s, want %s", s, got, want)
 		}
-		if got := Append([]byte("x"), []byte(s)); string(got) != "x"+string(want) {
+		if got := String([]byte("x"), []byte(s)); string(got) != "x"+string(want) {
 			t.Fatalf("%q: bytes: got %s, want x%s", s, got, want)
 		}
 	})

@@ -1,18 +1,22 @@
-// Package jsonstring writes a JSON string exactly as encoding/json's
-// json.Marshal writes it (HTML escaping on), for the runtime's and the
-// webhook's renderings of values, which must match json.Marshal byte for
-// byte.
-package jsonstring
+// Package jsonwrite writes JSON strings and floats exactly as
+// encoding/json's json.Marshal writes them (HTML escaping on), for the
+// runtime's and the webhook's renderings of values, which must match
+// json.Marshal byte for byte.
+package jsonwrite
 
-import "unicode/utf8"
+import (
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
 
 const hexDigits = "0123456789abcdef"
 
-// Append appends s to b quoted as json.Marshal quotes a string: `"` and
+// String appends s to b quoted as json.Marshal quotes a string: `"` and
 // `\` escaped, control characters as \b \f \n \r \t or \u00XX, `<`, `>`,
 // `&`, U+2028 and U+2029 as \u escapes, and each byte of invalid UTF-8
 // as \ufffd.
-func Append[T ~string | ~[]byte](b []byte, s T) []byte {
+func String[T ~string | ~[]byte](b []byte, s T) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -69,4 +73,26 @@ func decodeRune[T ~string | ~[]byte](s T, i int) (rune, int) {
 	var buf [utf8.UTFMax]byte
 	n := copy(buf[:], s[i:])
 	return utf8.DecodeRune(buf[:n])
+}
+
+// Float appends f as encoding/json's float encoder writes it: the
+// shortest exact form, with an exponent (e-7, e+21) below 1e-6 and from
+// 1e21 on; false for NaN and the infinities, which it refuses.
+func Float(b []byte, f float64) ([]byte, bool) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return b, false
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// e-09 becomes e-9.
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b, true
 }
