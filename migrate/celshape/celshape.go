@@ -325,15 +325,23 @@ func atomOr(ds []ast.Expr) ([]Atom, bool) {
 // comparison `self.p == oldSelf.p`) stands among the operands of e's
 // ||, &&, ! and ?: operators, at any depth.
 func containsImmutability(e ast.Expr) bool {
-	if _, ok := atom(e); ok {
-		return true
-	}
-	if l, r, ok := call2(e, operators.Equals); ok {
-		if _, ok := pairedPaths(l, r); ok {
+	return amongOperands(e, func(e ast.Expr) bool {
+		if _, ok := atom(e); ok {
 			return true
 		}
-	}
-	if defaulted(e) {
+		if l, r, ok := call2(e, operators.Equals); ok {
+			if _, ok := pairedPaths(l, r); ok {
+				return true
+			}
+		}
+		return defaulted(e)
+	})
+}
+
+// amongOperands reports whether match holds for e or for an operand of
+// e's ||, &&, ! and ?: operators, at any depth.
+func amongOperands(e ast.Expr, match func(ast.Expr) bool) bool {
+	if match(e) {
 		return true
 	}
 	if e.Kind() != ast.CallKind {
@@ -343,7 +351,7 @@ func containsImmutability(e ast.Expr) bool {
 	switch c.FunctionName() {
 	case operators.LogicalOr, operators.LogicalAnd, operators.LogicalNot, operators.Conditional:
 		for _, a := range c.Args() {
-			if containsImmutability(a) {
+			if amongOperands(a, match) {
 				return true
 			}
 		}
@@ -412,24 +420,7 @@ func defaulted(e ast.Expr) bool {
 
 // containsDefaulted reports whether a defaulted comparison stands among
 // the operands of e's logical operators, at any depth.
-func containsDefaulted(e ast.Expr) bool {
-	if defaulted(e) {
-		return true
-	}
-	if e.Kind() != ast.CallKind {
-		return false
-	}
-	c := e.AsCall()
-	switch c.FunctionName() {
-	case operators.LogicalOr, operators.LogicalAnd, operators.LogicalNot, operators.Conditional:
-		for _, a := range c.Args() {
-			if containsDefaulted(a) {
-				return true
-			}
-		}
-	}
-	return false
-}
+func containsDefaulted(e ast.Expr) bool { return amongOperands(e, defaulted) }
 
 // noModify matches the three disjuncts of
 // `!has(self.p) || !has(oldSelf.p) || self.p == oldSelf.p`, in any order.
