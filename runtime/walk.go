@@ -99,28 +99,30 @@ func (w *walker) whole(n *node, nv, ov interface{}, p *field.Path, depth int) {
 		w.found = true
 		return
 	}
-	if raw && !n.comparesSets() && canonical(nv.(*rawValue)) && canonical(ov.(*rawValue)) {
-		// Both bytes are their own texts, exact, and differ: the values
-		// differ (canonical). The API server writes custom resources so.
-		w.errs = append(w.errs, w.changedRaw(nv.(*rawValue), p))
-		return
-	}
-	if raw && !n.comparesSets() && w.marshal {
-		// Compared by their JSON as json.Marshal writes them, which the
-		// report quotes, unless the texts leave it unsure.
-		switch vd, e := marshalChanged(nv.(*rawValue), ov.(*rawValue), p); vd {
-		case same:
-			return
-		case differ:
-			w.errs = append(w.errs, e)
-			return
-		}
-	}
 	if raw && !n.comparesSets() {
+		nr, or := nv.(*rawValue), ov.(*rawValue)
+		switch {
+		case canonical(nr) && canonical(or):
+			// Both bytes are their own texts, exact, and differ: the
+			// values differ (canonical). The API server writes custom
+			// resources so.
+			w.errs = append(w.errs, w.changedRaw(nr, p))
+			return
+		case w.marshal:
+			// Compared by their JSON as json.Marshal writes them, which
+			// the report quotes, unless the texts leave it unsure.
+			switch vd, e := marshalChanged(nr, or, p); vd {
+			case same:
+				return
+			case differ:
+				w.errs = append(w.errs, e)
+				return
+			}
+		}
 		// The new value is needed for the report; the old one is compared
 		// as it is, unless its bytes leave it unsure.
 		nd := decoded(nv)
-		switch compareText(nd, ov.(*rawValue)) {
+		switch compareText(nd, or) {
 		case same:
 			return
 		case differ:
