@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-tools/pkg/markers"
 
 	"github.com/immutable-gen/immutable-gen/jsontag"
+	"github.com/immutable-gen/immutable-gen/runtime/form"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
@@ -99,7 +100,10 @@ func (m Immutable) Keys() bool { return m.keys }
 func (m Immutable) Once() bool { return m.once }
 
 // String renders the marker as written.
-func (m Immutable) String() string { return schema.Origin{Keys: m.keys, Once: m.once}.Marker() }
+func (m Immutable) String() string { return m.origin0().Marker() }
+
+// origin0 is the origin of the marker's form, without a place.
+func (m Immutable) origin0() schema.Origin { return schema.Origin{Keys: m.keys, Once: m.once} }
 
 // Message is the parsed value of one `+immutable:message="…"` marker: the
 // message of the CEL rules that enforce the immutability marker written on
@@ -196,13 +200,17 @@ func ignoreOrderBeside(vals markers.MarkerValues, where string) error {
 			whole = true
 		}
 	}
-	if cs, _ := updatesOf(vals); len(cs) > 0 {
-		if form, ok := updateForm(cs); ok && !form.Keys {
+	cs, _ := updatesOf(vals)
+	if len(cs) > 0 {
+		if o, ok := updateForm(cs); ok && o.Form().Change == form.NoChange {
 			whole = true
 		}
 	}
 	if whole {
 		return nil
+	}
+	if len(cs) > 0 {
+		return fmt.Errorf("+%s on %s stands beside %s, which compares no value whole (there is no order to ignore); use it beside +immutable or +immutable=once, or remove it", IgnoreOrderName, where, spelling(cs))
 	}
 	if len(vals[Name]) > 0 {
 		return fmt.Errorf("+%s on %s stands beside +immutable=keys, which compares key sets (they have no order); use it beside +immutable or +immutable=once, or remove it", IgnoreOrderName, where)
@@ -270,12 +278,22 @@ func help(target markers.TargetType) *markers.DefinitionHelp {
 		Category: "Immutability",
 		DetailedHelp: markers.DetailedHelp{
 			Summary: fmt.Sprintf("marks this %s as immutable after creation (x-kubernetes-immutable); =keys makes only the keys of a map or list map immutable (x-kubernetes-immutable-keys); =once lets it be set once, then fixed.", what),
-			Details: "+immutable: the value can never change after creation: it cannot be set, removed or modified on update. " +
-				"+immutable=keys: keys may not be added or removed, values may change; only on maps and +listType=map lists. " +
-				"+immutable=once: an absent value may be set on update; once set it may not change or be removed; only on properties (beyond the KEP).",
+			Details: markerDetails(),
 		},
 		FieldHelp: map[string]markers.DetailedHelp{},
 	}
+}
+
+// markerDetails says what each form with a marker of ours means, from the
+// form table.
+func markerDetails() string {
+	var parts []string
+	for _, k := range form.Kinds() {
+		if k.Marker != "" {
+			parts = append(parts, k.Marker+": "+k.Means+".")
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // ApplyToSchema records the marker on the schema node controller-tools
@@ -360,9 +378,9 @@ func origins(pkg *loader.Package, info *markers.TypeInfo, f *markers.FieldInfo) 
 	if cs, _ := updatesOf(vals); f != nil && len(cs) > 0 && userPackage(pkg) {
 		// validation-gen's +k8s:update tags on the field, as the form
 		// they mean (an invalid combination is reported on the crd path).
-		if form, ok := updateForm(cs); ok {
-			o, err := Immutable{keys: form.Keys, once: form.Once}.origin(pkg, info, f)
-			o.NoModify, o.NoSet, o.NoUnset, o.Spelling = form.NoModify, form.NoSet, form.NoUnset, spelling(cs)
+		if tag, ok := updateForm(cs); ok {
+			o, err := Immutable{keys: tag.Keys, once: tag.Once}.origin(pkg, info, f)
+			o.NoModify, o.NoSet, o.NoUnset, o.Spelling = tag.NoModify, tag.NoSet, tag.NoUnset, spelling(cs)
 			o.Pos = tagPos(pkg.Fset, o.DeclPos, "+"+UpdateName, f.RawField.Doc)
 			out = append(out, o)
 			if first == nil {

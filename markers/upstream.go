@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-tools/pkg/loader"
 	"sigs.k8s.io/controller-tools/pkg/markers"
 
+	"github.com/immutable-gen/immutable-gen/runtime/form"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
@@ -89,11 +90,8 @@ func registerUpstream(reg *markers.Registry) error {
 	} {
 		name := t.name
 		if err := define(reg, name, t.target, t.v, &markers.DefinitionHelp{
-			Category: "Immutability (validation-gen's tags)",
-			DetailedHelp: markers.DetailedHelp{
-				Summary: "validation-gen's +" + name + ", compiled by immutable-gen into the immutability form with the same verdicts.",
-				Details: "+k8s:update=NoSet|NoUnset|NoModify|NoAddItem|NoRemoveItem, one a line; NoSet,NoUnset,NoModify is +immutable, NoUnset,NoModify is +immutable=once, NoModify alone is fixed while present, NoAddItem,NoRemoveItem (with or without NoSet,NoUnset) is +immutable=keys; +k8s:eachVal=+k8s:update=NoModify is +immutable on the items of a list map or the values of a map.",
-			},
+			Category:     "Immutability (validation-gen's tags)",
+			DetailedHelp: tagHelp(name),
 			FieldHelp: map[string]markers.DetailedHelp{},
 		}); err != nil {
 			return err
@@ -102,30 +100,67 @@ func registerUpstream(reg *markers.Registry) error {
 	return nil
 }
 
-// updateForm maps a set of +k8s:update constraints onto the immutable-gen
-// form with the same verdicts on a CRD (unset: the property is absent; for
-// a field with omitempty that is validation-gen's zero value).
-func updateForm(cs []string) (o schema.Origin, ok bool) {
-	has := func(c string) bool { return slices.Contains(cs, c) }
-	set, unset, modify, add, remove := has("NoSet"), has("NoUnset"), has("NoModify"), has("NoAddItem"), has("NoRemoveItem")
-	switch {
-	case add || remove:
-		// Key sets of a list map, set or map: both, with or without the
-		// presence pair (absent is empty, where adding or removing items
-		// is already refused).
-		return schema.Origin{Keys: true}, add && remove && !modify && set == unset
-	case set && unset && modify:
-		return schema.Origin{}, true
-	case unset && modify && !set:
-		return schema.Origin{Once: true}, true
-	case modify && !set && !unset:
-		return schema.Origin{NoModify: true}, true
-	case set || unset:
-		// Presence only (NoSet, NoUnset, both), or NoSet,NoModify: forms
-		// of their own (x-immutable-gen-no-set, -no-unset).
-		return schema.Origin{NoSet: set, NoUnset: unset, NoModify: modify}, true
+// tagHelp is the help of validation-gen's tag name: what each of its
+// spellings in the form table means.
+func tagHelp(name string) markers.DetailedHelp {
+	summary := "validation-gen's +" + name + ", compiled by immutable-gen into the immutability form with the same verdicts."
+	switch name {
+	case ImmutableTagName:
+		k, _ := form.Named("immutable")
+		return markers.DetailedHelp{
+			Summary: summary,
+			Details: "+" + ImmutableTagName + " is " + k.Marker + ": " + k.Means + ".",
+		}
+	case EachValName:
+		k, _ := form.Named("immutable")
+		return markers.DetailedHelp{
+			Summary: summary,
+			Details: "+" + EachValName + "=" + eachValNoModify + " (or =+" + ImmutableTagName + ") on a list map or map field is " + k.Marker + " on its items or values: " + k.Means + ". Other payloads are not about immutability and are left to validation-gen.",
+		}
 	}
-	return schema.Origin{}, false
+	parts := []string{"+" + UpdateName + "=" + strings.Join(updateConstraints, "|") + ", one a line."}
+	for _, k := range form.Kinds() {
+		for _, t := range k.Tags {
+			if !strings.HasPrefix(t, "+"+UpdateName+"=") {
+				continue
+			}
+			what := k.Name
+			if k.Marker != "" {
+				what = k.Marker
+			}
+			parts = append(parts, t+" is "+what+": "+k.Means+".")
+		}
+	}
+	return markers.DetailedHelp{Summary: summary, Details: strings.Join(parts, " ")}
+}
+
+// updateForm maps a set of +k8s:update constraints onto the form of the
+// form table (runtime/form) that lists them among its validation-gen
+// spellings: the form with the same verdicts on a CRD (unset: the
+// property is absent; for a field with omitempty that is validation-gen's
+// zero value). Any other combination has no form: ok is false.
+func updateForm(cs []string) (o schema.Origin, ok bool) {
+	written := spelling(cs)
+	for _, k := range form.Kinds() {
+		if slices.Contains(k.Tags, written) {
+			return o.WithForm(form.Form{Presence: k.Presence, Change: k.Change}), true
+		}
+	}
+	return o, false
+}
+
+// updateSpellings are the +k8s:update spellings of the form table, in
+// its order.
+func updateSpellings() []string {
+	var out []string
+	for _, k := range form.Kinds() {
+		for _, t := range k.Tags {
+			if strings.HasPrefix(t, "+"+UpdateName+"=") {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
 }
 
 // spelling renders constraints as one tag line would list them.
@@ -173,9 +208,9 @@ func (m Update) ApplyToSchema(ctx *crdmarkers.SchemaContext, s *apiext.JSONSchem
 		return nil
 	}
 	where := fmt.Sprintf("field %s.%s", info.Name, fieldName(f.RawField))
-	form, ok := updateForm(cs)
+	tag, ok := updateForm(cs)
 	if !ok {
-		return fmt.Errorf("%s on %s: immutable-gen has no form with these verdicts; NoAddItem and NoRemoveItem go together (+immutable=keys), with both or neither of NoSet,NoUnset, and without NoModify", spelling(cs), where)
+		return fmt.Errorf("%s on %s: immutable-gen has no form with these verdicts; the combinations that have one are %s", spelling(cs), where, strings.Join(updateSpellings(), ", "))
 	}
 	if compound := compoundField(ctx.Package, f); compound && slices.Contains(cs, "NoModify") {
 		return fmt.Errorf("%s on %s: validation-gen refuses NoModify on a list or map field; use +%s=%s for its items or values, or +immutable for the whole value", spelling(cs), where, EachValName, eachValNoModify)
@@ -185,16 +220,16 @@ func (m Update) ApplyToSchema(ctx *crdmarkers.SchemaContext, s *apiext.JSONSchem
 		if !ok {
 			continue
 		}
-		if im.keys == form.Keys && im.once == form.Once && !form.NoModify && !form.NoSet && !form.NoUnset {
+		if mine, theirs := tag.Form(), im.origin0().Form(); mine.Presence == theirs.Presence && mine.Change == theirs.Change {
 			return nil // the marker beside says the same, and carries it
 		}
 		return fmt.Errorf("%s on %s stands beside %s, which says something else: keep one of them", spelling(cs), where, im)
 	}
-	o, err := Immutable{keys: form.Keys, once: form.Once}.origin(ctx.Package, info, f)
+	o, err := Immutable{keys: tag.Keys, once: tag.Once}.origin(ctx.Package, info, f)
 	if err != nil {
 		return err
 	}
-	o.NoModify, o.NoSet, o.NoUnset, o.Spelling = form.NoModify, form.NoSet, form.NoUnset, spelling(cs)
+	o.NoModify, o.NoSet, o.NoUnset, o.Spelling = tag.NoModify, tag.NoSet, tag.NoUnset, spelling(cs)
 	o.Pos = tagPos(ctx.Package.Fset, o.DeclPos, "+"+UpdateName, f.RawField.Doc)
 	s.XValidations = append(s.XValidations, apiext.ValidationRule{Rule: o.Carrier()})
 	return nil

@@ -2,9 +2,9 @@ package schema
 
 import "github.com/immutable-gen/immutable-gen/runtime/extension"
 
-// EmitExtensions writes the KEP's vendor extensions (and the project's
-// x-immutable-gen-immutable-once for +immutable=once), as JSON booleans, on
-// exactly the nodes the markers name (redundant ones included: they are
+// EmitExtensions writes the extensions of each marker's form (the form
+// table's Extensions: the KEP's, and the project's own for the forms beyond
+// it), as JSON booleans, on exactly the nodes the markers name (redundant ones included: they are
 // valid, and the placement checks report them as notes).
 //
 // A marker with +immutable:when gets no extension: the runtime does not
@@ -16,24 +16,9 @@ func EmitExtensions(root *Node) {
 		if n.When() != "" {
 			return
 		}
-		if n.Immutable() {
-			n.raw[extension.Immutable] = true
-		}
-		if n.ImmutableKeys() {
-			n.raw[extension.ImmutableKeys] = true
-		}
-		if n.ImmutableOnce() {
-			n.raw[extension.ImmutableOnce] = true
-		}
-		if n.NoModify() {
-			n.raw[extension.NoModify] = true
-		}
 		for _, o := range n.Origins {
-			if o.NoSet {
-				n.raw[extension.NoSet] = true
-			}
-			if o.NoUnset {
-				n.raw[extension.NoUnset] = true
+			for _, ext := range o.Kind().Extensions {
+				n.raw[ext] = true
 			}
 		}
 		if n.IgnoreOrder() {

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/immutable-gen/immutable-gen/runtime/extension"
+	"github.com/immutable-gen/immutable-gen/runtime/form"
 )
 
 // Edge says how a node is reached from its parent.
@@ -335,7 +336,7 @@ func (n *Node) Required(name string) bool {
 
 // Immutable reports whether a +immutable marker names this node.
 func (n *Node) Immutable() bool {
-	return slices.ContainsFunc(n.Origins, func(o Origin) bool { return !o.Keys && !o.Once && !o.NoModify && !o.NoSet && !o.NoUnset })
+	return slices.ContainsFunc(n.Origins, func(o Origin) bool { f := o.Form(); return f.Presence == form.Kept && f.Change == form.NoChange })
 }
 
 // ImmutableOnce reports whether a +immutable=once marker names this node.
@@ -355,14 +356,9 @@ func (n *Node) NoModify() bool {
 // alone forbids neither.
 func (n *Node) Presence() (noAdd, noRemove bool) {
 	for _, o := range n.Origins {
-		switch {
-		case o.Keys || !o.Once && !o.NoModify && !o.NoSet && !o.NoUnset:
-			noAdd, noRemove = true, true
-		case o.Once:
-			noRemove = true
-		}
-		noAdd = noAdd || o.NoSet
-		noRemove = noRemove || o.NoUnset
+		p := o.Form().Presence
+		noAdd = noAdd || p&form.NoSet != 0
+		noRemove = noRemove || p&form.NoUnset != 0
 	}
 	return noAdd, noRemove
 }

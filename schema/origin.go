@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"go/token"
 	"strings"
+
+	"github.com/immutable-gen/immutable-gen/runtime/form"
 )
 
 // Origin is where one immutability marker was written: the Go declaration
@@ -66,22 +68,67 @@ type ItemField struct {
 	Pos  token.Position `json:"pos"`
 }
 
-// Marker renders the marker as written: `+immutable`, `+immutable=keys`
-// or `+immutable=once`.
-func (o Origin) Marker() string {
+// Form is what the origin says, read through the form table
+// (runtime/form): the presence and change rules of its form, with the
+// modifiers written beside it. The booleans above are its carrier format;
+// every meaning is the table's.
+func (o Origin) Form() form.Form {
+	f := form.Form{IgnoreOrder: o.IgnoreOrder, When: o.When, Message: o.Message}
 	switch {
-	case o.Spelling != "":
-		return o.Spelling
-	case o.NoModify:
-		return "+k8s:update=NoModify"
-	case o.NoSet || o.NoUnset:
-		return "+k8s:update=" + strings.TrimPrefix(map[bool]string{true: ",NoSet"}[o.NoSet]+map[bool]string{true: ",NoUnset"}[o.NoUnset], ",")
 	case o.Keys:
-		return "+immutable=keys"
+		f.Presence, f.Change = form.Kept, form.NoKeyChange
 	case o.Once:
-		return "+immutable=once"
+		f.Presence, f.Change = form.NoUnset, form.NoChange
+	case o.NoModify || o.NoSet || o.NoUnset:
+		if o.NoSet {
+			f.Presence |= form.NoSet
+		}
+		if o.NoUnset {
+			f.Presence |= form.NoUnset
+		}
+		if o.NoModify {
+			f.Change = form.NoChange
+		}
+	default:
+		f.Presence, f.Change = form.Kept, form.NoChange
 	}
-	return "+immutable"
+	return f
+}
+
+// Kind is the row of the form table the origin's form is. Every Origin
+// is one: the carriers hold only forms of the table.
+func (o Origin) Kind() form.Kind {
+	k, _ := o.Form().Kind()
+	return k
+}
+
+// WithForm returns o saying f: its form's booleans and its modifiers.
+func (o Origin) WithForm(f form.Form) Origin {
+	o.Keys, o.Once, o.NoModify, o.NoSet, o.NoUnset = false, false, false, false, false
+	switch {
+	case f.Change == form.NoKeyChange:
+		o.Keys = true
+	case f.Change == form.NoChange && f.Presence == form.Kept:
+	case f.Change == form.NoChange && f.Presence == form.NoUnset:
+		o.Once = true
+	default:
+		o.NoModify = f.Change == form.NoChange
+		o.NoSet = f.Presence&form.NoSet != 0
+		o.NoUnset = f.Presence&form.NoUnset != 0
+	}
+	o.IgnoreOrder, o.When, o.Message = f.IgnoreOrder, f.When, f.Message
+	return o
+}
+
+// Marker renders the marker as written: the Spelling of a tag, else the
+// form's spelling in the table (`+immutable`, `+immutable=keys`,
+// `+immutable=once`, or validation-gen's tag for the forms that have no
+// marker of ours).
+func (o Origin) Marker() string {
+	if o.Spelling != "" {
+		return o.Spelling
+	}
+	return o.Kind().Spelling()
 }
 
 // Where names the marked declaration for messages: `field Spec.Name` or
