@@ -92,7 +92,7 @@ func registerUpstream(reg *markers.Registry) error {
 		if err := define(reg, name, t.target, t.v, &markers.DefinitionHelp{
 			Category:     "Immutability (validation-gen's tags)",
 			DetailedHelp: tagHelp(name),
-			FieldHelp: map[string]markers.DetailedHelp{},
+			FieldHelp:    map[string]markers.DetailedHelp{},
 		}); err != nil {
 			return err
 		}
