@@ -403,7 +403,7 @@ type Spec struct {
 	// +k8s:update=NoAddItem
 	A []string ` + "`json:\"a,omitempty\"`" + `
 }` + kind,
-	diags: []string{`types.go:7:\d+: .*\+k8s:update=NoAddItem on field Spec.A: immutable-gen has no form with these verdicts; NoAddItem and NoRemoveItem go together`},
+	diags: []string{`types.go:7:\d+: .*\+k8s:update=NoAddItem on field Spec.A: immutable-gen has no form with these verdicts; the combinations that have one are .*\+k8s:update=NoAddItem,NoRemoveItem`},
 }, {
 	name: "k8s:update=NoModify on a list",
 	types: `type Spec struct {

@@ -9,6 +9,7 @@ import (
 	apiservercel "k8s.io/apiserver/pkg/cel"
 
 	"github.com/immutable-gen/immutable-gen/runtime/extension"
+	"github.com/immutable-gen/immutable-gen/runtime/form"
 )
 
 // FixExtensionsMode is the fix offered wherever the CEL rules cannot say
@@ -359,7 +360,7 @@ func (l *lowering) node(n *Node) bool {
 			ok = false
 		} else {
 			l.addRule(n, n, n, e, map[string]any{
-				"message": messageOr(n, "keys are immutable: entries may not be added or removed"),
+				"message": messageOr(n, kind("keys").ValueMessage),
 				"reason":  "FieldValueForbidden",
 			})
 			for _, o := range n.Origins {
@@ -383,13 +384,23 @@ func (l *lowering) node(n *Node) bool {
 func formMessage(n *Node) string {
 	switch {
 	case n.Immutable():
-		return "field is immutable"
+		return kind("immutable").ValueMessage
 	case n.ImmutableOnce():
-		return "field is immutable once set"
+		return kind("once").ValueMessage
 	case n.Fixed():
-		return "field is immutable while set"
+		return kind("noModify").ValueMessage
 	}
-	return "field is immutable"
+	return kind("immutable").ValueMessage
+}
+
+// kind is the row of the form table called name, which the lowering
+// reads the default messages from.
+func kind(name string) form.Kind {
+	k, ok := form.Named(name)
+	if !ok {
+		panic("schema: the form table has no form " + name)
+	}
+	return k
 }
 
 func messageOr(n *Node, def string) string {
@@ -488,14 +499,20 @@ func (l *lowering) presenceRule(parent, p *Node) {
 	switch add, remove := p.Presence(); {
 	case !p.Immutable() && !p.ImmutableKeys() && !p.ImmutableOnce():
 		// validation-gen's NoSet and NoUnset, where no form of ours says it.
-		msg := "it may not be added or removed"
-		if !add {
-			msg = "it may not be removed"
-		} else if !remove {
-			msg = "it may not be added"
+		var pr form.Presence
+		if add {
+			pr |= form.NoSet
 		}
+		if remove {
+			pr |= form.NoUnset
+		}
+		change := form.AnyChange
+		if p.NoModify() {
+			change = form.NoChange
+		}
+		k, _ := form.Lookup(pr, change)
 		l.addRule(parent, p, nil, expr{text: presenceExpr("self", "oldSelf", sel, p)}, map[string]any{
-			"message":   messageOr(p, fmt.Sprintf("%s: %s", p.Name, msg)),
+			"message":   messageOr(p, fmt.Sprintf(k.PresenceMessage, p.Name)),
 			"fieldPath": fieldPath(p.Name),
 			"reason":    "FieldValueForbidden",
 		})
@@ -503,18 +520,18 @@ func (l *lowering) presenceRule(parent, p *Node) {
 	}
 	if p.ImmutableOnce() && !p.Immutable() {
 		l.addRule(parent, p, nil, expr{text: fmt.Sprintf("!has(oldSelf%s) || has(self%s)", sel, sel)}, map[string]any{
-			"message":   messageOr(p, fmt.Sprintf("%s is immutable once set: it may not be removed", p.Name)),
+			"message":   messageOr(p, fmt.Sprintf(kind("once").PresenceMessage, p.Name)),
 			"fieldPath": fieldPath(p.Name),
 			"reason":    "FieldValueForbidden",
 		})
 		return
 	}
-	what := "field"
+	k := kind("immutable")
 	if !p.Immutable() {
-		what = "field with immutable keys"
+		k = kind("keys")
 	}
 	l.addRule(parent, p, nil, expr{text: fmt.Sprintf("has(self%s) == has(oldSelf%s)", sel, sel)}, map[string]any{
-		"message":   messageOr(p, fmt.Sprintf("%s is an immutable %s: it may not be added or removed after creation", p.Name, what)),
+		"message":   messageOr(p, fmt.Sprintf(k.PresenceMessage, p.Name)),
 		"fieldPath": fieldPath(p.Name),
 		"reason":    "FieldValueForbidden",
 	})

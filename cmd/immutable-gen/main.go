@@ -12,6 +12,7 @@
 //	immutable-gen lint [--format=text|json] [--fail-on=error|warning|info] FILE_OR_DIR...
 //	immutable-gen migrate [crd[:OPTIONS]] paths=./... [--diff] [--accept-refusals] [--k8s-immutable=keep|immutable] [--validators=auto|yes|no]
 //	immutable-gen help diagnostics
+//	immutable-gen help markers [-o text|json|markdown]
 //
 // One binary runs every command in process: generation with the API
 // server's CRD validation of CRDs with markers, lint and check-update. None
@@ -41,6 +42,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		case "help":
 			if len(args) == 2 && args[1] == "diagnostics" {
 				return helpDiagnostics(stdout)
+			}
+			if len(args) >= 2 && args[1] == "markers" {
+				return helpMarkers(args[2:], stdout, stderr)
 			}
 		}
 	}

@@ -43,6 +43,23 @@ const (
 	Kept = NoSet | NoUnset
 )
 
+// String names p as the table's JSON does: "kept", "noSet", "noUnset" or
+// "free".
+func (p Presence) String() string {
+	switch p {
+	case Kept:
+		return "kept"
+	case NoSet:
+		return "noSet"
+	case NoUnset:
+		return "noUnset"
+	}
+	return "free"
+}
+
+// MarshalText writes p's String.
+func (p Presence) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
 // Change is what a form forbids of a node's value while it is present in
 // the old and the new object.
 type Change uint8
@@ -58,6 +75,21 @@ const (
 	NoKeyChange
 )
 
+// String names c as the table's JSON does: "none" (no change), "keys"
+// (no key change) or "any".
+func (c Change) String() string {
+	switch c {
+	case NoChange:
+		return "none"
+	case NoKeyChange:
+		return "keys"
+	}
+	return "any"
+}
+
+// MarshalText writes c's String.
+func (c Change) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
 // Form is one form with its modifiers, as one node carries it.
 type Form struct {
 	Presence Presence
@@ -70,7 +102,7 @@ type Form struct {
 	// form holds only on updates where it is true. "" always holds.
 	When string
 	// Message is the message of the generated rules; "" is the kind's
-	// DefaultMessage.
+	// ValueMessage and PresenceMessage.
 	Message string
 }
 
@@ -79,42 +111,48 @@ type Form struct {
 type Kind struct {
 	// Name is the form's name in the table, docs and machine-readable
 	// output: "immutable", "keys", "once", "noModify", …
-	Name     string
-	Presence Presence
-	Change   Change
+	Name     string   `json:"name"`
+	Presence Presence `json:"presence"`
+	Change   Change   `json:"change"`
 	// Marker is immutable-gen's own marker for the form ("" where there is
 	// none: validation-gen's tags are its only spelling).
-	Marker string
+	Marker string `json:"marker,omitempty"`
 	// Tags are validation-gen's spellings of the form, as immutable-gen
 	// reads them (the first is the one it writes).
-	Tags []string
+	Tags []string `json:"tags"`
 	// Extensions are the schema extensions that carry the form (all of
 	// them, each true, on one node).
-	Extensions []string
+	Extensions []string `json:"extensions"`
 	// Places are where the form may stand.
-	Places Places
+	Places Places `json:"places"`
 	// Means says in one sentence what the form forbids.
-	Means string
-	// DefaultMessage is the message of the form's CEL rules when no
-	// +immutable:message is written beside it.
-	DefaultMessage string
+	Means string `json:"means"`
+	// ValueMessage is the message of the CEL rule that enforces the
+	// form's change rule when no +immutable:message is written beside it
+	// ("" for a form without one).
+	ValueMessage string `json:"valueMessage,omitempty"`
+	// PresenceMessage is the message of the CEL rule that enforces the
+	// form's presence rule on the parent when no +immutable:message is
+	// written beside it, a format of the property's name (%s); "" for a
+	// form without one.
+	PresenceMessage string `json:"presenceMessage,omitempty"`
 	// BeyondKEP is true for the forms the immutable-fields KEP does not
 	// define (its extensions are immutable-gen's own).
-	BeyondKEP bool
+	BeyondKEP bool `json:"beyondKEP"`
 }
 
 // Places says where a form may be written.
 type Places struct {
 	// Properties: on a struct field, or a named type used as one.
-	Properties bool
+	Properties bool `json:"properties"`
 	// Elements: on list items and map values (a named type used as one,
 	// or validation-gen's +k8s:eachVal); their presence comes and goes with
 	// their index or key, so only forms without a presence rule of their
 	// own mean something there.
-	Elements bool
+	Elements bool `json:"elements"`
 	// KeyedOnly: only on nodes that have keys: a map that is not
 	// x-kubernetes-map-type: atomic, or an x-kubernetes-list-type: map list.
-	KeyedOnly bool
+	KeyedOnly bool `json:"keyedOnly"`
 }
 
 // The modifiers' markers, written beside a form's marker on one field or
@@ -125,80 +163,121 @@ const (
 	WhenMarker        = "+immutable:when"
 )
 
+// Modifier is a marker written beside a form's marker that changes how
+// the form is enforced, not what it forbids.
+type Modifier struct {
+	Marker string `json:"marker"`
+	// Extension carries the modifier in extensions mode ("" where the
+	// modifier is written as a CEL rule instead).
+	Extension string `json:"extension,omitempty"`
+	// Beside names the kinds it may stand beside.
+	Beside []string `json:"beside"`
+	Means  string   `json:"means"`
+}
+
+// Modifiers are the markers that modify a form.
+func Modifiers() []Modifier {
+	var whole, all []string
+	for _, k := range kinds {
+		all = append(all, k.Name)
+		if k.Change == NoChange {
+			whole = append(whole, k.Name)
+		}
+	}
+	return []Modifier{
+		{
+			Marker: IgnoreOrderMarker, Extension: extension.IgnoreOrder, Beside: whole,
+			Means: "the list maps in the value compare by key, their order ignored (CEL's self == oldSelf, which needs no MaxItems); needs a list map at or under the node",
+		},
+		{
+			Marker: WhenMarker + `="<CEL>"`, Beside: all,
+			Means: "the form holds only on updates where the condition, CEL over the root objects self and oldSelf, is true; on a field reached from the root through properties only",
+		},
+		{
+			Marker: MessageMarker + `="…"`, Beside: all,
+			Means: "the message of the CEL rules that enforce the form (the runtime keeps its own)",
+		},
+	}
+}
+
 // kinds is the table. Its order is the order of every listing.
 var kinds = [...]Kind{
 	{
 		Name: "immutable", Presence: Kept, Change: NoChange,
-		Marker:         "+immutable",
-		Tags:           []string{"+k8s:immutable", "+k8s:update=NoSet,NoUnset,NoModify"},
-		Extensions:     []string{extension.Immutable},
-		Places:         Places{Properties: true, Elements: true},
-		Means:          "never set, removed or changed after creation; the whole subtree",
-		DefaultMessage: "field is immutable",
+		Marker:          "+immutable",
+		Tags:            []string{"+k8s:immutable", "+k8s:update=NoSet,NoUnset,NoModify"},
+		Extensions:      []string{extension.Immutable},
+		Places:          Places{Properties: true, Elements: true},
+		Means:           "never set, removed or changed after creation; the whole subtree",
+		ValueMessage:    "field is immutable",
+		PresenceMessage: "%s is an immutable field: it may not be added or removed after creation",
 	},
 	{
 		Name: "keys", Presence: Kept, Change: NoKeyChange,
-		Marker:         "+immutable=keys",
-		Tags:           []string{"+k8s:update=NoAddItem,NoRemoveItem", "+k8s:update=NoSet,NoUnset,NoAddItem,NoRemoveItem"},
-		Extensions:     []string{extension.ImmutableKeys},
-		Places:         Places{Properties: true, Elements: true, KeyedOnly: true},
-		Means:          "no key added or removed, values may change; on a list map every key field must be immutable too",
-		DefaultMessage: "keys are immutable",
+		Marker:          "+immutable=keys",
+		Tags:            []string{"+k8s:update=NoAddItem,NoRemoveItem", "+k8s:update=NoSet,NoUnset,NoAddItem,NoRemoveItem"},
+		Extensions:      []string{extension.ImmutableKeys},
+		Places:          Places{Properties: true, Elements: true, KeyedOnly: true},
+		Means:           "no key added or removed, values may change; on a list map every key field must be immutable too",
+		ValueMessage:    "keys are immutable: entries may not be added or removed",
+		PresenceMessage: "%s is an immutable field with immutable keys: it may not be added or removed after creation",
 	},
 	{
 		Name: "once", Presence: NoUnset, Change: NoChange,
-		Marker:         "+immutable=once",
-		Tags:           []string{"+k8s:update=NoUnset,NoModify"},
-		Extensions:     []string{extension.ImmutableOnce},
-		Places:         Places{Properties: true},
-		Means:          "may be set after creation, then never changed or removed; on a required property the same as immutable",
-		DefaultMessage: "field is immutable once set",
-		BeyondKEP:      true,
+		Marker:          "+immutable=once",
+		Tags:            []string{"+k8s:update=NoUnset,NoModify"},
+		Extensions:      []string{extension.ImmutableOnce},
+		Places:          Places{Properties: true},
+		Means:           "may be set after creation, then never changed or removed; on a required property the same as immutable",
+		ValueMessage:    "field is immutable once set",
+		PresenceMessage: "%s is immutable once set: it may not be removed",
+		BeyondKEP:       true,
 	},
 	{
 		Name: "noModify", Presence: 0, Change: NoChange,
-		Tags:           []string{"+k8s:update=NoModify"},
-		Extensions:     []string{extension.NoModify},
-		Places:         Places{Properties: true},
-		Means:          "never changed while present; may be removed and set again",
-		DefaultMessage: "field may not be modified",
-		BeyondKEP:      true,
+		Tags:         []string{"+k8s:update=NoModify"},
+		Extensions:   []string{extension.NoModify},
+		Places:       Places{Properties: true},
+		Means:        "never changed while present; may be removed and set again",
+		ValueMessage: "field is immutable while set",
+		BeyondKEP:    true,
 	},
 	{
 		Name: "noSetNoModify", Presence: NoSet, Change: NoChange,
-		Tags:           []string{"+k8s:update=NoSet,NoModify"},
-		Extensions:     []string{extension.NoSet, extension.NoModify},
-		Places:         Places{Properties: true},
-		Means:          "never added after creation nor changed; may be removed",
-		DefaultMessage: "field may not be set or modified",
-		BeyondKEP:      true,
+		Tags:            []string{"+k8s:update=NoSet,NoModify"},
+		Extensions:      []string{extension.NoSet, extension.NoModify},
+		Places:          Places{Properties: true},
+		Means:           "never added after creation nor changed; may be removed",
+		ValueMessage:    "field is immutable while set",
+		PresenceMessage: "%s: it may not be added",
+		BeyondKEP:       true,
 	},
 	{
 		Name: "noSetNoUnset", Presence: Kept, Change: AnyChange,
-		Tags:           []string{"+k8s:update=NoSet,NoUnset"},
-		Extensions:     []string{extension.NoSet, extension.NoUnset},
-		Places:         Places{Properties: true},
-		Means:          "never added or removed after creation; the value may change",
-		DefaultMessage: "field may not be set or unset",
-		BeyondKEP:      true,
+		Tags:            []string{"+k8s:update=NoSet,NoUnset"},
+		Extensions:      []string{extension.NoSet, extension.NoUnset},
+		Places:          Places{Properties: true},
+		Means:           "never added or removed after creation; the value may change",
+		PresenceMessage: "%s: it may not be added or removed",
+		BeyondKEP:       true,
 	},
 	{
 		Name: "noSet", Presence: NoSet, Change: AnyChange,
-		Tags:           []string{"+k8s:update=NoSet"},
-		Extensions:     []string{extension.NoSet},
-		Places:         Places{Properties: true},
-		Means:          "never added after creation; may change and be removed",
-		DefaultMessage: "field may not be set",
-		BeyondKEP:      true,
+		Tags:            []string{"+k8s:update=NoSet"},
+		Extensions:      []string{extension.NoSet},
+		Places:          Places{Properties: true},
+		Means:           "never added after creation; may change and be removed",
+		PresenceMessage: "%s: it may not be added",
+		BeyondKEP:       true,
 	},
 	{
 		Name: "noUnset", Presence: NoUnset, Change: AnyChange,
-		Tags:           []string{"+k8s:update=NoUnset"},
-		Extensions:     []string{extension.NoUnset},
-		Places:         Places{Properties: true},
-		Means:          "never removed once present; may be set later and changed",
-		DefaultMessage: "field may not be unset",
-		BeyondKEP:      true,
+		Tags:            []string{"+k8s:update=NoUnset"},
+		Extensions:      []string{extension.NoUnset},
+		Places:          Places{Properties: true},
+		Means:           "never removed once present; may be set later and changed",
+		PresenceMessage: "%s: it may not be removed",
+		BeyondKEP:       true,
 	},
 }
 
@@ -279,13 +358,13 @@ func (f Form) Canonical(always bool) Form {
 type Lowering struct {
 	// Name names the lowering: "transition", "atomic items", "list map
 	// order".
-	Name string
+	Name string `json:"name"`
 	// Where says which placements use it.
-	Where string
+	Where string `json:"where"`
 	// MinKubernetes is the oldest minor version that accepts it, "1.N".
-	MinKubernetes string
+	MinKubernetes string `json:"minKubernetes"`
 	// Reason is the feature that makes it need that version.
-	Reason string
+	Reason string `json:"reason"`
 }
 
 // Lowerings are the CEL shapes of every form, from the oldest Kubernetes

@@ -2,6 +2,7 @@ package form
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/immutable-gen/immutable-gen/runtime/extension"
@@ -44,8 +45,14 @@ func TestTable(t *testing.T) {
 					t.Errorf("extension %s is not one of runtime/extension's", e)
 				}
 			}
-			if k.Means == "" || k.DefaultMessage == "" {
-				t.Errorf("no meaning or default message")
+			if k.Means == "" {
+				t.Errorf("no meaning")
+			}
+			if (k.ValueMessage != "") != (k.Change != AnyChange) {
+				t.Errorf("value message %q with change %s", k.ValueMessage, k.Change)
+			}
+			if (k.PresenceMessage != "") != (k.Presence != 0) || k.PresenceMessage != "" && strings.Count(k.PresenceMessage, "%s") != 1 {
+				t.Errorf("presence message %q with presence %s: one %%s, the property's name, where there is a presence rule", k.PresenceMessage, k.Presence)
 			}
 			if k.Places.KeyedOnly != (k.Change == NoKeyChange) {
 				t.Errorf("KeyedOnly %v with change %d: only the keys form needs keys", k.Places.KeyedOnly, k.Change)
