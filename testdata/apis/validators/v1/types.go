@@ -248,6 +248,12 @@ type WidgetSpec struct {
 	// +optional
 	Kept string `json:"kept,omitempty"`
 
+	// Late may change and be removed, never added after creation
+	// (+k8s:update=NoSet).
+	// +k8s:update=NoSet
+	// +optional
+	Late string `json:"late,omitempty"`
+
 	// Members keep their names, and each never changes while there
 	// (+k8s:update=NoAddItem,NoRemoveItem and +k8s:eachVal=+k8s:update=NoModify).
 	// +listType=map

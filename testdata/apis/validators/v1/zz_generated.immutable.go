@@ -533,6 +533,15 @@ func walkWidgetSpec(w *immutable.Walk, in, old *WidgetSpec, p string) {
 			return
 		}
 	}
+	if nOK, oOK := (in.Late != ""), (old.Late != ""); nOK && oOK {
+	} else if nOK && !oOK {
+		if w.Violation() {
+			w.Add(immutable.PresenceAt(w.Child(p, "late"), "late", immutable.Whole, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
 	if nOK, oOK := (in.Level != 0), (old.Level != 0); nOK && oOK {
 		if !(in.Level == old.Level) {
 			if w.Violation() {
