@@ -325,6 +325,10 @@ func TestFromCRDExampleOutputs(t *testing.T) {
 				if rs != nil {
 					t.Errorf("resources beside the error: %v", rs)
 				}
+				// docs/enforcement.md quotes the refusal as it is.
+				if doc := read(t, filepath.Join("..", "..", "docs", "enforcement.md")); !strings.Contains(string(doc), "\n"+tc.want+"\n") {
+					t.Error("docs/enforcement.md does not quote the refusal as it is")
+				}
 				return
 			}
 			if err != nil {
