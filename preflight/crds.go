@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -122,7 +123,12 @@ func newCRDKind(d CRD) (*crdKind, error) {
 			k.storage = v.Name
 		}
 	}
-	hasExtensions := bytes.Contains(d.Raw, []byte(`"`+extension.Immutable)) || bytes.Contains(d.Raw, []byte(`"`+extension.ImmutableOnce))
+	// The runtime checks the CRD when it names any immutability extension
+	// (all of them: one left out would be a form check-update silently
+	// allows); a CEL-only CRD is the server's alone.
+	hasExtensions := slices.ContainsFunc(extension.Names(), func(name string) bool {
+		return bytes.Contains(d.Raw, []byte(`"`+name+`"`))
+	})
 	typer := unstructuredscheme.NewUnstructuredObjectTyper()
 	for _, v := range crd.Spec.Versions {
 		if !v.Served {

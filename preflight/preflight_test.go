@@ -258,6 +258,61 @@ func TestExtensions(t *testing.T) {
 	}
 }
 
+// TestExtensionsEveryForm: a CRD carrying any one of the immutability
+// extensions, and no other, is checked by the runtime: check-update never
+// allows what the webhook would refuse because it did not see the form.
+func TestExtensionsEveryForm(t *testing.T) {
+	for _, tc := range []struct {
+		name, property  string // the Gadget's spec.a, with one form
+		old, new, field string
+		typ             field.ErrorType
+	}{
+		{"immutable", "{type: string, x-kubernetes-immutable: true}", "{a: b}", "{a: c}", "spec.a", field.ErrorTypeInvalid},
+		{"immutable keys", "{type: object, additionalProperties: {type: string}, x-kubernetes-immutable-keys: true}", "{a: {k: b}}", "{a: {k: b, l: c}}", "spec.a", field.ErrorTypeForbidden},
+		{"immutable once", "{type: string, x-immutable-gen-immutable-once: true}", "{a: b}", "{}", "spec.a", field.ErrorTypeForbidden},
+		{"no modify", "{type: string, x-immutable-gen-no-modify: true}", "{a: b}", "{a: c}", "spec.a", field.ErrorTypeInvalid},
+		{"no set", "{type: string, x-immutable-gen-no-set: true}", "{}", "{a: c}", "spec.a", field.ErrorTypeForbidden},
+		{"no unset", "{type: string, x-immutable-gen-no-unset: true}", "{a: b}", "{}", "spec.a", field.ErrorTypeForbidden},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs, err := preflight.Parse("crd.yaml", []byte(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Gadget, plural: gadgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {a: `+tc.property+`}}}}}
+`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := preflight.NewChecker([]preflight.CRD{crdOf(t, objs[0])})
+			if err != nil {
+				t.Fatal(err)
+			}
+			gadget := func(spec string) map[string]interface{} {
+				objs, err := preflight.Parse("g.yaml", []byte("apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: g, namespace: ns}\nspec: "+spec))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return objs[0].Object
+			}
+			res, err := c.Update(gadget(tc.new), gadget(tc.old))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Errors) != 1 || res.Errors[0].Field != tc.field || res.Errors[0].Type != tc.typ {
+				t.Errorf("errors:\n%s\nwant one %s at %s", render(res.Errors), tc.typ, tc.field)
+			}
+		})
+	}
+}
+
 // TestUnusable: input that cannot be checked is an error, not a verdict.
 func TestUnusable(t *testing.T) {
 	c := checker(t, rulesCRD)

@@ -22,6 +22,16 @@ func newChecker(root *node) *Checker {
 	return &Checker{root: root, h: newHasher()}
 }
 
+// Empty reports whether c checks nothing: no immutability extension of its
+// schema applies (a schema without any, such as a CRD of the default CEL
+// output, whose x-kubernetes-validations the API server enforces itself),
+// so ValidateUpdate allows every update. A nil Checker is empty. The
+// enforcers of runtime/enforce refuse a schema whose Checker is empty
+// rather than serve a check that allows everything.
+func (c *Checker) Empty() bool {
+	return c == nil || !c.root.needsWalk()
+}
+
 // ValidateUpdate checks the update of old to obj and returns one error per
 // violation, in a deterministic order: properties in name order, map keys in
 // key order, list items in list order. A nil obj or old is an absent object:

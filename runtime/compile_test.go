@@ -250,3 +250,37 @@ func TestDeepSchema(t *testing.T) {
 		t.Errorf("got %v, want a too-deep error", err)
 	}
 }
+
+// TestEmpty: a Checker is empty exactly when no immutability extension of
+// its schema applies, wherever it sits (a property, a map value, a list
+// item, the root, a definition reached through $ref); every form counts.
+func TestEmpty(t *testing.T) {
+	for _, tc := range []struct {
+		name, schema string
+		empty        bool
+	}{
+		{"no extensions", `{type: object, properties: {spec: {type: object, properties: {a: {type: string}}}}}`, true},
+		{"only CEL rules", `{type: object, properties: {a: {type: string, x-kubernetes-validations: [{rule: "self == oldSelf", message: field is immutable}]}}}`, true},
+		{"extensions only in an unused definition", `{type: object, definitions: {A: {type: string, x-kubernetes-immutable: true}}, properties: {a: {type: string}}}`, true},
+		{"immutable", `{type: object, properties: {a: {type: string, x-kubernetes-immutable: true}}}`, false},
+		{"immutable keys", `{type: object, properties: {m: {type: object, additionalProperties: {type: string}, x-kubernetes-immutable-keys: true}}}`, false},
+		{"immutable once", `{type: object, properties: {a: {type: string, x-immutable-gen-immutable-once: true}}}`, false},
+		{"no modify", `{type: object, properties: {a: {type: string, x-immutable-gen-no-modify: true}}}`, false},
+		{"no set", `{type: object, properties: {a: {type: string, x-immutable-gen-no-set: true}}}`, false},
+		{"no unset", `{type: object, properties: {a: {type: string, x-immutable-gen-no-unset: true}}}`, false},
+		{"on the root", `{type: object, x-kubernetes-immutable: true}`, false},
+		{"on map values", `{type: object, properties: {m: {type: object, additionalProperties: {type: string, x-kubernetes-immutable: true}}}}`, false},
+		{"on list items", `{type: object, properties: {l: {type: array, items: {type: string, x-kubernetes-immutable: true}}}}`, false},
+		{"through a $ref", `{type: object, definitions: {A: {type: string, x-kubernetes-immutable: true}}, properties: {a: {$ref: "#/definitions/A"}}}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := compileYAML(t, tc.schema).Empty(); got != tc.empty {
+				t.Errorf("Empty() = %v, want %v", got, tc.empty)
+			}
+		})
+	}
+	var nilChecker *runtime.Checker
+	if !nilChecker.Empty() {
+		t.Error("a nil Checker is not empty")
+	}
+}

@@ -18,7 +18,10 @@
 // Schemas come from anywhere: a spec.Schema built by hand (Compile,
 // CompileWithDefinitions), the definitions of a kube-openapi
 // GetOpenAPIDefinitions function (CompileDefinitions), or a
-// CustomResourceDefinition manifest (CompileCRD).
+// CustomResourceDefinition manifest (CompileCRD). A schema without any
+// extension compiles into a Checker that allows every update, which
+// (*Checker).Empty reports; the enforcers built on it (runtime/enforce, the
+// webhook, the admission plugin) refuse such a schema.
 //
 // Objects are unstructured JSON values as decoded by
 // k8s.io/apimachinery (map[string]interface{}, []interface{}, string, bool,

@@ -47,7 +47,8 @@ type Configuration struct {
 // optional).
 type ResourceConfiguration struct {
 	// CRD is the path of a CustomResourceDefinition manifest carrying the
-	// immutability extensions; see enforce.FromCRD.
+	// immutability extensions (crd:immutability=extensions); a CRD without
+	// them, such as the default CEL output, is refused: see enforce.FromCRD.
 	CRD string `json:"crd,omitempty"`
 
 	// Group, Version and Resource name the resource (Group empty for the

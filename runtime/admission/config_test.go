@@ -22,6 +22,17 @@ func abs(t *testing.T, name string) string {
 	return p
 }
 
+// exampleCEL is the path of the bundled example's CRD as immutable-gen crd
+// writes it by default, with CEL rules and no extensions.
+func exampleCEL(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", "..", "examples", "config", "crd", "bases", "cache.example.com_cacheclusters.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func TestReadConfiguration(t *testing.T) {
 	cfg := `
 apiVersion: immutable-gen.io/v1alpha1
@@ -60,6 +71,13 @@ func TestReadConfigurationErrors(t *testing.T) {
 		"no openAPI":    {head + "resources: [{version: v1, resource: r}]\n", "resources[0]: openAPI and definition are required"},
 		"bad definition": {head + "resources: [{version: v1, resource: r, openAPI: " + abs(t, "wardle-openapi-v2.json") + ", definition: Nope}]\n",
 			`resources[0]: ` + abs(t, "wardle-openapi-v2.json") + `: OpenAPI document: no OpenAPI definition "Nope"`},
+		// The default CEL output of immutable-gen crd: the API server enforces
+		// it; the plugin refuses it rather than check nothing.
+		"CEL CRD": {head + "resources: [{crd: " + exampleCEL(t) + "}]\n",
+			`resources[0]: ` + exampleCEL(t) + `: CustomResourceDefinition cacheclusters.cache.example.com has no immutability extensions in any served version`},
+		"CEL CRD fix": {head + "resources: [{crd: " + exampleCEL(t) + "}]\n", "for the runtime, give the CRD generated with crd:immutability=extensions"},
+		"definition without extensions": {head + "resources: [{version: v1, resource: r, openAPI: " + abs(t, "wardle-openapi-v2.json") + ", definition: io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta}]\n",
+			`resources[0]: ` + abs(t, "wardle-openapi-v2.json") + `: OpenAPI document: OpenAPI definition io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta has no immutability extensions`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := immutableadmission.ReadConfiguration([]byte(tc.cfg))

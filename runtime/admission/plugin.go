@@ -50,8 +50,9 @@ type Plugin struct {
 var _ admission.ValidationInterface = (*Plugin)(nil)
 
 // New returns a plugin checking opts.Resources. It fails when a resource is
-// misconfigured (see enforce.NewSet) or when there is none: an enabled
-// plugin that enforces nothing would be a silent hole.
+// misconfigured (see enforce.NewSet), when there is none, and with an
+// *enforce.NoExtensionsError on a resource whose Checkers check nothing: an
+// enabled plugin that enforces nothing would be a silent hole.
 func New(opts Options) (*Plugin, error) {
 	set, err := enforce.NewSet(opts.Resources)
 	if err != nil {

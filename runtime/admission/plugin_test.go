@@ -2,6 +2,7 @@ package admission_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/authentication/user"
 
+	"github.com/immutable-gen/immutable-gen/runtime"
 	immutableadmission "github.com/immutable-gen/immutable-gen/runtime/admission"
 	"github.com/immutable-gen/immutable-gen/runtime/enforce"
 )
@@ -232,6 +234,45 @@ func TestNewErrors(t *testing.T) {
 	rs[0].Subresources = []string{"scale"}
 	if _, err := immutableadmission.New(immutableadmission.Options{Resources: rs}); err == nil || !strings.Contains(err.Error(), `ImmutableFields: resources[0] example.com/v1, Resource=widgets: subresource "scale" cannot be checked`) {
 		t.Errorf("scale: %v", err)
+	}
+}
+
+// TestNewNoExtensions: a plugin whose resources check nothing is never
+// built: it would allow every update while it looks enabled.
+func TestNewNoExtensions(t *testing.T) {
+	empty, err := runtime.CompileCRD([]byte(`
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Gadget, plural: gadgets}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {a: {type: string}}}}}}
+`), runtime.CRDOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gadgets := schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "gadgets"}
+	for _, tc := range []struct {
+		name string
+		rs   []enforce.Resource
+	}{
+		{"one resource", []enforce.Resource{{Resource: gadgets, Checker: empty}}},
+		{"beside a checked one", append(widgetResources(t), enforce.Resource{Resource: gadgets, Checker: empty})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := immutableadmission.New(immutableadmission.Options{Resources: tc.rs})
+			var ne *enforce.NoExtensionsError
+			if p != nil || !errors.As(err, &ne) || ne.Resource != gadgets.GroupResource() ||
+				!strings.HasPrefix(err.Error(), "ImmutableFields: resource gadgets.example.com has no Checker that checks anything") ||
+				!strings.Contains(err.Error(), "crd:immutability=extensions") {
+				t.Fatalf("plugin %v, error %v; want a NoExtensionsError", p, err)
+			}
+		})
 	}
 }
 

@@ -11,6 +11,12 @@
 // CheckerFromOpenAPI compile the kube-openapi definitions or OpenAPI
 // document of an aggregated API server. A Set indexes Resources for the
 // lookup on each request; it is read-only once built.
+//
+// None of them builds a check that allows everything: a CRD, definition or
+// resource without immutability extensions — such as the default CEL
+// output of immutable-gen crd, which the API server enforces itself — is
+// refused with a NoExtensionsError, whose one text names
+// crd:immutability=extensions, the output the runtime enforces.
 package enforce
 
 import (
@@ -97,10 +103,18 @@ type key struct {
 
 // NewSet indexes resources. It fails, naming the resource, on an empty
 // version or resource name, a missing Checker, a subresource that cannot be
-// checked, and a resource listed twice.
+// checked, and a resource listed twice; and with a *NoExtensionsError on a
+// resource none of whose versions has a Checker that checks anything
+// (runtime.Checker.Empty): the Set would allow every update of it. One
+// version's Checker may be empty when another version's is not, as FromCRD
+// lists every served version of a CRD.
 func NewSet(resources []Resource) (*Set, error) {
 	s := &Set{checkers: map[key]*runtime.Checker{}}
 	seen := map[schema.GroupVersionResource]bool{}
+	// checks says, per resource in the order of its first version, whether
+	// some version's Checker checks anything.
+	checks := map[schema.GroupResource]bool{}
+	var order []schema.GroupResource
 	var errs []error
 	for i, r := range resources {
 		if err := r.validate(); err != nil {
@@ -112,12 +126,22 @@ func NewSet(resources []Resource) (*Set, error) {
 			continue
 		}
 		seen[r.Resource] = true
+		gr := r.Resource.GroupResource()
+		if _, ok := checks[gr]; !ok {
+			order = append(order, gr)
+		}
+		checks[gr] = checks[gr] || !r.Checker.Empty()
 		r.Subresources = dedupe(r.Subresources)
 		s.checkers[key{r.Resource, ""}] = r.Checker
 		for _, sub := range r.Subresources {
 			s.checkers[key{r.Resource, sub}] = r.Checker
 		}
 		s.resources = append(s.resources, r)
+	}
+	for _, gr := range order {
+		if !checks[gr] {
+			errs = append(errs, &NoExtensionsError{Resource: gr})
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package enforce_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/common"
 	"k8s.io/kube-openapi/pkg/validation/spec"
+	"sigs.k8s.io/yaml"
 
 	"github.com/immutable-gen/immutable-gen/runtime"
 	"github.com/immutable-gen/immutable-gen/runtime/enforce"
@@ -282,6 +284,349 @@ func TestCheckerFromOpenAPI(t *testing.T) {
 			_, err := enforce.CheckerFromOpenAPI([]byte(tc.doc), "A")
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// exampleCRD reads the bundled example's CacheCluster CRD as immutable-gen
+// crd writes it: "bases" (the default CEL output) or "extensions".
+func exampleCRD(t *testing.T, output string) []byte {
+	t.Helper()
+	return read(t, filepath.Join("..", "..", "examples", "config", "crd", output, "cache.example.com_cacheclusters.yaml"))
+}
+
+// TestFromCRDExampleOutputs: of the example's two CRD outputs, the
+// extensions one enforces an engine change and the default CEL one is
+// refused with the fix, never turned into a check that allows the change.
+func TestFromCRDExampleOutputs(t *testing.T) {
+	engine := func(e string) map[string]interface{} { return spec1("engine", e) }
+	for _, tc := range []struct {
+		name, output string
+		want         string // the error's text, or "" for resources
+	}{
+		{name: "extensions output enforces", output: "extensions"},
+		{name: "default CEL output refused", output: "bases", want: "CustomResourceDefinition cacheclusters.cache.example.com has no immutability extensions in any served version " +
+			"(x-kubernetes-immutable, x-kubernetes-immutable-keys, x-immutable-gen-immutable-once, x-immutable-gen-ignore-order, x-immutable-gen-no-modify, x-immutable-gen-no-set, x-immutable-gen-no-unset): " +
+			"a check built from it would allow every update; fix: the default crd output (crd:immutability=cel) is enforced by the API server itself, through the CRD's x-kubernetes-validations rules, and needs no webhook or admission plugin; " +
+			"for the runtime, give the CRD generated with crd:immutability=extensions (immutable-gen crd:immutability=extensions paths=./... output:crd:dir=DIR); " +
+			"a CRD without immutability markers has nothing to enforce: leave it out"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rs, err := enforce.FromCRD(exampleCRD(t, tc.output))
+			if tc.want != "" {
+				if err == nil || err.Error() != tc.want {
+					t.Fatalf("error:\n%v\nwant:\n%s", err, tc.want)
+				}
+				var ne *enforce.NoExtensionsError
+				if !errors.As(err, &ne) || ne.CRD != "cacheclusters.cache.example.com" {
+					t.Errorf("not a NoExtensionsError naming the CRD: %#v", err)
+				}
+				if rs != nil {
+					t.Errorf("resources beside the error: %v", rs)
+				}
+				// docs/enforcement.md quotes the refusal as it is.
+				if doc := read(t, filepath.Join("..", "..", "docs", "enforcement.md")); !strings.Contains(string(doc), "\n"+tc.want+"\n") {
+					t.Error("docs/enforcement.md does not quote the refusal as it is")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rs) != 1 || rs[0].String() != "cache.example.com/v1, Resource=cacheclusters (subresources: status)" {
+				t.Fatalf("resources: %v", rs)
+			}
+			if v := violations(rs[0].Checker, engine("memcached"), engine("redis")); v != "spec.engine: FieldValueInvalid" {
+				t.Errorf("engine change: %q", v)
+			}
+		})
+	}
+}
+
+// TestFromCRDNoExtensions: every CRD of a manifest none of whose served
+// versions has an immutability extension is refused by name, whatever else
+// the manifest holds; the CRDs with them do not make up for it.
+func TestFromCRDNoExtensions(t *testing.T) {
+	widgets := string(read(t, filepath.Join("testdata", "widgets-crd.yaml")))
+	const plain = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Gadget, plural: gadgets}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, properties: {a: {type: string}}}
+`
+	// What immutable-gen crd writes by default: the form lowered to a CEL
+	// transition rule, which the runtime does not read.
+	const cel = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gizmos.example.com}
+spec:
+  group: example.com
+  names: {kind: Gizmo, plural: gizmos}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties: {a: {type: string}}
+            x-kubernetes-validations:
+            - {rule: "has(self.a) == has(oldSelf.a) && (!has(self.a) || self.a == oldSelf.a)", message: field is immutable, fieldPath: .a}
+`
+	// Its extensions are in a version that is not served.
+	const unserved = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: doodads.example.com}
+spec:
+  group: example.com
+  names: {kind: Doodad, plural: doodads}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {a: {type: string}}}}}}
+  - name: v2
+    served: false
+    storage: false
+    schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {a: {type: string, x-kubernetes-immutable: true}}}}}}
+`
+	const v1beta1 = `
+apiVersion: apiextensions.k8s.io/v1beta1
+kind: CustomResourceDefinition
+metadata: {name: thingies.example.com}
+spec:
+  group: example.com
+  version: v1
+  names: {kind: Thingy, plural: thingies}
+  validation: {openAPIV3Schema: {type: object, properties: {spec: {type: object}}}}
+`
+	const noSchema = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: blobs.example.com}
+spec:
+  group: example.com
+  names: {kind: Blob, plural: blobs}
+  versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}]
+`
+	for _, tc := range []struct {
+		name, manifest string
+		refused        []string // the CRDs refused, in manifest order
+	}{
+		{"without immutability", plain, []string{"gadgets.example.com"}},
+		{"CEL rules of immutable-gen crd", cel, []string{"gizmos.example.com"}},
+		{"extensions only in an unserved version", unserved, []string{"doodads.example.com"}},
+		{"v1beta1 without extensions", v1beta1, []string{"thingies.example.com"}},
+		{"schema that keeps everything", noSchema, []string{"blobs.example.com"}},
+		{"beside a CRD with extensions", widgets + "\n---\n" + plain, []string{"gadgets.example.com"}},
+		{"each one named", plain + "\n---\n" + widgets + "\n---\n" + cel, []string{"gadgets.example.com", "gizmos.example.com"}},
+		{"in a List", `{"apiVersion": "v1", "kind": "List", "items": [` + yamlToJSON(t, widgets) + `, ` + yamlToJSON(t, plain) + `]}`, []string{"gadgets.example.com"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rs, err := enforce.FromCRD([]byte(tc.manifest))
+			if err == nil {
+				t.Fatalf("no error; resources %v", rs)
+			}
+			if rs != nil {
+				t.Errorf("resources beside the error: %v", rs)
+			}
+			var got []string
+			for _, e := range unwrapAll(err) {
+				var ne *enforce.NoExtensionsError
+				if !errors.As(e, &ne) {
+					t.Errorf("another error: %v", e)
+					continue
+				}
+				got = append(got, ne.CRD)
+				if !strings.Contains(e.Error(), "crd:immutability=extensions") {
+					t.Errorf("the error does not name crd:immutability=extensions: %v", e)
+				}
+			}
+			if strings.Join(got, ", ") != strings.Join(tc.refused, ", ") {
+				t.Errorf("refused %v, want %v", got, tc.refused)
+			}
+		})
+	}
+}
+
+// TestFromCRDVersionWithoutExtensions: a CRD with the extensions in one
+// served version lists every served version, the one without extensions
+// with a Checker that checks nothing (nothing is immutable there).
+func TestFromCRDVersionWithoutExtensions(t *testing.T) {
+	rs, err := enforce.FromCRD([]byte(`
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: doodads.example.com}
+spec:
+  group: example.com
+  names: {kind: Doodad, plural: doodads}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {a: {type: string, x-kubernetes-immutable: true}}}}}}
+  - name: v1beta1
+    served: true
+    storage: false
+    schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {a: {type: string}}}}}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		version string
+		empty   bool
+	}{{"v1", false}, {"v1beta1", true}} {
+		t.Run(tc.version, func(t *testing.T) {
+			for _, r := range rs {
+				if r.Resource.Version == tc.version {
+					if r.Checker.Empty() != tc.empty {
+						t.Errorf("Empty() = %v, want %v", r.Checker.Empty(), tc.empty)
+					}
+					return
+				}
+			}
+			t.Fatalf("version not listed: %v", rs)
+		})
+	}
+}
+
+// unwrapAll returns the errors errors.Join joined into err, or err.
+func unwrapAll(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+func yamlToJSON(t *testing.T, y string) string {
+	t.Helper()
+	b, err := yaml.YAMLToJSON([]byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestCheckerFromNoExtensions: a definition without immutability
+// extensions is refused by name, from Go definitions and from an OpenAPI
+// document alike.
+func TestCheckerFromNoExtensions(t *testing.T) {
+	plainDefinitions := func(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
+		defs := flunderDefinitions(ref)
+		d := defs["example.com/wardle/v1alpha1.FlunderSpec"]
+		p := d.Schema.Properties["reference"]
+		p.Extensions = nil
+		d.Schema.Properties["reference"] = p
+		defs["example.com/wardle/v1alpha1.FlunderSpec"] = d
+		return defs
+	}
+	for _, tc := range []struct {
+		name  string
+		build func() (*runtime.Checker, error)
+		def   string
+	}{
+		{"definitions", func() (*runtime.Checker, error) {
+			return enforce.CheckerFromDefinitions(plainDefinitions, "example.com/wardle/v1alpha1.Flunder")
+		}, "example.com/wardle/v1alpha1.Flunder"},
+		{"definitions, an unmarked one beside marked ones", func() (*runtime.Checker, error) {
+			withFischer := func(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
+				defs := flunderDefinitions(ref)
+				defs["example.com/wardle/v1alpha1.Fischer"] = common.OpenAPIDefinition{Schema: spec.Schema{SchemaProps: spec.SchemaProps{
+					Type:       []string{"object"},
+					Properties: map[string]spec.Schema{"disallowedFlunders": {SchemaProps: spec.SchemaProps{Type: []string{"array"}}}},
+				}}}
+				return defs
+			}
+			return enforce.CheckerFromDefinitions(withFischer, "example.com/wardle/v1alpha1.Fischer")
+		}, "example.com/wardle/v1alpha1.Fischer"},
+		{"OpenAPI v2 document", func() (*runtime.Checker, error) {
+			return enforce.CheckerFromOpenAPI([]byte(`{"definitions": {"A": {"type": "object", "properties": {"b": {"$ref": "#/definitions/B"}}}, "B": {"type": "string"}}}`), "A")
+		}, "A"},
+		{"OpenAPI v3 document, extensions elsewhere", func() (*runtime.Checker, error) {
+			return enforce.CheckerFromOpenAPI([]byte(`{"components": {"schemas": {"A": {"type": "object"}, "B": {"type": "string", "x-kubernetes-immutable": true}}}}`), "A")
+		}, "A"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := tc.build()
+			var ne *enforce.NoExtensionsError
+			if !errors.As(err, &ne) || ne.Definition != tc.def {
+				t.Fatalf("checker %v, error %v; want a NoExtensionsError naming %s", c, err, tc.def)
+			}
+			if c != nil {
+				t.Error("a Checker beside the error")
+			}
+			for _, want := range []string{"OpenAPI definition " + tc.def + " has no immutability extensions", "immutable-gen openapi", "crd:immutability=extensions"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not contain %q", err, want)
+				}
+			}
+		})
+	}
+}
+
+// TestNewSetNoExtensions: a Set refuses a resource none of whose versions'
+// Checkers checks anything, and accepts an empty Checker for one version
+// of a resource whose other version checks something.
+func TestNewSetNoExtensions(t *testing.T) {
+	c := checker(t)
+	empty, err := runtime.Compile(&spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"object"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	widgetsV2 := schema.GroupVersionResource{Group: "example.com", Version: "v2", Resource: "widgets"}
+	gadgetsV1 := schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "gadgets"}
+	for _, tc := range []struct {
+		name    string
+		r       []enforce.Resource
+		refused []string
+	}{
+		{"one resource, empty", []enforce.Resource{{Resource: widgetsV1, Checker: empty}}, []string{"widgets.example.com"}},
+		{"every version empty", []enforce.Resource{{Resource: widgetsV1, Checker: empty}, {Resource: widgetsV2, Checker: empty}}, []string{"widgets.example.com"}},
+		{"one version empty", []enforce.Resource{{Resource: widgetsV1, Checker: empty}, {Resource: widgetsV2, Checker: c}}, nil},
+		{"another resource empty", []enforce.Resource{{Resource: widgetsV1, Checker: c}, {Resource: gadgetsV1, Checker: empty}}, []string{"gadgets.example.com"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := enforce.NewSet(tc.r)
+			if tc.refused == nil {
+				if err != nil || s.Len() != len(tc.r) {
+					t.Fatalf("set of %d, error %v", s.Len(), err)
+				}
+				return
+			}
+			if s != nil {
+				t.Error("a Set beside the error")
+			}
+			var got []string
+			for _, e := range unwrapAll(err) {
+				var ne *enforce.NoExtensionsError
+				if !errors.As(e, &ne) {
+					t.Fatalf("error %v, want a NoExtensionsError", e)
+				}
+				got = append(got, ne.Resource.String())
+				if !strings.Contains(e.Error(), "crd:immutability=extensions") {
+					t.Errorf("the error does not name crd:immutability=extensions: %v", e)
+				}
+			}
+			if strings.Join(got, ", ") != strings.Join(tc.refused, ", ") {
+				t.Errorf("refused %v, want %v", got, tc.refused)
 			}
 		})
 	}

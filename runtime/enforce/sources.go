@@ -21,8 +21,14 @@ import (
 //
 // The manifest must carry the immutability extensions, as immutable-gen
 // crd:immutability=extensions writes them: an API server drops unknown
-// schema fields, so a CRD read back from a server has none. Errors name the
-// CRD and version.
+// schema fields, so a CRD read back from a server has none. A CRD none of
+// whose served versions carries one — the default CEL output of
+// immutable-gen crd, which the API server enforces itself, or a CRD without
+// immutability markers — is refused with a *NoExtensionsError naming it,
+// never skipped: a check built from it would allow every update. A version
+// without extensions of a CRD whose other served versions have them is
+// listed, its Checker empty: nothing in that version's schema is immutable.
+// Errors name the CRD and version; on an error no Resource is returned.
 func FromCRD(data []byte) ([]Resource, error) {
 	docs, err := manifest.Objects(data)
 	if err != nil {
@@ -42,6 +48,8 @@ func FromCRD(data []byte) ([]Resource, error) {
 			errs = append(errs, fmt.Errorf("CustomResourceDefinition %s: spec.names.plural is empty", c.Metadata.Name))
 			continue
 		}
+		var served []Resource
+		failed, checks := false, false
 		for _, v := range c.AllVersions() {
 			if !v.Served {
 				continue
@@ -49,8 +57,10 @@ func FromCRD(data []byte) ([]Resource, error) {
 			checker, err := runtime.CompileCRD(data, runtime.CRDOptions{Name: c.Metadata.Name, Version: v.Name})
 			if err != nil {
 				errs = append(errs, fmt.Errorf("CustomResourceDefinition %s version %s: %w", c.Metadata.Name, v.Name, err))
+				failed = true
 				continue
 			}
+			checks = checks || !checker.Empty()
 			r := Resource{
 				Resource: schema.GroupVersionResource{Group: c.Spec.Group, Version: v.Name, Resource: c.Spec.Names.Plural},
 				Checker:  checker,
@@ -62,8 +72,13 @@ func FromCRD(data []byte) ([]Resource, error) {
 			if sub != nil && sub.Status != nil {
 				r.Subresources = []string{StatusSubresource}
 			}
-			out = append(out, r)
+			served = append(served, r)
 		}
+		if len(served) > 0 && !checks && !failed {
+			errs = append(errs, &NoExtensionsError{CRD: c.Metadata.Name})
+			continue
+		}
+		out = append(out, served...)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -78,7 +93,9 @@ func FromCRD(data []byte) ([]Resource, error) {
 // e.g. k8s.io/sample-apiserver/pkg/apis/wardle/v1alpha1.Flunder, or its
 // REST-friendly name) out of an openapi-gen GetOpenAPIDefinitions function,
 // as an aggregated API server serves them. Definitions that immutable-gen's
-// openapi output amended carry the immutability extensions.
+// openapi output amended carry the immutability extensions; a definition
+// with none (nor any in the definitions it refers to) is refused with a
+// *NoExtensionsError.
 func CheckerFromDefinitions(get common.GetOpenAPIDefinitions, name string) (*runtime.Checker, error) {
 	if get == nil {
 		return nil, errors.New("no GetOpenAPIDefinitions function")
@@ -90,13 +107,18 @@ func CheckerFromDefinitions(get common.GetOpenAPIDefinitions, name string) (*run
 	if err != nil {
 		return nil, fmt.Errorf("OpenAPI definition %s: %w", name, err)
 	}
+	if c.Empty() {
+		return nil, &NoExtensionsError{Definition: name}
+	}
 	return c, nil
 }
 
 // CheckerFromOpenAPI compiles the schema called name out of an OpenAPI
 // document in JSON or YAML: version 2 (its definitions, as served on
 // /openapi/v2) or version 3 (its components.schemas, as served on
-// /openapi/v3/apis/GROUP/VERSION). $refs resolve within the document.
+// /openapi/v3/apis/GROUP/VERSION). $refs resolve within the document. A
+// schema without immutability extensions is refused with a
+// *NoExtensionsError, as in CheckerFromDefinitions.
 func CheckerFromOpenAPI(document []byte, name string) (*runtime.Checker, error) {
 	var doc struct {
 		Definitions map[string]json.RawMessage `json:"definitions"`
@@ -125,6 +147,9 @@ func CheckerFromOpenAPI(document []byte, name string) (*runtime.Checker, error) 
 	c, err := runtime.CompileDefinitions(defs, name)
 	if err != nil {
 		return nil, fmt.Errorf("OpenAPI document: %w", err)
+	}
+	if c.Empty() {
+		return nil, fmt.Errorf("OpenAPI document: %w", &NoExtensionsError{Definition: name})
 	}
 	return c, nil
 }

@@ -46,7 +46,11 @@ var _ admission.Handler = (*Handler)(nil)
 
 // NewHandler returns a Handler checking resources, e.g. those enforce.FromCRD
 // derives from CRD manifests with the extensions. It fails on a
-// misconfigured resource (see enforce.NewSet) and when there is none.
+// misconfigured resource (see enforce.NewSet), when there is none, and with
+// an *enforce.NoExtensionsError on a resource whose Checkers check nothing:
+// never a handler that allows everything. (enforce.FromCRD already refuses
+// a CRD without the extensions, such as the default CEL output, which the
+// API server enforces itself.)
 func NewHandler(resources []enforce.Resource) (*Handler, error) {
 	set, err := enforce.NewSet(resources)
 	if err != nil {

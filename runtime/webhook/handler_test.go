@@ -3,6 +3,7 @@ package webhook_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,7 +12,9 @@ import (
 	"testing"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/immutable-gen/immutable-gen/runtime"
 	"github.com/immutable-gen/immutable-gen/runtime/enforce"
 	"github.com/immutable-gen/immutable-gen/runtime/webhook"
 )
@@ -243,5 +246,93 @@ func TestHandlerOnce(t *testing.T) {
 	if got, want := causes(t, post(t, srv, review("UPDATE", "", false, unset, set))),
 		`spec.owner: FieldValueForbidden: Forbidden: field "owner" is immutable once set and may not be removed`; got != want {
 		t.Errorf("removed: %s, want %s", got, want)
+	}
+}
+
+// TestNewHandlerExampleOutputs: a webhook built from the example's CRD
+// outputs either enforces (the extensions output denies an engine change)
+// or is never built (the default CEL output is refused, naming the output
+// to generate); never a handler that allows the change.
+func TestNewHandlerExampleOutputs(t *testing.T) {
+	cacheCluster := func(engine string) string {
+		return `{"apiVersion": "cache.example.com/v1", "kind": "CacheCluster", "metadata": {"name": "w", "namespace": "default", "resourceVersion": "7"}, "spec": {"engine": "` + engine + `"}}`
+	}
+	body := strings.NewReplacer(`"group": "example.com"`, `"group": "cache.example.com"`, `"kind": "Widget"`, `"kind": "CacheCluster"`, `"resource": "widgets"`, `"resource": "cacheclusters"`).
+		Replace(review("UPDATE", "", false, cacheCluster("memcached"), cacheCluster("redis")))
+	for _, tc := range []struct {
+		name, output string
+		refused      bool
+	}{
+		{"extensions output denies the change", "extensions", false},
+		{"default CEL output refused", "bases", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join("..", "..", "examples", "config", "crd", tc.output, "cache.example.com_cacheclusters.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := func() (*webhook.Handler, error) {
+				rs, err := enforce.FromCRD(b)
+				if err != nil {
+					return nil, err
+				}
+				return webhook.NewHandler(rs)
+			}()
+			if tc.refused {
+				var ne *enforce.NoExtensionsError
+				if !errors.As(err, &ne) || ne.CRD != "cacheclusters.cache.example.com" || !strings.Contains(err.Error(), "crd:immutability=extensions") {
+					t.Fatalf("handler %v, error %v; want the refusal of the CRD naming crd:immutability=extensions", h, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := post(t, h.Webhook(), body)
+			if r.Allowed || r.Result == nil || r.Result.Code != 422 || r.Result.Details == nil || len(r.Result.Details.Causes) != 1 ||
+				r.Result.Details.Causes[0].Field != "spec.engine" {
+				t.Fatalf("engine change: %+v", r)
+			}
+		})
+	}
+}
+
+// gadgetsCRD is a CRD without immutability extensions.
+var gadgetsCRD = []byte(`
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Gadget, plural: gadgets}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {a: {type: string}}}}}}
+`)
+
+// TestNewHandlerNoExtensions: resources whose Checkers check nothing are
+// refused, whoever built them.
+func TestNewHandlerNoExtensions(t *testing.T) {
+	empty, err := runtime.CompileCRD(gadgetsCRD, runtime.CRDOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	widgets := schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}
+	for _, tc := range []struct {
+		name string
+		rs   []enforce.Resource
+	}{
+		{"one resource", []enforce.Resource{{Resource: widgets, Subresources: []string{"status"}, Checker: empty}}},
+		{"beside a checked one", append(widgetResources(t), enforce.Resource{Resource: schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "gadgets"}, Checker: empty})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, err := webhook.NewHandler(tc.rs)
+			var ne *enforce.NoExtensionsError
+			if h != nil || !errors.As(err, &ne) || !strings.Contains(err.Error(), "crd:immutability=extensions") {
+				t.Fatalf("handler %v, error %v; want a NoExtensionsError", h, err)
+			}
+		})
 	}
 }
