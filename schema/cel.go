@@ -575,9 +575,26 @@ func (l *lowering) atomicItems(n *Node) {
 		l.addRule(n, n.Items, n, expr{
 			text:   fmt.Sprintf("self.all(%s, %s, %s >= oldSelf.size() || %s)", i, x, i, paren(c.text)),
 			twoVar: true,
-		}, map[string]any{"message": "items are immutable where marked: an item at an existing index may not change"})
+		}, map[string]any{"message": itemsMessage(n.Items)})
 	}
 	l.cover(n.Items)
+}
+
+// itemsMessage is the message of the one rule enforcing every marker in
+// the items of an atomic list: their +immutable:message when they all
+// have the same one, else the atomic-items lowering's own.
+func itemsMessage(items *Node) string {
+	msg := ""
+	for i, o := range constraintOrigins(items) {
+		if o.Message == "" || i > 0 && o.Message != msg {
+			return form.AtomicItemsMessage
+		}
+		msg = o.Message
+	}
+	if msg == "" {
+		return form.AtomicItemsMessage
+	}
+	return msg
 }
 
 // vars returns comprehension variable names unique at depth.

@@ -59,12 +59,18 @@ const (
 	NoKeyAdded
 	// SameSize: `self.size() == oldSelf.size()`.
 	SameSize
+	// ItemsEqual: `self.all(i, x, i >= oldSelf.size() || x == oldSelf[i])`:
+	// the items of an atomic list at every index both lists have are
+	// equal (the generator's lowering of +immutable on the items, where
+	// oldSelf is refused under them); appending and truncating are free.
+	ItemsEqual
 )
 
 var kindNames = map[Kind]string{
 	Equal: "equal", NoModify: "no-modify", SamePresence: "same-presence", NoRemoval: "no-removal",
 	NoAddition: "no-addition", SameKeys: "same-keys", KeysInOrder: "keys-in-order",
 	NoKeyRemoved: "no-key-removed", NoKeyAdded: "no-key-added", SameSize: "same-size",
+	ItemsEqual: "items-equal",
 }
 
 func (k Kind) String() string {
@@ -243,6 +249,9 @@ func atom(e ast.Expr) ([]Atom, bool) {
 		return nil, false
 	}
 	if a, ok := allIn(e); ok {
+		return []Atom{a}, true
+	}
+	if a, ok := itemsEqual(e); ok {
 		return []Atom{a}, true
 	}
 	ds := flatten(e, operators.LogicalOr)
@@ -513,6 +522,52 @@ func allIn(e ast.Expr) (Atom, bool) {
 	return Atom{}, false
 }
 
+// itemsEqual matches `self.p.all(i, x, i >= oldSelf.p.size() || x ==
+// oldSelf.p[i])` (the operands of || and == in either order).
+func itemsEqual(e ast.Expr) (Atom, bool) {
+	c, ok := callOf(e, "all", 3)
+	if !ok || !c.IsMemberFunction() {
+		return Atom{}, false
+	}
+	outer, ok := path(c.Target())
+	i, oki := ident(c.Args()[0])
+	x, okx := ident(c.Args()[1])
+	if !ok || !oki || !okx || outer.root != "self" {
+		return Atom{}, false
+	}
+	ds := flatten(c.Args()[2], operators.LogicalOr)
+	if len(ds) != 2 {
+		return Atom{}, false
+	}
+	beyond := func(d ast.Expr) bool {
+		l, r, ok := call2(d, operators.GreaterEquals)
+		if !ok || !isIdent(l, i) {
+			return false
+		}
+		s, ok := sizeOf(r)
+		return ok && s.root == "oldSelf" && slices.Equal(s.path, outer.path)
+	}
+	same := func(d ast.Expr) bool {
+		l, r, ok := call2(d, operators.Equals)
+		if !ok {
+			return false
+		}
+		if !isIdent(l, x) {
+			l, r = r, l
+		}
+		list, idx, ok := call2(r, operators.Index)
+		if !ok || !isIdent(l, x) || !isIdent(idx, i) {
+			return false
+		}
+		old, ok := path(list)
+		return ok && old.root == "oldSelf" && slices.Equal(old.path, outer.path)
+	}
+	if beyond(ds[0]) && same(ds[1]) || beyond(ds[1]) && same(ds[0]) {
+		return Atom{Kind: ItemsEqual, Path: outer.path}, true
+	}
+	return Atom{}, false
+}
+
 // sel is a field path below self or oldSelf.
 type sel struct {
 	root string
@@ -585,8 +640,29 @@ type keysOf struct {
 	keys []string
 }
 
-// mapKeys matches self.p.map(i, i.k).
+// mapKeys matches self.p.map(i, i.k), and the same guarded by has() on
+// each step of p below the rule's node, absence read as no keys, as the
+// generator writes it for a list map deeper in a value compared in order:
+// `has(self.a) ? (has(self.a.l) ? self.a.l.map(i, i.k) : []) : []`.
 func mapKeys(e ast.Expr) (keysOf, bool) {
+	return guardedMapKeys(e, 0)
+}
+
+// guardedMapKeys is mapKeys with the first depth steps of the path already
+// guarded.
+func guardedMapKeys(e ast.Expr, depth int) (keysOf, bool) {
+	if c, ok := callOf(e, operators.Conditional, 3); ok && !c.IsMemberFunction() {
+		a := c.Args()
+		g, ok := hasPath(a[0])
+		if !ok || len(g.path) != depth+1 || a[2].Kind() != ast.ListKind || len(a[2].AsList().Elements()) != 0 {
+			return keysOf{}, false
+		}
+		k, ok := guardedMapKeys(a[1], depth+1)
+		if !ok || k.root != g.root || len(k.path) < len(g.path) || !slices.Equal(k.path[:len(g.path)], g.path) {
+			return keysOf{}, false
+		}
+		return k, true
+	}
 	c, ok := callOf(e, "map", 2)
 	if !ok || !c.IsMemberFunction() {
 		return keysOf{}, false

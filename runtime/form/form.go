@@ -367,6 +367,11 @@ type Lowering struct {
 	Reason string `json:"reason"`
 }
 
+// AtomicItemsMessage is the message of the one rule that enforces the forms
+// in the items of an atomic list, unless they all have the same
+// +immutable:message.
+const AtomicItemsMessage = "items are immutable where marked: an item at an existing index may not change"
+
 // Lowerings are the CEL shapes of every form, from the oldest Kubernetes
 // they need to the newest.
 func Lowerings() []Lowering {
