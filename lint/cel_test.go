@@ -298,11 +298,11 @@ func TestSetOnceIntent(t *testing.T) {
 		want    diag.ID // "" clean
 		fix     string
 	}{
-		{message: "name cannot be changed once set", want: IDPresence, fix: "`!has(oldSelf.name) || has(self.name)` to the x-kubernetes-validations of spec (immutable-gen: +immutable=once)"},
-		{message: "name is immutable once set", want: IDPresence, fix: "+immutable=once"},
-		{message: "Value is immutable once it is set", want: IDPresence, fix: "+immutable=once"},
-		{message: "may be set once", want: IDPresence, fix: "+immutable=once"},
-		{message: "cannot change after it is set", want: IDPresence, fix: "+immutable=once"},
+		{message: "name cannot be changed once set", want: IDPresence, fix: "add the rule `!has(oldSelf.name) || has(self.name)` to the x-kubernetes-validations of spec (name may then be set after creation, never removed"},
+		{message: "name is immutable once set", want: IDPresence, fix: "name may then be set after creation, never removed"},
+		{message: "Value is immutable once it is set", want: IDPresence, fix: "name may then be set after creation, never removed"},
+		{message: "may be set once", want: IDPresence, fix: "name may then be set after creation, never removed"},
+		{message: "cannot change after it is set", want: IDPresence, fix: "name may then be set after creation, never removed"},
 		{message: "name is immutable", want: IDPresence, fix: "`has(self.name) == has(oldSelf.name)`"},
 		{message: "name is immutable once set", rules: []string{"!has(oldSelf.name) || has(self.name)"}},
 		{message: "name is immutable once set", rules: []string{"has(self.name) || !has(oldSelf.name)"}},
