@@ -185,8 +185,11 @@ func (c *crdLint) presence(a *celAnalysis, n *schema.Node, guard rule) bool {
 	fix := placement.PresenceFix(n, once, placement.Manifest)
 	const why = "it is optional, and a transition rule runs only where the field exists in the old and the new object"
 	switch {
-	case !removable && addable && once:
-		return false // a complete set-once pair, as its message asks
+	case !removable && addable && (once || placement.DroppedOnCreate(n)):
+		// A complete set-once pair, as its message asks; at status the only
+		// pair that works: the server drops status on create, and its
+		// first write adds it (placement.PresenceFix).
+		return false
 	case !removable && !addable:
 		return true
 	case removable && whileSet.MatchString(guard.message):
