@@ -33,9 +33,6 @@ const agreeAPI = "testdata/apis/agree/v1"
 // declaration whose marker is judged and what the rules say of it; a
 // declaration not listed must have no placement finding.
 func TestOutputsAgree(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs three generators and the API server's CRD validation")
-	}
 	cases := []struct {
 		name string
 		decl string  // the field (Type.Field) or type the marker is on

@@ -27,9 +27,6 @@ const presenceAPI = "testdata/apis/presence/v1"
 // `has(self.status) == has(oldSelf.status)` at status) are checked to break
 // a create or the first status write.
 func TestPresenceFixes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the crd generator, lint and the API server's strategy")
-	}
 	diags, files := generate(t, crdgen.Generator{}, presenceAPI)
 	crds := map[string]map[string]any{}
 	for _, kind := range []string{"opens", "closeds", "kepts"} {
