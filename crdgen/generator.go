@@ -120,7 +120,7 @@ func (g Generator) Help() *ctmarkers.DefinitionHelp {
 	h := crd.Generator{}.Help()
 	h.Summary = "generates CustomResourceDefinition objects, with +immutable markers compiled in."
 	h.FieldHelp["KubeVersion"] = ctmarkers.DetailedHelp{
-		Summary: "is the oldest Kubernetes version (1.N) the CRDs must work on; with immutability=cel, rules that need a newer API server are an error.",
+		Summary: "is the oldest Kubernetes version (1.N) the CRDs must work on: a marker whose CEL rule needs a newer API server is an error there, with the reason; without it, a CRD whose rules need more than " + baselineFloor + " gets a note.",
 	}
 	h.FieldHelp["Immutability"] = ctmarkers.DetailedHelp{
 		Summary: "selects how +immutable markers are written: cel (default) or extensions.",
