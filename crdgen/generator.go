@@ -459,7 +459,7 @@ func (g Generator) kubeFloor(crd string, models map[string]*schema.Node) diag.Li
 		models[v].Walk(func(n *schema.Node) {
 			for _, e := range n.Emitted {
 				for _, o := range e.Origins {
-					needs = append(needs, at{n, v, e.Needs, o})
+					needs = append(needs, at{named(n, o), v, e.Needs, o})
 				}
 			}
 		})
@@ -507,6 +507,22 @@ func (g Generator) kubeFloor(crd string, models map[string]*schema.Node) diag.Li
 		Message:  fmt.Sprintf("the CRD's CEL rules need Kubernetes %s or later, for this marker first: %s", top.need.Version, top.need.Reason),
 		Fix:      fmt.Sprintf("nothing to do if every cluster runs Kubernetes %s or later; else set crd:kubeVersion to the oldest, which makes every marker that needs more an error with its fix", top.need.Version),
 	}}
+}
+
+// named is the node at or below n (where a rule sits) that the marker o
+// names, for the path of a finding about o: a presence rule sits on the
+// parent, an atomic list's rule on the list. n when none is found.
+func named(n *schema.Node, o schema.Origin) *schema.Node {
+	var found *schema.Node
+	n.Walk(func(c *schema.Node) {
+		if found == nil && slices.ContainsFunc(c.Origins, func(x schema.Origin) bool { return x.Pos == o.Pos && x.Marker() == o.Marker() }) {
+			found = c
+		}
+	})
+	if found == nil {
+		return n
+	}
+	return found
 }
 
 // versionLess compares Kubernetes versions ("1.N", "v1.N.P"); an
