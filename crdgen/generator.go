@@ -120,7 +120,7 @@ func (g Generator) Help() *ctmarkers.DefinitionHelp {
 	h := crd.Generator{}.Help()
 	h.Summary = "generates CustomResourceDefinition objects, with +immutable markers compiled in."
 	h.FieldHelp["KubeVersion"] = ctmarkers.DetailedHelp{
-		Summary: "is the oldest Kubernetes version (1.N) the CRDs must work on; with immutability=cel, rules that need a newer API server are an error.",
+		Summary: "is the oldest Kubernetes version (1.N) the CRDs must work on: a marker whose CEL rule needs a newer API server is an error there, with the reason; without it, a CRD whose rules need more than " + baselineFloor + " gets a note.",
 	}
 	h.FieldHelp["Immutability"] = ctmarkers.DetailedHelp{
 		Summary: "selects how +immutable markers are written: cel (default) or extensions.",
@@ -273,6 +273,7 @@ func (g Generator) process(f crdmodel.File, mode string, c *cache.Cache) ([]byte
 			diags = append(diags, g.lowerCEL(f.CRD.Name, name, models[name])...)
 		}
 	}
+	diags = append(diags, g.kubeFloor(f.CRD.Name, models)...)
 	if misplaced {
 		// Nothing is written, and the API server would only repeat the
 		// placement errors in its words (a rule on metadata, say).
@@ -353,6 +354,9 @@ const (
 	IDBlindSpot diag.ID = "IG032"
 	// IDKubeVersion: CEL rules that need a newer Kubernetes than kubeVersion.
 	IDKubeVersion diag.ID = "IG033"
+	// IDKubeFloor: without kubeVersion, the Kubernetes version a CRD's
+	// rules need, when it is more than every CRD's rules need.
+	IDKubeFloor diag.ID = "IG035"
 )
 
 // Checks describes the crd generator's own findings.
@@ -360,7 +364,8 @@ func Checks() []diag.Check {
 	return []diag.Check{
 		{ID: IDInexpressible, Severity: diag.Error, Title: "a marker the CEL lowering cannot enforce exactly (nothing weaker is emitted)"},
 		{ID: IDBlindSpot, Severity: diag.Warning, Title: "a marker lowered to CEL with one blind spot (free-form content)"},
-		{ID: IDKubeVersion, Severity: diag.Error, Title: "CEL rules that need a newer Kubernetes than crd:kubeVersion"},
+		{ID: IDKubeVersion, Severity: diag.Error, Title: "a marker whose CEL rule needs a newer Kubernetes than crd:kubeVersion (at the marker, with the reason)"},
+		{ID: IDKubeFloor, Severity: diag.Note, Title: "without crd:kubeVersion, a CRD whose CEL rules need a newer Kubernetes than " + baselineFloor + " (once per CRD, at the first marker that needs it)"},
 		{ID: IDOtherKinds, Severity: diag.Note, Title: "a marker that reaches kinds declared in another package than its own (a shared type)"},
 	}
 }
@@ -428,29 +433,96 @@ func (g Generator) celReport(crd, version string, model *schema.Node, res schema
 			Fix:      x.Fix,
 		})
 	}
-	if g.KubeVersion != "" && versionLess(g.KubeVersion, res.MinKubeVersion()) {
-		var first *schema.Emitted
-		model.Walk(func(n *schema.Node) {
-			for i := range n.Emitted {
-				if first == nil && n.Emitted[i].TwoVariableComprehension {
-					first = &n.Emitted[i]
+	return out
+}
+
+// baselineFloor is the Kubernetes version every CRD with immutability
+// rules needs (the rules' fieldPath and reason), documented once
+// (docs/guide.md): the default note is only for a CRD whose rules need more.
+const baselineFloor = "1.28"
+
+// kubeFloor reports the Kubernetes version the CRD's rules need, at the
+// markers that need it, with the reason (docs/semantics.md, "The
+// Kubernetes floor"). Under crd:kubeVersion, every marker whose rule needs
+// a newer version is an error, once per marker and need; without it, one
+// note per CRD at the first marker of the rules that need the most, when
+// that is more than the baseline.
+func (g Generator) kubeFloor(crd string, models map[string]*schema.Node) diag.List {
+	type at struct {
+		node    *schema.Node
+		version string
+		need    schema.KubeNeed
+		origin  schema.Origin
+	}
+	var needs []at
+	for _, v := range slices.Sorted(maps.Keys(models)) {
+		models[v].Walk(func(n *schema.Node) {
+			for _, e := range n.Emitted {
+				for _, o := range e.Origins {
+					needs = append(needs, at{named(n, o), v, e.Needs, o})
 				}
 			}
 		})
-		d := diag.Diagnostic{
-			ID:       IDKubeVersion,
-			Severity: diag.Error,
-			CRD:      crd,
-			Version:  version,
-			Message:  fmt.Sprintf("the CEL rules need Kubernetes %s or later (two-variable comprehensions, for atomic lists and the order of list maps), but crd:kubeVersion=%s", res.MinKubeVersion(), g.KubeVersion),
-			Fix:      "raise kubeVersion, make the lists +listType=map, or " + schema.FixExtensionsMode,
-		}
-		if first != nil && len(first.Origins) > 0 {
-			d.Pos = first.Origins[0].Pos
-		}
-		out = append(out, d)
 	}
-	return out
+	var out diag.List
+	if g.KubeVersion != "" {
+		seen := map[string]bool{}
+		for _, x := range needs {
+			key := x.origin.Pos.String() + x.origin.Marker() + x.need.Reason
+			if !versionLess(g.KubeVersion, x.need.Version) || seen[key] {
+				continue
+			}
+			seen[key] = true
+			out = append(out, diag.Diagnostic{
+				ID:       IDKubeVersion,
+				Pos:      x.origin.Pos,
+				Severity: diag.Error,
+				Marker:   x.origin.Marker(),
+				CRD:      crd,
+				Version:  x.version,
+				Path:     x.node.Path(),
+				Message:  fmt.Sprintf("its CEL rule needs Kubernetes %s or later, but crd:kubeVersion=%s: %s", x.need.Version, g.KubeVersion, x.need.Reason),
+				Fix:      x.need.Fix,
+			})
+		}
+		return out
+	}
+	var top *at
+	for i := range needs {
+		if top == nil || needs[i].need.Newer(top.need) {
+			top = &needs[i]
+		}
+	}
+	if top == nil || !versionLess(baselineFloor, top.need.Version) {
+		return nil
+	}
+	return diag.List{{
+		ID:       IDKubeFloor,
+		Pos:      top.origin.Pos,
+		Severity: diag.Note,
+		Marker:   top.origin.Marker(),
+		CRD:      crd,
+		Version:  top.version,
+		Path:     top.node.Path(),
+		Message:  fmt.Sprintf("the CRD's CEL rules need Kubernetes %s or later, for this marker first: %s", top.need.Version, top.need.Reason),
+		Fix:      fmt.Sprintf("nothing to do if every cluster runs Kubernetes %s or later; else set crd:kubeVersion to the oldest, which makes every marker that needs more an error with its fix", top.need.Version),
+	}}
+}
+
+// named is the node at or below n (where a rule sits) that the marker o
+// names, for the path of a finding about o: a presence rule sits on the
+// parent, an atomic list's rule on the list. n when none is found.
+func named(n *schema.Node, o schema.Origin) *schema.Node {
+	var found *schema.Node
+	n.Walk(func(c *schema.Node) {
+		if found == nil && slices.ContainsFunc(c.Origins, func(x schema.Origin) bool { return x.Pos == o.Pos && x.Marker() == o.Marker() }) {
+			found = c
+		}
+	})
+	if found == nil {
+		return n
+	}
+	return found
 }
 
 // versionLess compares Kubernetes versions ("1.N", "v1.N.P"); an

@@ -11,6 +11,7 @@ import (
 	apiservercel "k8s.io/apiserver/pkg/cel"
 
 	"github.com/immutable-gen/immutable-gen/crdvalidation"
+	"github.com/immutable-gen/immutable-gen/placement"
 	"github.com/immutable-gen/immutable-gen/runtime/extension"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
@@ -177,21 +178,18 @@ func (c *crdLint) presence(a *celAnalysis, n *schema.Node, guard rule) bool {
 	removable := !a.blocked(n, true, false)
 	addable := !a.blocked(n, false, true)
 	parent := n.Parent
-	sel, ok := apiservercel.Escape(n.Name)
-	fix := fmt.Sprintf("add the rule `has(self.%s) == has(oldSelf.%s)` to the x-kubernetes-validations of %s, or make %s required", sel, sel, parent.Path(), n.Name)
+	sel, _ := apiservercel.Escape(n.Name)
+	// The rule's message may ask for set-once: the strict presence rule
+	// would refuse the controller or user that sets the field later.
 	once := setOnce(guard)
-	switch {
-	case !ok:
-		fix = fmt.Sprintf("make %s required in %s", n.Name, parent.Path())
-	case once:
-		// The rule's message asks for set-once: the strict presence rule
-		// would refuse the controller or user that sets the field later.
-		fix = fmt.Sprintf("the rule's message says it may be set once: add the rule `!has(oldSelf.%s) || has(self.%s)` to the x-kubernetes-validations of %s (immutable-gen: +immutable=once), so that it can be set later but never removed", sel, sel, parent.Path())
-	}
+	fix := placement.PresenceFix(n, once, placement.Manifest)
 	const why = "it is optional, and a transition rule runs only where the field exists in the old and the new object"
 	switch {
-	case !removable && addable && once:
-		return false // a complete set-once pair, as its message asks
+	case !removable && addable && (once || placement.DroppedOnCreate(n)):
+		// A complete set-once pair, as its message asks; at status the only
+		// pair that works: the server drops status on create, and its
+		// first write adds it (placement.PresenceFix).
+		return false
 	case !removable && !addable:
 		return true
 	case removable && whileSet.MatchString(guard.message):

@@ -298,11 +298,11 @@ func TestSetOnceIntent(t *testing.T) {
 		want    diag.ID // "" clean
 		fix     string
 	}{
-		{message: "name cannot be changed once set", want: IDPresence, fix: "`!has(oldSelf.name) || has(self.name)` to the x-kubernetes-validations of spec (immutable-gen: +immutable=once)"},
-		{message: "name is immutable once set", want: IDPresence, fix: "+immutable=once"},
-		{message: "Value is immutable once it is set", want: IDPresence, fix: "+immutable=once"},
-		{message: "may be set once", want: IDPresence, fix: "+immutable=once"},
-		{message: "cannot change after it is set", want: IDPresence, fix: "+immutable=once"},
+		{message: "name cannot be changed once set", want: IDPresence, fix: "add the rule `!has(oldSelf.name) || has(self.name)` to the x-kubernetes-validations of spec (name may then be set after creation, never removed"},
+		{message: "name is immutable once set", want: IDPresence, fix: "name may then be set after creation, never removed"},
+		{message: "Value is immutable once it is set", want: IDPresence, fix: "name may then be set after creation, never removed"},
+		{message: "may be set once", want: IDPresence, fix: "name may then be set after creation, never removed"},
+		{message: "cannot change after it is set", want: IDPresence, fix: "name may then be set after creation, never removed"},
 		{message: "name is immutable", want: IDPresence, fix: "`has(self.name) == has(oldSelf.name)`"},
 		{message: "name is immutable once set", rules: []string{"!has(oldSelf.name) || has(self.name)"}},
 		{message: "name is immutable once set", rules: []string{"has(self.name) || !has(oldSelf.name)"}},
@@ -445,6 +445,60 @@ func TestCorrelatedConditions(t *testing.T) {
 			got := findings(t, crdWith(props, tc.rules))
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestStatusPresenceFix: at status, which the status subresource drops on
+// create, the only fix is keeping it once set (placement.PresenceFix):
+// never `required` nor the strict presence rule; and the set-once pair is
+// clean there, as nothing else works.
+func TestStatusPresenceFix(t *testing.T) {
+	manifest := func(statusRule string, rootRules ...string) string {
+		var rules []string
+		for _, r := range rootRules {
+			rules = append(rules, fmt.Sprintf(`{"rule": %q}`, r))
+		}
+		return fmt.Sprintf(`{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+ "metadata": {"name": "widgets.example.com"},
+ "spec": {"group": "example.com", "scope": "Namespaced",
+  "names": {"kind": "Widget", "listKind": "WidgetList", "plural": "widgets", "singular": "widget"},
+  "versions": [{"name": "v1", "served": true, "storage": true, "subresources": {"status": {}}, "schema": {"openAPIV3Schema": {"type": "object", "required": ["spec"], "x-kubernetes-validations": [%s], "properties": {
+   "spec": {"type": "object"},
+   "status": {"type": "object", "x-kubernetes-validations": [{"rule": %q}], "properties": {"id": {"type": "string", "maxLength": 8}}}}}}}]}}`,
+			strings.Join(rules, ", "), statusRule)
+	}
+	for _, tc := range []struct {
+		name     string
+		manifest string
+		want     []string // "ID path"
+		fix      string   // in the fix of every finding
+	}{
+		{"immutable status, nothing keeps it", manifest("self == oldSelf"), []string{"IG010 status"}, "add the rule `!has(oldSelf.status) || has(self.status)` to the x-kubernetes-validations of the root schema"},
+		{"a rule under status, nothing keeps it", manifest("self.id == oldSelf.id"), []string{"IG013 status"}, "add the rule `!has(oldSelf.status) || has(self.status)` to the x-kubernetes-validations of the root schema"},
+		{"immutable status kept once set", manifest("self == oldSelf", "!has(oldSelf.status) || has(self.status)"), nil, ""},
+		{"a rule under status, status kept once set", manifest("self.id == oldSelf.id", "!has(oldSelf.status) || has(self.status)"), nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Manifest("crd.json", []byte(tc.manifest))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range res.Findings {
+				got = append(got, string(f.ID)+" "+f.Path)
+				if !strings.Contains(f.Fix, tc.fix) {
+					t.Errorf("%s: fix %q, want it to hold %q", f.ID, f.Fix, tc.fix)
+				}
+				for _, not := range []string{"or make status required", "add the rule `has(self.status) == has(oldSelf.status)`"} {
+					if strings.Contains(f.Fix, not) {
+						t.Errorf("%s: the fix offers %q: %s", f.ID, not, f.Fix)
+					}
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("findings %v, want %v", got, tc.want)
 			}
 		})
 	}

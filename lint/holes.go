@@ -11,6 +11,7 @@ import (
 	apiservercel "k8s.io/apiserver/pkg/cel"
 
 	"github.com/immutable-gen/immutable-gen/crdvalidation"
+	"github.com/immutable-gen/immutable-gen/placement"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
@@ -220,7 +221,7 @@ func (h *holes) report(c *crdLint) {
 		for _, r := range append(slicesClone(k.below), k.on...) {
 			once = once || setOnce(r.r)
 		}
-		fix := presenceFix(p, once)
+		fix := placement.PresenceFix(p, once, placement.Manifest)
 		how := "removed and added back with any value"
 		if !k.addable {
 			how = "removed, and what it holds with it"
@@ -358,24 +359,4 @@ func describeRules(rules []ruleAt) string {
 		what = fmt.Sprintf("%d transition rules: ", len(rules))
 	}
 	return what + strings.Join(parts, ", ")
-}
-
-// presenceFix is the fix of a property p whose presence nothing keeps: a
-// presence rule on its parent (set-once when the rules' messages say so),
-// or making it required.
-func presenceFix(p *schema.Node, once bool) string {
-	parent := p.Parent.Path()
-	if p.Parent.Parent == nil {
-		parent = "the root schema"
-	}
-	sel, ok := apiservercel.Escape(p.Name)
-	if !ok {
-		return fmt.Sprintf("make %s required in %s", p.Name, parent)
-	}
-	strict := fmt.Sprintf("has(self.%s) == has(oldSelf.%s)", sel, sel)
-	lax := fmt.Sprintf("!has(oldSelf.%s) || has(self.%s)", sel, sel)
-	if once {
-		return fmt.Sprintf("add the rule `%s` to the x-kubernetes-validations of %s (%s may then be set after creation, never removed; `%s` if only at creation), or make %s required", lax, parent, p.Name, strict, p.Name)
-	}
-	return fmt.Sprintf("add the rule `%s` to the x-kubernetes-validations of %s (`%s` if %s may be set after creation), or make %s required", strict, parent, lax, p.Name, p.Name)
 }

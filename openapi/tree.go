@@ -107,6 +107,11 @@ type treeBuilder struct {
 	// or no marker is reachable from it. Its own properties are what the
 	// rules need of it (the keys of a list map it is the items of).
 	shallow bool
+	// whole counts the nodes above the current one whose marker judges
+	// their whole subtree (+immutable:ignoreOrder needs a list map at any
+	// depth below it): there, a struct that reaches no marker is inlined
+	// all the same, so the tree holds what the CRD's schema holds.
+	whole int
 }
 
 // tree builds the model of the definition d.
@@ -116,6 +121,9 @@ func (a *analyzer) tree(d *definition) (*objectTree, error) {
 		return b.tree, nil // nothing to patch or judge
 	}
 	n := b.node("", site{def: d}, slices.Clip(a.typeOrigins(d.named.Obj())))
+	if judgesSubtree(n.origins) {
+		b.whole++
+	}
 	raw := map[string]any{"type": "object", treeNodeKey: n}
 	b.properties(raw, "", d.named)
 	root, err := schema.BuildWith(raw, takeTreeNode)
@@ -143,7 +151,7 @@ func (b *treeBuilder) properties(raw map[string]any, pointer string, named *type
 	}
 	b.inlining[named]++
 	shallow := b.shallow
-	b.shallow = shallow || b.inlining[named] > 1 || !b.a.marked(named)
+	b.shallow = shallow || b.inlining[named] > 1 || (!b.a.marked(named) && b.whole == 0)
 	defer func() { b.inlining[named]--; b.shallow = shallow }()
 
 	def := b.a.defs[named.Obj()]
@@ -168,6 +176,10 @@ func (b *treeBuilder) properties(raw map[string]any, pointer string, named *type
 func (b *treeBuilder) value(pointer string, at site, t types.Type, fieldOrigins []schema.Origin, comments []string, asString bool) map[string]any {
 	typeOrigins, base := b.a.resolve(t)
 	origins := append(slices.Clip(fieldOrigins), typeOrigins...)
+	if judgesSubtree(origins) || judgesSubtree(b.a.structOrigins(base)) {
+		b.whole++
+		defer func() { b.whole-- }()
+	}
 	n := b.node(pointer, at, nil)
 	raw := map[string]any{treeNodeKey: n}
 	simple := simpleType(base)
@@ -206,6 +218,25 @@ func (b *treeBuilder) value(pointer string, at site, t types.Type, fieldOrigins 
 	n.origins = append(origins, n.structOrigins...)
 	b.tree.marked = b.tree.marked || len(n.origins) > 0
 	return raw
+}
+
+// judgesSubtree reports whether a marker's placement depends on the whole
+// subtree below it: +immutable:ignoreOrder needs a list map there, at any
+// depth (placement's RuleIgnoreOrder).
+func judgesSubtree(origins []schema.Origin) bool {
+	return slices.ContainsFunc(origins, func(o schema.Origin) bool { return o.IgnoreOrder })
+}
+
+// structOrigins are the type markers of the struct type t, if it is one.
+func (a *analyzer) structOrigins(t types.Type) []schema.Origin {
+	named, ok := t.(*types.Named)
+	if !ok {
+		return nil
+	}
+	if _, ok := named.Underlying().(*types.Struct); !ok {
+		return nil
+	}
+	return a.typeOrigins(named.Obj())
 }
 
 // list fills raw, the schema of a list of type t with items of type elem,

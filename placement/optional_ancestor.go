@@ -18,8 +18,11 @@ const IDOptionalAncestor diag.ID = "IG013"
 // fields may be removed and set again with them, so removing spec and
 // adding it back changes every immutable field below it; most authors do
 // not mean that for spec. One warning per such property and version, at
-// its first marker, naming the marked paths; the fix is +required on the
-// field (or a default).
+// its first marker, naming the marked paths; the fix is PresenceFix's
+// (+required or +k8s:update=NoSet/NoUnset; at status +k8s:update=NoUnset).
+// Nothing is reported once the hole is closed: the property is required or
+// has a default, a +k8s:update=NoSet or =NoUnset on it keeps it from being
+// added back or removed, or a rule on the root compares its presence.
 //
 // Markers are left alone where their field can change another way that
 // the KEP allows: under a deeper optional object, a list item or a map
@@ -30,6 +33,9 @@ func OptionalAncestors(crd, version string, root *schema.Node) diag.List {
 		top   *schema.Node
 		first *schema.Node
 		paths []string
+		// once: every marker below may be set after creation (=once,
+		// +k8s:update without NoSet).
+		once bool
 	}
 	var groups []*group
 	byTop := map[*schema.Node]*group{}
@@ -41,13 +47,18 @@ func OptionalAncestors(crd, version string, root *schema.Node) diag.List {
 		if top == nil || top.Edge != schema.Property || top.AlwaysPresent() || presenceKept(root, top.Name) {
 			return
 		}
+		if noAdd, noRemove := top.Presence(); noAdd || noRemove {
+			return // it cannot be removed, or not added back
+		}
 		g := byTop[top]
 		if g == nil {
-			g = &group{top: top, first: n}
+			g = &group{top: top, first: n, once: true}
 			byTop[top] = g
 			groups = append(groups, g)
 		}
 		g.paths = append(g.paths, n.Path())
+		noAdd, _ := n.Presence()
+		g.once = g.once && !noAdd
 	})
 	var out diag.List
 	for _, g := range groups {
@@ -68,7 +79,7 @@ func OptionalAncestors(crd, version string, root *schema.Node) diag.List {
 			Path:     g.first.Path(),
 			Message: fmt.Sprintf("%s is optional: removing %s and adding it back changes the immutable fields under it (%s%s); an optional parent may come and go with its immutable fields (KEP), which authors rarely mean for %s",
 				name, name, strings.Join(paths, ", "), more, name),
-			Fix: fmt.Sprintf("add // +required to the field %q of the kind's root type (the CRD gets `required: [%s]`)", name, name),
+			Fix: PresenceFix(g.top, g.once, GoMarkers),
 		})
 	}
 	return out

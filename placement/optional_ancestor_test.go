@@ -12,6 +12,17 @@ func required(n map[string]any, names ...any) map[string]any {
 	return n
 }
 
+// update marks n with validation-gen's +k8s:update=NoSet and/or =NoUnset
+// at the given line.
+func update(t *testing.T, n map[string]any, noSet, noUnset bool, line int) map[string]any {
+	t.Helper()
+	o := schema.Origin{NoSet: noSet, NoUnset: noUnset, Type: "example.com/v1.Kind", Field: "F"}
+	o.Pos.Filename, o.Pos.Line, o.Pos.Column = "types.go", line, 2
+	rules, _ := n["x-kubernetes-validations"].([]any)
+	n["x-kubernetes-validations"] = append(rules, map[string]any{"rule": o.Carrier()})
+	return n
+}
+
 // TestOptionalAncestors: markers whose only way to change is removing an
 // optional spec get one warning per spec, at the first marker.
 func TestOptionalAncestors(t *testing.T) {
@@ -76,6 +87,35 @@ func TestOptionalAncestors(t *testing.T) {
 		schema: func(t *testing.T) map[string]any {
 			list := map[string]any{"type": "array", "items": obj(map[string]any{"a": mark(t, str(), false, 10)})}
 			return obj(map[string]any{"spec": required(obj(map[string]any{"l": list}), "l")})
+		},
+	}, {
+		name: "optional status: kept once set, never required",
+		schema: func(t *testing.T) map[string]any {
+			return obj(map[string]any{"status": obj(map[string]any{"id": markOnce(t, str(), 10)})})
+		},
+		want: "fix: add // +k8s:update=NoUnset to the field \"status\" of the kind's root type: status may then be set after creation (the status subresource drops it on create) and never removed; not +required, which fails every create, nor +k8s:update=NoSet, which fails the first status write",
+	}, {
+		name: "optional spec, every marker set once: NoUnset first",
+		schema: func(t *testing.T) map[string]any {
+			return obj(map[string]any{"spec": obj(map[string]any{"id": markOnce(t, str(), 10)})})
+		},
+		want: "fix: add // +k8s:update=NoUnset to the field \"spec\" of the kind's root type (spec may then be set after creation, never removed; with // +k8s:update=NoSet too if only at creation), or // +required",
+	}, {
+		name: "status closed by +k8s:update=NoUnset",
+		schema: func(t *testing.T) map[string]any {
+			return obj(map[string]any{"status": update(t, obj(map[string]any{"id": markOnce(t, str(), 10)}), false, true, 9)})
+		},
+	}, {
+		name: "spec closed by +k8s:update=NoSet and =NoUnset",
+		schema: func(t *testing.T) map[string]any {
+			return obj(map[string]any{"spec": update(t, obj(map[string]any{"a": mark(t, str(), false, 10)}), true, true, 9)})
+		},
+	}, {
+		name: "status closed by the set-once rule on the root",
+		schema: func(t *testing.T) map[string]any {
+			root := obj(map[string]any{"status": obj(map[string]any{"id": markOnce(t, str(), 10)})})
+			root["x-kubernetes-validations"] = []any{map[string]any{"rule": "!has(oldSelf.status) || has(self.status)"}}
+			return root
 		},
 	}, {
 		name: "a redundant marker counts once",

@@ -24,6 +24,10 @@ type CELResult struct {
 	// environment has it from 1.32, and servers accept new expressions at
 	// the compatibility version N-1).
 	TwoVariableComprehensions bool
+	// Floor is what the emitted rule that needs the newest API server
+	// needs (the first such rule in walk order); zero when no rule was
+	// emitted.
+	Floor KubeNeed
 	// Inexpressible lists the markers whose semantics CEL cannot express
 	// exactly; the lowering wrote nothing weaker for them.
 	Inexpressible []Inexpressible
@@ -41,12 +45,66 @@ type Inexpressible struct {
 }
 
 // MinKubeVersion is the oldest Kubernetes minor version that accepts the
-// rules, as "1.N".
-func (r CELResult) MinKubeVersion() string {
-	if r.TwoVariableComprehensions {
-		return "1.33"
+// rules, as "1.N"; "" when no rule was emitted.
+func (r CELResult) MinKubeVersion() string { return r.Floor.Version }
+
+// KubeNeed is what an emitted rule needs of the API server: the oldest
+// Kubernetes minor version that accepts it (as "1.N"), why, and what to do
+// where the target is older (docs/semantics.md, "The Kubernetes floor").
+type KubeNeed struct {
+	Version, Reason, Fix string
+}
+
+// Newer reports whether k needs a newer Kubernetes than other.
+func (k KubeNeed) Newer(other KubeNeed) bool { return minorOf(k.Version) > minorOf(other.Version) }
+
+// minorOf is N of "1.N" (0 for "").
+func minorOf(v string) int {
+	n := 0
+	if _, rest, ok := strings.Cut(v, "."); ok {
+		fmt.Sscanf(rest, "%d", &n)
 	}
-	return "1.30"
+	return n
+}
+
+// The needs of emitted rules, oldest first. Every rule is a CEL transition
+// rule in x-kubernetes-validations (on by default from 1.25, GA in 1.29);
+// the rules that name their field carry fieldPath and reason, which
+// apiextensions.k8s.io/v1 has from 1.28; a two-variable comprehension
+// needs 1.33.
+var (
+	needTransitionRules = KubeNeed{Version: "1.25",
+		Reason: "CEL transition rules in x-kubernetes-validations, on by default from Kubernetes 1.25",
+		Fix:    FixExtensionsMode}
+	needFieldPath = KubeNeed{Version: "1.28",
+		Reason: "the rule's fieldPath and reason, which x-kubernetes-validations has from Kubernetes 1.28 (older servers drop them)",
+		Fix:    "raise crd:kubeVersion to 1.28, or " + FixExtensionsMode}
+)
+
+// needTwoVar is the need of a rule with a two-variable comprehension,
+// written for why (what the rule compares) and fix.
+func needTwoVar(why, fix string) KubeNeed {
+	return KubeNeed{Version: "1.33",
+		Reason: "a two-variable comprehension (`all(i, x, …)`) " + why + "; the CEL environment has it from 1.32, and an API server accepts new expressions at its compatibility version, one minor back",
+		Fix:    fix + ", raise crd:kubeVersion to 1.33, or " + FixExtensionsMode}
+}
+
+// twoVarAtomic is the need of a rule comparing the items of the atomic
+// list n index by index.
+func twoVarAtomic(n *Node) KubeNeed {
+	return needTwoVar(fmt.Sprintf("to compare the items of the atomic list %s index by index (the API server refuses oldSelf inside them)", n.Path()),
+		fmt.Sprintf("make %s a list map (+listType=map and +listMapKey=<field>), or mark the whole list %s instead of what is inside its items", n.Path(), n.Path()))
+}
+
+// twoVarOrder is the need of a rule keeping the order of the list maps at
+// or inside the list n.
+func twoVarOrder(n *Node) KubeNeed {
+	what := "the list map " + n.Path()
+	if n.ListType() != "map" {
+		what = "the list maps inside the items of " + n.Path()
+	}
+	return needTwoVar("to keep the order of "+what+" (CEL's == ignores it)",
+		"add +immutable:ignoreOrder beside the marker if the order of "+what+" need not be kept")
 }
 
 // EmitCEL lowers the markers of the model to x-kubernetes-validations
@@ -89,8 +147,10 @@ func EmitCEL(root *Node) CELResult {
 // expr is a CEL expression with what it needs from the API server. An
 // empty text is no constraint.
 type expr struct {
-	text   string
-	twoVar bool // uses a two-variable comprehension
+	text string
+	// twoVar is set when the expression uses a two-variable
+	// comprehension: what that needs of the API server.
+	twoVar *KubeNeed
 }
 
 func and(parts ...expr) expr {
@@ -101,7 +161,9 @@ func and(parts ...expr) expr {
 			continue
 		}
 		texts = append(texts, p.text)
-		out.twoVar = out.twoVar || p.twoVar
+		if out.twoVar == nil {
+			out.twoVar = p.twoVar
+		}
 	}
 	out.text = strings.Join(texts, " && ")
 	return out
@@ -195,8 +257,18 @@ func (l *lowering) addRule(n *Node, about *Node, reads *Node, e expr, fields map
 	}
 	rules, _ := n.raw[extension.Validations].([]any)
 	n.raw[extension.Validations] = append(rules, rule)
-	n.Emitted = append(n.Emitted, Emitted{Index: len(rules), Origins: constraintOrigins(about), TwoVariableComprehension: e.twoVar, Reads: reads})
-	l.result.TwoVariableComprehensions = l.result.TwoVariableComprehensions || e.twoVar
+	need := needTransitionRules
+	if fields["fieldPath"] != nil || fields["reason"] != nil {
+		need = needFieldPath
+	}
+	if e.twoVar != nil {
+		need = *e.twoVar
+	}
+	n.Emitted = append(n.Emitted, Emitted{Index: len(rules), Origins: constraintOrigins(about), TwoVariableComprehension: e.twoVar != nil, Reads: reads, Needs: need})
+	l.result.TwoVariableComprehensions = l.result.TwoVariableComprehensions || e.twoVar != nil
+	if l.result.Floor.Version == "" || need.Newer(l.result.Floor) {
+		l.result.Floor = need
+	}
 }
 
 // checkDone reports, at its marker, every constraining marker the lowering
@@ -574,7 +646,7 @@ func (l *lowering) atomicItems(n *Node) {
 	if c.text != "" {
 		l.addRule(n, n.Items, n, expr{
 			text:   fmt.Sprintf("self.all(%s, %s, %s >= oldSelf.size() || %s)", i, x, i, paren(c.text)),
-			twoVar: true,
+			twoVar: ptr(twoVarAtomic(n)),
 		}, map[string]any{"message": itemsMessage(n.Items)})
 	}
 	l.cover(n.Items)
@@ -596,6 +668,8 @@ func itemsMessage(items *Node) string {
 	}
 	return msg
 }
+
+func ptr[T any](v T) *T { return &v }
 
 // vars returns comprehension variable names unique at depth.
 func vars(depth int, names ...string) (string, string) {
@@ -689,7 +763,7 @@ func (l *lowering) cond(a, b string, n *Node, depth int) (expr, *refusal) {
 		}
 		if c.text != "" {
 			c.text = fmt.Sprintf("%s.all(%s, %s, %s >= %s.size() || %s)", a, i, x, i, b, paren(c.text))
-			c.twoVar = true
+			c.twoVar = ptr(twoVarAtomic(n))
 			parts = append(parts, c)
 		}
 	}
@@ -774,7 +848,7 @@ func (l *lowering) ordered(a, b string, n *Node, depth int) (expr, *refusal) {
 			conds = append(conds, e)
 		}
 		c := and(conds...)
-		parts = append(parts, expr{text: fmt.Sprintf("%s.all(%s, %s, %s)", a, i, x, paren(c.text)), twoVar: true})
+		parts = append(parts, expr{text: fmt.Sprintf("%s.all(%s, %s, %s)", a, i, x, paren(c.text)), twoVar: ptr(twoVarOrder(n))})
 	}
 	return and(parts...), nil
 }

@@ -90,7 +90,7 @@ func TestEmitCELAccountsForEveryMarker(t *testing.T) {
 			"s":{"@immutable":true,"type":"object","properties":{"a:b":` + listMap + `,"n":{"@immutable":true,"type":"string"}}}}}}}`,
 		refused: []int{2},
 		rules:   2, // presence and equality of n
-		kube:    "1.30",
+		kube:    "1.28",
 	}, {
 		name: "a refused atomic list rule leaves no two-variable need behind",
 		schema: `{"type":"object","properties":{"spec":{"type":"object","properties":{
@@ -100,13 +100,13 @@ func TestEmitCELAccountsForEveryMarker(t *testing.T) {
 			"z":{"@immutable":true,"type":"string"}}}}}`,
 		refused: []int{1, 2},
 		rules:   2,
-		kube:    "1.30",
+		kube:    "1.28",
 	}, {
 		name: "list map key fields under =keys need no rule",
 		schema: `{"type":"object","properties":{"spec":{"type":"object","properties":{
 			"m":{"@keys":true,"type":"array","maxItems":4,"x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["k"],"items":{"type":"object","required":["k"],"properties":{"k":{"@immutable":true,"type":"string","maxLength":8}}}}}}}}`,
 		rules: 2, // presence and key set of m
-		kube:  "1.30",
+		kube:  "1.28",
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -159,6 +159,7 @@ func checkAccounted(t testing.TB, root *schema.Node, res schema.CELResult) {
 	kOf := func(o schema.Origin) key { return key{o.Pos.String(), o.Keys} }
 	enforced, refused := map[key]bool{}, map[key]bool{}
 	anyTwoVar := false
+	var floor schema.KubeNeed
 	root.Walk(func(n *schema.Node) {
 		rules := n.Rules()
 		for _, e := range n.Emitted {
@@ -170,8 +171,27 @@ func checkAccounted(t testing.TB, root *schema.Node, res schema.CELResult) {
 				t.Errorf("%s: rule %q: TwoVariableComprehension=%v", n.Path(), text, e.TwoVariableComprehension)
 			}
 			anyTwoVar = anyTwoVar || e.TwoVariableComprehension
+			// What the rule needs of the API server, from its text and
+			// fields: 1.33 for a two-variable comprehension, 1.28 for
+			// fieldPath or reason, 1.25 for a transition rule.
+			want := "1.25"
+			switch {
+			case e.TwoVariableComprehension:
+				want = "1.33"
+			case rules[e.Index].FieldPath != "" || rules[e.Index].Reason != "":
+				want = "1.28"
+			}
+			if e.Needs.Version != want || e.Needs.Reason == "" || e.Needs.Fix == "" {
+				t.Errorf("%s: rule %q needs %+v, want Kubernetes %s with a reason and a fix", n.Path(), text, e.Needs, want)
+			}
+			if e.Needs.Newer(floor) {
+				floor = e.Needs
+			}
 		}
 	})
+	if floor != res.Floor {
+		t.Errorf("result floor %+v, the rules' %+v", res.Floor, floor)
+	}
 	if anyTwoVar != res.TwoVariableComprehensions {
 		t.Errorf("result TwoVariableComprehensions=%v, rules %v", res.TwoVariableComprehensions, anyTwoVar)
 	}

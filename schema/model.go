@@ -72,6 +72,9 @@ type Emitted struct {
 	// that subtree's size); nil when it reads only whether a property is
 	// present.
 	Reads *Node
+	// Needs is what the rule needs of the API server: the oldest
+	// Kubernetes version that accepts it, and why.
+	Needs KubeNeed
 }
 
 // Build turns a schema tree into the model, removing the carrier rules the

@@ -44,6 +44,10 @@ func TestGenerateGolden(t *testing.T) {
 		{"upstream-extensions", "upstream", "crd:immutability=extensions"},
 		{"when", "when", "crd"},
 		{"when-extensions", "when", "crd:immutability=extensions"},
+		{"floor", "floor", "crd"},
+		{"floor-kube1.32", "floor", "crd:kubeVersion=1.32"},
+		{"floor-kube1.27", "floor", "crd:kubeVersion=1.27"},
+		{"floor-kube1.33", "floor", "crd:kubeVersion=1.33"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
