@@ -67,32 +67,40 @@ func minorOf(v string) int {
 	return n
 }
 
-// The needs of emitted rules, oldest first. Every rule is a CEL transition
-// rule in x-kubernetes-validations (on by default from 1.25, GA in 1.29);
-// the rules that name their field carry fieldPath and reason, which
-// apiextensions.k8s.io/v1 has from 1.28; a two-variable comprehension
-// needs 1.33.
+// The needs of emitted rules, oldest first, from the form table's
+// lowerings (runtime/form): every rule is a CEL transition rule; the rules
+// that name their field carry fieldPath and reason; a two-variable
+// comprehension needs the newest.
 var (
-	needTransitionRules = KubeNeed{Version: "1.25",
-		Reason: "CEL transition rules in x-kubernetes-validations, on by default from Kubernetes 1.25",
-		Fix:    FixExtensionsMode}
-	needFieldPath = KubeNeed{Version: "1.28",
-		Reason: "the rule's fieldPath and reason, which x-kubernetes-validations has from Kubernetes 1.28 (older servers drop them)",
-		Fix:    "raise crd:kubeVersion to 1.28, or " + FixExtensionsMode}
+	needTransitionRules = needOf(form.LoweringNamed("transition"), "", FixExtensionsMode)
+	needFieldPath       = needOf(form.LoweringNamed("field path"), "", "raise crd:kubeVersion to 1.28, or "+FixExtensionsMode)
 )
 
-// needTwoVar is the need of a rule with a two-variable comprehension,
-// written for why (what the rule compares) and fix.
-func needTwoVar(why, fix string) KubeNeed {
-	return KubeNeed{Version: "1.33",
-		Reason: "a two-variable comprehension (`all(i, x, …)`) " + why + "; the CEL environment has it from 1.32, and an API server accepts new expressions at its compatibility version, one minor back",
-		Fix:    fix + ", raise crd:kubeVersion to 1.33, or " + FixExtensionsMode}
+// needOf is the need of a rule of lowering l, written for why (what the
+// rule compares, or "") with fix.
+func needOf(l form.Lowering, why, fix string) KubeNeed {
+	reason := l.Feature
+	if why != "" {
+		reason += " " + why
+	}
+	sep := ", "
+	if why != "" {
+		sep = "; "
+	}
+	return KubeNeed{Version: l.MinKubernetes, Reason: reason + sep + l.Since, Fix: fix}
+}
+
+// needTwoVar is the need of a rule of lowering name, with a two-variable
+// comprehension, written for why (what the rule compares) and fix.
+func needTwoVar(name, why, fix string) KubeNeed {
+	l := form.LoweringNamed(name)
+	return needOf(l, why, fix+", raise crd:kubeVersion to "+l.MinKubernetes+", or "+FixExtensionsMode)
 }
 
 // twoVarAtomic is the need of a rule comparing the items of the atomic
 // list n index by index.
 func twoVarAtomic(n *Node) KubeNeed {
-	return needTwoVar(fmt.Sprintf("to compare the items of the atomic list %s index by index (the API server refuses oldSelf inside them)", n.Path()),
+	return needTwoVar("atomic items", fmt.Sprintf("to compare the items of the atomic list %s index by index (the API server refuses oldSelf inside them)", n.Path()),
 		fmt.Sprintf("make %s a list map (+listType=map and +listMapKey=<field>), or mark the whole list %s instead of what is inside its items", n.Path(), n.Path()))
 }
 
@@ -103,7 +111,7 @@ func twoVarOrder(n *Node) KubeNeed {
 	if n.ListType() != "map" {
 		what = "the list maps inside the items of " + n.Path()
 	}
-	return needTwoVar("to keep the order of "+what+" (CEL's == ignores it)",
+	return needTwoVar("list map order", "to keep the order of "+what+" (CEL's == ignores it)",
 		"add +immutable:ignoreOrder beside the marker if the order of "+what+" need not be kept")
 }
 

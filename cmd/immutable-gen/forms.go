@@ -100,7 +100,7 @@ func writeFormsText(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\nKubernetes versions of the CEL rules (crd:immutability=cel)")
 	for _, l := range form.Lowerings() {
-		fmt.Fprintf(w, "\n%s: Kubernetes >= %s\n  where       %s\n  why         %s\n", l.Name, l.MinKubernetes, l.Where, l.Reason)
+		fmt.Fprintf(w, "\n%s: Kubernetes >= %s\n  where       %s\n  why         %s\n", l.Name, l.MinKubernetes, l.Where, l.Reason())
 	}
 }
 
@@ -133,7 +133,7 @@ func formsMarkdown() string {
 	}
 	b.WriteString("\n| CEL lowering | where | Kubernetes | why |\n| --- | --- | --- | --- |\n")
 	for _, l := range form.Lowerings() {
-		fmt.Fprintf(&b, "| %s | %s | ≥ %s | %s |\n", l.Name, l.Where, l.MinKubernetes, l.Reason)
+		fmt.Fprintf(&b, "| %s | %s | ≥ %s | %s |\n", l.Name, l.Where, l.MinKubernetes, l.Reason())
 	}
 	return b.String()
 }

@@ -65,7 +65,7 @@ func TestHelpMarkers(t *testing.T) {
 			}
 		}
 		for _, l := range form.Lowerings() {
-			if !strings.Contains(out.String(), l.Reason) {
+			if !strings.Contains(out.String(), l.Feature) {
 				t.Errorf("%s: lowering %s's reason missing", format, l.Name)
 			}
 		}

@@ -354,47 +354,76 @@ func (f Form) Canonical(always bool) Form {
 }
 
 // Lowering is one shape of CEL the generator writes for a form, with the
-// oldest Kubernetes minor version whose API server accepts it.
+// oldest Kubernetes minor version whose API server accepts it and why
+// (docs/semantics.md, "The Kubernetes floor").
 type Lowering struct {
-	// Name names the lowering: "transition", "atomic items", "list map
-	// order".
+	// Name names the lowering: "transition", "field path", "atomic
+	// items", "list map order".
 	Name string `json:"name"`
-	// Where says which placements use it.
+	// Where says which rules use it.
 	Where string `json:"where"`
 	// MinKubernetes is the oldest minor version that accepts it, "1.N".
 	MinKubernetes string `json:"minKubernetes"`
-	// Reason is the feature that makes it need that version.
-	Reason string `json:"reason"`
+	// Feature is what the rules use that needs that version.
+	Feature string `json:"feature"`
+	// Since says from when the API server has the feature, and why that
+	// is the version.
+	Since string `json:"since"`
 }
+
+// Reason is the feature and since when the API server has it.
+func (l Lowering) Reason() string { return l.Feature + ": " + l.Since }
 
 // AtomicItemsMessage is the message of the one rule that enforces the forms
 // in the items of an atomic list, unless they all have the same
 // +immutable:message.
 const AtomicItemsMessage = "items are immutable where marked: an item at an existing index may not change"
 
+// twoVariable is the feature of the lowerings that compare items index by
+// index.
+const (
+	twoVariable      = "a two-variable comprehension (`all(i, x, …)`)"
+	twoVariableSince = "the CEL environment has it from 1.32, and an API server accepts new expressions at its compatibility version, one minor back"
+)
+
 // Lowerings are the CEL shapes of every form, from the oldest Kubernetes
 // they need to the newest.
 func Lowerings() []Lowering {
 	return []Lowering{
 		{
-			Name:          "transition",
-			Where:         "every form: a transition rule on the node and a presence rule on its parent, each with fieldPath and reason",
-			MinKubernetes: "1.30",
-			Reason:        "the rules set fieldPath and reason on x-kubernetes-validations",
+			Name: "transition", MinKubernetes: "1.25",
+			Where:   "every rule: a transition rule on the node, and a presence rule on its parent",
+			Feature: "CEL transition rules in x-kubernetes-validations",
+			Since:   "on by default from Kubernetes 1.25",
 		},
 		{
-			Name:          "atomic items",
-			Where:         "a form on the items of an atomic list (or below them): one rule on the list comparing each index the old and the new share",
-			MinKubernetes: "1.33",
-			Reason:        "two-variable comprehensions (all(i, x, …)), accepted by API servers from 1.33 (the CEL environment has them from 1.32, and servers accept new expressions at the compatibility version N-1)",
+			Name: "field path", MinKubernetes: "1.28",
+			Where:   "the rules that name their field: fieldPath and reason on every rule that is not on the field itself",
+			Feature: "the rule's fieldPath and reason",
+			Since:   "which x-kubernetes-validations has from Kubernetes 1.28 (older servers drop them)",
 		},
 		{
-			Name:          "list map order",
-			Where:         "immutable or once on a value holding a list map, without " + IgnoreOrderMarker + ": the key order compared item by item",
-			MinKubernetes: "1.33",
-			Reason:        "two-variable comprehensions (all(i, x, …)), accepted by API servers from 1.33 (the CEL environment has them from 1.32, and servers accept new expressions at the compatibility version N-1)",
+			Name: "atomic items", MinKubernetes: "1.33",
+			Where:   "a form on the items of an atomic list (or below them): one rule on the list comparing each index the old and the new share",
+			Feature: twoVariable, Since: twoVariableSince,
+		},
+		{
+			Name: "list map order", MinKubernetes: "1.33",
+			Where:   "immutable or once on a value holding a list map inside list items, without " + IgnoreOrderMarker + ": the key order compared item by item",
+			Feature: twoVariable, Since: twoVariableSince,
 		},
 	}
+}
+
+// LoweringNamed returns the lowering called name; it panics for a name
+// the table does not have (the names are this package's).
+func LoweringNamed(name string) Lowering {
+	for _, l := range Lowerings() {
+		if l.Name == name {
+			return l
+		}
+	}
+	panic("form: no lowering " + name)
 }
 
 // FromExtensions returns the form that the extensions on one schema node

@@ -150,8 +150,11 @@ func TestString(t *testing.T) {
 // TestLowerings: each lowering names a version and a reason.
 func TestLowerings(t *testing.T) {
 	for _, l := range Lowerings() {
-		if l.Name == "" || l.MinKubernetes == "" || l.Reason == "" || l.Where == "" {
+		if l.Name == "" || l.MinKubernetes == "" || l.Feature == "" || l.Since == "" || l.Where == "" {
 			t.Errorf("incomplete lowering %+v", l)
+		}
+		if LoweringNamed(l.Name) != l {
+			t.Errorf("LoweringNamed(%q) is another", l.Name)
 		}
 	}
 }
