@@ -14,6 +14,7 @@ import (
 
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/runtime/extension"
+	"github.com/immutable-gen/immutable-gen/runtime/form"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
@@ -46,6 +47,10 @@ const (
 	// RuleWhen: +immutable:when only on a node reached from the root
 	// through properties only.
 	RuleWhen
+	// RuleSetOnCreate: a form that forbids setting a property after
+	// creation on one the status subresource drops on create (status),
+	// which its first status write sets (a warning).
+	RuleSetOnCreate
 )
 
 // The IDs of the placement findings, one per rule: the same whether the
@@ -61,11 +66,12 @@ const (
 	IDOnceRequired   diag.ID = "IG016"
 	IDIgnoreOrder    diag.ID = "IG019"
 	IDWhen           diag.ID = "IG026"
+	IDSetOnCreate    diag.ID = "IG036"
 )
 
 // ID is the stable ID of the rule's findings.
 func (r Rule) ID() diag.ID {
-	return [...]diag.ID{"", IDForbiddenPlace, IDNoKeys, IDExclusive, IDListMapKey, IDRedundant, IDNoEffect, IDOnceProperty, IDOnceRequired, IDIgnoreOrder, IDWhen}[r]
+	return [...]diag.ID{"", IDForbiddenPlace, IDNoKeys, IDExclusive, IDListMapKey, IDRedundant, IDNoEffect, IDOnceProperty, IDOnceRequired, IDIgnoreOrder, IDWhen, IDSetOnCreate}[r]
 }
 
 // Finding is one placement rule finding about one marker (or
@@ -188,6 +194,9 @@ func placementFindings(root *schema.Node, object bool) []Finding {
 			}
 			if o.IgnoreOrder {
 				checkIgnoreOrder(n, o, report)
+			}
+			if DroppedOnCreate(n) && o.Form().Presence&form.NoSet != 0 {
+				checkSetOnCreate(n, o, report)
 			}
 			if o.When != "" && !n.ThroughProperties() {
 				report(Finding{Node: n, Origin: o, Rule: RuleWhen, Severity: diag.Error,
@@ -362,6 +371,23 @@ func checkOnce(n *schema.Node, o schema.Origin, report reporter) {
 	}
 }
 
+// checkSetOnCreate: with the status subresource on, the API server drops
+// status on create and the first status write sets it, so a form that
+// forbids setting it after creation refuses that write: status could never
+// be written. The set-once form keeps it once written. A warning: without
+// the subresource status is written at create.
+func checkSetOnCreate(n *schema.Node, o schema.Origin, report reporter) {
+	w := wordsOf(o)
+	once, _ := form.Named("once")
+	fix := once.Marker + " (set by the first status write, then never changed or removed), or // +k8s:update=NoUnset to keep it only present"
+	if w.extensions {
+		fix = "`" + once.Extensions[0] + ": true` (set by the first status write, then never changed or removed) instead"
+	}
+	report(Finding{Node: n, Origin: o, Rule: RuleSetOnCreate, Severity: diag.Warning, Fix: fix},
+		"%sforbids setting %s after creation, but with the status subresource the API server drops %s on create and the first status write sets it: that write would be refused, and %s could never be written",
+		w.subject(o), n.Path(), n.Path(), n.Path())
+}
+
 // +immutable:ignoreOrder only where there is an order to ignore: a list
 // map at or under the node (sets compare without order anyway).
 func checkIgnoreOrder(n *schema.Node, o schema.Origin, report reporter) {
@@ -534,5 +560,6 @@ func Checks() []diag.Check {
 		{ID: IDOnceRequired, Severity: diag.Note, Title: "=once on a required property, where it is +immutable"},
 		{ID: IDIgnoreOrder, Severity: diag.Error, Title: "+immutable:ignoreOrder (x-immutable-gen-ignore-order) with no list map at or under it"},
 		{ID: IDWhen, Severity: diag.Error, Title: "+immutable:when on a node inside list items or map values"},
+		{ID: IDSetOnCreate, Severity: diag.Warning, Title: "a form that forbids setting status after creation, which the status subresource drops on create"},
 	}
 }

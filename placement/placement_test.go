@@ -198,6 +198,20 @@ func TestPlacementOnceNotes(t *testing.T) {
 		},
 		want: "has no effect inside the items of the +listType=set list spec.set",
 		sev:  diag.Warning,
+	}, {
+		name: "immutable on status refuses the first status write",
+		schema: func(t *testing.T) map[string]any {
+			return obj(map[string]any{"spec": obj(nil), "status": mark(t, obj(map[string]any{"phase": str()}), false, 34)})
+		},
+		want: "forbids setting status after creation, but with the status subresource the API server drops status on create and the first status write sets it",
+		sev:  diag.Warning,
+	}, {
+		name: "keys on status likewise",
+		schema: func(t *testing.T) map[string]any {
+			return obj(map[string]any{"spec": obj(nil), "status": mark(t, map[string]any{"type": "object", "additionalProperties": str()}, true, 35)})
+		},
+		want: "forbids setting status after creation",
+		sev:  diag.Warning,
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -213,6 +227,38 @@ func TestPlacementOnceNotes(t *testing.T) {
 				t.Fatalf("got %+v, want one %v containing %q", got, tc.sev, tc.want)
 			}
 		})
+	}
+}
+
+// TestSetOnCreateFix: the fix of IG036 is the set-once form, in the
+// origin's terms; =once and presence-only forms that allow setting status
+// later are not reported.
+func TestSetOnCreateFix(t *testing.T) {
+	root, err := schema.Build(obj(map[string]any{"spec": obj(nil), "status": mark(t, obj(nil), false, 36)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := Findings(root)
+	if len(f) != 1 || f[0].Rule != RuleSetOnCreate || !strings.Contains(f[0].Fix, "+immutable=once (set by the first status write") {
+		t.Fatalf("got %+v", f)
+	}
+	ext := schema.FromExtensions(obj(map[string]any{"spec": obj(nil), "status": map[string]any{"type": "object", "x-kubernetes-immutable": true}}))
+	if f := Findings(ext); len(f) != 1 || !strings.Contains(f[0].Message, "x-kubernetes-immutable forbids setting status") || !strings.Contains(f[0].Fix, "`x-immutable-gen-immutable-once: true`") {
+		t.Fatalf("extensions: got %+v", f)
+	}
+	for _, fine := range []func() map[string]any{
+		func() map[string]any { return markOnce(t, obj(nil), 37) },
+		func() map[string]any { return obj(map[string]any{"phase": mark(t, str(), false, 38)}) },
+	} {
+		root, err := schema.Build(obj(map[string]any{"spec": obj(nil), "status": fine()}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range Findings(root) {
+			if f.Rule == RuleSetOnCreate {
+				t.Errorf("reported: %+v", f)
+			}
+		}
 	}
 }
 
