@@ -177,19 +177,15 @@ func placementFindings(root *schema.Node, object bool) []Finding {
 			if o.Once {
 				checkOnce(n, o, report)
 			}
-			if o.Extension && (o.NoModify || o.NoSet || o.NoUnset) && (n.Edge == schema.Items || n.Edge == schema.Values) {
-				// The markers refuse +k8s:update on items and values
-				// themselves (validation-gen's rule); a manifest can
-				// still carry the extension there, which the runtime
-				// refuses.
-				for _, ext := range []struct {
-					on   bool
-					name string
-				}{{o.NoModify, extension.NoModify}, {o.NoSet, extension.NoSet}, {o.NoUnset, extension.NoUnset}} {
-					if ext.on {
-						msg, fix := extension.NotOnElements(ext.name, n.Edge == schema.Values, n.Path())
-						report(Finding{Node: n, Origin: o, Rule: RuleOnceProperty, Severity: diag.Error, Fix: fix}, "%s", msg)
-					}
+			if o.Extension && !o.Once && !o.Kind().Places.Elements && (n.Edge == schema.Items || n.Edge == schema.Values) {
+				// A form the table keeps off list items and map values
+				// (a presence rule of its own). The markers refuse
+				// +k8s:update on items and values themselves
+				// (validation-gen's rule); a manifest can still carry the
+				// extension there, which the runtime refuses.
+				for _, ext := range o.Kind().Extensions {
+					msg, fix := extension.NotOnElements(ext, n.Edge == schema.Values, n.Path())
+					report(Finding{Node: n, Origin: o, Rule: RuleOnceProperty, Severity: diag.Error, Fix: fix}, "%s", msg)
 				}
 			}
 			if o.IgnoreOrder {

@@ -8,6 +8,7 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/immutable-gen/immutable-gen/runtime"
+	"github.com/immutable-gen/immutable-gen/runtime/form"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
@@ -59,5 +60,47 @@ func TestRuntimeSaysWhatPlacementSays(t *testing.T) {
 				t.Errorf("runtime:   %v\nplacement: %s", err, want)
 			}
 		})
+	}
+}
+
+// TestElementsAsTheTableSays: on list items and map values, placement
+// refuses exactly the forms the form table keeps off them (Places.Elements
+// false), one finding per extension of the form, and runtime.Compile
+// refuses them too; the forms the table allows there are not refused.
+func TestElementsAsTheTableSays(t *testing.T) {
+	for _, k := range form.Kinds() {
+		if k.Places.KeyedOnly {
+			continue // keys need a map value that is a map: RuleNoKeys's cases
+		}
+		for _, where := range []string{"items", "additionalProperties"} {
+			value := map[string]any{"type": "string"}
+			for _, e := range k.Extensions {
+				value[e] = true
+			}
+			container := map[string]any{"type": "object", where: value}
+			if where == "items" {
+				container["type"] = "array"
+			}
+			raw := map[string]any{"type": "object", "properties": map[string]any{"spec": map[string]any{"type": "object", "properties": map[string]any{"f": container}}}}
+			b, _ := json.Marshal(raw)
+			var s spec.Schema
+			if err := json.Unmarshal(b, &s); err != nil {
+				t.Fatal(err)
+			}
+			_, compileErr := runtime.Compile(&s)
+			refused := 0
+			for _, f := range Findings(schema.FromExtensions(raw)) {
+				if f.Rule == RuleOnceProperty {
+					refused++
+				}
+			}
+			want := 0
+			if !k.Places.Elements {
+				want = len(k.Extensions)
+			}
+			if refused != want || (compileErr != nil) != (want > 0) {
+				t.Errorf("%s on %s: %d findings (want %d), runtime: %v", k.Name, where, refused, want, compileErr)
+			}
+		}
 	}
 }

@@ -245,7 +245,7 @@ var kinds = [...]Kind{
 	{
 		Name: "noSetNoModify", Presence: NoSet, Change: NoChange,
 		Tags:            []string{"+k8s:update=NoSet,NoModify"},
-		Extensions:      []string{extension.NoSet, extension.NoModify},
+		Extensions:      []string{extension.NoModify, extension.NoSet},
 		Places:          Places{Properties: true},
 		Means:           "never added after creation nor changed; may be removed",
 		ValueMessage:    "field is immutable while set",
