@@ -190,45 +190,7 @@ func TestPlan(t *testing.T) {
 			want:   []string{"left: keys may be added, not removed: no marker form means that"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			// Inside the module, for its imports; removed after.
-			parent := filepath.Join(root, "migrate", "testdata")
-			if err := os.MkdirAll(parent, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			dir, err := os.MkdirTemp(parent, "plan-")
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				os.RemoveAll(dir)
-				os.Remove(parent) // when empty
-			})
-			comment := func(lines []string) string {
-				var b strings.Builder
-				for _, l := range lines {
-					b.WriteString("// " + l + "\n")
-				}
-				return b.String()
-			}
-			fields := c.fields
-			if fields == "" {
-				fields = planFields
-			}
-			src := strings.NewReplacer("%SPECRULES%", "// ThingSpec is the desired state.\n"+comment(c.specRules), "%ROOTRULES%", "\n// Thing is the kind.\n"+comment(c.rootRules), "%FIELDS%", fields).Replace(planTypes)
-			files := map[string]string{"types.go": src, "doc.go": "// +groupName=plan.example.com\npackage v1\n"}
-			for n, s := range c.files {
-				files[n] = s
-			}
-			for n, s := range files {
-				if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			rel, _ := filepath.Rel(root, dir)
-			o := Options{Dir: root, Paths: []string{"./" + filepath.ToSlash(rel)}, Updates: 400}
-			if c.options != nil {
-				c.options(&o)
-			}
+			o := planModule(t, root, c)
 			res, err := Run(o)
 			if err != nil {
 				t.Fatal(err)
@@ -254,4 +216,51 @@ func TestPlan(t *testing.T) {
 			}
 		})
 	}
+}
+
+// planModule writes c's package into a directory of the module (for its
+// imports; removed after the test) and returns the options that migrate
+// it, with c's options applied.
+func planModule(t *testing.T, root string, c planCase) Options {
+	t.Helper()
+	// Inside the module, for its imports; removed after.
+	parent := filepath.Join(root, "migrate", "testdata")
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp(parent, "plan-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		os.RemoveAll(dir)
+		os.Remove(parent) // when empty
+	})
+	comment := func(lines []string) string {
+		var b strings.Builder
+		for _, l := range lines {
+			b.WriteString("// " + l + "\n")
+		}
+		return b.String()
+	}
+	fields := c.fields
+	if fields == "" {
+		fields = planFields
+	}
+	src := strings.NewReplacer("%SPECRULES%", "// ThingSpec is the desired state.\n"+comment(c.specRules), "%ROOTRULES%", "\n// Thing is the kind.\n"+comment(c.rootRules), "%FIELDS%", fields).Replace(planTypes)
+	files := map[string]string{"types.go": src, "doc.go": "// +groupName=plan.example.com\npackage v1\n"}
+	for n, s := range c.files {
+		files[n] = s
+	}
+	for n, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rel, _ := filepath.Rel(root, dir)
+	o := Options{Dir: root, Paths: []string{"./" + filepath.ToSlash(rel)}, Updates: 400}
+	if c.options != nil {
+		c.options(&o)
+	}
+	return o
 }
