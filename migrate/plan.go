@@ -360,6 +360,9 @@ func (p *planner) decide(t *decl, claims []claim) (*decision, string) {
 	default:
 		return nil, "a presence rule alone, of no shape a form has"
 	}
+	if strings.Contains(d.form, "NoModify") && t.field != nil && compound(t.field.Type()) {
+		return nil, "fixed while present (+k8s:update=" + d.form + ") on a list or map: validation-gen refuses NoModify there, and no +immutable form means fixed while present but free to be cleared (+immutable would refuse clearing, a new refusal)"
+	}
 	if len(t.forms) > 0 {
 		if slices.Contains(t.forms, d.form) {
 			d.add = false
@@ -525,6 +528,19 @@ func namedOf(t types.Type) *types.Named {
 			return nil
 		}
 	}
+}
+
+// compound reports whether t is a list or a map as the markers see a
+// field's type (through pointers; []byte is a string).
+func compound(t types.Type) bool {
+	switch u := deref(t).Underlying().(type) {
+	case *types.Slice:
+		b, ok := u.Elem().Underlying().(*types.Basic)
+		return !ok || b.Kind() != types.Byte
+	case *types.Map:
+		return true
+	}
+	return false
 }
 
 func deref(t types.Type) types.Type {
