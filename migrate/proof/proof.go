@@ -305,27 +305,43 @@ func compare(before, after *crd, version string, fields []Field, index []int, o 
 			// no field) refused a change of the field the update is about.
 			fld = fp
 		}
-		key := fmt.Sprint(cls, " ", fld, " ", blame)
-		g := groups[key]
-		if g == nil {
-			order = append(order, key)
-			g = &Difference{Class: cls, Field: fld}
+		// A closed hole counts at each field it closes; the other
+		// differences at the fields they are attributed to together.
+		sets := [][]int{blame}
+		if cls == ClosesHole {
+			sets = nil
 			for _, b := range blame {
-				g.Fields = append(g.Fields, index[b])
+				sets = append(sets, []int{b})
 			}
-			groups[key] = g
 		}
-		g.Count++
-		if targeted {
-			g.Targeted++
-		}
-		// The example: the first update, or the first targeted one.
-		if g.Count == 1 || (targeted && g.Targeted == 1) {
-			g.Update = what
-			g.Old, g.New, v = minimize(before, after, version, body, oldBody, newBody, fields, conds, cls, raw)
-			g.Errors = errorLines(v.after.Errors)
-			if cls == NewAcceptance {
-				g.Errors = errorLines(v.before.Errors)
+		for _, set := range sets {
+			fld := fld
+			if cls == ClosesHole {
+				fld = pathString(fields[set[0]].Path)
+			}
+			key := fmt.Sprint(cls, " ", fld, " ", set)
+			g := groups[key]
+			if g == nil {
+				order = append(order, key)
+				g = &Difference{Class: cls, Field: fld}
+				for _, b := range set {
+					g.Fields = append(g.Fields, index[b])
+				}
+				groups[key] = g
+			}
+			g.Count++
+			if targeted {
+				g.Targeted++
+			}
+			// The example: the first update, or the first targeted one.
+			if g.Count == 1 || (targeted && g.Targeted == 1) {
+				g.Update = what
+				var w verdicts
+				g.Old, g.New, w = minimize(before, after, version, body, oldBody, newBody, fields, conds, cls, raw)
+				g.Errors = errorLines(w.after.Errors)
+				if cls == NewAcceptance {
+					g.Errors = errorLines(w.before.Errors)
+				}
 			}
 		}
 		return nil
