@@ -100,6 +100,10 @@ type Rule struct {
 	// rewrite refuses a change the rule let through.
 	Exact bool
 	Holes int
+	// Refusals counts the updates the rule allows that its rewrite
+	// refuses, changing nothing the rule calls immutable: kept only with
+	// Options.AcceptRefusals.
+	Refusals int
 	// site is the rule's.
 	site *site
 }
@@ -382,14 +386,17 @@ func unproven(d proof.Difference) string {
 // grade marks each migrated rule exact, or counts the holes its rewrite
 // closes.
 func (p *planner) grade(res *Result, decisions, owners []*decision) {
-	holes := map[*decision]int{}
+	holes, refusals := map[*decision]int{}, map[*decision]int{}
 	differs := map[*decision]bool{}
 	for _, c := range res.Proof.CRDs {
 		for _, d := range c.Differences {
 			for _, dec := range blame(d, owners) {
 				differs[dec] = true
-				if d.Class == proof.ClosesHole {
+				switch d.Class {
+				case proof.ClosesHole:
 					holes[dec] += d.Count
+				case proof.NewRefusal:
+					refusals[dec] += d.Count
 				}
 			}
 		}
@@ -408,6 +415,7 @@ func (p *planner) grade(res *Result, decisions, owners []*decision) {
 		for _, d := range bySite[r.site] {
 			exact = exact && !differs[d]
 			res.Rules[i].Holes += holes[d]
+			res.Rules[i].Refusals += refusals[d]
 		}
 		res.Rules[i].Exact = exact
 	}

@@ -99,10 +99,10 @@ func (r Rule) verdict() string {
 	switch {
 	case r.Exact:
 		return "exact: the same verdicts as the rule on every update"
-	case r.Holes > 0:
-		return fmt.Sprintf("closes holes: refuses %d update(s) the rule let through that change what it calls immutable", r.Holes)
+	case r.Refusals > 0:
+		return fmt.Sprintf("NOT PROVEN: refuses %d update(s) the rule allows that change nothing it calls immutable (kept with --accept-refusals)", r.Refusals)
 	}
-	return "differs only where another rewrite closes a hole"
+	return fmt.Sprintf("closes holes: refuses %d update(s) the rule let through that change what it calls immutable", r.Holes)
 }
 
 func js(v any) string {

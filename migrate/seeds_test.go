@@ -94,3 +94,28 @@ func TestSeeds(t *testing.T) {
 		})
 	}
 }
+
+// TestAcceptRefusals: with AcceptRefusals (--accept-refusals), a rewrite
+// whose only differences are new refusals is kept, reported NOT PROVEN
+// with their count, and the result is not proven (exit 1).
+func TestAcceptRefusals(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields := strings.Replace(planFields, "\t// +listType=map\n\t// +listMapKey=name\n", "\t// +listType=map\n\t// +listMapKey=name\n\t// +kubebuilder:validation:XValidation:rule=\"self == oldSelf\"\n", 1)
+	o := planModule(t, root, planCase{fields: fields})
+	o.Updates, o.AcceptRefusals = 100, true
+	o.mutate = func(d *decision) { d.ignoreOrder = false }
+	res, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := res.Report(root)
+	if len(res.Rules) != 1 || !res.Rules[0].Migrated() || res.Rules[0].Refusals == 0 || res.Rules[0].Exact {
+		t.Fatalf("the rewrite with new refusals not kept as such:\n%s", report)
+	}
+	if res.Proven() || !strings.Contains(report, "NOT PROVEN: refuses") {
+		t.Errorf("reported proven:\n%s", report)
+	}
+}
