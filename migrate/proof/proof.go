@@ -361,9 +361,14 @@ func compare(before, after *crd, version string, fields []Field, index []int, o 
 	if !o.TargetedOnly {
 		d := newDrawer(before, version, fields, conds, o.Seed, words)
 		for i := 0; i < o.Updates; i++ {
-			_, oldBody, newBody, err := d.next(i)
+			_, oldBody, newBody, ok, err := d.next(i)
 			if err != nil {
 				return rep, err
+			}
+			if !ok {
+				// No stored object looks like it: its verdicts say
+				// nothing about a real update.
+				continue
 			}
 			if err := run(i%len(fields), oldBody, newBody, "", false); err != nil {
 				return rep, err
@@ -403,13 +408,14 @@ func newDrawer(c *crd, version string, fields []Field, conds *conditions, seed u
 }
 
 // next draws update i: the field it is about, the old and the new object
-// below metadata.
-func (d *drawer) next(i int) (Field, map[string]any, map[string]any, error) {
+// below metadata, and whether the old one is an object the original CRD
+// accepts on creation (one that could be stored).
+func (d *drawer) next(i int) (Field, map[string]any, map[string]any, bool, error) {
 	f := d.fields[i%len(d.fields)]
 	plant := d.r.IntN(10) < 7
-	oldBody, err := stored(d.c, d.version, d.gen, &d.u, d.body, f.Path, plant)
+	oldBody, ok, err := stored(d.c, d.version, d.gen, &d.u, d.body, f.Path, plant)
 	if err != nil {
-		return f, nil, nil, err
+		return f, nil, nil, false, err
 	}
 	// A conditional field: half of its updates start from an object on
 	// which the condition holds (up to 40 draws), so that both sides of
@@ -419,8 +425,8 @@ func (d *drawer) next(i int) (Field, map[string]any, map[string]any, error) {
 			if d.conds.held(oldBody, oldBody)[f.When] {
 				break
 			}
-			if oldBody, err = stored(d.c, d.version, d.gen, &d.u, d.body, f.Path, plant); err != nil {
-				return f, nil, nil, err
+			if oldBody, ok, err = stored(d.c, d.version, d.gen, &d.u, d.body, f.Path, plant); err != nil {
+				return f, nil, nil, false, err
 			}
 		}
 	}
@@ -436,7 +442,7 @@ func (d *drawer) next(i int) (Field, map[string]any, map[string]any, error) {
 		m, _ := d.gen.Mutate(newBody)
 		newBody, _ = m.(map[string]any)
 	}
-	return f, oldBody, newBody, nil
+	return f, oldBody, newBody, ok, nil
 }
 
 // Updates draws n random updates of fields of one version of a CRD (a
@@ -470,7 +476,7 @@ func Updates(crdFile []byte, version string, fields []Field, n int, seed uint64,
 	}
 	d := newDrawer(c, version, fields, conds, seed, literals(c.schemas[version]))
 	for i := range n {
-		_, o, nw, err := d.next(i)
+		_, o, nw, _, err := d.next(i)
 		if err != nil {
 			return err
 		}
@@ -483,9 +489,8 @@ func Updates(crdFile []byte, version string, fields []Field, n int, seed uint64,
 
 // stored draws an old object: one the original CRD accepts on creation,
 // as every stored object once was (up to 20 draws), with the field planted
-// when plant is set.
-func stored(before *crd, version string, gen *preflighttest.Generator, u *updater, body map[string]any, path []string, plant bool) (map[string]any, error) {
-	var out map[string]any
+// when plant is set; ok is false when none of the draws is accepted.
+func stored(before *crd, version string, gen *preflighttest.Generator, u *updater, body map[string]any, path []string, plant bool) (out map[string]any, ok bool, err error) {
 	for range 20 {
 		out, _ = gen.Spec().(map[string]any)
 		if out == nil {
@@ -496,13 +501,13 @@ func stored(before *crd, version string, gen *preflighttest.Generator, u *update
 		}
 		res, err := before.checker.Create(before.object(version, out))
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if res.Allowed() {
-			break
+			return out, true, nil
 		}
 	}
-	return out, nil
+	return out, false, nil
 }
 
 // verdicts are both sides' results on one update.
