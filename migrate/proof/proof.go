@@ -360,7 +360,8 @@ func compare(before, after *crd, version string, fields []Field, index []int, o 
 	}
 	if !o.TargetedOnly {
 		d := newDrawer(before, version, fields, conds, o.Seed, words)
-		for i := 0; i < o.Updates; i++ {
+		// o.Updates judged ones, drawing up to three times as many.
+		for i, judged := 0, 0; judged < o.Updates && i < 3*o.Updates; i++ {
 			_, oldBody, newBody, ok, err := d.next(i)
 			if err != nil {
 				return rep, err
@@ -370,6 +371,7 @@ func compare(before, after *crd, version string, fields []Field, index []int, o 
 				// nothing about a real update.
 				continue
 			}
+			judged++
 			if err := run(i%len(fields), oldBody, newBody, "", false); err != nil {
 				return rep, err
 			}
