@@ -19,12 +19,15 @@ const targetSeed = 0x7a46e7ed
 
 // Limits that keep the targeted updates of one field affordable on large
 // schemas (a pod template): the changes inside its value, the nodes of the
-// value they are made at, and the new properties set on one object.
+// value they are made at, the new properties set on one object, the values
+// tried for a scalar, and the properties changed beside the field on each
+// level.
 const (
 	maxChanges     = 160
 	maxSites       = 48
 	maxNewProps    = 6
 	maxScalarPicks = 4
+	maxBeside      = 12
 	maxDepth       = 7
 )
 
@@ -61,6 +64,8 @@ func newTargeter(c *crd, version string, conds *conditions, words []string) *tar
 //     lengths, the enum, the rules' literals);
 //   - each optional ancestor (and the item or map value holding the
 //     field) removed, added back with the field at other values, replaced;
+//   - the properties beside it and beside its ancestors replaced and
+//     removed (those its condition reads first);
 //   - for a conditional field, all of this from an old object on which the
 //     condition holds and from one on which it does not.
 func (t *targeter) updates(fi int, f Field) ([]targeted, error) {
@@ -136,9 +141,14 @@ func (t *targeter) updates(fi int, f Field) ([]targeted, error) {
 			}
 			props, _ := ps["properties"].(map[string]any)
 			req, _ := ps["required"].([]any)
+			// Those the field's condition reads first.
+			names := slices.Sorted(maps.Keys(props))
+			slices.SortStableFunc(names, func(a, b string) int {
+				return cmp.Compare(mentions(f.When, b), mentions(f.When, a))
+			})
 			n := 0
-			for _, name := range slices.Sorted(maps.Keys(props)) {
-				if name == f.Path[k] || n >= maxNewProps {
+			for _, name := range names {
+				if name == f.Path[k] || n >= maxBeside {
 					continue
 				}
 				n++
@@ -165,6 +175,15 @@ func (t *targeter) updates(fi int, f Field) ([]targeted, error) {
 		}
 	}
 	return out, nil
+}
+
+// mentions reports whether the CEL text when reads a property name
+// (`.name`), as 1 or 0.
+func mentions(when, name string) int {
+	if strings.Contains(when, "."+name) {
+		return 1
+	}
+	return 0
 }
 
 // A base is an old object of the targeted updates, with the field present
