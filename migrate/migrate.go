@@ -20,7 +20,9 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"sigs.k8s.io/controller-tools/pkg/genall"
@@ -272,6 +274,12 @@ func (p *planner) build(o Options, res *Result) ([]*decision, *generation, error
 		}
 		after, err := o.generate(res.Files)
 		if err != nil {
+			// Markers the markers package refuses while generating (a
+			// +k8s:update form where validation-gen has none): their
+			// rules stay, and the rest is tried again.
+			if attempt < 8 && p.leaveRefused(err, inserted) {
+				continue
+			}
 			return nil, nil, err
 		}
 		if !after.diags.HasErrors() {
@@ -298,6 +306,34 @@ func (p *planner) build(o Options, res *Result) ([]*decision, *generation, error
 			return nil, nil, fmt.Errorf("the crd generator refuses the migrated sources:\n%s", render(after.diags, diag.Error))
 		}
 	}
+}
+
+// positioned matches a line of a generation error: file:line:col: message.
+var positioned = regexp.MustCompile(`^\s*(.+):(\d+):\d+: (.+)$`)
+
+// leaveRefused leaves as written the rules whose markers err names, at
+// the lines the rewrite inserted, and reports whether every positioned
+// line of err is such a marker (then the plan is tried again).
+func (p *planner) leaveRefused(err error, inserted map[string]map[int]*decision) bool {
+	found := false
+	for _, l := range strings.Split(err.Error(), "\n") {
+		m := positioned.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		line, _ := strconv.Atoi(m[2])
+		dec := inserted[m[1]][line]
+		if dec == nil {
+			return false
+		}
+		for _, c := range dec.claims {
+			if p.left[c.site] == "" {
+				p.left[c.site] = "the marker it would become is refused: " + m[3]
+				found = true
+			}
+		}
+	}
+	return found
 }
 
 // leaveUnproven leaves as written the rules of every rewrite a difference
@@ -435,12 +471,23 @@ func usesValidators(pkgs []*loader.Package) bool {
 }
 
 // insertedLines maps the lines added (numbered in the new file) to the
-// decision whose marker they hold.
+// decision whose marker they hold, and the declaration below them too
+// (errors about a field are reported at its declaration).
 func insertedLines(ops []op) map[int]*decision {
 	out := map[int]*decision{}
-	for _, o := range ops {
-		if o.kind == '+' && o.owner != nil {
-			out[o.newLine] = o.owner
+	for i, o := range ops {
+		if o.kind != '+' || o.owner == nil {
+			continue
+		}
+		out[o.newLine] = o.owner
+		for _, n := range ops[i+1:] {
+			if n.kind == '-' || strings.HasPrefix(strings.TrimSpace(n.text), "//") {
+				continue
+			}
+			if out[n.newLine] == nil {
+				out[n.newLine] = o.owner
+			}
+			break
 		}
 	}
 	return out

@@ -119,3 +119,34 @@ func TestAcceptRefusals(t *testing.T) {
 		t.Errorf("reported proven:\n%s", report)
 	}
 }
+
+// TestRefusedMarkerLeft: a marker the markers package refuses while the
+// CRDs are generated (here +k8s:update=NoModify forced onto a list map,
+// which validation-gen refuses there) leaves its rule as written with the
+// error as the reason; the other rewrites are written.
+func TestRefusedMarkerLeft(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields := strings.Replace(planFields, "\t// +listType=map\n\t// +listMapKey=name\n", "\t// +listType=map\n\t// +listMapKey=name\n\t// +kubebuilder:validation:XValidation:rule=\"self == oldSelf\"\n", 1)
+	o := planModule(t, root, planCase{fields: fields, specRules: []string{`+kubebuilder:validation:XValidation:rule="self.size == oldSelf.size"`}})
+	o.Updates = 100
+	o.mutate = func(d *decision) {
+		if d.target.String() == "ThingSpec.Items" {
+			d.form, d.ignoreOrder = "NoModify", false
+		}
+	}
+	res, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := res.Report(root)
+	if len(res.Rules) != 2 || !res.Rules[0].Migrated() || res.Rules[1].Migrated() ||
+		!strings.Contains(res.Rules[1].Reason, "the marker it would become is refused: +k8s:update=NoModify on field ThingSpec.Items: validation-gen refuses NoModify on a list or map field") {
+		t.Errorf("want the size rule migrated and the items rule left with the marker's error:\n%s", report)
+	}
+	if !res.Proven() {
+		t.Errorf("not proven:\n%s", report)
+	}
+}
