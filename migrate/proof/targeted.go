@@ -65,7 +65,8 @@ func newTargeter(c *crd, version string, conds *conditions, words []string) *tar
 //   - each optional ancestor (and the item or map value holding the
 //     field) removed, added back with the field at other values, replaced;
 //   - the properties beside it and beside its ancestors replaced and
-//     removed (those its condition reads first);
+//     removed (those its condition reads first, and those also with the
+//     field replaced or removed in the same update);
 //   - for a conditional field, all of this from an old object on which the
 //     condition holds and from one on which it does not.
 func (t *targeter) updates(fi int, f Field) ([]targeted, error) {
@@ -155,11 +156,25 @@ func (t *targeter) updates(fi int, f Field) ([]targeted, error) {
 				cs, _ := props[name].(map[string]any)
 				at := append(slices.Clone(concrete[:k]), name)
 				where := pathString(append(slices.Clone(f.Path[:k]), name))
-				add(b.obj, t.with(b.obj, at, t.another(cs, pm[name])), "replace "+where+", beside "+p)
+				beside := []targeted{{new: t.with(b.obj, at, t.another(cs, pm[name])), what: "replace " + where}}
 				if _, there := pm[name]; there && !slices.Contains(req, any(name)) {
 					gone := deepCopy(b.obj).(map[string]any)
 					deleteConcrete(gone, at)
-					add(b.obj, gone, "remove "+where+", beside "+p)
+					beside = append(beside, targeted{new: gone, what: "remove " + where})
+				}
+				for _, u := range beside {
+					add(b.obj, u.new, u.what+", beside "+p)
+					if mentions(f.When, name) == 0 || u.new == nil {
+						continue
+					}
+					// What the condition reads changes with the field.
+					add(b.obj, t.with(u.new, concrete, t.another(fs, v)), u.what+" and replace "+p)
+					if removable(t.body, f.Path) {
+						both := deepCopy(u.new).(map[string]any)
+						if deleteConcrete(both, concrete) {
+							add(b.obj, both, u.what+" and remove "+p)
+						}
+					}
 				}
 			}
 		}
