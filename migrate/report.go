@@ -80,8 +80,10 @@ func (r *Result) Report(dir string) string {
 		}
 	}
 	switch holes, refusals, weaker := r.Proof.Count(proof.ClosesHole), r.Proof.Count(proof.NewRefusal), r.Proof.Count(proof.NewAcceptance); {
-	case migrated == 0:
+	case found == 0:
 		b.WriteString("nothing to migrate\n")
+	case migrated == 0:
+		b.WriteString("nothing migrated: every rule stays as written, each with its reason above\n")
 	case weaker > 0:
 		fmt.Fprintf(&b, "NOT PROVEN: %d update(s) the original refused are allowed after the migration\n", weaker)
 	case refusals > 0:
