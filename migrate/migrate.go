@@ -361,7 +361,7 @@ func (p *planner) leaveUnproven(res *Result, owners []*decision, acceptRefusals 
 			res.Missing = append(res.Missing, d)
 		}
 		reason := unproven(d)
-		for _, dec := range blame(d, owners) {
+		for _, dec := range p.blame(d, owners) {
 			for _, c := range dec.claims {
 				if p.left[c.site] == "" {
 					p.left[c.site] = reason
@@ -373,37 +373,77 @@ func (p *planner) leaveUnproven(res *Result, owners []*decision, acceptRefusals 
 	return left
 }
 
-// blame returns the rewrites a difference is about: the owners of the
-// fields it names, and for a new acceptance the rewrites whose rules'
-// messages (or texts) the original's errors show.
-func blame(d proof.Difference, owners []*decision) []*decision {
+// blame returns the rewrites a difference is about: for a new acceptance,
+// the rewrites whose hand-written rules refused the update (their message,
+// or their text, in an error the original gave at their node or below);
+// otherwise, or when no such rule is found, the owners of the fields it
+// names.
+func (p *planner) blame(d proof.Difference, owners []*decision) []*decision {
 	var out []*decision
+	if d.Class == proof.NewAcceptance {
+		for _, dec := range owners {
+			if !slices.Contains(out, dec) && slices.ContainsFunc(dec.claims, func(c claim) bool { return p.refused(c.site, d.Errors) }) {
+				out = append(out, dec)
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
 	for _, i := range d.Fields {
 		if i < len(owners) && !slices.Contains(out, owners[i]) {
 			out = append(out, owners[i])
 		}
 	}
-	if d.Class != proof.NewAcceptance {
-		return out
+	return out
+}
+
+// refused reports whether one of errs (field.Error lines) is the error of
+// site's rule: its message (or its text) at the node the rule is on, or
+// below it (a fieldPath).
+func (p *planner) refused(s *site, errs []string) bool {
+	r := s.rule
+	if r == nil {
+		return false
 	}
-	for _, dec := range owners {
-		if slices.Contains(out, dec) {
+	for _, e := range errs {
+		if !(r.Message != "" && strings.Contains(e, r.Message)) && !strings.Contains(e, r.Rule) {
 			continue
 		}
-		for _, c := range dec.claims {
-			r := c.site.rule
-			if r == nil {
-				continue
+		at, _, _ := strings.Cut(e, ": ")
+		at = stripIndexes(at)
+		for _, pl := range p.probes[s] {
+			var steps []string
+			for _, x := range pl.path {
+				if x != "[]" && x != "{}" {
+					steps = append(steps, x)
+				}
 			}
-			if slices.ContainsFunc(d.Errors, func(e string) bool {
-				return (r.Message != "" && strings.Contains(e, r.Message)) || strings.Contains(e, r.Rule)
-			}) {
-				out = append(out, dec)
-				break
+			node := strings.Join(steps, ".")
+			if node == "" || at == node || strings.HasPrefix(at, node+".") || at == "<nil>" {
+				return true
 			}
 		}
 	}
-	return out
+	return false
+}
+
+// stripIndexes turns the field paths of errors, spec.l[2].x and
+// spec.m[k], into spec.l.x and spec.m.
+func stripIndexes(p string) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range p {
+		switch {
+		case r == '[':
+			depth++
+		case r == ']':
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // unproven is the reason a rewrite is left after the differential found d.
@@ -426,7 +466,7 @@ func (p *planner) grade(res *Result, decisions, owners []*decision) {
 	differs := map[*decision]bool{}
 	for _, c := range res.Proof.CRDs {
 		for _, d := range c.Differences {
-			for _, dec := range blame(d, owners) {
+			for _, dec := range p.blame(d, owners) {
 				differs[dec] = true
 				switch d.Class {
 				case proof.ClosesHole:

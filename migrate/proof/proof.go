@@ -300,10 +300,28 @@ func compare(before, after *crd, version string, fields []Field, index []int, o 
 		if len(blame) == 0 {
 			blame = []int{fi}
 		}
-		if fp := pathString(f.Path); cls == NewAcceptance && (fld == "" || fld == "<nil>" || strings.HasPrefix(stripIndexes(fp), fld+".")) {
-			// The original's rule on a parent (or the root, which names
-			// no field) refused a change of the field the update is about.
-			fld = fp
+		if cls == NewAcceptance {
+			// The original's rule refused a change of a migrated field at
+			// or below the node it names (the root names none): the
+			// fields the update changes there, the one it is about first.
+			order := []int{fi}
+			for i := range fields {
+				if i != fi {
+					order = append(order, i)
+				}
+			}
+			var changedHere []int
+			for _, i := range order {
+				fs := stripIndexes(pathString(fields[i].Path))
+				if (fld == "" || fld == "<nil>" || fs == fld || strings.HasPrefix(fs, fld+".")) && changed(body, oldBody, newBody, fields[i].Path) {
+					changedHere = append(changedHere, i)
+				}
+			}
+			if len(changedHere) > 0 {
+				blame, fld = changedHere, pathString(fields[changedHere[0]].Path)
+			} else if fp := pathString(f.Path); fld == "" || fld == "<nil>" || strings.HasPrefix(stripIndexes(fp), fld+".") {
+				fld = fp
+			}
 		}
 		// A closed hole counts at each field it closes; the other
 		// differences at the fields they are attributed to together.
