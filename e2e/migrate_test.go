@@ -23,7 +23,7 @@ type migrateCase struct {
 }
 
 var migrateCases = []migrateCase{
-	{module: "sigs.k8s.io/jobset@v0.10.1", dirs: []string{"api/jobset"}, paths: "./api/jobset/v1alpha2/...", found: 5, migrated: 4, left: 1},
+	{module: "sigs.k8s.io/jobset@v0.10.1", dirs: []string{"api/jobset"}, paths: "./api/jobset/v1alpha2/...", found: 5, migrated: 5, left: 0},
 	{module: "sigs.k8s.io/kueue@v0.17.0", dirs: []string{"apis", "pkg"}, paths: "./apis/kueue/...", found: 24, migrated: 14, left: 10},
 }
 

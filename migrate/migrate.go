@@ -1,10 +1,12 @@
 // Package migrate rewrites the immutability rules an API's Go sources
 // write by hand (+kubebuilder:validation:XValidation transition rules such
 // as `self == oldSelf`, and optionally controller-tools' +k8s:immutable)
-// into immutable-gen's markers, and proves the rewrite before writing it:
+// into immutable-gen's markers, and proves each rewrite before writing it:
 // the CRDs are generated before and after, in memory, and compared on the
-// API server's own verdicts for random updates of every migrated field
-// (package proof).
+// API server's own verdicts for the updates of every migrated field that
+// its constraint and the schema name, then random ones (package proof). A
+// rewrite with a difference that closes no hole is left as written, with
+// the reason, and the others are planned and proven again.
 //
 // Run plans and proves; Result.Write writes the files, all or nothing.
 // docs/guide.md ("Migrating") describes the shapes it recognises and what
@@ -18,7 +20,9 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"sigs.k8s.io/controller-tools/pkg/genall"
@@ -26,6 +30,7 @@ import (
 
 	"github.com/immutable-gen/immutable-gen/crdgen"
 	"github.com/immutable-gen/immutable-gen/diag"
+	"github.com/immutable-gen/immutable-gen/markers"
 	"github.com/immutable-gen/immutable-gen/migrate/proof"
 	"github.com/immutable-gen/immutable-gen/output"
 )
@@ -67,10 +72,19 @@ type Options struct {
 	// when a package of paths= has zz_generated.immutable.go. Where they
 	// are used, conditional rules stay as written.
 	Validators string
-	// Updates per CRD version in the differential (default 1000), and its
-	// seed (default 1).
+	// Random updates per CRD version in the differential (default 1000),
+	// after the targeted ones, and their seed (default 1). The targeted
+	// updates decide what is written; the seed changes nothing but the
+	// random updates.
 	Updates int
 	Seed    uint64
+	// AcceptRefusals keeps the rewrites whose only differences are new
+	// refusals (--accept-refusals); they are not proven.
+	AcceptRefusals bool
+
+	// mutate changes the planned decisions, in tests that check that the
+	// differential catches a wrong one.
+	mutate func(*decision)
 }
 
 // A Rule is one immutability rule found (or a +k8s:immutable).
@@ -83,6 +97,17 @@ type Rule struct {
 	// To says what it became ("" when left); Reason why it was left.
 	To     string
 	Reason string
+	// Exact is set for a rewrite with the verdicts of the rule on every
+	// update of the differential; Holes counts the updates on which the
+	// rewrite refuses a change the rule let through.
+	Exact bool
+	Holes int
+	// Refusals counts the updates the rule allows that its rewrite
+	// refuses, changing nothing the rule calls immutable: kept only with
+	// Options.AcceptRefusals.
+	Refusals int
+	// site is the rule's.
+	site *site
 }
 
 // Migrated reports whether the rule was rewritten.
@@ -101,6 +126,10 @@ type Result struct {
 	// Notes are the crd generator's warnings and notes on the migrated
 	// sources that it did not report on the original ones.
 	Notes diag.List
+	// Missing are the differences that only random updates found, in any
+	// round of the proof: targeted cases missing (a bug of the targeted
+	// updates). A rewrite they are about is left as written.
+	Missing []proof.Difference
 }
 
 // Counts returns the number of rules found, migrated and left.
@@ -185,17 +214,55 @@ func Run(o Options) (*Result, error) {
 	}
 	p.init()
 	res := &Result{}
-	var after *generation
-	var decisions []*decision
+	for {
+		decisions, after, err := p.build(o, res)
+		if err != nil {
+			return nil, err
+		}
+		res.Rules = p.rules(decisions)
+		if after == nil {
+			res.Proof, res.Fields = proof.Report{}, nil
+			return res, nil
+		}
+		res.Notes = newNotes(before.diags, after.diags)
+		var owners []*decision
+		res.Fields = nil
+		for _, d := range decisions {
+			for _, pl := range d.places {
+				res.Fields = append(res.Fields, proof.Field{CRD: pl.crd, Version: pl.version, Path: pl.path, When: d.when})
+				owners = append(owners, d)
+			}
+		}
+		res.Proof, err = proof.Run(before.crds, after.crds, res.Fields, proof.Options{Updates: o.Updates, Seed: o.Seed})
+		if err != nil {
+			return nil, fmt.Errorf("the differential: %w", err)
+		}
+		if !p.leaveUnproven(res, owners, o.AcceptRefusals) {
+			p.grade(res, decisions, owners)
+			return res, nil
+		}
+	}
+}
+
+// build plans the markers, rewrites the sources and generates the CRDs
+// after. A marker the generator refuses (a bound the lowering needs, a
+// placement rule) puts its rules back as written, and the rest is planned
+// again. after is nil when nothing is rewritten.
+func (p *planner) build(o Options, res *Result) ([]*decision, *generation, error) {
 	for attempt := 0; ; attempt++ {
-		decisions = p.plan()
+		decisions := p.plan()
+		if o.mutate != nil {
+			for _, d := range decisions {
+				o.mutate(d)
+			}
+		}
 		fileEdits := rewrite(decisions)
 		res.Files, res.Diff = map[string][]byte{}, ""
 		inserted := map[string]map[int]*decision{} // file → new line → decision
 		for _, name := range slices.Sorted(maps.Keys(fileEdits)) {
-			src, err := sc.source(name)
+			src, err := p.sc.source(name)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			ops := fileEdits[name].apply(string(src))
 			res.Files[name] = []byte(newText(ops))
@@ -203,17 +270,21 @@ func Run(o Options) (*Result, error) {
 			inserted[name] = insertedLines(ops)
 		}
 		if len(res.Files) == 0 {
-			break
+			return decisions, nil, nil
 		}
-		after, err = o.generate(res.Files)
+		after, err := o.generate(res.Files)
 		if err != nil {
-			return nil, err
+			// Markers the markers package refuses while generating (a
+			// +k8s:update form where validation-gen has none): their
+			// rules stay, and the rest is tried again.
+			if attempt < 8 && p.leaveRefused(err, inserted) {
+				continue
+			}
+			return nil, nil, err
 		}
 		if !after.diags.HasErrors() {
-			break
+			return decisions, after, nil
 		}
-		// Markers the generator refuses (a bound the lowering needs, a
-		// placement rule): their rules stay, and the rest is tried again.
 		refused := false
 		var others diag.List
 		for _, d := range after.diags {
@@ -232,26 +303,198 @@ func Run(o Options) (*Result, error) {
 			others = append(others, d)
 		}
 		if !refused || len(others) > 0 {
-			return nil, fmt.Errorf("the crd generator refuses the migrated sources:\n%s", render(after.diags, diag.Error))
+			return nil, nil, fmt.Errorf("the crd generator refuses the migrated sources:\n%s", render(after.diags, diag.Error))
 		}
 	}
-	res.Rules = p.rules(decisions)
-	if after == nil {
-		return res, nil
+}
+
+// positioned matches a line of a generation error: file:line:col: message.
+var positioned = regexp.MustCompile(`^\s*(.+):(\d+):\d+: (.+)$`)
+
+// leaveRefused leaves as written the rules whose markers err names, at
+// the lines the rewrite inserted, and reports whether every positioned
+// line of err is such a marker (then the plan is tried again).
+func (p *planner) leaveRefused(err error, inserted map[string]map[int]*decision) bool {
+	found := false
+	for _, l := range strings.Split(err.Error(), "\n") {
+		m := positioned.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		line, _ := strconv.Atoi(m[2])
+		dec := inserted[m[1]][line]
+		if dec == nil {
+			return false
+		}
+		for _, c := range dec.claims {
+			if p.left[c.site] == "" {
+				p.left[c.site] = "the marker it would become is refused: " + m[3]
+				found = true
+			}
+		}
 	}
-	res.Notes = newNotes(before.diags, after.diags)
-	var fields []proof.Field
+	return found
+}
+
+// leaveUnproven leaves as written the rules of every rewrite a difference
+// that closes no hole is about (new refusals too unless acceptRefusals),
+// with the difference as the reason, and reports whether it left any. The
+// targeted updates decide: the differences of random updates count only
+// when the targeted ones found none, and are then targeted cases missing
+// (res.Missing).
+func (p *planner) leaveUnproven(res *Result, owners []*decision, acceptRefusals bool) bool {
+	var bad []proof.Difference
+	for _, c := range res.Proof.CRDs {
+		for _, d := range c.Differences {
+			if d.Class == proof.NewAcceptance || (d.Class == proof.NewRefusal && !acceptRefusals) {
+				bad = append(bad, d)
+			}
+		}
+	}
+	targeted := slices.ContainsFunc(bad, func(d proof.Difference) bool { return !d.Missing() })
+	left := false
+	for _, d := range bad {
+		if targeted == d.Missing() {
+			continue
+		}
+		if d.Missing() {
+			res.Missing = append(res.Missing, d)
+		}
+		reason := unproven(d)
+		for _, dec := range p.blame(d, owners) {
+			for _, c := range dec.claims {
+				if p.left[c.site] == "" {
+					p.left[c.site] = reason
+					left = true
+				}
+			}
+		}
+	}
+	return left
+}
+
+// blame returns the rewrites a difference is about: for a new acceptance,
+// the rewrites whose hand-written rules refused the update (their message,
+// or their text, in an error the original gave at their node or below);
+// otherwise, or when no such rule is found, the owners of the fields it
+// names.
+func (p *planner) blame(d proof.Difference, owners []*decision) []*decision {
+	var out []*decision
+	if d.Class == proof.NewAcceptance {
+		for _, dec := range owners {
+			if !slices.Contains(out, dec) && slices.ContainsFunc(dec.claims, func(c claim) bool { return p.refused(c.site, d.Errors) }) {
+				out = append(out, dec)
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	for _, i := range d.Fields {
+		if i < len(owners) && !slices.Contains(out, owners[i]) {
+			out = append(out, owners[i])
+		}
+	}
+	return out
+}
+
+// refused reports whether one of errs (field.Error lines) is the error of
+// site's rule: its message (or its text) at the node the rule is on, or
+// below it (a fieldPath).
+func (p *planner) refused(s *site, errs []string) bool {
+	r := s.rule
+	if r == nil {
+		return false
+	}
+	for _, e := range errs {
+		if !(r.Message != "" && strings.Contains(e, r.Message)) && !strings.Contains(e, r.Rule) {
+			continue
+		}
+		at, _, _ := strings.Cut(e, ": ")
+		at = stripIndexes(at)
+		for _, pl := range p.probes[s] {
+			var steps []string
+			for _, x := range pl.path {
+				if x != "[]" && x != "{}" {
+					steps = append(steps, x)
+				}
+			}
+			node := strings.Join(steps, ".")
+			if node == "" || at == node || strings.HasPrefix(at, node+".") || at == "<nil>" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// stripIndexes turns the field paths of errors, spec.l[2].x and
+// spec.m[k], into spec.l.x and spec.m.
+func stripIndexes(p string) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range p {
+		switch {
+		case r == '[':
+			depth++
+		case r == ']':
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// unproven is the reason a rewrite is left after the differential found d.
+func unproven(d proof.Difference) string {
+	what := "refuse an update the rule allows that changes no field the rule calls immutable"
+	if d.Class == proof.NewAcceptance {
+		what = "allow an update the rule refuses"
+	}
+	how := "the update " + d.Update
+	if d.Missing() {
+		how = "a random update only (a targeted case is missing: a bug of immutable-gen)"
+	}
+	return fmt.Sprintf("not proven (%s at %s): the marker would %s, on %s: old %s, new %s", d.Class, d.Field, what, how, js(d.Old), js(d.New))
+}
+
+// grade marks each migrated rule exact, or counts the holes its rewrite
+// closes.
+func (p *planner) grade(res *Result, decisions, owners []*decision) {
+	holes, refusals := map[*decision]int{}, map[*decision]int{}
+	differs := map[*decision]bool{}
+	for _, c := range res.Proof.CRDs {
+		for _, d := range c.Differences {
+			for _, dec := range p.blame(d, owners) {
+				differs[dec] = true
+				switch d.Class {
+				case proof.ClosesHole:
+					holes[dec] += d.Count
+				case proof.NewRefusal:
+					refusals[dec] += d.Count
+				}
+			}
+		}
+	}
+	bySite := map[*site][]*decision{}
 	for _, d := range decisions {
-		for _, pl := range d.places {
-			fields = append(fields, proof.Field{CRD: pl.crd, Version: pl.version, Path: pl.path, When: d.when})
+		for _, c := range d.claims {
+			bySite[c.site] = append(bySite[c.site], d)
 		}
 	}
-	res.Fields = fields
-	res.Proof, err = proof.Run(before.crds, after.crds, fields, proof.Options{Updates: o.Updates, Seed: o.Seed})
-	if err != nil {
-		return nil, fmt.Errorf("the differential: %w", err)
+	for i, r := range res.Rules {
+		if !r.Migrated() {
+			continue
+		}
+		exact := true
+		for _, d := range bySite[r.site] {
+			exact = exact && !differs[d]
+			res.Rules[i].Holes += holes[d]
+			res.Rules[i].Refusals += refusals[d]
+		}
+		res.Rules[i].Exact = exact
 	}
-	return res, nil
 }
 
 // usesValidators reports whether a package holds the typed validators'
@@ -268,12 +511,23 @@ func usesValidators(pkgs []*loader.Package) bool {
 }
 
 // insertedLines maps the lines added (numbered in the new file) to the
-// decision whose marker they hold.
+// decision whose marker they hold, and the declaration below them too
+// (errors about a field are reported at its declaration).
 func insertedLines(ops []op) map[int]*decision {
 	out := map[int]*decision{}
-	for _, o := range ops {
-		if o.kind == '+' && o.owner != nil {
-			out[o.newLine] = o.owner
+	for i, o := range ops {
+		if o.kind != '+' || o.owner == nil {
+			continue
+		}
+		out[o.newLine] = o.owner
+		for _, n := range ops[i+1:] {
+			if n.kind == '-' || strings.HasPrefix(strings.TrimSpace(n.text), "//") {
+				continue
+			}
+			if out[n.newLine] == nil {
+				out[n.newLine] = o.owner
+			}
+			break
 		}
 	}
 	return out
@@ -325,6 +579,9 @@ func (p *planner) rules(decisions []*decision) []Rule {
 		if !d.add {
 			what = "nothing: " + d.target.String() + " already has " + d.marker()
 		} else {
+			if d.ignoreOrder {
+				what += " (+" + markers.IgnoreOrderName + ")"
+			}
 			if d.when != "" {
 				what += " (+immutable:when=" + quoteWhen(d.when) + ")"
 			}
@@ -351,7 +608,7 @@ func (p *planner) rules(decisions []*decision) []Rule {
 		if p.other[s] {
 			continue
 		}
-		r := Rule{Pos: s.pos, Marker: s.text, On: s.decl.String(), To: to[s], Reason: p.left[s]}
+		r := Rule{Pos: s.pos, Marker: s.text, On: s.decl.String(), To: to[s], Reason: p.left[s], site: s}
 		if r.To != "" {
 			r.Reason = ""
 		} else if r.Reason == "" {

@@ -32,6 +32,11 @@ type decision struct {
 	when string
 	// message is the +immutable:message to add, if any.
 	message string
+	// ignoreOrder is set when the form compares the value with CEL's ==
+	// and a list map is at or under one of its places: CEL compares list
+	// maps by key, order ignored, and +immutable:ignoreOrder says the
+	// same (docs/semantics.md, "immutable-gen migrate").
+	ignoreOrder bool
 	// add is false when the decl already has the form: the rules go, no
 	// marker is added.
 	add bool
@@ -355,6 +360,9 @@ func (p *planner) decide(t *decl, claims []claim) (*decision, string) {
 	default:
 		return nil, "a presence rule alone, of no shape a form has"
 	}
+	if strings.Contains(d.form, "NoModify") && t.field != nil && compound(t.field.Type()) {
+		return nil, "fixed while present (+k8s:update=" + d.form + ") on a list or map: validation-gen refuses NoModify there, and no +immutable form means fixed while present but free to be cleared (+immutable would refuse clearing, a new refusal)"
+	}
 	if len(t.forms) > 0 {
 		if slices.Contains(t.forms, d.form) {
 			d.add = false
@@ -365,7 +373,22 @@ func (p *planner) decide(t *decl, claims []claim) (*decision, string) {
 	if d.add && !t.message {
 		d.message = message(claims)
 	}
+	if eq && d.add && slices.ContainsFunc(d.places, holdsListMap) {
+		d.ignoreOrder = true
+	}
 	return d, ""
+}
+
+// holdsListMap reports whether a +listType=map list is at or under p's
+// node (through properties, list items and map values).
+func holdsListMap(p place) bool {
+	found := false
+	walkSchema(p, func(q place) {
+		if listMapKeys(q.node) != nil {
+			found = true
+		}
+	})
+	return found
 }
 
 func formSuffix(form string) string {
@@ -455,8 +478,10 @@ func (p *planner) k8sDecisions(claims map[*decl][]claim) []*decision {
 			continue
 		}
 		switch {
+		case p.left[s] != "" && !strings.HasPrefix(p.left[s], keptK8s):
+			// Left by the differential.
 		case p.k8sImmutable != K8sImmutableMarker:
-			p.left[s] = "kept: +k8s:immutable stays unless --k8s-immutable=immutable"
+			p.left[s] = keptK8s
 		case len(claims[s.decl]) > 0:
 			p.left[s] = "the field also has hand-written rules"
 		case len(s.decl.forms) > 0:
@@ -467,6 +492,9 @@ func (p *planner) k8sDecisions(claims map[*decl][]claim) []*decision {
 	}
 	return out
 }
+
+// keptK8s is the reason +k8s:immutable stays by default.
+const keptK8s = "kept: +k8s:immutable stays unless --k8s-immutable=immutable"
 
 // countUses counts the struct fields of the scanned packages by the named
 // type they hold.
@@ -500,6 +528,19 @@ func namedOf(t types.Type) *types.Named {
 			return nil
 		}
 	}
+}
+
+// compound reports whether t is a list or a map as the markers see a
+// field's type (through pointers; []byte is a string).
+func compound(t types.Type) bool {
+	switch u := deref(t).Underlying().(type) {
+	case *types.Slice:
+		b, ok := u.Elem().Underlying().(*types.Basic)
+		return !ok || b.Kind() != types.Byte
+	case *types.Map:
+		return true
+	}
+	return false
 }
 
 func deref(t types.Type) types.Type {

@@ -20,6 +20,8 @@ type planCase struct {
 	// want is, for each rule (in order), what it became or why it stays
 	// (a substring of Rule.To, or of Rule.Reason prefixed with "left: ").
 	want []string
+	// exclude is a text no rule may have become.
+	exclude string
 }
 
 const planTypes = `package v1
@@ -185,50 +187,29 @@ func TestPlan(t *testing.T) {
 		{name: "keys may be added, not removed (NoRemoveItem alone)",
 			specRules: []string{`+kubebuilder:validation:XValidation:rule="oldSelf.labels.all(k, k in self.labels)",fieldPath=".labels"`},
 			want:      []string{"left: reads spec.labels without has(), and labels is optional"}},
+		{name: "self == oldSelf on a list map (JobSet dependsOn): ignoreOrder",
+			fields: strings.Replace(planFields, "\t// +listType=map\n\t// +listMapKey=name\n", "\t// +listType=map\n\t// +listMapKey=name\n\t// +kubebuilder:validation:XValidation:rule=\"self == oldSelf\"\n", 1),
+			want:   []string{"+immutable on ThingSpec.Items (+immutable:ignoreOrder)"}},
+		{name: "self == oldSelf on a struct with list maps two levels below: ignoreOrder",
+			files:  map[string]string{"group.go": "package v1\n\n// Group holds Inner.\ntype Group struct {\n\tInner Inner `json:\"inner\"`\n}\n\n// Inner holds a list map.\ntype Inner struct {\n\t// +listType=map\n\t// +listMapKey=name\n\t// +kubebuilder:validation:MaxItems=4\n\t// +optional\n\tDeps []Item `json:\"deps,omitempty\"`\n}\n"},
+			fields: planFields + "\t// +kubebuilder:validation:XValidation:rule=\"self == oldSelf\"\n\t// +optional\n\tGroup *Group `json:\"group,omitempty\"`\n",
+			want:   []string{"+immutable on ThingSpec.Group (+immutable:ignoreOrder)"}},
+		{name: "NoModify on a list map: left, validation-gen refuses it there",
+			specRules: []string{`+kubebuilder:validation:XValidation:rule="!has(oldSelf.items) || !has(self.items) || oldSelf.items == self.items"`},
+			want:      []string{"left: fixed while present (+k8s:update=NoModify) on a list or map: validation-gen refuses NoModify there"}},
+		{name: "set once on a list map: ignoreOrder",
+			specRules: []string{`+kubebuilder:validation:XValidation:rule="!has(oldSelf.items) || self.items == oldSelf.items"`},
+			want:      []string{"+immutable=once on ThingSpec.Items (+immutable:ignoreOrder)"}},
+		{name: "self == oldSelf on a set and on an atomic list: no ignoreOrder",
+			fields:  planFields + "\t// +listType=set\n\t// +kubebuilder:validation:MaxItems=4\n\t// +kubebuilder:validation:items:MaxLength=15\n\t// +kubebuilder:validation:XValidation:rule=\"self == oldSelf\"\n\tTags []string `json:\"tags\"`\n\t// +kubebuilder:validation:MaxItems=4\n\t// +kubebuilder:validation:items:MaxLength=15\n\t// +kubebuilder:validation:XValidation:rule=\"self == oldSelf\"\n\tArgs []string `json:\"args\"`\n",
+			want:    []string{"+immutable on ThingSpec.Tags", "+immutable on ThingSpec.Args"},
+			exclude: "ignoreOrder"},
 		{name: "keys may be added, not removed, on the field",
 			fields: strings.Replace(planFields, "\t// +kubebuilder:validation:MaxProperties=4\n", "\t// +kubebuilder:validation:MaxProperties=4\n\t// +kubebuilder:validation:XValidation:rule=\"oldSelf.all(k, k in self)\"\n", 1),
 			want:   []string{"left: keys may be added, not removed: no marker form means that"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			// Inside the module, for its imports; removed after.
-			parent := filepath.Join(root, "migrate", "testdata")
-			if err := os.MkdirAll(parent, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			dir, err := os.MkdirTemp(parent, "plan-")
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				os.RemoveAll(dir)
-				os.Remove(parent) // when empty
-			})
-			comment := func(lines []string) string {
-				var b strings.Builder
-				for _, l := range lines {
-					b.WriteString("// " + l + "\n")
-				}
-				return b.String()
-			}
-			fields := c.fields
-			if fields == "" {
-				fields = planFields
-			}
-			src := strings.NewReplacer("%SPECRULES%", "// ThingSpec is the desired state.\n"+comment(c.specRules), "%ROOTRULES%", "\n// Thing is the kind.\n"+comment(c.rootRules), "%FIELDS%", fields).Replace(planTypes)
-			files := map[string]string{"types.go": src, "doc.go": "// +groupName=plan.example.com\npackage v1\n"}
-			for n, s := range c.files {
-				files[n] = s
-			}
-			for n, s := range files {
-				if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			rel, _ := filepath.Rel(root, dir)
-			o := Options{Dir: root, Paths: []string{"./" + filepath.ToSlash(rel)}, Updates: 400}
-			if c.options != nil {
-				c.options(&o)
-			}
+			o := planModule(t, root, c)
 			res, err := Run(o)
 			if err != nil {
 				t.Fatal(err)
@@ -245,13 +226,66 @@ func TestPlan(t *testing.T) {
 				if !strings.Contains(got, c.want[i]) {
 					t.Errorf("rule %d (%s):\n got %s\nwant %s", i, r.Marker, got, c.want[i])
 				}
+				if c.exclude != "" && strings.Contains(r.To, c.exclude) {
+					t.Errorf("rule %d (%s) became %s, with %s", i, r.Marker, r.To, c.exclude)
+				}
 			}
 			if !res.Proven() {
 				t.Errorf("not proven:\n%s", report)
+			}
+			for _, d := range append(res.Missing, res.Proof.Missing()...) {
+				t.Errorf("a targeted case missing: %s at %s, old %s, new %s", d.Class, d.Field, js(d.Old), js(d.New))
 			}
 			if t.Failed() {
 				t.Logf("%s\n%s", res.Diff, report)
 			}
 		})
 	}
+}
+
+// planModule writes c's package into a directory of the module (for its
+// imports; removed after the test) and returns the options that migrate
+// it, with c's options applied.
+func planModule(t *testing.T, root string, c planCase) Options {
+	t.Helper()
+	// Inside the module, for its imports; removed after.
+	parent := filepath.Join(root, "migrate", "testdata")
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp(parent, "plan-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		os.RemoveAll(dir)
+		os.Remove(parent) // when empty
+	})
+	comment := func(lines []string) string {
+		var b strings.Builder
+		for _, l := range lines {
+			b.WriteString("// " + l + "\n")
+		}
+		return b.String()
+	}
+	fields := c.fields
+	if fields == "" {
+		fields = planFields
+	}
+	src := strings.NewReplacer("%SPECRULES%", "// ThingSpec is the desired state.\n"+comment(c.specRules), "%ROOTRULES%", "\n// Thing is the kind.\n"+comment(c.rootRules), "%FIELDS%", fields).Replace(planTypes)
+	files := map[string]string{"types.go": src, "doc.go": "// +groupName=plan.example.com\npackage v1\n"}
+	for n, s := range c.files {
+		files[n] = s
+	}
+	for n, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rel, _ := filepath.Rel(root, dir)
+	o := Options{Dir: root, Paths: []string{"./" + filepath.ToSlash(rel)}, Updates: 200}
+	if c.options != nil {
+		c.options(&o)
+	}
+	return o
 }

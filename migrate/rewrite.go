@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/immutable-gen/immutable-gen/markers"
 )
 
 // edits are the line edits of one Go file. Lines are numbered from 1, in
@@ -187,6 +189,9 @@ func rewrite(decisions []*decision) map[string]*edits {
 		var lines []string
 		if d.add {
 			lines = append(lines, d.markers()...)
+			if d.ignoreOrder {
+				lines = append(lines, "+"+markers.IgnoreOrderName)
+			}
 			if when := mutateWhen(d.when); when != "" {
 				lines = append(lines, "+immutable:when="+quoteWhen(when))
 			}

@@ -11,8 +11,9 @@ import (
 // TestDifferentialCatchesWrongConditions: the conditions migrate writes
 // are proven by the differential, not taken on trust. Written wrong —
 // dropped (the marker holds always), negated, or never true — the worked
-// example's conditional rules get new refusals or new acceptances, each
-// at its field.
+// example's conditional rewrites get new refusals or new acceptances, each
+// at its field, and are left as written with that reason; the others are
+// written.
 func TestDifferentialCatchesWrongConditions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates and compares the example's CRDs five times")
@@ -35,14 +36,15 @@ func TestDifferentialCatchesWrongConditions(t *testing.T) {
 		name   string
 		mutate func(string) string
 		want   proof.Class
-		// fields the differences of class want must name; none: any.
+		// fields whose rules must be left with a difference of class
+		// want; none: any.
 		fields []string
 	}{
 		{"dropped", func(string) string { return "" }, proof.NewRefusal, []string{"spec.size", "spec.nodeLabels", "spec.queue"}},
 		{"negated", func(w string) string { return "!(" + w + ")" }, proof.NewAcceptance, nil},
-		{"never size", only("spec.paused", never), proof.NewAcceptance, nil},
-		{"never nodeLabels", only("spec.topology", never), proof.NewAcceptance, nil},
-		{"never queue", only("Ready", never), proof.NewAcceptance, nil},
+		{"never size", only("spec.paused", never), proof.NewAcceptance, []string{"spec.size"}},
+		{"never nodeLabels", only("spec.topology", never), proof.NewAcceptance, []string{"spec.nodeLabels"}},
+		{"never queue", only("Ready", never), proof.NewAcceptance, []string{"spec.queue"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			defer func(f func(string) string) { mutateWhen = f }(mutateWhen)
@@ -52,25 +54,30 @@ func TestDifferentialCatchesWrongConditions(t *testing.T) {
 				}
 				return c.mutate(w)
 			}
-			res, err := Run(Options{Dir: root, Paths: []string{"./testdata/apis/migrate/..."}})
+			res, err := Run(Options{Dir: root, Paths: []string{"./testdata/apis/migrate/..."}, Updates: 100})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Proof.Count(c.want) == 0 {
-				t.Fatalf("no %s with the conditions %s:\n%s", c.want, c.name, res.Report(root))
-			}
-			seen := map[string]bool{}
-			for _, r := range res.Proof.CRDs {
-				for _, d := range r.Differences {
-					if d.Class == c.want {
-						seen[d.Field] = true
-					}
+			report := res.Report(root)
+			left := map[string]bool{}
+			for _, r := range res.Rules {
+				if _, at, ok := strings.Cut(r.Reason, "not proven ("+string(c.want)+" at "); ok && !r.Migrated() {
+					left[strings.SplitN(at, ")", 2)[0]] = true
 				}
+			}
+			if len(left) == 0 {
+				t.Fatalf("no rule left for a %s with the conditions %s:\n%s", c.want, c.name, report)
 			}
 			for _, f := range c.fields {
-				if !seen[f] {
-					t.Errorf("conditions %s: no %s at %s:\n%s", c.name, c.want, f, res.Report(root))
+				if !left[f] {
+					t.Errorf("conditions %s: the rule of %s not left for a %s:\n%s", c.name, f, c.want, report)
 				}
+			}
+			if !res.Proven() {
+				t.Errorf("what is written is not proven:\n%s", report)
+			}
+			if _, migrated, _ := res.Counts(); migrated < 14 {
+				t.Errorf("conditions %s: %d rules migrated; the unconditional ones must be written still:\n%s", c.name, migrated, report)
 			}
 		})
 	}

@@ -20,20 +20,25 @@ const migrateUsage = migrateSynopsis + `
 
 Rewrites the immutability rules the Go sources write by hand
 (+kubebuilder:validation:XValidation rules such as "self == oldSelf") into
-+immutable markers, in place, and proves the rewrite first: it generates the
-CRDs before and after in memory and runs random updates of every migrated
-field through the API server's validator (with ratcheting) under both.
-Rules it cannot translate exactly stay as written, each with the reason.
-docs/guide.md, "Migrating", lists the shapes.
++immutable markers, in place, and proves each rewrite first: it generates
+the CRDs before and after in memory and runs, for every migrated field, the
+updates its rules and the schema name (the field removed and set later,
+lists reordered, keys added and removed, optional ancestors removed and
+added back, conditions true and false, values at their bounds), then random
+ones, through the API server's validator (with ratcheting) under both. A
+rewrite with a difference that closes no hole stays as written, with the
+reason, and the others are written. Rules it cannot translate exactly stay
+as written too. docs/guide.md, "Migrating", lists the shapes.
 
   crd[:OPTIONS]           the crd generator's options, as for generation
                           (crd:allowDangerousTypes=true, …)
   paths=PATTERN           the packages, as controller-gen takes them
   --diff                  print the unified diff on standard output and
                           write nothing
-  --accept-refusals       write even when updates the original allowed are
-                          refused after the migration (never when one it
-                          refused is allowed)
+  --accept-refusals       keep the rewrites whose only differences are
+                          updates the original allowed that are refused
+                          after (never one that allows an update the
+                          original refused)
   --k8s-immutable=MODE    keep (default): leave +k8s:immutable as it is;
                           immutable: turn it into +immutable, which
                           immutable-gen compiles it as
@@ -42,16 +47,20 @@ docs/guide.md, "Migrating", lists the shapes.
                           (default: a package of paths= holds
                           zz_generated.immutable.go), yes or no. Where
                           they are used, conditional rules stay as written
-  --updates=N             random updates per CRD version (default 1000)
-  --seed=N                seed of the updates (default 1)
+  --updates=N             random updates per CRD version, after the
+                          targeted ones (default 1000)
+  --seed=N                seed of the random updates (default 1); the
+                          targeted updates, which decide what is
+                          written, do not depend on it
 
 The report goes to standard error. Files are written all or nothing.
 
-Exit status: 0 every verdict that differs closes a hole (the original
-allowed a change of a field its own rules call immutable); 1 some
-difference is a new refusal or a new acceptance (nothing is written, except
-new refusals with --accept-refusals); 2 unusable input (packages that do
-not load, sources the crd generator refuses, a CRD the API server refuses).
+Exit status: 0 every rewrite written is proven (every difference closes a
+hole: the original allowed a change of a field its own rules call
+immutable); the rules left are listed with their reasons; 1 rewrites with
+new refusals were kept (--accept-refusals); 2 unusable input (packages
+that do not load, sources the crd generator refuses, a CRD the API server
+refuses).
 `
 
 // runMigrate implements "immutable-gen migrate" and returns the exit status.
@@ -84,7 +93,7 @@ func runMigrate(args []string, stdout, stderr io.Writer) int {
 		opts = append(opts, fs.Arg(0))
 		rest = fs.Args()[1:]
 	}
-	o := migrate.Options{K8sImmutable: *k8s, Validators: *validators, Updates: *updates, Seed: *seed}
+	o := migrate.Options{K8sImmutable: *k8s, Validators: *validators, Updates: *updates, Seed: *seed, AcceptRefusals: *accept}
 	for _, a := range opts {
 		switch {
 		case strings.HasPrefix(a, "paths="):

@@ -1,9 +1,15 @@
 // Package proof compares two generations of the same CRDs — before and
 // after a migration of their immutability rules — on the API server's own
-// verdicts: random updates of the migrated fields, values drawn from the
-// schema (preflight/preflighttest), each judged by the server's validator
-// with ratcheting (preflight) under both CRDs. Each verdict that differs is
-// classified and reduced to a small old/new pair.
+// verdicts, each update judged by the server's validator with ratcheting
+// (preflight) under both CRDs. The updates of each migrated field are
+// targeted ones first, derived from the schema with a fixed seed (the
+// field removed, set later, reordered, its keys added and removed, its
+// optional ancestors removed and added back, its condition true and false,
+// values at their bounds: targeted.go), then random ones drawn with the
+// run's seed (preflight/preflighttest). Each verdict that differs is
+// classified, attributed to the migrated fields it is about, and reduced to
+// a small old/new pair; a difference no targeted update found is a
+// targeted case missing.
 package proof
 
 import (
@@ -70,13 +76,29 @@ type Difference struct {
 	Old, New map[string]any
 	// Errors are the refusing side's errors on the example.
 	Errors []string
+	// Fields are the indexes, in the fields given to Run, of the migrated
+	// fields the difference is about: for a closed hole, the fields whose
+	// change is refused; for a new refusal, the fields at or above the
+	// paths the migrated CRD names, else the field the update was about;
+	// for a new acceptance, the field the update was about.
+	Fields []int
+	// Targeted counts the updates of the group that were targeted ones;
+	// Update says what the example's does ("" for a random one).
+	Targeted int
+	Update   string
 }
+
+// Missing reports whether only random updates found the difference: a
+// targeted case is missing (a bug of the targeted updates).
+func (d Difference) Missing() bool { return d.Targeted == 0 }
 
 // A CRDReport is the differential of one CRD version.
 type CRDReport struct {
 	CRD, Version string
 	Fields       []string
-	Updates      int
+	// Updates counts the updates run: Targeted of them targeted, the
+	// others random.
+	Updates, Targeted int
 	// RefusedBefore and RefusedAfter count the updates each side refused.
 	RefusedBefore, RefusedAfter int
 	// Conditional counts the updates of fields with a condition, Held
@@ -103,12 +125,29 @@ func (r Report) Count(c Class) int {
 	return n
 }
 
+// Missing returns the differences that only random updates found.
+func (r Report) Missing() []Difference {
+	var out []Difference
+	for _, x := range r.CRDs {
+		for _, d := range x.Differences {
+			if d.Missing() {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
 // Options tune a run.
 type Options struct {
-	// Updates per CRD version (default 1000).
+	// Updates is the number of random updates per CRD version (default
+	// 1000), after the targeted ones.
 	Updates int
-	// Seed of the random updates (default 1).
+	// Seed of the random updates (default 1). The targeted updates do not
+	// depend on it.
 	Seed uint64
+	// TargetedOnly skips the random updates.
+	TargetedOnly bool
 }
 
 // Run compares before and after (CRD files as the crd generator writes
@@ -122,8 +161,10 @@ func Run(before, after map[string][]byte, fields []Field, o Options) (Report, er
 		o.Seed = 1
 	}
 	byCRD := map[string][]Field{}
-	for _, f := range fields {
+	index := map[string][]int{}
+	for i, f := range fields {
 		byCRD[f.CRD] = append(byCRD[f.CRD], f)
+		index[f.CRD] = append(index[f.CRD], i)
 	}
 	b, err := loadCRDs(before, byCRD)
 	if err != nil {
@@ -140,11 +181,13 @@ func Run(before, after map[string][]byte, fields []Field, o Options) (Report, er
 			return Report{}, fmt.Errorf("CRD %s: not generated both before and after the migration", name)
 		}
 		versions := map[string][]Field{}
-		for _, f := range byCRD[name] {
+		vindex := map[string][]int{}
+		for i, f := range byCRD[name] {
 			versions[f.Version] = append(versions[f.Version], f)
+			vindex[f.Version] = append(vindex[f.Version], index[name][i])
 		}
 		for _, v := range slices.Sorted(maps.Keys(versions)) {
-			r, err := compare(bc, ac, v, versions[v], o)
+			r, err := compare(bc, ac, v, versions[v], vindex[v], o)
 			if err != nil {
 				return Report{}, fmt.Errorf("CRD %s %s: %w", name, v, err)
 			}
@@ -206,8 +249,9 @@ func loadCRDs(files map[string][]byte, want map[string][]Field) (map[string]*crd
 	return out, nil
 }
 
-// compare runs the updates of one CRD version.
-func compare(before, after *crd, version string, fields []Field, o Options) (CRDReport, error) {
+// compare runs the updates of one CRD version; index are the fields'
+// indexes in Run's.
+func compare(before, after *crd, version string, fields []Field, index []int, o Options) (CRDReport, error) {
 	root := before.schemas[version]
 	if root == nil {
 		return CRDReport{}, fmt.Errorf("no schema")
@@ -223,19 +267,19 @@ func compare(before, after *crd, version string, fields []Field, o Options) (CRD
 	}
 	// The strings the rules compare with (`c.type == 'Ready'`), so that
 	// their conditions are met, on both sides of the comparison.
-	d := newDrawer(before, version, fields, conds, o.Seed, literals(root, after.schemas[version]))
+	words := literals(root, after.schemas[version])
 	groups := map[string]*Difference{}
 	var order []string
-	for i := 0; i < o.Updates; i++ {
-		f, oldBody, newBody, err := d.next(i)
-		if err != nil {
-			return rep, err
-		}
+	run := func(fi int, oldBody, newBody map[string]any, what string, targeted bool) error {
+		f := fields[fi]
 		v, err := judge(before, after, version, oldBody, newBody)
 		if err != nil {
-			return rep, err
+			return err
 		}
 		rep.Updates++
+		if targeted {
+			rep.Targeted++
+		}
 		if f.When != "" {
 			rep.Conditional++
 			if conds.held(oldBody, newBody)[f.When] {
@@ -248,23 +292,108 @@ func compare(before, after *crd, version string, fields []Field, o Options) (CRD
 		if !v.after.Allowed() {
 			rep.RefusedAfter++
 		}
-		cls, fld := classify(v, body, oldBody, newBody, fields, conds)
+		cls, raw, blame := classify(v, body, oldBody, newBody, fields, conds)
 		if cls == "" {
-			continue
+			return nil
 		}
-		key := string(cls) + " " + fld
-		if g := groups[key]; g != nil {
-			g.Count++
-			continue
+		fld := raw
+		if len(blame) == 0 {
+			blame = []int{fi}
 		}
-		order = append(order, key)
-		d := &Difference{Class: cls, Field: fld, Count: 1}
-		d.Old, d.New, v = minimize(before, after, version, body, oldBody, newBody, fields, conds, cls, fld)
-		d.Errors = errorLines(v.after.Errors)
 		if cls == NewAcceptance {
-			d.Errors = errorLines(v.before.Errors)
+			// The original's rule refused a change of a migrated field at
+			// or below the node it names (the root names none): the
+			// fields the update changes there, the one it is about first.
+			order := []int{fi}
+			for i := range fields {
+				if i != fi {
+					order = append(order, i)
+				}
+			}
+			var changedHere []int
+			for _, i := range order {
+				fs := stripIndexes(pathString(fields[i].Path))
+				if (fld == "" || fld == "<nil>" || fs == fld || strings.HasPrefix(fs, fld+".")) && changed(body, oldBody, newBody, fields[i].Path) {
+					changedHere = append(changedHere, i)
+				}
+			}
+			if len(changedHere) > 0 {
+				blame, fld = changedHere, pathString(fields[changedHere[0]].Path)
+			} else if fp := pathString(f.Path); fld == "" || fld == "<nil>" || strings.HasPrefix(stripIndexes(fp), fld+".") {
+				fld = fp
+			}
 		}
-		groups[key] = d
+		// A closed hole counts at each field it closes; the other
+		// differences at the fields they are attributed to together.
+		sets := [][]int{blame}
+		if cls == ClosesHole {
+			sets = nil
+			for _, b := range blame {
+				sets = append(sets, []int{b})
+			}
+		}
+		for _, set := range sets {
+			fld := fld
+			if cls == ClosesHole {
+				fld = pathString(fields[set[0]].Path)
+			}
+			key := fmt.Sprint(cls, " ", fld, " ", set)
+			g := groups[key]
+			if g == nil {
+				order = append(order, key)
+				g = &Difference{Class: cls, Field: fld}
+				for _, b := range set {
+					g.Fields = append(g.Fields, index[b])
+				}
+				groups[key] = g
+			}
+			g.Count++
+			if targeted {
+				g.Targeted++
+			}
+			// The example: the first update, or the first targeted one.
+			if g.Count == 1 || (targeted && g.Targeted == 1) {
+				g.Update = what
+				var w verdicts
+				g.Old, g.New, w = minimize(before, after, version, body, oldBody, newBody, fields, conds, cls, raw)
+				g.Errors = errorLines(w.after.Errors)
+				if cls == NewAcceptance {
+					g.Errors = errorLines(w.before.Errors)
+				}
+			}
+		}
+		return nil
+	}
+	tg := newTargeter(before, version, conds, words)
+	for fi, f := range fields {
+		us, err := tg.updates(fi, f)
+		if err != nil {
+			return rep, err
+		}
+		for _, u := range us {
+			if err := run(fi, u.old, u.new, u.what, true); err != nil {
+				return rep, err
+			}
+		}
+	}
+	if !o.TargetedOnly {
+		d := newDrawer(before, version, fields, conds, o.Seed, words)
+		// o.Updates judged ones, drawing up to three times as many.
+		for i, judged := 0, 0; judged < o.Updates && i < 3*o.Updates; i++ {
+			_, oldBody, newBody, ok, err := d.next(i)
+			if err != nil {
+				return rep, err
+			}
+			if !ok {
+				// No stored object looks like it: its verdicts say
+				// nothing about a real update.
+				continue
+			}
+			judged++
+			if err := run(i%len(fields), oldBody, newBody, "", false); err != nil {
+				return rep, err
+			}
+		}
 	}
 	sort.Strings(order)
 	for _, k := range order {
@@ -299,13 +428,14 @@ func newDrawer(c *crd, version string, fields []Field, conds *conditions, seed u
 }
 
 // next draws update i: the field it is about, the old and the new object
-// below metadata.
-func (d *drawer) next(i int) (Field, map[string]any, map[string]any, error) {
+// below metadata, and whether the old one is an object the original CRD
+// accepts on creation (one that could be stored).
+func (d *drawer) next(i int) (Field, map[string]any, map[string]any, bool, error) {
 	f := d.fields[i%len(d.fields)]
 	plant := d.r.IntN(10) < 7
-	oldBody, err := stored(d.c, d.version, d.gen, &d.u, d.body, f.Path, plant)
+	oldBody, ok, err := stored(d.c, d.version, d.gen, &d.u, d.body, f.Path, plant)
 	if err != nil {
-		return f, nil, nil, err
+		return f, nil, nil, false, err
 	}
 	// A conditional field: half of its updates start from an object on
 	// which the condition holds (up to 40 draws), so that both sides of
@@ -315,8 +445,8 @@ func (d *drawer) next(i int) (Field, map[string]any, map[string]any, error) {
 			if d.conds.held(oldBody, oldBody)[f.When] {
 				break
 			}
-			if oldBody, err = stored(d.c, d.version, d.gen, &d.u, d.body, f.Path, plant); err != nil {
-				return f, nil, nil, err
+			if oldBody, ok, err = stored(d.c, d.version, d.gen, &d.u, d.body, f.Path, plant); err != nil {
+				return f, nil, nil, false, err
 			}
 		}
 	}
@@ -332,7 +462,7 @@ func (d *drawer) next(i int) (Field, map[string]any, map[string]any, error) {
 		m, _ := d.gen.Mutate(newBody)
 		newBody, _ = m.(map[string]any)
 	}
-	return f, oldBody, newBody, nil
+	return f, oldBody, newBody, ok, nil
 }
 
 // Updates draws n random updates of fields of one version of a CRD (a
@@ -366,7 +496,7 @@ func Updates(crdFile []byte, version string, fields []Field, n int, seed uint64,
 	}
 	d := newDrawer(c, version, fields, conds, seed, literals(c.schemas[version]))
 	for i := range n {
-		_, o, nw, err := d.next(i)
+		_, o, nw, _, err := d.next(i)
 		if err != nil {
 			return err
 		}
@@ -379,9 +509,8 @@ func Updates(crdFile []byte, version string, fields []Field, n int, seed uint64,
 
 // stored draws an old object: one the original CRD accepts on creation,
 // as every stored object once was (up to 20 draws), with the field planted
-// when plant is set.
-func stored(before *crd, version string, gen *preflighttest.Generator, u *updater, body map[string]any, path []string, plant bool) (map[string]any, error) {
-	var out map[string]any
+// when plant is set; ok is false when none of the draws is accepted.
+func stored(before *crd, version string, gen *preflighttest.Generator, u *updater, body map[string]any, path []string, plant bool) (out map[string]any, ok bool, err error) {
 	for range 20 {
 		out, _ = gen.Spec().(map[string]any)
 		if out == nil {
@@ -392,13 +521,13 @@ func stored(before *crd, version string, gen *preflighttest.Generator, u *update
 		}
 		res, err := before.checker.Create(before.object(version, out))
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if res.Allowed() {
-			break
+			return out, true, nil
 		}
 	}
-	return out, nil
+	return out, false, nil
 }
 
 // verdicts are both sides' results on one update.
@@ -431,35 +560,58 @@ func (c *crd) object(version string, body map[string]any) map[string]any {
 	return obj
 }
 
-// classify names the class of a differing verdict and the field it is
-// about; "" when the verdicts agree.
-func classify(v verdicts, body, oldBody, newBody map[string]any, fields []Field, conds *conditions) (Class, string) {
+// classify names the class of a differing verdict, the field it is about,
+// and the indexes of the fields it is attributed to (see
+// Difference.Fields; none: the field the update was about); "" when the
+// verdicts agree.
+func classify(v verdicts, body, oldBody, newBody map[string]any, fields []Field, conds *conditions) (Class, string, []int) {
 	switch {
 	case v.before.Allowed() == v.after.Allowed():
-		return "", ""
+		return "", "", nil
 	case !v.before.Allowed():
-		return NewAcceptance, errorField(v.before.Errors)
+		return NewAcceptance, errorField(v.before.Errors), nil
 	}
 	// The migrated side refuses: a closed hole when every error names a
 	// migrated field (or a place inside it) that the update changes.
 	var closed string
+	var holes []int
 	held := conds.held(oldBody, newBody)
 	for _, e := range v.after.Errors {
 		p := stripIndexes(e.Field)
 		ok := false
-		for _, f := range fields {
+		for i, f := range fields {
 			fp := pathString(f.Path)
 			fs := stripIndexes(fp)
 			if (p == fs || strings.HasPrefix(p, fs+".")) && changed(body, oldBody, newBody, f.Path) && (f.When == "" || held[f.When]) {
 				ok, closed = true, fp
+				if !slices.Contains(holes, i) {
+					holes = append(holes, i)
+				}
 				break
 			}
 		}
 		if !ok {
-			return NewRefusal, errorField(v.after.Errors)
+			return NewRefusal, errorField(v.after.Errors), refusing(v.after.Errors, fields)
 		}
 	}
-	return ClosesHole, closed
+	slices.Sort(holes)
+	return ClosesHole, closed, holes
+}
+
+// refusing returns the indexes of the fields at or above the paths errs
+// name.
+func refusing(errs field.ErrorList, fields []Field) []int {
+	var out []int
+	for i, f := range fields {
+		fs := stripIndexes(pathString(f.Path))
+		for _, e := range errs {
+			if p := stripIndexes(e.Field); p == fs || strings.HasPrefix(p, fs+".") {
+				out = append(out, i)
+				break
+			}
+		}
+	}
+	return out
 }
 
 func errorField(errs field.ErrorList) string {

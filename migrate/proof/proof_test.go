@@ -68,8 +68,11 @@ func TestClasses(t *testing.T) {
 			if fmt.Sprint(got) != fmt.Sprint(c.want) && !(len(got) == 0 && len(c.want) == 0) {
 				t.Errorf("classes %v, want %v\n%+v", got, c.want, rep)
 			}
-			if rep.CRDs[0].Updates != 300 {
-				t.Errorf("%d updates", rep.CRDs[0].Updates)
+			if r := rep.CRDs[0]; r.Updates-r.Targeted != 300 || r.Targeted == 0 {
+				t.Errorf("%d updates, %d targeted", r.Updates, r.Targeted)
+			}
+			for _, d := range rep.Missing() {
+				t.Errorf("found by random updates only (a targeted case missing): %+v", d)
 			}
 		})
 	}
@@ -108,7 +111,7 @@ func TestConditionalClasses(t *testing.T) {
 				t.Errorf("classes %v, want %v\n%+v", got, c.want, rep)
 			}
 			// Both sides of the condition are compared.
-			if r.Conditional != 300 || r.Held < 50 || r.Held > 250 {
+			if r.Conditional != r.Updates || r.Held < 50 || r.Held > r.Updates-50 {
 				t.Errorf("the condition held on %d of %d updates", r.Held, r.Conditional)
 			}
 		})

@@ -2,6 +2,7 @@ package proof
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -291,18 +292,33 @@ func prop(s map[string]any, name string) map[string]any {
 	return p
 }
 
-// minimize makes the pair smaller while it keeps its class and field:
-// it removes properties, map entries and list items from both sides at
-// once, largest first.
+// minimize makes the pair smaller while it keeps its class, its field,
+// the fields it is attributed to and the refusing side's errors: it
+// removes properties, map entries and list items from both sides at once,
+// largest first.
 func minimize(before, after *crd, version string, body, oldBody, newBody map[string]any, fields []Field, conds *conditions, cls Class, fld string) (map[string]any, map[string]any, verdicts) {
 	v, _ := judge(before, after, version, oldBody, newBody)
+	key := func(w verdicts, o, n map[string]any) string {
+		_, _, blame := classify(w, body, o, n, fields, conds)
+		errs := w.after.Errors
+		if cls == NewAcceptance {
+			errs = w.before.Errors
+		}
+		var lines []string
+		for _, e := range errs {
+			lines = append(lines, string(e.Type)+" "+stripIndexes(e.Field)+" "+e.Detail)
+		}
+		slices.Sort(lines)
+		return fmt.Sprint(blame, lines)
+	}
+	want := key(v, oldBody, newBody)
 	same := func(o, n map[string]any) (verdicts, bool) {
 		w, err := judge(before, after, version, o, n)
 		if err != nil {
 			return w, false
 		}
-		c, f := classify(w, body, o, n, fields, conds)
-		return w, c == cls && f == fld
+		c, f, _ := classify(w, body, o, n, fields, conds)
+		return w, c == cls && f == fld && key(w, o, n) == want
 	}
 	budget := 400
 	for progress := true; progress && budget > 0; {
