@@ -373,7 +373,11 @@ func (p *planner) decide(t *decl, claims []claim) (*decision, string) {
 	if d.add && !t.message {
 		d.message = message(claims)
 	}
-	if eq && d.add && slices.ContainsFunc(d.places, holdsListMap) {
+	if eq && d.add && !has[celshape.KeysInOrder] && slices.ContainsFunc(d.places, holdsListMap) {
+		// CEL's == ignores the order of list maps (docs/semantics.md, "One
+		// meaning per form"), unless the rule compares the keys in order
+		// too (self == oldSelf && self.map(x, x.k) == oldSelf.map(x, x.k),
+		// the generator's own ordered form), which +immutable is.
 		d.ignoreOrder = true
 	}
 	return d, ""
