@@ -191,7 +191,7 @@ func TestPlan(t *testing.T) {
 			fields: strings.Replace(planFields, "\t// +listType=map\n\t// +listMapKey=name\n", "\t// +listType=map\n\t// +listMapKey=name\n\t// +kubebuilder:validation:XValidation:rule=\"self == oldSelf\"\n", 1),
 			want:   []string{"+immutable on ThingSpec.Items (+immutable:ignoreOrder)"}},
 		{name: "self == oldSelf with the keys compared in order on a list map: +immutable, in order",
-			fields: strings.Replace(planFields, "\t// +listType=map\n\t// +listMapKey=name\n", "\t// +listType=map\n\t// +listMapKey=name\n\t// +kubebuilder:validation:XValidation:rule=\"self == oldSelf && self.map(x, x.name) == oldSelf.map(x, x.name)\"\n", 1),
+			fields:  strings.Replace(planFields, "\t// +listType=map\n\t// +listMapKey=name\n", "\t// +listType=map\n\t// +listMapKey=name\n\t// +kubebuilder:validation:XValidation:rule=\"self == oldSelf && self.map(x, x.name) == oldSelf.map(x, x.name)\"\n", 1),
 			want:    []string{"+immutable on ThingSpec.Items"},
 			exclude: "ignoreOrder"},
 		{name: "self == oldSelf on a struct with list maps two levels below: ignoreOrder",
