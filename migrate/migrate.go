@@ -411,7 +411,7 @@ func (p *planner) refused(s *site, errs []string) bool {
 			continue
 		}
 		at, _, _ := strings.Cut(e, ": ")
-		at = stripIndexes(at)
+		at = proof.StripIndexes(at)
 		for _, pl := range p.probes[s] {
 			var steps []string
 			for _, x := range pl.path {
@@ -426,24 +426,6 @@ func (p *planner) refused(s *site, errs []string) bool {
 		}
 	}
 	return false
-}
-
-// stripIndexes turns the field paths of errors, spec.l[2].x and
-// spec.m[k], into spec.l.x and spec.m.
-func stripIndexes(p string) string {
-	var b strings.Builder
-	depth := 0
-	for _, r := range p {
-		switch {
-		case r == '[':
-			depth++
-		case r == ']':
-			depth--
-		case depth == 0:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // unproven is the reason a rewrite is left after the differential found d.

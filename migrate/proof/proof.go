@@ -312,14 +312,14 @@ func compare(before, after *crd, version string, fields []Field, index []int, o 
 			}
 			var changedHere []int
 			for _, i := range order {
-				fs := stripIndexes(pathString(fields[i].Path))
+				fs := StripIndexes(pathString(fields[i].Path))
 				if (fld == "" || fld == "<nil>" || fs == fld || strings.HasPrefix(fs, fld+".")) && changed(body, oldBody, newBody, fields[i].Path) {
 					changedHere = append(changedHere, i)
 				}
 			}
 			if len(changedHere) > 0 {
 				blame, fld = changedHere, pathString(fields[changedHere[0]].Path)
-			} else if fp := pathString(f.Path); fld == "" || fld == "<nil>" || strings.HasPrefix(stripIndexes(fp), fld+".") {
+			} else if fp := pathString(f.Path); fld == "" || fld == "<nil>" || strings.HasPrefix(StripIndexes(fp), fld+".") {
 				fld = fp
 			}
 		}
@@ -577,11 +577,11 @@ func classify(v verdicts, body, oldBody, newBody map[string]any, fields []Field,
 	var holes []int
 	held := conds.held(oldBody, newBody)
 	for _, e := range v.after.Errors {
-		p := stripIndexes(e.Field)
+		p := StripIndexes(e.Field)
 		ok := false
 		for i, f := range fields {
 			fp := pathString(f.Path)
-			fs := stripIndexes(fp)
+			fs := StripIndexes(fp)
 			if (p == fs || strings.HasPrefix(p, fs+".")) && changed(body, oldBody, newBody, f.Path) && (f.When == "" || held[f.When]) {
 				ok, closed = true, fp
 				if !slices.Contains(holes, i) {
@@ -603,9 +603,9 @@ func classify(v verdicts, body, oldBody, newBody map[string]any, fields []Field,
 func refusing(errs field.ErrorList, fields []Field) []int {
 	var out []int
 	for i, f := range fields {
-		fs := stripIndexes(pathString(f.Path))
+		fs := StripIndexes(pathString(f.Path))
 		for _, e := range errs {
-			if p := stripIndexes(e.Field); p == fs || strings.HasPrefix(p, fs+".") {
+			if p := StripIndexes(e.Field); p == fs || strings.HasPrefix(p, fs+".") {
 				out = append(out, i)
 				break
 			}
@@ -618,7 +618,7 @@ func errorField(errs field.ErrorList) string {
 	if len(errs) == 0 {
 		return ""
 	}
-	return stripIndexes(errs[0].Field)
+	return StripIndexes(errs[0].Field)
 }
 
 func errorLines(errs field.ErrorList) []string {
@@ -629,8 +629,9 @@ func errorLines(errs field.ErrorList) []string {
 	return out
 }
 
-// stripIndexes turns spec.l[2].x and spec.m[k] into spec.l.x and spec.m.
-func stripIndexes(p string) string {
+// StripIndexes turns the field paths of errors, spec.l[2].x and
+// spec.m[k], into spec.l.x and spec.m.
+func StripIndexes(p string) string {
 	var b strings.Builder
 	depth := 0
 	for _, r := range p {

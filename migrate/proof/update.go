@@ -306,7 +306,7 @@ func minimize(before, after *crd, version string, body, oldBody, newBody map[str
 		}
 		var lines []string
 		for _, e := range errs {
-			lines = append(lines, string(e.Type)+" "+stripIndexes(e.Field)+" "+e.Detail)
+			lines = append(lines, string(e.Type)+" "+StripIndexes(e.Field)+" "+e.Detail)
 		}
 		slices.Sort(lines)
 		return fmt.Sprint(blame, lines)
