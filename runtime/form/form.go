@@ -372,7 +372,7 @@ type Lowering struct {
 }
 
 // Reason is the feature and since when the API server has it.
-func (l Lowering) Reason() string { return l.Feature + ": " + l.Since }
+func (l Lowering) Reason() string { return l.Feature + ", " + l.Since }
 
 // AtomicItemsMessage is the message of the one rule that enforces the forms
 // in the items of an atomic list, unless they all have the same
@@ -398,7 +398,7 @@ func Lowerings() []Lowering {
 		},
 		{
 			Name: "field path", MinKubernetes: "1.28",
-			Where:   "the rules that name their field: fieldPath and reason on every rule that is not on the field itself",
+			Where:   "the rules that name their field with fieldPath and reason: every presence rule (on the parent) and every +immutable:when rule (on the root)",
 			Feature: "the rule's fieldPath and reason",
 			Since:   "which x-kubernetes-validations has from Kubernetes 1.28 (older servers drop them)",
 		},
