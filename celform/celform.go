@@ -132,7 +132,7 @@ func Condition(expr string) string {
 	if errs != nil && len(errs.GetErrors()) > 0 {
 		return expr
 	}
-	text, err := parser.Unparse(tree.Expr(), tree.SourceInfo())
+	text, err := celshape.Unparse(tree.Expr(), tree.SourceInfo())
 	if err != nil {
 		return expr
 	}
@@ -424,7 +424,7 @@ func dropPresentGuards(root *schema.Node, when string, also *schema.Node) string
 		if n := hasOf(root, e); n != nil && (AlwaysPresent(n) || n == also) {
 			return
 		}
-		text, err := parser.Unparse(e, tree.SourceInfo())
+		text, err := celshape.Unparse(e, tree.SourceInfo())
 		if err != nil {
 			text = when
 		}

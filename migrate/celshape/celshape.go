@@ -174,7 +174,7 @@ func Parse(rule string) (Shape, error) {
 			conditions++
 			continue
 		}
-		text, err := parser.Unparse(c, tree.SourceInfo())
+		text, err := Unparse(c, tree.SourceInfo())
 		if err != nil {
 			return Shape{}, err
 		}
@@ -568,6 +568,13 @@ func itemsEqual(e ast.Expr) (Atom, bool) {
 	return Atom{}, false
 }
 
+// Unparse renders e as CEL on one line: cel-go's unparser, which by
+// default breaks a text longer than 80 columns after && and ||, would put
+// line breaks into the conditions a marker holds on one comment line.
+func Unparse(e ast.Expr, info *ast.SourceInfo) (string, error) {
+	return parser.Unparse(e, info, parser.WrapOnOperators())
+}
+
 // sel is a field path below self or oldSelf.
 type sel struct {
 	root string
@@ -876,7 +883,7 @@ func condition(e ast.Expr, info *ast.SourceInfo) ([]Atom, string, bool) {
 	conds, atoms = absorbGuards(conds, atoms)
 	var parts []string
 	for _, c := range conds {
-		text, err := parser.Unparse(c.x, info)
+		text, err := Unparse(c.x, info)
 		if err != nil {
 			return nil, "", false
 		}

@@ -59,6 +59,10 @@ func TestParse(t *testing.T) {
 		{`has(oldSelf.s) && oldSelf.s.ready ? self.spec.x == oldSelf.spec.x : true`, "[equal spec.x] when: has(oldSelf.s) && oldSelf.s.ready"},
 		{`self.a == oldSelf.a || self.b > 0`, "[equal a] when: !(self.b > 0)"},
 		{`self.a == oldSelf.b || self.b > 0`, "rest: [self.a == oldSelf.b || self.b > 0] old=true"},
+		// A condition longer than 80 columns stays on one line (a marker
+		// holds it on one comment line).
+		{`!(has(oldSelf.status) && oldSelf.status.conditions.exists(condition, condition.type == 'QuotaReserved' && condition.status == 'True' && condition.reason == 'Admitted')) || self == oldSelf`,
+			`[equal] when: has(oldSelf.status) && oldSelf.status.conditions.exists(condition, condition.type == "QuotaReserved" && condition.status == "True" && condition.reason == "Admitted")`},
 	} {
 		s, err := Parse(c.rule)
 		if err != nil {
