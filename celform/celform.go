@@ -149,6 +149,9 @@ type claims struct {
 	when    string
 	message string
 	rules   []string
+	// whens are the conditions of the rules about the node ("" for an
+	// unconditional one): a form has one.
+	whens map[string]bool
 }
 
 // Recognize returns the constraints the x-kubernetes-validations rules of
@@ -163,7 +166,7 @@ func Recognize(root *schema.Node) ([]Constraint, []Left) {
 	claimsOf := func(t *schema.Node) *claims {
 		c := about[t]
 		if c == nil {
-			c = &claims{node: t, kinds: map[celshape.Kind]bool{}}
+			c = &claims{node: t, kinds: map[celshape.Kind]bool{}, whens: map[string]bool{}}
 			about[t] = c
 			order = append(order, t)
 		}
@@ -246,6 +249,7 @@ func Recognize(root *schema.Node) ([]Constraint, []Left) {
 				if when != "" {
 					c.when = dropPresentGuards(root, when, nil)
 				}
+				c.whens[when] = true
 				if r.Message != "" && !defaultMessage(r.Message, t.Name) {
 					c.message = r.Message
 				}
@@ -280,6 +284,9 @@ func Recognize(root *schema.Node) ([]Constraint, []Left) {
 // formOf is the form the conjuncts about one node state together, or why
 // none does.
 func formOf(root *schema.Node, c *claims) (form.Form, string) {
+	if len(c.whens) > 1 {
+		return form.Form{}, "the rules about it hold under different conditions (or one under a condition and one always): a form has one +immutable:when"
+	}
 	has := c.kinds
 	f := form.Form{When: c.when, Message: c.message}
 	if has[celshape.SamePresence] || has[celshape.NoAddition] {

@@ -229,6 +229,9 @@ func TestRecognizeHandWritten(t *testing.T) {
 		{"a conditional rule carries its condition",
 			obj(map[string]any{"f": with(str(), rule("oldSelf.size() == 0 || self == oldSelf"))}, "f"),
 			[]string{`spec.f: +immutable +immutable:when="!(oldSelf.spec.f.size() == 0)"`}, 0},
+		{"rules under different conditions are left",
+			with(obj(map[string]any{"f": with(str(), rule("oldSelf.size() == 0 || self == oldSelf"))}), rule("has(self.f) == has(oldSelf.f)")),
+			nil, 2},
 		{"a conditional rule inside list items is left",
 			obj(map[string]any{"f": func() map[string]any {
 				l := listMap()
