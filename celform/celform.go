@@ -149,9 +149,44 @@ type claims struct {
 	when    string
 	message string
 	rules   []string
+	// written are the rules about the node, where each is written.
+	written []writtenRule
 	// whens are the conditions of the rules about the node ("" for an
 	// unconditional one): a form has one.
 	whens map[string]bool
+}
+
+// writtenRule is a rule and the node it is written on.
+type writtenRule struct {
+	node *schema.Node
+	rule string
+}
+
+// aboutRule is a rule (where it is written) and a node it is about.
+type aboutRule struct {
+	writtenRule
+	about *schema.Node
+}
+
+// Reading is what Recognize reads in a schema, by node: for a caller that
+// reasons on the recognised constraints beside the rules they come from
+// (lint).
+type Reading struct {
+	Constraints []Constraint
+	Left        []Left
+	// At is the recognised form of each node a constraint is about.
+	At map[*schema.Node]form.Form
+	// taken are the rules recognised whole, by the node they are written
+	// on, and the nodes each is about.
+	taken map[*schema.Node]map[string][]*schema.Node
+}
+
+// Took reports whether the rule, written on n, was recognised whole (what
+// it says is the forms in At of the nodes it is about, nothing more), and
+// the nodes it is about.
+func (r Reading) Took(n *schema.Node, rule string) ([]*schema.Node, bool) {
+	about, ok := r.taken[n][rule]
+	return about, ok
 }
 
 // Recognize returns the constraints the x-kubernetes-validations rules of
@@ -159,7 +194,15 @@ type claims struct {
 // about, and the rules about immutability it cannot take (with the
 // reason). Rules that say nothing about immutability are neither.
 func Recognize(root *schema.Node) ([]Constraint, []Left) {
+	r := Read(root)
+	return r.Constraints, r.Left
+}
+
+// Read is Recognize, by node.
+func Read(root *schema.Node) Reading {
 	var left []Left
+	leftRules := map[writtenRule]bool{}
+	var written []aboutRule
 	about := map[*schema.Node]*claims{}
 	var order []*schema.Node
 	poisoned := map[*schema.Node]string{}
@@ -216,6 +259,7 @@ func Recognize(root *schema.Node) ([]Constraint, []Left) {
 			ordered, allOrdered := orderedByRule(n, sh.Atoms)
 			if reason != "" {
 				left = append(left, Left{n.Path(), r.Rule, reason})
+				leftRules[writtenRule{n, r.Rule}] = true
 				// What else is said about these nodes cannot be read as
 				// their form: the rule left may say more.
 				poisoned[n] = reason
@@ -256,39 +300,81 @@ func Recognize(root *schema.Node) ([]Constraint, []Left) {
 				if !slices.Contains(c.rules, r.Rule) {
 					c.rules = append(c.rules, r.Rule)
 				}
+				c.written = append(c.written, writtenRule{n, r.Rule})
+				written = append(written, aboutRule{writtenRule{n, r.Rule}, t})
 			}
 		}
 	})
 	var out []Constraint
+	at := map[*schema.Node]form.Form{}
 	for _, n := range order {
 		c := about[n]
-		if why, ok := poisoned[n]; ok {
-			for _, r := range c.rules {
-				left = append(left, Left{n.Path(), r, "another rule about " + n.Path() + " was left: " + why})
-			}
-			continue
+		why, ok := poisoned[n]
+		var f form.Form
+		if ok {
+			why = "another rule about " + n.Path() + " was left: " + why
+		} else {
+			f, why = formOf(root, c)
 		}
-		f, reason := formOf(root, c)
-		if reason != "" {
+		if why != "" {
 			for _, r := range c.rules {
-				left = append(left, Left{n.Path(), r, reason})
+				left = append(left, Left{n.Path(), r, why})
+			}
+			for _, w := range c.written {
+				leftRules[w] = true
 			}
 			continue
 		}
 		out = append(out, Constraint{Path: n.Path(), Form: f})
+		at[n] = f
 	}
 	slices.SortStableFunc(out, func(a, b Constraint) int { return strings.Compare(a.Path, b.Path) })
-	return out, left
+	taken := map[*schema.Node]map[string][]*schema.Node{}
+	for _, w := range written {
+		if leftRules[w.writtenRule] {
+			continue
+		}
+		if taken[w.node] == nil {
+			taken[w.node] = map[string][]*schema.Node{}
+		}
+		if !slices.Contains(taken[w.node][w.rule], w.about) {
+			taken[w.node][w.rule] = append(taken[w.node][w.rule], w.about)
+		}
+	}
+	return Reading{Constraints: out, Left: left, At: at, taken: taken}
 }
 
-// formOf is the form the conjuncts about one node state together, or why
-// none does.
+// formOf is the form the conjuncts about one node state together, with
+// their condition and message, canonical; or why none does.
 func formOf(root *schema.Node, c *claims) (form.Form, string) {
 	if len(c.whens) > 1 {
 		return form.Form{}, "the rules about it hold under different conditions (or one under a condition and one always): a form has one +immutable:when"
 	}
-	has := c.kinds
-	f := form.Form{When: c.when, Message: c.message}
+	f, reason := FormOf(c.kinds, c.ordered, c.node.HasListMap())
+	if reason != "" {
+		return f, reason
+	}
+	f.When, f.Message = c.when, c.message
+	if f.Presence == 0 && f.When != "" {
+		f.When = dropPresentGuards(root, f.When, c.node)
+	}
+	f = Canonical(c.node, f)
+	if _, ok := f.Kind(); !ok {
+		return f, fmt.Sprintf("presence %s and change %s: no form means that", f.Presence, f.Change)
+	}
+	return f, ""
+}
+
+// FormOf is the form that conjuncts of these kinds (celshape's), all about
+// one node, state together — as CEL evaluates them, before any condition
+// or canonical form — or why no form means that. ordered is set when the
+// conjuncts comparing the node's value also compare the keys of every list
+// map under it in order; listMap when a list map is at or under the node
+// (CEL's == ignores its order). migrate and Recognize both read rules
+// through it.
+func FormOf(kinds map[celshape.Kind]bool, ordered, listMap bool) (form.Form, string) {
+	has := kinds
+	var f form.Form
 	if has[celshape.SamePresence] || has[celshape.NoAddition] {
 		f.Presence |= form.NoSet
 	}
@@ -300,7 +386,7 @@ func formOf(root *schema.Node, c *claims) (form.Form, string) {
 		f.Change = form.NoChange
 		// CEL's == ignores the order of list maps, unless the rule
 		// compares the keys in order too.
-		f.IgnoreOrder = has[celshape.Equal] && !c.ordered && c.node.HasListMap()
+		f.IgnoreOrder = !ordered && listMap
 	case has[celshape.SameKeys] || has[celshape.NoKeyRemoved] && has[celshape.NoKeyAdded] ||
 		has[celshape.SameSize] && (has[celshape.NoKeyRemoved] || has[celshape.NoKeyAdded]):
 		// (Equal sizes and no key added: no key removed either.)
@@ -311,13 +397,6 @@ func formOf(root *schema.Node, c *claims) (form.Form, string) {
 		return f, "keys may be added or removed, not both: no form means that"
 	case has[celshape.SameSize]:
 		return f, "compares sizes only: no form means that"
-	}
-	if f.Presence == 0 && f.When != "" {
-		f.When = dropPresentGuards(root, f.When, c.node)
-	}
-	f = Canonical(c.node, f)
-	if _, ok := f.Kind(); !ok {
-		return f, fmt.Sprintf("presence %s and change %s: no form means that", f.Presence, f.Change)
 	}
 	return f, ""
 }
@@ -346,7 +425,7 @@ func orderedByRule(n *schema.Node, atoms []celshape.Atom) (map[*schema.Node]bool
 	ordered := map[*schema.Node]bool{}
 	used := 0
 	for _, a := range atoms {
-		if a.Kind != celshape.Equal {
+		if a.Kind != celshape.Equal && a.Kind != celshape.NoModify {
 			continue
 		}
 		t := n

@@ -326,8 +326,64 @@ func atomOr(ds []ast.Expr) ([]Atom, bool) {
 		if p, ok := noModify(ds); ok {
 			return []Atom{{Kind: NoModify, Path: p}}, true
 		}
+		if atoms, ok := whilePresent(ds); ok {
+			return atoms, true
+		}
 	}
 	return nil, false
+}
+
+// whilePresent matches `!has(self.p) || !has(oldSelf.p) || (C1 && C2 …)`,
+// comparisons about p or below it that hold only where both objects have
+// p — the generator's lowering of a form compared while present under a
+// condition (the value and its list maps' keys in order, or the size and
+// the keys). It is the conjunction of `!has(self.p) || !has(oldSelf.p) ||
+// Ci`: an Equal of p itself is NoModify p, every other conjunct is guarded
+// at p.
+func whilePresent(ds []ast.Expr) ([]Atom, bool) {
+	var path []string
+	roots := map[string]bool{}
+	var body ast.Expr
+	for _, d := range ds {
+		if x, ok := call1(d, operators.LogicalNot); ok {
+			h, ok := hasPath(x)
+			if !ok || (path != nil && !slices.Equal(path, h.path)) {
+				return nil, false
+			}
+			path, roots[h.root] = h.path, true
+			continue
+		}
+		if body != nil {
+			return nil, false
+		}
+		body = d
+	}
+	cs := flatten(body, operators.LogicalAnd)
+	if !roots["self"] || !roots["oldSelf"] || len(path) == 0 || len(cs) < 2 {
+		return nil, false
+	}
+	var out []Atom
+	for _, c := range cs {
+		atoms, ok := atom(c)
+		if !ok {
+			return nil, false
+		}
+		for _, a := range atoms {
+			switch {
+			case len(a.Path) < len(path) || !slices.Equal(a.Path[:len(path)], path):
+				return nil, false
+			case a.Kind == Equal && len(a.Path) == len(path):
+				a.Kind = NoModify
+			case a.Kind == Equal, a.Kind == KeysInOrder, a.Kind == SameKeys, a.Kind == SameSize,
+				a.Kind == NoKeyAdded, a.Kind == NoKeyRemoved, a.Kind == ItemsEqual:
+				a.Guarded = append(a.Guarded, len(path))
+			default:
+				return nil, false
+			}
+			out = append(out, a)
+		}
+	}
+	return out, true
 }
 
 // containsImmutability reports whether an immutability shape (or the
@@ -651,20 +707,25 @@ type keysOf struct {
 // each step of p below the rule's node, absence read as no keys, as the
 // generator writes it for a list map deeper in a value compared in order:
 // `has(self.a) ? (has(self.a.l) ? self.a.l.map(i, i.k) : []) : []`.
+//
+// The first guard may stand below the rule's node (`has(self.v.a) ?
+// (has(self.v.a.l) ? …) : []`, where a conditional rule compares v while
+// present): the steps above it are read as they are, and fail where
+// absent, as the comparison of v beside it does.
 func mapKeys(e ast.Expr) (keysOf, bool) {
-	return guardedMapKeys(e, 0)
+	return guardedMapKeys(e, -1)
 }
 
 // guardedMapKeys is mapKeys with the first depth steps of the path already
-// guarded.
+// guarded (depth -1: none yet, the first guard at any step).
 func guardedMapKeys(e ast.Expr, depth int) (keysOf, bool) {
 	if c, ok := callOf(e, operators.Conditional, 3); ok && !c.IsMemberFunction() {
 		a := c.Args()
 		g, ok := hasPath(a[0])
-		if !ok || len(g.path) != depth+1 || a[2].Kind() != ast.ListKind || len(a[2].AsList().Elements()) != 0 {
+		if !ok || depth >= 0 && len(g.path) != depth+1 || a[2].Kind() != ast.ListKind || len(a[2].AsList().Elements()) != 0 {
 			return keysOf{}, false
 		}
-		k, ok := guardedMapKeys(a[1], depth+1)
+		k, ok := guardedMapKeys(a[1], len(g.path))
 		if !ok || k.root != g.root || len(k.path) < len(g.path) || !slices.Equal(k.path[:len(g.path)], g.path) {
 			return keysOf{}, false
 		}
