@@ -24,6 +24,9 @@ import (
 // its fields compared by three rules under one condition) from being
 // taken for a hole.
 func (a *celAnalysis) bypass(p, x *schema.Node, r rule, removeOnly bool) bool {
+	if a.refused(p, true, false) || !removeOnly && a.refused(p, false, true) {
+		return false
+	}
 	var chain []*schema.Node // the objects above p, up to a list item, map value or the root
 	for q := p.Parent; q != nil; q = q.Parent {
 		chain = append(chain, q)

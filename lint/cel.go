@@ -10,9 +10,11 @@ import (
 	"github.com/google/cel-go/common/operators"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 
+	"github.com/immutable-gen/immutable-gen/celform"
 	"github.com/immutable-gen/immutable-gen/crdvalidation"
 	"github.com/immutable-gen/immutable-gen/placement"
 	"github.com/immutable-gen/immutable-gen/runtime/extension"
+	"github.com/immutable-gen/immutable-gen/runtime/form"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
@@ -39,7 +41,7 @@ const maxPresenceVars = 10
 func (c *crdLint) cel(root *schema.Node) {
 	rules := map[*schema.Node][]rule{}
 	eachNode(root, func(n *schema.Node) { rules[n] = c.parseRules(n) })
-	a := &celAnalysis{rules: rules}
+	a := &celAnalysis{rules: rules, rec: celform.Read(root)}
 	h := newHoles(a)
 	imm := map[string]string{}
 	immRules := map[string]string{}
@@ -53,7 +55,8 @@ func (c *crdLint) cel(root *schema.Node) {
 				continue
 			}
 			g := guards(n, r)
-			transition = append(transition, ruleAt{node: n, r: r, guard: g})
+			about, recognized := a.rec.Took(n, r.text)
+			transition = append(transition, ruleAt{node: n, r: r, guard: g, recognized: recognized, about: about})
 			if !g {
 				continue
 			}
@@ -127,8 +130,39 @@ func isPlainEquality(e celast.Expr) bool {
 	return (a == "self" && b == "oldSelf") || (a == "oldSelf" && b == "self")
 }
 
+// celAnalysis reasons on a version's rules: on the constraints of the one
+// CEL form (celform.Read) where it takes them, by abstract evaluation of
+// the rules (eval.go) for the rest.
 type celAnalysis struct {
 	rules map[*schema.Node][]rule
+	rec   celform.Reading
+}
+
+// refused reports whether the recognised forms refuse every update in
+// which property n's presence goes from oldPresent to newPresent, the
+// objects above it present in both: n's own presence rules, or an object
+// above it, up to the nearest list item, map value or the root, that may
+// not change at all (n's presence is part of its value). Only a form
+// without a condition decides; what it leaves is the abstract
+// evaluation's.
+func (a *celAnalysis) refused(n *schema.Node, oldPresent, newPresent bool) bool {
+	if oldPresent == newPresent {
+		return false
+	}
+	if f, ok := a.rec.At[n]; ok && f.When == "" {
+		if oldPresent && f.Presence&form.NoUnset != 0 || newPresent && f.Presence&form.NoSet != 0 {
+			return true
+		}
+	}
+	for p := n.Parent; p != nil; p = p.Parent {
+		if f, ok := a.rec.At[p]; ok && f.When == "" && f.Change == form.NoChange {
+			return true
+		}
+		if p.Edge != schema.Property {
+			break
+		}
+	}
+	return false
 }
 
 // guards reports whether r, a rule on n, makes n immutable: whenever n
@@ -214,6 +248,9 @@ func (c *crdLint) presence(a *celAnalysis, n *schema.Node, guard rule) bool {
 // presence goes from oldPresent to newPresent. It assumes that the old
 // object satisfied the rules that do not use oldSelf.
 func (a *celAnalysis) blocked(n *schema.Node, oldPresent, newPresent bool) bool {
+	if a.refused(n, oldPresent, newPresent) {
+		return true
+	}
 	var chain []*schema.Node
 	for p := n.Parent; p != nil; p = p.Parent {
 		chain = append(chain, p)

@@ -33,6 +33,11 @@ type ruleAt struct {
 	r    rule
 	// guard: the rule makes its node immutable (see guards).
 	guard bool
+	// recognized: the rule is one of the one CEL form's, taken whole by
+	// celform.Read (immutability and presence rules, nothing else), about
+	// the nodes in about.
+	recognized bool
+	about      []*schema.Node
 	// fixOf is set for a presence rule lint suggests (the fix of the
 	// finding at fixOf), not one the CRD holds.
 	fixOf *schema.Node
@@ -233,12 +238,17 @@ func (h *holes) report(c *crdLint) {
 			}
 			continue
 		}
-		if len(k.below) > 0 || topLevel(p) {
+		// An optional object below spec whose rules are only the KEP's
+		// immutability and presence rules (the generator's own output for
+		// an optional object holding immutable fields) may be removed and
+		// added back: the KEP's semantics allow it.
+		kep := !topLevel(p) && onlyImmutability(k.below) && onlyAboutBelow(k.on, p)
+		if len(k.below) > 0 || topLevel(p) || kep {
 			ancestors = append(ancestors, p)
 			rules := append(slicesClone(k.on), k.below...)
 			id := IDOptionalAncestor
-			if !topLevel(p) && len(k.on) == 0 && allGuards(k.below) {
-				id = IDOptionalObject // the KEP's semantics allow it
+			if kep {
+				id = IDOptionalObject
 			}
 			c.report(c.version, p.Path(), id, fix,
 				"%s is optional and nothing compares its presence, so it can be %s: that goes around %s, since a transition rule runs only where its value exists in the old and the new object", p.Path(), how, describeRules(rules))
@@ -300,10 +310,40 @@ func (h *holes) fixParents(c *crdLint) {
 	}
 }
 
-// allGuards reports whether every rule makes its node immutable.
-func allGuards(rules []ruleAt) bool {
+// onlyAboutBelow reports whether every rule is written on p, recognised
+// whole as the one CEL form's and about nodes strictly below p: p's
+// presence rules for its fields, not a rule that compares p.
+func onlyAboutBelow(rules []ruleAt, p *schema.Node) bool {
 	for _, r := range rules {
-		if !r.guard {
+		if r.fixOf != nil || !r.recognized || r.node != p {
+			return false
+		}
+		for _, t := range r.about {
+			if !strictlyBelow(t, p) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// strictlyBelow reports whether n is a node below p.
+func strictlyBelow(n, p *schema.Node) bool {
+	for a := n.Parent; a != nil; a = a.Parent {
+		if a == p {
+			return true
+		}
+	}
+	return false
+}
+
+// onlyImmutability reports whether every rule is an immutability rule of
+// the KEP's: it makes its node immutable, or it is recognised whole as the
+// one CEL form's (immutability and presence rules, as the generator writes
+// them for an optional object holding immutable fields).
+func onlyImmutability(rules []ruleAt) bool {
+	for _, r := range rules {
+		if r.fixOf != nil || !r.guard && !r.recognized {
 			return false
 		}
 	}
