@@ -42,6 +42,18 @@ func (a *celAnalysis) bypass(p, x *schema.Node, r rule, removeOnly bool) bool {
 			onPath[q] = true
 		}
 	}
+	// The nodes from x up to p, below p, when x is at or below p: the
+	// removal of p goes around r only where it takes x's value with it
+	// (x present in the old object), and its addition only where it
+	// brings x back (x present in the new one). A presence rule over the
+	// deeper path (`(has(self.p) && has(self.p.f)) == (has(oldSelf.p) &&
+	// has(oldSelf.p.f))`) refuses exactly those.
+	carried := map[*schema.Node]bool{}
+	if strictlyBelow(x, p) {
+		for q := x; q != p; q = q.Parent {
+			carried[q] = true
+		}
+	}
 	type fact struct {
 		ref    ref
 		opaque string
@@ -54,9 +66,9 @@ func (a *celAnalysis) bypass(p, x *schema.Node, r rule, removeOnly bool) bool {
 		var f func(y *schema.Node, old bool) presence
 		f = func(y *schema.Node, old bool) presence {
 			switch {
-			case y == p && mode == 1:
+			case y == p && mode == 1, carried[y] && mode == 1 && old:
 				return presenceOf(old)
-			case y == p && mode == 2:
+			case y == p && mode == 2, carried[y] && mode == 2 && !old:
 				return presenceOf(!old)
 			case mode == 0 && onPath[y], mode != 0 && (y == p || slices.Contains(chain, y)):
 				return present

@@ -20,22 +20,10 @@ import (
 // is IG018 (the KEP's semantics), whoever wrote them. Each case's claim
 // about the API server is checked on its validator (preflight).
 func TestRecognizedForms(t *testing.T) {
-	str := `{"type": "string", "maxLength": 10, "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}`
-	cases := []struct {
-		name string
-		// spec is the schema of spec (JSON; spec is required).
-		spec string
-		want []string
-		// refused are updates of spec (old, new) the API server refuses:
-		// the ways around that lint does not report.
-		refused [][2]string
-		// allowed are updates it accepts: the ways around that lint does
-		// report.
-		allowed [][2]string
-	}{
+	runServerCases(t, []serverCase{
 		{
 			name: "an ancestor compared whole keeps its fields' presence",
-			spec: `{"type": "object", "properties": {"anc": {"type": "object", "properties": {"x": ` + str + `},
+			spec: `{"type": "object", "properties": {"anc": {"type": "object", "properties": {"x": ` + immutableString + `},
 			  "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}},
 			  "x-kubernetes-validations": [{"rule": "has(self.anc) == has(oldSelf.anc)"}]}`,
 			refused: [][2]string{
@@ -45,7 +33,7 @@ func TestRecognizedForms(t *testing.T) {
 		},
 		{
 			name: "an ancestor compared whole but optional is the hole",
-			spec: `{"type": "object", "properties": {"anc": {"type": "object", "properties": {"x": ` + str + `},
+			spec: `{"type": "object", "properties": {"anc": {"type": "object", "properties": {"x": ` + immutableString + `},
 			  "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}}`,
 			want:    []string{"IG010 spec.anc"},
 			refused: [][2]string{{`{"anc": {"x": "a"}}`, `{"anc": {}}`}},
@@ -53,7 +41,7 @@ func TestRecognizedForms(t *testing.T) {
 		},
 		{
 			name: "an optional object holding only immutability and presence rules is IG018 (written by hand)",
-			spec: `{"type": "object", "properties": {"bar": {"type": "object", "properties": {"x": ` + str + `, "y": ` + str + `},
+			spec: `{"type": "object", "properties": {"bar": {"type": "object", "properties": {"x": ` + immutableString + `, "y": ` + immutableString + `},
 			  "x-kubernetes-validations": [{"rule": "has(self.x) == has(oldSelf.x)"}, {"rule": "has(self.y) == has(oldSelf.y)"}]}}}`,
 			want:    []string{"IG018 spec.bar"},
 			refused: [][2]string{{`{"bar": {"x": "a"}}`, `{"bar": {}}`}, {`{"bar": {"x": "a"}}`, `{"bar": {"x": "b"}}`}},
@@ -61,12 +49,66 @@ func TestRecognizedForms(t *testing.T) {
 		},
 		{
 			name: "an optional object holding a rule that is not immutability is IG013",
-			spec: `{"type": "object", "properties": {"bar": {"type": "object", "properties": {"x": ` + str + `, "n": {"type": "integer", "x-kubernetes-validations": [{"rule": "self >= oldSelf"}]}},
+			spec: `{"type": "object", "properties": {"bar": {"type": "object", "properties": {"x": ` + immutableString + `, "n": {"type": "integer", "x-kubernetes-validations": [{"rule": "self >= oldSelf"}]}},
 			  "required": ["n"], "x-kubernetes-validations": [{"rule": "has(self.x) == has(oldSelf.x)"}]}}}`,
 			want:    []string{"IG013 spec.bar"},
 			allowed: [][2]string{{`{"bar": {"n": 5}}`, `{}`}, {`{}`, `{"bar": {"n": 1}}`}},
 		},
-	}
+	})
+}
+
+// immutableString is a string property whose rule fixes it.
+const immutableString = `{"type": "string", "maxLength": 10, "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}`
+
+// TestDeeperPresenceRule: removing an optional object goes around the
+// rules below it only where it takes their field's value with it; a
+// presence rule over the deeper path, `(has(self.p) && has(self.p.f)) ==
+// (has(oldSelf.p) && has(oldSelf.p.f))`, refuses exactly that, so p is
+// no way around f's rule (issue 31: reported before).
+func TestDeeperPresenceRule(t *testing.T) {
+	deep := `{"type": "object", "properties": {"p": {"type": "object", "properties": {"f": ` + immutableString + `, "g": {"type": "string", "maxLength": 10}}}},
+	  "x-kubernetes-validations": [{"rule": %q}]}`
+	runServerCases(t, []serverCase{
+		{
+			name:    "the deeper path's presence kept",
+			spec:    fmt.Sprintf(deep, "(has(self.p) && has(self.p.f)) == (has(oldSelf.p) && has(oldSelf.p.f))"),
+			refused: [][2]string{{`{"p": {"f": "a"}}`, `{}`}, {`{}`, `{"p": {"f": "b"}}`}, {`{"p": {"f": "a"}}`, `{"p": {}}`}},
+			allowed: [][2]string{{`{"p": {"g": "a"}}`, `{}`}},
+		},
+		{
+			name:    "only the removal of the deeper path refused",
+			spec:    fmt.Sprintf(deep, "!(has(oldSelf.p) && has(oldSelf.p.f)) || (has(self.p) && has(self.p.f))"),
+			want:    []string{"IG011 spec.p.f"},
+			refused: [][2]string{{`{"p": {"f": "a"}}`, `{}`}, {`{"p": {"f": "a"}}`, `{"p": {}}`}},
+			allowed: [][2]string{{`{}`, `{"p": {"f": "b"}}`}},
+		},
+		{
+			name:    "the object's presence alone is not the field's",
+			spec:    fmt.Sprintf(deep, "has(self.p) == has(oldSelf.p)"),
+			want:    []string{"IG010 spec.p.f"},
+			allowed: [][2]string{{`{"p": {"f": "a"}}`, `{"p": {}}`}},
+		},
+	})
+}
+
+// serverCase is a CRD's spec schema, lint's findings on it, and the
+// updates the API server's validator refuses and allows that show them
+// right.
+type serverCase struct {
+	name string
+	// spec is the schema of spec (JSON; spec is required).
+	spec string
+	want []string
+	// refused are updates of spec (old, new) the API server refuses:
+	// the ways around that lint does not report.
+	refused [][2]string
+	// allowed are updates it accepts: the ways around that lint does
+	// report.
+	allowed [][2]string
+}
+
+func runServerCases(t *testing.T, cases []serverCase) {
+	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			manifest := crdOfSpec(t, tc.spec)
