@@ -3,11 +3,14 @@ package migrate
 import (
 	"fmt"
 	"go/types"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/immutable-gen/immutable-gen/celform"
 	"github.com/immutable-gen/immutable-gen/migrate/celshape"
+	"github.com/immutable-gen/immutable-gen/runtime/form"
 )
 
 // A claim is one recognised conjunct of a rule, about one decl.
@@ -45,6 +48,17 @@ type decision struct {
 	keyFields []*decl
 	claims    []claim
 	places    []place
+}
+
+// markerForm is how a decision spells the table's row k: its marker's
+// value ("" for +immutable, "once", "keys"), or validation-gen's
+// +k8s:update constraints ("NoModify", "NoSet,NoModify").
+func markerForm(k form.Kind) string {
+	if k.Marker != "" {
+		_, v, _ := strings.Cut(k.Marker, "=")
+		return v
+	}
+	return strings.TrimPrefix(k.Tags[0], "+k8s:update=")
 }
 
 // markers are the marker lines of d's form.
@@ -310,56 +324,53 @@ func (p *planner) decide(t *decl, claims []claim) (*decision, string) {
 			}
 		}
 	}
-	presence := has[celshape.SamePresence] || (has[celshape.NoRemoval] && has[celshape.NoAddition])
-	eq := has[celshape.Equal] || has[celshape.NoModify]
-	// An unguarded child comparison (self.x == oldSelf.x, x required)
-	// fixes presence too.
+	// What the rules state together, as CEL evaluates them: the one CEL
+	// form's reading (celform.FormOf), which Recognize and lint share. An
+	// unguarded child comparison (self.x == oldSelf.x) fails where x is
+	// absent on either side: it keeps x present too.
+	kinds := maps.Clone(has)
 	for _, c := range claims {
-		if c.atom.Kind == celshape.Equal && len(c.atom.Path) > 0 {
-			presence = true
+		if c.atom.Kind == celshape.Equal && len(c.atom.Path) > 0 && len(c.atom.Guarded) == 0 {
+			kinds[celshape.SamePresence] = true
 		}
 	}
+	f, reason := celform.FormOf(kinds, has[celshape.KeysInOrder], slices.ContainsFunc(d.places, holdsListMap))
 	switch {
-	case eq && t.typ != nil && (presence || has[celshape.NoRemoval] || has[celshape.NoAddition]):
-		return nil, "presence rules about a type"
-	case eq && !has[celshape.Equal] && !presence && !has[celshape.NoRemoval] && !has[celshape.NoAddition]:
-		// Fixed while present, may be cleared and set again.
-		d.form = "NoModify"
-	case eq && has[celshape.NoRemoval] && !presence:
-		d.form = "once"
-	case eq && has[celshape.NoAddition] && !presence:
-		// May be removed, not set later; fixed while present.
-		d.form = "NoSet,NoModify"
-	case eq:
-		d.form = ""
-	case has[celshape.KeysInOrder]:
+	case reason != "" && has[celshape.KeysInOrder]:
 		return nil, "compares the keys in order (a CEL list made by map() is ordered); +immutable=keys compares them as a set, so a reorder would become allowed: not exact"
-	case has[celshape.SameKeys] || (has[celshape.NoKeyRemoved] && has[celshape.NoKeyAdded]) || (has[celshape.SameSize] && (has[celshape.NoKeyRemoved] || has[celshape.NoKeyAdded])):
-		if has[celshape.NoRemoval] && !presence {
-			return nil, "keys fixed, and the field may be set later: no marker means that"
-		}
+	case reason != "" && has[celshape.NoKeyRemoved] && !has[celshape.NoKeyAdded]:
+		return nil, "keys may be added, not removed: no marker form means that (validation-gen's +k8s:update=NoRemoveItem alone has none: docs/semantics.md); +immutable=keys would refuse added keys too, a new refusal. The hand-written rule is the way to say it"
+	case reason != "" && has[celshape.NoKeyAdded] && !has[celshape.NoKeyRemoved]:
+		return nil, "keys may be removed, not added: no marker form means that (validation-gen's +k8s:update=NoAddItem alone has none: docs/semantics.md); +immutable=keys would refuse removed keys too, a new refusal. The hand-written rule is the way to say it"
+	case reason != "" && has[celshape.SameSize]:
+		return nil, "compares sizes only: no marker means that"
+	case reason != "":
+		return nil, reason
+	case f.Presence != 0 && t.typ != nil:
+		// A marker on a type stands for its fields' markers; a presence
+		// rule is its parent's, about one field.
+		return nil, "presence rules about a type"
+	case f.Change == form.NoChange && f.Presence == 0 && has[celshape.Equal]:
+		// `self == oldSelf` alone on an optional field fixes it only
+		// while present (noModify); +immutable closes the hole of its
+		// removal and re-addition, which migrate's proof shows.
+		f.Presence = form.NoSet | form.NoUnset
+	case f.Change == form.NoKeyChange && f.Presence == form.NoUnset:
+		return nil, "keys fixed, and the field may be set later: no marker means that"
+	case f.Change == form.NoKeyChange:
 		if reason := p.keys(d, keys); reason != "" {
 			return nil, reason
 		}
-		d.form = "keys"
-	case has[celshape.NoKeyRemoved]:
-		return nil, "keys may be added, not removed: no marker form means that (validation-gen's +k8s:update=NoRemoveItem alone has none: docs/semantics.md); +immutable=keys would refuse added keys too, a new refusal. The hand-written rule is the way to say it"
-	case has[celshape.NoKeyAdded]:
-		return nil, "keys may be removed, not added: no marker form means that (validation-gen's +k8s:update=NoAddItem alone has none: docs/semantics.md); +immutable=keys would refuse removed keys too, a new refusal. The hand-written rule is the way to say it"
-	case has[celshape.SameSize]:
-		return nil, "compares sizes only: no marker means that"
-	case t.field == nil:
-		return nil, "presence rules about a type"
-	case presence:
-		// Presence fixed, value free.
-		d.form = "NoSet,NoUnset"
-	case has[celshape.NoRemoval] && !has[celshape.NoAddition]:
-		d.form = "NoUnset"
-	case has[celshape.NoAddition] && !has[celshape.NoRemoval]:
-		d.form = "NoSet"
-	default:
+		// The keys form on a field keeps its presence too.
+		f.Presence = form.NoSet | form.NoUnset
+	case f.Change == form.AnyChange && f.Presence == 0:
 		return nil, "a presence rule alone, of no shape a form has"
 	}
+	k, ok := f.Kind()
+	if !ok {
+		return nil, fmt.Sprintf("presence %s and change %s: no marker means that", f.Presence, f.Change)
+	}
+	d.form = markerForm(k)
 	if strings.Contains(d.form, "NoModify") && t.field != nil && compound(t.field.Type()) {
 		return nil, "fixed while present (+k8s:update=" + d.form + ") on a list or map: validation-gen refuses NoModify there, and no +immutable form means fixed while present but free to be cleared (+immutable would refuse clearing, a new refusal)"
 	}
@@ -373,13 +384,11 @@ func (p *planner) decide(t *decl, claims []claim) (*decision, string) {
 	if d.add && !t.message {
 		d.message = message(claims)
 	}
-	if eq && d.add && !has[celshape.KeysInOrder] && slices.ContainsFunc(d.places, holdsListMap) {
-		// CEL's == ignores the order of list maps (docs/semantics.md, "One
-		// meaning per form"), unless the rule compares the keys in order
-		// too (self == oldSelf && self.map(x, x.k) == oldSelf.map(x, x.k),
-		// the generator's own ordered form), which +immutable is.
-		d.ignoreOrder = true
-	}
+	// CEL's == ignores the order of list maps (docs/semantics.md, "One
+	// meaning per form"), unless the rule compares the keys in order too
+	// (self == oldSelf && self.map(x, x.k) == oldSelf.map(x, x.k), the
+	// generator's own ordered form), which +immutable is.
+	d.ignoreOrder = f.IgnoreOrder && d.add
 	return d, ""
 }
 
