@@ -258,6 +258,11 @@ func (g Generator) process(f crdmodel.File, mode string, c *cache.Cache) ([]byte
 		// Where the user cannot add a bound (docs/semantics.md).
 		crdmodel.MarkExternal(f.Sources[v], f.CRD.Spec.Names.Kind, root)
 	}
+	conds, err := g.conditions(f.CRD, models)
+	if err != nil {
+		return nil, nil, err
+	}
+	diags = append(diags, conds...)
 	misplaced := diags.HasErrors()
 	switch mode {
 	case ModeExtensions:
@@ -366,6 +371,8 @@ func Checks() []diag.Check {
 		{ID: IDBlindSpot, Severity: diag.Warning, Title: "a marker lowered to CEL with one blind spot (free-form content)"},
 		{ID: IDKubeVersion, Severity: diag.Error, Title: "a marker whose CEL rule needs a newer Kubernetes than crd:kubeVersion (at the marker, with the reason)"},
 		{ID: IDKubeFloor, Severity: diag.Note, Title: "without crd:kubeVersion, a CRD whose CEL rules need a newer Kubernetes than " + baselineFloor + " (once per CRD, at the first marker that needs it)"},
+		{ID: IDCondition, Severity: diag.Error, Title: "an +immutable:when condition the API server's CEL compiler refuses (not CEL, not a bool, a field the schema does not have), at its line and column in the marker"},
+		{ID: IDConditionUnguarded, Severity: diag.Error, Title: "an +immutable:when condition that reads an optional field without has(): an error on objects without the field, where the API server then refuses every change of the marked field"},
 		{ID: IDOtherKinds, Severity: diag.Note, Title: "a marker that reaches kinds declared in another package than its own (a shared type)"},
 	}
 }

@@ -445,6 +445,47 @@ type Spec struct {
 }` + kind,
 	diags: []string{`types.go:6:\d+: error: \+immutable .*\+immutable:when is only allowed on a field reached from the object's root through properties only, and spec.items\[\*\].name is inside list items or map values`},
 }, {
+	name: "when: errors at the condition's own line and column",
+	types: `type Spec struct {
+	// +immutable
+	// +immutable:when="oldSelf.spec.a &&& true"
+	A string ` + "`json:\"a\"`" + `
+	// +immutable
+	// +immutable:when="size(oldSelf.spec.b)"
+	B string ` + "`json:\"b\"`" + `
+	// +immutable
+	// +immutable:when="oldSelf.status.conditions.exists(c, c.type == 'Ready')"
+	C string ` + "`json:\"c\"`" + `
+	// +immutable
+	// +immutable:when="oldSelf.spec.d == \"x\" || oldSelf.spec.nope"
+	D string ` + "`json:\"d\"`" + `
+	// +immutable
+	// +immutable:when="has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'Ready')"
+	E string ` + "`json:\"e\"`" + `
+	// +immutable
+	// +immutable:when="!oldSelf.spec.suspend"
+	F string ` + "`json:\"f\"`" + `
+	Suspend *bool ` + "`json:\"suspend,omitempty\"`" + `
+}
+type Status struct {
+	Conditions []metav1.Condition ` + "`json:\"conditions,omitempty\"`" + `
+}
+// +kubebuilder:object:root=true
+type Kind struct {
+	metav1.TypeMeta   ` + "`json:\",inline\"`" + `
+	metav1.ObjectMeta ` + "`json:\"metadata,omitempty\"`" + `
+	Spec Spec ` + "`json:\"spec,omitempty\"`" + `
+	Status Status ` + "`json:\"status,omitempty\"`" + `
+}
+`,
+	diags: []string{
+		`types.go:7:39: error.*the condition ` + "`oldSelf.spec.a &&& true`" + ` is refused by the API server's CEL compiler: Syntax error`,
+		`types.go:10:22: error.*must be a bool`,
+		`types.go:13:22: error.*reads oldSelf.status.conditions, and oldSelf.status is optional.*fix: guard it: ` + "`has\\(oldSelf.status\\) && …`",
+		`types.go:16:61: error.*undefined field 'nope'`,
+		`types.go:22:23: error.*reads oldSelf.spec.suspend, and oldSelf.spec.suspend is optional`,
+	},
+}, {
 	name: "when alone or twice",
 	types: `type Spec struct {
 	// +immutable:when="true"

@@ -399,9 +399,10 @@ func (m Immutable) origin(pkg *loader.Package, info *markers.TypeInfo, f *marker
 	o := schema.Origin{Keys: m.keys, Once: m.once, Type: pkg.PkgPath + "." + info.Name}
 	vals := info.Markers
 	var t types.Type
+	docs := []*ast.CommentGroup{info.RawSpec.Doc, info.RawDecl.Doc}
 	if f == nil {
 		o.DeclPos = fset.Position(info.RawSpec.Pos())
-		o.Pos = markerPos(fset, o.DeclPos, m.String(), info.RawSpec.Doc, info.RawDecl.Doc)
+		o.Pos = markerPos(fset, o.DeclPos, m.String(), docs...)
 		if m.keys && pkg.TypesInfo != nil {
 			if obj := pkg.TypesInfo.Defs[info.RawSpec.Name]; obj != nil {
 				t = obj.Type()
@@ -409,9 +410,10 @@ func (m Immutable) origin(pkg *loader.Package, info *markers.TypeInfo, f *marker
 		}
 	} else {
 		vals = f.Markers
+		docs = []*ast.CommentGroup{f.RawField.Doc}
 		o.Field = fieldName(f.RawField)
 		o.DeclPos = fset.Position(f.RawField.Pos())
-		o.Pos = markerPos(fset, o.DeclPos, m.String(), f.RawField.Doc)
+		o.Pos = markerPos(fset, o.DeclPos, m.String(), docs...)
 		if tag, ok := jsontag.Lookup(f.Tag); ok {
 			o.JSONName = tag.Name
 		}
@@ -426,6 +428,9 @@ func (m Immutable) origin(pkg *loader.Package, info *markers.TypeInfo, f *marker
 	o.Message = msg
 	when, werr := whenOf(vals)
 	o.When = when
+	if when != "" {
+		whenAt(fset, &o, docs...)
+	}
 	if err == nil {
 		err = werr
 	}
@@ -509,6 +514,39 @@ func markerPos(fset *token.FileSet, decl token.Position, want string, docs ...*a
 		}
 	}
 	return decl
+}
+
+// whenAt records in o where its +immutable:when condition's text starts in
+// the doc comments (the first such marker; whenOf refuses two), and the
+// marker's value as written when it is a Go string with escapes, so that
+// an error in the condition is reported at its own line and column.
+func whenAt(fset *token.FileSet, o *schema.Origin, docs ...*ast.CommentGroup) {
+	prefix := "+" + WhenName + "="
+	for _, doc := range docs {
+		if doc == nil {
+			continue
+		}
+		for _, c := range doc.List {
+			i := strings.Index(c.Text, prefix)
+			if i < 0 || strings.TrimSpace(strings.TrimPrefix(c.Text[:i], "//")) != "" {
+				continue
+			}
+			value := strings.TrimSpace(c.Text[i+len(prefix):])
+			start := i + len(prefix) + strings.Index(c.Text[i+len(prefix):], value)
+			p := fset.Position(c.Pos())
+			o.WhenLine, o.WhenColumn = p.Line, p.Column+start
+			switch {
+			case strings.HasPrefix(value, `"`):
+				o.WhenColumn++
+				if strings.Contains(value, `\`) {
+					o.WhenQuoted = value
+				}
+			case strings.HasPrefix(value, "`"):
+				o.WhenColumn++
+			}
+			return
+		}
+	}
 }
 
 func isImmutableMarker(text, want string, exact bool) bool {

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/token"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/immutable-gen/immutable-gen/runtime/form"
 )
@@ -38,6 +40,13 @@ type Origin struct {
 	// expression over self and oldSelf (the new and old objects); the
 	// marker is enforced only on updates where it is true.
 	When string `json:"when,omitempty"`
+	// WhenLine and WhenColumn are where the condition's text starts in the
+	// Go source (the file of Pos), 0 when unknown; WhenQuoted is the
+	// marker's value as written when it is a Go string literal with
+	// escapes, so that a column of the condition maps to the source.
+	WhenLine   int    `json:"whenLine,omitempty"`
+	WhenColumn int    `json:"whenColumn,omitempty"`
+	WhenQuoted string `json:"whenQuoted,omitempty"`
 	// Pos is the marker comment (or the declaration when the comment is not
 	// in its doc comment).
 	Pos token.Position `json:"pos"`
@@ -58,6 +67,36 @@ type Origin struct {
 	// in a CRD manifest: there is no Go position, and findings name the
 	// extension instead of the marker. Never in a carrier.
 	Extension bool `json:"-"`
+}
+
+// WhenPosition is the Go position of column col (1-based, in bytes) of the
+// +immutable:when condition, as a CEL error names it: in the marker's
+// text where that is known, else the marker.
+func (o Origin) WhenPosition(col int) token.Position {
+	if o.WhenLine == 0 {
+		return o.Pos
+	}
+	p := token.Position{Filename: o.Pos.Filename, Line: o.WhenLine, Column: o.WhenColumn}
+	if col < 1 {
+		return p
+	}
+	if o.WhenQuoted == "" {
+		p.Column += col - 1
+		return p
+	}
+	// Walk the literal (after its opening quote), one decoded character at
+	// a time, to the source byte the condition's byte col comes from.
+	raw, decoded := o.WhenQuoted[1:], 0
+	for raw != "" && raw[0] != '"' && decoded < col-1 {
+		r, _, tail, err := strconv.UnquoteChar(raw, '"')
+		if err != nil {
+			break
+		}
+		p.Column += len(raw) - len(tail)
+		decoded += utf8.RuneLen(r)
+		raw = tail
+	}
+	return p
 }
 
 // ItemField is one field of a list's item struct.
