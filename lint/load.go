@@ -356,6 +356,7 @@ func (l *linter) crd(file string, raw []byte, name string) ([]diag.Diagnostic, e
 		return nil, fmt.Errorf("CustomResourceDefinition %q cannot be decoded: %v", name, err)
 	}
 	spec, _ := obj["spec"].(map[string]any)
+	c.group, _ = spec["group"].(string)
 	versions, _ := spec["versions"].([]any)
 	for _, v := range versions {
 		vm, _ := v.(map[string]any)
@@ -412,6 +413,8 @@ func (l *linter) crd(file string, raw []byte, name string) ([]diag.Diagnostic, e
 type crdLint struct {
 	*linter
 	file, name string
+	// group is the CRD's API group (spec.group).
+	group string
 	// models maps version names to their models; order lists the
 	// versions as in the manifest.
 	models map[string]*schema.Node
