@@ -17,13 +17,13 @@ import (
 // immutable once set", "becomes immutable", "cannot be changed after
 // creation", "can not be modified once set", and the same promise with the
 // condition first: "Once set, this field cannot be changed." (OpenShift's
-// DNS fields). Kubernetes' own "Cannot be updated." (copied into every CRD
+// DNS fields), "Once the cluster is created, it cannot be updated.". Kubernetes' own "Cannot be updated." (copied into every CRD
 // that embeds a PodSpec, and enforced by the Pod API, not by the CRD) is
 // deliberately not among them: a change refused with no "once" or "after"
 // is too often another promise ("cannot be updated in place").
 var describedImmutable = regexp.MustCompile(`(?im)\b(?:is|are|be|becomes?)\s+immutable\b|(?:^|[.!?:]\s+)immutable\b|\bimmutable\s+once\b|` +
 	`\b` + refusedChange + `\s+(?:once|after)\b|` +
-	`\b(?:once|after)\s+(?:it\s+is\s+|it\s+has\s+been\s+|they\s+are\s+|being\s+)?(?:set|created|specified|populated|assigned|provided|creation)\b[^.!?]*?\b` + refusedChange + `\b`)
+	`\b(?:once|after)\s+(?:[^.!?,;]{0,40}?\s)?(?:set|created|specified|populated|assigned|provided|creation)\b[^.!?]*?\b` + refusedChange + `\b`)
 
 // refusedChange is "cannot be changed" and its variants (can not, can't,
 // may not, must not; modified, updated, altered, mutated).
@@ -119,6 +119,9 @@ func promise(group, name, desc string) (string, bool) {
 		if someOfThem.MatchString(subject) {
 			continue // about some fields of an object, not this one
 		}
+		if refusalAtEnd.MatchString(desc[loc[0]:loc[1]]) && oneWay.MatchString(desc[loc[1]:]) {
+			continue // "cannot be changed back to Manual": one transition refused, not every change
+		}
 		m := strings.ToLower(desc[loc[0]:loc[1]])
 		if strings.Contains(m, " immutable") && !strings.HasPrefix(strings.TrimLeft(m, ".!?: \t\n"), "immutable") {
 			// "X is immutable": only when X is the field.
@@ -131,6 +134,15 @@ func promise(group, name, desc string) (string, bool) {
 	}
 	return "", false
 }
+
+// oneWay matches what follows a refused change that is not every change:
+// "cannot be changed back to Manual", "… to a smaller size", "… except to
+// add a zone".
+var oneWay = regexp.MustCompile(`(?i)^\s+(?:back|to|from|into|except|unless|other\s+than)\b`)
+
+// refusalAtEnd matches a match that ends with the refused change (the
+// condition came first), which oneWay may then narrow.
+var refusalAtEnd = regexp.MustCompile(`(?i)` + refusedChange + `$`)
 
 // refusedChangeRE finds "cannot be changed" (and its variants) in a match.
 var refusedChangeRE = regexp.MustCompile(`(?i)` + refusedChange)

@@ -34,10 +34,15 @@ func TestDescribedPromises(t *testing.T) {
 		{name: "can't be updated after it is set", props: `{"ref": ` + str("It can't be updated after it is set.") + `}`, want: "spec.ref"},
 		{name: "may not be changed once it is set", props: `{"ref": ` + str("Ref may not be changed once it is set.") + `}`, want: "spec.ref"},
 		{name: "after creation, it cannot be altered", props: `{"ref": ` + str("After creation, it cannot be altered.") + `}`, want: "spec.ref"},
+		{name: "once the object is created, it cannot be updated", props: `{"ref": ` + str("Once the cluster is created, this field cannot be updated.") + `}`, want: "spec.ref"},
+		{name: "after the resource has been created, it cannot be modified", props: `{"ref": ` + str("After the resource has been created, it cannot be modified.") + `}`, want: "spec.ref"},
 		{name: "becomes immutable", props: `{"ref": ` + str("The reference becomes immutable when the volume is bound.") + `}`, want: "spec.ref"},
 		{name: "another field's sentence before ';'", props: `{"ref": ` + str("Other fields may change; this field is immutable.") + `}`, want: "spec.ref"},
 		// Refusals that are no immutability promise.
 		{name: "cannot be changed without a condition (Kubernetes' Cannot be updated.)", props: `{"ref": ` + str("Ref names the zone. Cannot be updated.") + `}`},
+		{name: "once set to Auto, it cannot be changed back (ASO's nodeProvisioningProfile mode): one transition", props: `{"ref": ` + str("Mode: Once the mode it set to Auto, it cannot be changed back to Manual.") + `}`},
+		{name: "once set, it cannot be changed except to add a zone", props: `{"ref": ` + str("Once set, it cannot be changed except to add a zone.") + `}`},
+		{name: "Immutable except for a field (CAPZ's apiServerAccessProfile): a promise of the others", props: `{"ref": ` + str("Immutable except for `authorizedIPRanges`.") + `}`, want: "spec.ref"},
 		{name: "cannot be changed to a lower value", props: `{"ref": ` + str("The size cannot be changed to a lower value.") + `}`},
 		// A sentence about an object in general.
 		{name: "most spec fields are immutable, at spec", specDesc: "Spec is the desired state of the cluster. Most spec fields are immutable.", props: `{"ref": {"type": "string", "maxLength": 10}}`},
