@@ -17,10 +17,11 @@ import (
 // immutable once set", "becomes immutable", "cannot be changed after
 // creation", "can not be modified once set", and the same promise with the
 // condition first: "Once set, this field cannot be changed." (OpenShift's
-// DNS fields), "Once the cluster is created, it cannot be updated.". Kubernetes' own "Cannot be updated." (copied into every CRD
-// that embeds a PodSpec, and enforced by the Pod API, not by the CRD) is
-// deliberately not among them: a change refused with no "once" or "after"
-// is too often another promise ("cannot be updated in place").
+// DNS fields), "Once the cluster is created, it cannot be updated.".
+// Kubernetes' own "Cannot be updated." (copied into every CRD that embeds
+// a PodSpec, and enforced by the Pod API, not by the CRD) is deliberately
+// not among them: a change refused with no "once" or "after" is too often
+// another promise ("cannot be changed to a lower value").
 var describedImmutable = regexp.MustCompile(`(?im)\b(?:is|are|be|becomes?)\s+immutable\b|(?:^|[.!?:]\s+)immutable\b|\bimmutable\s+once\b|` +
 	`\b` + refusedChange + `\s+(?:once|after)\b|` +
 	`\b(?:once|after)\s+(?:[^.!?,;]{0,40}?\s)?(?:set|created|specified|populated|assigned|provided|creation)\b[^.!?]*?\b` + refusedChange + `\b`)
@@ -70,7 +71,9 @@ var upstreamSentences = sync.OnceValue(func() map[string]string {
 	}
 	for _, line := range strings.Split(upstreamText, "\n") {
 		if group, rest, ok := strings.Cut(line, "\t"); ok && !strings.HasPrefix(line, "#") {
-			m[rest] = group
+			if _, k8s := m[rest]; !k8s {
+				m[rest] = group // Kubernetes' own text stays Kubernetes' everywhere
+			}
 		}
 	}
 	return m
