@@ -53,6 +53,16 @@ type Check struct {
 	Title    string
 }
 
+// RuleAt is a CEL validation rule and the schema path of the node it is
+// written on (`spec.ports[*]`, `<root>`).
+type RuleAt struct {
+	Path string `json:"path"`
+	Rule string `json:"rule"`
+	// FixFor is the path of the finding whose fix suggests this rule, when
+	// it is not one the CRD holds but one lint suggests; "" otherwise.
+	FixFor string `json:"fixFor,omitempty"`
+}
+
 // Diagnostic is one finding, of the generators (at a Go position) and of
 // lint (in a manifest) alike.
 type Diagnostic struct {
@@ -82,6 +92,10 @@ type Diagnostic struct {
 	// Related are other positions the finding involves (the other
 	// marker of a conflict); the rendering does not print them.
 	Related []token.Position
+	// Rules are the CEL rules the finding is about, each at the schema
+	// path of its node: every rule a hole lint reports goes around (its
+	// message names the first three). The rendering does not print them.
+	Rules []RuleAt
 	// Message says what is wrong.
 	Message string
 	// Fix says what to do about it; empty when the message already says.

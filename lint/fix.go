@@ -8,18 +8,25 @@ import (
 	"github.com/immutable-gen/immutable-gen/runtime/extension"
 )
 
-// addRuleFix matches the fixes that add a presence rule:
-// "add the rule `R` to the x-kubernetes-validations of PATH" (PATH is a
-// schema path, or "the root schema").
-var addRuleFix = regexp.MustCompile("add the rule `([^`]+)` to the x-kubernetes-validations of (the root schema|[^ ,;()]+)")
+// addRuleFix matches the fixes that add rules: "add the rule `R` to the
+// x-kubernetes-validations of PATH", and more rules joined to the first
+// with " and the rule `S` to the x-kubernetes-validations of PATH2" (PATH
+// is a schema path, or "the root schema").
+var addRuleFix = regexp.MustCompile("add (the rule `[^`]+` to the x-kubernetes-validations of (?:the root schema|[^ ,;()]+)(?: and the rule `[^`]+` to the x-kubernetes-validations of (?:the root schema|[^ ,;()]+))*)")
 
-// ApplyFix applies the first rule a finding's fix adds ("add the rule `R`
-// to the x-kubernetes-validations of PATH") to the CRD given as its generic
-// JSON tree, in the finding's version, and reports whether it did. Tests
-// use it to check that lint's own fixes, applied, leave no hole.
+// ruleTo matches one rule of an addRuleFix clause.
+var ruleTo = regexp.MustCompile("the rule `([^`]+)` to the x-kubernetes-validations of (the root schema|[^ ,;()]+)")
+
+// ApplyFix applies the rules that the first clause of a finding's fix adds
+// ("add the rule `R` to the x-kubernetes-validations of PATH", "… and the
+// rule `S` to the x-kubernetes-validations of PATH2": an alternative in
+// parentheses after it is not applied) to the CRD given as its generic
+// JSON tree, in the finding's version, and reports whether it did: all of
+// them, or none when a path is not in the schema. Tests use it to check
+// that lint's own fixes, applied, leave no hole.
 func ApplyFix(crd map[string]any, f diag.Diagnostic) bool {
-	m := addRuleFix.FindStringSubmatch(f.Fix)
-	if m == nil || f.Version == "" {
+	clause := addRuleFix.FindStringSubmatch(f.Fix)
+	if clause == nil || f.Version == "" {
 		return false
 	}
 	spec, _ := crd["spec"].(map[string]any)
@@ -30,15 +37,23 @@ func ApplyFix(crd map[string]any, f diag.Diagnostic) bool {
 			continue
 		}
 		sch, _ := vm["schema"].(map[string]any)
-		node, _ := sch["openAPIV3Schema"].(map[string]any)
-		if m[2] != "the root schema" && m[2] != "<root>" {
-			node = schemaAt(node, m[2])
+		root, _ := sch["openAPIV3Schema"].(map[string]any)
+		var nodes []map[string]any
+		items := ruleTo.FindAllStringSubmatch(clause[1], -1)
+		for _, m := range items {
+			node := root
+			if m[2] != "the root schema" && m[2] != "<root>" {
+				node = schemaAt(node, m[2])
+			}
+			if node == nil {
+				return false
+			}
+			nodes = append(nodes, node)
 		}
-		if node == nil {
-			return false
+		for i, m := range items {
+			rules, _ := nodes[i][extension.Validations].([]any)
+			nodes[i][extension.Validations] = append(rules, map[string]any{"rule": m[1]})
 		}
-		rules, _ := node[extension.Validations].([]any)
-		node[extension.Validations] = append(rules, map[string]any{"rule": m[1]})
 		return true
 	}
 	return false

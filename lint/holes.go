@@ -235,6 +235,7 @@ func (h *holes) report(c *crdLint) {
 			// Its own IG010 names the rules below it too.
 			if len(k.below) > 0 {
 				c.findings[i].Message += fmt.Sprintf("; removing it also goes around %s below it", describeRules(k.below))
+				c.findings[i].Rules = append(c.findings[i].Rules, ruleList(k.below)...)
 			}
 			continue
 		}
@@ -252,10 +253,12 @@ func (h *holes) report(c *crdLint) {
 			}
 			c.report(c.version, p.Path(), id, fix,
 				"%s is optional and nothing compares its presence, so it can be %s: that goes around %s, since a transition rule runs only where its value exists in the old and the new object", p.Path(), how, describeRules(rules))
+			c.findings[len(c.findings)-1].Rules = ruleList(rules)
 			continue
 		}
 		c.report(c.version, p.Path(), IDPresence, fix,
 			"compared by %s, but its presence is not compared: it can be %s, which the rule does not see (it is optional, and a transition rule compares only values that exist in the old and the new object)", describeRules(k.on), how)
+		c.findings[len(c.findings)-1].Rules = ruleList(k.on)
 	}
 	// IG010 findings of fields below an IG013 cause name it, outermost
 	// first.

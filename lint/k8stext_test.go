@@ -21,7 +21,7 @@ import (
 // k8sAPIVersions are the releases of k8s.io/api whose texts k8stext.txt
 // holds: CRDs embed the templates of the k8s.io/api their project builds
 // with, and the wording changes between releases.
-var k8sAPIVersions = []string{"v0.29.0", "v0.30.0", "v0.31.0", "v0.32.0", "v0.33.0", "v0.34.0", "v0.35.0", "v0.36.0", "v0.37.1"}
+var k8sAPIVersions = []string{"v0.26.0", "v0.27.0", "v0.28.0", "v0.29.0", "v0.30.0", "v0.31.0", "v0.32.0", "v0.33.0", "v0.34.0", "v0.35.0", "v0.36.0", "v0.37.1"}
 
 // TestK8sText checks k8stext.txt, the immutability sentences of
 // Kubernetes' own API types, against the k8s.io/api releases of
@@ -34,17 +34,7 @@ var k8sAPIVersions = []string{"v0.29.0", "v0.30.0", "v0.31.0", "v0.32.0", "v0.33
 func TestK8sText(t *testing.T) {
 	lines := map[string]bool{}
 	for _, v := range k8sAPIVersions {
-		args := []string{"mod", "download", "-json", "k8s.io/api@" + v}
-		cmd := exec.Command("go", args...)
-		if !golden.Updating() {
-			cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=mod")
-		}
-		out, _ := cmd.Output()
-		var mod struct{ Dir string }
-		if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
-			t.Skipf("k8s.io/api@%s is not in the module cache: go test ./lint -run K8sText -update downloads it", v)
-		}
-		k8sTypeTexts(t, mod.Dir, lines)
+		k8sTypeTexts(t, moduleDir(t, "k8s.io/api", v, "K8sText"), "", lines)
 	}
 	sorted := slices.Sorted(func(yield func(string) bool) {
 		for l := range lines {
@@ -65,9 +55,67 @@ func TestK8sText(t *testing.T) {
 	}
 }
 
-// k8sTypeTexts adds the immutability sentences of the types in the
-// k8s.io/api module at dir to lines.
-func k8sTypeTexts(t *testing.T, dir string, lines map[string]bool) {
+// moduleDir returns the directory of module@version in the module cache,
+// downloaded through the Go module proxy with -update; without it the test
+// (named by test, for the message) is skipped when the module is not there.
+func moduleDir(t *testing.T, module, version, test string) string {
+	t.Helper()
+	cmd := exec.Command("go", "mod", "download", "-json", module+"@"+version)
+	if !golden.Updating() {
+		cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=mod")
+	}
+	out, _ := cmd.Output()
+	var mod struct{ Dir string }
+	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
+		t.Skipf("%s@%s is not in the module cache: go test ./lint -run %s -update downloads it", module, version, test)
+	}
+	return mod.Dir
+}
+
+// upstreamModules are the other projects whose types CRDs embed widely,
+// with the API group of the project's own CRDs (where the sentences are the
+// CRD's own promise) and the directory of their API types.
+var upstreamModules = []struct{ module, version, group, dir string }{
+	// Kubeflow Trainer's TrainingRuntime and ClusterTrainingRuntime embed
+	// JobSetSpec (spec.template.spec), managedBy's text with it.
+	{"sigs.k8s.io/jobset", "v0.10.1", "jobset.x-k8s.io", "api"},
+}
+
+// TestUpstreamText checks upstreamtext.txt, the immutability sentences of
+// the types of upstreamModules, as TestK8sText checks k8stext.txt: one
+// "group<TAB>jsonName<TAB>sentence" a line (go test ./lint -run
+// UpstreamText -update rewrites it).
+func TestUpstreamText(t *testing.T) {
+	var all []string
+	header := "# upstream types:"
+	for _, m := range upstreamModules {
+		header += " " + m.module + "@" + m.version + " (" + m.group + ")"
+		lines := map[string]bool{}
+		k8sTypeTexts(t, filepath.Join(moduleDir(t, m.module, m.version, "UpstreamText"), m.dir), m.group+"\t", lines)
+		for l := range lines {
+			all = append(all, l)
+		}
+	}
+	slices.Sort(all)
+	got := header + ": go test ./lint -run UpstreamText -update\n" + strings.Join(all, "\n") + "\n"
+	if golden.Updating() {
+		if err := os.WriteFile("upstreamtext.txt", []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if got != upstreamText {
+		t.Errorf("upstreamtext.txt is not what the upstream modules hold: go test ./lint -run UpstreamText -update")
+	}
+	if len(all) == 0 {
+		t.Errorf("no sentence in the upstream modules: the generator or describedImmutable changed")
+	}
+}
+
+// k8sTypeTexts adds the immutability sentences of the types in the Go
+// module at dir (k8s.io/api, or an upstream project's API types) to lines,
+// each "prefix jsonName<TAB>sentence".
+func k8sTypeTexts(t *testing.T, dir, prefix string, lines map[string]bool) {
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, "types.go") {
@@ -99,7 +147,7 @@ func k8sTypeTexts(t *testing.T, dir string, lines map[string]bool) {
 				}
 				desc := strings.Join(doc, "\n")
 				for _, loc := range describedImmutable.FindAllStringIndex(desc, -1) {
-					lines[name+"\t"+sentenceAt(desc, loc)] = true
+					lines[prefix+name+"\t"+sentenceAt(desc, loc)] = true
 				}
 			}
 			return true

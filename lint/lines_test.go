@@ -105,6 +105,6 @@ func FuzzParsing(f *testing.F) {
 			}
 		}
 		helmTemplate("f.yaml", data)
-		promise("name", string(data))
+		promise("example.com", "name", string(data))
 	})
 }

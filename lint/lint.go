@@ -118,6 +118,22 @@ type jsonFinding struct {
 	Severity string `json:"severity"`
 	Message  string `json:"message"`
 	Fix      string `json:"fix"`
+	// Rules are every rule the finding is about (a hole: every rule it
+	// goes around, where the message names three), never null.
+	Rules []diag.RuleAt `json:"rules"`
+}
+
+// ruleList is every rule of rules, at its node's path, for a finding's
+// Rules (describeRules names the first three in its message).
+func ruleList(rules []ruleAt) []diag.RuleAt {
+	out := make([]diag.RuleAt, len(rules))
+	for i, r := range rules {
+		out[i] = diag.RuleAt{Path: r.node.Path(), Rule: r.r.text}
+		if r.fixOf != nil {
+			out[i].FixFor = r.fixOf.Path()
+		}
+	}
+	return out
 }
 
 // Check describes one kind of finding.
@@ -305,7 +321,11 @@ func (r Result) JSON() ([]byte, error) {
 		Summary  Summary       `json:"summary"`
 	}{[]jsonFinding{}, r.Errors, r.Skipped, r.Helm, r.Summary()}
 	for _, f := range r.Findings {
-		out.Findings = append(out.Findings, jsonFinding{f.Pos.Filename, f.Pos.Line, f.CRD, f.Version, f.Path, string(f.ID), severityName(f.Severity), f.Message, f.Fix})
+		rules := f.Rules
+		if rules == nil {
+			rules = []diag.RuleAt{}
+		}
+		out.Findings = append(out.Findings, jsonFinding{f.Pos.Filename, f.Pos.Line, f.CRD, f.Version, f.Path, string(f.ID), severityName(f.Severity), f.Message, f.Fix, rules})
 	}
 	if out.Errors == nil {
 		out.Errors = []InputError{}

@@ -253,8 +253,11 @@ func TestJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]any{"file": "f.yaml", "line": 7.0, "crd": "a.b", "version": "v1", "path": "spec.x", "id": "IG010", "severity": "warning", "message": "m", "fix": "x"}
-	if len(back.Findings) != 1 || len(back.Findings[0]) != len(want) {
+	if len(back.Findings) != 1 || len(back.Findings[0]) != len(want)+1 {
 		t.Fatalf("got %v", back.Findings)
+	}
+	if rules, ok := back.Findings[0]["rules"].([]any); !ok || len(rules) != 0 {
+		t.Errorf("rules: got %v, want []", back.Findings[0]["rules"])
 	}
 	for k, v := range want {
 		if back.Findings[0][k] != v {

@@ -356,6 +356,7 @@ func (l *linter) crd(file string, raw []byte, name string) ([]diag.Diagnostic, e
 		return nil, fmt.Errorf("CustomResourceDefinition %q cannot be decoded: %v", name, err)
 	}
 	spec, _ := obj["spec"].(map[string]any)
+	c.group, _ = spec["group"].(string)
 	versions, _ := spec["versions"].([]any)
 	for _, v := range versions {
 		vm, _ := v.(map[string]any)
@@ -374,7 +375,9 @@ func (l *linter) crd(file string, raw []byte, name string) ([]diag.Diagnostic, e
 		// others cannot be used.
 		if served, _ := vm["served"].(bool); served {
 			c.served = append(c.served, name)
+			before := len(c.findings)
 			c.cel(root)
+			c.ownRules(c.findings[before:])
 		}
 	}
 	c.version = ""
@@ -408,10 +411,29 @@ func (l *linter) crd(file string, raw []byte, name string) ([]diag.Diagnostic, e
 	return findings, nil
 }
 
+// ownRules puts first in the Rules of each IG010 and IG011 of the
+// current version the immutability rule its message names, the field's
+// own (the rules below it that its removal goes around follow it).
+func (c *crdLint) ownRules(findings []diag.Diagnostic) {
+	for i := range findings {
+		f := &findings[i]
+		if f.ID != IDPresence && f.ID != IDOnceSet || !strings.HasPrefix(f.Message, "immutable") {
+			continue // a finding of crdLint.presence opens with "immutable by the rule" or "immutable once set"
+		}
+		r, ok := c.immutableRules[c.version][f.Path]
+		if !ok || slices.ContainsFunc(f.Rules, func(x diag.RuleAt) bool { return x.Path == f.Path && x.Rule == r }) {
+			continue
+		}
+		f.Rules = append([]diag.RuleAt{{Path: f.Path, Rule: r}}, f.Rules...)
+	}
+}
+
 // crdLint collects the findings of one CRD.
 type crdLint struct {
 	*linter
 	file, name string
+	// group is the CRD's API group (spec.group).
+	group string
 	// models maps version names to their models; order lists the
 	// versions as in the manifest.
 	models map[string]*schema.Node

@@ -30,9 +30,12 @@ for *.yaml, *.yml and *.json; documents that are not CRDs are skipped.
                                 fix: FIX
                           and a summary line of counts by severity and ID
                           json: {findings: [{file, line, crd, version, path,
-                            id, severity, message, fix}], errors: [{file,
-                            message}], skipped, helm, summary}
+                            id, severity, message, fix, rules: [{path,
+                            rule}]}], errors: [{file, message}], skipped,
+                            helm, summary}
                           sarif: SARIF 2.1.0, for code-scanning upload
+                            (paths in the working directory relative to
+                            %SRCROOT%)
   --fail-on SEVERITY      the least severity that makes the run fail:
                           error, warning (default) or info
   --config FILE           silence judged findings: ignore: [{id, crd, path,
@@ -114,7 +117,13 @@ func runLint(args []string, stdout, stderr io.Writer) int {
 	case "json":
 		out, err = res.JSON()
 	case "sarif":
-		out, err = res.SARIF()
+		// Files inside the working directory (a repository's checkout in
+		// CI) are written relative to %SRCROOT%, as code scanning maps them.
+		wd, wdErr := os.Getwd()
+		if wdErr != nil {
+			wd = ""
+		}
+		out, err = res.SARIF(lint.SARIFOptions{Version: moduleVersion(), WorkDir: wd})
 	default:
 		text := res.Text()
 		if text != "" {

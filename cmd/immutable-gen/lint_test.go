@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -25,43 +26,64 @@ func TestLintGolden(t *testing.T) {
 		name string
 		args []string
 		exit int
+		// inRoot runs the case in the module root, its paths relative to
+		// it, as CI runs lint in a checkout.
+		inRoot bool
 	}{
-		{"defects", []string{td("defects")}, 1},
-		{"wellknown", []string{td("wellknown")}, 1}, // EC2NodeClass: IG013, a true hole (optional spec)
-		{"misc-verbose", []string{"-v", td("misc")}, 1},
-		{"unusable", []string{td("unusable"), td("defects/IG010-optional.yaml"), td("unusable/missing.yaml")}, 2},
-		{"generated", []string{filepath.Join(root, "testdata/golden/crd"), filepath.Join(root, "examples/config/crd")}, 1},
-		{"fail-on-error", []string{"--fail-on=error", td("defects/IG010-optional.yaml")}, 0},
-		{"fail-on-info", []string{td("defects/IG011-once-set.yaml"), "--fail-on", "info"}, 1},
-		{"info-only", []string{td("defects/IG011-once-set.yaml")}, 0},
-		{"described-only", []string{td("defects/IG014-described.yaml")}, 0},
+		{"defects", []string{td("defects")}, 1, false},
+		{"wellknown", []string{td("wellknown")}, 1, false}, // EC2NodeClass: IG013, a true hole (optional spec)
+		{"misc-verbose", []string{"-v", td("misc")}, 1, false},
+		{"unusable", []string{td("unusable"), td("defects/IG010-optional.yaml"), td("unusable/missing.yaml")}, 2, false},
+		{"generated", []string{filepath.Join(root, "testdata/golden/crd"), filepath.Join(root, "examples/config/crd")}, 1, false},
+		{"fail-on-error", []string{"--fail-on=error", td("defects/IG010-optional.yaml")}, 0, false},
+		{"fail-on-info", []string{td("defects/IG011-once-set.yaml"), "--fail-on", "info"}, 1, false},
+		{"info-only", []string{td("defects/IG011-once-set.yaml")}, 0, false},
+		{"described-only", []string{td("defects/IG014-described.yaml")}, 0, false},
 		// IG014 (issue 23): "Immutable." on a line of its own; not Kubernetes'
 		// own text, another subject, rules below, status.
-		{"described", []string{"--fail-on=info", td("described")}, 1},
-		{"kustomize", []string{td("kustomize")}, 0},
-		{"kustomize-verbose", []string{"-v", td("kustomize")}, 0},
-		{"bad-format", []string{"--format=xml", td("defects")}, 2},
-		{"bad-fail-on", []string{"--fail-on=never", td("defects")}, 2},
-		{"no-files", nil, 2},
+		{"described", []string{"--fail-on=info", td("described")}, 1, false},
+		{"kustomize", []string{td("kustomize")}, 0, false},
+		{"kustomize-verbose", []string{"-v", td("kustomize")}, 0, false},
+		{"bad-format", []string{"--format=xml", td("defects")}, 2, false},
+		{"bad-fail-on", []string{"--fail-on=never", td("defects")}, 2, false},
+		{"no-files", nil, 2, false},
 		// Output for a fleet (issue 23).
-		{"helm", []string{"--fail-on=info", td("helm")}, 1},
-		{"empty", []string{td("empty")}, 2},
-		{"only-partial", []string{td("kustomize/patches")}, 2},
-		{"unusable-json", []string{"-o", "json", td("unusable/invalid.yaml"), td("defects/IG010-optional.yaml")}, 2},
-		{"holes-sarif", []string{"-o", "sarif", td("holes")}, 1},
-		{"help", []string{"-h"}, 0},
+		{"helm", []string{"--fail-on=info", td("helm")}, 1, false},
+		{"empty", []string{td("empty")}, 2, false},
+		{"only-partial", []string{td("kustomize/patches")}, 2, false},
+		{"unusable-json", []string{"-o", "json", td("unusable/invalid.yaml"), td("defects/IG010-optional.yaml")}, 2, false},
+		// Relative to %SRCROOT% (issue 31).
+		{name: "holes-sarif", args: []string{"-o", "sarif", "testdata/lint/holes"}, exit: 1, inRoot: true},
+		{"help", []string{"-h"}, 0, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.inRoot {
+				t.Chdir(root)
+			}
 			var stdout, stderr bytes.Buffer
 			code := run(append([]string{"lint"}, tc.args...), &stdout, &stderr)
 			if code != tc.exit {
 				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.exit, stdout.String(), stderr.String())
 			}
-			got := fmt.Sprintf("exit: %d\n--- stdout\n%s--- stderr\n%s", code, normalize(t, stdout.Bytes()), normalize(t, stderr.Bytes()))
-			golden.Check(t, filepath.Join(moduleRoot(t), filepath.Join("testdata/golden/lint", tc.name+".txt")), []byte(got))
+			// moduleRoot and normalize read the working directory: root is
+			// the one taken before any Chdir.
+			norm := func(b []byte) []byte { return bytes.ReplaceAll(b, []byte(root+string(filepath.Separator)), nil) }
+			got := fmt.Sprintf("exit: %d\n--- stdout\n%s--- stderr\n%s", code, elideRuleDocs(norm(stdout.Bytes())), norm(stderr.Bytes()))
+			golden.Check(t, filepath.Join(root, "testdata/golden/lint", tc.name+".txt"), []byte(got))
 		})
 	}
+}
+
+// ruleDocText matches the texts a SARIF log's rules take from
+// docs/lint.md (fullDescription, help).
+var ruleDocText = regexp.MustCompile(`("(?:fullDescription|help)": \{\n\s+"text": |"markdown": )"(?:[^"\\]|\\.)*"`)
+
+// elideRuleDocs replaces the texts of a SARIF log that come from
+// docs/lint.md by "(docs/lint.md)": the goldens are about lint's output,
+// and the docs change on their own (TestLintSARIF checks those texts).
+func elideRuleDocs(b []byte) []byte {
+	return ruleDocText.ReplaceAll(b, []byte(`$1"(docs/lint.md)"`))
 }
 
 // TestLintJSON checks the JSON output: an object with the findings
@@ -91,8 +113,11 @@ func TestLintJSON(t *testing.T) {
 	}
 	keys := []string{"file", "line", "crd", "version", "path", "id", "severity", "message", "fix"}
 	for i, f := range out.Findings {
-		if len(f) != len(keys) {
-			t.Errorf("finding %d has keys %v, want %v", i, f, keys)
+		if len(f) != len(keys)+1 {
+			t.Errorf("finding %d has keys %v, want %v and rules", i, f, keys)
+		}
+		if rules, ok := f["rules"].([]any); !ok || len(rules) != len(res.Findings[i].Rules) {
+			t.Errorf("finding %d: rules %v, want %d", i, f["rules"], len(res.Findings[i].Rules))
 		}
 		if line, ok := f["line"].(float64); !ok || int(line) != res.Findings[i].Pos.Line || line < 1 {
 			t.Errorf("finding %d: line %v, want %d", i, f["line"], res.Findings[i].Pos.Line)
@@ -112,8 +137,10 @@ func TestLintJSON(t *testing.T) {
 	golden.Check(t, filepath.Join(moduleRoot(t), "testdata/golden/lint/defects.json"), normalize(t, js.Bytes()))
 }
 
-// TestLintSARIF: the SARIF log is SARIF 2.1.0 with one result per finding,
-// at the finding's file and line, and the input errors as notifications.
+// TestLintSARIF: the SARIF log is SARIF 2.1.0 with the binary's version,
+// one result per finding, at the finding's file and line (outside the
+// working directory, as here, absolute file URIs), and the input errors as
+// notifications.
 func TestLintSARIF(t *testing.T) {
 	root := moduleRoot(t)
 	bad := filepath.Join(root, "testdata/lint/unusable/invalid.yaml")
@@ -127,7 +154,8 @@ func TestLintSARIF(t *testing.T) {
 		Runs    []struct {
 			Tool struct {
 				Driver struct {
-					Rules []struct{ ID string }
+					Version string
+					Rules   []struct{ ID string }
 				}
 			}
 			Invocations []struct {
@@ -154,6 +182,9 @@ func TestLintSARIF(t *testing.T) {
 		t.Fatalf("version %q, %d runs", log.Version, len(log.Runs))
 	}
 	r := log.Runs[0]
+	if r.Tool.Driver.Version != moduleVersion() || r.Tool.Driver.Version == "" {
+		t.Errorf("driver.version %q, want the binary's, %q", r.Tool.Driver.Version, moduleVersion())
+	}
 	res, _ := lint.Files([]string{filepath.Join(root, "testdata/lint/defects")})
 	if len(r.Results) != len(res.Findings) {
 		t.Fatalf("%d results, %d findings", len(r.Results), len(res.Findings))
