@@ -11,6 +11,7 @@ import (
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -46,6 +47,11 @@ type Result struct {
 	// strategy's warnings (finalizer names). Deprecated versions' warnings
 	// are not given.
 	Warnings []string
+	// Dropped says what of the request the server ignores rather than
+	// refuses: on a CRD with the status subresource, an update of the main
+	// resource keeps the stored status, and an update of /status keeps
+	// everything but status. "" when nothing is.
+	Dropped string
 }
 
 // Allowed reports whether the server would accept the request.
@@ -103,6 +109,21 @@ func (c *Checker) Create(obj map[string]interface{}) (Result, error) {
 // Neither is modified. An old object of another version of the same
 // resource is converted first, when the CRD's conversion is None.
 func (c *Checker) Update(obj, old map[string]interface{}) (Result, error) {
+	return c.update(obj, old, false)
+}
+
+// UpdateStatus returns the server's verdict on updating the stored object
+// old through its /status subresource with obj: the server keeps old's
+// metadata and everything but status, takes obj's status, and validates
+// status with the status strategy (its schema, the scale subresource's
+// status path, the list-type invariants and every CEL rule of the whole
+// object, ratcheted). A CRD version without the status subresource is an
+// error: the server has no /status for it.
+func (c *Checker) UpdateStatus(obj, old map[string]interface{}) (Result, error) {
+	return c.update(obj, old, true)
+}
+
+func (c *Checker) update(obj, old map[string]interface{}, status bool) (Result, error) {
 	res := Result{Operation: Update}
 	k, v, err := c.lookup(obj)
 	if err != nil {
@@ -148,9 +169,28 @@ func (c *Checker) Update(obj, old map[string]interface{}) (Result, error) {
 		ou.SetResourceVersion("1")
 	}
 
+	if status && v.strategy.status == nil {
+		return res, fmt.Errorf("version %s of %s has no status subresource: the server serves no /status to update", v.gvk.Version, v.gvk.GroupKind())
+	}
 	u, ctx, rec, err := v.decodeRequest(obj, &res)
 	if err != nil || u == nil {
 		return res, err
+	}
+	if status {
+		// As the status strategy: the stored object with the request's
+		// status (and managed fields).
+		res.Dropped = v.droppedByStatus(u, ou)
+		v.strategy.prepareForStatusUpdate(u, ou)
+		errs := v.strategy.validateStatusUpdate(ctx, u, ou)
+		if len(errs) == 0 && v.immutability != nil {
+			errs = v.immutability.ValidateUpdate(u.Object, ou.Object)
+		}
+		res.Errors = sortErrors(errs)
+		res.Warnings = append(res.Warnings, rec.list...)
+		return res, nil
+	}
+	if v.strategy.status != nil && !apiequality.Semantic.DeepEqual(u.Object["status"], ou.Object["status"]) {
+		res.Dropped = "status: the CRD has the status subresource, so an update of the resource keeps the stored status and ignores this change (write status through /status: --subresource=status)"
 	}
 	// A patch (kubectl apply, server-side apply, GitOps tools) updates the
 	// stored object, at its resourceVersion; a conflict is not a verdict.

@@ -177,6 +177,17 @@ func newCRDKind(d CRD) (*crdKind, error) {
 			structural: s,
 			strategy:   newCRStrategy(typer, k.namespaced, gvk, validator, s, status, scale),
 		}
+		if status != nil && props != nil {
+			// As the server: /status validates against the status schema
+			// alone.
+			if st, ok := props.Properties["status"]; ok {
+				sv, _, err := apiservervalidation.NewSchemaValidator(&st)
+				if err != nil {
+					return nil, fmt.Errorf("version %s: the status schema: %w", v.Name, err)
+				}
+				cv.strategy.statusValidator = sv
+			}
+		}
 		if hasExtensions {
 			checker, err := runtime.CompileCRD(d.Raw, runtime.CRDOptions{Version: v.Name})
 			if err != nil {

@@ -55,7 +55,10 @@ type crStrategy struct {
 	structural *structuralschema.Structural
 	cel        *cel.Validator
 	status     *apiextensions.CustomResourceSubresourceStatus
-	scale      *apiextensions.CustomResourceSubresourceScale
+	// statusValidator validates status alone, for /status updates (nil
+	// without the subresource, or without a status schema).
+	statusValidator apiservervalidation.SchemaValidator
+	scale           *apiextensions.CustomResourceSubresourceScale
 }
 
 var _ interface {

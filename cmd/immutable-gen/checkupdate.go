@@ -18,7 +18,7 @@ import (
 	"github.com/immutable-gen/immutable-gen/preflight"
 )
 
-const checkUpdateSynopsis = "usage: immutable-gen check-update --schema CRD_FILE_OR_DIR... [--version NAME] [--old FILE_OR_DIR] --new FILE_OR_DIR [-o text|json] [--allow-unknown-kinds]"
+const checkUpdateSynopsis = "usage: immutable-gen check-update --schema CRD_FILE_OR_DIR... [--version NAME] [--old FILE_OR_DIR] --new FILE_OR_DIR [--subresource=status] [-o text|json] [--allow-unknown-kinds]"
 
 const checkUpdateUsage = checkUpdateSynopsis + `
 
@@ -28,7 +28,8 @@ own validation of custom resources (k8s.io/apiextensions-apiserver), for the
 main resource: the OpenAPI schema with ratcheting, x-kubernetes-list-type
 uniqueness, every x-kubernetes-validations rule (transition rules included),
 metadata; after the server's pruning of unknown fields, defaulting, and reset
-of status when the status subresource is on. CRDs with the
+of status when the status subresource is on (a change of status there is
+ignored by the server, and said so on standard error). CRDs with the
 x-kubernetes-immutable extensions are also checked against them, as the
 ImmutableFields admission plugin or webhook would.
 
@@ -42,6 +43,13 @@ ImmutableFields admission plugin or webhook would.
                   documents, or a directory of them; omitted, every object of
                   --new is checked as a create
   --new PATH      the objects to apply, a file or a directory
+  --subresource=status
+                  check each update as an update through /status, as the
+                  server's status strategy does: the stored object keeps
+                  everything but status, status is validated against its
+                  schema and the rules of the whole object; the changes the
+                  server ignores are said on standard error ("note: ...").
+                  Needs --old (a /status update changes a stored object)
   -o FORMAT       text (default) or json
   --allow-unknown-kinds
                   objects whose kind no CRD defines are listed as not checked
@@ -80,6 +88,7 @@ func runCheckUpdate(args []string, stdout, stderr io.Writer) int {
 	newPath := fs.String("new", "", "")
 	format := fs.String("o", "text", "")
 	allowUnknown := fs.Bool("allow-unknown-kinds", false, "")
+	subresource := fs.String("subresource", "", "")
 	fail := func(format string, args ...interface{}) int {
 		fmt.Fprintf(stderr, "immutable-gen check-update: "+format+"\n", args...)
 		return 2
@@ -106,6 +115,14 @@ func runCheckUpdate(args []string, stdout, stderr io.Writer) int {
 	if len(missing) > 0 {
 		fmt.Fprintln(stderr, checkUpdateSynopsis)
 		return fail("missing %s", strings.Join(missing, ", "))
+	}
+	if *subresource != "" && *subresource != "status" {
+		fmt.Fprintln(stderr, checkUpdateSynopsis)
+		return fail("--subresource=%s: the subresource checked is status", *subresource)
+	}
+	if *subresource == "status" && *oldPath == "" {
+		fmt.Fprintln(stderr, checkUpdateSynopsis)
+		return fail("--subresource=status needs --old: a /status update changes a stored object")
 	}
 	if *format != "text" && *format != "json" {
 		fmt.Fprintln(stderr, checkUpdateSynopsis)
@@ -174,7 +191,7 @@ func runCheckUpdate(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	results := checkAll(checker, changes)
+	results := checkAll(checker, changes, *subresource == "status")
 	report := checkReport{Changes: []changeReport{}}
 	var rejected, allowed, unknown, deleted int
 	for i, ch := range changes {
@@ -199,6 +216,7 @@ func runCheckUpdate(args []string, stdout, stderr io.Writer) int {
 		}
 		r.Errors = jsonErrors(res.Errors)
 		r.Warnings = res.Warnings
+		r.Dropped = res.Dropped
 		report.Changes = append(report.Changes, r)
 	}
 	report.Allowed = rejected == 0 && (unknown == 0 || *allowUnknown)
@@ -235,7 +253,10 @@ type checkResult struct {
 
 // checkAll checks the changes on every CPU; a Checker is safe for
 // concurrent use. Results are in the order of changes.
-func checkAll(checker *preflight.Checker, changes []preflight.Change) []checkResult {
+//
+// With status, updates go through /status (creates are checked as
+// creates: the server has no /status for an object that is not stored).
+func checkAll(checker *preflight.Checker, changes []preflight.Change, status bool) []checkResult {
 	results := make([]checkResult, len(changes))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -244,7 +265,12 @@ func checkAll(checker *preflight.Checker, changes []preflight.Change) []checkRes
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i].res, results[i].err = checker.Check(changes[i])
+				ch := changes[i]
+				if status && ch.Old != nil && ch.New != nil {
+					results[i].res, results[i].err = checker.UpdateStatus(ch.New.Object, ch.Old.Object)
+					continue
+				}
+				results[i].res, results[i].err = checker.Check(ch)
 			}
 		}()
 	}
@@ -310,6 +336,10 @@ type changeReport struct {
 	Reason   string      `json:"reason,omitempty"` // why not checked
 	Errors   []jsonError `json:"errors,omitempty"`
 	Warnings []string    `json:"warnings,omitempty"`
+	// Dropped says what of the request the server ignores: a change of
+	// status on a CRD with the status subresource, or anything but status
+	// through /status.
+	Dropped string `json:"dropped,omitempty"`
 
 	key preflight.Key
 }
@@ -370,6 +400,9 @@ func (r *changeReport) writeText(w io.Writer) {
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "  warning: %s\n", warn)
 	}
+	if r.Dropped != "" {
+		fmt.Fprintf(w, "  note: %s\n", r.Dropped)
+	}
 }
 
 // writePlain writes the report of the only change of a run in the form of
@@ -384,6 +417,9 @@ func (r *changeReport) writePlain(w, warnw io.Writer) {
 	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(warnw, "warning: %s\n", warn)
+	}
+	if r.Dropped != "" {
+		fmt.Fprintf(warnw, "note: %s\n", r.Dropped)
 	}
 }
 

@@ -70,11 +70,26 @@ func TestCheckUpdate(t *testing.T) {
 		// on eviction and set again is allowed, changed is not).
 		{"upstream-cel", "--schema ../golden/crd/upstream --old upstream/old --new upstream/new", 1},
 		{"upstream-extensions", "--schema ../golden/crd/upstream-extensions --old upstream/old --new upstream/new", 1},
+		// Its status fields are written through /status (the CRD has the
+		// subresource; through the resource the status changes above are
+		// dropped, as the notes say): clusterName cleared on eviction and
+		// set again is allowed, changed is not, with the spec changes
+		// dropped.
+		{"upstream-cel-status", "--schema ../golden/crd/upstream --old upstream/old --new upstream/new --subresource=status", 1},
+		{"upstream-extensions-status", "--schema ../golden/crd/upstream-extensions --old upstream/old --new upstream/new --subresource=status", 1},
 		// +immutable:when: the condition on the old object, evaluated by the
 		// API server's validator in both outputs (the extensions output
 		// carries conditional markers as CEL rules too).
 		{"when-cel", "--schema ../golden/crd/when --old when/old --new when/new", 1},
 		{"when-extensions", "--schema ../golden/crd/when-extensions --old when/old --new when/new", 1},
+		// The status subresource: an update of the resource keeps the
+		// stored status (said on standard error); --subresource=status
+		// checks the update through /status, as the status strategy does.
+		{"status-dropped-on-update", "--schema status/crd.yaml --old status/old.yaml --new status/new-status-changed.yaml", 0},
+		{"status-subresource-rejected", "--schema status/crd.yaml --old status/old.yaml --new status/new-status-changed.yaml --subresource=status", 1},
+		{"status-subresource-spec-dropped", "--schema status/crd.yaml --old status/old.yaml --new status/new-status-ok.yaml --subresource=status", 0},
+		{"status-subresource-needs-old", "--schema status/crd.yaml --new status/old.yaml --subresource=status", 2},
+		{"status-subresource-unknown", "--schema status/crd.yaml --old status/old.yaml --new status/old.yaml --subresource=scale", 2},
 		{"help", "--help", 0},
 	}
 	for _, tc := range cases {
