@@ -48,6 +48,11 @@ func (r *Result) Report(dir string) string {
 			if c.Conditional > 0 {
 				fmt.Fprintf(&b, "    conditional fields: %d updates, the condition held on %d\n", c.Conditional, c.Held)
 			}
+			for _, r := range c.Reworded {
+				// Refused before and after, with errors of other paths or
+				// types: clients that match on them need to know.
+				fmt.Fprintf(&b, "    errors change at %s (refused before and after, %d targeted update(s); e.g. %s): %s → %s\n", r.Field, r.Count, r.Update, strings.Join(r.Before, ", "), strings.Join(r.After, ", "))
+			}
 			for _, d := range c.Differences {
 				example := "a random one"
 				if d.Update != "" {

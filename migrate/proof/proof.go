@@ -105,6 +105,21 @@ type CRDReport struct {
 	// those on which it held.
 	Conditional, Held int
 	Differences       []Difference
+	// Reworded are, per migrated field, the updates both sides refuse
+	// with errors of other paths or types: the verdict is kept, but a
+	// client that reads the error's field or type sees another one
+	// (Karpenter: `spec: Invalid` becomes `spec.replicas: Forbidden`).
+	Reworded []Reworded
+}
+
+// Reworded is a group of targeted updates of one migrated field that both
+// CRDs refuse, with other errors: the field and type of each error
+// (`spec.replicas: Forbidden`) before and after, on the first of them.
+type Reworded struct {
+	Field         string
+	Count         int
+	Before, After []string
+	Update        string
 }
 
 // A Report is the differential of every migrated CRD.
@@ -270,6 +285,8 @@ func compare(before, after *crd, version string, fields []Field, index []int, o 
 	words := literals(root, after.schemas[version])
 	groups := map[string]*Difference{}
 	var order []string
+	reworded := map[string]*Reworded{}
+	var rewordedOrder []string
 	run := func(fi int, oldBody, newBody map[string]any, what string, targeted bool) error {
 		f := fields[fi]
 		v, err := judge(before, after, version, oldBody, newBody)
@@ -291,6 +308,31 @@ func compare(before, after *crd, version string, fields []Field, index []int, o 
 		}
 		if !v.after.Allowed() {
 			rep.RefusedAfter++
+		}
+		// Only the targeted updates: one field at a time, and the same
+		// whatever the seed.
+		if targeted && !v.before.Allowed() && !v.after.Allowed() {
+			if b, a := errorShapes(v.before.Errors), errorShapes(v.after.Errors); !slices.Equal(b, a) {
+				// At the migrated field the new errors name, else the
+				// field the update is about.
+				fld := pathString(f.Path)
+			named:
+				for _, e := range v.after.Errors {
+					for _, g := range fields {
+						if p := pathString(g.Path); StripIndexes(e.Field) == StripIndexes(p) {
+							fld = p
+							break named
+						}
+					}
+				}
+				g := reworded[fld]
+				if g == nil {
+					reworded[fld] = &Reworded{Field: fld, Before: b, After: a, Update: what}
+					rewordedOrder = append(rewordedOrder, fld)
+					g = reworded[fld]
+				}
+				g.Count++
+			}
 		}
 		cls, raw, blame := classify(v, body, oldBody, newBody, fields, conds)
 		if cls == "" {
@@ -394,6 +436,9 @@ func compare(before, after *crd, version string, fields []Field, index []int, o 
 				return rep, err
 			}
 		}
+	}
+	for _, k := range rewordedOrder {
+		rep.Reworded = append(rep.Reworded, *reworded[k])
 	}
 	sort.Strings(order)
 	for _, k := range order {
@@ -619,6 +664,25 @@ func errorField(errs field.ErrorList) string {
 		return ""
 	}
 	return StripIndexes(errs[0].Field)
+}
+
+// errorShapes are the distinct field paths and types of errs (`spec:
+// Invalid value`), sorted: what a client reading the errors acts on, the
+// messages aside.
+func errorShapes(errs field.ErrorList) []string {
+	var out []string
+	for _, e := range errs {
+		f := e.Field
+		if f == "" || f == "<nil>" {
+			f = "<root>"
+		}
+		s := f + ": " + e.Type.String()
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func errorLines(errs field.ErrorList) []string {
