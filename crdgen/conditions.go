@@ -18,14 +18,14 @@ import (
 // IDCondition: an +immutable:when condition that the API server's CEL
 // compiler refuses on its own (not CEL, not a bool, a field the schema
 // does not have), at the condition's own line and column.
-const IDCondition diag.ID = "IG037"
+const IDCondition diag.ID = "IG045"
 
 // IDConditionUnguarded: an +immutable:when condition that reads an
 // optional field without has(): on an object without the field it is an
 // error, and the API server refuses every change of the marked field there
 // (the lowered rule's other side absorbs the error only where the field
 // is unchanged).
-const IDConditionUnguarded diag.ID = "IG038"
+const IDConditionUnguarded diag.ID = "IG046"
 
 // conditions compiles every +immutable:when condition of the models alone,
 // as the API server compiles a rule on the root (self and oldSelf the new
