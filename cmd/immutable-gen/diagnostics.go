@@ -22,7 +22,7 @@ import (
 // words.
 func checks() []diag.Check {
 	var all []diag.Check
-	for _, l := range [][]diag.Check{placement.Checks(), crdvalidation.Checks(), markers.Checks(), crdgen.Checks(), openapi.Checks(), validators.Checks(), lint.Catalog()} {
+	for _, l := range [][]diag.Check{placement.Checks(), crdvalidation.Checks(), markers.Checks(), crdgen.Checks(), openapi.Checks(), validators.Checks(), packageChecks(), lint.Catalog()} {
 		for _, c := range l {
 			if !slices.ContainsFunc(all, func(x diag.Check) bool { return x.ID == c.ID }) {
 				all = append(all, c)
