@@ -170,3 +170,44 @@ func TestPrintedAsDocumented(t *testing.T) {
 		t.Fatal("no finding found in the golden files")
 	}
 }
+
+// docFinding is a generator finding shown in the docs: a Go position, then
+// a severity, with or without an ID.
+var docFinding = regexp.MustCompile(`\.go:\d+(:\d+)?: (info|warning|error|note)(\[(IG\d{3})\])?: `)
+
+// TestDocsShowFindingsAsPrinted: every generator finding the README and the
+// docs show carries its ID and that ID's severity, as the generators print
+// it.
+func TestDocsShowFindingsAsPrinted(t *testing.T) {
+	want := map[string]string{}
+	for _, c := range checks() {
+		want[string(c.ID)] = c.Severity.String()
+	}
+	docs, err := filepath.Glob(filepath.Join(moduleRoot(t), "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range append(docs, filepath.Join(moduleRoot(t), "README.md")) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			for _, m := range docFinding.FindAllStringSubmatch(line, -1) {
+				n++
+				switch sev, ok := want[m[4]]; {
+				case m[4] == "":
+					t.Errorf("%s:%d: a finding without its ID: %s", filepath.Base(p), i+1, line)
+				case !ok:
+					t.Errorf("%s:%d: %s is not in help diagnostics", filepath.Base(p), i+1, m[4])
+				case m[2] != sev:
+					t.Errorf("%s:%d: %s shown as %s, printed as %s", filepath.Base(p), i+1, m[4], m[2], sev)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no finding found in the docs")
+	}
+}
