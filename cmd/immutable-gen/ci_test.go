@@ -222,3 +222,53 @@ func TestCheckValidators(t *testing.T) {
 		})
 	}
 }
+
+// TestParseErrorsOnce: a marker that does not parse prints once, with its
+// ID and fix, whichever generators of a run read it (controller-tools
+// records it once per pass over the package's markers, and the openapi
+// generator reads the markers itself).
+func TestParseErrorsOnce(t *testing.T) {
+	const ours = `types.go:13:2: error[IG041]: invalid marker +immutable=true: the only forms are +immutable, +immutable=keys and +immutable=once; fix: write one of the forms ` + "`immutable-gen help markers`" + ` lists`
+	const theirs = `types.go:15:2: error[IG043]: +kubebuilder:validation:MaxLength=abc: expected integer`
+	cases := []struct {
+		name       string
+		generators []string
+		theirs     bool // the run reads controller-tools' CRD markers
+	}{
+		{"crd", []string{"crd"}, true},
+		{"openapi", []string{"openapi"}, false},
+		{"crd and openapi", []string{"crd", "openapi"}, true},
+		{"crd and validators", []string{"crd", "validators"}, true},
+		{"validators", []string{"validators"}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out := outDir(t)
+			args := append(tc.generators, "paths=../../testdata/apis/crd/parseerror/...")
+			for _, g := range tc.generators {
+				args = append(args, "output:"+g+":dir="+out)
+			}
+			var stdout, stderr bytes.Buffer
+			if code := run(args, &stdout, &stderr); code != 1 {
+				t.Fatalf("exit %d, want 1\n%s", code, &stderr)
+			}
+			if n := strings.Count(stderr.String(), ours); n != 1 {
+				t.Errorf("+immutable=true printed %d times:\n%s", n, &stderr)
+			}
+			want := 0
+			if tc.theirs {
+				want = 1
+			}
+			if n := strings.Count(stderr.String(), theirs); n != want {
+				t.Errorf("MaxLength=abc printed %d times, want %d:\n%s", n, want, &stderr)
+			}
+			if n := strings.Count(stderr.String(), "IG041"); n != 2 { // the line and the summary
+				t.Errorf("IG041 appears %d times, want its line and the summary:\n%s", n, &stderr)
+			}
+			assertFindingsHaveIDs(t, stderr.String())
+			if files := readDir(t, out); len(files) != 0 {
+				t.Errorf("wrote %d files", len(files))
+			}
+		})
+	}
+}

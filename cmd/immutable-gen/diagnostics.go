@@ -34,7 +34,7 @@ func reporters() []reporter {
 		{"crd", crdgen.Checks()},
 		{"openapi", openapi.Checks()},
 		{"validators", validators.Checks()},
-		{"the generators (controller-tools' loader and marker parser)", packageChecks()},
+		{"the generators (controller-tools' loader)", packageChecks()},
 		{"lint", lint.Catalog()},
 	}
 }
