@@ -2,13 +2,17 @@ package main
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/immutable-gen/immutable-gen/internal/golden"
 )
 
 // TestHelpListsEveryCommand: `immutable-gen help`, --help and -h name
 // every generator (with its own summary), every other command (with its
-// synopsis) and every help topic; an unknown topic is refused.
+// synopsis) and every help topic (help's whole text is a golden file); an
+// unknown topic is refused.
 func TestHelpListsEveryCommand(t *testing.T) {
 	var want []string
 	for name, gen := range generators() {
@@ -40,6 +44,9 @@ func TestHelpListsEveryCommand(t *testing.T) {
 				if !strings.Contains(stdout.String(), w) {
 					t.Errorf("stdout lacks %q:\n%s", w, &stdout)
 				}
+			}
+			if tc.name == "help" {
+				golden.Check(t, filepath.Join(moduleRoot(t), "testdata", "golden", "help", "help.txt"), stdout.Bytes())
 			}
 		})
 	}
