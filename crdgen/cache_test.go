@@ -33,7 +33,7 @@ type Kind struct {
 }
 `}})
 	// The API server's finding: the rule does not compile.
-	refused := regexp.MustCompile(`(?s)^warning: .*kinds\.caa\.example\.com.*refused by the API server`)
+	refused := regexp.MustCompile(`(?s)^warning\[IG\d+\]: .*kinds\.caa\.example\.com.*refused by the API server`)
 	const sentinel = `warning: sentinel: from the cache`
 
 	gen := Generator{Immutability: ModeExtensions}

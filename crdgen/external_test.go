@@ -51,7 +51,7 @@ type Spec struct {
 	// +immutable
 	Routes []Route ` + "`json:\"routes,omitempty\"`" + `
 }` + kind,
-		diags: []string{`error: \+immutable .*spec.routes\): the CEL rules for this marker put the CRD over the API server's CEL cost budget.*fix: add \+kubebuilder:validation:MaxItems=64 on spec.routes.*; a bound refuses every update of an object stored with more than it allows, so check the stored objects first; if the bounds are only there for the order of the list maps under the marker, \+immutable:ignoreOrder needs none; or generate with crd:immutability=extensions`},
+		diags: []string{`error\[IG\d+\]: \+immutable .*spec.routes\): the CEL rules for this marker put the CRD over the API server's CEL cost budget.*fix: add \+kubebuilder:validation:MaxItems=64 on spec.routes.*; a bound refuses every update of an object stored with more than it allows, so check the stored objects first; if the bounds are only there for the order of the list maps under the marker, \+immutable:ignoreOrder needs none; or generate with crd:immutability=extensions`},
 	}}
 	dir := writeCases(t, cases)
 	_, lines, _ := generateCasesWith(t, dir, Generator{})

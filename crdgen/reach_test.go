@@ -66,7 +66,7 @@ type DisaggregatedSet struct {
 		t.Fatalf("%d notes about other kinds, want 1:\n%s", len(notes), strings.Join(lines, "\n"))
 	}
 	n := notes[0]
-	for _, want := range []string{"/caa/types.go:7:", "note: +immutable on field SubGroupPolicy.SubGroupSize in package example.com/rules/caa", "DisaggregatedSet (disagg.example.com/v1, package example.com/rules/disagg) at spec.roles[*].subGroupPolicy.subGroupSize"} {
+	for _, want := range []string{"/caa/types.go:7:", "info[IG034]: +immutable on field SubGroupPolicy.SubGroupSize in package example.com/rules/caa", "DisaggregatedSet (disagg.example.com/v1, package example.com/rules/disagg) at spec.roles[*].subGroupPolicy.subGroupSize"} {
 		if !strings.Contains(n, want) {
 			t.Errorf("the note lacks %q: %s", want, n)
 		}

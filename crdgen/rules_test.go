@@ -183,7 +183,7 @@ type Spec struct {
 	Inner Inner ` + "`json:\"inner\"`" + `
 }` + kind,
 	immutable: []string{"spec.inner", "spec.inner.x"},
-	diags:     []string{`types.go:6:\d+: note: .*redundant: spec.inner.x is already immutable as part of spec.inner`},
+	diags:     []string{`types.go:6:\d+: info\[IG\d+\]: .*redundant: spec.inner.x is already immutable as part of spec.inner`},
 }, {
 	name: "marker inside set items has no effect",
 	types: `// +immutable
@@ -193,7 +193,7 @@ type Spec struct {
 	Names []Name ` + "`json:\"names\"`" + `
 }` + kind,
 	immutable: []string{"spec.names[]"},
-	diags:     []string{`types.go:5:\d+: warning: .*no effect inside the items of the \+listType=set list spec.names`},
+	diags:     []string{`types.go:5:\d+: warning\[IG\d+\]: .*no effect inside the items of the \+listType=set list spec.names`},
 }, {
 	name: "field named like a YAML 1.1 boolean",
 	types: `type Spec struct {
@@ -237,10 +237,10 @@ type Spec struct {
 	D map[string]string ` + "`json:\"d\"`" + `
 }` + kind,
 	diags: []string{
-		`types.go:6:\d+: warning: unknown marker \+imutable is ignored; did you mean \+immutable\?`,
-		`types.go:8:\d+: warning: unknown marker \+Immutable is ignored \(markers are case-sensitive\)`,
-		`types.go:10:\d+: warning: unknown marker \+immutable:keys is ignored; did you mean \+immutable=keys\?`,
-		`types.go:12:\d+: warning: unknown marker \+immutible=keys is ignored; did you mean \+immutable=keys\?`,
+		`types.go:6:\d+: warning\[IG\d+\]: unknown marker \+imutable is ignored; did you mean \+immutable\?`,
+		`types.go:8:\d+: warning\[IG\d+\]: unknown marker \+Immutable is ignored \(markers are case-sensitive\)`,
+		`types.go:10:\d+: warning\[IG\d+\]: unknown marker \+immutable:keys is ignored; did you mean \+immutable=keys\?`,
+		`types.go:12:\d+: warning\[IG\d+\]: unknown marker \+immutible=keys is ignored; did you mean \+immutable=keys\?`,
 	},
 }}
 
@@ -256,7 +256,7 @@ type Kind struct {
 	metav1.ObjectMeta ` + "`json:\"metadata,omitempty\"`" + `
 	Spec Spec ` + "`json:\"spec,omitempty\"`" + `
 }`,
-	diags: []string{`types.go:9:\d+: error: \+immutable .*<root>.*not allowed on the root type of a kind`},
+	diags: []string{`types.go:9:\d+: error\[IG\d+\]: \+immutable .*<root>.*not allowed on the root type of a kind`},
 }, {
 	name: "root metadata",
 	types: `type Spec struct {
@@ -269,7 +269,7 @@ type Kind struct {
 	metav1.ObjectMeta ` + "`json:\"metadata,omitempty\"`" + `
 	Spec Spec ` + "`json:\"spec,omitempty\"`" + `
 }`,
-	diags: []string{`types.go:11:\d+: error: .*metadata\): not allowed on the object.s metadata`},
+	diags: []string{`types.go:11:\d+: error\[IG\d+\]: .*metadata\): not allowed on the object.s metadata`},
 }, {
 	name: "inline embedded field",
 	types: `type Common struct {
@@ -286,7 +286,7 @@ type Spec struct {
 	// +immutable=keys
 	Name string ` + "`json:\"name\"`" + `
 }` + kind,
-	diags: []string{`types.go:6:\d+: error: \+immutable=keys .*spec.name.*not allowed on a string value.*fix: use \+immutable`},
+	diags: []string{`types.go:6:\d+: error\[IG\d+\]: \+immutable=keys .*spec.name.*not allowed on a string value.*fix: use \+immutable`},
 }, {
 	name: "keys on a struct",
 	types: `type Inner struct {
@@ -296,7 +296,7 @@ type Spec struct {
 	// +immutable=keys
 	Inner Inner ` + "`json:\"inner\"`" + `
 }` + kind,
-	diags: []string{`types.go:9:\d+: error: .*not allowed on a struct`},
+	diags: []string{`types.go:9:\d+: error\[IG\d+\]: .*not allowed on a struct`},
 }, {
 	name: "keys on a set",
 	types: `type Spec struct {
@@ -304,14 +304,14 @@ type Spec struct {
 	// +immutable=keys
 	Tags []string ` + "`json:\"tags\"`" + `
 }` + kind,
-	diags: []string{`types.go:7:\d+: error: .*not allowed on a \+listType=set list.*fix: use \+immutable`},
+	diags: []string{`types.go:7:\d+: error\[IG\d+\]: .*not allowed on a \+listType=set list.*fix: use \+immutable`},
 }, {
 	name: "keys on an atomic list",
 	types: `type Spec struct {
 	// +immutable=keys
 	Args []string ` + "`json:\"args\"`" + `
 }` + kind,
-	diags: []string{`types.go:6:\d+: error: .*not allowed on an atomic list`},
+	diags: []string{`types.go:6:\d+: error\[IG\d+\]: .*not allowed on an atomic list`},
 }, {
 	name: "keys on an atomic map",
 	types: `type Spec struct {
@@ -319,7 +319,7 @@ type Spec struct {
 	// +immutable=keys
 	Sel map[string]string ` + "`json:\"sel\"`" + `
 }` + kind,
-	diags: []string{`types.go:7:\d+: error: .*not allowed on an atomic map`},
+	diags: []string{`types.go:7:\d+: error\[IG\d+\]: .*not allowed on an atomic map`},
 }, {
 	name: "keys on a list map whose key is not immutable",
 	types: `type Port struct {
@@ -332,7 +332,7 @@ type Spec struct {
 	// +immutable=keys
 	Ports []Port ` + "`json:\"ports\"`" + `
 }` + kind,
-	diags: []string{`types.go:12:\d+: error: .*requires its key "name" to be immutable.*fix: add // \+immutable to the key field .*Port.Name \(.*types.go:6:\d+\)`},
+	diags: []string{`types.go:12:\d+: error\[IG\d+\]: .*requires its key "name" to be immutable.*fix: add // \+immutable to the key field .*Port.Name \(.*types.go:6:\d+\)`},
 }, {
 	name: "type immutable and field keys on one node",
 	types: `// +immutable
@@ -342,8 +342,8 @@ type Spec struct {
 	Labels Labels ` + "`json:\"labels\"`" + `
 }` + kind,
 	diags: []string{
-		`types.go:8:\d+: error: \+immutable=keys .*exclusive on one node, and \+immutable comes from type Labels`,
-		`types.go:5:\d+: error: \+immutable .*exclusive on one node, and \+immutable=keys comes from field Spec.Labels`,
+		`types.go:8:\d+: error\[IG\d+\]: \+immutable=keys .*exclusive on one node, and \+immutable comes from type Labels`,
+		`types.go:5:\d+: error\[IG\d+\]: \+immutable .*exclusive on one node, and \+immutable=keys comes from field Spec.Labels`,
 	},
 }, {
 	name: "type keys and field immutable on one node",
@@ -353,7 +353,7 @@ type Spec struct {
 	// +immutable
 	Labels Labels ` + "`json:\"labels\"`" + `
 }` + kind,
-	diags: []string{`types.go:8:\d+: error: \+immutable .*exclusive on one node`},
+	diags: []string{`types.go:8:\d+: error\[IG\d+\]: \+immutable .*exclusive on one node`},
 }, {
 	name: "the API server's own CRD validation runs and points at the marker",
 	types: `type Port struct {
@@ -367,7 +367,7 @@ type Spec struct {
 	// +immutable=keys
 	Ports []Port ` + "`json:\"ports\"`" + `
 }` + kind,
-	diags: []string{`types.go:6:\d+: error: CRD .* v1: spec.ports\[\*\].name: the API server refuses the CRD: .*must have a default or be a required property`},
+	diags: []string{`types.go:6:\d+: error\[IG\d+\]: CRD .* v1: spec.ports\[\*\].name: the API server refuses the CRD: .*must have a default or be a required property`},
 }, {
 	name: "ignoreOrder with no list map under it",
 	types: `type Spec struct {
@@ -375,7 +375,7 @@ type Spec struct {
 	// +immutable:ignoreOrder
 	Name string ` + "`json:\"name\"`" + `
 }` + kind,
-	diags: []string{`types.go:6:\d+: error: \+immutable \(.*: spec.name\): \+immutable:ignoreOrder has no list map at or under spec.name.*fix: remove \+immutable:ignoreOrder`},
+	diags: []string{`types.go:6:\d+: error\[IG\d+\]: \+immutable \(.*: spec.name\): \+immutable:ignoreOrder has no list map at or under spec.name.*fix: remove \+immutable:ignoreOrder`},
 }, {
 	name: "ignoreOrder without a form that compares whole",
 	types: `type Spec struct {
@@ -443,7 +443,7 @@ type Spec struct {
 type Spec struct {
 	Items []Item ` + "`json:\"items,omitempty\"`" + `
 }` + kind,
-	diags: []string{`types.go:6:\d+: error: \+immutable .*\+immutable:when is only allowed on a field reached from the object's root through properties only, and spec.items\[\*\].name is inside list items or map values`},
+	diags: []string{`types.go:6:\d+: error\[IG\d+\]: \+immutable .*\+immutable:when is only allowed on a field reached from the object's root through properties only, and spec.items\[\*\].name is inside list items or map values`},
 }, {
 	name: "when: errors at the condition's own line and column",
 	types: `type Spec struct {
@@ -612,7 +612,7 @@ func checkDiags(t *testing.T, got, want []string) {
 	}
 	if !wantsError {
 		for _, g := range got {
-			if strings.Contains(g, ": error: ") {
+			if strings.Contains(g, ": error[") || strings.Contains(g, ": error: ") {
 				t.Errorf("unexpected error: %s", g)
 			}
 		}

@@ -23,6 +23,12 @@ import (
 // server's internal version (a bug of the generator, not of the API).
 const IDUnconvertible diag.ID = "IG025"
 
+// IDUnmarked: the API server refuses the CRD where no immutability marker
+// is at fault (what controller-tools generated from the other markers):
+// controller-gen writes that CRD the same, so the generators warn and
+// write it too.
+const IDUnmarked diag.ID = "IG027"
+
 // Check runs apiextensions-apiserver's own CRD validation — the checks
 // an API server applies when the CRD is created: structural schema,
 // list-type invariants, CEL compilation, transition rules on uncorrelatable
@@ -176,9 +182,11 @@ func stripCarriers(s *apiextensions.JSONSchemaProps) {
 // diagnostic renders a finding at the Go marker responsible for its node,
 // when there is one: the markers an emitted rule enforces, else the
 // nearest marker at or above the node, else (the whole schema's cost) the
-// first rule emitted. A finding at no marker is a warning.
+// first rule emitted. A finding at no marker is IDUnmarked, a warning:
+// one ID, one severity, whatever the API server's reason (the message says
+// it).
 func diagnostic(crd string, f Finding, models map[string]*schema.Node, sev diag.Severity) diag.Diagnostic {
-	d := diag.Diagnostic{ID: f.ID, Severity: diag.Warning, Subject: "CRD", CRD: crd, Version: f.Version, Path: strings.TrimPrefix(f.Path, "<crd>."), Message: f.Message, Fix: f.Fix}
+	d := diag.Diagnostic{ID: IDUnmarked, Severity: diag.Warning, Subject: "CRD", CRD: crd, Version: f.Version, Path: strings.TrimPrefix(f.Path, "<crd>."), Message: f.Message, Fix: f.Fix}
 	if f.Node == nil {
 		return d
 	}
@@ -203,14 +211,14 @@ func diagnostic(crd string, f Finding, models map[string]*schema.Node, sev diag.
 	if f.NodeRule >= 0 {
 		for _, em := range f.Node.Emitted {
 			if em.Index == f.NodeRule && len(em.Origins) > 0 {
-				d.Pos, d.Severity = em.Origins[0].Pos, sev
+				d.Pos, d.Severity, d.ID = em.Origins[0].Pos, sev, f.ID
 				return d
 			}
 		}
 	}
 	for n := f.Node; n != nil; n = n.Parent {
 		if len(n.Origins) > 0 {
-			d.Pos, d.Severity = n.Origins[0].Pos, sev
+			d.Pos, d.Severity, d.ID = n.Origins[0].Pos, sev, f.ID
 			return d
 		}
 	}
@@ -223,7 +231,7 @@ func diagnostic(crd string, f Finding, models map[string]*schema.Node, sev diag.
 			}
 		})
 		if first != nil && len(first.Origins) > 0 {
-			d.Pos, d.Severity = first.Origins[0].Pos, sev
+			d.Pos, d.Severity, d.ID = first.Origins[0].Pos, sev, f.ID
 		}
 	}
 	return d

@@ -281,5 +281,6 @@ func Checks() []diag.Check {
 		{ID: IDRuleInvalid, Severity: diag.Error, Title: "a rule or messageExpression that does not compile: the API server refuses the CRD"},
 		{ID: IDRefused, Severity: diag.Error, Title: "any other reason the API server refuses the CRD"},
 		{ID: IDUnconvertible, Severity: diag.Error, Title: "a generated CRD that cannot be converted for the API server's validation (a bug)"},
+		{ID: IDUnmarked, Severity: diag.Warning, Title: "the API server refuses the CRD where no immutability marker is at fault (controller-gen writes such a CRD, and so does the crd generator, with this warning)"},
 	}
 }

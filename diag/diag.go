@@ -11,6 +11,7 @@ package diag
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"go/token"
 	"os"
@@ -22,7 +23,8 @@ import (
 type Severity int
 
 const (
-	// Note is informational; generation goes on.
+	// Note is informational; generation goes on. It is printed "info", the
+	// word lint and --fail-on use too (one word for one severity).
 	Note Severity = iota
 	// Warning is probably a mistake; generation goes on.
 	Warning
@@ -33,12 +35,23 @@ const (
 func (s Severity) String() string {
 	switch s {
 	case Note:
-		return "note"
+		return "info"
 	case Warning:
 		return "warning"
 	default:
 		return "error"
 	}
+}
+
+// ParseSeverity reads a severity as String writes it: "info", "warning" or
+// "error" (--fail-on's values).
+func ParseSeverity(s string) (Severity, error) {
+	for _, v := range []Severity{Note, Warning, Error} {
+		if s == v.String() {
+			return v, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown severity %q: want info, warning or error", s)
 }
 
 // ID is a finding's stable ID, `IG` and three digits (IG005). An ID is
@@ -102,7 +115,9 @@ type Diagnostic struct {
 	Fix string
 }
 
-// String renders the diagnostic as `file:line:col: severity: message (fix)`.
+// String renders the diagnostic as
+// `file:line:col: severity[ID]: subject: message; fix: fix`, as lint prints
+// its findings (`[ID]` is left out of a diagnostic without one).
 func (d Diagnostic) String() string {
 	var b strings.Builder
 	if d.Pos.IsValid() {
@@ -110,6 +125,9 @@ func (d Diagnostic) String() string {
 		b.WriteString(": ")
 	}
 	b.WriteString(d.Severity.String())
+	if d.ID != "" {
+		b.WriteString("[" + string(d.ID) + "]")
+	}
 	b.WriteString(": ")
 	if subject := d.subject(); subject != "" {
 		b.WriteString(subject)
@@ -154,6 +172,44 @@ func (l List) HasErrors() bool {
 	return slices.ContainsFunc(l, func(d Diagnostic) bool { return d.Severity == Error })
 }
 
+// AtLeast counts the diagnostics of severity min or above (--fail-on).
+func (l List) AtLeast(min Severity) int {
+	n := 0
+	for _, d := range l {
+		if d.Severity >= min {
+			n++
+		}
+	}
+	return n
+}
+
+// Summary counts the diagnostics by severity and ID, as lint's summary
+// line does: `3 finding(s): 1 error(s), 1 warning(s), 1 info (IG013 ×1,
+// IG040 ×1, IG041 ×1)`; "no findings" when there are none.
+func (l List) Summary() string {
+	if len(l) == 0 {
+		return "no findings"
+	}
+	var bySeverity [Error + 1]int
+	byID := map[ID]int{}
+	for _, d := range l {
+		bySeverity[d.Severity]++
+		if d.ID != "" {
+			byID[d.ID]++
+		}
+	}
+	ids := make([]string, 0, len(byID))
+	for id, n := range byID {
+		ids = append(ids, fmt.Sprintf("%s ×%d", id, n))
+	}
+	slices.Sort(ids)
+	s := fmt.Sprintf("%d finding(s): %d error(s), %d warning(s), %d info", len(l), bySeverity[Error], bySeverity[Warning], bySeverity[Note])
+	if len(ids) > 0 {
+		s += " (" + strings.Join(ids, ", ") + ")"
+	}
+	return s
+}
+
 // Sort orders diagnostics by file, line, column, then text, and drops exact
 // duplicates (a type-level marker is reported once however often the type is
 // used).
@@ -170,17 +226,21 @@ func (l List) Sort() List {
 	return slices.CompactFunc(out, func(a, b Diagnostic) bool { return a.String() == b.String() })
 }
 
+// ErrFindings is what the error Report returns wraps when report printed
+// the errors: the caller has nothing more to print about them.
+var ErrFindings = errors.New("the immutability markers have errors")
+
 // Report ends a generator's run (generator names it: `crd`): it hands the
 // diagnostics to report, the caller's printer, and returns the error that
-// stops the run when any is an Error — naming the generator when report
-// printed them, else holding them all, one a line. Without report, the
+// stops the run when any is an Error — wrapping ErrFindings and naming the
+// generator when report printed them, else holding them all, one a line. Without report, the
 // notes and warnings of a run go to standard error. Every generator of
 // immutable-gen ends this way, so a run reads alike whichever wrote it.
 func (l List) Report(report func(List), generator string) error {
 	if report != nil {
 		report(l)
 		if l.HasErrors() {
-			return fmt.Errorf("%s: the immutability markers have errors", generator)
+			return fmt.Errorf("%s: %w", generator, ErrFindings)
 		}
 		return nil
 	}

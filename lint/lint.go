@@ -192,9 +192,10 @@ func Catalog() []Check {
 		{ID: IDOnceRequired, Severity: Info, Title: "x-immutable-gen-immutable-once on a required property, where it is x-kubernetes-immutable"},
 	}
 	// The API server's refusals, as crdvalidation words them for the
-	// generator too (all but its own bug report).
+	// generator too (all but its own bug report, and the generator's
+	// refusals at no marker: lint places every finding at its path).
 	for _, c := range crdvalidation.Checks() {
-		if c.ID != crdvalidation.IDUnconvertible {
+		if c.ID != crdvalidation.IDUnconvertible && c.ID != crdvalidation.IDUnmarked {
 			checks = append(checks, c)
 		}
 	}

@@ -34,6 +34,7 @@ func Checks() []diag.Check {
 		{ID: IDMessageUnused, Severity: diag.Note, Title: "+immutable:message where the output has no place for it (extensions, openapi): only CEL rules carry it"},
 		{ID: IDNearMiss, Severity: diag.Warning, Title: "a near-miss spelling of +immutable (+imutable, +Immutable, +immutable:keys), which would be ignored"},
 		{ID: IDWrapped, Severity: diag.Note, Title: "validation-gen's +k8s:update or +k8s:immutable wrapped in +k8s:alpha or +k8s:beta: not enforced"},
+		{ID: IDUnparsed, Severity: diag.Error, Title: "a marker controller-tools cannot parse (a kubebuilder or other marker whose value does not have the marker's type)"},
 	}
 }
 

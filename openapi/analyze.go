@@ -527,20 +527,35 @@ func typeString(t types.Type) string {
 }
 
 // loaderErrors turns the errors of controller-tools' marker collector (such
-// as an invalid +immutable value) into diagnostics at their positions.
+// as an invalid +immutable value) into diagnostics at their positions, as
+// markers.Refusals words them for every generator: the same mistake prints
+// once in a run of several generators.
 func loaderErrors(fset *token.FileSet, err error) diag.List {
-	var errs []error
-	if !errors.As(err, (*loader.ErrList)(&errs)) {
-		errs = []error{err}
+	refusals, rerr := markers.NewRefusals()
+	if rerr != nil {
+		return diag.List{{ID: markers.IDInvalid, Severity: diag.Error, Message: rerr.Error()}}
 	}
 	var out diag.List
-	for _, e := range errs {
-		d := diag.Diagnostic{ID: markers.IDInvalid, Severity: diag.Error, Message: e.Error()}
+	var add func(error)
+	add = func(e error) {
+		var list loader.ErrList
+		if errors.As(e, &list) {
+			for _, sub := range list {
+				add(sub)
+			}
+			return
+		}
+		var pos token.Position
 		var pe loader.PositionedError
 		if errors.As(e, &pe) {
-			d.Pos = fset.Position(pe.Pos)
+			pos = fset.Position(pe.Pos)
+		}
+		d, ok := refusals.Diagnostic(pos, e.Error())
+		if !ok {
+			d.ID = markers.IDInvalid
 		}
 		out = append(out, d)
 	}
+	add(err)
 	return out
 }

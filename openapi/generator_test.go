@@ -123,9 +123,9 @@ func TestMisplaced(t *testing.T) {
 	text := failingRun(t, "testdata/golden/openapi/misplaced.txt", "testdata/apis/openapi/v1", "testdata/apis/openapi-misplaced/v1", "testdata/apis/openapi-misplaced/invalid")
 	// Spot checks independent of the golden file.
 	for _, want := range []string{
-		"testdata/apis/openapi-misplaced/v1/types.go:65:1: error: +immutable on type Thing: not allowed on the root type of a kind",
-		"testdata/apis/openapi-misplaced/v1/types.go:50:2: error: +immutable=keys on field ThingSpec.Ports: =keys on a list map requires its key \"name\" to be immutable",
-		"testdata/apis/openapi-misplaced/invalid/types.go:5:2: error: invalid marker +immutable=bogus",
+		"testdata/apis/openapi-misplaced/v1/types.go:65:1: error[IG002]: +immutable on type Thing: not allowed on the root type of a kind",
+		"testdata/apis/openapi-misplaced/v1/types.go:50:2: error[IG005]: +immutable=keys on field ThingSpec.Ports: =keys on a list map requires its key \"name\" to be immutable",
+		"testdata/apis/openapi-misplaced/invalid/types.go:5:2: error[IG041]: invalid marker +immutable=bogus",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("diagnostics lack %q:\n%s", want, text)
@@ -201,15 +201,15 @@ func TestOncePlacement(t *testing.T) {
 	for _, tc := range []struct {
 		name, want string
 	}{
-		{"type on list items", dir + "/types.go:5:1: error: +immutable=once on type Zone, used at once.Widget.zones[*]: +immutable=once is not allowed on list items (zones[*]): items come and go with their index or key, so they are never set later; fix: put +immutable=once on the list field instead"},
-		{"type on map values", dir + "/types.go:5:1: error: +immutable=once on type Zone, used at once.Widget.zonesByRegion[*]: +immutable=once is not allowed on map values (zonesByRegion[*]): values come and go with their key"},
-		{"struct type on list items", dir + "/types.go:9:1: error: +immutable=once on type Endpoint, used at once.Widget.endpoints[*]: +immutable=once is not allowed on list items (endpoints[*])"},
-		{"field +immutable and =once", dir + "/types.go:40:2: error: +immutable=once on field Widget.Both: +immutable=once is exclusive with the other immutability forms on one node, and +immutable comes from field Widget.Both"},
-		{"field +immutable on a =once type", dir + "/types.go:9:1: error: +immutable=once on type Endpoint, used at once.Widget.primary: +immutable=once is exclusive with the other immutability forms on one node, and +immutable comes from field Widget.Primary"},
-		{"field =keys and =once", dir + "/types.go:50:2: error: +immutable=keys on field Widget.Labels: +immutable=keys is exclusive with the other immutability forms on one node, and +immutable=once comes from field Widget.Labels"},
-		{"message not carried", dir + "/types.go:60:2: note: +immutable=once on field Widget.Claim: its +immutable:message is not carried: the extensions have no place for it"},
-		{"redundant below set-once", dir + "/types.go:72:1: note: +immutable on type Tag, used at once.Widget.tags[*]: redundant: tags[*] is already immutable as part of tags (+immutable=once: once set, its whole value is fixed)"},
-		{"required property", dir + "/types.go:56:2: note: +immutable=once on field Widget.Name: name is required, so it is set at creation: +immutable=once is the same as +immutable here"},
+		{"type on list items", dir + "/types.go:5:1: error[IG015]: +immutable=once on type Zone, used at once.Widget.zones[*]: +immutable=once is not allowed on list items (zones[*]): items come and go with their index or key, so they are never set later; fix: put +immutable=once on the list field instead"},
+		{"type on map values", dir + "/types.go:5:1: error[IG015]: +immutable=once on type Zone, used at once.Widget.zonesByRegion[*]: +immutable=once is not allowed on map values (zonesByRegion[*]): values come and go with their key"},
+		{"struct type on list items", dir + "/types.go:9:1: error[IG015]: +immutable=once on type Endpoint, used at once.Widget.endpoints[*]: +immutable=once is not allowed on list items (endpoints[*])"},
+		{"field +immutable and =once", dir + "/types.go:40:2: error[IG004]: +immutable=once on field Widget.Both: +immutable=once is exclusive with the other immutability forms on one node, and +immutable comes from field Widget.Both"},
+		{"field +immutable on a =once type", dir + "/types.go:9:1: error[IG004]: +immutable=once on type Endpoint, used at once.Widget.primary: +immutable=once is exclusive with the other immutability forms on one node, and +immutable comes from field Widget.Primary"},
+		{"field =keys and =once", dir + "/types.go:50:2: error[IG004]: +immutable=keys on field Widget.Labels: +immutable=keys is exclusive with the other immutability forms on one node, and +immutable=once comes from field Widget.Labels"},
+		{"message not carried", dir + "/types.go:60:2: info[IG030]: +immutable=once on field Widget.Claim: its +immutable:message is not carried: the extensions have no place for it"},
+		{"redundant below set-once", dir + "/types.go:72:1: info[IG007]: +immutable on type Tag, used at once.Widget.tags[*]: redundant: tags[*] is already immutable as part of tags (+immutable=once: once set, its whole value is fixed)"},
+		{"required property", dir + "/types.go:56:2: info[IG016]: +immutable=once on field Widget.Name: name is required, so it is set at creation: +immutable=once is the same as +immutable here"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if !strings.Contains(text, tc.want) {
@@ -238,14 +238,14 @@ func TestContext(t *testing.T) {
 	for _, tc := range []struct {
 		name, want string
 	}{
-		{"redundant below another definition", dir + "/types.go:8:2: note: +immutable on field Frame.Width: redundant: spec.frame.width is already immutable as part of spec.frame"},
-		{"no effect in set items", dir + "/types.go:14:2: warning: +immutable on field Corner.X: has no effect inside the items of the +listType=set list spec.corners"},
-		{"set-once items", dir + "/types.go:19:1: error: +immutable=once on type Mark, used at inuse.BoxSpec.marks[*]: +immutable=once is not allowed on list items (marks[*])"},
-		{"set-once values", dir + "/types.go:19:1: error: +immutable=once on type Mark, used at inuse.Crate.marks[*]: +immutable=once is not allowed on map values (marks[*])"},
-		{"recursive list map", dir + "/types.go:30:2: error: +immutable=keys on field Tree.Children: =keys on a list map requires its key \"name\" to be immutable (KEP: the map keys are enforced immutable); fix: add // +immutable to the key field Tree.Name"},
-		{"field beside a struct type", dir + "/types.go:60:2: error: +immutable on field BoxSpec.Settings: +immutable and +immutable=keys are exclusive on one node, and +immutable=keys comes from type Settings"},
-		{"keys on a struct type", dir + "/types.go:36:1: error: +immutable=keys on type Settings: =keys is not allowed on a struct"},
-		{"keys on a free-form value", dir + "/types.go:64:2: error: +immutable=keys on field BoxSpec.Anything: =keys is not allowed on an untyped value"},
+		{"redundant below another definition", dir + "/types.go:8:2: info[IG007]: +immutable on field Frame.Width: redundant: spec.frame.width is already immutable as part of spec.frame"},
+		{"no effect in set items", dir + "/types.go:14:2: warning[IG006]: +immutable on field Corner.X: has no effect inside the items of the +listType=set list spec.corners"},
+		{"set-once items", dir + "/types.go:19:1: error[IG015]: +immutable=once on type Mark, used at inuse.BoxSpec.marks[*]: +immutable=once is not allowed on list items (marks[*])"},
+		{"set-once values", dir + "/types.go:19:1: error[IG015]: +immutable=once on type Mark, used at inuse.Crate.marks[*]: +immutable=once is not allowed on map values (marks[*])"},
+		{"recursive list map", dir + "/types.go:30:2: error[IG005]: +immutable=keys on field Tree.Children: =keys on a list map requires its key \"name\" to be immutable (KEP: the map keys are enforced immutable); fix: add // +immutable to the key field Tree.Name"},
+		{"field beside a struct type", dir + "/types.go:60:2: error[IG004]: +immutable on field BoxSpec.Settings: +immutable and +immutable=keys are exclusive on one node, and +immutable=keys comes from type Settings"},
+		{"keys on a struct type", dir + "/types.go:36:1: error[IG003]: +immutable=keys on type Settings: =keys is not allowed on a struct"},
+		{"keys on a free-form value", dir + "/types.go:64:2: error[IG003]: +immutable=keys on field BoxSpec.Anything: =keys is not allowed on an untyped value"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if !strings.Contains(text, tc.want) {

@@ -2,7 +2,8 @@
 // controller-tools' output rules while the generators run, keeps every
 // artifact in memory, and writes them only when the whole run succeeded:
 // each one to a temporary file beside its destination, then all renamed into
-// place. A failing run leaves every existing file untouched.
+// place. A failing run leaves every existing file untouched. Stale compares
+// them with the files on disk instead of writing (--check).
 package output
 
 import (
@@ -10,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,6 +140,32 @@ func (b *Buffer) Commit() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// Stale returns the destinations, in the order of the artifacts, whose
+// content on disk is not the artifact's (or that do not exist): what
+// Commit would change. Artifacts for standard output or for nowhere have
+// no file to compare and are left out. It writes nothing (--check).
+func (b *Buffer) Stale() ([]string, error) {
+	var stale []string
+	for _, a := range b.Artifacts {
+		dst, err := Destination(a.Rule, a.Pkg, a.Path)
+		if err != nil {
+			return nil, err
+		}
+		if dst == "" || dst == "-" {
+			continue
+		}
+		have, err := os.ReadFile(dst)
+		if errors.Is(err, fs.ErrNotExist) || err == nil && !bytes.Equal(have, a.Data) {
+			stale = append(stale, dst)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return stale, nil
 }
 
 // stage writes data to a new temporary file in dst's directory, with the

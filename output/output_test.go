@@ -3,6 +3,7 @@ package output
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"sigs.k8s.io/controller-tools/pkg/genall"
@@ -117,5 +118,65 @@ func TestHeader(t *testing.T) {
 	}
 	if h := HeaderHelp(); len(h) != 2 || h["HeaderFile"].Summary == "" || h["Year"].Summary == "" {
 		t.Errorf("HeaderHelp() = %v", h)
+	}
+}
+
+// TestStale: Stale names the destinations Commit would change — a file
+// that differs, a file that is missing — in artifact order, leaves out the
+// up-to-date ones and those with no file (stdout, none), and writes
+// nothing.
+func TestStale(t *testing.T) {
+	cases := []struct {
+		name  string
+		disk  map[string]string // files present before
+		write map[string]string // artifacts to output:dir, in name order
+		none  bool              // also an artifact to output:none and one to stdout
+		want  []string
+	}{
+		{"all up to date", map[string]string{"a.yaml": "a", "b.yaml": "b"}, map[string]string{"a.yaml": "a", "b.yaml": "b"}, false, nil},
+		{"one differs", map[string]string{"a.yaml": "a", "b.yaml": "old"}, map[string]string{"a.yaml": "a", "b.yaml": "b"}, false, []string{"b.yaml"}},
+		{"one missing", map[string]string{"a.yaml": "a"}, map[string]string{"a.yaml": "a", "b.yaml": "b"}, false, []string{"b.yaml"}},
+		{"a file on disk no generator writes is not compared", map[string]string{"a.yaml": "a", "z.yaml": "z"}, map[string]string{"a.yaml": "a"}, false, nil},
+		{"stdout and none have no file", nil, nil, true, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, data := range tc.disk {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			b := &Buffer{}
+			for _, name := range []string{"a.yaml", "b.yaml"} {
+				if data, ok := tc.write[name]; ok {
+					write(t, b, genall.OutputToDirectory(dir), name, data)
+				}
+			}
+			if tc.none {
+				write(t, b, genall.OutputToNothing, "c.yaml", "c")
+				write(t, b, genall.OutputToStdout, "d.yaml", "d")
+			}
+			got, err := b.Stale()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for _, name := range tc.want {
+				want = append(want, filepath.Join(dir, name))
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("Stale = %q, want %q", got, want)
+			}
+			entries, _ := os.ReadDir(dir)
+			if len(entries) != len(tc.disk) {
+				t.Errorf("Stale wrote files: %d entries, had %d", len(entries), len(tc.disk))
+			}
+			for name, data := range tc.disk {
+				if got, _ := os.ReadFile(filepath.Join(dir, name)); string(got) != data {
+					t.Errorf("%s changed to %q", name, got)
+				}
+			}
+		})
 	}
 }

@@ -35,7 +35,7 @@ func TestOptionalAncestors(t *testing.T) {
 		schema: func(t *testing.T) map[string]any {
 			return obj(map[string]any{"spec": obj(map[string]any{"a": mark(t, str(), false, 10), "b": mark(t, str(), false, 11)})})
 		},
-		want: "types.go:10:2: warning: +immutable (test v1: spec.a): spec is optional: removing spec and adding it back changes the immutable fields under it (spec.a, spec.b); an optional parent may come and go with its immutable fields (KEP), which authors rarely mean for spec; fix: add // +required to the field \"spec\"",
+		want: "types.go:10:2: warning[IG013]: +immutable (test v1: spec.a): spec is optional: removing spec and adding it back changes the immutable fields under it (spec.a, spec.b); an optional parent may come and go with its immutable fields (KEP), which authors rarely mean for spec; fix: add // +required to the field \"spec\"",
 	}, {
 		name: "more than three marked fields",
 		schema: func(t *testing.T) map[string]any {

@@ -126,14 +126,14 @@ func TestPlacementSchemaRules(t *testing.T) {
 		schema: func(t *testing.T) map[string]any {
 			return obj(map[string]any{"spec": obj(map[string]any{"f": markOnce(t, mark(t, str(), false, 23), 24)})})
 		},
-		want: []string{"types.go:23:2: error: +immutable", "+immutable=once comes from", "types.go:24:2: error: +immutable=once", "+immutable comes from"},
+		want: []string{"types.go:23:2: error[IG004]: +immutable", "+immutable=once comes from", "types.go:24:2: error[IG004]: +immutable=once", "+immutable comes from"},
 	}, {
 		name: "once and keys are exclusive",
 		schema: func(t *testing.T) map[string]any {
 			m := map[string]any{"type": "object", "additionalProperties": str()}
 			return obj(map[string]any{"spec": obj(map[string]any{"m": markOnce(t, mark(t, m, true, 25), 26)})})
 		},
-		want: []string{"types.go:25:2: error: +immutable=keys", "types.go:26:2: error: +immutable=once", "+immutable=keys comes from"},
+		want: []string{"types.go:25:2: error[IG004]: +immutable=keys", "types.go:26:2: error[IG004]: +immutable=once", "+immutable=keys comes from"},
 	}, {
 		name: "once at the root is forbidden",
 		schema: func(t *testing.T) map[string]any {

@@ -39,8 +39,8 @@ func runBinary(t *testing.T, bin, dir string, env []string, args ...string) (cod
 	return code, out.String(), errOut.String()
 }
 
-// TestNoGoAtRunTime: the binary of a plain go build runs lint and
-// check-update with no go command on PATH and an empty HOME, with the same
+// TestNoGoAtRunTime: the binary of a plain go build runs lint,
+// check-update and help with no go command on PATH and an empty HOME, with the same
 // exit status and output as in process; and generates a CRD with markers
 // (the API server's CRD validation included) with a fresh HOME and build
 // cache, running the go command only as controller-gen does (go/packages'
@@ -52,13 +52,16 @@ func TestNoGoAtRunTime(t *testing.T) {
 	root := moduleRoot(t)
 	bin := buildBinary(t)
 
-	t.Run("lint and check-update without go", func(t *testing.T) {
+	t.Run("lint, check-update and help without go", func(t *testing.T) {
 		noGo := t.TempDir() // PATH: a directory with no go in it
 		env := []string{"PATH=" + noGo, "HOME=" + t.TempDir(), "IMMUTABLE_GEN_CACHE=" + t.TempDir()}
 		cases := [][]string{
 			{"lint", filepath.Join(root, "testdata/lint/defects")},
 			{"check-update", "--schema", filepath.Join(root, "testdata/golden/crd/once"),
 				"--old", filepath.Join(root, "testdata/check-update/once/old"), "--new", filepath.Join(root, "testdata/check-update/once/new")},
+			{"help"},
+			{"--help"},
+			{"help", "diagnostics", "IG040"},
 		}
 		for _, args := range cases {
 			var wantOut, wantErr bytes.Buffer

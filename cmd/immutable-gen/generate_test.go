@@ -48,6 +48,7 @@ func TestGenerateGolden(t *testing.T) {
 		{"floor-kube1.32", "floor", "crd:kubeVersion=1.32"},
 		{"floor-kube1.27", "floor", "crd:kubeVersion=1.27"},
 		{"floor-kube1.33", "floor", "crd:kubeVersion=1.33"},
+		{"parseerror", "parseerror", "crd"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -71,6 +72,7 @@ func TestGenerateGolden(t *testing.T) {
 			}
 
 			dir := filepath.Join("testdata", "golden", "crd", tc.name)
+			assertFindingsHaveIDs(t, stderr.String())
 			report := fmt.Sprintf("exit: %d\n%s", code, normalize(t, stderr.Bytes()))
 			golden.Check(t, filepath.Join(moduleRoot(t), filepath.Join(dir, "stderr.txt")), []byte(report))
 			for name, data := range files {

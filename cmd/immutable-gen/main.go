@@ -11,8 +11,12 @@
 //	immutable-gen check-update --schema CRD_FILE_OR_DIR [--old FILE_OR_DIR] --new FILE_OR_DIR [-o text|json]
 //	immutable-gen lint [--format=text|json] [--fail-on=error|warning|info] FILE_OR_DIR...
 //	immutable-gen migrate [crd[:OPTIONS]] paths=./... [--diff] [--accept-refusals] [--k8s-immutable=keep|immutable] [--validators=auto|yes|no]
-//	immutable-gen help diagnostics
+//	immutable-gen help
+//	immutable-gen help diagnostics [ID] [-o text|markdown]
 //	immutable-gen help markers [-o text|json|markdown]
+//
+// `immutable-gen help`, --help and -h list them all (help.go holds the
+// list).
 //
 // One binary runs every command in process: generation with the API
 // server's CRD validation of CRDs with markers, lint and check-update. None
@@ -40,12 +44,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		case "migrate":
 			return runMigrate(args[1:], stdout, stderr)
 		case "help":
-			if len(args) == 2 && args[1] == "diagnostics" {
-				return helpDiagnostics(stdout)
-			}
-			if len(args) >= 2 && args[1] == "markers" {
-				return helpMarkers(args[2:], stdout, stderr)
-			}
+			return runHelp(args[1:], stdout, stderr)
 		}
 	}
 	return runGenerate(args, stdout, stderr)

@@ -155,7 +155,8 @@ func TestSwitchFromControllerGen(t *testing.T) {
 
 // TestExamplesMakefile checks that examples/Makefile, the kubebuilder-style
 // way to run the example's generators, writes exactly the committed files
-// that go generate writes.
+// that go generate writes, and that its verify target (--check) passes on
+// them and fails on a CRD that is not what the markers generate.
 func TestExamplesMakefile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs make and the generators")
@@ -177,4 +178,17 @@ func TestExamplesMakefile(t *testing.T) {
 	delete(got, "go.mod") // rewritten by copyExamples
 	delete(want, "go.mod")
 	sameFiles(t, "the committed file", want, "make's", got)
+
+	runMake(t, dir, "verify", "IMMUTABLE_GEN="+bin)
+	crd := filepath.Join(dir, "config/crd/bases/cache.example.com_cacheclusters.yaml")
+	if err := os.WriteFile(crd, []byte("stale\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("make", "-C", dir, "verify", "IMMUTABLE_GEN="+bin).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "config/crd/bases/cache.example.com_cacheclusters.yaml") {
+		t.Errorf("make verify on a stale CRD: %v\n%s", err, out)
+	}
+	if b, _ := os.ReadFile(crd); string(b) != "stale\n" {
+		t.Error("make verify rewrote the CRD")
+	}
 }

@@ -15,13 +15,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// CRDs with CEL transition rules that API servers enforce (the default):
-//go:generate go tool immutable-gen object crd paths=./... output:crd:artifacts:config=../../config/crd/bases
+// CRDs with CEL transition rules that API servers enforce (the default);
+// -q: warnings and errors only, no info and no summary on every build:
+//go:generate go tool immutable-gen object crd paths=./... output:crd:artifacts:config=../../config/crd/bases -q
 // Typed ValidateImmutableUpdate methods (zz_generated.immutable.go), for a
 // webhook or a strategy that holds *CacheCluster values:
-//go:generate go tool immutable-gen validators paths=./...
+//go:generate go tool immutable-gen validators paths=./... -q
 // The same CRDs with the KEP's extensions, for the immutable-gen runtime and check-update:
-//go:generate go tool immutable-gen crd:immutability=extensions paths=./... output:crd:dir=../../config/crd/extensions
+//go:generate go tool immutable-gen crd:immutability=extensions paths=./... output:crd:dir=../../config/crd/extensions -q
 
 var (
 	// GroupVersion is the group and version of this API.
