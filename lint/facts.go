@@ -1,5 +1,7 @@
 package lint
 
+import celast "github.com/google/cel-go/common/ast"
+
 // facts are the unknowns an abstract evaluation of CEL rules depends on
 // (a field's presence in the old or the new object, an opaque condition),
 // found as the evaluation asks for them, and the search over their values
@@ -55,4 +57,40 @@ func (f *facts[K]) exists(test func() bool) bool {
 		}
 	}
 	return false
+}
+
+// A two-step bypass (celAnalysis.bypass) involves three objects: O1, the
+// old one, with the optional property present; O2, without it; O3, with it
+// added back. Mode 0 is the direct change O1→O3 that a rule rejects, mode
+// 1 the removal O1→O2, mode 2 the addition O2→O3. stepObjects names the
+// old and the new object of a mode.
+func stepObjects(mode int) (old, new string) {
+	switch mode {
+	case 1:
+		return "O1", "O2"
+	case 2:
+		return "O2", "O3"
+	}
+	return "O1", "O3"
+}
+
+// objectsRead names the objects that e reads in mode m, when self is the
+// old (selfOld) or the new object of the mode: a condition is a function
+// of them, so it is one fact wherever they are the same objects (the
+// removal and the direct change share O1, the addition and the direct
+// change O3), and two facts where they are not.
+func objectsRead(mode int, selfOld bool, e celast.Expr) string {
+	old, new := stepObjects(mode)
+	self := new
+	if selfOld {
+		self = old
+	}
+	key := ""
+	if usesIdent(e, "self") {
+		key += "self=" + self + " "
+	}
+	if usesIdent(e, "oldSelf") {
+		key += "oldSelf=" + old
+	}
+	return key
 }
