@@ -52,6 +52,9 @@ func (c *crdLint) cel(root *schema.Node) {
 			if r.expr == nil || !r.usesOldSelf {
 				continue
 			}
+			if _, ok := ratcheting(r.expr); ok {
+				continue // not a presence hole: IG037 says it never runs without an old value
+			}
 			g := guards(n, r)
 			transition = append(transition, ruleAt{node: n, r: r, guard: g})
 			if !g {

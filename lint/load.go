@@ -375,6 +375,7 @@ func (l *linter) crd(file string, raw []byte, name string) ([]diag.Diagnostic, e
 		if served, _ := vm["served"].(bool); served {
 			c.served = append(c.served, name)
 			c.cel(root)
+			c.transitions(root)
 		}
 	}
 	c.version = ""
