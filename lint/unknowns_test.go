@@ -39,6 +39,12 @@ func TestUnknownsNeverHide(t *testing.T) {
 			want:     []string{"IG018 spec.bastion.spec", "IG010 spec.bastion.spec.flavor"},
 		},
 		{
+			name: "boolean guard of spec's presence on the root",
+			manifest: optionalSpec(crdWith(`{"locked": {"type": "boolean", "default": false}, `+uid+`}`, []string{"has(self.uid) == has(oldSelf.uid)"}),
+				"!has(oldSelf.spec) || !oldSelf.spec.locked || has(self.spec)"),
+			want: []string{"IG013 spec"},
+		},
+		{
 			name:     "enum sibling rule",
 			manifest: crdWith(`{"mode": {"type": "string", "enum": ["a", "b"], "default": "a"}, `+uid+`}`, []string{"self.mode == 'a' || oldSelf.mode == 'b'"}),
 			want:     []string{"IG010 spec.uid"},
