@@ -183,13 +183,25 @@ func dereferenced(n *schema.Node, e celast.Expr) []*schema.Node {
 			if q == nil || q.Edge != schema.Property {
 				return
 			}
-			if !q.AlwaysPresent() && !seen[q] {
+			if !q.AlwaysPresent() && !seen[q] && !serverSet(q) {
 				seen[q] = true
 				out = append(out, q)
 			}
 		}
 	}))
 	return out
+}
+
+// serverSet reports whether n is the object's metadata, apiVersion or
+// kind, or inside its metadata: the API server sets them on every object,
+// whatever the schema says.
+func serverSet(n *schema.Node) bool {
+	for ; n.Parent != nil; n = n.Parent {
+		if n.Parent.Parent == nil {
+			return n.Name == "metadata" || n.Name == "apiVersion" || n.Name == "kind"
+		}
+	}
+	return false
 }
 
 // celSelector escapes a dotted path of property names for CEL.

@@ -75,6 +75,8 @@ func TestAbsentError(t *testing.T) {
 	}{
 		{name: "root rule reads the optional spec (Kong's MCPServer)", manifest: kong("oldSelf.spec.mode == self.spec.mode"), want: []string{"IG038 <root>"}},
 		{name: "spec required", manifest: crdWith(spec, nil, "mode")},
+		{name: "the object's metadata is always there", manifest: strings.Replace(kong("oldSelf.metadata.name == self.metadata.name"),
+			`"properties": {`+"\n", `"properties": {"metadata": {"type": "object", "properties": {"name": {"type": "string"}}},`+"\n", 1)},
 		{name: "guarded with has()", manifest: kong("!has(self.spec) || !has(oldSelf.spec) || oldSelf.spec.mode == self.spec.mode")},
 		{name: "an object without spec cannot exist", manifest: kong("has(self.spec)", "oldSelf.spec.mode == self.spec.mode")},
 		{name: "rule on spec reads an optional field", manifest: crdWith(spec, []string{"self.name == oldSelf.name"}), want: []string{"IG038 spec"}},
