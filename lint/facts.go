@@ -8,12 +8,15 @@ import celast "github.com/google/cel-go/common/ast"
 // that the presence analyses (blocked, bypass) share.
 type facts[K comparable] struct {
 	order    []K // the facts asked for, in the order first asked
-	seen     map[K]bool
+	seen     map[K]int
 	assigned map[K]bool
+	// counting is set during the first pass of exists, when seen counts
+	// how many times each fact is asked.
+	counting bool
 }
 
 func newFacts[K comparable]() *facts[K] {
-	return &facts[K]{seen: map[K]bool{}, assigned: map[K]bool{}}
+	return &facts[K]{seen: map[K]int{}, assigned: map[K]bool{}}
 }
 
 // lookup returns the value assigned to k and true, or false when k has
@@ -22,9 +25,11 @@ func (f *facts[K]) lookup(k K) (value, ok bool) {
 	if v, ok := f.assigned[k]; ok {
 		return v, true
 	}
-	if !f.seen[k] {
-		f.seen[k] = true
+	if f.seen[k] == 0 {
 		f.order = append(f.order, k)
+	}
+	if f.counting || f.seen[k] == 0 {
+		f.seen[k]++
 	}
 	return false, false
 }
@@ -33,19 +38,28 @@ func (f *facts[K]) lookup(k K) (value, ok bool) {
 // must hold with a fact unknown whenever it holds for some value of it (the
 // evaluation over-approximates): a first pass with every fact unknown then
 // finds the facts test depends on, and proves that none holds if it fails;
-// then every combination of the first maxPresenceVars facts is tried,
-// facts past those left unknown.
+// then every combination of the first maxPresenceVars facts asked more
+// than once is tried, the other facts left unknown. A fact asked once in
+// the first pass — which evaluates every operand — is read in one place
+// only: left unknown, it gives that place both of its values, as trying
+// each would, and it costs no combinations (a rule reading many values
+// lint cannot decide, each once, would otherwise try 2^10).
 func (f *facts[K]) exists(test func() bool) bool {
 	clear(f.assigned)
-	if !test() {
+	f.counting = true
+	ok := test()
+	f.counting = false
+	if !ok {
 		return false
 	}
-	if len(f.order) == 0 {
-		return true
+	var vars []K
+	for _, k := range f.order {
+		if f.seen[k] > 1 && len(vars) < maxPresenceVars {
+			vars = append(vars, k)
+		}
 	}
-	vars := f.order
-	if len(vars) > maxPresenceVars {
-		vars = vars[:maxPresenceVars]
+	if len(vars) == 0 {
+		return true
 	}
 	for mask := 0; mask < 1<<len(vars); mask++ {
 		clear(f.assigned)

@@ -53,7 +53,7 @@ func ratcheting(e celast.Expr) ([]celast.Expr, bool) {
 // transitions reports the ratcheting rules and the rules that error on an
 // absent optional field of one served version's schema.
 func (c *crdLint) transitions(root *schema.Node) {
-	root.Walk(func(n *schema.Node) {
+	eachNode(root, func(n *schema.Node) {
 		if uncorrelatable(n) {
 			return // the API server refuses these rules (IG020)
 		}
