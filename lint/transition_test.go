@@ -189,3 +189,41 @@ func TestAbsentErrorOnSpec(t *testing.T) {
 		t.Errorf("a label-only update of an object without spec.name: allowed %v, want refused (%v)", r.Allowed(), err)
 	}
 }
+
+// TestRatchetingFix: IG037's claim — the ratcheting rule does not check a
+// value added later — and its second fix, with optionalOldSelf, which is
+// not reported again: the API server then checks a value on create and a
+// value added later, while an unchanged bad value may stay.
+func TestRatchetingFix(t *testing.T) {
+	obj := func(spec map[string]any) map[string]any {
+		return map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w", "namespace": "ns"}, "spec": spec}
+	}
+	orig := crdWith(`{"size": {"type": "integer", "x-kubernetes-validations": [{"rule": "self == oldSelf || self <= 10"}]}}`, nil)
+	oc, err := preflight.NewChecker([]preflight.CRD{{Source: "crd.json", Raw: []byte(orig)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := oc.Update(obj(map[string]any{"size": 11}), obj(map[string]any{})); err != nil || !r.Allowed() {
+		t.Errorf("the ratcheting rule, a bad size added later: allowed %v, want allowed (%v %v)", r.Allowed(), r.Errors, err)
+	}
+	const fixed = `{"size": {"type": "integer", "x-kubernetes-validations": [{"rule": "(oldSelf.hasValue() && self == oldSelf.value()) || self <= 10", "optionalOldSelf": true}]}, "other": {"type": "string", "maxLength": 4}}`
+	m := crdWith(fixed, nil)
+	if got := only(findings(t, m), "IG037", "IG038", "IG010", "IG013"); len(got) != 0 {
+		t.Errorf("lint: %q", got)
+	}
+	c, err := preflight.NewChecker([]preflight.CRD{{Source: "crd.json", Raw: []byte(m)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := c.Create(obj(map[string]any{"size": 11})); err != nil || r.Allowed() {
+		t.Errorf("create with a bad size: allowed %v, want refused (%v)", r.Allowed(), err)
+	}
+	if r, err := c.Update(obj(map[string]any{"size": 11}), obj(map[string]any{})); err != nil || r.Allowed() {
+		t.Errorf("a bad size added later: allowed %v, want refused (%v)", r.Allowed(), err)
+	}
+	// The server's own validation of such an object (created under an
+	// older schema) lets the unchanged bad value stay.
+	if r, err := c.Update(obj(map[string]any{"size": 11, "other": "x"}), obj(map[string]any{"size": 11})); err != nil || !r.Allowed() {
+		t.Errorf("an unchanged bad size: allowed %v, want allowed (%v %v)", r.Allowed(), r.Errors, err)
+	}
+}
