@@ -90,12 +90,16 @@ func (a *celAnalysis) bypass(p, x *schema.Node, r rule, removeOnly bool) bool {
 		}
 		return f
 	}
-	opaque := func(node *schema.Node, e celast.Expr) (bool, bool) {
-		return lookup(fact{opaque: fmt.Sprintf("%p %s", node, exprKey(e))})
+	// A condition's truth is one fact per node, expression and objects
+	// it reads (stepObjects).
+	opaque := func(mode int) func(node *schema.Node, selfOld bool, e celast.Expr) (bool, bool) {
+		return func(node *schema.Node, selfOld bool, e celast.Expr) (bool, bool) {
+			return lookup(fact{opaque: fmt.Sprintf("%p %s %s", node, objectsRead(mode, selfOld, e), exprKey(e))})
+		}
 	}
 	// active: r may reject a direct change.
 	active := func() bool {
-		ev := evaluator{self: ref{x, false}, oldSelf: ref{x, true}, hasOldSelf: true, optionalOldSelf: r.optionalOldSelf, presence: pres(0), opaque: opaque}
+		ev := evaluator{self: ref{x, false}, oldSelf: ref{x, true}, hasOldSelf: true, optionalOldSelf: r.optionalOldSelf, presence: pres(0), opaque: opaque(0)}
 		return ev.eval(r.expr).out != isTrue
 	}
 	// accepted: the rules above p may accept its removal (mode 1) or
@@ -107,14 +111,14 @@ func (a *celAnalysis) bypass(p, x *schema.Node, r rule, removeOnly bool) bool {
 					continue
 				}
 				if q.usesOldSelf {
-					ev := evaluator{self: ref{y, false}, oldSelf: ref{y, true}, hasOldSelf: true, optionalOldSelf: q.optionalOldSelf, presence: pres(mode), opaque: opaque}
+					ev := evaluator{self: ref{y, false}, oldSelf: ref{y, true}, hasOldSelf: true, optionalOldSelf: q.optionalOldSelf, presence: pres(mode), opaque: opaque(mode)}
 					if !ev.eval(q.expr).accepts() {
 						return false
 					}
 					continue
 				}
 				for _, old := range []bool{false, true} {
-					ev := evaluator{self: ref{y, old}, presence: pres(mode), opaque: opaque}
+					ev := evaluator{self: ref{y, old}, presence: pres(mode), opaque: opaque(mode)}
 					if !ev.eval(q.expr).accepts() {
 						return false
 					}
@@ -124,7 +128,7 @@ func (a *celAnalysis) bypass(p, x *schema.Node, r rule, removeOnly bool) bool {
 		if mode == 2 {
 			for _, q := range a.rules[p] {
 				if q.expr != nil && q.usesOldSelf && q.optionalOldSelf {
-					ev := evaluator{self: ref{p, false}, oldSelf: ref{p, true}, hasOldSelf: true, optionalOldSelf: true, oldNone: true, presence: pres(mode), opaque: opaque}
+					ev := evaluator{self: ref{p, false}, oldSelf: ref{p, true}, hasOldSelf: true, optionalOldSelf: true, oldNone: true, presence: pres(mode), opaque: opaque(mode)}
 					if !ev.eval(q.expr).accepts() {
 						return false
 					}

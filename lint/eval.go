@@ -20,6 +20,18 @@ import (
 // not among its outcomes (an error rejects the object too). Anything the
 // interpreter does not model may have any outcome, so it never proves a
 // rejection that a real API server would not make.
+//
+// It is sound by construction: the outcomes it computes for an expression
+// include every result the API server's CEL can give it. A value read from
+// the object that the interpreter cannot decide — a boolean field
+// (`!oldSelf.allowCrossNamespaceImport || …`, `!self.enabled ||
+// has(self.spec)`), an enum, a number, a string — is unknown: a boolean
+// field may be true or false, so both branches of `!`, `||`, `&&` and `?:`
+// are taken, never an error. An error is among the outcomes only where
+// CEL gives one (a field that may be absent, a non-boolean operand), and
+// `||` and `&&` absorb it when their other operand decides, as CEL does
+// (`true || error` is true, `false && error` is false, `error || false`
+// is an error).
 
 // outcome is a set of possible results of an expression.
 type outcome uint8
@@ -32,6 +44,32 @@ const (
 )
 
 const anything = isTrue | isFalse | isError | isValue
+
+// valueOf is the outcomes of reading the value of schema node n when it
+// exists: true or false for a boolean, any value for a node of no declared
+// type (x-kubernetes-int-or-string, x-kubernetes-preserve-unknown-fields),
+// which may hold a boolean too, and null besides for a nullable node.
+func valueOf(n *schema.Node) outcome {
+	if n == nil {
+		return isTrue | isFalse | isValue
+	}
+	var out outcome
+	switch n.Type() {
+	case "boolean":
+		out = isTrue | isFalse
+	case "":
+		out = isTrue | isFalse | isValue
+	default:
+		out = isValue
+	}
+	if n.Nullable() {
+		out |= isValue
+	}
+	return out
+}
+
+// exists reports whether the value may be something other than an error.
+func (v value) exists() bool { return v.out&^isError != 0 }
 
 // ref names the value of a schema node in the new or the old object.
 type ref struct {
@@ -47,6 +85,11 @@ type value struct {
 	// optional is set for `oldSelf` of a rule with optionalOldSelf: the
 	// value is a CEL optional holding ref (none when none is set).
 	optional, none bool
+	// opaque is set when the value is undecided for want of the values
+	// of the object (a boolean field, a comparison of strings or numbers,
+	// a call the interpreter does not model), not of presences: where a
+	// boolean is expected, its truth is a fact (evalBool).
+	opaque bool
 }
 
 func (v value) may(o outcome) bool { return v.out&o != 0 }
@@ -77,21 +120,39 @@ type evaluator struct {
 	// presence says whether a property is present on one side.
 	presence func(n *schema.Node, old bool) presence
 	// opaque, when set, gives the truth of a condition the interpreter
-	// does not model (a call or a comprehension in a boolean position)
-	// when it is fixed (ok), keyed by the node the rule is on.
-	opaque func(node *schema.Node, e celast.Expr) (v, ok bool)
+	// cannot decide (see evalBool) when it is fixed (ok), keyed by the
+	// node the rule is on and whether self is in the old object.
+	opaque func(node *schema.Node, selfOld bool, e celast.Expr) (v, ok bool)
 }
 
-// evalBool evaluates x where a boolean is expected: a condition the
-// interpreter does not model is a fact of the opaque function, if any.
+// evalBool evaluates x where a boolean is expected. A condition the
+// interpreter cannot decide — one it does not model (a call, a
+// comprehension), a boolean read from the object (`oldSelf.suspend`), a
+// comparison of values it does not know (`self.mode == 'managed'`) — is a
+// fact of the opaque function, if any: one truth value for every rule on
+// the same node that holds it, in the same objects. Of what it models, the
+// fact decides only between true and false: where x may also be an error
+// (a field that may be absent, an operand that is not a boolean), it still
+// may.
 func (e *evaluator) evalBool(x celast.Expr) value {
 	v := e.eval(x)
-	if v.out == anything && e.opaque != nil && (x.Kind() == celast.CallKind || x.Kind() == celast.ComprehensionKind) {
-		if b, ok := e.opaque(e.self.node, x); ok {
-			return bools(b)
-		}
+	if e.opaque == nil || !v.opaque || !v.may(isTrue) || !v.may(isFalse) {
+		return v
 	}
-	return v
+	b, ok := e.opaque(e.self.node, e.self.old, x)
+	if !ok {
+		return v
+	}
+	if v.out == anything {
+		// A condition the interpreter does not model at all is a boolean
+		// (docs/lint.md: one truth value per distinct condition).
+		return bools(b)
+	}
+	out := bools(b).out | v.out&isError
+	if v.may(isValue) {
+		out |= isError // not a boolean where one is expected
+	}
+	return value{out: out}
 }
 
 func bools(b bool) value {
@@ -111,12 +172,15 @@ func (e *evaluator) eval(x celast.Expr) value {
 	case celast.IdentKind:
 		switch x.AsIdent() {
 		case "self":
-			return value{out: isValue, ref: e.self}
+			return read(e.self)
 		case "oldSelf":
 			if !e.hasOldSelf {
 				return value{out: anything}
 			}
-			return value{out: isValue, ref: e.oldSelf, optional: e.optionalOldSelf, none: e.oldNone}
+			if e.optionalOldSelf {
+				return value{out: isValue, ref: e.oldSelf, optional: true, none: e.oldNone}
+			}
+			return read(e.oldSelf)
 		}
 		return value{out: anything}
 	case celast.SelectKind:
@@ -126,7 +190,13 @@ func (e *evaluator) eval(x celast.Expr) value {
 	case celast.ListKind, celast.MapKind, celast.StructKind:
 		return value{out: isValue}
 	}
-	return value{out: anything}
+	return value{out: anything, opaque: true}
+}
+
+// read is the value of the node r names, when it exists.
+func read(r ref) value {
+	out := valueOf(r.node)
+	return value{out: out, ref: r, opaque: out&(isTrue|isFalse) != 0}
 }
 
 // child returns the schema node of property name (as written in CEL, where
@@ -156,9 +226,9 @@ func (e *evaluator) selectField(s celast.SelectExpr) value {
 		// A field the model does not know, or of a value that is not an
 		// object of the model.
 		if s.IsTestOnly() {
-			return value{out: out | isTrue | isFalse | isError}
+			return value{out: out | isTrue | isFalse | isError, opaque: true}
 		}
-		return value{out: anything}
+		return value{out: anything, opaque: true}
 	}
 	p := e.presence(c, operand.ref.old)
 	if s.IsTestOnly() {
@@ -170,13 +240,16 @@ func (e *evaluator) selectField(s celast.SelectExpr) value {
 		}
 		return value{out: out | isTrue | isFalse}
 	}
+	v := read(ref{c, operand.ref.old})
 	switch p {
 	case present:
-		return value{out: out | isValue, ref: ref{c, operand.ref.old}}
+		v.out |= out
 	case absent:
 		return value{out: out | isError} // no such key
+	default:
+		v.out |= out | isError
 	}
-	return value{out: out | isError | isValue, ref: ref{c, operand.ref.old}}
+	return v
 }
 
 func (e *evaluator) call(c celast.CallExpr) value {
@@ -225,9 +298,9 @@ func (e *evaluator) call(c celast.CallExpr) value {
 		if t.none {
 			return value{out: isError}
 		}
-		return value{out: isValue, ref: t.ref}
+		return read(t.ref)
 	}
-	return value{out: anything}
+	return value{out: anything, opaque: true}
 }
 
 // logical evaluates && (short: false, long: true) and || (short: true,
@@ -268,8 +341,12 @@ func (e *evaluator) equals(a, b celast.Expr, negate bool) value {
 		return value{out: isError}
 	}
 	switch {
+	case isNull(a) && notNull(vb), isNull(b) && notNull(va):
+		// `oldSelf == null || …`: a value of a node that is not nullable
+		// is never null (the API server prunes nulls there).
+		return value{out: out | bools(negate).out}
 	case (e.changed || e.same) && !va.optional && !vb.optional && va.ref.node != nil && va.ref.node == vb.ref.node && va.ref.old != vb.ref.old &&
-		va.ref.node == e.self.node && va.may(isValue) && vb.may(isValue):
+		va.ref.node == e.self.node && va.exists() && vb.exists():
 		// self == oldSelf (either way round, or with oldSelf.value()) on a
 		// change, or on no change.
 		return value{out: out | bools(e.same != negate).out}
@@ -281,9 +358,24 @@ func (e *evaluator) equals(a, b celast.Expr, negate bool) value {
 				}
 			}
 		}
-		return value{out: out}
+		return value{out: out, opaque: va.opaque || vb.opaque}
 	}
-	return value{out: out | isTrue | isFalse}
+	return value{out: out | isTrue | isFalse, opaque: true}
+}
+
+// isNull reports whether x is the literal null.
+func isNull(x celast.Expr) bool {
+	if x.Kind() != celast.LiteralKind {
+		return false
+	}
+	_, ok := x.AsLiteral().(types.Null)
+	return ok
+}
+
+// notNull reports whether v is the value of a schema node that cannot be
+// null (or an error).
+func notNull(v value) bool {
+	return v.ref.node != nil && !v.optional && !v.ref.node.Nullable() && v.ref.node.Type() != ""
 }
 
 // isBool reports whether v is a boolean (or an error).

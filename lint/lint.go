@@ -160,6 +160,8 @@ const (
 	IDDescribedOnly      diag.ID = "IG014"
 	IDVersionSkew        diag.ID = "IG017"
 	IDOptionalObject     diag.ID = "IG018"
+	IDRatcheting         diag.ID = "IG037"
+	IDAbsentError        diag.ID = "IG038"
 	IDOnceNotProperty            = placement.IDOnceProperty
 	IDOnceRequired               = placement.IDOnceRequired
 	IDUncorrelatable             = crdvalidation.IDUncorrelatable
@@ -188,6 +190,8 @@ func Catalog() []Check {
 		{ID: IDDescribedOnly, Severity: Info, Title: "a field described as immutable with nothing enforcing it"},
 		{ID: IDVersionSkew, Severity: Warning, Title: "a field immutable in one served version of a CRD and not in another, through which it can be changed"},
 		{ID: IDOptionalObject, Severity: Info, Title: "an optional object below spec that can be removed and added back with other values of the immutable fields in it (the KEP's semantics allow it)"},
+		{ID: IDRatcheting, Severity: Info, Title: "a ratcheting rule, `self == oldSelf || <validation>`: not immutability, and it never runs where the old value is absent"},
+		{ID: IDAbsentError, Severity: Warning, Title: "a transition rule that reads an optional field without has(): an error where it is absent, so every update of such an object is refused"},
 		{ID: IDOnceNotProperty, Severity: Error, Title: "x-immutable-gen-immutable-once, -no-modify, -no-set or -no-unset on list items or map values, which come and go with their index or key"},
 		{ID: IDOnceRequired, Severity: Info, Title: "x-immutable-gen-immutable-once on a required property, where it is x-kubernetes-immutable"},
 	}

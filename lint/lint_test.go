@@ -33,6 +33,8 @@ var expectedPath = map[diag.ID]string{
 	IDOptionalAncestor:   "spec",
 	IDVersionSkew:        "spec.size",
 	IDOptionalObject:     "spec.backup",
+	IDRatcheting:         "spec.size",
+	IDAbsentError:        "<root>",
 	IDDescribedOnly:      "spec.volumeRef",
 	IDUncorrelatable:     "spec.args[*].value",
 	IDCost:               "spec.args",

@@ -378,6 +378,7 @@ func (l *linter) crd(file string, raw []byte, name string) ([]diag.Diagnostic, e
 			before := len(c.findings)
 			c.cel(root)
 			c.ownRules(c.findings[before:])
+			c.transitions(root)
 		}
 	}
 	c.version = ""
