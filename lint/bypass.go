@@ -94,7 +94,13 @@ func (a *celAnalysis) bypass(p, x *schema.Node, r rule, removeOnly bool) bool {
 	// it reads (stepObjects).
 	opaque := func(mode int) func(node *schema.Node, selfOld bool, e celast.Expr) (bool, bool) {
 		return func(node *schema.Node, selfOld bool, e celast.Expr) (bool, bool) {
-			return lookup(fact{opaque: fmt.Sprintf("%p %s %s", node, objectsRead(mode, selfOld, e), exprKey(e))})
+			objects := objectsRead(mode, selfOld, e)
+			if a.fixedExpr(node, e) {
+				// It reads only values every object of the updates
+				// shares (an immutable, defaulted discriminator).
+				objects = "all"
+			}
+			return lookup(fact{opaque: fmt.Sprintf("%p %s %s", node, objects, exprKey(e))})
 		}
 	}
 	// active: r may reject a direct change.

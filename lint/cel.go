@@ -261,7 +261,28 @@ func (a *celAnalysis) blocked(n *schema.Node, oldPresent, newPresent bool) bool 
 			break
 		}
 	}
-	unknowns := newFacts[ref]()
+	type fact struct {
+		ref    ref
+		opaque string
+	}
+	unknowns := newFacts[fact]()
+	// A condition lint cannot decide is one fact per rule node, condition
+	// and object; one for both objects where it reads only values they
+	// share (fixedExpr: an immutable, defaulted discriminator).
+	opaque := func(node *schema.Node, selfOld bool, e celast.Expr) (bool, bool) {
+		side := ""
+		switch {
+		case a.fixedExpr(node, e):
+			side = "both"
+		case usesIdent(e, "oldSelf"):
+			side = "transition"
+		case selfOld:
+			side = "old"
+		default:
+			side = "new"
+		}
+		return unknowns.lookup(fact{opaque: fmt.Sprintf("%p %s %s", node, side, exprKey(e))})
+	}
 	var pres func(x *schema.Node, old bool) presence
 	pres = func(x *schema.Node, old bool) presence {
 		switch {
@@ -282,7 +303,7 @@ func (a *celAnalysis) blocked(n *schema.Node, oldPresent, newPresent bool) bool 
 				return present
 			}
 		}
-		if v, ok := unknowns.lookup(ref{x, old}); ok {
+		if v, ok := unknowns.lookup(fact{ref: ref{x, old}}); ok {
 			return presenceOf(v)
 		}
 		return unknown
@@ -294,14 +315,14 @@ func (a *celAnalysis) blocked(n *schema.Node, oldPresent, newPresent bool) bool 
 					continue
 				}
 				if r.usesOldSelf {
-					ev := evaluator{self: ref{x, false}, oldSelf: ref{x, true}, hasOldSelf: true, optionalOldSelf: r.optionalOldSelf, presence: pres}
+					ev := evaluator{self: ref{x, false}, oldSelf: ref{x, true}, hasOldSelf: true, optionalOldSelf: r.optionalOldSelf, presence: pres, opaque: opaque}
 					if !ev.eval(r.expr).accepts() {
 						return true
 					}
 					continue
 				}
 				for _, old := range []bool{false, true} {
-					ev := evaluator{self: ref{x, old}, presence: pres}
+					ev := evaluator{self: ref{x, old}, presence: pres, opaque: opaque}
 					if !ev.eval(r.expr).accepts() {
 						return true // the new object is invalid, or the old one cannot have existed
 					}

@@ -91,6 +91,34 @@ func TestDeeperPresenceRule(t *testing.T) {
 	})
 }
 
+// TestDiscriminator: an immutable, defaulted discriminator reads the same
+// in the old and the new object, so a rule that makes a field's presence
+// follow it keeps the field present (Crossplane's managementPolicy and
+// resource, reported on 19 kinds before); a mutable one does not.
+func TestDiscriminator(t *testing.T) {
+	disc := `{"type": "object", "properties": {
+	  "managementPolicy": {"type": "string", "default": "managed", "enum": ["managed", "unmanaged"]%s},
+	  "resource": {"type": "object", "required": ["id"], "properties": {"id": ` + immutableString + `}}},
+	  "x-kubernetes-validations": [{"rule": "self.managementPolicy == 'managed' ? has(self.resource) : !has(self.resource)"}]}`
+	runServerCases(t, []serverCase{
+		{
+			name: "immutable and defaulted",
+			spec: fmt.Sprintf(disc, `, "x-kubernetes-validations": [{"rule": "self == oldSelf"}]`),
+			refused: [][2]string{
+				{`{"resource": {"id": "a"}}`, `{}`},
+				{`{"managementPolicy": "managed", "resource": {"id": "a"}}`, `{"managementPolicy": "unmanaged"}`},
+				{`{"managementPolicy": "unmanaged"}`, `{"managementPolicy": "unmanaged", "resource": {"id": "b"}}`},
+			},
+		},
+		{
+			name:    "mutable",
+			spec:    fmt.Sprintf(disc, ``),
+			want:    []string{"IG018 spec.resource"},
+			allowed: [][2]string{{`{"managementPolicy": "managed", "resource": {"id": "a"}}`, `{"managementPolicy": "unmanaged"}`}, {`{"managementPolicy": "unmanaged"}`, `{"managementPolicy": "managed", "resource": {"id": "b"}}`}},
+		},
+	})
+}
+
 // serverCase is a CRD's spec schema, lint's findings on it, and the
 // updates the API server's validator refuses and allows that show them
 // right.
