@@ -46,6 +46,9 @@ type emitter struct {
 	// +immutable:ignoreOrder is generated: list maps compare by key.
 	unordered bool
 	tmp       int
+	// skipConditional leaves conditional markers unchecked, with a
+	// warning (validators:conditional=skip).
+	skipConditional bool
 }
 
 func newEmitter(local *types.Package, taken []string, tracker *namer.DefaultImportTracker) *emitter {
@@ -119,6 +122,31 @@ func (e *emitter) fail(n *schema.Node, t types.Type, format string, args ...any)
 	}
 	d.CRD, d.Version = e.crd, e.version
 	e.diags = append(e.diags, d)
+}
+
+// skip reports the conditional markers at and below c that the typed
+// validator leaves unchecked (validators:conditional=skip).
+func (e *emitter) skip(c *schema.Node) {
+	if e.failed[c] {
+		return
+	}
+	e.failed[c] = true
+	for _, o := range c.Origins {
+		if o.When == "" {
+			continue
+		}
+		e.diags = append(e.diags, diag.Diagnostic{
+			ID:       IDConditionalSkipped,
+			Severity: diag.Warning,
+			Pos:      o.Pos,
+			Marker:   o.Marker(),
+			CRD:      e.crd,
+			Version:  e.version,
+			Path:     c.Path(),
+			Message:  fmt.Sprintf("%s is conditional (+immutable:when=%q): the typed validator does not check it (validators:conditional=skip); the CRD's CEL rule does, on the API server", c.Path(), o.When),
+			Fix:      "nothing to do where the CRD is installed with its CEL rules; to check it in the webhook too, enforce the CRD with the immutable-gen runtime, or drop +immutable:when",
+		})
+	}
 }
 
 // newFunc reserves a function name for key, from base; it reports false if
@@ -348,6 +376,10 @@ func (e *emitter) walkStruct(t types.Type, n *schema.Node) string {
 		f := byName[prop]
 		if f == nil {
 			e.fail(c, t, "the schema has a property %q that no Go field of the struct serializes as", prop)
+			continue
+		}
+		if c.When() != "" && e.skipConditional {
+			e.skip(c)
 			continue
 		}
 		if c.When() != "" {

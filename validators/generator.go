@@ -81,6 +81,13 @@ type Generator struct {
 	AllowDangerousTypes *bool `marker:",optional"`
 	// IgnoreUnexportedFields ignores unexported fields, as the crd generator's option does.
 	IgnoreUnexportedFields *bool `marker:",optional"`
+	// Conditional says what to do with a conditional marker
+	// (+immutable:when), which the typed validators do not evaluate:
+	// "error" (the default) refuses it (IG051); "skip" leaves the field
+	// unchecked by the typed validator, with a warning (IG052), so that a
+	// make target that runs on every package does not fail on a form the
+	// CRD's CEL rule enforces.
+	Conditional string `marker:",optional"`
 
 	// report receives the diagnostics of a run; when nil, errors are
 	// returned from Generate and the rest is printed to standard error
@@ -95,6 +102,9 @@ const (
 	IDUnreached diag.ID = "IG050"
 	// IDUncheckable: a value the typed validators cannot compare exactly.
 	IDUncheckable diag.ID = "IG051"
+	// IDConditionalSkipped: a conditional marker the typed validators
+	// leave unchecked, under validators:conditional=skip.
+	IDConditionalSkipped diag.ID = "IG052"
 )
 
 // Checks describes the validators generator's own findings.
@@ -102,6 +112,7 @@ func Checks() []diag.Check {
 	return []diag.Check{
 		{ID: IDUnreached, Severity: diag.Warning, Title: "a marker on a field or type no CRD kind of the run uses: no typed validator checks it"},
 		{ID: IDUncheckable, Severity: diag.Error, Title: "a marked value the typed validators cannot compare exactly (its Go type)"},
+		{ID: IDConditionalSkipped, Severity: diag.Warning, Title: "a conditional marker (+immutable:when) the typed validators leave unchecked under validators:conditional=skip (the CRD's CEL rule enforces it)"},
 	}
 }
 
@@ -148,6 +159,7 @@ func (Generator) Help() *ctmarkers.DefinitionHelp {
 		FieldHelp: withHeaderHelp(map[string]ctmarkers.DetailedHelp{
 			"AllowDangerousTypes":    {Summary: "allows float32 and float64 fields (default true here; false refuses them as crd:allowDangerousTypes=false does)."},
 			"IgnoreUnexportedFields": {Summary: "ignores unexported fields, as crd:ignoreUnexportedFields does."},
+			"Conditional":            {Summary: "what to do with +immutable:when, which the typed validators do not evaluate: error (default, IG051) or skip (the field is left to the CRD's CEL rule, with a warning, IG052)."},
 		}),
 	}
 }
@@ -177,7 +189,10 @@ func (g Generator) Generate(ctx *genall.GenerationContext) error {
 			diags = append(diags, unreached(ctx.Roots, models)...)
 		}
 		var ds diag.List
-		files, ds, err = Render(models, header)
+		if g.Conditional != "" && g.Conditional != "error" && g.Conditional != "skip" {
+			return fmt.Errorf("validators:conditional=%s: the value is error or skip", g.Conditional)
+		}
+		files, ds, err = render(models, header, g.Conditional == "skip")
 		if err != nil {
 			return err
 		}
@@ -205,6 +220,12 @@ func (g Generator) Generate(ctx *genall.GenerationContext) error {
 // newline) at the top. Diagnostics say what the generated code cannot
 // check; with an error among them, files are not to be written.
 func Render(models []crdmodel.Model, header string) (map[*loader.Package][]byte, diag.List, error) {
+	return render(models, header, false)
+}
+
+// render is Render; skipConditional leaves conditional markers unchecked,
+// with a warning (validators:conditional=skip).
+func render(models []crdmodel.Model, header string, skipConditional bool) (map[*loader.Package][]byte, diag.List, error) {
 	byPkg := map[*loader.Package][]crdmodel.Model{}
 	marked := map[*loader.Package]bool{}
 	for _, m := range models {
@@ -217,7 +238,7 @@ func Render(models []crdmodel.Model, header string) (map[*loader.Package][]byte,
 		if !marked[pkg] {
 			continue
 		}
-		data, ds, err := renderPackage(pkg, ms, header)
+		data, ds, err := renderPackage(pkg, ms, header, skipConditional)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -230,7 +251,7 @@ func Render(models []crdmodel.Model, header string) (map[*loader.Package][]byte,
 // renderPackage runs gengo's generator framework on one package: a target
 // whose one generator writes the validators, assembled and formatted by
 // gengo's Go file type into memory.
-func renderPackage(pkg *loader.Package, models []crdmodel.Model, header string) ([]byte, diag.List, error) {
+func renderPackage(pkg *loader.Package, models []crdmodel.Model, header string, skipConditional bool) ([]byte, diag.List, error) {
 	pkg.NeedTypesInfo()
 	if pkg.Types == nil {
 		return nil, nil, fmt.Errorf("%s: no type information", pkg.PkgPath)
@@ -248,6 +269,7 @@ func renderPackage(pkg *loader.Package, models []crdmodel.Model, header string) 
 		return name
 	}
 	e := newEmitter(pkg.Types, taken, tracker)
+	e.skipConditional = skipConditional
 	for _, m := range models {
 		obj, _ := pkg.Types.Scope().Lookup(m.Kind).(*types.TypeName)
 		named, ok := types.Unalias(objType(obj)).(*types.Named)

@@ -199,3 +199,25 @@ func TestHeader(t *testing.T) {
 		t.Errorf("file starts with:\n%s", got[:min(len(got), len(want)+40)])
 	}
 }
+
+// TestConditional: +immutable:when is refused by default (IG051); under
+// validators:conditional=skip the file is written, the conditional field
+// left to the CRD's CEL rule with a warning (IG052), the others checked.
+func TestConditional(t *testing.T) {
+	res := run(t, validators.Generator{}, "./testdata/apis/validators-when/...")
+	if res.err == nil || len(res.files) != 0 || !strings.Contains(render(t, res.diags), "IG051") {
+		t.Fatalf("default: err = %v, files = %v, diags %s; want IG051 and no file", res.err, keys(res.files), render(t, res.diags))
+	}
+	res = run(t, validators.Generator{Conditional: "skip"}, "./testdata/apis/validators-when/...")
+	if res.err != nil || len(res.files) != 1 {
+		t.Fatalf("skip: err = %v, files = %v; want one file", res.err, keys(res.files))
+	}
+	got := render(t, res.diags)
+	if !strings.Contains(got, "IG052") || !strings.Contains(got, "spec.size") || strings.Contains(got, "error") {
+		t.Errorf("skip: diagnostics %s", got)
+	}
+	src := string(res.files["testdata/apis/validators-when/v1/"+validators.FileName])
+	if !strings.Contains(src, `"name"`) || strings.Contains(src, `"size"`) {
+		t.Errorf("skip: the file checks name and not size?\n%s", src)
+	}
+}

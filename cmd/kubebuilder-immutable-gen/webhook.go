@@ -58,10 +58,13 @@ func scaffoldWebhook(req PluginRequest, out map[string]string, log io.Writer) er
 		}
 	}
 
-	file := webhookFile(req.Universe, kind, version)
+	file, validator := webhookFile(req.Universe, kind, version)
 	if file == "" {
-		fmt.Fprintf(log, "%s: note: no %s_webhook.go registering %sCustomValidator found; wrap your validator by hand: %s\n",
-			pluginKey, strings.ToLower(kind), kind, wrapped(kind, "*"+kind))
+		// go/v4 names the validator <Kind>Validator from v4.16 on,
+		// <Kind>CustomValidator before.
+		fmt.Fprintf(log, "%s: note: no %s_webhook.go registering a validator for %s found; in the webhook's Setup%sWebhookWithManager, register\n\t%s\n"+
+			"(import %s %q; %s is your validator's type, %sValidator or %sCustomValidator as go/v4 scaffolds it).\n",
+			pluginKey, strings.ToLower(kind), kind, kind, wrapped(kind, apiType(req, kind), kind+"Validator"), adapterAlias, adapterPackage, kind+"Validator", kind, kind)
 		return nil
 	}
 	src := req.Universe[file]
@@ -70,13 +73,13 @@ func scaffoldWebhook(req PluginRequest, out map[string]string, log io.Writer) er
 	}
 	typ := objectType(src, kind)
 	if !hasImmutableMarkers(req.Universe, path.Dir(typesFile(req))) {
-		fmt.Fprintf(log, "%s: note: %s has no +immutable marker yet, so %s registers %sCustomValidator alone. "+
+		fmt.Fprintf(log, "%s: note: %s has no +immutable marker yet, so %s registers %s alone. "+
 			"Once fields are marked and make generate has written ValidateImmutableUpdate, register\n\t%s\n"+
 			"(import %s %q).\n",
-			pluginKey, kind, file, kind, wrapped(kind, typ), adapterAlias, adapterPackage)
+			pluginKey, kind, file, validator, wrapped(kind, typ, validator), adapterAlias, adapterPackage)
 		return nil
 	}
-	edited, err := wrapValidator(file, src, kind, typ)
+	edited, err := wrapValidator(file, src, kind, typ, validator)
 	if err != nil {
 		fmt.Fprintf(log, "%s: note: %s left as it is: %v\n", pluginKey, file, err)
 		return nil
@@ -85,29 +88,57 @@ func scaffoldWebhook(req PluginRequest, out map[string]string, log io.Writer) er
 	return nil
 }
 
-// wrapped is the WithValidator argument that checks immutability first.
-func wrapped(kind, typ string) string {
-	return "WithValidator(&" + adapterAlias + ".ImmutableValidator[" + typ + "]{Next: &" + kind + "CustomValidator{}})"
+// wrapped is the WithValidator argument that checks immutability first,
+// then with the project's validator.
+func wrapped(kind, typ, validator string) string {
+	return "WithValidator(&" + adapterAlias + ".ImmutableValidator[" + typ + "]{Next: &" + validator + "{}})"
 }
+
+// registration is how go/v4 registers a validator, whatever its name
+// (<Kind>CustomValidator up to v4.15, <Kind>Validator from v4.16): recognised
+// by shape, not by name.
+var registration = regexp.MustCompile(`WithValidator\(&(\w+)\{\}\)|\{Next: &(\w+)\{\}\}\)`)
 
 // webhookFile finds the webhook file go/v4 scaffolded for kind and version
 // (internal/webhook/[group/]version/<kind>_webhook.go, or api/... in the
-// legacy layout): the one that registers <Kind>CustomValidator, wrapped or
-// not.
-func webhookFile(universe map[string]string, kind, version string) string {
+// legacy layout): the one that registers a validator of the kind's, wrapped
+// or not, and the validator's type name.
+func webhookFile(universe map[string]string, kind, version string) (string, string) {
 	name := strings.ToLower(kind) + "_webhook.go"
 	var found []string
+	validators := map[string]string{}
 	for p, src := range universe {
-		registers := strings.Contains(src, "WithValidator(&"+kind+"CustomValidator{})") || strings.Contains(src, "{Next: &"+kind+"CustomValidator{}})")
-		if path.Base(p) == name && path.Base(path.Dir(p)) == version && registers {
-			found = append(found, p)
+		if path.Base(p) != name || path.Base(path.Dir(p)) != version {
+			continue
 		}
+		m := registration.FindStringSubmatch(src)
+		if m == nil {
+			continue
+		}
+		v := m[1]
+		if v == "" {
+			v = m[2]
+		}
+		found = append(found, p)
+		validators[p] = v
 	}
 	slices.Sort(found)
 	if len(found) != 1 {
-		return ""
+		return "", ""
 	}
-	return found[0]
+	return found[0], validators[found[0]]
+}
+
+// apiType is the kind's Go type as go/v4's webhook file names it, from the
+// PROJECT file: *<group><version>.<Kind> (the import alias go/v4 gives the
+// API package), else *<Kind>.
+func apiType(req PluginRequest, kind string) string {
+	version, _ := argValue(req.Args, "version")
+	group, _ := argValue(req.Args, "group")
+	if group == "" || version == "" {
+		return "*" + kind
+	}
+	return "*" + strings.ToLower(strings.ReplaceAll(group, "-", "")) + version + "." + kind
 }
 
 // objectType is the Go type of the kind as the webhook file names it:
@@ -140,17 +171,20 @@ func hasImmutableMarkers(universe map[string]string, dir string) bool {
 // wrapValidator registers immutablewebhook.ImmutableValidator around the
 // scaffolded validator and imports the adapter. The result is gofmt-formatted
 // and checked to parse.
-func wrapValidator(filename, src, kind, typ string) (string, error) {
-	call := "WithValidator(&" + kind + "CustomValidator{})"
+func wrapValidator(filename, src, kind, typ, validator string) (string, error) {
+	call := "WithValidator(&" + validator + "{})"
 	i := strings.Index(src, call)
+	if i < 0 {
+		return "", fmt.Errorf("no %s to wrap", call)
+	}
 	lineStart := strings.LastIndexByte(src[:i], '\n') + 1
 	indent := src[lineStart:i]
 	if strings.TrimLeft(indent, " \t") != "" {
 		return "", fmt.Errorf("%s does not start a line", call)
 	}
 	comment := indent + "// " + webhookSignature + " of " + kind + ",\n" +
-		indent + "// with the ValidateImmutableUpdate that make generate writes, then by " + kind + "CustomValidator.\n"
-	edited := src[:lineStart] + comment + indent + wrapped(kind, typ) + src[i+len(call):]
+		indent + "// with the ValidateImmutableUpdate that make generate writes, then by " + validator + ".\n"
+	edited := src[:lineStart] + comment + indent + wrapped(kind, typ, validator) + src[i+len(call):]
 
 	const admissionImport = "\t\"sigs.k8s.io/controller-runtime/pkg/webhook/admission\"\n"
 	at := strings.Index(edited, admissionImport)
@@ -189,11 +223,18 @@ func wireGenerate(src string) (string, error) {
 			return src, nil
 		}
 	}
-	line := "\t\"$(IMMUTABLE_GEN)\" validators paths=\"./...\""
+	// conditional=skip: the typed validators do not evaluate
+	// +immutable:when yet; the target leaves such a field to the CRD's CEL
+	// rule with a warning (IG052) rather than fail on a documented form.
+	line := "\t\"$(IMMUTABLE_GEN)\" validators:conditional=skip paths=\"./...\""
 	at := end
 	for j := rule + 1; j < end; j++ {
 		if g := objectLine.FindStringSubmatch(m.lines[j]); g != nil {
-			line = "\t\"$(IMMUTABLE_GEN)\" validators" + g[2] + g[3]
+			opts := ":conditional=skip"
+			if g[2] != "" {
+				opts = g[2] + ",conditional=skip"
+			}
+			line = "\t\"$(IMMUTABLE_GEN)\" validators" + opts + g[3]
 			at = j + 1
 			break
 		}

@@ -65,7 +65,7 @@ func TestCreateWebhook(t *testing.T) {
 			"\t\"$(CONTROLLER_GEN)\" object:headerFile=\"hack/boilerplate.go.txt\",year=$(YEAR) paths=\"./...\"\n",
 		generateComment+"\n.PHONY: generate\ngenerate: controller-gen immutable-gen ## Generate code containing DeepCopy, DeepCopyInto, and DeepCopyObject method implementations.\n"+
 			"\t\"$(CONTROLLER_GEN)\" object:headerFile=\"hack/boilerplate.go.txt\",year=$(YEAR) paths=\"./...\"\n"+
-			"\t\"$(IMMUTABLE_GEN)\" validators:headerFile=\"hack/boilerplate.go.txt\",year=$(YEAR) paths=\"./...\"\n", 1)
+			"\t\"$(IMMUTABLE_GEN)\" validators:headerFile=\"hack/boilerplate.go.txt\",year=$(YEAR),conditional=skip paths=\"./...\"\n", 1)
 	if makefile != want {
 		t.Errorf("the Makefile changed elsewhere than in the generate target")
 	}
@@ -113,10 +113,47 @@ func TestCreateWebhookNothingToDo(t *testing.T) {
 
 	req = loadRequest(t, "create-webhook")
 	markFoo(t, req)
+	// A validator of any name is found by the registration's shape.
 	req.Universe[webhookPath] = strings.Replace(req.Universe[webhookPath], "WithValidator(&MemcachedCustomValidator{})", "WithValidator(&MyValidator{})", 1)
-	resp, stderr := roundTrip(t, req)
-	if resp.Error || len(resp.Universe) != 1 || !strings.Contains(stderr, "no memcached_webhook.go registering MemcachedCustomValidator found") {
+	if resp, stderr := roundTrip(t, req); resp.Error || !strings.Contains(resp.Universe[webhookPath], "{Next: &MyValidator{}}") || stderr != "" {
 		t.Errorf("validator renamed: %d files, notes %q", len(resp.Universe), stderr)
+	}
+	// No registration at all: a note that says what to register.
+	req.Universe[webhookPath] = strings.Replace(req.Universe[webhookPath], "WithValidator(&MyValidator{}).", "", 1)
+	resp, stderr := roundTrip(t, req)
+	if resp.Error || len(resp.Universe) != 1 || !strings.Contains(stderr, "no memcached_webhook.go registering a validator for Memcached found") {
+		t.Errorf("no registration: %d files, notes %q", len(resp.Universe), stderr)
+	}
+	// The note's registration compiles when pasted: the kind's type is
+	// qualified by go/v4's import alias, and the import is given.
+	for _, want := range []string{
+		"WithValidator(&immutablewebhook.ImmutableValidator[*cachev1.Memcached]{Next: &MemcachedValidator{}})",
+		`import immutablewebhook "github.com/immutable-gen/immutable-gen/runtime/webhook"`,
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("the note lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+// TestCreateWebhookV416: kubebuilder v4.16 scaffolds <Kind>Validator, not
+// <Kind>CustomValidator: the plugin finds the registration by its shape and
+// wraps whatever validator it names.
+func TestCreateWebhookV416(t *testing.T) {
+	req := loadRequest(t, "create-webhook")
+	markFoo(t, req)
+	req.Universe[webhookPath] = strings.ReplaceAll(req.Universe[webhookPath], "MemcachedCustomValidator", "MemcachedValidator")
+	resp, stderr := roundTrip(t, req)
+	if resp.Error || stderr != "" {
+		t.Fatalf("error: %v %s", resp.ErrorMsgs, stderr)
+	}
+	got := resp.Universe[webhookPath]
+	const wrappedCall = "WithValidator(&immutablewebhook.ImmutableValidator[*cachev1.Memcached]{Next: &MemcachedValidator{}})"
+	if !strings.Contains(got, wrappedCall) || strings.Contains(got, "WithValidator(&MemcachedValidator{})") {
+		t.Errorf("the validator is not wrapped:\n%s", got)
+	}
+	if formatted, err := format.Source([]byte(got)); err != nil || string(formatted) != got {
+		t.Errorf("the edited file is not gofmt-formatted (%v)", err)
 	}
 }
 
@@ -140,19 +177,22 @@ func TestHasImmutableMarkers(t *testing.T) {
 // layouts: single group, multigroup, and the legacy one in the API package.
 func TestWebhookLayouts(t *testing.T) {
 	const scaffolded = "return ctrl.NewWebhookManagedBy(mgr, &shipv2.Frigate{}).\n\t\tWithValidator(&FrigateCustomValidator{}).\n"
+	const v416 = "return ctrl.NewWebhookManagedBy(mgr, &shipv2.Frigate{}).\n\t\tWithValidator(&FrigateValidator{}).\n"
 	const legacy = "return ctrl.NewWebhookManagedBy(mgr, r).\n\t\tWithValidator(&FrigateCustomValidator{}).\n"
 	for _, tc := range []struct {
-		universe         map[string]string
-		wantFile, wantTy string
+		universe                    map[string]string
+		wantFile, wantTy, validator string
 	}{
-		{map[string]string{"internal/webhook/v2/frigate_webhook.go": scaffolded}, "internal/webhook/v2/frigate_webhook.go", "*shipv2.Frigate"},
-		{map[string]string{"internal/webhook/ship/v2/frigate_webhook.go": scaffolded, "internal/webhook/ship/v1/frigate_webhook.go": scaffolded}, "internal/webhook/ship/v2/frigate_webhook.go", "*shipv2.Frigate"},
-		{map[string]string{"api/v2/frigate_webhook.go": legacy}, "api/v2/frigate_webhook.go", "*Frigate"},
-		{map[string]string{"internal/webhook/v2/frigate_webhook.go": strings.Replace(scaffolded, "Frigate", "Sloop", -1)}, "", ""},
+		{map[string]string{"internal/webhook/v2/frigate_webhook.go": scaffolded}, "internal/webhook/v2/frigate_webhook.go", "*shipv2.Frigate", "FrigateCustomValidator"},
+		{map[string]string{"internal/webhook/v2/frigate_webhook.go": v416}, "internal/webhook/v2/frigate_webhook.go", "*shipv2.Frigate", "FrigateValidator"},
+		{map[string]string{"internal/webhook/ship/v2/frigate_webhook.go": scaffolded, "internal/webhook/ship/v1/frigate_webhook.go": scaffolded}, "internal/webhook/ship/v2/frigate_webhook.go", "*shipv2.Frigate", "FrigateCustomValidator"},
+		{map[string]string{"api/v2/frigate_webhook.go": legacy}, "api/v2/frigate_webhook.go", "*Frigate", "FrigateCustomValidator"},
+		{map[string]string{"internal/webhook/v2/sloop_webhook.go": strings.Replace(scaffolded, "Frigate", "Sloop", -1)}, "", "", ""},
+		{map[string]string{"internal/webhook/v2/frigate_webhook.go": "return ctrl.NewWebhookManagedBy(mgr, &shipv2.Frigate{}).\n\t\tComplete()\n"}, "", "", ""},
 	} {
-		file := webhookFile(tc.universe, "Frigate", "v2")
-		if file != tc.wantFile {
-			t.Errorf("webhookFile(%v) = %q, want %q", tc.universe, file, tc.wantFile)
+		file, validator := webhookFile(tc.universe, "Frigate", "v2")
+		if file != tc.wantFile || validator != tc.validator {
+			t.Errorf("webhookFile(%v) = %q, %q, want %q, %q", tc.universe, file, validator, tc.wantFile, tc.validator)
 		}
 		if file != "" {
 			if got := objectType(tc.universe[file], "Frigate"); got != tc.wantTy {
