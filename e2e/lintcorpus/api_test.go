@@ -466,6 +466,20 @@ func candidates(obj, root map[string]any, errs string) []candidate {
 			if !seen[path] {
 				seen[path] = true
 				out = append(out, optionalAt(obj, root, parts)...)
+				// An empty list whose rules want an item: one minimal item.
+				if l, ok := valueAt(obj, parts).([]any); ok && len(l) == 0 {
+					out = append(out, itemOf(root, parts)...)
+				}
+				// And of the objects in it: a rule on an object names it,
+				// not the field below that it asks for.
+				if v, ok := valueAt(obj, parts).(map[string]any); ok {
+					for _, k := range sortedKeys(v) {
+						if _, ok := v[k].(map[string]any); ok && !seen[path+"."+k] {
+							seen[path+"."+k] = true
+							out = append(out, optionalAt(obj, root, append(slices.Clone(parts), k))...)
+						}
+					}
+				}
 			}
 			path = strings.Join(parts[:len(parts)-1], ".")
 		}
@@ -476,15 +490,73 @@ func candidates(obj, root map[string]any, errs string) []candidate {
 	return out
 }
 
-// optionalAt returns the candidates of the object at parts (present in obj).
+// itemOf returns the candidate that adds a minimal item to the empty list
+// at parts.
+func itemOf(root map[string]any, parts []string) []candidate {
+	s := root
+	for _, p := range parts {
+		props, _ := s["properties"].(map[string]any)
+		if s, _ = props[p].(map[string]any); s == nil {
+			return nil
+		}
+	}
+	items, _ := s["items"].(map[string]any)
+	if items == nil {
+		return nil
+	}
+	x, err := minimal(items)
+	if err != nil {
+		return nil
+	}
+	return []candidate{{strings.Join(parts, ".") + "[0]", func(o map[string]any) bool {
+		for _, p := range parts[:len(parts)-1] {
+			next, ok := o[p].(map[string]any)
+			if !ok {
+				return false
+			}
+			o = next
+		}
+		o[parts[len(parts)-1]] = []any{clone(x)}
+		return true
+	}}}
+}
+
+// valueAt returns the value at the property path parts in obj, or nil.
+func valueAt(obj map[string]any, parts []string) any {
+	var cur any = obj
+	for _, p := range parts {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[p]
+	}
+	return cur
+}
+
+// optionalAt returns the candidates of the object at parts (present in
+// obj), or of the first item of the list of objects there.
 func optionalAt(obj, root map[string]any, parts []string) []candidate {
 	s, val := root, obj
 	for _, p := range parts {
 		props, _ := s["properties"].(map[string]any)
 		s, _ = props[p].(map[string]any)
 		v, _ := val[p].(map[string]any)
-		if s == nil || v == nil {
+		if s == nil {
 			return nil
+		}
+		if v == nil {
+			// The last step may be a list of objects: its first item.
+			l, _ := val[p].([]any)
+			items, _ := s["items"].(map[string]any)
+			if p != parts[len(parts)-1] || len(l) == 0 || items == nil {
+				return nil
+			}
+			if v, _ = l[0].(map[string]any); v == nil {
+				return nil
+			}
+			s = items
+			parts = append(slices.Clone(parts), "0")
 		}
 		val = v
 	}
@@ -499,14 +571,23 @@ func optionalAt(obj, root map[string]any, parts []string) []candidate {
 			continue
 		}
 		out = append(out, candidate{strings.Join(append(slices.Clone(parts), name), "."), func(o map[string]any) bool {
+			var cur any = o
 			for _, p := range parts {
-				next, ok := o[p].(map[string]any)
-				if !ok {
-					return false
+				switch c := cur.(type) {
+				case map[string]any:
+					cur = c[p]
+				case []any:
+					if len(c) == 0 {
+						return false
+					}
+					cur = c[0]
 				}
-				o = next
 			}
-			o[name] = clone(x)
+			m, ok := cur.(map[string]any)
+			if !ok {
+				return false
+			}
+			m[name] = clone(x)
 			return true
 		}})
 	}
