@@ -76,6 +76,7 @@ var corpus = []project{
 		"operator/v1/zz_generated.crd-manifests/0000_70_network_01_networks.crd.yaml",
 	}},
 	{"knative-serving", "knative.dev/serving", "v0.51.0", []string{"config/core/300-resources"}},
+	{"tekton-pipeline", "github.com/tektoncd/pipeline", "v1.15.0", []string{"config/300-crds"}},
 }
 
 // downloadAll downloads every project of the corpus, in parallel, and

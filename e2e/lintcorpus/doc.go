@@ -3,10 +3,10 @@
 // Karpenter and its AWS provider, Crossplane, external-snapshotter, KEDA,
 // Kyverno, Argo CD, Prometheus Operator, CloudNativePG, JobSet, Kueue, LWS,
 // KubeRay, Cluster API Azure, grafana-operator, the OpenStack resource
-// controller, OpenShift's API, Knative Serving — at pinned releases (a
-// pseudo-version for OpenShift's API), downloaded through the Go module
-// proxy (`go mod download -json MODULE@VERSION`; nothing is copied into
-// this repository), and compares every finding with
+// controller, OpenShift's API, Knative Serving, Tekton Pipelines — at
+// pinned releases (a pseudo-version for OpenShift's API), downloaded
+// through the Go module proxy (`go mod download -json MODULE@VERSION`;
+// nothing is copied into this repository), and compares every finding with
 // testdata/PROJECT.txt (go test -update rewrites them). TestCorpusFixes
 // applies lint's own fixes to every CRD with a hole and lints it again;
 // TestCorpusFixesKeepTheAPIWorking applies every fix lint suggests and
