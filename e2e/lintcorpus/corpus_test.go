@@ -56,6 +56,27 @@ var corpus = []project{
 	{"lws", "sigs.k8s.io/lws", "v0.7.0", []string{"config/crd", "charts/lws/templates"}},
 	{"kuberay", "github.com/ray-project/kuberay/ray-operator", "v1.5.0", []string{"config/crd"}},
 	{"cluster-api-provider-azure", "sigs.k8s.io/cluster-api-provider-azure", "v1.21.0", []string{"config/crd", "config/aso"}},
+	// Issue 31's kinds. Grafana's booleans in sibling rules
+	// (`!self.enabled || …`) and its config/crd kustomize patches.
+	{"grafana-operator", "github.com/grafana/grafana-operator/v5", "v5.24.0", []string{"config/crd"}},
+	// A controller with a discriminator: every kind's managementPolicy
+	// (`self == oldSelf`, defaulted) decides whether `resource` or
+	// `import` is present.
+	{"openstack-resource-controller", "github.com/k-orc/openstack-resource-controller/v2", "v2.6.0", []string{"config/crd"}},
+	// OpenShift's descriptions ("Once set, this field cannot be
+	// changed."), rules on status, and a feature set's variant of a CRD
+	// (Default): files of the API, as the cluster-version operator
+	// applies them. Only +incompatible tags are listed: a pseudo-version.
+	{"openshift-api", "github.com/openshift/api", "v0.0.0-20260213204242-d34f11c515b3", []string{
+		"config/v1/zz_generated.crd-manifests/0000_10_config-operator_01_dnses.crd.yaml",
+		"config/v1/zz_generated.crd-manifests/0000_10_config-operator_01_networks.crd.yaml",
+		"config/v1/zz_generated.crd-manifests/0000_10_config-operator_01_infrastructures-Default.crd.yaml",
+		"route/v1/zz_generated.crd-manifests/routes.crd.yaml",
+		"operator/v1/zz_generated.crd-manifests/0000_50_storage_01_storages.crd.yaml",
+		"operator/v1/zz_generated.crd-manifests/0000_70_network_01_networks.crd.yaml",
+	}},
+	{"knative-serving", "knative.dev/serving", "v0.51.0", []string{"config/core/300-resources"}},
+	{"tekton-pipeline", "github.com/tektoncd/pipeline", "v1.15.0", []string{"config/300-crds"}},
 }
 
 // downloadAll downloads every project of the corpus, in parallel, and

@@ -2,11 +2,17 @@
 // projects — Gateway API, Cluster API and its AWS provider, cert-manager,
 // Karpenter and its AWS provider, Crossplane, external-snapshotter, KEDA,
 // Kyverno, Argo CD, Prometheus Operator, CloudNativePG, JobSet, Kueue, LWS,
-// KubeRay, Cluster API Azure — at pinned releases, downloaded through the Go module
-// proxy (`go mod download -json MODULE@VERSION`; nothing is copied into
-// this repository), and compares every finding with
+// KubeRay, Cluster API Azure, grafana-operator, the OpenStack resource
+// controller, OpenShift's API, Knative Serving, Tekton Pipelines — at
+// pinned releases (a pseudo-version for OpenShift's API), downloaded
+// through the Go module proxy (`go mod download -json MODULE@VERSION`;
+// nothing is copied into this repository), and compares every finding with
 // testdata/PROJECT.txt (go test -update rewrites them). TestCorpusFixes
-// applies lint's own fixes to every CRD with a hole and lints it again.
+// applies lint's own fixes to every CRD with a hole and lints it again;
+// TestCorpusFixesKeepTheAPIWorking applies every fix lint suggests and
+// checks on the API server's validator (preflight) that creating an
+// object, the first status write, fields set after creation and updates
+// of mutable fields still succeed.
 //
 // It is a nested module so that the main module's go test ./... does not
 // download a dozen third-party modules. Run it with make e2e-lintcorpus or
