@@ -100,7 +100,9 @@ func (a *celAnalysis) bypass(p, x *schema.Node, r rule, removeOnly bool) bool {
 				// shares (an immutable, defaulted discriminator).
 				objects = "all"
 			}
-			return lookup(fact{opaque: fmt.Sprintf("%p %s %s", node, objects, exprKey(e))})
+			key, negate := a.conditionKey(node, e)
+			v, ok := lookup(fact{opaque: fmt.Sprintf("%p %s %s", node, objects, key)})
+			return v != negate, ok
 		}
 	}
 	// active: r may reject a direct change.

@@ -281,7 +281,9 @@ func (a *celAnalysis) blocked(n *schema.Node, oldPresent, newPresent bool) bool 
 		default:
 			side = "new"
 		}
-		return unknowns.lookup(fact{opaque: fmt.Sprintf("%p %s %s", node, side, exprKey(e))})
+		key, negate := a.conditionKey(node, e)
+		v, ok := unknowns.lookup(fact{opaque: fmt.Sprintf("%p %s %s", node, side, key)})
+		return v != negate, ok
 	}
 	var pres func(x *schema.Node, old bool) presence
 	pres = func(x *schema.Node, old bool) presence {

@@ -2,6 +2,7 @@ package lint
 
 import (
 	celast "github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/operators"
 
 	"github.com/immutable-gen/immutable-gen/runtime/form"
 	"github.com/immutable-gen/immutable-gen/schema"
@@ -104,4 +105,47 @@ func (a *celAnalysis) fixedExpr(node *schema.Node, e celast.Expr) bool {
 	}
 	walk(e)
 	return ok && reads > 0
+}
+
+// conditionKey is the key of a condition's fact, and whether the fact is
+// its negation: a comparison of a field with two allowed values (enum)
+// with one of them is the same fact as with the other, negated —
+// `self.managementPolicy == 'unmanaged'` is `!(self.managementPolicy ==
+// 'managed')` where the enum is [managed, unmanaged] (ORC) — so rules
+// written with either value are read as one condition.
+func (a *celAnalysis) conditionKey(node *schema.Node, e celast.Expr) (string, bool) {
+	if e.Kind() != celast.CallKind {
+		return exprKey(e), false
+	}
+	c := e.AsCall()
+	fn := c.FunctionName()
+	if (fn != operators.Equals && fn != operators.NotEquals) || len(c.Args()) != 2 {
+		return exprKey(e), false
+	}
+	sel, lit := c.Args()[0], c.Args()[1]
+	if sel.Kind() == celast.LiteralKind {
+		sel, lit = lit, sel
+	}
+	v, names := selectChain(sel)
+	if (v != "self" && v != "oldSelf") || lit.Kind() != celast.LiteralKind {
+		return exprKey(e), false
+	}
+	t := node
+	for _, name := range names {
+		if t = t.Properties[name]; t == nil {
+			return exprKey(e), false
+		}
+	}
+	enum := t.Enum()
+	value, ok := lit.AsLiteral().Value().(string)
+	if len(enum) != 2 || !ok {
+		return exprKey(e), false
+	}
+	first, ok1 := enum[0].(string)
+	second, ok2 := enum[1].(string)
+	if !ok1 || !ok2 || (value != first && value != second) {
+		return exprKey(e), false
+	}
+	negate := (value == second) != (fn == operators.NotEquals)
+	return exprKey(sel) + " == " + first, negate
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/token"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/immutable-gen/immutable-gen/celform"
@@ -107,6 +108,17 @@ func TestDiscriminator(t *testing.T) {
 			refused: [][2]string{
 				{`{"resource": {"id": "a"}}`, `{}`},
 				{`{"managementPolicy": "managed", "resource": {"id": "a"}}`, `{"managementPolicy": "unmanaged"}`},
+				{`{"managementPolicy": "unmanaged"}`, `{"managementPolicy": "unmanaged", "resource": {"id": "b"}}`},
+			},
+		},
+		{
+			// ORC: one rule per value of a two-valued enum.
+			name: "immutable and defaulted, a rule for each of its two values",
+			spec: strings.Replace(fmt.Sprintf(disc, `, "x-kubernetes-validations": [{"rule": "self == oldSelf"}]`),
+				`[{"rule": "self.managementPolicy == 'managed' ? has(self.resource) : !has(self.resource)"}]`,
+				`[{"rule": "self.managementPolicy == 'managed' ? has(self.resource) : true"}, {"rule": "self.managementPolicy == 'unmanaged' ? !has(self.resource) : true"}]`, 1),
+			refused: [][2]string{
+				{`{"resource": {"id": "a"}}`, `{}`},
 				{`{"managementPolicy": "unmanaged"}`, `{"managementPolicy": "unmanaged", "resource": {"id": "b"}}`},
 			},
 		},

@@ -35,6 +35,12 @@ func (n *Node) AlwaysPresent() bool {
 	return n.Edge == Property && (n.HasDefault() || n.Parent.Required(n.Name))
 }
 
+// Enum is the node's `enum`: the values it allows, nil without one.
+func (n *Node) Enum() []any {
+	e, _ := n.raw["enum"].([]any)
+	return e
+}
+
 // MaxItems is the node's `maxItems`; ok is false without one.
 func (n *Node) MaxItems() (max int64, ok bool) { return n.integer("maxItems") }
 
