@@ -1,6 +1,6 @@
 // Package kubebuilder tests the kubebuilder external plugin
 // (cmd/kubebuilder-immutable-gen) with a real kubebuilder: it builds
-// kubebuilder v4.15.0 from its Go module, the plugin and immutable-gen from
+// kubebuilder v4.15.0 and v4.16.0 (the newest v4 release) from its Go module, the plugin and immutable-gen from
 // this repository, scaffolds a project with
 // `kubebuilder init --plugins go/v4,immutable-gen.immutable-gen.io/v1-alpha`
 // and `kubebuilder create api`, marks a field +immutable, runs

@@ -12,10 +12,17 @@ import (
 )
 
 const (
-	kubebuilderModule  = "sigs.k8s.io/kubebuilder/v4"
-	kubebuilderVersion = "v4.15.0"
-	pluginKey          = "immutable-gen.immutable-gen.io/v1-alpha"
+	kubebuilderModule = "sigs.k8s.io/kubebuilder/v4"
+	pluginKey         = "immutable-gen.immutable-gen.io/v1-alpha"
 )
+
+// releases are the kubebuilder releases the plugin is tested with, and the
+// validator each one's go/v4 scaffolds (v4.16 renamed it; the plugin finds
+// it by the registration's shape).
+var releases = []struct{ version, validator string }{
+	{"v4.15.0", "MemcachedCustomValidator"},
+	{"v4.16.0", "MemcachedValidator"},
+}
 
 // step runs a command in dir and fails the test with its output if it fails.
 func step(t *testing.T, dir string, env []string, name string, args ...string) string {
@@ -51,7 +58,7 @@ func writeFile(t *testing.T, path, content string) {
 // buildKubebuilder builds kubebuilder from its module at the pinned version,
 // in a throwaway module that requires it (go install pkg@version would ask
 // the module proxy for the module's version list, which it may refuse).
-func buildKubebuilder(t *testing.T, work, bin string) string {
+func buildKubebuilder(t *testing.T, work, bin, kubebuilderVersion string) string {
 	t.Helper()
 	mod := filepath.Join(work, "kubebuilder-build")
 	if err := os.MkdirAll(mod, 0o755); err != nil {
@@ -71,6 +78,12 @@ func TestKubebuilderPlugin(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds kubebuilder and scaffolds projects")
 	}
+	for _, r := range releases {
+		t.Run(r.version, func(t *testing.T) { testRelease(t, r.version, r.validator) })
+	}
+}
+
+func testRelease(t *testing.T, kubebuilderVersion, validator string) {
 	repo, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +91,7 @@ func TestKubebuilderPlugin(t *testing.T) {
 	work := t.TempDir()
 	bin := filepath.Join(work, "bin")
 
-	kubebuilder := buildKubebuilder(t, work, bin)
+	kubebuilder := buildKubebuilder(t, work, bin, kubebuilderVersion)
 	plugin := filepath.Join(bin, "kubebuilder-immutable-gen")
 	immutableGen := filepath.Join(bin, "immutable-gen")
 	step(t, repo, nil, "go", "build", "-o", plugin, "./cmd/kubebuilder-immutable-gen")
@@ -207,13 +220,22 @@ func TestKubebuilderPlugin(t *testing.T) {
 		"-require=github.com/immutable-gen/immutable-gen/runtime@v0.0.0", "-replace=github.com/immutable-gen/immutable-gen/runtime="+filepath.Join(repo, "runtime"))
 	step(t, project, env, kubebuilder, "create", "webhook", "--group", "cache", "--version", "v1", "--kind", "Memcached", "--programmatic-validation", "--make=false")
 	webhookFile := readFile(t, filepath.Join(project, "internal", "webhook", "v1", "memcached_webhook.go"))
-	if !strings.Contains(webhookFile, "WithValidator(&immutablewebhook.ImmutableValidator[*cachev1.Memcached]{Next: &MemcachedCustomValidator{}})") {
+	if !strings.Contains(webhookFile, "WithValidator(&immutablewebhook.ImmutableValidator[*cachev1.Memcached]{Next: &"+validator+"{}})") {
 		t.Fatalf("create webhook did not wrap the validator:\n%s", webhookFile)
 	}
-	if mk := readFile(t, filepath.Join(project, "Makefile")); !strings.Contains(mk, "\n\t\"$(IMMUTABLE_GEN)\" validators:headerFile=\"hack/boilerplate.go.txt\",year=$(YEAR) paths=\"./...\"\n") {
+	if mk := readFile(t, filepath.Join(project, "Makefile")); !strings.Contains(mk, "\n\t\"$(IMMUTABLE_GEN)\" validators:headerFile=\"hack/boilerplate.go.txt\",year=$(YEAR),conditional=skip paths=\"./...\"\n") {
 		t.Fatalf("the generate target does not run immutable-gen validators:\n%s", mk)
 	}
-	step(t, project, nil, "make", "generate", "IMMUTABLE_GEN="+immutableGen)
+	// A conditional marker, a documented form the typed validators do not
+	// evaluate yet: make generate leaves it to the CRD's rule, with a
+	// warning, and does not fail.
+	conditional := strings.Replace(readFile(t, typesPath), "\t// +immutable\n\t// +optional\n\tFoo *string",
+		"\t// +immutable\n\t// +immutable:when=\"has(oldSelf.spec.foo)\"\n\t// +optional\n\tSize *int32 `json:\"size,omitempty\"`\n\n\t// +immutable\n\t// +optional\n\tFoo *string", 1)
+	writeFile(t, typesPath, conditional)
+	if out := step(t, project, nil, "make", "generate", "IMMUTABLE_GEN="+immutableGen); !strings.Contains(out, "IG052") {
+		t.Errorf("make generate did not say the conditional field is left to the CRD's rule:\n%s", out)
+	}
+	step(t, project, nil, "make", "manifests", "IMMUTABLE_GEN="+immutableGen)
 	generated := readFile(t, filepath.Join(project, "api", "v1", "zz_generated.immutable.go"))
 	if !strings.Contains(generated, "func (in *Memcached) ValidateImmutableUpdate(old *Memcached) field.ErrorList") {
 		t.Fatalf("make generate did not write ValidateImmutableUpdate:\n%s", generated)
