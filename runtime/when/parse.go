@@ -47,30 +47,30 @@ func outside(construct string) string {
 type kind int
 
 const (
-	kLit      kind = iota // lit
-	kIdent                // name: self, oldSelf or a bound variable
-	kSelect               // args[0].name
-	kHas                  // has(args[0].name)
-	kIndex                // args[0][args[1]]
-	kList                 // [args...]
-	kNot                  // !args[0]
-	kAnd                  // args[0] && args[1] && ...
-	kOr                   // args[0] || args[1] || ...
-	kCond                 // args[0] ? args[1] : args[2]
-	kEq                   // ==
-	kNe                   // !=
-	kLt                   // <
-	kLe                   // <=
-	kGt                   // >
-	kGe                   // >=
-	kIn                   // args[0] in args[1]
-	kSize                 // size(args[0]) or args[0].size()
-	kStarts               // args[0].startsWith(args[1])
-	kEnds                 // args[0].endsWith(args[1])
-	kContains             // args[0].contains(args[1])
-	kExists               // args[0].exists(name, args[1])
-	kAll                  // args[0].all(name, args[1])
-	kExistsOne            // args[0].exists_one(name, args[1])
+	kLit       kind = iota // lit
+	kIdent                 // name: self, oldSelf or a bound variable
+	kSelect                // args[0].name
+	kHas                   // has(args[0].name)
+	kIndex                 // args[0][args[1]]
+	kList                  // [args...]
+	kNot                   // !args[0]
+	kAnd                   // args[0] && args[1] && ...
+	kOr                    // args[0] || args[1] || ...
+	kCond                  // args[0] ? args[1] : args[2]
+	kEq                    // ==
+	kNe                    // !=
+	kLt                    // <
+	kLe                    // <=
+	kGt                    // >
+	kGe                    // >=
+	kIn                    // args[0] in args[1]
+	kSize                  // size(args[0]) or args[0].size()
+	kStarts                // args[0].startsWith(args[1])
+	kEnds                  // args[0].endsWith(args[1])
+	kContains              // args[0].contains(args[1])
+	kExists                // args[0].exists(name, args[1])
+	kAll                   // args[0].all(name, args[1])
+	kExistsOne             // args[0].exists_one(name, args[1])
 )
 
 type node struct {
