@@ -55,10 +55,10 @@ func lex(src string) ([]token, error) {
 				continue
 			}
 			if strings.HasPrefix(src[i:], "//") {
-				for i < len(src) && src[i] != '\n' {
-					i++
-				}
-				continue
+				// CEL has comments; the generator writes the condition
+				// inside a larger rule on one line, where a comment would
+				// hide the rest of the rule.
+				return nil, &SyntaxError{Column: col(i), Msg: outside("a comment (//), which would hide the rest of the rule the condition is written into,")}
 			}
 			break
 		}
