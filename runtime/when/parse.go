@@ -1,7 +1,6 @@
 package when
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -282,7 +281,7 @@ func (p *parser) unary(depth int, scope vars) (*node, error) {
 			return nil, &SyntaxError{Column: t.col, Msg: outside("negation of anything but a number literal")}
 		}
 		p.next()
-		lit, err := number(num, true)
+		lit, err := number(num, true, t.col)
 		if err != nil {
 			return nil, err
 		}
@@ -372,6 +371,9 @@ func (p *parser) method(depth int, scope vars, target *node, id token) (*node, e
 		if _, err := p.expect(","); err != nil {
 			return nil, err
 		}
+		if p.peek().kind == tIdent && p.toks[p.pos+1].kind == tOp && p.toks[p.pos+1].text == "," {
+			return nil, &SyntaxError{Column: p.peek().col, Msg: outside(fmt.Sprintf("%s() with two variables", id.text))}
+		}
 		body, err := p.expr(depth+1, append(scope[:len(scope):len(scope)], v.text))
 		if err != nil {
 			return nil, err
@@ -439,7 +441,7 @@ func (p *parser) primary(depth int, scope vars) (*node, error) {
 	case tEOF:
 		return nil, p.unexpected(t)
 	case tInt, tUint, tDouble:
-		v, err := number(t, false)
+		v, err := number(t, false, t.col)
 		if err != nil {
 			return nil, err
 		}
@@ -535,20 +537,23 @@ func (p *parser) global(depth int, scope vars, id token) (*node, error) {
 	return nil, &SyntaxError{Column: id.col, Msg: outside(fmt.Sprintf("the function %s()", id.text))}
 }
 
-// number reads a numeric token, negated where neg.
-func number(t token, neg bool) (value, error) {
+// number reads a numeric token, negated where neg (the sign at col).
+func number(t token, neg bool, col int) (value, error) {
 	text := t.text
 	bad := func(what string) error {
-		return &SyntaxError{Column: t.col, Msg: fmt.Sprintf("invalid %s literal %s", what, text)}
+		if neg {
+			return &SyntaxError{Column: col, Msg: fmt.Sprintf("invalid %s literal -%s", what, strings.TrimPrefix(t.text, "-"))}
+		}
+		return &SyntaxError{Column: t.col, Msg: fmt.Sprintf("invalid %s literal %s", what, t.text)}
 	}
 	switch t.kind {
 	case tDouble:
-		f, err := strconv.ParseFloat(text, 64)
-		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			return nil, bad("double")
-		}
 		if neg {
-			f = -f
+			text = "-" + text
+		}
+		f, err := strconv.ParseFloat(text, 64)
+		if err != nil { // out of range too, as CEL's parser
+			return nil, bad("double")
 		}
 		return f, nil
 	case tUint:
