@@ -139,7 +139,7 @@ func (s *server) eval(v *cel.Validator, ss *structuralschema.Structural, self, o
 }
 
 type harness struct {
-	t      *testing.T
+	t      testing.TB
 	srv    *server
 	schema *when.Schema
 	// compiled, refused: how many conditions the API server took.
@@ -151,7 +151,7 @@ type harness struct {
 	refusals []string
 }
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t testing.TB) *harness {
 	var v1 map[string]any
 	if err := json.Unmarshal([]byte(theSchema), &v1); err != nil {
 		t.Fatal(err)

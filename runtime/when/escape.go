@@ -1,6 +1,9 @@
 package when
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 // The escaping of property names into CEL identifiers, as the API server's
 // CEL does it (k8s.io/apiserver/pkg/cel, escaping.go): a property
@@ -74,6 +77,9 @@ func escapeName(name string) (string, bool) {
 
 // unescapeName is the property name a CEL identifier reads.
 func unescapeName(escaped string) (string, bool) {
+	if !strings.Contains(escaped, "__") { // nothing to unescape
+		return escaped, true
+	}
 	ok := true
 	out := unexpandMatcher.ReplaceAllStringFunc(escaped, func(s string) string {
 		contents := s[2 : len(s)-2]

@@ -65,8 +65,7 @@ func (e *Expr) Eval(root *Schema, self, oldSelf any) (bool, error) {
 		return false, errors.New("when: Eval needs the root's schema")
 	}
 	ev := &evaluator{}
-	rs := root.resource()
-	env := &frame{name: "self", val: ev.toVal(self, rs), next: &frame{name: "oldSelf", val: ev.toVal(oldSelf, rs)}}
+	env := &frame{name: "self", val: ev.toValAs(self, root, true), next: &frame{name: "oldSelf", val: ev.toValAs(oldSelf, root, true)}}
 	v := ev.eval(e.root, env)
 	if ev.exceeded {
 		return false, ErrCost

@@ -46,7 +46,17 @@ func isHex(c byte) bool    { return isDigit(c) || c >= 'a' && c <= 'f' || c >= '
 func lex(src string) ([]token, error) {
 	var toks []token
 	i := 0
-	col := func(at int) int { return utf8.RuneCountInString(src[:at]) + 1 }
+	// col counts characters up to at, onwards from the last call (the
+	// lexer asks in order), so that lexing stays linear.
+	seenAt, seenCol := 0, 1
+	col := func(at int) int {
+		if at < seenAt {
+			return utf8.RuneCountInString(src[:at]) + 1
+		}
+		seenCol += utf8.RuneCountInString(src[seenAt:at])
+		seenAt = at
+		return seenCol
+	}
 	for {
 		for i < len(src) {
 			c := src[i]

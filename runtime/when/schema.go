@@ -107,26 +107,36 @@ func fromOpenAPI(s *spec.Schema, path string, depth int) (*Schema, error) {
 	return out, nil
 }
 
-// resource returns the schema CEL reads a resource's object by (the root,
-// an embedded resource): its properties with kind and apiVersion strings
-// and metadata holding name and generateName only, as the API server's
-// CEL does (apiextensions-apiserver's WithTypeAndObjectMeta).
-func (s *Schema) resource() *Schema {
-	if s.Properties != nil && isType(s.Properties["kind"], "string") && isType(s.Properties["apiVersion"], "string") {
-		if m := s.Properties["metadata"]; isType(m, "object") && m.Properties != nil &&
-			isType(m.Properties["name"], "string") && isType(m.Properties["generateName"], "string") {
-			return s
-		}
+// typedResource says s already declares what CEL reads of a resource
+// (kind and apiVersion strings, metadata with name and generateName): the
+// API server then reads it as declared. Otherwise it reads s's properties
+// with kind and apiVersion strings and metadata holding name and
+// generateName only (apiextensions-apiserver's WithTypeAndObjectMeta);
+// resourceProp gives those.
+func (s *Schema) typedResource() bool {
+	if s.Properties == nil || !isType(s.Properties["kind"], "string") || !isType(s.Properties["apiVersion"], "string") {
+		return false
 	}
-	r := *s
-	r.Properties = make(map[string]*Schema, len(s.Properties)+3)
-	for k, p := range s.Properties {
-		r.Properties[k] = p
+	m := s.Properties["metadata"]
+	return isType(m, "object") && m.Properties != nil && isType(m.Properties["name"], "string") && isType(m.Properties["generateName"], "string")
+}
+
+var (
+	resourceString = &Schema{Type: "string"}
+	resourceMeta   = &Schema{Type: "object", Properties: map[string]*Schema{"name": resourceString, "generateName": resourceString}}
+)
+
+// resourceProp is the schema of a resource's property key where it is not
+// typedResource.
+func (s *Schema) resourceProp(key string) (*Schema, bool) {
+	switch key {
+	case "kind", "apiVersion":
+		return resourceString, true
+	case "metadata":
+		return resourceMeta, true
 	}
-	str := &Schema{Type: "string"}
-	r.Properties["kind"], r.Properties["apiVersion"] = str, str
-	r.Properties["metadata"] = &Schema{Type: "object", Properties: map[string]*Schema{"name": str, "generateName": str}}
-	return &r
+	p, ok := s.Properties[key]
+	return p, ok
 }
 
 func isType(s *Schema, t string) bool { return s != nil && s.Type == t }

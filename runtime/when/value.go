@@ -104,13 +104,19 @@ func (l *listValue) get(ev *evaluator, i int) value {
 type mapValue struct {
 	raw map[string]any
 	s   *Schema
+	// resource: a resource (the root, an embedded resource) whose schema
+	// is not typedResource: read through resourceProp.
+	resource bool
 }
 
 // isObject: the schema has properties (the API server's unstructuredMap
 // with properties: names are escaped identifiers, null is absent).
-func (m *mapValue) isObject() bool { return m.s.Properties != nil }
+func (m *mapValue) isObject() bool { return m.resource || m.s.Properties != nil }
 
 func (m *mapValue) propSchema(key string) (*Schema, bool) {
+	if m.resource {
+		return m.s.resourceProp(key)
+	}
 	if m.s.Properties != nil {
 		p, ok := m.s.Properties[key]
 		return p, ok
@@ -188,6 +194,11 @@ func normalize(raw any) any {
 // toVal is the API server's UnstructuredToVal: the CEL value of raw under
 // s, or an error value where raw does not fit s.
 func (ev *evaluator) toVal(raw any, s *Schema) value {
+	return ev.toValAs(raw, s, s.EmbeddedResource)
+}
+
+// toValAs is toVal, reading an object as a resource where resource.
+func (ev *evaluator) toValAs(raw any, s *Schema, resource bool) value {
 	raw = normalize(raw)
 	if raw == nil {
 		if s.Nullable {
@@ -210,10 +221,7 @@ func (ev *evaluator) toVal(raw any, s *Schema) value {
 		if !ok {
 			return errf("invalid data, expected a map for the provided schema with type=object")
 		}
-		if s.EmbeddedResource {
-			s = s.resource()
-		}
-		return &mapValue{raw: m, s: s}
+		return &mapValue{raw: m, s: s, resource: resource && !s.typedResource()}
 	case "array":
 		l, ok := raw.([]any)
 		if !ok {
