@@ -1,6 +1,9 @@
 package when
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // kueue is the condition Kueue writes, on an object with four conditions:
 // the one BENCHMARKS.md measures.
@@ -52,6 +55,20 @@ func BenchmarkEvalJobSet(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if ok, err := e.Eval(s, o, o); !ok || err != nil {
 			b.Fatal(ok, err)
+		}
+	}
+}
+
+// BenchmarkParseLongest: a condition of MaxLength bytes, to show Parse
+// linear in the length.
+func BenchmarkParseLongest(b *testing.B) {
+	term := "self.spec.n == 1 || "
+	expr := strings.Repeat(term, MaxLength/len(term)-1) + "true"
+	b.SetBytes(int64(len(expr)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := Parse(expr); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

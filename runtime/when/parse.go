@@ -238,11 +238,12 @@ func (p *parser) binary(depth int, scope vars, level int) (*node, error) {
 				l = &node{kind: k, col: t.col, args: []*node{l, r}}
 			}
 		default:
+			// Relations nest to the left: each one is a level more.
 			l = &node{kind: relKinds[t.text], col: t.col, args: []*node{l, r}}
-		}
-		depth++
-		if err := deep(depth, t.col); err != nil {
-			return nil, err
+			depth++
+			if err := deep(depth, t.col); err != nil {
+				return nil, err
+			}
 		}
 	}
 }

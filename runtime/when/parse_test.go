@@ -22,6 +22,7 @@ func TestParseAccepts(t *testing.T) {
 		{"min int", "-9223372036854775808 < 0"},
 		{"escaped property name", "has(self.spec.foo__dash__bar)"},
 		{"newlines and tabs", "true &&\n\ttrue"},
+		{"a long chain of && is one level", "true" + strings.Repeat(" && true", 10*MaxDepth)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e, err := Parse(tc.expr)
@@ -81,7 +82,7 @@ func TestParseRefuses(t *testing.T) {
 		{"empty", "", 1, "unexpected end of the condition"},
 		{"column counts characters", "'é' == 'é' && self.s.matches('a')", 22, "the function matches()"},
 		{"too deep", strings.Repeat("(", MaxDepth+1) + "true" + strings.Repeat(")", MaxDepth+1), 0, "nests deeper than 100 levels"},
-		{"too deep in a chain", "true" + strings.Repeat(" && true", 2*MaxDepth), 0, "nests deeper than 100 levels"},
+		{"too deep in a chain of relations", "true" + strings.Repeat(" == true", 2*MaxDepth), 0, "nests deeper than 100 levels"},
 		{"too long", "'" + strings.Repeat("a", MaxLength) + "' == ''", 1, "the runtime takes at most 16384"},
 		{"not UTF-8", "'\xff' == ''", 1, "not valid UTF-8"},
 	} {
