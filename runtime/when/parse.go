@@ -318,7 +318,8 @@ func (p *parser) suffixes(depth int, scope vars, n *node) (*node, error) {
 			if id.kind == tQuoted {
 				return nil, &SyntaxError{Column: id.col, Msg: outside("a backquoted field name")}
 			}
-			if id.kind != tIdent {
+			if id.kind != tIdent || id.text == "true" || id.text == "false" || id.text == "null" {
+				// true, false, null and in are CEL's tokens, not names.
 				return nil, &SyntaxError{Column: id.col, Msg: fmt.Sprintf("expected a field or method name after '.', found %s", describe(id))}
 			}
 			if !p.isOp("(") {

@@ -63,6 +63,8 @@ func TestParseRefuses(t *testing.T) {
 		{"macro variable shadowing self", "self.l.exists(self, true)", 15, "the variable self would hide the object"},
 		{"macro variable reserved", "self.l.exists(null, true)", 15, "null is a reserved word"},
 		{"reserved identifier", "self.spec.a == if", 16, "reserved identifier: if"},
+		{"a keyword as a field name", "self.true", 6, `expected a field or method name after '.', found "true"`},
+		{"in as a field name", "self.in == 1", 6, `expected a field or method name after '.', found "in"`},
 		{"has of an identifier", "has(self)", 5, "invalid argument to has() macro"},
 		{"size with two arguments", "size(self.a, self.b) == 1", 1, "size() takes 1 argument"},
 		{"method with no argument", "self.s.startsWith() == true", 8, "startsWith() takes 1 argument"},
