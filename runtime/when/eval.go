@@ -11,7 +11,7 @@ import (
 )
 
 // MaxCost bounds the work of one Eval: one unit a node evaluated, an
-// element or key visited (by a macro, in, ==, size()) and 64 bytes of
+// element, key or value visited (by a macro, in, ==) and 64 bytes of
 // string read. Beyond it Eval fails with ErrCost: no condition runs
 // without bound, however large the objects (the API server bounds its own
 // evaluation alike, with its per-call cost limit of 1,000,000).
@@ -396,7 +396,7 @@ func (ev *evaluator) equalMethod(l, r value) value {
 	case time.Duration:
 		return l == r
 	case preserved:
-		return jsonEqual(l.raw, rawOf(r))
+		return ev.jsonEqual(l.raw, rawOf(r))
 	case *listValue:
 		return ev.listEqual(l, r)
 	case *mapValue:
@@ -582,7 +582,7 @@ func (ev *evaluator) mapEqual(l *mapValue, r value) value {
 			}
 			continue
 		}
-		if oraw, ok := rm.raw[key]; ok && !jsonEqual(raw, oraw) {
+		if oraw, ok := rm.raw[key]; ok && !ev.jsonEqual(raw, oraw) {
 			return false
 		}
 	}

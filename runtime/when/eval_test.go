@@ -135,6 +135,20 @@ func TestEvalCost(t *testing.T) {
 	if ok, err := e.Eval(s, self, self); !ok || err != nil {
 		t.Fatalf("Eval on 100 items = %v, %v; want true", ok, err)
 	}
+	// Comparing a large unknown field once per item is charged by the
+	// value, not once per comparison.
+	e, err = Parse("self.spec.l.all(x, self.spec.po == oldSelf.spec.po)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := make([]any, 2000)
+	for i := range big {
+		big[i] = int64(i)
+	}
+	self = map[string]any{"spec": map[string]any{"l": l, "po": map[string]any{"u": big}}}
+	if _, err := e.Eval(s, self, self); !errors.Is(err, ErrCost) {
+		t.Fatalf("Eval comparing unknown fields = %v, want ErrCost", err)
+	}
 }
 
 func TestEvalNeedsSchema(t *testing.T) {

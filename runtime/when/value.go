@@ -324,8 +324,13 @@ func rawOf(v value) any {
 
 // jsonEqual is the deep equality of two decoded JSON values the API server
 // applies to unknown fields and preserved values (apimachinery's
-// equality.Semantic.DeepEqual on unstructured data: types strict).
-func jsonEqual(a, b any) bool {
+// equality.Semantic.DeepEqual on unstructured data: types strict). Each
+// value visited is charged, so that comparing large values repeatedly
+// stays within MaxCost.
+func (ev *evaluator) jsonEqual(a, b any) bool {
+	if !ev.charge(1) {
+		return false
+	}
 	a, b = normalize(a), normalize(b)
 	switch x := a.(type) {
 	case map[string]any:
@@ -335,7 +340,7 @@ func jsonEqual(a, b any) bool {
 		}
 		for k, xv := range x {
 			yv, ok := y[k]
-			if !ok || !jsonEqual(xv, yv) {
+			if !ok || !ev.jsonEqual(xv, yv) {
 				return false
 			}
 		}
@@ -346,7 +351,7 @@ func jsonEqual(a, b any) bool {
 			return false
 		}
 		for i := range x {
-			if !jsonEqual(x[i], y[i]) {
+			if !ev.jsonEqual(x[i], y[i]) {
 				return false
 			}
 		}
