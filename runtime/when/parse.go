@@ -279,7 +279,7 @@ func (p *parser) unary(depth int, scope vars) (*node, error) {
 		p.next()
 		num := p.peek()
 		if num.kind != tInt && num.kind != tDouble {
-			return nil, &SyntaxError{Column: t.col, Msg: outside("negation of anything but a number literal")}
+			return nil, &SyntaxError{Column: t.col, Msg: outside("negation (-) of anything but an int or double literal")}
 		}
 		p.next()
 		lit, err := number(num, true, t.col)
