@@ -21,6 +21,13 @@ func FuzzParseAgainstAPIServer(f *testing.F) {
 	for _, c := range targeted {
 		f.Add(c.cond)
 	}
+	for _, seed := range []string{
+		"[,] == []", "[,1] == []", "size(,) == 0", "[1,,2] == []", "self.true", "self.in == 1", "!-1", "-1u < 0u", "--1 == 1",
+		"1 < 2 < 3", "self.spec.?x == 1", "has(self)", "self.spec.l.all(i, v, true)", "true // c", "`a` == 1", "0x == 0",
+		"1. == 1.0", ".5e1 == 5.0", "1e == 1", "'a' 'b'", "r'\\' == '\\\\'", "b'a' == b'a'",
+	} {
+		f.Add(seed)
+	}
 	for _, p := range escapedPieces {
 		f.Add("'" + p.src + "' == ''")
 	}

@@ -491,6 +491,10 @@ func (p *parser) primary(depth int, scope vars) (*node, error) {
 			}
 			return n, nil
 		case "[":
+			if p.isOp(",") && p.toks[p.pos+1].kind == tOp && p.toks[p.pos+1].text == "]" {
+				p.pos += 2 // [,] is the empty list, as CEL's grammar has it
+				return &node{kind: kList, col: t.col}, nil
+			}
 			elems, err := p.exprList(depth+1, scope, "]")
 			if err != nil {
 				return nil, err
