@@ -53,7 +53,11 @@ func (g Generator) conditions(crd *apiextv1.CustomResourceDefinition, models map
 					check = crdvalidation.NewConditions(internal)
 				}
 				var errs []crdvalidation.ConditionError
-				if errs, err = check.Check(v, o.When); err != nil {
+				if col := commentAt(o.When); col > 0 {
+					// The lowered rule is one line: a comment would hide
+					// the rest of it.
+					errs = append(errs, crdvalidation.ConditionError{Line: 1, Column: col, Message: "a comment (//) in the condition would hide the rest of the one-line rule it is lowered into; remove it"})
+				} else if errs, err = check.Check(v, o.When); err != nil {
 					return
 				}
 				for _, e := range errs {
@@ -126,4 +130,25 @@ func conditionError(crd, version string, n *schema.Node, o schema.Origin, e crdv
 		Message:  fmt.Sprintf("the condition `%s` is refused by the API server's CEL compiler: %s", o.When, msg),
 		Fix:      fix,
 	}
+}
+
+// commentAt is the column (1-based, in bytes) of a CEL comment (//) in
+// expr outside its string literals, 0 when there is none.
+func commentAt(expr string) int {
+	var quote byte
+	for i := 0; i < len(expr); i++ {
+		c := expr[i]
+		switch {
+		case quote != 0 && c == '\\':
+			i++
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '/' && i+1 < len(expr) && expr[i+1] == '/':
+			return i + 1
+		}
+	}
+	return 0
 }
