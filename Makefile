@@ -76,7 +76,7 @@ ci:
 e2e-lintcorpus:
 	cd e2e/lintcorpus && $(GO) test -count=1 ./...
 
-## e2e-kubebuilder: build kubebuilder v4.15.0 and the kubebuilder plugin, scaffold a project with them, generate its CRD with immutable-gen, scaffold a typed webhook and build it (needs the Go module proxy; ~15 min cold, ~2 min warm on a quiet machine)
+## e2e-kubebuilder: build kubebuilder v4.15.0 and v4.16.0 and the kubebuilder plugin, scaffold a project with them, generate its CRD with immutable-gen, scaffold a typed webhook and build it (needs the Go module proxy; each release: ~15 min cold, ~3 min warm on a quiet machine)
 .PHONY: e2e-kubebuilder
 e2e-kubebuilder:
 	cd e2e/kubebuilder && $(GO) test -count=1 -timeout 45m -v ./...

@@ -9,5 +9,5 @@
 // It is a nested module with no dependencies of its own, so that the main
 // module's go test ./... does not run it: it needs the Go module proxy
 // (kubebuilder, controller-runtime, controller-gen) and takes minutes cold.
-// Run it with make e2e-kubebuilder or (cd e2e/kubebuilder && go test ./...).
+// Run it with make e2e-kubebuilder or (cd e2e/kubebuilder && go test -timeout 45m ./...).
 package kubebuilder
