@@ -2,8 +2,6 @@ package preflight
 
 import (
 	"context"
-	"fmt"
-	"math"
 	"sort"
 	"strings"
 
@@ -74,24 +72,7 @@ func (s crStrategy) validateScaleStatus(u *unstructured.Unstructured) field.Erro
 	if s.scale == nil {
 		return nil
 	}
-	var errs field.ErrorList
-	path := s.scale.StatusReplicasPath
-	v, _, err := unstructured.NestedInt64(u.Object, strings.Split(strings.TrimPrefix(path, "."), ".")...)
-	switch {
-	case err != nil:
-		errs = append(errs, field.Invalid(field.NewPath(path), v, err.Error()))
-	case v < 0:
-		errs = append(errs, field.Invalid(field.NewPath(path), v, "should be a non-negative integer"))
-	case v > math.MaxInt32:
-		errs = append(errs, field.Invalid(field.NewPath(path), v, fmt.Sprintf("should be less than or equal to %v", math.MaxInt32)))
-	}
-	if p := s.scale.LabelSelectorPath; p != nil {
-		v, _, err := unstructured.NestedString(u.Object, strings.Split(strings.TrimPrefix(*p, "."), ".")...)
-		if err != nil {
-			errs = append(errs, field.Invalid(field.NewPath(*p), v, err.Error()))
-		}
-	}
-	return errs
+	return append(replicasErrors(u, s.scale.StatusReplicasPath), s.labelSelectorErrors(u)...)
 }
 
 // droppedByStatus says what of the request u the server ignores on a

@@ -233,27 +233,38 @@ func (s crStrategy) validateScale(u *unstructured.Unstructured) field.ErrorList 
 	if s.scale == nil {
 		return nil
 	}
-	var errs field.ErrorList
-	replicas := func(path string) {
-		v, _, err := unstructured.NestedInt64(u.Object, strings.Split(strings.TrimPrefix(path, "."), ".")...)
-		switch {
-		case err != nil:
-			errs = append(errs, field.Invalid(field.NewPath(path), v, err.Error()))
-		case v < 0:
-			errs = append(errs, field.Invalid(field.NewPath(path), v, "should be a non-negative integer"))
-		case v > math.MaxInt32:
-			errs = append(errs, field.Invalid(field.NewPath(path), v, fmt.Sprintf("should be less than or equal to %v", math.MaxInt32)))
-		}
+	errs := replicasErrors(u, s.scale.SpecReplicasPath)
+	errs = append(errs, replicasErrors(u, s.scale.StatusReplicasPath)...)
+	return append(errs, s.labelSelectorErrors(u)...)
+}
+
+// replicasErrors checks the replicas at path, as the server's scale
+// checks do: an integer from 0 to MaxInt32.
+func replicasErrors(u *unstructured.Unstructured, path string) field.ErrorList {
+	v, _, err := unstructured.NestedInt64(u.Object, strings.Split(strings.TrimPrefix(path, "."), ".")...)
+	switch {
+	case err != nil:
+		return field.ErrorList{field.Invalid(field.NewPath(path), v, err.Error())}
+	case v < 0:
+		return field.ErrorList{field.Invalid(field.NewPath(path), v, "should be a non-negative integer")}
+	case v > math.MaxInt32:
+		return field.ErrorList{field.Invalid(field.NewPath(path), v, fmt.Sprintf("should be less than or equal to %v", math.MaxInt32))}
 	}
-	replicas(s.scale.SpecReplicasPath)
-	replicas(s.scale.StatusReplicasPath)
-	if p := s.scale.LabelSelectorPath; p != nil {
-		v, _, err := unstructured.NestedString(u.Object, strings.Split(strings.TrimPrefix(*p, "."), ".")...)
-		if err != nil {
-			errs = append(errs, field.Invalid(field.NewPath(*p), v, err.Error()))
-		}
+	return nil
+}
+
+// labelSelectorErrors checks that the scale subresource's label selector
+// path, if any, holds a string.
+func (s crStrategy) labelSelectorErrors(u *unstructured.Unstructured) field.ErrorList {
+	p := s.scale.LabelSelectorPath
+	if p == nil {
+		return nil
 	}
-	return errs
+	v, _, err := unstructured.NestedString(u.Object, strings.Split(strings.TrimPrefix(*p, "."), ".")...)
+	if err != nil {
+		return field.ErrorList{field.Invalid(field.NewPath(*p), v, err.Error())}
+	}
+	return nil
 }
 
 func (crStrategy) WarningsOnCreate(_ context.Context, obj k8sruntime.Object) []string {
