@@ -54,10 +54,6 @@ func (a *celAnalysis) bypass(p, x *schema.Node, r rule, removeOnly bool) bool {
 			carried[q] = true
 		}
 	}
-	type fact struct {
-		ref    ref
-		opaque string
-	}
 	unknowns := newFacts[fact]()
 	lookup := unknowns.lookup
 	// presence of a field: mode 0 evaluates the direct change (p present on
@@ -94,14 +90,8 @@ func (a *celAnalysis) bypass(p, x *schema.Node, r rule, removeOnly bool) bool {
 	// it reads (stepObjects).
 	opaque := func(mode int) func(node *schema.Node, selfOld bool, e celast.Expr) (bool, bool) {
 		return func(node *schema.Node, selfOld bool, e celast.Expr) (bool, bool) {
-			objects := objectsRead(mode, selfOld, e)
-			if a.fixedExpr(node, e) {
-				// It reads only values every object of the updates
-				// shares (an immutable, defaulted discriminator).
-				objects = "all"
-			}
-			key, negate := a.conditionKey(node, e)
-			v, ok := lookup(fact{opaque: fmt.Sprintf("%p %s %s", node, objects, key)})
+			f, negate := a.conditionFact(node, objectsRead(mode, selfOld, e), e)
+			v, ok := lookup(f)
 			return v != negate, ok
 		}
 	}

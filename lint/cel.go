@@ -261,28 +261,19 @@ func (a *celAnalysis) blocked(n *schema.Node, oldPresent, newPresent bool) bool 
 			break
 		}
 	}
-	type fact struct {
-		ref    ref
-		opaque string
-	}
 	unknowns := newFacts[fact]()
 	// A condition lint cannot decide is one fact per rule node, condition
-	// and object; one for both objects where it reads only values they
-	// share (fixedExpr: an immutable, defaulted discriminator).
+	// and object it reads (conditionFact).
 	opaque := func(node *schema.Node, selfOld bool, e celast.Expr) (bool, bool) {
-		side := ""
+		objects := "new"
 		switch {
-		case a.fixedExpr(node, e):
-			side = "both"
 		case usesIdent(e, "oldSelf"):
-			side = "transition"
+			objects = "transition"
 		case selfOld:
-			side = "old"
-		default:
-			side = "new"
+			objects = "old"
 		}
-		key, negate := a.conditionKey(node, e)
-		v, ok := unknowns.lookup(fact{opaque: fmt.Sprintf("%p %s %s", node, side, key)})
+		f, negate := a.conditionFact(node, objects, e)
+		v, ok := unknowns.lookup(f)
 		return v != negate, ok
 	}
 	var pres func(x *schema.Node, old bool) presence

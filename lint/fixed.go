@@ -1,6 +1,8 @@
 package lint
 
 import (
+	"fmt"
+
 	celast "github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/operators"
 
@@ -105,6 +107,27 @@ func (a *celAnalysis) fixedExpr(node *schema.Node, e celast.Expr) bool {
 	}
 	walk(e)
 	return ok && reads > 0
+}
+
+// fact is what the analysis enumerates the values of: the presence of a
+// field in one object (ref), or the truth of a condition it cannot decide
+// (opaque, conditionFact).
+type fact struct {
+	ref    ref
+	opaque string
+}
+
+// conditionFact is the fact that condition e, of a rule on node, is when
+// it reads the objects named objects: one per node, condition and
+// objects, and one for every object where it reads only values they all
+// share (fixedExpr: an immutable, defaulted discriminator). negate is set
+// when e's truth is the fact's negation (conditionKey).
+func (a *celAnalysis) conditionFact(node *schema.Node, objects string, e celast.Expr) (fact, bool) {
+	if a.fixedExpr(node, e) {
+		objects = "all"
+	}
+	key, negate := a.conditionKey(node, e)
+	return fact{opaque: fmt.Sprintf("%p %s %s", node, objects, key)}, negate
 }
 
 // conditionKey is the key of a condition's fact, and whether the fact is
