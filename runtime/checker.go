@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/immutable-gen/immutable-gen/runtime/when"
 )
 
 // MaxDepth bounds how deep the check descends into a value, and how deep
@@ -16,6 +18,9 @@ const MaxDepth = 10000
 type Checker struct {
 	root *node
 	h    hasher
+	// whenRoot types what the conditions (x-immutable-gen-when) read: the
+	// schema of the whole object; nil when there are none.
+	whenRoot *when.Schema
 }
 
 func newChecker(root *node) *Checker {
@@ -82,12 +87,16 @@ func (c *Checker) validate(obj, old map[string]interface{}, fldPath *field.Path,
 	if c == nil || obj == nil || old == nil {
 		return nil
 	}
-	probe := walker{c: c}
+	var conds *conditions
+	if c.whenRoot != nil {
+		conds = &conditions{c: c, obj: obj, old: old}
+	}
+	probe := walker{c: c, conds: conds}
 	probe.walk(c.root, obj, old, nil, 0)
 	if !probe.found {
 		return nil
 	}
-	w := walker{c: c, report: true, marshal: marshal}
+	w := walker{c: c, report: true, marshal: marshal, conds: conds, root: fldPath}
 	w.walk(c.root, obj, old, fldPath, 0)
 	return w.errs
 }

@@ -78,7 +78,14 @@ func compileRoot(s *spec.Schema, defs map[string]spec.Schema, path string) (*Che
 	c := newCompiler(defs)
 	root := &node{}
 	c.compileInto(root, s, path, 0)
-	return c.finish(root)
+	checker, err := c.finish(root)
+	if err != nil {
+		return nil, err
+	}
+	if c.conditional {
+		checker.whenRoot = c.conditionSchema(s)
+	}
+	return checker, nil
 }
 
 // compiler holds the state of one compilation.
@@ -96,7 +103,11 @@ type compiler struct {
 	unordered []keyedNode
 	// structures lists every structure, for the derived flags.
 	structures []*structure
-	errs       []error
+	// whens are the nodes with x-immutable-gen-when, checked once the
+	// flags of $refs are linked.
+	whens       []whenSite
+	conditional bool // some node has a condition
+	errs        []error
 }
 
 // refSite is a node whose structure is the one of a referenced definition.
@@ -135,6 +146,9 @@ func (c *compiler) compileInto(n *node, s *spec.Schema, path string, depth int) 
 		return
 	}
 	c.readFlags(n, s, path)
+	if _, ok := s.Extensions[ExtWhen]; ok {
+		c.whens = append(c.whens, whenSite{n: n, s: s, path: path})
+	}
 
 	if ref := s.Ref.String(); ref != "" {
 		c.noMarksInStructure(s, path, "next to $ref")
@@ -176,7 +190,7 @@ func (c *compiler) compileInto(n *node, s *spec.Schema, path string, depth int) 
 // readFlags reads the immutability extensions of s into n.
 func (c *compiler) readFlags(n *node, s *spec.Schema, path string) {
 	for _, k := range slices.Sorted(maps.Keys(s.Extensions)) {
-		for _, want := range []string{ExtImmutable, ExtImmutableKeys, ExtImmutableOnce, ExtIgnoreOrder, ExtNoModify, ExtNoSet, ExtNoUnset} {
+		for _, want := range []string{ExtImmutable, ExtImmutableKeys, ExtImmutableOnce, ExtIgnoreOrder, ExtNoModify, ExtNoSet, ExtNoUnset, ExtWhen} {
 			if k != want && strings.EqualFold(k, want) {
 				c.errorf(path, "unknown extension %s: the extension is spelled %s", k, want)
 			}
@@ -438,7 +452,7 @@ func (c *compiler) noMarks(s *spec.Schema, path string, depth int, where string)
 	if depth > MaxDepth {
 		return
 	}
-	for _, k := range []string{ExtImmutable, ExtImmutableKeys, ExtImmutableOnce, ExtIgnoreOrder, ExtNoModify, ExtNoSet, ExtNoUnset} {
+	for _, k := range []string{ExtImmutable, ExtImmutableKeys, ExtImmutableOnce, ExtIgnoreOrder, ExtNoModify, ExtNoSet, ExtNoUnset, ExtWhen} {
 		if _, ok := s.Extensions[k]; ok {
 			c.errorf(path, "%s has no effect %s: put it on the schema of the field itself", k, where)
 		}
@@ -498,6 +512,9 @@ func (c *compiler) finish(root *node) (*Checker, error) {
 			}
 		}
 	}
+	for _, ws := range c.whens {
+		c.readCondition(ws.n, ws.s, ws.path)
+	}
 	c.ignoreOrder()
 	if len(c.errs) > 0 {
 		return nil, errors.Join(c.errs...)
@@ -535,6 +552,9 @@ func (c *compiler) link(rs *refSite) {
 	rs.n.noModify = rs.n.noModify || rs.target.noModify
 	rs.n.noSet = rs.n.noSet || rs.target.noSet
 	rs.n.noUnset = rs.n.noUnset || rs.target.noUnset
+	if rs.n.when == nil {
+		rs.n.when = rs.target.when
+	}
 	if rs.target.ignoreOrder && !rs.n.ignoreOrder {
 		rs.n.ignoreOrder = true
 		c.unordered = append(c.unordered, keyedNode{n: rs.n, path: rs.path})

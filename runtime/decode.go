@@ -90,8 +90,12 @@ func (c *Checker) decodeObject(raw []byte, peer map[string]interface{}, valid, o
 		root = c.root
 	}
 	md := walkMode
-	if !root.needsWalk() {
+	switch {
+	case !root.needsWalk():
 		md = skipMode
+	case c.whenRoot != nil:
+		// A condition may read any part of the objects.
+		md = fullMode
 	}
 	v, err := d.value(root, md, 1, peer)
 	if err != nil {

@@ -11,6 +11,9 @@ type node struct {
 	noModify      bool // x-immutable-gen-no-modify: fixed while present
 	noSet         bool // x-immutable-gen-no-set: may not be added
 	noUnset       bool // x-immutable-gen-no-unset: may not be removed
+	// when, if not nil, is x-immutable-gen-when: the flags above hold only
+	// in an update where the condition is true.
+	when *condition
 	*structure
 }
 

@@ -25,6 +25,11 @@ type walker struct {
 	// marshal: report a changed value kept as bytes as a MarshaledValue
 	// (ValidateUpdateMarshaled).
 	marshal bool
+	// conds evaluates the conditions of the update (nil: the schema has
+	// none); root is the path of the objects, where a condition's failure
+	// is reported.
+	conds *conditions
+	root  *field.Path
 }
 
 // done reports whether the first walk can stop.
@@ -56,6 +61,17 @@ func (w *walker) atIndex(p *field.Path, i int) *field.Path {
 
 // walk checks the values at n, present in both objects.
 func (w *walker) walk(n *node, nv, ov interface{}, p *field.Path, depth int) {
+	if n.when != nil {
+		sub := w.sub()
+		sub.walkAt(n, nv, ov, p, depth)
+		w.gate(n.when, &sub, p)
+		return
+	}
+	w.walkAt(n, nv, ov, p, depth)
+}
+
+// walkAt is walk without n's condition.
+func (w *walker) walkAt(n *node, nv, ov interface{}, p *field.Path, depth int) {
 	if n.whole() {
 		w.whole(n, nv, ov, p, depth)
 		return
@@ -159,7 +175,14 @@ func (w *walker) object(s *structure, nm, om map[string]interface{}, p *field.Pa
 		case inNew != inOld && pr.node.hasMark():
 			// Immutable once set: absent in old, it may be set now; fixed
 			// while present: it may come and go.
-			if pr.node.guardsPresence(inNew) {
+			switch {
+			case !pr.node.guardsPresence(inNew):
+			case pr.node.when != nil:
+				sub := w.sub()
+				at := w.at(p, pr.name)
+				sub.presence(pr.node, at, pr.name, inNew)
+				w.gate(pr.node.when, &sub, at)
+			default:
 				w.presence(pr.node, w.at(p, pr.name), pr.name, inNew)
 			}
 		}

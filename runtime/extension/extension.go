@@ -33,9 +33,19 @@ const (
 	// may change unless another extension says otherwise.
 	NoSet   = "x-immutable-gen-no-set"
 	NoUnset = "x-immutable-gen-no-unset"
+	// When is immutable-gen's own extension for +immutable:when, beyond
+	// the KEP: a string, a condition in the runtime's subset of CEL
+	// (package runtime/when) on self and oldSelf, the new and the old
+	// object at the kind's root. Beside the boolean extensions of one
+	// schema, it makes what they say hold only in the updates where the
+	// condition is true; where it is false they allow every change, and
+	// where its evaluation fails the update is refused, as the API server
+	// refuses an update whose rule fails.
+	When = "x-immutable-gen-when"
 )
 
-// Names are the seven extensions, in the order above.
+// Names are the seven boolean extensions, in the order above; When, a
+// string beside them, is not one.
 func Names() []string {
 	return []string{Immutable, ImmutableKeys, ImmutableOnce, IgnoreOrder, NoModify, NoSet, NoUnset}
 }

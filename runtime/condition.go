@@ -1,0 +1,214 @@
+package runtime
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
+	"github.com/immutable-gen/immutable-gen/runtime/when"
+)
+
+// ExtWhen is immutable-gen's own extension for +immutable:when, beyond the
+// KEP: a condition (a string, in package runtime/when's subset of CEL, on
+// self and oldSelf, the new and the old object at the kind's root) beside
+// the immutability extensions of the same schema, which then hold only in
+// the updates where it is true (docs/semantics.md, "Conditional
+// immutability").
+const ExtWhen = extension.When
+
+// condition is the compiled x-immutable-gen-when of one node.
+type condition struct {
+	expr *when.Expr
+}
+
+// whenSite is a schema with x-immutable-gen-when, compiled into n.
+type whenSite struct {
+	n    *node
+	s    *spec.Schema
+	path string
+}
+
+// readCondition reads x-immutable-gen-when of s into n: a string that
+// when.Parse accepts, beside an immutability extension of the same schema.
+func (c *compiler) readCondition(n *node, s *spec.Schema, path string) {
+	v, ok := s.Extensions[ExtWhen]
+	if !ok {
+		return
+	}
+	text, isString := v.(string)
+	if !isString {
+		c.errorf(path, "%s must be a string, the condition, not %s", ExtWhen, describe(v))
+		return
+	}
+	if !n.hasMark() {
+		c.errorf(path, "%s has no effect without an immutability extension on the same schema (%s): it says when they hold", ExtWhen, extensionList())
+		return
+	}
+	expr, err := when.Parse(text)
+	if err != nil {
+		c.errorf(path, "%s: %v", ExtWhen, err)
+		return
+	}
+	n.when = &condition{expr: expr}
+	c.conditional = true
+}
+
+func extensionList() string {
+	names := extension.Names()
+	out := ""
+	for i, n := range names {
+		if n == extension.IgnoreOrder {
+			continue
+		}
+		if i > 0 {
+			out += ", "
+		}
+		out += n
+	}
+	return out
+}
+
+// conditionSchema is the schema conditions are typed by (when.Schema): s
+// with every $ref resolved against the definitions; a definition reached
+// again (recursion) is the same *when.Schema.
+func (c *compiler) conditionSchema(s *spec.Schema) *when.Schema {
+	memo := map[string]*when.Schema{}
+	var conv func(s *spec.Schema, depth int) *when.Schema
+	conv = func(s *spec.Schema, depth int) *when.Schema {
+		if s == nil || depth > MaxDepth {
+			return &when.Schema{}
+		}
+		if ref := s.Ref.String(); ref != "" {
+			key, ok := c.defs.resolve(ref)
+			if !ok {
+				return &when.Schema{} // reported by compileInto
+			}
+			if w, ok := memo[key]; ok {
+				return w
+			}
+			w := &when.Schema{}
+			memo[key] = w
+			def := c.defs.schemas[key]
+			*w = *conv(&def, depth+1)
+			return w
+		}
+		if !hasStructure(s) && len(s.Type) == 0 {
+			if i, ok := onlyStructuralMember(s.AllOf); ok {
+				return conv(&s.AllOf[i], depth+1)
+			}
+		}
+		out := &when.Schema{Format: s.Format, Nullable: s.Nullable}
+		if len(s.Type) == 1 {
+			out.Type = s.Type[0]
+		}
+		out.IntOrString, _ = s.Extensions.GetBool(extIntOrString)
+		out.PreserveUnknownFields, _ = s.Extensions.GetBool(extPreserve)
+		out.EmbeddedResource, _ = s.Extensions.GetBool(extEmbedded)
+		out.ListType, _ = s.Extensions.GetString(extListType)
+		out.ListMapKeys, _ = s.Extensions.GetStringSlice(extListMapKeys)
+		if s.Properties != nil {
+			out.Properties = make(map[string]*when.Schema, len(s.Properties))
+			for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
+				p := s.Properties[name]
+				out.Properties[name] = conv(&p, depth+1)
+			}
+		}
+		if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+			out.AdditionalProperties = conv(s.AdditionalProperties.Schema, depth+1)
+		}
+		if s.Items != nil && s.Items.Schema != nil {
+			out.Items = conv(s.Items.Schema, depth+1)
+		} else if s.Items != nil && len(s.Items.Schemas) == 1 {
+			out.Items = conv(&s.Items.Schemas[0], depth+1)
+		}
+		return out
+	}
+	return conv(s, 0)
+}
+
+// conditions evaluates the conditions of one update, each once, on the
+// whole objects: a Checker with conditions has DecodeObject decode in full.
+type conditions struct {
+	c        *Checker
+	obj, old map[string]interface{}
+	results  []conditionResult
+}
+
+type conditionResult struct {
+	cond     *condition
+	held     bool
+	err      error
+	reported bool // the failure was reported
+}
+
+// reportFailure reports whether the failure of cond is yet to be
+// reported, and marks it reported.
+func (cs *conditions) reportFailure(cond *condition) bool {
+	for i := range cs.results {
+		if r := &cs.results[i]; r.cond == cond {
+			first := !r.reported
+			r.reported = true
+			return first
+		}
+	}
+	return false
+}
+
+// holds evaluates cond: whether it holds, or the error of its evaluation,
+// which refuses the update as the API server refuses a rule that fails.
+func (cs *conditions) holds(cond *condition) (bool, error) {
+	for _, r := range cs.results {
+		if r.cond == cond {
+			return r.held, r.err
+		}
+	}
+	held, err := cond.expr.Eval(cs.c.whenRoot, cs.obj, cs.old)
+	cs.results = append(cs.results, conditionResult{cond: cond, held: held, err: err})
+	return held, err
+}
+
+// conditionFailed is the error of an update refused because the condition
+// of the immutability of the field at p, which the update changes, could
+// not be evaluated: as the API server reports a rule whose evaluation
+// fails, at the rule's place, the root (fldPath), of type Invalid.
+func conditionFailed(fldPath, p *field.Path, cond *condition, err error) *field.Error {
+	return field.Invalid(fldPath, "object", fmt.Sprintf("%v evaluating the condition of the immutability of %s (%s: %s)", err, pathString(p), ExtWhen, cond.expr))
+}
+
+// sub is a walker for the check of a node with a condition: its
+// violations count only where the condition holds (gate).
+func (w *walker) sub() walker {
+	return walker{c: w.c, report: w.report, marshal: w.marshal, conds: w.conds, root: w.root, tooDeep: w.tooDeep}
+}
+
+// gate keeps what sub, the check of a node with condition cond, found
+// where cond holds: the update violates the node's immutability only then
+// (the lowered rule is `!(cond) || …`). Where cond's evaluation fails and
+// sub found a violation, the update is refused with the failure, once per
+// condition, as the API server refuses an update whose rule fails; where
+// sub found nothing the condition is not evaluated (`… || true` is true
+// whatever cond gives).
+func (w *walker) gate(cond *condition, sub *walker, p *field.Path) {
+	if !sub.found && len(sub.errs) == 0 {
+		return
+	}
+	held, err := w.conds.holds(cond)
+	switch {
+	case err != nil:
+		if !w.report {
+			w.found = true
+			return
+		}
+		if w.conds.reportFailure(cond) {
+			w.add(conditionFailed(w.root, p, cond, err), w.root)
+		}
+	case held:
+		w.found = true
+		w.errs = append(w.errs, sub.errs...)
+		w.tooDeep = w.tooDeep || sub.tooDeep
+	}
+}
