@@ -1,6 +1,7 @@
 package crdgen
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/immutable-gen/immutable-gen/crdvalidation"
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/markers"
+	"github.com/immutable-gen/immutable-gen/runtime/when"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
@@ -27,12 +29,21 @@ const IDCondition diag.ID = "IG045"
 // is unchanged).
 const IDConditionUnguarded diag.ID = "IG046"
 
+// IDConditionOutsideSubset: in the extensions output
+// (crd:immutability=extensions), an +immutable:when condition outside the
+// subset of CEL the runtime evaluates (package runtime/when, the one
+// definition of it), at the construct's column.
+const IDConditionOutsideSubset diag.ID = "IG049"
+
 // conditions compiles every +immutable:when condition of the models alone,
 // as the API server compiles a rule on the root (self and oldSelf the new
 // and old objects), and reports each error at its place in the user's
 // text. The generator lowers a condition into a larger rule, whose errors
 // would be at the columns of that rule and about its wrapping.
-func (g Generator) conditions(crd *apiextv1.CustomResourceDefinition, models map[string]*schema.Node) (diag.List, error) {
+//
+// For the extensions output (subset), a condition must also be one the
+// runtime evaluates: when.Parse, the subset's one definition, takes it.
+func (g Generator) conditions(crd *apiextv1.CustomResourceDefinition, models map[string]*schema.Node, subset bool) (diag.List, error) {
 	var out diag.List
 	var check *crdvalidation.Conditions
 	for _, v := range slices.Sorted(maps.Keys(models)) {
@@ -65,6 +76,12 @@ func (g Generator) conditions(crd *apiextv1.CustomResourceDefinition, models map
 				}
 				if len(errs) > 0 {
 					return
+				}
+				if subset {
+					if _, perr := when.Parse(o.When); perr != nil {
+						out = append(out, outsideSubset(crd.Name, v, n, o, perr))
+						return
+					}
 				}
 				// The lowered rule holds wherever an object above the
 				// field is absent in either object, whatever the
@@ -129,6 +146,27 @@ func conditionError(crd, version string, n *schema.Node, o schema.Origin, e crdv
 		Path:     n.Path(),
 		Message:  fmt.Sprintf("the condition `%s` is refused by the API server's CEL compiler: %s", o.When, msg),
 		Fix:      fix,
+	}
+}
+
+// outsideSubset words the refusal of o's condition in the extensions
+// output: the runtime, which enforces that output, does not evaluate it.
+func outsideSubset(crd, version string, n *schema.Node, o schema.Origin, err error) diag.Diagnostic {
+	pos, msg := o.WhenPosition(0), err.Error()
+	var se *when.SyntaxError
+	if errors.As(err, &se) {
+		pos, msg = o.WhenPosition(se.Column), se.Msg
+	}
+	return diag.Diagnostic{
+		ID:       IDConditionOutsideSubset,
+		Pos:      pos,
+		Severity: diag.Error,
+		Marker:   "+" + markers.WhenName,
+		CRD:      crd,
+		Version:  version,
+		Path:     n.Path(),
+		Message:  fmt.Sprintf("the condition `%s` is outside what the runtime evaluates, which enforces the extensions output (x-immutable-gen-when): %s", o.When, msg),
+		Fix:      "rewrite the condition in the subset (docs/semantics.md, \"The condition subset\"), or generate the CEL output (crd:immutability=cel), where the API server evaluates it",
 	}
 }
 

@@ -258,7 +258,7 @@ func (g Generator) process(f crdmodel.File, mode string, c *cache.Cache) ([]byte
 		// Where the user cannot add a bound (docs/semantics.md).
 		crdmodel.MarkExternal(f.Sources[v], f.CRD.Spec.Names.Kind, root)
 	}
-	conds, err := g.conditions(f.CRD, models)
+	conds, err := g.conditions(f.CRD, models, mode == ModeExtensions)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -269,9 +269,6 @@ func (g Generator) process(f crdmodel.File, mode string, c *cache.Cache) ([]byte
 		for _, name := range slices.Sorted(maps.Keys(models)) {
 			schema.EmitExtensions(models[name])
 			diags = append(diags, messageNotes(f.CRD.Name, name, models[name])...)
-			// +immutable:when: the runtime does not evaluate CEL, so the
-			// conditional markers are CEL rules in this mode too.
-			diags = append(diags, g.celReport(f.CRD.Name, name, models[name], schema.EmitWhen(models[name]))...)
 		}
 	default:
 		for _, name := range slices.Sorted(maps.Keys(models)) {

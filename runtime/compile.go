@@ -146,9 +146,7 @@ func (c *compiler) compileInto(n *node, s *spec.Schema, path string, depth int) 
 		return
 	}
 	c.readFlags(n, s, path)
-	if _, ok := s.Extensions[ExtWhen]; ok {
-		c.whens = append(c.whens, whenSite{n: n, s: s, path: path})
-	}
+	c.readCondition(n, s, path)
 
 	if ref := s.Ref.String(); ref != "" {
 		c.noMarksInStructure(s, path, "next to $ref")
@@ -513,7 +511,9 @@ func (c *compiler) finish(root *node) (*Checker, error) {
 		}
 	}
 	for _, ws := range c.whens {
-		c.readCondition(ws.n, ws.s, ws.path)
+		if !ws.n.hasMark() {
+			c.errorf(ws.path, "%s has no effect without an immutability extension on the same schema (%s): it says when they hold", ExtWhen, extensionList())
+		}
 	}
 	c.ignoreOrder()
 	if len(c.errs) > 0 {
@@ -632,6 +632,9 @@ func (c *compiler) ignoreOrder() {
 		if !u.n.whole() {
 			c.errorf(u.path, "%s has no effect without %s or %s on the same schema: it says how the value compared whole treats the order of its list maps", ExtIgnoreOrder, ExtImmutable, ExtImmutableOnce)
 			continue
+		}
+		if u.n.when != nil {
+			u.n.ordered = u.n.structure
 		}
 		u.n.structure = c.unorderedCopy(u.n.structure, memo)
 	}

@@ -25,10 +25,10 @@ type condition struct {
 	expr *when.Expr
 }
 
-// whenSite is a schema with x-immutable-gen-when, compiled into n.
+// whenSite is a node with x-immutable-gen-when, whose flags (linked from
+// $refs) are checked once the graph is linked.
 type whenSite struct {
 	n    *node
-	s    *spec.Schema
 	path string
 }
 
@@ -44,10 +44,6 @@ func (c *compiler) readCondition(n *node, s *spec.Schema, path string) {
 		c.errorf(path, "%s must be a string, the condition, not %s", ExtWhen, describe(v))
 		return
 	}
-	if !n.hasMark() {
-		c.errorf(path, "%s has no effect without an immutability extension on the same schema (%s): it says when they hold", ExtWhen, extensionList())
-		return
-	}
 	expr, err := when.Parse(text)
 	if err != nil {
 		c.errorf(path, "%s: %v", ExtWhen, err)
@@ -55,6 +51,7 @@ func (c *compiler) readCondition(n *node, s *spec.Schema, path string) {
 	}
 	n.when = &condition{expr: expr}
 	c.conditional = true
+	c.whens = append(c.whens, whenSite{n: n, path: path})
 }
 
 func extensionList() string {
@@ -177,6 +174,35 @@ func (cs *conditions) holds(cond *condition) (bool, error) {
 // fails, at the rule's place, the root (fldPath), of type Invalid.
 func conditionFailed(fldPath, p *field.Path, cond *condition, err error) *field.Error {
 	return field.Invalid(fldPath, "object", fmt.Sprintf("%v evaluating the condition of the immutability of %s (%s: %s)", err, pathString(p), ExtWhen, cond.expr))
+}
+
+// conditional checks the values at n, which has a condition, present in
+// both: n's own check (the value compared whole, or its keys) counts where
+// the condition holds (gate); the marks below n count on their own, with
+// their own conditions, whatever n's gives — the value compared whole does
+// not stand for them as it does without a condition, since where the
+// condition is false it says nothing.
+func (w *walker) conditional(n *node, nv, ov interface{}, p *field.Path, depth int) {
+	sub := w.sub()
+	switch {
+	case n.whole():
+		sub.whole(n, nv, ov, p, depth)
+	case n.immutableKeys:
+		sub.keys(n, nv, ov, p, depth)
+	}
+	w.gate(n.when, &sub, p)
+	if w.done() {
+		return
+	}
+	if depth >= MaxDepth {
+		w.deep(p)
+		return
+	}
+	s := n.structure
+	if n.ordered != nil {
+		s = n.ordered // the list maps below correlate their items by key
+	}
+	w.below(s, nv, ov, p, depth)
 }
 
 // sub is a walker for the check of a node with a condition: its

@@ -168,3 +168,25 @@ properties:
 		[]string{`spec.name: Invalid value: "b": field is immutable`})
 	checkMessages(t, c.ValidateUpdate(object(t, "spec: {size: 1, name: b}"), object(t, "spec: {size: 1, name: a}")), nil)
 }
+
+// TestConditionOnRef: a condition on a definition is the condition of
+// every property that refers to it.
+func TestConditionOnRef(t *testing.T) {
+	c := compileYAML(t, `
+type: object
+definitions:
+  Ref:
+    type: string
+    x-kubernetes-immutable: true
+    x-immutable-gen-when: "has(oldSelf.spec.locked) && oldSelf.spec.locked"
+properties:
+  spec:
+    type: object
+    properties:
+      locked: {type: boolean}
+      a: {$ref: "#/definitions/Ref"}
+`)
+	checkMessages(t, c.ValidateUpdate(object(t, "spec: {locked: true, a: v2}"), object(t, "spec: {locked: true, a: v1}")),
+		[]string{`spec.a: Invalid value: "v2": field is immutable`})
+	checkMessages(t, c.ValidateUpdate(object(t, "spec: {a: v2}"), object(t, "spec: {a: v1}")), nil)
+}

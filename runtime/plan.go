@@ -14,6 +14,11 @@ type node struct {
 	// when, if not nil, is x-immutable-gen-when: the flags above hold only
 	// in an update where the condition is true.
 	when *condition
+	// ordered, for a node with a condition and
+	// x-immutable-gen-ignore-order, is its structure with list maps (the
+	// structure compares as sets): what is marked below it is checked
+	// there, where the condition does not hold.
+	ordered *structure
 	*structure
 }
 

@@ -62,9 +62,7 @@ func (w *walker) atIndex(p *field.Path, i int) *field.Path {
 // walk checks the values at n, present in both objects.
 func (w *walker) walk(n *node, nv, ov interface{}, p *field.Path, depth int) {
 	if n.when != nil {
-		sub := w.sub()
-		sub.walkAt(n, nv, ov, p, depth)
-		w.gate(n.when, &sub, p)
+		w.conditional(n, nv, ov, p, depth)
 		return
 	}
 	w.walkAt(n, nv, ov, p, depth)
@@ -83,20 +81,25 @@ func (w *walker) walkAt(n *node, nv, ov interface{}, p *field.Path, depth int) {
 	if n.immutableKeys && !w.keys(n, nv, ov, p, depth) {
 		return
 	}
-	if !n.structure.marked {
+	w.below(n.structure, nv, ov, p, depth)
+}
+
+// below checks what is marked below n, on values present in both.
+func (w *walker) below(s *structure, nv, ov interface{}, p *field.Path, depth int) {
+	if !s.marked {
 		return
 	}
 	// Descend only where both values have the type the schema describes: a
 	// null or mistyped parent is like an absent one.
 	if nm, ok := asObject(nv); ok {
 		if om, ok := asObject(ov); ok {
-			w.object(n.structure, nm, om, p, depth)
+			w.object(s, nm, om, p, depth)
 		}
 		return
 	}
 	if nl, ok := asList(nv); ok {
 		if ol, ok := asList(ov); ok {
-			w.list(n.structure, nl, ol, p, depth)
+			w.list(s, nl, ol, p, depth)
 		}
 	}
 }

@@ -490,19 +490,6 @@ func messageOr(n *Node, def string) string {
 	return def
 }
 
-// EmitWhen writes, for every marker with +immutable:when, the root rule
-// EmitCEL writes for it, and nothing else: in extensions mode such a marker
-// gets no extension (the runtime does not evaluate CEL).
-func EmitWhen(root *Node) CELResult {
-	l := &lowering{done: map[originKey]bool{}}
-	root.Walk(func(n *Node) {
-		if n.When() != "" && n.Edge == Property {
-			l.whenRule(n)
-		}
-	})
-	return l.result
-}
-
 // whenRule lowers the markers on the property p, which carry an
 // +immutable:when condition, into one rule on the root: where the
 // condition holds (self and oldSelf are the objects, as in any root rule)

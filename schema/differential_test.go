@@ -263,6 +263,9 @@ func paths(errs field.ErrorList) []string {
 	var out []string
 	for _, e := range errs {
 		p := e.Field
+		if p == "<nil>" {
+			p = "" // the root, where the API server's validator is called with a nil path
+		}
 		for {
 			i := strings.Index(p, "[")
 			if i < 0 {

@@ -7,14 +7,14 @@ import "github.com/immutable-gen/immutable-gen/runtime/extension"
 // it), as JSON booleans, on exactly the nodes the markers name (redundant ones included: they are
 // valid, and the placement checks report them as notes).
 //
-// A marker with +immutable:when gets no extension: the runtime does not
-// evaluate CEL, so its condition and constraint are written as the CEL
-// rule EmitCEL writes (EmitWhen), which the API server and check-update
-// evaluate.
+// A marker with +immutable:when gets the extensions of its form and,
+// beside them, its condition as x-immutable-gen-when (a string), which the
+// runtime evaluates (package runtime/when); the crd generator refuses a
+// condition outside what it evaluates.
 func EmitExtensions(root *Node) {
 	root.Walk(func(n *Node) {
-		if n.When() != "" {
-			return
+		if w := n.When(); w != "" {
+			n.raw[extension.When] = w
 		}
 		for _, o := range n.Origins {
 			for _, ext := range o.Kind().Extensions {
@@ -59,10 +59,10 @@ func readExtensions(raw map[string]any) ([]Origin, error) {
 	if noSet, noUnset := raw[extension.NoSet] == true, raw[extension.NoUnset] == true; raw[extension.NoModify] == true || noSet || noUnset {
 		origins = append(origins, Origin{NoModify: raw[extension.NoModify] == true, NoSet: noSet, NoUnset: noUnset, Extension: true})
 	}
-	if raw[extension.IgnoreOrder] == true {
-		for i := range origins {
-			origins[i].IgnoreOrder = true
-		}
+	when, _ := raw[extension.When].(string)
+	for i := range origins {
+		origins[i].IgnoreOrder = raw[extension.IgnoreOrder] == true
+		origins[i].When = when
 	}
 	return origins, nil
 }
