@@ -370,6 +370,7 @@ func Checks() []diag.Check {
 		{ID: IDKubeFloor, Severity: diag.Note, Title: "without crd:kubeVersion, a CRD whose CEL rules need a newer Kubernetes than " + baselineFloor + " (once per CRD, at the first marker that needs it)"},
 		{ID: IDCondition, Severity: diag.Error, Title: "an +immutable:when condition the API server's CEL compiler refuses (not CEL, not a bool, a field the schema does not have), at its line and column in the marker"},
 		{ID: IDConditionUnguarded, Severity: diag.Error, Title: "an +immutable:when condition that reads an optional field without has(): an error on objects without the field, where the API server then refuses every change of the marked field"},
+		{ID: IDConditionOutsideSubset, Severity: diag.Error, Title: "in the extensions output, an +immutable:when condition outside the subset of CEL the runtime evaluates, at the construct's column"},
 		{ID: IDOtherKinds, Severity: diag.Note, Title: "a marker that reaches kinds declared in another package than its own (a shared type)"},
 	}
 }

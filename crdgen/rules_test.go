@@ -486,6 +486,23 @@ type Kind struct {
 		`types.go:22:23: error.*reads oldSelf.spec.suspend, and oldSelf.spec.suspend is optional`,
 	},
 }, {
+	name: "when: outside the runtime's subset in the extensions output",
+	types: `type Spec struct {
+	// +immutable
+	// +immutable:when="oldSelf.spec.a.matches('^x')"
+	A string ` + "`json:\"a\"`" + `
+	// +immutable
+	// +immutable:when="oldSelf.spec.b == 'x' && oldSelf.spec.b.lowerAscii() == 'x'"
+	B string ` + "`json:\"b\"`" + `
+	// +immutable
+	// +immutable:when="oldSelf.spec.c == 'x'"
+	C string ` + "`json:\"c\"`" + `
+}` + kind,
+	diags: []string{
+		`types.go:7:37: error\[IG049\]: .*the condition ` + "`oldSelf.spec.a.matches\\('\\^x'\\)`" + ` is outside what the runtime evaluates.*matches.*is not in the subset.*fix: rewrite the condition in the subset`,
+		`types.go:10:62: error\[IG049\]: .*lowerAscii`,
+	},
+}, {
 	name: "when alone or twice",
 	types: `type Spec struct {
 	// +immutable:when="true"
