@@ -631,3 +631,44 @@ func TestNewSetNoExtensions(t *testing.T) {
 		})
 	}
 }
+
+// TestFromCRDConditional: the crd generator's extensions output of
+// +immutable:when (testdata/golden/crd/when-extensions, Kueue's queue name
+// while quota is reserved, JobSet's pod sets unless suspended) is enforced
+// as the CEL output is: the field is fixed where the condition holds, and
+// only there.
+func TestFromCRDConditional(t *testing.T) {
+	rs, err := enforce.FromCRD(read(t, filepath.Join("..", "..", "testdata", "golden", "crd", "when-extensions", "when.example.com_workloads.yaml")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rs[0].Checker
+	obj := func(queue string, suspend bool, reserved string, podSets ...string) map[string]interface{} {
+		var sets []interface{}
+		for _, n := range podSets {
+			sets = append(sets, map[string]interface{}{"name": n, "count": int64(1)})
+		}
+		return map[string]interface{}{
+			"spec": map[string]interface{}{"queueName": queue, "suspend": suspend, "podSets": sets},
+			"status": map[string]interface{}{"conditions": []interface{}{
+				map[string]interface{}{"type": "QuotaReserved", "status": reserved},
+			}},
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		obj, old map[string]interface{}
+		want     string
+	}{
+		{"queue changed with quota reserved", obj("b", true, "True", "a"), obj("a", true, "True", "a"), "spec.queueName: FieldValueInvalid"},
+		{"queue changed without quota", obj("b", true, "False", "a"), obj("a", true, "False", "a"), ""},
+		{"pod sets changed while running", obj("a", false, "False", "b"), obj("a", false, "False", "a"), "spec.podSets: FieldValueInvalid"},
+		{"pod sets changed while suspended", obj("a", true, "False", "b"), obj("a", true, "False", "a"), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := violations(c, tc.obj, tc.old); got != tc.want {
+				t.Errorf("violations %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

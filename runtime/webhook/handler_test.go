@@ -249,6 +249,48 @@ func TestHandlerOnce(t *testing.T) {
 	}
 }
 
+// TestHandlerConditional: a field with a condition (x-immutable-gen-when,
+// as the crd generator's extensions output writes +immutable:when) is
+// fixed through the webhook only where the condition holds on the whole
+// objects, which the trusted decoder then decodes in full; a condition that
+// fails refuses only a change of the field, at the root.
+func TestHandlerConditional(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "widgets-crd.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd := strings.Replace(string(b), "size: {type: integer}", "size: {type: integer}\n"+
+		`              queue: {type: string, x-kubernetes-immutable: true, x-immutable-gen-when: "oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')"}`, 1)
+	crd = strings.Replace(crd, "phase: {type: string}", "phase: {type: string}\n"+
+		`              conditions: {type: array, x-kubernetes-list-type: map, x-kubernetes-list-map-keys: [type], items: {type: object, properties: {type: {type: string}, status: {type: string}}}}`, 1)
+	rs, err := enforce.FromCRD([]byte(crd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := webhook.NewHandler(rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := h.Webhook()
+	reserved := `{"conditions": [{"type": "Admitted", "status": "True"}, {"type": "QuotaReserved", "status": "True"}]}`
+	released := `{"conditions": [{"type": "QuotaReserved", "status": "False"}]}`
+	a, bq := `{"class": "gold", "queue": "a"}`, `{"class": "gold", "queue": "b"}`
+	if got, want := causes(t, post(t, srv, review("UPDATE", "", false, widgetJSON(bq, reserved), widgetJSON(a, reserved)))),
+		`spec.queue: FieldValueInvalid: Invalid value: "b": field is immutable`; got != want {
+		t.Errorf("changed with quota reserved: %s, want %s", got, want)
+	}
+	if r := post(t, srv, review("UPDATE", "", false, widgetJSON(bq, released), widgetJSON(a, released))); !r.Allowed {
+		t.Errorf("changed without quota: denied: %+v", r.Result)
+	}
+	if r := post(t, srv, review("UPDATE", "", false, widgetJSON(a, ""), widgetJSON(a, ""))); !r.Allowed {
+		t.Errorf("unchanged, the condition failing: denied: %+v", r.Result)
+	}
+	if got, want := causes(t, post(t, srv, review("UPDATE", "", false, widgetJSON(bq, ""), widgetJSON(a, "")))),
+		`: FieldValueInvalid: Invalid value: "object": no such key: status evaluating the condition of the immutability of spec.queue (x-immutable-gen-when: oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True'))`; got != want {
+		t.Errorf("changed, the condition failing: %s, want %s", got, want)
+	}
+}
+
 // TestNewHandlerExampleOutputs: a webhook built from the example's CRD
 // outputs either enforces (the extensions output denies an engine change)
 // or is never built (the default CEL output is refused, naming the output
