@@ -32,7 +32,12 @@ type definition struct {
 	key string
 	// kind is set when the type is the root type of a kind: its schema is
 	// an object's.
-	kind    bool
+	kind bool
+	// list is set when the type is a kind's list (it embeds
+	// metav1.ListMeta): its items are objects, not its own fields, so
+	// what depends on an object's root (+immutable:when) is judged in
+	// the items' kind.
+	list    bool
 	patches []*patch
 }
 
@@ -43,6 +48,8 @@ type patch struct {
 	pointer string
 	form    form
 	origins []schema.Origin
+	// condition is the value of whenForm's extension.
+	condition string
 }
 
 // form is the immutability form a patch writes, which names its extension.
@@ -56,6 +63,7 @@ const (
 	noModifyForm                // x-immutable-gen-no-modify (+k8s:update=NoModify alone)
 	noSetForm                   // x-immutable-gen-no-set (+k8s:update=NoSet)
 	noUnsetForm                 // x-immutable-gen-no-unset (+k8s:update=NoUnset)
+	whenForm                    // x-immutable-gen-when (+immutable:when), the condition, beside the others
 )
 
 // formsOf are the extensions the marker o writes: one form, or

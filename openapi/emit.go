@@ -28,7 +28,11 @@ func render(res *pkgResult, header string) ([]byte, error) {
 		for _, def := range res.defs {
 			fmt.Fprintf(&b, "\t\t{\n\t\t\t// %s\n\t\t\tKey: %s,\n\t\t\tMarks: []immutableopenapi.Mark{\n", def.typeName, def.key)
 			for _, p := range def.patches {
-				fmt.Fprintf(&b, "\t\t\t\t{Pointer: %q, Extension: immutableopenapi.%s}, // %s\n", p.pointer, extensionNames[p.form], describe(p.form, p.origins))
+				cond := ""
+				if p.form == whenForm {
+					cond = fmt.Sprintf(", Condition: %q", p.condition)
+				}
+				fmt.Fprintf(&b, "\t\t\t\t{Pointer: %q, Extension: immutableopenapi.%s%s}, // %s\n", p.pointer, extensionNames[p.form], cond, describe(p.form, p.origins))
 			}
 			b.WriteString("\t\t\t},\n\t\t},\n")
 		}
@@ -55,6 +59,7 @@ var extensionNames = [...]string{
 	noModifyForm:    "NoModify",
 	noSetForm:       "NoSet",
 	noUnsetForm:     "NoUnset",
+	whenForm:        "When",
 }
 
 // describe says where the markers of a patch are written, for the comment
@@ -64,8 +69,11 @@ func describe(f form, origins []schema.Origin) string {
 	parts := make([]string, len(origins))
 	for i, o := range origins {
 		m := o.Marker()
-		if f == ignoreOrderForm {
+		switch f {
+		case ignoreOrderForm:
 			m = "+immutable:ignoreOrder"
+		case whenForm:
+			m = "+immutable:when"
 		}
 		parts[i] = m + " on " + o.Where()
 	}

@@ -71,6 +71,10 @@ func TestOnceEnforced(t *testing.T) {
 		{"named type absent to set", `{}`, `{"claim": "c1"}`, nil},
 		{"named type changed", `{"claim": "c1"}`, `{"claim": "c2"}`, []string{invalid("spec.claim")}},
 		{"named type removed", `{"claim": "c1"}`, `{}`, []string{forbidden("spec.claim")}},
+		// +immutable:when, carried as x-immutable-gen-when.
+		{"conditional changed while running", `{"tier": "a"}`, `{"tier": "b"}`, []string{invalid("spec.tier")}},
+		{"conditional changed while paused", `{"tier": "a", "paused": true}`, `{"tier": "b", "paused": true}`, nil},
+		{"conditional changed as it resumes", `{"tier": "a", "paused": true}`, `{"tier": "b", "paused": false}`, []string{invalid("spec.tier")}},
 	} {
 		for via, c := range checkers {
 			t.Run(via+"/"+tc.name, func(t *testing.T) {

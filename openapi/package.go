@@ -58,6 +58,7 @@ func (a *analyzer) analyzePackage(pkg *loader.Package) *pkgResult {
 			display:  pkg.Name + "." + name,
 			key:      definitionKey(pkg.PkgPath, named, comments, pkgModel),
 			kind:     isKindRoot(named, m.props),
+			list:     embeds(named, "ListMeta"),
 		}
 		for _, p := range m.problems {
 			a.report(p.origin, p.problem)
@@ -207,19 +208,28 @@ func hasMethod(named *types.Named, name string) bool {
 // isKindRoot reports whether a struct is the root type of a kind: it embeds
 // metav1.TypeMeta, or has apiVersion, kind and metadata properties.
 func isKindRoot(named *types.Named, props []property) bool {
-	st := named.Underlying().(*types.Struct)
-	for i := range st.NumFields() {
-		f := st.Field(i)
-		if n, ok := deref(f.Type()).(*types.Named); ok && f.Embedded() &&
-			n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "k8s.io/apimachinery/pkg/apis/meta/v1" && n.Obj().Name() == "TypeMeta" {
-			return true
-		}
+	if embeds(named, "TypeMeta") {
+		return true
 	}
 	have := map[string]bool{}
 	for _, p := range props {
 		have[p.name] = true
 	}
 	return have["apiVersion"] && have["kind"] && have["metadata"]
+}
+
+// embeds reports whether the struct named embeds the type name of
+// k8s.io/apimachinery/pkg/apis/meta/v1 (TypeMeta, ListMeta).
+func embeds(named *types.Named, name string) bool {
+	st := named.Underlying().(*types.Struct)
+	for i := range st.NumFields() {
+		f := st.Field(i)
+		if n, ok := deref(f.Type()).(*types.Named); ok && f.Embedded() &&
+			n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "k8s.io/apimachinery/pkg/apis/meta/v1" && n.Obj().Name() == name {
+			return true
+		}
+	}
+	return false
 }
 
 // simpleType returns the OpenAPI type openapi-gen publishes t as when it is

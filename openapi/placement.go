@@ -1,11 +1,14 @@
 package openapi
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/markers"
 	"github.com/immutable-gen/immutable-gen/placement"
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
+	"github.com/immutable-gen/immutable-gen/runtime/when"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
@@ -23,7 +26,8 @@ const (
 	IDInline diag.ID = "IG061"
 	// IDPackageSkipped: markers in a package openapi-gen generates nothing for.
 	IDPackageSkipped diag.ID = "IG062"
-	// IDWhen: +immutable:when, which the openapi output cannot carry.
+	// IDWhen: +immutable:when whose condition the runtime does not
+	// evaluate; the others are carried as x-immutable-gen-when.
 	IDWhen diag.ID = "IG063"
 )
 
@@ -33,7 +37,7 @@ func Checks() []diag.Check {
 		{ID: IDUnpublished, Severity: diag.Error, Title: "a marker on a field or type openapi-gen does not publish (openapi-gen=false, no JSON name, unexported, generic, hand-written schema)"},
 		{ID: IDInline, Severity: diag.Error, Title: "a marker on an inline embedded field, whose properties belong to the enclosing struct"},
 		{ID: IDPackageSkipped, Severity: diag.Note, Title: "markers in a package openapi-gen generates no definitions for"},
-		{ID: IDWhen, Severity: diag.Error, Title: "+immutable:when, which the openapi output cannot carry (no extension holds a CEL condition)"},
+		{ID: IDWhen, Severity: diag.Error, Title: "+immutable:when whose condition is outside the subset of CEL the runtime evaluates (the openapi output carries the others as x-immutable-gen-when)"},
 	}
 }
 
@@ -63,6 +67,9 @@ func (a *analyzer) place(defs []*definition) error {
 			findings = placement.Findings(t.root)
 		}
 		for _, f := range findings {
+			if d.list && f.Rule == placement.RuleWhen {
+				continue
+			}
 			n := t.nodes[f.Node.Pointer()]
 			if n == nil || n.site.def == nil {
 				continue // not written by this run: another package's to report
@@ -93,13 +100,21 @@ func (a *analyzer) patch(t *objectTree) {
 func (a *analyzer) add(def *definition, pointer string, o schema.Origin) {
 	a.handled[idOf(o)] = true
 	if o.When != "" {
-		if !a.whenNoted[idOf(o)] {
-			a.whenNoted[idOf(o)] = true
-			a.diagAt(o, "", diag.Error, problem{IDWhen,
-				"+immutable:when cannot be carried by the openapi output: the extensions have no place for a CEL condition, and the immutable-gen runtime does not evaluate CEL",
-				"enforce the conditional rule in the API server's own update validation (a CEL rule or Go), and drop +immutable:when here"})
+		if _, err := when.Parse(o.When); err != nil {
+			if !a.whenNoted[idOf(o)] {
+				a.whenNoted[idOf(o)] = true
+				pos, msg := o.WhenPosition(0), err.Error()
+				var se *when.SyntaxError
+				if errors.As(err, &se) {
+					pos, msg = o.WhenPosition(se.Column), se.Msg
+				}
+				a.diags = append(a.diags, diag.Diagnostic{ID: IDWhen, Pos: pos, Severity: diag.Error,
+					Subject: fmt.Sprintf("+%s on %s", markers.WhenName, o.Where()),
+					Message: fmt.Sprintf("the condition `%s` is outside what the runtime evaluates, which enforces the openapi output (%s): %s", o.When, extension.When, msg),
+					Fix:     "rewrite the condition in the subset (docs/semantics.md, \"The condition subset\"), or enforce the conditional rule in the API server's own update validation (a CEL rule or Go) and drop +immutable:when here"})
+			}
+			return
 		}
-		return
 	}
 	if o.Message != "" && !a.noted[idOf(o)] {
 		a.noted[idOf(o)] = true
@@ -111,6 +126,9 @@ func (a *analyzer) add(def *definition, pointer string, o schema.Origin) {
 	forms := formsOf(o)
 	if o.IgnoreOrder && !o.Keys {
 		forms = append(forms, ignoreOrderForm)
+	}
+	if o.When != "" {
+		forms = append(forms, whenForm)
 	}
 	for _, f := range forms {
 		addPatch(def, pointer, f, o)
@@ -131,7 +149,11 @@ func addPatch(def *definition, pointer string, f form, o schema.Origin) {
 			return
 		}
 	}
-	def.patches = append(def.patches, &patch{pointer: pointer, form: f, origins: []schema.Origin{o}})
+	p := &patch{pointer: pointer, form: f, origins: []schema.Origin{o}}
+	if f == whenForm {
+		p.condition = o.When
+	}
+	def.patches = append(def.patches, p)
 }
 
 // placed is a placement finding on a node of a definition's tree.

@@ -65,6 +65,7 @@ var (
 		"v1.GadgetSpec/properties/registries/additionalProperties/items",
 		"v1.GadgetSpec/properties/sidecars/items",
 		"v1.GadgetSpec/properties/tags",
+		"v1.GadgetSpec/properties/tier",
 		"v1.Ownership/properties/owner",
 	}
 	wantImmutableKeys = []string{
@@ -191,6 +192,13 @@ func checkExtensions(t *testing.T, doc []byte, prefix string) {
 		switch v := v.(type) {
 		case map[string]any:
 			for k, child := range v {
+				if k == "x-immutable-gen-when" {
+					if child != "!has(self.spec.paused) || !self.spec.paused" {
+						t.Errorf("%s: %s is %#v, want the condition of GadgetSpec.Tier", path, k, child)
+					}
+					found[k] = append(found[k], strings.TrimPrefix(path, "/"+prefix+"/"))
+					continue
+				}
 				if k == "x-kubernetes-immutable" || k == "x-kubernetes-immutable-keys" || k == "x-immutable-gen-immutable-once" {
 					if child != true {
 						t.Errorf("%s: %s is %#v, want the JSON boolean true", path, k, child)
@@ -207,7 +215,7 @@ func checkExtensions(t *testing.T, doc []byte, prefix string) {
 		}
 	}
 	walk("", decode(t, doc))
-	for ext, want := range map[string][]string{"x-kubernetes-immutable": wantImmutable, "x-kubernetes-immutable-keys": wantImmutableKeys, "x-immutable-gen-immutable-once": wantImmutableOnce} {
+	for ext, want := range map[string][]string{"x-immutable-gen-when": {"v1.GadgetSpec/properties/tier"}, "x-kubernetes-immutable": wantImmutable, "x-kubernetes-immutable-keys": wantImmutableKeys, "x-immutable-gen-immutable-once": wantImmutableOnce} {
 		got := found[ext]
 		slices.Sort(got)
 		if !slices.Equal(got, want) {

@@ -78,14 +78,7 @@ func compileRoot(s *spec.Schema, defs map[string]spec.Schema, path string) (*Che
 	c := newCompiler(defs)
 	root := &node{}
 	c.compileInto(root, s, path, 0)
-	checker, err := c.finish(root)
-	if err != nil {
-		return nil, err
-	}
-	if c.conditional {
-		checker.whenRoot = c.conditionSchema(s)
-	}
-	return checker, nil
+	return c.finish(root, s)
 }
 
 // compiler holds the state of one compilation.
@@ -484,8 +477,9 @@ func (c *compiler) noMarks(s *spec.Schema, path string, depth int, where string)
 }
 
 // finish links $refs, checks what needs the whole graph, derives the walk
-// plan and returns the Checker.
-func (c *compiler) finish(root *node) (*Checker, error) {
+// plan and returns the Checker; s is the root's schema, which types the
+// conditions.
+func (c *compiler) finish(root *node, s *spec.Schema) (*Checker, error) {
 	for _, rs := range c.sites {
 		c.link(rs)
 	}
@@ -520,7 +514,11 @@ func (c *compiler) finish(root *node) (*Checker, error) {
 		return nil, errors.Join(c.errs...)
 	}
 	derive(c.structures)
-	return newChecker(root), nil
+	checker := newChecker(root)
+	if c.conditional {
+		checker.whenRoot = c.conditionSchema(s)
+	}
+	return checker, nil
 }
 
 // link gives a $ref site the structure and the flags of its target, following

@@ -30,7 +30,8 @@ func CompileDefinitions(defs map[string]common.OpenAPIDefinition, name string) (
 		return nil, fmt.Errorf("no OpenAPI definition %q", name)
 	}
 	root := c.compileDefinition(canonical)
-	return c.finish(root)
+	def := schemas[canonical]
+	return c.finish(root, &def)
 }
 
 // definitions indexes schemas by every name a $ref may use for them.

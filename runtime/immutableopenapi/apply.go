@@ -41,6 +41,11 @@ const (
 	// +k8s:update=NoSet and =NoUnset where no other form says the same.
 	NoSet   = extension.NoSet
 	NoUnset = extension.NoUnset
+	// When is immutable-gen's extension for +immutable:when, beyond the
+	// KEP: not a boolean but the condition (Mark.Condition), beside the
+	// extensions of the marker's form; the immutable-gen runtime evaluates
+	// it.
+	When = extension.When
 )
 
 // Definition names the schemas of one definition that get an extension.
@@ -60,12 +65,15 @@ type Mark struct {
 	// in "/properties/ports/items".
 	Pointer string
 	// Extension is the name of the extension set to true, such as
-	// Immutable.
+	// Immutable; When is set to Condition instead.
 	Extension string
+	// Condition is the value of When: the +immutable:when condition. It
+	// is empty for every other extension.
+	Condition string
 }
 
 // Apply sets, for every mark of every definition in marks, the mark's
-// extension to true on the schema at the mark's pointer in defs[Key].Schema.
+// extension to true (When to the mark's Condition) on the schema at the mark's pointer in defs[Key].Schema.
 // A definition that carries a separate OpenAPI v2 schema
 // (common.EmbedOpenAPIDefinitionIntoV2Extension) gets the extension in both.
 //
@@ -93,6 +101,15 @@ func set(defs map[string]common.OpenAPIDefinition, key string, m Mark) error {
 	if m.Extension == "" {
 		return fmt.Errorf("the mark at %q of the OpenAPI definition %s names no extension", m.Pointer, key)
 	}
+	var value any = true
+	switch {
+	case m.Extension == When && m.Condition == "":
+		return fmt.Errorf("the mark %s at %q of the OpenAPI definition %s has no condition", m.Extension, m.Pointer, key)
+	case m.Extension == When:
+		value = m.Condition
+	case m.Condition != "":
+		return fmt.Errorf("the mark %s at %q of the OpenAPI definition %s has a condition: only %s has one", m.Extension, m.Pointer, key, When)
+	}
 	ptr, err := tokens(m.Pointer)
 	if err != nil {
 		return fmt.Errorf("the mark %s of the OpenAPI definition %s: %w", m.Extension, key, err)
@@ -100,12 +117,12 @@ func set(defs map[string]common.OpenAPIDefinition, key string, m Mark) error {
 	def, ok := defs[key]
 	s := def.Schema
 	if ok {
-		s, ok = mark(s, ptr, m.Extension)
+		s, ok = mark(s, ptr, m.Extension, value)
 	}
 	// A definition whose OpenAPI v2 schema differs from its v3 schema
 	// carries the v2 schema in an extension; mark both.
 	if v2, isSchema := s.Extensions[common.ExtensionV2Schema].(spec.Schema); ok && isSchema {
-		if v2, ok = mark(v2, ptr, m.Extension); ok {
+		if v2, ok = mark(v2, ptr, m.Extension, value); ok {
 			s.Extensions = withExtension(s.Extensions, common.ExtensionV2Schema, v2)
 		}
 	}
@@ -135,20 +152,20 @@ func tokens(pointer string) ([]string, error) {
 	return ptr, nil
 }
 
-// mark returns s with the extension set to true on the schema at the JSON
+// mark returns s with the extension set to value on the schema at the JSON
 // pointer tokens ptr below s, copying what it changes; ok is false when
 // there is no schema at ptr.
-func mark(s spec.Schema, ptr []string, extension string) (_ spec.Schema, ok bool) {
+func mark(s spec.Schema, ptr []string, extension string, value any) (_ spec.Schema, ok bool) {
 	switch {
 	case len(ptr) == 0:
-		s.Extensions = withExtension(s.Extensions, extension, true)
+		s.Extensions = withExtension(s.Extensions, extension, value)
 		return s, true
 	case ptr[0] == "properties" && len(ptr) > 1:
 		p, found := s.Properties[ptr[1]]
 		if !found {
 			return s, false
 		}
-		p, ok := mark(p, ptr[2:], extension)
+		p, ok := mark(p, ptr[2:], extension, value)
 		props := make(map[string]spec.Schema, len(s.Properties))
 		for k, v := range s.Properties {
 			props[k] = v
@@ -157,13 +174,13 @@ func mark(s spec.Schema, ptr []string, extension string) (_ spec.Schema, ok bool
 		s.Properties = props
 		return s, ok
 	case ptr[0] == "items" && s.Items != nil && s.Items.Schema != nil:
-		item, ok := mark(*s.Items.Schema, ptr[1:], extension)
+		item, ok := mark(*s.Items.Schema, ptr[1:], extension, value)
 		items := *s.Items
 		items.Schema = &item
 		s.Items = &items
 		return s, ok
 	case ptr[0] == "additionalProperties" && s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil:
-		value, ok := mark(*s.AdditionalProperties.Schema, ptr[1:], extension)
+		value, ok := mark(*s.AdditionalProperties.Schema, ptr[1:], extension, value)
 		values := *s.AdditionalProperties
 		values.Schema = &value
 		s.AdditionalProperties = &values

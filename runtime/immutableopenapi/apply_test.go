@@ -115,6 +115,24 @@ func TestApply(t *testing.T) {
 	}
 }
 
+// TestApplyWhen: When is set to the mark's condition, beside the form's
+// extension.
+func TestApplyWhen(t *testing.T) {
+	defs := defsOf(gadget())
+	const cond = "has(oldSelf.spec) && oldSelf.spec.locked"
+	err := Apply(defs, []Definition{{Key: key, Marks: []Mark{
+		{Pointer: "/properties/name", Extension: Immutable},
+		{Pointer: "/properties/name", Extension: When, Condition: cond},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext := defs[key].Schema.Properties["name"].Extensions
+	if ext[Immutable] != true || ext[When] != cond {
+		t.Errorf("extensions %v, want %s: true and %s: %q", ext, Immutable, When, cond)
+	}
+}
+
 // TestApplyMissing checks that a mark whose definition or schema is not in
 // the definitions, or that is not a valid mark, is an error naming the key,
 // the pointer and the extension, and that Apply stops there: the marks
@@ -126,27 +144,31 @@ func TestApplyMissing(t *testing.T) {
 		mark Mark
 		want string
 	}{
-		{"no definition", "example.com/api/v1.Missing", Mark{"", Immutable},
+		{"no definition", "example.com/api/v1.Missing", Mark{"", Immutable, ""},
 			`the OpenAPI definition example.com/api/v1.Missing has no schema at "" to mark x-kubernetes-immutable`},
-		{"no definition, property", "example.com/api/v1.Missing", Mark{"/properties/name", Immutable},
+		{"no definition, property", "example.com/api/v1.Missing", Mark{"/properties/name", Immutable, ""},
 			`the OpenAPI definition example.com/api/v1.Missing has no schema at "/properties/name" to mark x-kubernetes-immutable`},
-		{"no property", key, Mark{"/properties/nmae", Immutable},
+		{"no property", key, Mark{"/properties/nmae", Immutable, ""},
 			`the OpenAPI definition example.com/api/v1.Gadget has no schema at "/properties/nmae" to mark x-kubernetes-immutable`},
-		{"no nested property", key, Mark{"/properties/spec/properties/region", ImmutableOnce},
+		{"no nested property", key, Mark{"/properties/spec/properties/region", ImmutableOnce, ""},
 			`the OpenAPI definition example.com/api/v1.Gadget has no schema at "/properties/spec/properties/region" to mark x-immutable-gen-immutable-once`},
-		{"properties without a name", key, Mark{"/properties", Immutable},
+		{"a condition without When", key, Mark{"/properties/name", Immutable, "true"},
+			`the mark x-kubernetes-immutable at "/properties/name" of the OpenAPI definition example.com/api/v1.Gadget has a condition: only x-immutable-gen-when has one`},
+		{"When without a condition", key, Mark{"/properties/name", When, ""},
+			`the mark x-immutable-gen-when at "/properties/name" of the OpenAPI definition example.com/api/v1.Gadget has no condition`},
+		{"properties without a name", key, Mark{"/properties", Immutable, ""},
 			`has no schema at "/properties" to mark`},
-		{"items of a map", key, Mark{"/properties/env/items", Immutable},
+		{"items of a map", key, Mark{"/properties/env/items", Immutable, ""},
 			`has no schema at "/properties/env/items" to mark`},
-		{"tuple items", key, Mark{"/properties/tuple/items", Immutable},
+		{"tuple items", key, Mark{"/properties/tuple/items", Immutable, ""},
 			`has no schema at "/properties/tuple/items" to mark`},
-		{"values of a free-form map", key, Mark{"/properties/free/additionalProperties", Immutable},
+		{"values of a free-form map", key, Mark{"/properties/free/additionalProperties", Immutable, ""},
 			`has no schema at "/properties/free/additionalProperties" to mark`},
-		{"unknown step", key, Mark{"/allOf/0", Immutable},
+		{"unknown step", key, Mark{"/allOf/0", Immutable, ""},
 			`has no schema at "/allOf/0" to mark`},
-		{"not a pointer", key, Mark{"properties/name", Immutable},
+		{"not a pointer", key, Mark{"properties/name", Immutable, ""},
 			`the mark x-kubernetes-immutable of the OpenAPI definition example.com/api/v1.Gadget: "properties/name" is not a JSON pointer: it must be empty or start with /`},
-		{"no extension", key, Mark{"/properties/name", ""},
+		{"no extension", key, Mark{"/properties/name", "", ""},
 			`the mark at "/properties/name" of the OpenAPI definition example.com/api/v1.Gadget names no extension`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -36,21 +36,23 @@ func ApplyImmutability(defs map[string]common.OpenAPIDefinition) {
 			// GadgetSpec
 			Key: "github.com/immutable-gen/immutable-gen/testdata/apis/openapi/v1.GadgetSpec",
 			Marks: []immutableopenapi.Mark{
-				{Pointer: "/properties/name", Extension: immutableopenapi.Immutable},                                  // +immutable on field GadgetSpec.Name
-				{Pointer: "/properties/placement", Extension: immutableopenapi.Immutable},                             // +immutable on field GadgetSpec.Placement
-				{Pointer: "/properties/backup", Extension: immutableopenapi.Immutable},                                // +immutable on field GadgetSpec.Backup
-				{Pointer: "/properties/tags", Extension: immutableopenapi.Immutable},                                  // +immutable on field GadgetSpec.Tags
-				{Pointer: "/properties/ports", Extension: immutableopenapi.ImmutableKeys},                             // +immutable=keys on field GadgetSpec.Ports
-				{Pointer: "/properties/labels", Extension: immutableopenapi.ImmutableKeys},                            // +immutable=keys on field GadgetSpec.Labels
-				{Pointer: "/properties/image", Extension: immutableopenapi.Immutable},                                 // +immutable on type ImageRef
-				{Pointer: "/properties/sidecars/items", Extension: immutableopenapi.Immutable},                        // +immutable on type ImageRef
-				{Pointer: "/properties/mirrors/additionalProperties", Extension: immutableopenapi.Immutable},          // +immutable on type ImageRef
-				{Pointer: "/properties/registries/additionalProperties/items", Extension: immutableopenapi.Immutable}, // +immutable on type ImageRef
-				{Pointer: "/properties/volumeID", Extension: immutableopenapi.ImmutableOnce},                          // +immutable=once on field GadgetSpec.VolumeID
-				{Pointer: "/properties/endpoint", Extension: immutableopenapi.ImmutableOnce},                          // +immutable=once on field GadgetSpec.Endpoint
-				{Pointer: "/properties/zones", Extension: immutableopenapi.ImmutableOnce},                             // +immutable=once on field GadgetSpec.Zones
-				{Pointer: "/properties/claim", Extension: immutableopenapi.ImmutableOnce},                             // +immutable=once on type ClaimName
-				{Pointer: "/properties/owner", Extension: immutableopenapi.Immutable},                                 // +immutable on field Ownership.Owner
+				{Pointer: "/properties/name", Extension: immutableopenapi.Immutable},                                                      // +immutable on field GadgetSpec.Name
+				{Pointer: "/properties/placement", Extension: immutableopenapi.Immutable},                                                 // +immutable on field GadgetSpec.Placement
+				{Pointer: "/properties/backup", Extension: immutableopenapi.Immutable},                                                    // +immutable on field GadgetSpec.Backup
+				{Pointer: "/properties/tags", Extension: immutableopenapi.Immutable},                                                      // +immutable on field GadgetSpec.Tags
+				{Pointer: "/properties/ports", Extension: immutableopenapi.ImmutableKeys},                                                 // +immutable=keys on field GadgetSpec.Ports
+				{Pointer: "/properties/labels", Extension: immutableopenapi.ImmutableKeys},                                                // +immutable=keys on field GadgetSpec.Labels
+				{Pointer: "/properties/image", Extension: immutableopenapi.Immutable},                                                     // +immutable on type ImageRef
+				{Pointer: "/properties/sidecars/items", Extension: immutableopenapi.Immutable},                                            // +immutable on type ImageRef
+				{Pointer: "/properties/mirrors/additionalProperties", Extension: immutableopenapi.Immutable},                              // +immutable on type ImageRef
+				{Pointer: "/properties/registries/additionalProperties/items", Extension: immutableopenapi.Immutable},                     // +immutable on type ImageRef
+				{Pointer: "/properties/volumeID", Extension: immutableopenapi.ImmutableOnce},                                              // +immutable=once on field GadgetSpec.VolumeID
+				{Pointer: "/properties/endpoint", Extension: immutableopenapi.ImmutableOnce},                                              // +immutable=once on field GadgetSpec.Endpoint
+				{Pointer: "/properties/zones", Extension: immutableopenapi.ImmutableOnce},                                                 // +immutable=once on field GadgetSpec.Zones
+				{Pointer: "/properties/tier", Extension: immutableopenapi.Immutable},                                                      // +immutable on field GadgetSpec.Tier
+				{Pointer: "/properties/tier", Extension: immutableopenapi.When, Condition: "!has(self.spec.paused) || !self.spec.paused"}, // +immutable:when on field GadgetSpec.Tier
+				{Pointer: "/properties/claim", Extension: immutableopenapi.ImmutableOnce},                                                 // +immutable=once on type ClaimName
+				{Pointer: "/properties/owner", Extension: immutableopenapi.Immutable},                                                     // +immutable on field Ownership.Owner
 			},
 		},
 		{

@@ -135,4 +135,9 @@ type MoreSpec struct {
 	// +immutable:message="second"
 	// +optional
 	Note string `json:"note,omitempty"`
+	// Stamp has a condition outside the subset the runtime evaluates.
+	// +immutable
+	// +immutable:when="self.spec.note.matches('^x')"
+	// +optional
+	Stamp string `json:"stamp,omitempty"`
 }

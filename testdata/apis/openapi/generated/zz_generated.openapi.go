@@ -388,6 +388,20 @@ func schema_testdata_apis_openapi_v1_GadgetSpec(ref common.ReferenceCallback) co
 							},
 						},
 					},
+					"paused": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Paused stops the gadget.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"tier": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Tier is fixed unless the gadget is paused (+immutable:when, carried as x-immutable-gen-when beside x-kubernetes-immutable).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
 					"claim": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Claim uses the set-once ClaimName as a field.",

@@ -132,6 +132,17 @@ type GadgetSpec struct {
 	// +optional
 	Zones []string `json:"zones,omitempty"`
 
+	// Paused stops the gadget.
+	// +optional
+	Paused *bool `json:"paused,omitempty"`
+
+	// Tier is fixed unless the gadget is paused (+immutable:when, carried
+	// as x-immutable-gen-when beside x-kubernetes-immutable).
+	// +immutable
+	// +immutable:when="!has(self.spec.paused) || !self.spec.paused"
+	// +optional
+	Tier string `json:"tier,omitempty"`
+
 	// Claim uses the set-once ClaimName as a field.
 	// +optional
 	Claim ClaimName `json:"claim,omitempty"`
