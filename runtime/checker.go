@@ -63,7 +63,10 @@ func (c *Checker) ValidateUpdate(obj, old map[string]interface{}) field.ErrorLis
 // larger object, after apimachinery's ValidateXUpdate(new, old, fldPath)
 // convention: every error's path starts with fldPath, so a Checker compiled
 // for a pod template reports "spec.template.spec.containers[0].image" when
-// called with field.NewPath("spec", "template"). A nil fldPath is the root,
+// called with field.NewPath("spec", "template"). Conditions
+// (x-immutable-gen-when) are evaluated on obj and old as self and oldSelf:
+// a Checker whose schema has them is to be given the kind's whole objects,
+// fldPath only prefixing the errors. A nil fldPath is the root,
 // as in ValidateUpdate. Paths are built only when there is a violation to
 // report: ValidateUpdateAt does not allocate when obj and old are equal.
 func (c *Checker) ValidateUpdateAt(obj, old map[string]interface{}, fldPath *field.Path) field.ErrorList {
