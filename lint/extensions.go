@@ -5,6 +5,7 @@ import (
 
 	"github.com/immutable-gen/immutable-gen/placement"
 	"github.com/immutable-gen/immutable-gen/runtime/extension"
+	"github.com/immutable-gen/immutable-gen/runtime/when"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
@@ -29,6 +30,7 @@ func (c *crdLint) extensions(root *schema.Node) {
 				c.badValue(n.Path(), ext, v)
 			}
 		}
+		c.condition(n)
 		for _, h := range n.HiddenExtensions(extension.Names()...) {
 			if count == 0 {
 				first = n.Path()
@@ -63,6 +65,31 @@ func (c *crdLint) badValue(path, ext string, v any) {
 	default:
 		c.report(c.version, path, IDExtensionValue, fmt.Sprintf("write `%s: true`", ext),
 			"%s is %v, not the boolean true (KEP: true is the only valid value)", ext, v)
+	}
+}
+
+// condition checks x-immutable-gen-when (IG001): a string the runtime's
+// condition subset takes, beside a form's extension — what runtime.Compile
+// refuses otherwise, and so every enforcer built from the CRD.
+func (c *crdLint) condition(n *schema.Node) {
+	v, ok := n.Extension(extension.When)
+	if !ok {
+		return
+	}
+	path := n.Path()
+	text, isString := v.(string)
+	switch {
+	case !isString:
+		c.report(c.version, path, IDExtensionValue, "write the condition as a string, CEL over self and oldSelf (the new and old objects)",
+			"%s is %v, not a string: the runtime refuses the CRD", extension.When, v)
+	case len(n.Origins) == 0:
+		c.report(c.version, path, IDExtensionValue, fmt.Sprintf("add the form's extension beside it (`%s: true`, …), or remove it", extension.Immutable),
+			"%s has no immutability extension beside it: it says when they hold, and alone the runtime refuses the CRD", extension.When)
+	default:
+		if _, err := when.Parse(text); err != nil {
+			c.report(c.version, path, IDExtensionValue, "rewrite the condition in the subset the runtime evaluates (docs/semantics.md, \"The condition subset\"), or use a CEL rule instead",
+				"%s `%s`: %v; the runtime refuses the CRD", extension.When, text, err)
+		}
 	}
 }
 

@@ -47,6 +47,10 @@ func TestExtensionPlacement(t *testing.T) {
  "items": {"type": "object", "x-kubernetes-immutable": true, "required": ["name"], "properties": {"name": {"type": "string"}}}}}`), nil},
 		{"false", spec(`{"a": {"type": "string", "x-kubernetes-immutable": false}}`), []string{"IG001 spec.a"}},
 		{"a number", spec(`{"a": {"type": "string", "x-kubernetes-immutable-keys": 1}}`), []string{"IG001 spec.a"}},
+		{"a condition", spec(`{"a": {"type": "string", "x-kubernetes-immutable": true, "x-immutable-gen-when": "has(oldSelf.spec.a)"}}`), nil},
+		{"a condition not a string", spec(`{"a": {"type": "string", "x-kubernetes-immutable": true, "x-immutable-gen-when": true}}`), []string{"IG001 spec.a"}},
+		{"a condition alone", spec(`{"a": {"type": "string", "x-immutable-gen-when": "true"}}`), []string{"IG001 spec.a"}},
+		{"a condition outside the subset", spec(`{"a": {"type": "string", "x-kubernetes-immutable": true, "x-immutable-gen-when": "self.spec.a.matches('x')"}}`), []string{"IG001 spec.a"}},
 		{"inside anyOf", spec(`{"a": {"type": "string", "anyOf": [{"maxLength": 3}, {"x-kubernetes-immutable": true}]}}`), []string{"IG009 spec.a"}},
 	}
 	for _, tc := range cases {
