@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -249,6 +251,26 @@ var whenMarker = regexp.MustCompile("\\+immutable:when=(\"(?:[^\"\\\\]|\\\\.)*\"
 func TestCorpus(t *testing.T) {
 	h := newHarness(t)
 	rng := rand.New(rand.NewPCG(*diffSeed, 34))
+	g := &gen{rng: rng}
+	corpus := corpusConditions(t)
+	for _, cond := range corpus {
+		pairs := make([][2]map[string]any, 64)
+		for k := range pairs {
+			old := g.object()
+			pairs[k] = [2]map[string]any{g.mutate(old), old}
+		}
+		h.check("corpus", cond, pairs)
+	}
+	t.Logf("%d conditions in the corpus, %d compiled against the fixed schema, %d evaluations compared", len(corpus), h.compiled, h.cases)
+	if h.compiled < 5 {
+		t.Errorf("only %d corpus conditions compile against the fixed schema", h.compiled)
+	}
+}
+
+// corpusConditions are the +immutable:when conditions written in
+// testdata/, examples/ and docs/, sorted.
+func corpusConditions(t *testing.T) []string {
+	t.Helper()
 	seen := map[string]bool{}
 	for _, dir := range []string{"testdata", "examples", "docs"} {
 		root := filepath.Join("..", "..", dir)
@@ -278,19 +300,7 @@ func TestCorpus(t *testing.T) {
 	if len(seen) < 5 {
 		t.Fatalf("found %d conditions in the corpus; the pattern no longer matches", len(seen))
 	}
-	g := &gen{rng: rng}
-	for cond := range seen {
-		pairs := make([][2]map[string]any, 64)
-		for k := range pairs {
-			old := g.object()
-			pairs[k] = [2]map[string]any{g.mutate(old), old}
-		}
-		h.check("corpus", cond, pairs)
-	}
-	t.Logf("%d conditions in the corpus, %d compiled against the fixed schema, %d evaluations compared", len(seen), h.compiled, h.cases)
-	if h.compiled < 5 {
-		t.Errorf("only %d corpus conditions compile against the fixed schema", h.compiled)
-	}
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // targeted are conditions each aimed at one part of CEL's semantics, run on

@@ -137,7 +137,7 @@ type MoreSpec struct {
 	Note string `json:"note,omitempty"`
 	// Stamp has a condition outside the subset the runtime evaluates.
 	// +immutable
-	// +immutable:when="self.spec.note.matches('^x')"
+	// +immutable:when="self.spec.stamp.lowerAscii() == 'x'"
 	// +optional
 	Stamp string `json:"stamp,omitempty"`
 }
