@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"go/token"
+	"go/types"
 	"maps"
 	"os"
 	"path/filepath"
@@ -212,6 +213,9 @@ func Run(o Options) (*Result, error) {
 	if err := p.probe(o); err != nil {
 		return nil, err
 	}
+	if p.fixed, err = fixedPlaces(before.crds); err != nil {
+		return nil, err
+	}
 	p.init()
 	res := &Result{}
 	for {
@@ -228,7 +232,9 @@ func Run(o Options) (*Result, error) {
 		var owners []*decision
 		res.Fields = nil
 		for _, d := range decisions {
-			for _, pl := range d.places {
+			// The other uses of a shared type it reaches too, proved
+			// unchanged with the rest.
+			for _, pl := range appendPlaces(slices.Clip(d.places), d.reaches...) {
 				res.Fields = append(res.Fields, proof.Field{CRD: pl.crd, Version: pl.version, Path: pl.path, When: d.when})
 				owners = append(owners, d)
 			}
@@ -525,7 +531,16 @@ func (p *planner) probe(o Options) error {
 			e = newEdits()
 			files[s.pos.Filename] = e
 		}
-		e.before[s.pos.Line+1] = append(e.before[s.pos.Line+1], added{text: s.indent + "// " + probeLine(i)})
+		e.before[s.pos.Line+1] = append(e.before[s.pos.Line+1], added{text: s.indent + "// " + probeLine(probeMessage(i))})
+	}
+	shared := p.sharedFields()
+	for i, d := range shared {
+		e := files[d.file]
+		if e == nil {
+			e = newEdits()
+			files[d.file] = e
+		}
+		e.before[d.line] = append(e.before[d.line], added{text: d.indent + "// " + probeLine(useProbeMessage(i))})
 	}
 	srcs := map[string][]byte{}
 	for name, e := range files {
@@ -549,6 +564,10 @@ func (p *planner) probe(o Options) error {
 	p.probes = map[*site][]place{}
 	for i, s := range p.sc.sites {
 		p.probes[s] = found[probeMessage(i)]
+	}
+	p.usePlaces = map[*types.Var][]place{}
+	for i, d := range shared {
+		p.usePlaces[d.field] = found[useProbeMessage(i)]
 	}
 	return nil
 }

@@ -58,9 +58,10 @@ func (p place) child(name string) (place, bool) {
 // probeMessage is the message of the rule that marks where site i lands.
 func probeMessage(i int) string { return fmt.Sprintf("immutable-gen-migrate-probe-%d", i) }
 
-// probeLine is the marker line that marks site i in a probe run.
-func probeLine(i int) string {
-	return fmt.Sprintf("+%s:rule=%q,message=%q", xvalidation, "true", probeMessage(i))
+// probeLine is the marker line of a probe rule with the message msg
+// (probeMessage, useProbeMessage) in a probe run.
+func probeLine(msg string) string {
+	return fmt.Sprintf("+%s:rule=%q,message=%q", xvalidation, "true", msg)
 }
 
 // findProbes returns, for each probe message in the CRDs, the places that

@@ -20,6 +20,10 @@ type claim struct {
 	target *decl
 	// places are the target's schema nodes the rule reaches.
 	places []place
+	// reaches are the places of the other uses of a shared type that the
+	// marker reaches too, each fixed already (shared.go): proved with
+	// the rest, and not deciding the form.
+	reaches []place
 	// when is the condition of a conditional rule, over the whole
 	// objects (+immutable:when), or "".
 	when string
@@ -48,6 +52,9 @@ type decision struct {
 	keyFields []*decl
 	claims    []claim
 	places    []place
+	// reaches are the places of other uses of a shared type the marker
+	// reaches, fixed already: proved, and not deciding the form.
+	reaches []place
 }
 
 // markerForm is how a decision spells the table's row k: its marker's
@@ -104,6 +111,11 @@ type planner struct {
 	// uses counts, per named type, the struct fields of the scanned
 	// packages whose type is (a pointer, list or map of) it.
 	uses map[*types.TypeName]int
+	// usePlaces are the places of every field of a shared type, and
+	// fixed says whether the CRDs as they are fix a place whole
+	// (shared.go).
+	usePlaces map[*types.Var][]place
+	fixed     func(place) bool
 }
 
 // plan returns the decisions, and the reason each rule it does not
@@ -256,7 +268,22 @@ func (p *planner) resolve(s *site, a celshape.Atom) (claim, string) {
 	if s.decl.field != nil {
 		t = s.decl.field.Type()
 		if n := namedOf(t); n != nil && p.uses[n.Obj()] > 1 {
-			return c, fmt.Sprintf("names %s of %s, whose type %s is used by %d fields: a marker on its field would reach all of them", strings.Join(a.Path, "."), s.decl, n.Obj().Name(), p.uses[n.Obj()])
+			at, found, reach := p.unfixedUse(n.Obj(), s.decl.field)
+			if found {
+				return c, fmt.Sprintf("names %s of %s, whose type %s is used by %d fields: a marker on its field would reach all of them, and at %s nothing fixes it already", strings.Join(a.Path, "."), s.decl, n.Obj().Name(), p.uses[n.Obj()], at)
+			}
+			// The marker goes on the field a.Path names, below each use.
+			for _, pl := range reach {
+				at, ok := pl, true
+				for _, name := range a.Path {
+					if at, ok = at.child(name); !ok {
+						break
+					}
+				}
+				if ok {
+					c.reaches = append(c.reaches, at)
+				}
+			}
 		}
 	} else {
 		t = s.decl.typ.Type()
@@ -313,6 +340,7 @@ func (p *planner) decide(t *decl, claims []claim) (*decision, string) {
 	d := &decision{target: t, claims: claims, add: true, when: claims[0].when}
 	for _, c := range claims {
 		d.places = appendPlaces(d.places, c.places...)
+		d.reaches = appendPlaces(d.reaches, c.reaches...)
 		if c.when != d.when {
 			return nil, "the rules about it hold under different conditions (or one under a condition and one always): a marker takes one +immutable:when"
 		}

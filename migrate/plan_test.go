@@ -174,6 +174,17 @@ func TestPlan(t *testing.T) {
 			specRules: []string{`+kubebuilder:validation:XValidation:rule="oldSelf.paused || self.size == oldSelf.size"`},
 			files:     map[string]string{"zz_generated.immutable.go": "package v1\n"},
 			want:      []string{`left: conditional (would be +immutable:when="!oldSelf.spec.paused"): the packages use typed validators`}},
+		// Karpenter's NodeClassReference: a rule on one use of a shared
+		// type becomes a marker on the type's field where every other use
+		// is fixed already (there it is redundant), and stays otherwise.
+		{name: "shared type, the other use fixed whole",
+			fields: strings.Replace(planFields, "\tRef *Ref ", "\t// +kubebuilder:validation:XValidation:rule=\"self.group == oldSelf.group\"\n\tRef *Ref ", 1) +
+				"\t// +kubebuilder:validation:XValidation:rule=\"self == oldSelf\"\n\t// +optional\n\tPinned *Ref `json:\"pinned,omitempty\"`\n",
+			want: []string{"+immutable on Ref.Group", "on ThingSpec.Pinned"}},
+		{name: "shared type, the other use free",
+			fields: strings.Replace(planFields, "\tRef *Ref ", "\t// +kubebuilder:validation:XValidation:rule=\"self.group == oldSelf.group\"\n\tRef *Ref ", 1) +
+				"\t// +optional\n\tPinned *Ref `json:\"pinned,omitempty\"`\n",
+			want: []string{"left: names group of ThingSpec.Ref, whose type Ref is used by 2 fields: a marker on its field would reach all of them, and at things.plan.example.com v1 spec.pinned nothing fixes it already"}},
 		{name: "unconditional forms are written with typed validators too",
 			specRules: []string{`+kubebuilder:validation:XValidation:rule="!has(oldSelf.x) || !has(self.x) || oldSelf.x == self.x"`},
 			options:   func(o *Options) { o.Validators = ValidatorsYes },
