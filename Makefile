@@ -48,12 +48,14 @@ lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 	for m in runtime runtime/webhook runtime/admission; do (cd $$m && $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...) || exit 1; done
 
-## fuzz: run each fuzz target for FUZZTIME (default 30s)
+## fuzz: run each fuzz target for FUZZTIME (default 30s), of the root module and of the runtime modules
 FUZZTIME ?= 30s
 fuzz:
-	@for pkg in $$($(GO) list ./...); do \
-	  for f in $$($(GO) test -list 'Fuzz.*' $$pkg | grep '^Fuzz'); do \
-	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	@for mod in . runtime runtime/webhook runtime/admission; do \
+	  for pkg in $$(cd $$mod && $(GO) list ./...); do \
+	    for f in $$(cd $$mod && $(GO) test -list 'Fuzz.*' $$pkg | grep '^Fuzz'); do \
+	      echo "== $$pkg $$f"; (cd $$mod && $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg) || exit 1; \
+	    done; \
 	  done; \
 	done
 

@@ -25,6 +25,10 @@ type migrateCase struct {
 var migrateCases = []migrateCase{
 	{module: "sigs.k8s.io/jobset@v0.10.1", dirs: []string{"api/jobset"}, paths: "./api/jobset/v1alpha2/...", found: 5, migrated: 5, left: 0},
 	{module: "sigs.k8s.io/kueue@v0.17.0", dirs: []string{"apis", "pkg"}, paths: "./apis/kueue/...", found: 24, migrated: 14, left: 10},
+	// NodeClassReference is shared by a NodePool's template and a
+	// NodeClaim's spec, which is fixed whole: its group and kind rules
+	// migrate onto the type.
+	{module: "sigs.k8s.io/karpenter@v1.6.0", dirs: []string{"pkg/apis"}, paths: "./pkg/apis/v1/...", found: 3, migrated: 3, left: 0},
 }
 
 // TestMigrateRealAPIs runs `immutable-gen migrate` on copies of real APIs

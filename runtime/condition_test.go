@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+
 	"github.com/immutable-gen/immutable-gen/runtime"
 )
 
@@ -189,4 +191,36 @@ properties:
 	checkMessages(t, c.ValidateUpdate(object(t, "spec: {locked: true, a: v2}"), object(t, "spec: {locked: true, a: v1}")),
 		[]string{`spec.a: Invalid value: "v2": field is immutable`})
 	checkMessages(t, c.ValidateUpdate(object(t, "spec: {a: v2}"), object(t, "spec: {a: v1}")), nil)
+}
+
+// FuzzConditional: on any two JSON objects, a Checker with conditions
+// gives the same errors on the objects decoded by utiljson and by
+// DecodeObject, never panics, and allows an unchanged object whatever its
+// conditions give (errors included).
+func FuzzConditional(f *testing.F) {
+	f.Add([]byte(`{"spec":{"queue":"a"},"status":{"conditions":[{"type":"QuotaReserved","status":"True"}]}}`), []byte(`{"spec":{"queue":"b"},"status":{"conditions":[{"type":"QuotaReserved","status":"True"}]}}`))
+	f.Add([]byte(`{"spec":{"labels":{"a":"x"}}}`), []byte(`{"spec":{"labels":{"a":"x","b":"y"}}}`))
+	f.Add([]byte(`{"spec":{"suspend":"yes","template":{"image":1}},"status":null}`), []byte(`{"spec":{"template":[]}}`))
+	c := compileYAML(f, whenSchema)
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		var obj, old map[string]interface{}
+		if utiljson.Unmarshal(a, &obj) != nil || utiljson.Unmarshal(b, &old) != nil || obj == nil || old == nil {
+			return
+		}
+		if errs := c.ValidateUpdate(obj, obj); len(errs) != 0 {
+			t.Fatalf("unchanged object refused: %v", errs)
+		}
+		want := messages(c.ValidateUpdate(obj, old))
+		dn, err := c.DecodeObject(a)
+		if err != nil {
+			t.Fatalf("DecodeObject: %v", err)
+		}
+		do, err := c.DecodeOldObject(b, dn)
+		if err != nil {
+			t.Fatalf("DecodeOldObject: %v", err)
+		}
+		if got := messages(c.ValidateUpdate(dn, do)); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("decoded: %q, want %q", got, want)
+		}
+	})
 }
