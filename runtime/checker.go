@@ -90,16 +90,13 @@ func (c *Checker) validate(obj, old map[string]interface{}, fldPath *field.Path,
 	if c == nil || obj == nil || old == nil {
 		return nil
 	}
-	var conds *conditions
-	if c.whenRoot != nil {
-		conds = &conditions{c: c, obj: obj, old: old}
-	}
-	probe := walker{c: c, conds: conds}
+	probe := walker{c: c, self: obj, oldSelf: old}
 	probe.walk(c.root, obj, old, nil, 0)
 	if !probe.found {
 		return nil
 	}
-	w := walker{c: c, report: true, marshal: marshal, conds: conds, root: fldPath}
+	// The conditions the probe evaluated are not evaluated again.
+	w := walker{c: c, report: true, marshal: marshal, self: obj, oldSelf: old, conds: probe.conds, root: fldPath}
 	w.walk(c.root, obj, old, fldPath, 0)
 	return w.errs
 }

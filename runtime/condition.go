@@ -127,8 +127,10 @@ func (c *compiler) conditionSchema(s *spec.Schema) *when.Schema {
 	return conv(s, 0)
 }
 
-// conditions evaluates the conditions of one update, each once, on the
-// whole objects: a Checker with conditions has DecodeObject decode in full.
+// conditions evaluates the conditions of one update, each once (but for
+// a condition first met inside the check of another node with one), on
+// the whole objects: a Checker with conditions has DecodeObject decode in
+// full.
 type conditions struct {
 	c        *Checker
 	obj, old map[string]interface{}
@@ -208,7 +210,7 @@ func (w *walker) conditional(n *node, nv, ov interface{}, p *field.Path, depth i
 // sub is a walker for the check of a node with a condition: its
 // violations count only where the condition holds (gate).
 func (w *walker) sub() walker {
-	return walker{c: w.c, report: w.report, marshal: w.marshal, conds: w.conds, root: w.root, tooDeep: w.tooDeep}
+	return walker{c: w.c, report: w.report, marshal: w.marshal, self: w.self, oldSelf: w.oldSelf, conds: w.conds, root: w.root, tooDeep: w.tooDeep}
 }
 
 // gate keeps what sub, the check of a node with condition cond, found
@@ -219,8 +221,14 @@ func (w *walker) sub() walker {
 // sub found nothing the condition is not evaluated (`… || true` is true
 // whatever cond gives).
 func (w *walker) gate(cond *condition, sub *walker, p *field.Path) {
+	if w.conds == nil {
+		w.conds = sub.conds // what the check below evaluated
+	}
 	if !sub.found && len(sub.errs) == 0 {
 		return
+	}
+	if w.conds == nil {
+		w.conds = &conditions{c: w.c, obj: w.self, old: w.oldSelf}
 	}
 	held, err := w.conds.holds(cond)
 	switch {

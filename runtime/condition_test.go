@@ -224,3 +224,42 @@ func FuzzConditional(f *testing.F) {
 		}
 	})
 }
+
+// TestConditionalNoAllocation: an update a Checker with conditions allows
+// without evaluating them (the conditional fields unchanged, a mutable
+// one changed) allocates nothing, as without conditions; the condition is
+// evaluated, and allocates, only where a conditional field changes.
+func TestConditionalNoAllocation(t *testing.T) {
+	c := compileYAML(t, whenSchema)
+	const status = "status: {phase: Admitted, conditions: [{type: QuotaReserved, status: \"True\"}]}"
+	old := object(t, "spec: {queue: a, suspend: false, template: {image: x}, labels: {a: x}, node: n, owner: o}\n"+status)
+	obj := object(t, "spec: {queue: a, suspend: false, template: {image: x}, labels: {a: y}, node: n, owner: o}\n"+status)
+	if errs := c.ValidateUpdate(obj, old); len(errs) != 0 {
+		t.Fatalf("allowed update refused: %v", errs)
+	}
+	if n := testing.AllocsPerRun(100, func() { c.ValidateUpdate(obj, old) }); n != 0 {
+		t.Errorf("ValidateUpdate allocates %v times per allowed update with conditions, want 0", n)
+	}
+}
+
+// BenchmarkConditional: an update of the Kueue-style object of whenSchema
+// that leaves the conditional fields alone (no condition evaluated), and
+// one that changes the queue while quota is reserved (the condition
+// evaluated, the violation reported).
+func BenchmarkConditional(b *testing.B) {
+	c := compileYAML(b, whenSchema)
+	const status = "status: {phase: Admitted, conditions: [{type: Admitted, status: \"True\"}, {type: Evicted, status: \"False\"}, {type: PodsReady, status: \"True\"}, {type: QuotaReserved, status: \"True\"}]}"
+	old := object(b, "spec: {queue: a, suspend: false, template: {image: x}, labels: {a: x}, node: n, owner: o}\n"+status)
+	for _, tc := range []struct{ name, spec string }{
+		{"mutable change", "spec: {queue: a, suspend: false, template: {image: x}, labels: {a: y}, node: n, owner: o}\n"},
+		{"conditional change refused", "spec: {queue: b, suspend: false, template: {image: x}, labels: {a: x}, node: n, owner: o}\n"},
+	} {
+		obj := object(b, tc.spec+status)
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				c.ValidateUpdate(obj, old)
+			}
+		})
+	}
+}

@@ -25,11 +25,13 @@ type walker struct {
 	// marshal: report a changed value kept as bytes as a MarshaledValue
 	// (ValidateUpdateMarshaled).
 	marshal bool
-	// conds evaluates the conditions of the update (nil: the schema has
-	// none); root is the path of the objects, where a condition's failure
-	// is reported.
-	conds *conditions
-	root  *field.Path
+	// self and oldSelf are the objects of the update, which conditions
+	// read; conds evaluates them, made when the first is needed (an update
+	// that evaluates none allocates nothing); root is the path of the
+	// objects, where a condition's failure is reported.
+	self, oldSelf map[string]interface{}
+	conds         *conditions
+	root          *field.Path
 }
 
 // done reports whether the first walk can stop.
