@@ -1,0 +1,2 @@
+// +groupName=plan.example.com
+package v1
