@@ -112,6 +112,7 @@ func Checks() []diag.Check {
 	return []diag.Check{
 		{ID: IDUnreached, Severity: diag.Warning, Title: "a marker on a field or type no CRD kind of the run uses: no typed validator checks it"},
 		{ID: IDUncheckable, Severity: diag.Error, Title: "a marked value the typed validators cannot compare exactly (its Go type)"},
+		{ID: IDOmitZeroToolchain, Severity: diag.Error, Title: "a field with the json option omitzero in a module whose go line allows a toolchain older than Go 1.24, whose encoding/json ignores it (one error per package)"},
 		{ID: IDConditionalSkipped, Severity: diag.Warning, Title: "a conditional marker (+immutable:when) the typed validators leave unchecked under validators:conditional=skip (the CRD's CEL rule enforces it)"},
 	}
 }
@@ -270,6 +271,11 @@ func renderPackage(pkg *loader.Package, models []crdmodel.Model, header string, 
 	}
 	e := newEmitter(pkg.Types, taken, tracker)
 	e.skipConditional = skipConditional
+	e.fset = pkg.Fset
+	var err error
+	if e.goLine, err = findGoLine(pkgDir(pkg)); err != nil {
+		return nil, nil, err
+	}
 	for _, m := range models {
 		obj, _ := pkg.Types.Scope().Lookup(m.Kind).(*types.TypeName)
 		named, ok := types.Unalias(objType(obj)).(*types.Named)
