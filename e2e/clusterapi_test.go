@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -11,21 +12,34 @@ import (
 // holding slices and maps, object references).
 const clusterAPI = "sigs.k8s.io/cluster-api/api@v1.14.2"
 
+// clusterAPIWebhooks is the module of cluster-api's admission webhooks
+// (core/webhooks/admission, importable), the same release.
+const clusterAPIWebhooks = "sigs.k8s.io/cluster-api v1.14.2"
+
 // TestValidatorsClusterAPI runs validatorsCopy on cluster-api's
 // core/v1beta2 (Cluster, ClusterClass, Machine, MachineSet,
 // MachineDeployment, MachinePool, MachineHealthCheck, MachineDrainRule),
 // with markers where cluster-api's admission webhooks
 // (sigs.k8s.io/cluster-api core/webhooks/admission) keep fields fixed:
 // every marked kind generates, compiles, and its typed verdicts are the
-// runtime's on random updates.
+// runtime's on random updates. On the same kind of random updates of the
+// kinds whose webhooks check the marked fields, the typed verdict on each
+// marked field is the webhook's (cluster-api's own code, imported in the
+// copy): a disagreement fails the test.
 func TestValidatorsClusterAPI(t *testing.T) {
 	src := filepath.Join(moduleDir(t, clusterAPI), "core", "v1beta2")
-	validatorsCopy(t, typedCopy{
+	out := validatorsCopy(t, typedCopy{
 		src:      src,
 		markers:  clusterAPIMarkers,
-		perKind:  300,
-		requires: []string{"sigs.k8s.io/cluster-api/api v1.14.2"},
+		perKind:  400,
+		requires: []string{strings.Replace(clusterAPI, "@", " ", 1), clusterAPIWebhooks},
+		tests:    map[string]string{"webhooks_e2e_test.go": clusterAPIWebhookCheck},
 	})
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "webhook agrees") {
+			t.Log(strings.TrimSpace(line))
+		}
+	}
 }
 
 // clusterAPIMarkers are the markers added to cluster-api's core/v1beta2,
@@ -75,3 +89,236 @@ var clusterAPIMarkers = map[string][]insertion{
 		{"\tClass string `json:\"class,omitempty\"`", "\t// +immutable"},
 	},
 }
+
+// clusterAPIWebhookCheck is the test written into the copy beside the
+// generated check (same package, its describe and validated): random
+// updates from each CRD schema as there, decoded into the copy's kinds and
+// into cluster-api's own (sigs.k8s.io/cluster-api/api/core/v1beta2, the
+// webhooks' types); on each marked path, the typed validator reports an
+// error exactly when the webhook does. The webhooks run as cluster-api
+// registers them, with its default feature gates (ClusterTopology off:
+// the Cluster webhook then refuses a topology without reading ClusterClasses).
+const clusterAPIWebhookCheck = `package PKG_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/yaml"
+
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/core/webhooks/admission"
+	cradmission "sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/immutable-gen/immutable-gen/preflight/preflighttest"
+
+	v1 "example.com/typedcopy/apis/v1"
+)
+
+// webhookPaths reports the marked paths among the webhook's errors.
+func webhookPaths(err error, marked map[string]string) map[string]bool {
+	got := map[string]bool{}
+	if err == nil {
+		return got
+	}
+	var fe *field.Error
+	var se *apierrors.StatusError
+	switch {
+	case errors.As(err, &fe):
+		if strings.Contains(fe.Detail, marked[fe.Field]) && marked[fe.Field] != "" {
+			got[fe.Field] = true
+		}
+	case errors.As(err, &se) && se.ErrStatus.Details != nil:
+		for _, c := range se.ErrStatus.Details.Causes {
+			if want, ok := marked[c.Field]; ok && strings.Contains(c.Message, want) {
+				got[c.Field] = true
+			}
+		}
+	}
+	return got
+}
+
+func webhookCheck[T any, PT validated[T], W any](t *testing.T, kind, crdFile string, n int, marked map[string]string, validate func(old, obj *W) (cradmission.Warnings, error)) {
+	manifest, err := os.ReadFile(filepath.Join("..", "..", "crds", crdFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crd struct {
+		Spec struct {
+			Group    string
+			Versions []struct {
+				Name    string
+				Storage bool
+				Schema  struct{ OpenAPIV3Schema map[string]any }
+			}
+		}
+	}
+	if err := yaml.Unmarshal(manifest, &crd); err != nil {
+		t.Fatal(err)
+	}
+	var schema map[string]any
+	var version string
+	for _, v := range crd.Spec.Versions {
+		if v.Storage {
+			schema, version = v.Schema.OpenAPIV3Schema, v.Name
+		}
+	}
+	props := map[string]any{}
+	for k, v := range schema["properties"].(map[string]any) {
+		if k != "metadata" && k != "apiVersion" && k != "kind" {
+			props[k] = v
+		}
+	}
+	// The root's required properties (spec) stay required: the API
+	// server refuses an object without them, which no webhook sees.
+	var required []any
+	for _, r := range schema["required"].([]any) {
+		if r != "metadata" && r != "apiVersion" && r != "kind" {
+			required = append(required, r)
+		}
+	}
+	wrapped := map[string]any{"type": "object", "properties": map[string]any{"spec": map[string]any{"type": "object", "properties": props, "required": required}}}
+	// decode turns generated content into the copy's typed object and
+	// cluster-api's, both from the JSON of the copy's typed object (what
+	// the server stores).
+	decode := func(content any) (PT, *W, bool) {
+		obj := map[string]any{}
+		for k, v := range content.(map[string]any) {
+			obj[k] = v
+		}
+		obj["apiVersion"], obj["kind"], obj["metadata"] = crd.Spec.Group+"/"+version, kind, map[string]any{"name": "x", "namespace": "default"}
+		data, _ := json.Marshal(obj)
+		var x T
+		if err := json.Unmarshal(data, &x); err != nil {
+			return nil, nil, false
+		}
+		data, err := json.Marshal(&x)
+		if err != nil {
+			return nil, nil, false
+		}
+		// Without a required property (a zero spec is left out by
+		// omitzero) the API server refuses the object: no webhook sees it.
+		var m map[string]any
+		if err := utiljson.Unmarshal(data, &m); err != nil {
+			return nil, nil, false
+		}
+		for _, r := range required {
+			if _, ok := m[r.(string)]; !ok {
+				return nil, nil, false
+			}
+		}
+		var w W
+		if err := utiljson.Unmarshal(data, &w); err != nil {
+			return nil, nil, false
+		}
+		return PT(&x), &w, true
+	}
+	updates, refused, disagreements, panics := 0, 0, 0, 0
+	for seed := range uint64(n) {
+		g := preflighttest.New(wrapped, seed)
+		g.Invalid = 0
+		content := g.Spec()
+		if _, ok := content.(map[string]any); !ok {
+			continue
+		}
+		changed, _ := g.Mutate(content)
+		if _, ok := changed.(map[string]any); !ok {
+			continue
+		}
+		old, wold, ok1 := decode(content)
+		obj, wobj, ok2 := decode(changed)
+		if !ok1 || !ok2 {
+			continue
+		}
+		var werr error
+		panicked := func() (p bool) {
+			defer func() {
+				if recover() != nil {
+					p = true
+				}
+			}()
+			_, werr = validate(wold, wobj)
+			return false
+		}()
+		if panicked {
+			panics++
+			continue
+		}
+		updates++
+		webhook := webhookPaths(werr, marked)
+		typed := map[string]bool{}
+		for _, e := range obj.ValidateImmutableUpdate((*T)(old)) {
+			if _, ok := marked[e.Field]; ok {
+				typed[e.Field] = true
+			}
+		}
+		if len(webhook) > 0 {
+			refused++
+		}
+		if fmt.Sprint(webhook) != fmt.Sprint(typed) {
+			disagreements++
+			if disagreements <= 3 {
+				a, _ := json.Marshal(old)
+				b, _ := json.Marshal(obj)
+				c, _ := json.Marshal(wold)
+				d, _ := json.Marshal(wobj)
+				t.Errorf("%s seed %d: the webhook refuses %v, the typed validator %v (webhook: %v)\nold %s\nnew %s\nwold %s\nwnew %s", kind, seed, webhook, typed, werr, a, b, c, d)
+			}
+		}
+	}
+	fmt.Printf("%s: the webhook agrees on %d of %d updates (%d refused on a marked field; %d panicked in the webhook, not counted)\n", kind, updates-disagreements, updates, refused, panics)
+	if updates == 0 {
+		t.Errorf("%s: no update could be decoded", kind)
+	}
+}
+
+func TestWebhooks(t *testing.T) {
+	ctx := context.Background()
+	const n = 400
+	clusterName := map[string]string{"spec.clusterName": "field is immutable"}
+	t.Run("Machine", func(t *testing.T) {
+		webhookCheck[v1.Machine](t, "Machine", "cluster.x-k8s.io_machines.yaml", n, clusterName, func(old, obj *clusterv1.Machine) (cradmission.Warnings, error) {
+			return (&admission.Machine{}).ValidateUpdate(ctx, old, obj)
+		})
+	})
+	t.Run("MachineSet", func(t *testing.T) {
+		webhookCheck[v1.MachineSet](t, "MachineSet", "cluster.x-k8s.io_machinesets.yaml", n, clusterName, func(old, obj *clusterv1.MachineSet) (cradmission.Warnings, error) {
+			return (&admission.MachineSet{}).ValidateUpdate(ctx, old, obj)
+		})
+	})
+	t.Run("MachineDeployment", func(t *testing.T) {
+		webhookCheck[v1.MachineDeployment](t, "MachineDeployment", "cluster.x-k8s.io_machinedeployments.yaml", n, clusterName, func(old, obj *clusterv1.MachineDeployment) (cradmission.Warnings, error) {
+			return (&admission.MachineDeployment{}).ValidateUpdate(ctx, old, obj)
+		})
+	})
+	t.Run("MachinePool", func(t *testing.T) {
+		webhookCheck[v1.MachinePool](t, "MachinePool", "cluster.x-k8s.io_machinepools.yaml", n, clusterName, func(old, obj *clusterv1.MachinePool) (cradmission.Warnings, error) {
+			return (&admission.MachinePool{}).ValidateUpdate(ctx, old, obj)
+		})
+	})
+	t.Run("MachineHealthCheck", func(t *testing.T) {
+		webhookCheck[v1.MachineHealthCheck](t, "MachineHealthCheck", "cluster.x-k8s.io_machinehealthchecks.yaml", n, clusterName, func(old, obj *clusterv1.MachineHealthCheck) (cradmission.Warnings, error) {
+			return (&admission.MachineHealthCheck{}).ValidateUpdate(ctx, old, obj)
+		})
+	})
+	t.Run("Cluster", func(t *testing.T) {
+		removed := map[string]string{
+			"spec.infrastructureRef": "cannot be removed",
+			"spec.controlPlaneRef":   "cannot be removed",
+			"spec.topology":          "cannot be removed",
+		}
+		webhookCheck[v1.Cluster](t, "Cluster", "cluster.x-k8s.io_clusters.yaml", n, removed, func(old, obj *clusterv1.Cluster) (cradmission.Warnings, error) {
+			return (&admission.Cluster{}).ValidateUpdate(ctx, old, obj)
+		})
+	})
+}
+`
