@@ -16,29 +16,42 @@ const clusterAPI = "sigs.k8s.io/cluster-api/api@v1.14.2"
 // (core/webhooks/admission, importable), the same release.
 const clusterAPIWebhooks = "sigs.k8s.io/cluster-api v1.14.2"
 
-// TestValidatorsClusterAPI runs validatorsCopy on cluster-api's
-// core/v1beta2 (Cluster, ClusterClass, Machine, MachineSet,
+// TestValidatorsClusterAPI runs validatorsCopy on cluster-api's v1beta2
+// API packages — core (Cluster, ClusterClass, Machine, MachineSet,
 // MachineDeployment, MachinePool, MachineHealthCheck, MachineDrainRule),
-// with markers where cluster-api's admission webhooks
-// (sigs.k8s.io/cluster-api core/webhooks/admission) keep fields fixed:
-// every marked kind generates, compiles, and its typed verdicts are the
-// runtime's on random updates. On the same kind of random updates of the
-// kinds whose webhooks check the marked fields, the typed verdict on each
-// marked field is the webhook's (cluster-api's own code, imported in the
-// copy): a disagreement fails the test.
+// addons (ClusterResourceSet, ClusterResourceSetBinding) and ipam
+// (IPAddress, IPAddressClaim) — with markers where cluster-api's admission
+// webhooks (sigs.k8s.io/cluster-api core/webhooks/admission) keep fields
+// fixed: every marked kind generates, compiles, and its typed verdicts are
+// the runtime's on random updates. On the same kind of random updates of
+// the kinds whose webhooks check the marked fields, the typed verdict on
+// each marked field is the webhook's (cluster-api's own code, imported in
+// the copy): a disagreement fails the test.
 func TestValidatorsClusterAPI(t *testing.T) {
-	src := filepath.Join(moduleDir(t, clusterAPI), "core", "v1beta2")
-	out := validatorsCopy(t, typedCopy{
-		src:      src,
-		markers:  clusterAPIMarkers,
-		perKind:  400,
-		requires: []string{strings.Replace(clusterAPI, "@", " ", 1), clusterAPIWebhooks},
-		tests:    map[string]string{"webhooks_e2e_test.go": clusterAPIWebhookCheck},
-	})
-	for _, line := range strings.Split(out, "\n") {
-		if strings.Contains(line, "webhook agrees") {
-			t.Log(strings.TrimSpace(line))
-		}
+	api := moduleDir(t, clusterAPI)
+	for _, p := range []struct {
+		dir      string
+		markers  map[string][]insertion
+		webhooks string
+	}{
+		{"core", clusterAPIMarkers, clusterAPICoreWebhooks},
+		{"addons", clusterAPIAddonsMarkers, clusterAPIAddonsWebhooks},
+		{"ipam", clusterAPIIPAMMarkers, clusterAPIIPAMWebhooks},
+	} {
+		t.Run(p.dir, func(t *testing.T) {
+			out := validatorsCopy(t, typedCopy{
+				src:      filepath.Join(api, p.dir, "v1beta2"),
+				markers:  p.markers,
+				perKind:  600,
+				requires: []string{strings.Replace(clusterAPI, "@", " ", 1), clusterAPIWebhooks},
+				tests:    map[string]string{"harness_e2e_test.go": clusterAPIWebhookHarness, "webhooks_e2e_test.go": p.webhooks},
+			})
+			for _, line := range strings.Split(out, "\n") {
+				if strings.Contains(line, "webhook agrees") {
+					t.Log(strings.TrimSpace(line))
+				}
+			}
+		})
 	}
 }
 
@@ -90,18 +103,17 @@ var clusterAPIMarkers = map[string][]insertion{
 	},
 }
 
-// clusterAPIWebhookCheck is the test written into the copy beside the
-// generated check (same package, its describe and validated): random
-// updates from each CRD schema as there, decoded into the copy's kinds and
-// into cluster-api's own (sigs.k8s.io/cluster-api/api/core/v1beta2, the
-// webhooks' types); on each marked path, the typed validator reports an
-// error exactly when the webhook does. The webhooks run as cluster-api
-// registers them, with its default feature gates (ClusterTopology off:
-// the Cluster webhook then refuses a topology without reading ClusterClasses).
-const clusterAPIWebhookCheck = `package PKG_test
+// clusterAPIWebhookHarness is written into the copy beside the generated
+// check (same package, its describe and validated): webhookCheck makes
+// random updates from a CRD schema as the check does, decodes them into the
+// copy's kind and into cluster-api's own (the webhooks' types), and on each
+// marked path the typed validator must report an error exactly when the
+// webhook does. The webhooks run as cluster-api registers them, with its
+// default feature gates (ClusterTopology off: the Cluster webhook then
+// refuses a topology without reading ClusterClasses).
+const clusterAPIWebhookHarness = `package PKG_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -115,13 +127,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	"sigs.k8s.io/cluster-api/core/webhooks/admission"
 	cradmission "sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/immutable-gen/immutable-gen/preflight/preflighttest"
-
-	v1 "example.com/typedcopy/apis/v1"
 )
 
 // webhookPaths reports the marked paths among the webhook's errors.
@@ -145,6 +153,38 @@ func webhookPaths(err error, marked map[string]string) map[string]bool {
 		}
 	}
 	return got
+}
+
+// missesRequired reports whether a required property is absent from v or
+// from a value below it, by the schema s.
+func missesRequired(s map[string]any, v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		req, _ := s["required"].([]any)
+		for _, r := range req {
+			if _, ok := v[r.(string)]; !ok {
+				return true
+			}
+		}
+		props, _ := s["properties"].(map[string]any)
+		for k, c := range v {
+			if ps, ok := props[k].(map[string]any); ok && missesRequired(ps, c) {
+				return true
+			}
+			if as, ok := s["additionalProperties"].(map[string]any); ok && missesRequired(as, c) {
+				return true
+			}
+		}
+	case []any:
+		if is, ok := s["items"].(map[string]any); ok {
+			for _, c := range v {
+				if missesRequired(is, c) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func webhookCheck[T any, PT validated[T], W any](t *testing.T, kind, crdFile string, n int, marked map[string]string, validate func(old, obj *W) (cradmission.Warnings, error)) {
@@ -188,8 +228,8 @@ func webhookCheck[T any, PT validated[T], W any](t *testing.T, kind, crdFile str
 	}
 	wrapped := map[string]any{"type": "object", "properties": map[string]any{"spec": map[string]any{"type": "object", "properties": props, "required": required}}}
 	// decode turns generated content into the copy's typed object and
-	// cluster-api's, both from the JSON of the copy's typed object (what
-	// the server stores).
+	// cluster-api's, both decoded from the JSON of the copy's typed object
+	// (what a Go client sends and the server stores).
 	decode := func(content any) (PT, *W, bool) {
 		obj := map[string]any{}
 		for k, v := range content.(map[string]any) {
@@ -205,8 +245,9 @@ func webhookCheck[T any, PT validated[T], W any](t *testing.T, kind, crdFile str
 		if err != nil {
 			return nil, nil, false
 		}
-		// Without a required property (a zero spec is left out by
-		// omitzero) the API server refuses the object: no webhook sees it.
+		// Without a required property, at any depth (a zero spec is left
+		// out by omitzero; a required string left empty by omitempty), the
+		// API server refuses the object: no webhook sees it.
 		var m map[string]any
 		if err := utiljson.Unmarshal(data, &m); err != nil {
 			return nil, nil, false
@@ -216,13 +257,24 @@ func webhookCheck[T any, PT validated[T], W any](t *testing.T, kind, crdFile str
 				return nil, nil, false
 			}
 		}
-		var w W
-		if err := utiljson.Unmarshal(data, &w); err != nil {
+		if missesRequired(schema, m) {
 			return nil, nil, false
 		}
-		return PT(&x), &w, true
+		// What a webhook gets is that JSON, decoded: both the copy's kind
+		// and cluster-api's are decoded from it. (Decoding can lose what
+		// omitzero saw: {"matchLabels":{}} is written {} and read back
+		// as the zero selector, which omitzero then leaves out.)
+		var y T
+		if err := json.Unmarshal(data, &y); err != nil {
+			return nil, nil, false
+		}
+		var w W
+		if err := json.Unmarshal(data, &w); err != nil {
+			return nil, nil, false
+		}
+		return PT(&y), &w, true
 	}
-	updates, refused, disagreements, panics := 0, 0, 0, 0
+	updates, refused, disagreements, panics, skipped := 0, 0, 0, 0, 0
 	for seed := range uint64(n) {
 		g := preflighttest.New(wrapped, seed)
 		g.Invalid = 0
@@ -237,6 +289,7 @@ func webhookCheck[T any, PT validated[T], W any](t *testing.T, kind, crdFile str
 		old, wold, ok1 := decode(content)
 		obj, wobj, ok2 := decode(changed)
 		if !ok1 || !ok2 {
+			skipped++
 			continue
 		}
 		var werr error
@@ -275,15 +328,30 @@ func webhookCheck[T any, PT validated[T], W any](t *testing.T, kind, crdFile str
 			}
 		}
 	}
-	fmt.Printf("%s: the webhook agrees on %d of %d updates (%d refused on a marked field; %d panicked in the webhook, not counted)\n", kind, updates-disagreements, updates, refused, panics)
+	fmt.Printf("%s: the webhook agrees on %d of %d updates (%d refused on a marked field; %d not decodable or refused by the schema, %d panicked in the webhook: not counted)\n", kind, updates-disagreements, updates, refused, skipped, panics)
 	if updates == 0 {
 		t.Errorf("%s: no update could be decoded", kind)
 	}
 }
+`
+
+// clusterAPICoreWebhooks checks the webhooks of core/v1beta2's kinds.
+const clusterAPICoreWebhooks = `package PKG_test
+
+import (
+	"context"
+	"testing"
+
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/core/webhooks/admission"
+	cradmission "sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	v1 "example.com/typedcopy/apis/v1"
+)
 
 func TestWebhooks(t *testing.T) {
 	ctx := context.Background()
-	const n = 400
+	const n = 1000
 	clusterName := map[string]string{"spec.clusterName": "field is immutable"}
 	t.Run("Machine", func(t *testing.T) {
 		webhookCheck[v1.Machine](t, "Machine", "cluster.x-k8s.io_machines.yaml", n, clusterName, func(old, obj *clusterv1.Machine) (cradmission.Warnings, error) {
@@ -318,6 +386,98 @@ func TestWebhooks(t *testing.T) {
 		}
 		webhookCheck[v1.Cluster](t, "Cluster", "cluster.x-k8s.io_clusters.yaml", n, removed, func(old, obj *clusterv1.Cluster) (cradmission.Warnings, error) {
 			return (&admission.Cluster{}).ValidateUpdate(ctx, old, obj)
+		})
+	})
+}
+`
+
+// clusterAPIAddonsMarkers are the markers of addons/v1beta2, each a check
+// of its webhooks on update: ClusterResourceSet's spec.clusterSelector
+// "field is immutable" (reflect.DeepEqual of the selectors: +immutable)
+// and spec.strategy "field is immutable" once set (+immutable=once: the
+// webhook lets an empty strategy be set); ClusterResourceSetBinding's
+// spec.clusterName, once set (+immutable=once).
+var clusterAPIAddonsMarkers = map[string][]insertion{
+	"clusterresourceset_types.go": {
+		{"\tClusterSelector metav1.LabelSelector `json:\"clusterSelector,omitempty,omitzero\"`", "\t// +immutable"},
+		{"\tStrategy string `json:\"strategy,omitempty\"`", "\t// +immutable=once"},
+	},
+	"clusterresourcesetbinding_types.go": {
+		{"\tClusterName string `json:\"clusterName,omitempty\"`", "\t// +immutable=once"},
+	},
+}
+
+// clusterAPIAddonsWebhooks checks the webhooks of addons/v1beta2's kinds.
+const clusterAPIAddonsWebhooks = `package PKG_test
+
+import (
+	"context"
+	"testing"
+
+	addonsv1 "sigs.k8s.io/cluster-api/api/addons/v1beta2"
+	"sigs.k8s.io/cluster-api/core/webhooks/admission"
+	cradmission "sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	v1 "example.com/typedcopy/apis/v1"
+)
+
+func TestWebhooks(t *testing.T) {
+	ctx := context.Background()
+	const n = 1000
+	t.Run("ClusterResourceSet", func(t *testing.T) {
+		marked := map[string]string{"spec.clusterSelector": "field is immutable", "spec.strategy": "field is immutable"}
+		webhookCheck[v1.ClusterResourceSet](t, "ClusterResourceSet", "addons.cluster.x-k8s.io_clusterresourcesets.yaml", n, marked, func(old, obj *addonsv1.ClusterResourceSet) (cradmission.Warnings, error) {
+			return (&admission.ClusterResourceSet{}).ValidateUpdate(ctx, old, obj)
+		})
+	})
+	t.Run("ClusterResourceSetBinding", func(t *testing.T) {
+		marked := map[string]string{"spec.clusterName": "field is immutable"}
+		webhookCheck[v1.ClusterResourceSetBinding](t, "ClusterResourceSetBinding", "addons.cluster.x-k8s.io_clusterresourcesetbindings.yaml", n, marked, func(old, obj *addonsv1.ClusterResourceSetBinding) (cradmission.Warnings, error) {
+			return (&admission.ClusterResourceSetBinding{}).ValidateUpdate(ctx, old, obj)
+		})
+	})
+}
+`
+
+// clusterAPIIPAMMarkers are the markers of ipam/v1beta2: IPAddress's and
+// IPAddressClaim's webhooks refuse any change of spec ("spec is
+// immutable", comparing the Go values): +immutable on spec.
+var clusterAPIIPAMMarkers = map[string][]insertion{
+	"ipaddress_types.go": {
+		{"\tSpec IPAddressSpec `json:\"spec,omitempty,omitzero\"`", "\t// +immutable"},
+	},
+	"ipaddressclaim_types.go": {
+		{"\tSpec IPAddressClaimSpec `json:\"spec,omitempty,omitzero\"`", "\t// +immutable"},
+	},
+}
+
+// clusterAPIIPAMWebhooks checks the webhooks of ipam/v1beta2's kinds.
+const clusterAPIIPAMWebhooks = `package PKG_test
+
+import (
+	"context"
+	"testing"
+
+	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
+	"sigs.k8s.io/cluster-api/core/webhooks/admission"
+	cradmission "sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	v1 "example.com/typedcopy/apis/v1"
+)
+
+func TestWebhooks(t *testing.T) {
+	ctx := context.Background()
+	const n = 1000
+	t.Run("IPAddress", func(t *testing.T) {
+		marked := map[string]string{"spec": "IPAddress spec is immutable"}
+		webhookCheck[v1.IPAddress](t, "IPAddress", "ipam.cluster.x-k8s.io_ipaddresses.yaml", n, marked, func(old, obj *ipamv1.IPAddress) (cradmission.Warnings, error) {
+			return (&admission.IPAddress{}).ValidateUpdate(ctx, old, obj)
+		})
+	})
+	t.Run("IPAddressClaim", func(t *testing.T) {
+		marked := map[string]string{"spec": "IPAddressClaim spec is immutable"}
+		webhookCheck[v1.IPAddressClaim](t, "IPAddressClaim", "ipam.cluster.x-k8s.io_ipaddressclaims.yaml", n, marked, func(old, obj *ipamv1.IPAddressClaim) (cradmission.Warnings, error) {
+			return (&admission.IPAddressClaim{}).ValidateUpdate(ctx, old, obj)
 		})
 	})
 }
