@@ -22,7 +22,7 @@
 // conversion to unstructured content. Values are present or absent as in
 // their JSON (a nil pointer, slice or map is null, or absent with
 // omitempty; an empty string, zero number or false is absent with
-// omitempty), lists of listType=set compare as multisets, list maps are
+// omitempty; omitzero as encoding/json decides it, zero.go), lists of listType=set compare as multisets, list maps are
 // correlated by key, +immutable=keys compares key sets, +immutable=once
 // presence. It calls package runtime/immutable for the errors (the texts the
 // runtime reports) and for multisets and list-map correlation. A check that
