@@ -347,6 +347,10 @@ func (g *gen) fill(v reflect.Value, depth int) {
 		for i := range v.Len() {
 			g.fill(v.Index(i), depth+1)
 		}
+	case reflect.Interface:
+		// No implementation to choose from: nil (the rules tests set
+		// interface values).
+		v.SetZero()
 	default:
 		panic(fmt.Sprintf("no random values of %s", v.Type()))
 	}

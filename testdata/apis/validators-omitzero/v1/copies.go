@@ -27,3 +27,17 @@ func (p *Private) DeepCopyInto(out *Private) {
 		out.notes = nil
 	}
 }
+
+// DeepCopyInto copies p into out: the Levels it may hold are values or
+// pointers to values without references.
+func (p *Probed) DeepCopyInto(out *Probed) {
+	switch v := p.Probe.(type) {
+	case *Level:
+		if v != nil {
+			c := *v
+			out.Probe = &c
+			return
+		}
+	}
+	out.Probe = p.Probe
+}

@@ -101,6 +101,10 @@ type ZeroSpec struct {
 	// +optional
 	Pair Pair `json:"pair,omitzero"`
 
+	// Probed holds an interface with IsZero.
+	// +optional
+	Probed Probed `json:"probed,omitzero"`
+
 	// Base is embedded without a name: its fields are ZeroSpec's, and
 	// omitzero on it does nothing (encoding/json ignores options of a
 	// promoted embedding).
@@ -225,4 +229,33 @@ type ZeroList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitzero"`
 	Items           []Zero `json:"items"`
+}
+
+// Zeroer is an interface whose method set has IsZero.
+// +kubebuilder:object:generate=false
+type Zeroer interface {
+	IsZero() bool
+}
+
+// Level implements Zeroer on the value receiver.
+type Level struct {
+	// +optional
+	N int32 `json:"n,omitempty"`
+}
+
+// IsZero reports whether N is zero.
+func (l Level) IsZero() bool { return l.N == 0 }
+
+// Probed holds an interface with IsZero (its DeepCopyInto is in copies.go:
+// controller-gen's deep-copy generator does not copy interfaces).
+// +kubebuilder:object:generate=false
+type Probed struct {
+	// Probe is left out when nil, when it holds a nil pointer, or when
+	// IsZero says so; once there it may not be removed.
+	// +k8s:update=NoUnset
+	// +optional
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:pruning:PreserveUnknownFields
+	Probe Zeroer `json:"probe,omitzero"`
 }

@@ -237,6 +237,14 @@ func walkZeroSpec(w *immutable.Walk, in, old *ZeroSpec, p string) {
 			return
 		}
 	}
+	if nOK, oOK := (in.Probed != (Probed{})), (old.Probed != (Probed{})); nOK && oOK {
+		if !w.Report || dirtyProbed(&in.Probed, &old.Probed) {
+			walkProbed(w, &in.Probed, &old.Probed, w.Child(p, "probed"))
+			if w.Done() {
+				return
+			}
+		}
+	}
 	if nOK, oOK := (!zeroMeta(&in.Base.Region)), (!zeroMeta(&old.Base.Region)); nOK && oOK {
 		if !(equalMeta(&in.Base.Region, &old.Base.Region)) {
 			if w.Violation() {
@@ -466,6 +474,24 @@ func equalPrivate(a, b *Private) bool {
 		return false
 	}
 	return true
+}
+
+func walkProbed(w *immutable.Walk, in, old *Probed, p string) {
+	if nOK, oOK := (in.Probe != nil && !(reflect.ValueOf(in.Probe).Kind() == reflect.Pointer && reflect.ValueOf(in.Probe).IsNil()) && !in.Probe.IsZero()), (old.Probe != nil && !(reflect.ValueOf(old.Probe).Kind() == reflect.Pointer && reflect.ValueOf(old.Probe).IsNil()) && !old.Probe.IsZero()); nOK && oOK {
+	} else if oOK && !nOK {
+		if w.Violation() {
+			w.Add(immutable.PresenceAt(w.Child(p, "probe"), "probe", immutable.Once, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
+}
+
+func dirtyProbed(in, old *Probed) bool {
+	var q immutable.Walk
+	walkProbed(&q, in, old, "")
+	return q.Found()
 }
 
 func zeroSched(x *Sched) bool {
