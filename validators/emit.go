@@ -444,7 +444,7 @@ func (e *emitter) presence(f *jsonField, expr string, n *schema.Node) string {
 			conds = append(conds, c)
 		}
 	}
-	if f.omitZero && e.omitZeroHonoured(f) {
+	if f.omitZero && e.omitZeroHonoured(f, n) {
 		if c := e.nonZero(f.typ, x, n); c != "true" {
 			conds = append(conds, c)
 		}

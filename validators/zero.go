@@ -257,7 +257,7 @@ func (e *emitter) nameable(t types.Type) bool {
 // line, and the main module's go line is at least every dependency's).
 // Otherwise the first field with omitzero that the validators read gets
 // one error for the package (IG053) naming the go line and the fix.
-func (e *emitter) omitZeroHonoured(f *jsonField) bool {
+func (e *emitter) omitZeroHonoured(f *jsonField, n *schema.Node) bool {
 	if e.goLine.version == "" || version.Compare("go"+e.goLine.version, "go"+minOmitZero) >= 0 {
 		return true
 	}
@@ -269,6 +269,10 @@ func (e *emitter) omitZeroHonoured(f *jsonField) bool {
 	if e.fset != nil && f.field != nil {
 		pos = e.fset.Position(f.field.Pos())
 	}
+	path := ""
+	if n != nil {
+		path = n.Path()
+	}
 	e.diags = append(e.diags, diag.Diagnostic{
 		ID:       IDOmitZeroToolchain,
 		Severity: diag.Error,
@@ -276,6 +280,7 @@ func (e *emitter) omitZeroHonoured(f *jsonField) bool {
 		Subject:  "omitzero",
 		CRD:      e.crd,
 		Version:  e.version,
+		Path:     path,
 		Message: fmt.Sprintf("field %s has the json option omitzero, which encoding/json honours from Go %s on and ignores before; the go line of %s is go %s, so a toolchain that ignores it may build the package, and whether the field is in the JSON depends on the toolchain",
 			f.field.Name(), minOmitZero, e.goLine.file, e.goLine.version),
 		Fix: fmt.Sprintf("raise the module's go line to %s or later (go mod edit -go=%s): every toolchain that builds it then honours omitzero (this is the one error for every omitzero field of the package)", minOmitZero, minOmitZero),
