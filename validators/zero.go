@@ -104,14 +104,31 @@ func (e *emitter) nonZero(t types.Type, x string, n *schema.Node) string {
 	case *types.Pointer, *types.Interface, *types.Slice, *types.Map, *types.Chan, *types.Signature:
 		return x + " != nil"
 	}
-	z := e.zero(t, x)
-	if z == "true" {
+	if lit, ok := e.zeroValue(t); ok {
+		return x + " != " + lit
+	}
+	switch z := e.zero(t, x); {
+	case z == "true":
 		return "false"
+	case strings.Contains(z, " "):
+		return "!(" + z + ")"
+	default:
+		return "!" + z
 	}
-	if eq, ok := strings.CutSuffix(z, "{})"); ok && strings.Contains(eq, " == (") {
-		return strings.Replace(eq, " == (", " != (", 1) + "{})"
+}
+
+// zeroValue renders the zero value of t as a composite literal, where ==
+// compares with it as reflect.Value.IsZero decides (a comparable struct or
+// array: blank fields ignored, -0.0 zero, an interface compared with nil
+// never panics) and the generated code can name t.
+func (e *emitter) zeroValue(t types.Type) (string, bool) {
+	switch t.Underlying().(type) {
+	case *types.Struct, *types.Array:
+		if e.nameable(t) && types.Comparable(t) {
+			return "(" + e.typeString(t) + "{})", true
+		}
 	}
-	return "!" + z
+	return "", false
 }
 
 // zero renders reflect.Value.IsZero of x, an addressable expression of
@@ -136,11 +153,11 @@ func (e *emitter) zero(t types.Type, x string) string {
 			return "true"
 		}
 	}
+	if lit, ok := e.zeroValue(t); ok {
+		return x + " == " + lit
+	}
 	if !e.nameable(t) {
 		return e.reflectZero(x)
-	}
-	if types.Comparable(t) {
-		return x + " == (" + e.typeString(t) + "{})"
 	}
 	return e.zeroFunc(t) + "(" + addr(x) + ")"
 }
