@@ -294,12 +294,11 @@ func (e *emitter) omitZeroHonoured(f *jsonField, n *schema.Node) bool {
 		ID:       IDOmitZeroToolchain,
 		Severity: diag.Error,
 		Pos:      pos,
-		Subject:  "omitzero",
 		CRD:      e.crd,
 		Version:  e.version,
 		Path:     path,
-		Message: fmt.Sprintf("field %s has the json option omitzero, which encoding/json honours from Go %s on and ignores before; the go line of %s is go %s, so a toolchain that ignores it may build the package, and whether the field is in the JSON depends on the toolchain",
-			f.field.Name(), minOmitZero, e.goLine.file, e.goLine.version),
+		Message: fmt.Sprintf("field %s has the json option omitzero, which encoding/json honours from Go %s on and ignores before; module %s says go %s, so a toolchain that ignores it may build the package, and whether the field is in the JSON depends on the toolchain",
+			f.field.Name(), minOmitZero, e.goLine.module, e.goLine.version),
 		Fix: fmt.Sprintf("raise the module's go line to %s or later (go mod edit -go=%s): every toolchain that builds it then honours omitzero (this is the one error for every omitzero field of the package)", minOmitZero, minOmitZero),
 	})
 	return false
@@ -312,8 +311,8 @@ type goLine struct {
 	// has none or was not found (no constraint is known: omitzero is
 	// modelled as Go 1.24 has it).
 	version string
-	// file is the go.mod file.
-	file string
+	// module is the module's path.
+	module string
 	// reported is set once IG053 is reported for the package.
 	reported bool
 }
@@ -328,7 +327,7 @@ func findGoLine(dir string) (goLine, error) {
 			if err != nil {
 				return goLine{}, fmt.Errorf("reading the go line of %s: %w", file, err)
 			}
-			g := goLine{file: file}
+			g := goLine{module: modfile.ModulePath(data)}
 			if mf.Go != nil {
 				g.version = mf.Go.Version
 			} else {
