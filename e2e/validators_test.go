@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"fmt"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,6 +49,29 @@ func TestValidatorsBuiltinSpecs(t *testing.T) {
 // objects, perKind of them; the typed errors must be the runtime's on the
 // JSON of the same objects, and some update must be rejected.
 func validatorsOnCopy(t *testing.T, src string, markers map[string][]insertion, perKind int) {
+	validatorsCopy(t, typedCopy{src: src, markers: markers, perKind: perKind})
+}
+
+// typedCopy is what validatorsCopy copies and checks.
+type typedCopy struct {
+	// src is the API package's directory; markers are inserted into its
+	// files.
+	src     string
+	markers map[string][]insertion
+	// perKind is the number of random updates per kind.
+	perKind int
+	// requires are module requirements of the copy ("path version")
+	// beside immutable-gen's: the modules the API package imports, pinned.
+	requires []string
+	// tests are more test files written beside the generated check, by
+	// name; "PKG" in them is the API package's name.
+	tests map[string]string
+}
+
+// validatorsCopy is validatorsOnCopy, with requirements and tests of its
+// own: it returns the output of the copy's tests.
+func validatorsCopy(t *testing.T, c typedCopy) string {
+	src, markers, perKind := c.src, c.markers, c.perKind
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
@@ -60,6 +85,7 @@ func validatorsOnCopy(t *testing.T, src string, markers map[string][]insertion, 
 	if err != nil {
 		t.Fatal(err)
 	}
+	pkgName := ""
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") || strings.HasPrefix(name, "zz_generated.") {
@@ -70,6 +96,9 @@ func validatorsOnCopy(t *testing.T, src string, markers map[string][]insertion, 
 			t.Fatal(err)
 		}
 		text := string(data)
+		if f, err := parser.ParseFile(token.NewFileSet(), name, data, parser.PackageClauseOnly); err == nil {
+			pkgName = f.Name.Name
+		}
 		for _, m := range markers[name] {
 			if !strings.Contains(text, m.before) {
 				t.Fatalf("%s: %q not found: the pinned source changed", name, m.before)
@@ -81,7 +110,8 @@ func validatorsOnCopy(t *testing.T, src string, markers map[string][]insertion, 
 		}
 	}
 	goMod := "module example.com/typedcopy\n\ngo 1.26.0\n\n" +
-		"require (\n\tgithub.com/immutable-gen/immutable-gen v0.0.0\n\tgithub.com/immutable-gen/immutable-gen/runtime v0.0.0\n)\n\n" +
+		"require (\n\tgithub.com/immutable-gen/immutable-gen v0.0.0\n\tgithub.com/immutable-gen/immutable-gen/runtime v0.0.0\n" +
+		requireLines(c.requires) + ")\n\n" +
 		"replace github.com/immutable-gen/immutable-gen => " + root + "\n\n" +
 		"replace github.com/immutable-gen/immutable-gen/runtime => " + filepath.Join(root, "runtime") + "\n"
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(goMod), 0o644); err != nil {
@@ -125,9 +155,14 @@ func validatorsOnCopy(t *testing.T, src string, markers map[string][]insertion, 
 		}
 		fmt.Fprintf(&checks, "\tt.Run(%q, func(t *testing.T) { check[v1.%s](t, %q, %q, %d) })\n", crd.Spec.Names.Kind, crd.Spec.Names.Kind, crd.Spec.Names.Kind, c.Name(), perKind)
 	}
-	test := typedCheck + "\nfunc TestKinds(t *testing.T) {\n" + checks.String() + "}\n"
+	test := strings.Replace(typedCheck, "package v1_test", "package "+pkgName+"_test", 1) + "\nfunc TestKinds(t *testing.T) {\n" + checks.String() + "}\n"
 	if err := os.WriteFile(filepath.Join(api, "validators_e2e_test.go"), []byte(test), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	for name, text := range c.tests {
+		if err := os.WriteFile(filepath.Join(api, name), []byte(strings.ReplaceAll(text, "PKG", pkgName)), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// The test file imports packages the API does not: tidy first.
 	runIn(t, dir, "go", "mod", "tidy")
@@ -137,6 +172,16 @@ func validatorsOnCopy(t *testing.T, src string, markers map[string][]insertion, 
 			t.Log(strings.TrimSpace(line))
 		}
 	}
+	return out
+}
+
+// requireLines renders module requirements as lines of a require block.
+func requireLines(requires []string) string {
+	var b strings.Builder
+	for _, r := range requires {
+		b.WriteString("\t" + r + "\n")
+	}
+	return b.String()
 }
 
 // runIn runs a command in dir and returns its output; a failure ends the test.

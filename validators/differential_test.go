@@ -343,6 +343,14 @@ func (g *gen) fill(v reflect.Value, depth int) {
 				g.fill(v.Field(i), depth+1)
 			}
 		}
+	case reflect.Array:
+		for i := range v.Len() {
+			g.fill(v.Index(i), depth+1)
+		}
+	case reflect.Interface:
+		// No implementation to choose from: nil (the rules tests set
+		// interface values).
+		v.SetZero()
 	default:
 		panic(fmt.Sprintf("no random values of %s", v.Type()))
 	}
@@ -407,6 +415,10 @@ func (g *gen) mutate(v reflect.Value, depth int) {
 			s = reflect.AppendSlice(s, v.Slice(i+1, v.Len()))
 			v.Set(s)
 		}
+		for i := range v.Len() {
+			g.mutate(v.Index(i), depth+1)
+		}
+	case reflect.Array:
 		for i := range v.Len() {
 			g.mutate(v.Index(i), depth+1)
 		}

@@ -3,6 +3,7 @@ package validators
 import (
 	"bytes"
 	"fmt"
+	"go/token"
 	"go/types"
 	"maps"
 	"slices"
@@ -49,6 +50,10 @@ type emitter struct {
 	// skipConditional leaves conditional markers unchecked, with a
 	// warning (validators:conditional=skip).
 	skipConditional bool
+	// fset positions the Go fields of findings (IG053); goLine is the go
+	// line of the package's module, which decides whether omitzero counts.
+	fset   *token.FileSet
+	goLine goLine
 }
 
 func newEmitter(local *types.Package, taken []string, tracker *namer.DefaultImportTracker) *emitter {
@@ -439,7 +444,7 @@ func (e *emitter) presence(f *jsonField, expr string, n *schema.Node) string {
 			conds = append(conds, c)
 		}
 	}
-	if f.omitZero {
+	if f.omitZero && e.omitZeroHonoured(f, n) {
 		if c := e.nonZero(f.typ, x, n); c != "true" {
 			conds = append(conds, c)
 		}
@@ -482,43 +487,11 @@ func (e *emitter) nonEmpty(t types.Type, x string, n *schema.Node) string {
 	return "true"
 }
 
-// nonZero renders encoding/json's "not zero" of x of type t (omitzero).
-func (e *emitter) nonZero(t types.Type, x string, n *schema.Node) string {
-	if hasIsZero(t) {
-		if _, ok := t.Underlying().(*types.Pointer); ok {
-			return "(" + x + " != nil && !" + x + ".IsZero())"
-		}
-		return "!" + x + ".IsZero()"
-	}
-	switch u := t.Underlying().(type) {
-	case *types.Basic:
-		return e.nonEmpty(t, x, n)
-	case *types.Pointer, *types.Interface, *types.Slice, *types.Map:
-		return x + " != nil"
-	case *types.Struct:
-		if types.Comparable(u) {
-			return x + " != (" + e.typeString(t) + "{})"
-		}
-	}
-	e.fail(n, t, "encoding/json's omitzero on a type without IsZero that is not comparable is not modelled")
-	return "true"
-}
-
 // hasMethod reports whether t or *t has the method name.
 func hasMethod(t types.Type, name string) bool {
 	obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(t), true, nil, name)
 	_, ok := obj.(*types.Func)
 	return ok
-}
-
-func hasIsZero(t types.Type) bool {
-	obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(t), true, nil, "IsZero")
-	f, ok := obj.(*types.Func)
-	if !ok {
-		return false
-	}
-	sig := f.Signature()
-	return sig.Params().Len() == 0 && sig.Results().Len() == 1 && types.Identical(sig.Results().At(0).Type(), types.Typ[types.Bool])
 }
 
 // walkValue writes the check of nv and ov, expressions of Go type t present

@@ -68,7 +68,7 @@ func (e *emitter) equal(t types.Type, n *schema.Node, a, b string) string {
 			return fmt.Sprintf("((%s == nil) == (%s == nil) && string(%s) == string(%s))", a, b, a, b)
 		}
 		return fmt.Sprintf("%s(%s, %s)", e.equalFunc(t, n), addr(a), addr(b))
-	case *types.Map, *types.Struct:
+	case *types.Map, *types.Struct, *types.Array:
 		return fmt.Sprintf("%s(%s, %s)", e.equalFunc(t, n), addr(a), addr(b))
 	}
 	e.fail(n, t, "no JSON value of this Go type can be compared")
@@ -131,6 +131,8 @@ func (e *emitter) equalFunc(t types.Type, n *schema.Node) string {
 			break
 		}
 		fmt.Fprintf(&body, "for i := range *a {\nif !(%s) {\nreturn false\n}\n}\nreturn true\n", e.equal(u.Elem(), items, "(*a)[i]", "(*b)[i]"))
+	case *types.Array:
+		e.equalArray(&body, u, n)
 	case *types.Map:
 		if !isStringKind(u.Key()) {
 			e.fail(n, t, "map keys that are not strings")

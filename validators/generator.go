@@ -22,7 +22,7 @@
 // conversion to unstructured content. Values are present or absent as in
 // their JSON (a nil pointer, slice or map is null, or absent with
 // omitempty; an empty string, zero number or false is absent with
-// omitempty), lists of listType=set compare as multisets, list maps are
+// omitempty; omitzero as encoding/json decides it, zero.go), lists of listType=set compare as multisets, list maps are
 // correlated by key, +immutable=keys compares key sets, +immutable=once
 // presence. It calls package runtime/immutable for the errors (the texts the
 // runtime reports) and for multisets and list-map correlation. A check that
@@ -112,6 +112,7 @@ func Checks() []diag.Check {
 	return []diag.Check{
 		{ID: IDUnreached, Severity: diag.Warning, Title: "a marker on a field or type no CRD kind of the run uses: no typed validator checks it"},
 		{ID: IDUncheckable, Severity: diag.Error, Title: "a marked value the typed validators cannot compare exactly (its Go type)"},
+		{ID: IDOmitZeroToolchain, Severity: diag.Error, Title: "a field with the json option omitzero in a module whose go line allows a toolchain older than Go 1.24, whose encoding/json ignores it (one error per package)"},
 		{ID: IDConditionalSkipped, Severity: diag.Warning, Title: "a conditional marker (+immutable:when) the typed validators leave unchecked under validators:conditional=skip (the CRD's CEL rule enforces it)"},
 	}
 }
@@ -270,6 +271,11 @@ func renderPackage(pkg *loader.Package, models []crdmodel.Model, header string, 
 	}
 	e := newEmitter(pkg.Types, taken, tracker)
 	e.skipConditional = skipConditional
+	e.fset = pkg.Fset
+	var err error
+	if e.goLine, err = findGoLine(pkgDir(pkg)); err != nil {
+		return nil, nil, err
+	}
 	for _, m := range models {
 		obj, _ := pkg.Types.Scope().Lookup(m.Kind).(*types.TypeName)
 		named, ok := types.Unalias(objType(obj)).(*types.Named)
