@@ -47,6 +47,7 @@ type ThingSpec struct {
 	Labels map[string]string `json:"labels,omitempty"`
 	// +listType=map
 	// +listMapKey=name
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf && self.map(x, x.name) == oldSelf.map(x, x.name)"
 	// +kubebuilder:validation:MaxItems=4
 	// +optional
 	Items []Item `json:"items,omitempty"`
@@ -58,7 +59,6 @@ type ThingSpec struct {
 // +kubebuilder:object:root=true
 
 // Thing is the kind.
-// +kubebuilder:validation:XValidation:rule="(has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')) && has(oldSelf.spec.ref) && has(self.spec.ref) ? oldSelf.spec.ref.name == self.spec.ref.name : true"
 
 type Thing struct {
 	metav1.TypeMeta   `json:",inline"`
