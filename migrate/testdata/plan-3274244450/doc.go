@@ -1,2 +1,0 @@
-// +groupName=plan.example.com
-package v1
