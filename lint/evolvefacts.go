@@ -40,6 +40,8 @@ type versionInfo struct {
 	served, storage bool
 	status          bool
 	root            *schema.Node
+	// raw is the version's openAPIV3Schema.
+	raw map[string]any
 }
 
 func versionsOf(obj map[string]any) []versionInfo {
@@ -54,7 +56,7 @@ func versionsOf(obj map[string]any) []versionInfo {
 		if !ok || name == "" {
 			continue
 		}
-		vi := versionInfo{name: name, root: schema.FromExtensions(raw)}
+		vi := versionInfo{name: name, root: schema.FromExtensions(raw), raw: raw}
 		vi.served, _ = vm["served"].(bool)
 		vi.storage, _ = vm["storage"].(bool)
 		sub, _ := vm["subresources"].(map[string]any)
@@ -208,9 +210,10 @@ func changeRank(c form.Change) int {
 }
 
 // refusesAtLeast reports whether form f refuses every update form g
-// refuses (on one node), and whether that is known from the forms: two
-// different conditions are not compared here.
-func refusesAtLeast(f, g form.Form) (yes, known bool) {
+// refuses (on one node), and whether that is known: two different
+// conditions are compared by implies (whether g's condition true means
+// f's true, and whether that is proved).
+func refusesAtLeast(f, g form.Form, implies func(g, f string) (bool, bool)) (yes, known bool) {
 	if g.Presence == 0 && g.Change == form.AnyChange {
 		return true, true
 	}
@@ -229,7 +232,7 @@ func refusesAtLeast(f, g form.Form) (yes, known bool) {
 	case g.When == "":
 		return false, true
 	}
-	return false, false
+	return implies(g.When, f.When)
 }
 
 // describe words a form for a message: "immutable", "noModify with
@@ -388,8 +391,12 @@ func (p *crdPair) compareVersion(vp versionPair) []evolveFinding {
 		if nf.nodes[path] == nil {
 			fn = form.Form{}
 		}
-		strong, sk := refusesAtLeast(fn, fo)
-		weak, wk := refusesAtLeast(fo, fn)
+		implies := func(a, b string) (bool, bool) {
+			ab, _, known := condRelation(vp, a, b)
+			return ab, known
+		}
+		strong, sk := refusesAtLeast(fn, fo, implies)
+		weak, wk := refusesAtLeast(fo, fn, implies)
 		if sk && wk && strong && weak {
 			continue // the same verdicts (a message or the spelling changed)
 		}

@@ -1,0 +1,503 @@
+// Package v1 is the new revision of the evolution check's test API: one
+// kind a change of markers (lint/evolve_test.go pairs it with the base one).
+//
+// +kubebuilder:object:generate=true
+// +groupName=evolve.example.com
+package v1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// Port is an item of a list map.
+type Port struct {
+	// +immutable
+	Name string `json:"name"`
+	// +optional
+	Port int32 `json:"port,omitempty"`
+}
+
+// Config is an object whose presence the parent cases change.
+type Config struct {
+	// +immutable
+	Name string `json:"name"`
+}
+
+// OnceToImmutableSpec is the spec of OnceToImmutable.
+type OnceToImmutableSpec struct {
+	// +immutable
+	// +optional
+	Name string `json:"name,omitempty"`
+
+	// +optional
+	Locked *bool `json:"locked,omitempty"`
+	// +optional
+	Frozen *bool `json:"frozen,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// OnceToImmutable is one case.
+type OnceToImmutable struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec OnceToImmutableSpec `json:"spec"`
+}
+
+// ImmutableToOnceSpec is the spec of ImmutableToOnce.
+type ImmutableToOnceSpec struct {
+	// +immutable=once
+	// +optional
+	Name string `json:"name,omitempty"`
+
+	// +optional
+	Locked *bool `json:"locked,omitempty"`
+	// +optional
+	Frozen *bool `json:"frozen,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// ImmutableToOnce is one case.
+type ImmutableToOnce struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec ImmutableToOnceSpec `json:"spec"`
+}
+
+// ImmutableDroppedSpec is the spec of ImmutableDropped.
+type ImmutableDroppedSpec struct {
+
+	// +optional
+	Name string `json:"name,omitempty"`
+
+	// +optional
+	Locked *bool `json:"locked,omitempty"`
+	// +optional
+	Frozen *bool `json:"frozen,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// ImmutableDropped is one case.
+type ImmutableDropped struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec ImmutableDroppedSpec `json:"spec"`
+}
+
+// ImmutableAddedSpec is the spec of ImmutableAdded.
+type ImmutableAddedSpec struct {
+	// +immutable
+	// +optional
+	Name string `json:"name,omitempty"`
+
+	// +optional
+	Locked *bool `json:"locked,omitempty"`
+	// +optional
+	Frozen *bool `json:"frozen,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// ImmutableAdded is one case.
+type ImmutableAdded struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec ImmutableAddedSpec `json:"spec"`
+}
+
+// ImmutableToNoModifySpec is the spec of ImmutableToNoModify.
+type ImmutableToNoModifySpec struct {
+	// +k8s:update=NoModify
+	// +optional
+	Name string `json:"name,omitempty"`
+
+	// +optional
+	Locked *bool `json:"locked,omitempty"`
+	// +optional
+	Frozen *bool `json:"frozen,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// ImmutableToNoModify is one case.
+type ImmutableToNoModify struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec ImmutableToNoModifySpec `json:"spec"`
+}
+
+// NoModifyToOnceSpec is the spec of NoModifyToOnce.
+type NoModifyToOnceSpec struct {
+	// +immutable=once
+	// +optional
+	Name string `json:"name,omitempty"`
+
+	// +optional
+	Locked *bool `json:"locked,omitempty"`
+	// +optional
+	Frozen *bool `json:"frozen,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// NoModifyToOnce is one case.
+type NoModifyToOnce struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec NoModifyToOnceSpec `json:"spec"`
+}
+
+// KeysDroppedSpec is the spec of KeysDropped.
+type KeysDroppedSpec struct {
+
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+
+	// +optional
+	Locked *bool `json:"locked,omitempty"`
+	// +optional
+	Frozen *bool `json:"frozen,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// KeysDropped is one case.
+type KeysDropped struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec KeysDroppedSpec `json:"spec"`
+}
+
+// ImmutableToKeysSpec is the spec of ImmutableToKeys.
+type ImmutableToKeysSpec struct {
+	// +immutable=keys
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+
+	// +optional
+	Locked *bool `json:"locked,omitempty"`
+	// +optional
+	Frozen *bool `json:"frozen,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// ImmutableToKeys is one case.
+type ImmutableToKeys struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec ImmutableToKeysSpec `json:"spec"`
+}
+
+// KeysToImmutableSpec is the spec of KeysToImmutable.
+type KeysToImmutableSpec struct {
+	// +immutable
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+
+	// +optional
+	Locked *bool `json:"locked,omitempty"`
+	// +optional
+	Frozen *bool `json:"frozen,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// KeysToImmutable is one case.
+type KeysToImmutable struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec KeysToImmutableSpec `json:"spec"`
+}
+
+// WhenAddedSpec is the spec of WhenAdded.
+type WhenAddedSpec struct {
+	// +immutable
+	// +immutable:when="has(oldSelf.spec.locked) && oldSelf.spec.locked"
+	// +optional
+	Name string `json:"name,omitempty"`
+
+	// +optional
+	Locked *bool `json:"locked,omitempty"`
+	// +optional
+	Frozen *bool `json:"frozen,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// WhenAdded is one case.
+type WhenAdded struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec WhenAddedSpec `json:"spec"`
+}
+
+// WhenRemovedSpec is the spec of WhenRemoved.
+type WhenRemovedSpec struct {
+	// +immutable
+	// +optional
+	Name string `json:"name,omitempty"`
+
+	// +optional
+	Locked *bool `json:"locked,omitempty"`
+	// +optional
+	Frozen *bool `json:"frozen,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// WhenRemoved is one case.
+type WhenRemoved struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec WhenRemovedSpec `json:"spec"`
+}
+
+// WhenWidenedSpec is the spec of WhenWidened.
+type WhenWidenedSpec struct {
+	// +immutable
+	// +immutable:when="has(oldSelf.spec.locked) && oldSelf.spec.locked || has(oldSelf.spec.frozen) && oldSelf.spec.frozen"
+	// +optional
+	Name string `json:"name,omitempty"`
+
+	// +optional
+	Locked *bool `json:"locked,omitempty"`
+	// +optional
+	Frozen *bool `json:"frozen,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// WhenWidened is one case.
+type WhenWidened struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec WhenWidenedSpec `json:"spec"`
+}
+
+// WhenNarrowedSpec is the spec of WhenNarrowed.
+type WhenNarrowedSpec struct {
+	// +immutable
+	// +immutable:when="has(oldSelf.spec.locked) && oldSelf.spec.locked"
+	// +optional
+	Name string `json:"name,omitempty"`
+
+	// +optional
+	Locked *bool `json:"locked,omitempty"`
+	// +optional
+	Frozen *bool `json:"frozen,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// WhenNarrowed is one case.
+type WhenNarrowed struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec WhenNarrowedSpec `json:"spec"`
+}
+
+// WhenRewrittenSpec is the spec of WhenRewritten.
+type WhenRewrittenSpec struct {
+	// +immutable
+	// +immutable:when="has(oldSelf.spec.locked) && oldSelf.spec.locked == true"
+	// +optional
+	Name string `json:"name,omitempty"`
+
+	// +optional
+	Locked *bool `json:"locked,omitempty"`
+	// +optional
+	Frozen *bool `json:"frozen,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// WhenRewritten is one case.
+type WhenRewritten struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec WhenRewrittenSpec `json:"spec"`
+}
+
+// IgnoreOrderAddedSpec is the spec of IgnoreOrderAdded.
+type IgnoreOrderAddedSpec struct {
+	// +immutable
+	// +immutable:ignoreOrder
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	Ports []Port `json:"ports,omitempty"`
+
+	// +optional
+	Locked *bool `json:"locked,omitempty"`
+	// +optional
+	Frozen *bool `json:"frozen,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// IgnoreOrderAdded is one case.
+type IgnoreOrderAdded struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec IgnoreOrderAddedSpec `json:"spec"`
+}
+
+// IgnoreOrderRemovedSpec is the spec of IgnoreOrderRemoved.
+type IgnoreOrderRemovedSpec struct {
+	// +immutable
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	Ports []Port `json:"ports,omitempty"`
+
+	// +optional
+	Locked *bool `json:"locked,omitempty"`
+	// +optional
+	Frozen *bool `json:"frozen,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// IgnoreOrderRemoved is one case.
+type IgnoreOrderRemoved struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec IgnoreOrderRemovedSpec `json:"spec"`
+}
+
+// MessageChangedSpec is the spec of MessageChanged.
+type MessageChangedSpec struct {
+	// +immutable
+	// +immutable:message="the name may not change"
+	// +optional
+	Name string `json:"name,omitempty"`
+
+	// +optional
+	Locked *bool `json:"locked,omitempty"`
+	// +optional
+	Frozen *bool `json:"frozen,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// MessageChanged is one case.
+type MessageChanged struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec MessageChangedSpec `json:"spec"`
+}
+
+// UnchangedSpec is the spec of Unchanged.
+type UnchangedSpec struct {
+	// +immutable
+	// +optional
+	Name string `json:"name,omitempty"`
+
+	// +optional
+	Locked *bool `json:"locked,omitempty"`
+	// +optional
+	Frozen *bool `json:"frozen,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// Unchanged is one case.
+type Unchanged struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec UnchangedSpec `json:"spec"`
+}
+
+// RequiredToOptionalSpec is the spec of RequiredToOptional.
+type RequiredToOptionalSpec struct {
+	// +immutable
+	// +optional
+	Name string `json:"name,omitempty"`
+
+	// +optional
+	Locked *bool `json:"locked,omitempty"`
+	// +optional
+	Frozen *bool `json:"frozen,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// RequiredToOptional is one case.
+type RequiredToOptional struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec RequiredToOptionalSpec `json:"spec"`
+}
+
+// ParentRequiredSpec is the spec of ParentRequired.
+type ParentRequiredSpec struct {
+	// +required
+	Config Config `json:"config"`
+}
+
+// +kubebuilder:object:root=true
+
+// ParentRequired is one case.
+type ParentRequired struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec ParentRequiredSpec `json:"spec"`
+}
+
+// ParentOptionalSpec is the spec of ParentOptional.
+type ParentOptionalSpec struct {
+	// +optional
+	Config *Config `json:"config,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// ParentOptional is one case.
+type ParentOptional struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec ParentOptionalSpec `json:"spec"`
+}
