@@ -170,6 +170,27 @@ func factsOf(root *schema.Node) sideFacts {
 	for _, ts := range f.left {
 		slices.Sort(ts)
 	}
+	// A form that says nothing more than what is above it: under an
+	// ancestor whose value cannot change (whenever the form could hold),
+	// or on a key field of list-map items (correlated items never differ
+	// in their keys).
+	for path := range f.forms {
+		n := f.nodes[path]
+		if n == nil {
+			continue
+		}
+		if n.Edge == schema.Property && n.Parent.Edge == schema.Items && n.Parent.Parent.ListType() == "map" && slices.Contains(n.Parent.Parent.ListMapKeys(), n.Name) {
+			delete(f.forms, path)
+			continue
+		}
+		for a := n.Parent; a != nil; a = a.Parent {
+			af, ok := f.forms[a.Path()]
+			if ok && af.Change == form.NoChange && (af.When == "" || af.When == f.forms[path].When) && (!af.IgnoreOrder || !n.HasListMap()) {
+				delete(f.forms, path)
+				break
+			}
+		}
+	}
 	f.floor = floorOf(root)
 	return f
 }
@@ -383,6 +404,7 @@ func (p *crdPair) compareVersion(vp versionPair) []evolveFinding {
 	if vp.old.name != vp.new.name {
 		renamed = fmt.Sprintf(" (base version %s)", vp.old.name)
 	}
+	reported := map[string]bool{}
 	for _, path := range sorted {
 		if of.nodes[path] == nil {
 			continue // a field new in this revision: nothing relied on it
@@ -405,6 +427,7 @@ func (p *crdPair) compareVersion(vp versionPair) []evolveFinding {
 			what = fmt.Sprintf("%s in the base revision%s, and the field is gone now (the API server prunes it)", describe(fo), renamed)
 		}
 		out = append(out, p.decide(vp, path, what, !(sk && !strong), !(wk && !weak), sk && wk)...)
+		reported[path] = true
 	}
 	// Rules the form does not take: a change of their text is proved
 	// either way, or reported unproven.
@@ -416,7 +439,7 @@ func (p *crdPair) compareVersion(vp versionPair) []evolveFinding {
 		leftPaths[k] = true
 	}
 	for _, path := range sortedSet(leftPaths) {
-		if of.nodes[path] == nil || slices.Equal(of.left[path], nf.left[path]) {
+		if of.nodes[path] == nil || reported[path] || slices.Equal(of.left[path], nf.left[path]) {
 			continue
 		}
 		what := fmt.Sprintf("the rules lint does not read as a form changed here%s (base: %s; new: %s)", renamed, quoteRules(of.left[path]), quoteRules(nf.left[path]))

@@ -1,0 +1,437 @@
+package lint
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/go/packages"
+	"sigs.k8s.io/controller-tools/pkg/genall"
+	"sigs.k8s.io/yaml"
+
+	"github.com/immutable-gen/immutable-gen/crdgen"
+	"github.com/immutable-gen/immutable-gen/crdvalidation/apiserver"
+	"github.com/immutable-gen/immutable-gen/diag"
+	"github.com/immutable-gen/immutable-gen/internal/golden"
+	"github.com/immutable-gen/immutable-gen/output"
+	"github.com/immutable-gen/immutable-gen/preflight"
+)
+
+// generateEvolve generates the CRDs of the evolution check's test API
+// (lint/testdata/evolve/SIDE) in mode ("cel" or "extensions") into dir.
+func generateEvolve(t *testing.T, side, mode, dir string) {
+	t.Helper()
+	var gen genall.Generator = crdgen.Generator{Immutability: mode}.WithReport(func(diag.List) {}).WithServer(apiserver.InProcess{})
+	rt, err := genall.Generators{&gen}.ForRootsWithConfig(&packages.Config{}, "./testdata/evolve/"+side+"/...")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := &output.Buffer{}
+	ctx := rt.GenerationContext
+	ctx.OutputRule = buf.Rule(genall.OutputToNothing)
+	if err := gen.Generate(&ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(buf.Artifacts) == 0 {
+		t.Fatalf("no CRDs generated from %s", side)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range buf.Artifacts {
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(a.Path)), a.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// summary is a finding as the tables expect it: "ID PATH".
+func summary(f diag.Diagnostic) string { return string(f.ID) + " " + f.Path }
+
+// byCRD groups a result's findings by CRD, as "ID PATH".
+func byCRD(res EvolveResult) map[string][]string {
+	out := map[string][]string{}
+	for _, f := range res.Findings {
+		out[f.CRD] = append(out[f.CRD], summary(f))
+	}
+	return out
+}
+
+// checkWitnesses verifies every witness of res again with preflight, on
+// the CRD files of both sides: the update's verdict differs, and the side
+// the witness names refuses it.
+func checkWitnesses(t *testing.T, res EvolveResult, base, next []string) {
+	t.Helper()
+	load := func(paths []string) *preflight.Checker {
+		docs, _, errs := loadSide(paths)
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		var crds []preflight.CRD
+		for _, d := range docs {
+			crds = append(crds, preflight.CRD{Source: d.file, Raw: d.json})
+		}
+		c, err := preflight.NewChecker(crds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	oldC, newC := load(base), load(next)
+	for i, f := range res.Findings {
+		w := res.Witnesses[i]
+		if (f.ID == IDWeakened || f.ID == IDStrengthened) != (w != nil) {
+			t.Errorf("%s: witness %v", Format(f), w)
+			continue
+		}
+		if w == nil {
+			continue
+		}
+		verdict := func(c *preflight.Checker, version string) bool {
+			obj, old := deepCopy(w.New).(map[string]any), deepCopy(w.Old).(map[string]any)
+			gv := strings.Split(obj["apiVersion"].(string), "/")
+			obj["apiVersion"], old["apiVersion"] = gv[0]+"/"+version, gv[0]+"/"+version
+			var r preflight.Result
+			var err error
+			if w.Subresource == "status" {
+				r, err = c.UpdateStatus(obj, old)
+			} else {
+				r, err = c.Update(obj, old)
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", Format(f), err)
+			}
+			return r.Allowed()
+		}
+		baseVersion := w.Version
+		if w.BaseVersion != "" {
+			baseVersion = w.BaseVersion
+		}
+		oa, na := verdict(oldC, baseVersion), verdict(newC, w.Version)
+		want := w.RefusedBy == refusedByBase && !oa && na || w.RefusedBy == refusedByNew && oa && !na
+		if !want || (f.ID == IDWeakened) != (w.RefusedBy == refusedByBase) {
+			t.Errorf("%s: the witness is not one: base allows %v, new allows %v, refusedBy %s", Format(f), oa, na, w.RefusedBy)
+		}
+	}
+}
+
+// TestEvolveMarkers: the generator's own output across a change of
+// markers, every form turned into others (lint/testdata/evolve: one kind
+// a case), in both of its modes; each weakening and strengthening is
+// found with a witness the API server's validator confirms, and a change
+// that keeps every verdict (a message, a condition rewritten with the
+// same meaning, a required field made optional with its presence kept)
+// is no finding.
+func TestEvolveMarkers(t *testing.T) {
+	dir := t.TempDir()
+	for _, side := range []string{"old", "new"} {
+		for _, mode := range []string{crdgen.ModeCEL, crdgen.ModeExtensions} {
+			generateEvolve(t, side, mode, filepath.Join(dir, mode, side))
+		}
+	}
+	floor := "IG073 spec" // the presence rules' fieldPath: Kubernetes 1.28
+	cases := []struct {
+		// plural is the CRD's plural (its name in the group).
+		plural string
+		want   []string
+		// extensions is the findings in extensions mode, where they
+		// differ (no rules, so no floor).
+		extensions []string
+	}{
+		{"oncetoimmutables", []string{"IG071 spec.name"}, nil},
+		{"immutabletoonces", []string{"IG070 spec.name"}, nil},
+		{"immutabledroppeds", []string{"IG070 spec.name"}, nil},
+		{"immutableaddeds", []string{floor, "IG071 spec.name"}, []string{"IG071 spec.name"}},
+		{"immutabletonomodifies", []string{"IG070 spec.name"}, nil},
+		{"nomodifytoonces", []string{floor, "IG071 spec.name"}, []string{"IG071 spec.name"}},
+		{"keysdroppeds", []string{"IG070 spec.labels"}, nil},
+		{"immutabletokeys", []string{"IG070 spec.labels"}, nil},
+		{"keystoimmutables", []string{"IG071 spec.labels"}, nil},
+		// In extensions mode the condition is a rule on the root.
+		{"whenaddeds", []string{"IG070 spec.name"}, []string{"IG073 <root>", "IG070 spec.name"}},
+		{"whenremoveds", []string{"IG071 spec.name"}, nil},
+		{"whenwideneds", []string{"IG071 spec.name"}, nil},
+		{"whennarroweds", []string{"IG070 spec.name"}, nil},
+		{"whenrewrittens", nil, nil},
+		{"ignoreorderaddeds", []string{"IG070 spec.ports"}, nil},
+		{"ignoreorderremoveds", []string{"IG071 spec.ports"}, nil},
+		{"messagechangeds", nil, nil},
+		{"unchangeds", nil, nil},
+		{"requiredtooptionals", []string{floor}, []string{}},
+		{"parentrequireds", []string{"IG071 spec.config"}, nil},
+		{"parentoptionals", []string{"IG070 spec.config"}, nil},
+	}
+	for _, mode := range []string{crdgen.ModeCEL, crdgen.ModeExtensions} {
+		t.Run(mode, func(t *testing.T) {
+			base, next := []string{filepath.Join(dir, mode, "old")}, []string{filepath.Join(dir, mode, "new")}
+			res, err := Evolve(base, next)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := byCRD(res)
+			if res.CRDs != len(cases) {
+				t.Errorf("%d CRD pairs, want %d", res.CRDs, len(cases))
+			}
+			for _, tc := range cases {
+				t.Run(tc.plural, func(t *testing.T) {
+					want := tc.want
+					if mode == crdgen.ModeExtensions && tc.extensions != nil {
+						want = tc.extensions
+					}
+					if g := got[tc.plural+".evolve.example.com"]; !slices.Equal(g, want) {
+						t.Errorf("findings %q, want %q", g, want)
+					}
+				})
+			}
+			checkWitnesses(t, res, base, next)
+		})
+	}
+	// The same revision in the two modes: the same verdicts on every
+	// update (the runtime enforces the extensions as the API server the
+	// rules), so no finding but the floor the rules add.
+	t.Run("cel-to-extensions", func(t *testing.T) {
+		for _, side := range []string{"old", "new"} {
+			res, err := Evolve([]string{filepath.Join(dir, "cel", side)}, []string{filepath.Join(dir, "extensions", side)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Findings) != 0 {
+				t.Errorf("%s: %q", side, byCRD(res))
+			}
+		}
+	})
+}
+
+// reformat rewrites a CRD's document as JSON on one line, with the rules
+// of every node in reverse order and their messages changed: the same
+// verdicts in other words.
+func reformat(t *testing.T, data []byte) []byte {
+	t.Helper()
+	var obj map[string]any
+	if err := yaml.Unmarshal(data, &obj); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if rules, ok := x["x-kubernetes-validations"].([]any); ok {
+				slices.Reverse(rules)
+				for _, r := range rules {
+					if m, ok := r.(map[string]any); ok {
+						m["message"] = "reworded: " + fmt.Sprint(m["message"])
+					}
+				}
+			}
+			for _, e := range x {
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(obj)
+	b, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestEvolveReformatted: the generator's output rewritten (JSON on one
+// line, the rules of each node reordered, every message changed) has the
+// same verdicts as before: no finding.
+func TestEvolveReformatted(t *testing.T) {
+	dir := t.TempDir()
+	generateEvolve(t, "new", crdgen.ModeCEL, filepath.Join(dir, "base"))
+	files, _ := filepath.Glob(filepath.Join(dir, "base", "*.yaml"))
+	if err := os.MkdirAll(filepath.Join(dir, "new"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "new", strings.TrimSuffix(filepath.Base(f), ".yaml")+".json")
+		if err := os.WriteFile(out, reformat(t, data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := Evolve([]string{filepath.Join(dir, "base")}, []string{filepath.Join(dir, "new")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.CRDs != len(files) || len(res.Findings) != 0 {
+		t.Errorf("%d CRD pairs (want %d), findings %q", res.CRDs, len(files), byCRD(res))
+	}
+}
+
+// widgetCRD is a CRD widgets.example.com whose version v1 has the schema
+// properties of spec given as YAML (indented for spec's properties) and
+// the validations of spec.
+func widgetCRD(specRules, props string) string {
+	return `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+` + specRules + `            properties:
+` + props
+}
+
+// TestEvolveHandWritten: hand-written rules, each change of the table
+// judged as the API server judges the updates.
+func TestEvolveHandWritten(t *testing.T) {
+	name := func(rules string) string {
+		return "              name:\n                type: string\n" + rules
+	}
+	self := "                x-kubernetes-validations:\n                - rule: self == oldSelf\n                  message: immutable\n"
+	presence := "            x-kubernetes-validations:\n            - rule: has(self.name) == has(oldSelf.name)\n"
+	once := "            x-kubernetes-validations:\n            - rule: '!has(oldSelf.name) || has(self.name)'\n"
+	tags := func(rules string) string {
+		return "              tags:\n                type: array\n                items: {type: string, maxLength: 10}\n" + rules
+	}
+	cases := []struct {
+		name     string
+		old, new string
+		want     []string
+	}{
+		{"rule deleted", widgetCRD(presence, name(self)), widgetCRD("", name("")), []string{"IG070 spec.name"}},
+		{"presence rule lost", widgetCRD(presence, name(self)), widgetCRD("", name(self)), []string{"IG070 spec.name"}},
+		{"presence rule made set-once", widgetCRD(presence, name(self)), widgetCRD(once, name(self)), []string{"IG070 spec.name"}},
+		{"rule added", widgetCRD("", name("")), widgetCRD(presence, name(self)), []string{"IG073 spec", "IG071 spec.name"}},
+		{"operands swapped", widgetCRD(presence, name(self)),
+			widgetCRD("            x-kubernetes-validations:\n            - rule: has(oldSelf.name) == has(self.name)\n", name("                x-kubernetes-validations:\n                - rule: oldSelf == self\n")), nil},
+		{"rule on the parent instead", widgetCRD(presence, name(self)),
+			widgetCRD("            x-kubernetes-validations:\n            - rule: has(self.name) == has(oldSelf.name)\n            - rule: '!has(self.name) || self.name == oldSelf.name'\n", name("")), nil},
+		{"message changed", widgetCRD(presence, name(self)), widgetCRD(presence, name(strings.ReplaceAll(self, "immutable", "may not change"))), nil},
+		{"bound added under a rule", widgetCRD("", tags(self)), widgetCRD("", tags("                maxItems: 3\n"+self)), []string{"IG072 spec.tags"}},
+		{"bound lowered under a rule", widgetCRD("", tags("                maxItems: 10\n"+self)), widgetCRD("", tags("                maxItems: 3\n"+self)), []string{"IG072 spec.tags"}},
+		{"bound raised", widgetCRD("", tags("                maxItems: 3\n"+self)), widgetCRD("", tags("                maxItems: 10\n"+self)), nil},
+		{"bound without a rule", widgetCRD("", tags("")), widgetCRD("", tags("                maxItems: 3\n")), nil},
+		{"a rule lint does not read, changed with no update to show it", widgetCRD("", name("                x-kubernetes-validations:\n                - rule: self == oldSelf || self.startsWith(oldSelf)\n")),
+			widgetCRD("", name("                x-kubernetes-validations:\n                - rule: self == oldSelf || self.startsWith(oldSelf) || self.size() > 1000\n")), []string{"IG074 spec.name"}},
+		{"a rule lint does not read, weakened", widgetCRD("", name("                x-kubernetes-validations:\n                - rule: self == oldSelf || self.startsWith(oldSelf)\n")),
+			widgetCRD("", name("                x-kubernetes-validations:\n                - rule: self == oldSelf || self.startsWith(oldSelf) || self.size() > 0\n")), []string{"IG070 spec.name"}},
+		{"a two-variable comprehension raises the floor", widgetCRD("", tags("                maxItems: 10\n"+self)),
+			widgetCRD("", tags("                maxItems: 10\n                x-kubernetes-list-type: atomic\n                x-kubernetes-validations:\n                - rule: self.all(i, x, i >= size(oldSelf) || x == oldSelf[i])\n                - rule: self == oldSelf\n")), []string{"IG073 spec.tags"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			base, next := filepath.Join(dir, "base.yaml"), filepath.Join(dir, "new.yaml")
+			os.WriteFile(base, []byte(tc.old), 0o644)
+			os.WriteFile(next, []byte(tc.new), 0o644)
+			res, err := Evolve([]string{base}, []string{next})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range res.Findings {
+				got = append(got, summary(f))
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("findings %q, want %q\n%s", got, tc.want, res.Text())
+			}
+			checkWitnesses(t, res, []string{base}, []string{next})
+		})
+	}
+}
+
+// TestEvolveVersions: versions paired by name, and a renamed only
+// version (v1alpha1 → v1beta1) paired by storage; a served version gone
+// with its rules is IG075, a CRD gone IG076.
+func TestEvolveVersions(t *testing.T) {
+	self := "                x-kubernetes-validations:\n                - rule: self == oldSelf\n"
+	props := "              name:\n                type: string\n" + self
+	presence := "            x-kubernetes-validations:\n            - rule: has(self.name) == has(oldSelf.name)\n"
+	renamed := strings.ReplaceAll(widgetCRD("", "              name:\n                type: string\n"), "name: v1\n", "name: v1beta1\n")
+	twoVersions := func(second string) string {
+		c := widgetCRD(presence, props)
+		i := strings.Index(c, "  - name: v1\n")
+		v := strings.ReplaceAll(c[i:], "name: v1\n", "name: v2\n")
+		v = strings.ReplaceAll(v, "storage: true", "storage: false")
+		if second != "" {
+			v = strings.ReplaceAll(v, self, second)
+		}
+		return c + v
+	}
+	cases := []struct {
+		name     string
+		old, new string
+		want     []string
+	}{
+		{"renamed only version, rule dropped", widgetCRD(presence, props), renamed, []string{"IG070 spec.name"}},
+		{"second version loosened", twoVersions(""), twoVersions("                x-kubernetes-validations:\n                - rule: self == oldSelf || oldSelf == 'draft'\n"), []string{"IG070 spec.name"}},
+		{"served version dropped", twoVersions(""), widgetCRD(presence, props), []string{"IG075 <root>"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			base, next := filepath.Join(dir, "base.yaml"), filepath.Join(dir, "new.yaml")
+			os.WriteFile(base, []byte(tc.old), 0o644)
+			os.WriteFile(next, []byte(tc.new), 0o644)
+			res, err := Evolve([]string{base}, []string{next})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range res.Findings {
+				got = append(got, summary(f))
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("findings %q, want %q\n%s", got, tc.want, res.Text())
+			}
+			checkWitnesses(t, res, []string{base}, []string{next})
+		})
+	}
+	t.Run("crd gone", func(t *testing.T) {
+		dir := t.TempDir()
+		base := filepath.Join(dir, "base.yaml")
+		os.WriteFile(base, []byte(widgetCRD(presence, props)), 0o644)
+		other := filepath.Join(dir, "other.yaml")
+		os.WriteFile(other, []byte(strings.ReplaceAll(strings.ReplaceAll(widgetCRD("", props), "widgets", "gadgets"), "Widget", "Gadget")), 0o644)
+		res, err := Evolve([]string{base, other}, []string{other})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := byCRD(res); !slices.Equal(got["widgets.example.com"], []string{"IG076 <crd>"}) || len(res.Findings) != 1 {
+			t.Errorf("findings %q", got)
+		}
+	})
+}
+
+// TestEvolveGolden keeps the committed copies of the test API's CRDs
+// (testdata/lint/evolve/{base,new}, the input of the CLI's goldens)
+// equal to what the generator writes.
+func TestEvolveGolden(t *testing.T) {
+	dir := t.TempDir()
+	for side, out := range map[string]string{"old": "base", "new": "new"} {
+		generateEvolve(t, side, crdgen.ModeCEL, filepath.Join(dir, out))
+		files, _ := filepath.Glob(filepath.Join(dir, out, "*.yaml"))
+		for _, f := range files {
+			data, _ := os.ReadFile(f)
+			golden.Check(t, filepath.Join(root, "testdata/lint/evolve", out, filepath.Base(f)), data)
+		}
+	}
+}
