@@ -435,3 +435,52 @@ func TestEvolveGolden(t *testing.T) {
 		}
 	}
 }
+
+// evolveExpected is the path of each seeded change's finding.
+var evolveExpected = map[diag.ID]string{
+	IDWeakened:       "spec.name",
+	IDStrengthened:   "spec.name",
+	IDBoundAdded:     "spec.tags",
+	IDFloorRaised:    "spec.tags",
+	IDUnproven:       "spec.name",
+	IDVersionDropped: "<root>",
+	IDCRDDropped:     "<crd>",
+}
+
+// TestEvolveDefects: each seeded change (testdata/lint/evolve-defects/
+// ID-*.base.yaml → ID-*.new.yaml) produces exactly its finding, complete
+// (message, fix, a line), and every ID of the evolution check has one.
+func TestEvolveDefects(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(root, "testdata/lint/evolve-defects/*.base.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	covered := map[diag.ID]bool{}
+	for _, base := range files {
+		id := diag.ID(strings.SplitN(filepath.Base(base), "-", 2)[0])
+		covered[id] = true
+		t.Run(string(id), func(t *testing.T) {
+			next := strings.TrimSuffix(base, ".base.yaml") + ".new.yaml"
+			res, err := Evolve([]string{base}, []string{next})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range res.Findings {
+				got = append(got, summary(f))
+				if f.Fix == "" || f.Message == "" || f.Pos.Line < 1 || f.CRD != "widgets.example.com" {
+					t.Errorf("incomplete finding %+v", f)
+				}
+			}
+			if want := []string{string(id) + " " + evolveExpected[id]}; !slices.Equal(got, want) {
+				t.Errorf("got %q, want %q", got, want)
+			}
+			checkWitnesses(t, res, []string{base}, []string{next})
+		})
+	}
+	for _, c := range evolveChecks() {
+		if !covered[c.ID] {
+			t.Errorf("no seeded change testdata/lint/evolve-defects/%s-*.base.yaml", c.ID)
+		}
+	}
+}
