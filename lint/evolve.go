@@ -20,6 +20,9 @@ import (
 	"slices"
 	"strings"
 
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	sigsjson "sigs.k8s.io/json"
+
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/runtime/manifest"
 )
@@ -100,7 +103,16 @@ func loadSide(paths []string) (map[string]*crdDoc, []string, []InputError) {
 					continue
 				}
 				var h header
-				if json.Unmarshal(doc.JSON, &h) != nil || h.Kind != "CustomResourceDefinition" || h.APIVersion != "apiextensions.k8s.io/v1" || h.partial() != nil {
+				if json.Unmarshal(doc.JSON, &h) != nil || h.Kind != "CustomResourceDefinition" || !strings.HasPrefix(h.APIVersion, "apiextensions.k8s.io/") || h.partial() != nil {
+					continue
+				}
+				if h.APIVersion != "apiextensions.k8s.io/v1" {
+					errs = append(errs, InputError{File: f, Message: fmt.Sprintf("document %d: %s CustomResourceDefinitions are not supported (API servers serve only apiextensions.k8s.io/v1 since Kubernetes 1.22): convert it to apiextensions.k8s.io/v1", doc.Number, h.APIVersion)})
+					continue
+				}
+				var typed apiextv1.CustomResourceDefinition
+				if err := sigsjson.UnmarshalCaseSensitivePreserveInts(doc.JSON, &typed); err != nil {
+					errs = append(errs, InputError{File: f, Message: fmt.Sprintf("document %d: CustomResourceDefinition %q cannot be decoded: %v", doc.Number, h.Metadata.Name, err)})
 					continue
 				}
 				var obj map[string]any

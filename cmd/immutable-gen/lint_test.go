@@ -55,6 +55,16 @@ func TestLintGolden(t *testing.T) {
 		// Relative to %SRCROOT% (issue 31).
 		{name: "holes-sarif", args: []string{"-o", "sarif", "testdata/lint/holes"}, exit: 1, inRoot: true},
 		{"help", []string{"-h"}, 0, false},
+		// Two revisions (issue 35): the generator's output across a
+		// change of markers, one kind a change.
+		{name: "evolve", args: []string{"--base", "testdata/lint/evolve/base", "testdata/lint/evolve/new"}, exit: 1, inRoot: true},
+		{name: "evolve-verbose", args: []string{"-v", "--base", "testdata/lint/evolve/base", "testdata/lint/evolve/new"}, exit: 1, inRoot: true},
+		{name: "evolve-json", args: []string{"-o", "json", "--base", "testdata/lint/evolve/base", "testdata/lint/evolve/new"}, exit: 1, inRoot: true},
+		{name: "evolve-sarif", args: []string{"-o", "sarif", "--base", "testdata/lint/evolve-defects/IG070-rule-deleted.base.yaml", "testdata/lint/evolve-defects/IG070-rule-deleted.new.yaml"}, exit: 1, inRoot: true},
+		{name: "evolve-info-only", args: []string{"--base", "testdata/lint/evolve-defects/IG071-rule-added.base.yaml", "testdata/lint/evolve-defects/IG071-rule-added.new.yaml"}, exit: 0, inRoot: true},
+		{name: "evolve-fail-on-info", args: []string{"--fail-on=info", "--base", "testdata/lint/evolve-defects/IG071-rule-added.base.yaml", "testdata/lint/evolve-defects/IG071-rule-added.new.yaml"}, exit: 1, inRoot: true},
+		{name: "evolve-nothing-paired", args: []string{"--base", "testdata/lint/evolve-defects/IG071-rule-added.base.yaml", "testdata/lint/evolve/new/evolve.example.com_unchangeds.yaml"}, exit: 2, inRoot: true},
+		{name: "evolve-unusable", args: []string{"--base", "testdata/lint/unusable", "testdata/lint/evolve/new"}, exit: 2, inRoot: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
