@@ -23,6 +23,12 @@
 //     running apiextensions-apiserver's own CRD validation and translated to
 //     schema paths.
 //
+// Evolve (`immutable-gen lint --base OLD NEW`) compares two revisions of
+// the same CRDs: per field of every paired version, what each enforces,
+// and each weakening and strengthening proved with an update whose verdict
+// differs between the two, as the API server's validator gives it
+// (package preflight).
+//
 // Documents that are not CRDs are skipped, and so are partial CRDs
 // (kustomize patches such as config/crd/patches/webhook_in_*.yaml).
 //
