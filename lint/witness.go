@@ -10,6 +10,7 @@ package lint
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -103,8 +104,61 @@ func firstLine(s string) string {
 }
 
 // pairNode is a schema node of the base and of the new revision at one
-// path; either may be nil.
-type pairNode struct{ o, n *schema.Node }
+// path; either may be nil. h are the hints of the rules of both schemas.
+type pairNode struct {
+	o, n *schema.Node
+	h    *hints
+}
+
+// hints are what the rules of a schema ask of the values of a node's
+// properties, for objects that pass them: the properties a rule on the
+// node tests with has() or reads unguarded (present, in objects built to
+// pass), and the literals a rule compares a property with (tried first).
+type hints struct {
+	has      map[*schema.Node]bool
+	literals map[*schema.Node][]string
+}
+
+var (
+	hasSelf     = regexp.MustCompile(`has\(self\.([A-Za-z_][A-Za-z0-9_]*)\)`)
+	selfEqualsS = regexp.MustCompile(`self\.([A-Za-z_][A-Za-z0-9_]*)\s*==\s*(?:'([^'\\]*)'|"([^"\\]*)")`)
+)
+
+// unescapeCEL is the property name a CEL identifier reads (`__namespace__`
+// is namespace, `a__dash__b` is a-b), as the API server escapes them.
+func unescapeCEL(id string) string {
+	if strings.HasPrefix(id, "__") && strings.HasSuffix(id, "__") && len(id) > 4 && !strings.Contains(id[2:len(id)-2], "__") {
+		return id[2 : len(id)-2]
+	}
+	return strings.NewReplacer("__underscores__", "__", "__dot__", ".", "__dash__", "-", "__slash__", "/").Replace(id)
+}
+
+// hintsOf reads the hints of the rules of both roots.
+func hintsOf(roots ...*schema.Node) *hints {
+	h := &hints{has: map[*schema.Node]bool{}, literals: map[*schema.Node][]string{}}
+	for _, root := range roots {
+		if root == nil {
+			continue
+		}
+		root.Walk(func(n *schema.Node) {
+			for _, r := range n.Rules() {
+				for _, m := range hasSelf.FindAllStringSubmatch(r.Rule, -1) {
+					if c := n.Properties[unescapeCEL(m[1])]; c != nil && !strings.Contains(r.Rule, "!has(self."+m[1]+")") {
+						h.has[c] = true
+					}
+				}
+				for _, m := range selfEqualsS.FindAllStringSubmatch(r.Rule, -1) {
+					if c := n.Properties[unescapeCEL(m[1])]; c != nil && !strings.Contains(r.Rule, "oldSelf") {
+						// Read without has(): it must be there.
+						h.literals[c] = append(h.literals[c], m[2]+m[3])
+						h.has[c] = h.has[c] || !strings.Contains(r.Rule, "has(self."+m[1]+")")
+					}
+				}
+			}
+		})
+	}
+	return h
+}
 
 func (g pairNode) pick() *schema.Node {
 	if g.n != nil {
@@ -116,7 +170,7 @@ func (g pairNode) pick() *schema.Node {
 func (g pairNode) nil() bool { return g.o == nil && g.n == nil }
 
 func (g pairNode) prop(name string) pairNode {
-	var out pairNode
+	out := pairNode{h: g.h}
 	if g.o != nil {
 		out.o = g.o.Properties[name]
 	}
@@ -127,7 +181,7 @@ func (g pairNode) prop(name string) pairNode {
 }
 
 func (g pairNode) items() pairNode {
-	var out pairNode
+	out := pairNode{h: g.h}
 	if g.o != nil {
 		out.o = g.o.Items
 	}
@@ -138,7 +192,7 @@ func (g pairNode) items() pairNode {
 }
 
 func (g pairNode) values() pairNode {
-	var out pairNode
+	out := pairNode{h: g.h}
 	if g.o != nil {
 		out.o = g.o.Values
 	}
@@ -148,9 +202,28 @@ func (g pairNode) values() pairNode {
 	return out
 }
 
-// required reports whether either side requires the property name.
+// required reports whether either side requires the property name, or
+// a rule tests its presence.
 func (g pairNode) required(name string) bool {
-	return g.o != nil && g.o.Required(name) || g.n != nil && g.n.Required(name)
+	if g.o != nil && g.o.Required(name) || g.n != nil && g.n.Required(name) {
+		return true
+	}
+	c := g.prop(name)
+	return g.h != nil && (c.o != nil && g.h.has[c.o] || c.n != nil && g.h.has[c.n])
+}
+
+// hinted are the literals the rules compare g with.
+func (g pairNode) hinted() []string {
+	if g.h == nil {
+		return nil
+	}
+	var out []string
+	for _, x := range []*schema.Node{g.o, g.n} {
+		if x != nil {
+			out = append(out, g.h.literals[x]...)
+		}
+	}
+	return out
 }
 
 // propNames are the property names of either side, sorted.
@@ -349,7 +422,7 @@ func (g pairNode) value(depth int) any {
 		}
 		return out
 	case "string":
-		if ss := g.strings(nil); len(ss) > 0 {
+		if ss := g.strings(g.hinted()); len(ss) > 0 {
 			return ss[0]
 		}
 		return "a"
@@ -420,7 +493,7 @@ func (g pairNode) alts(v any, depth int) []any {
 	}
 	switch s.Type() {
 	case "string":
-		for _, x := range g.strings(nil) {
+		for _, x := range g.strings(g.hinted()) {
 			if x != v && len(out) < 2 {
 				out = append(out, x)
 			}
@@ -765,36 +838,81 @@ func withList(obj map[string]any, steps []step, l []any) map[string]any {
 }
 
 // find searches an update of the field at path that refuser refuses and
-// the other revision allows.
+// the other revision allows. The objects are built with the hints of the
+// rules, then without them, then without each presence hint in turn (a
+// rule may ask for one of two fields, not both), keeping the first build
+// both revisions create.
 func (s *searcher) find(path, refuser string) *Witness {
 	if s.err != "" {
 		return nil
 	}
-	root := pairNode{s.vp.old.root, s.vp.new.root}
-	steps, pairs, ok := chain(root, path)
-	if !ok || len(steps) == 0 {
-		return nil
+	full := hintsOf(s.vp.old.root, s.vp.new.root)
+	sets := []*hints{full, nil}
+	var hinted []string // by path: each side has its own nodes
+	for n := range full.has {
+		if !slices.Contains(hinted, n.Path()) {
+			hinted = append(hinted, n.Path())
+		}
 	}
-	base, _ := root.value(0).(map[string]any)
-	if base == nil {
-		return nil
+	slices.Sort(hinted)
+	for _, p := range hinted[:min(len(hinted), 8)] {
+		h := &hints{has: maps.Clone(full.has), literals: full.literals}
+		for n := range h.has {
+			if n.Path() == p {
+				delete(h.has, n)
+			}
+		}
+		sets = append(sets, h)
 	}
 	tried := 0
-	for _, variant := range s.variants(root) {
-		b := deepCopy(base).(map[string]any)
-		if !applyVariant(b, variant) {
+	usable := 0
+	for _, h := range sets {
+		root := pairNode{s.vp.old.root, s.vp.new.root, h}
+		steps, pairs, ok := chain(root, path)
+		if !ok || len(steps) == 0 {
+			return nil
+		}
+		base, _ := root.value(0).(map[string]any)
+		if base == nil {
+			return nil
+		}
+		probe := deepCopy(base).(map[string]any)
+		if _, ok := ensure(probe, steps, pairs); !ok || !s.creatable(probe) {
 			continue
 		}
-		for _, c := range s.candidates(b, path, steps, pairs) {
-			if tried++; tried > 400 {
-				return nil
+		for _, variant := range s.variants(root) {
+			b := deepCopy(base).(map[string]any)
+			if !applyVariant(b, variant) {
+				continue
 			}
-			if w := s.check(c, path, refuser); w != nil {
-				return w
+			for _, c := range s.candidates(b, path, steps, pairs) {
+				if tried++; tried > 400 {
+					return nil
+				}
+				if w := s.check(c, path, refuser); w != nil {
+					return w
+				}
 			}
+		}
+		if usable++; usable == 2 {
+			break
 		}
 	}
 	return nil
+}
+
+// creatable reports whether both revisions create an object of body.
+func (s *searcher) creatable(body map[string]any) bool {
+	for _, side := range []struct {
+		ch *preflight.Checker
+		d  *crdDoc
+		v  *versionInfo
+	}{{s.p.oldCheck, s.p.old, s.vp.old}, {s.p.newCheck, s.p.new, s.vp.new}} {
+		if r, err := side.ch.Create(object(side.d, side.v.name, body)); err != nil || !r.Allowed() {
+			return false
+		}
+	}
+	return true
 }
 
 // object wraps a root value as an object of version v of the CRD d.
@@ -914,7 +1032,7 @@ func conditionLeaves(vp versionPair) []condLeaf {
 			ints = append(ints, n)
 		}
 	}
-	root := pairNode{vp.old.root, vp.new.root}
+	root := pairNode{vp.old.root, vp.new.root, hintsOf(vp.old.root, vp.new.root)}
 	var out []condLeaf
 	root.pick().Walk(func(n *schema.Node) {
 		if len(out) >= 6 || n.Parent == nil || !n.ThroughProperties() || !strings.Contains(all, "."+n.Name) {
