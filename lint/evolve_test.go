@@ -164,6 +164,15 @@ func TestEvolveMarkers(t *testing.T) {
 		{"requiredtooptionals", []string{floor}, []string{}},
 		{"parentrequireds", []string{"IG071 spec.config"}, nil},
 		{"parentoptionals", []string{"IG070 spec.config"}, nil},
+		{"itemfielddroppeds", []string{"IG070 spec.items[*].value"}, nil},
+		{"mapvaluedroppeds", []string{"IG070 spec.entries[*].value"}, nil},
+		{"setdroppeds", []string{"IG070 spec.tags"}, nil},
+		// Neither form refuses all the other does: both ways.
+		{"nounsettonosets", []string{"IG070 spec.name", "IG071 spec.name"}, nil},
+		{"presencedroppeds", []string{"IG070 spec.name"}, nil},
+		{"nesteddroppeds", []string{"IG070 spec.outer.inner.zone"}, nil},
+		// Through /status.
+		{"statusoncedroppeds", []string{"IG070 status.phase"}, nil},
 	}
 	for _, mode := range []string{crdgen.ModeCEL, crdgen.ModeExtensions} {
 		t.Run(mode, func(t *testing.T) {

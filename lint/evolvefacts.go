@@ -426,7 +426,9 @@ func (p *crdPair) compareVersion(vp versionPair) []evolveFinding {
 		if nf.nodes[path] == nil {
 			what = fmt.Sprintf("%s in the base revision%s, and the field is gone now (the API server prunes it)", describe(fo), renamed)
 		}
-		out = append(out, p.decide(vp, path, what, !(sk && !strong), !(wk && !weak), sk && wk)...)
+		// An update the new revision refuses and the base allows exists
+		// unless the base refuses all the new one does, and conversely.
+		out = append(out, p.decide(vp, path, what, !(wk && weak), !(sk && strong), sk && wk)...)
 		reported[path] = true
 	}
 	// Rules the form does not take: a change of their text is proved

@@ -501,3 +501,174 @@ type ParentOptional struct {
 	// +required
 	Spec ParentOptionalSpec `json:"spec"`
 }
+
+// ItemA is an item whose non-key field is immutable in the base, not in
+// the new revision (ItemB here).
+type ItemA struct {
+	// +kubebuilder:validation:MaxLength=64
+	Name string `json:"name"`
+	// +immutable
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	Value string `json:"value,omitempty"`
+}
+
+// ItemB is ItemA without its marker.
+type ItemB struct {
+	// +kubebuilder:validation:MaxLength=64
+	Name string `json:"name"`
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	Value string `json:"value,omitempty"`
+}
+
+// OuterA holds an inner object with an immutable field.
+type OuterA struct {
+	// +optional
+	Inner *Inner `json:"inner,omitempty"`
+}
+
+// OuterB holds one whose field is mutable now.
+type OuterB struct {
+	// +optional
+	Inner *InnerB `json:"inner,omitempty"`
+}
+
+// Inner has an immutable field in the base revision.
+type Inner struct {
+	// +immutable
+	// +optional
+	Zone string `json:"zone,omitempty"`
+}
+
+// InnerB is Inner without its marker.
+type InnerB struct {
+	// +optional
+	Zone string `json:"zone,omitempty"`
+}
+
+// ItemFieldDroppedSpec is the spec of ItemFieldDropped.
+type ItemFieldDroppedSpec struct {
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=16
+	// +optional
+	Items []ItemB `json:"items,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// ItemFieldDropped is one case.
+type ItemFieldDropped struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec ItemFieldDroppedSpec `json:"spec"`
+}
+
+// MapValueDroppedSpec is the spec of MapValueDropped.
+type MapValueDroppedSpec struct {
+	// +kubebuilder:validation:MaxProperties=16
+	// +optional
+	Entries map[string]ItemB `json:"entries,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// MapValueDropped is one case.
+type MapValueDropped struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec MapValueDroppedSpec `json:"spec"`
+}
+
+// SetDroppedSpec is the spec of SetDropped.
+type SetDroppedSpec struct {
+	// +listType=set
+	// +optional
+	Tags []string `json:"tags,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// SetDropped is one case.
+type SetDropped struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec SetDroppedSpec `json:"spec"`
+}
+
+// NoUnsetToNoSetSpec is the spec of NoUnsetToNoSet.
+type NoUnsetToNoSetSpec struct {
+	// +k8s:update=NoSet
+	// +optional
+	Name string `json:"name,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// NoUnsetToNoSet is one case.
+type NoUnsetToNoSet struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec NoUnsetToNoSetSpec `json:"spec"`
+}
+
+// PresenceDroppedSpec is the spec of PresenceDropped.
+type PresenceDroppedSpec struct {
+	// +optional
+	Name string `json:"name,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// PresenceDropped is one case.
+type PresenceDropped struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec PresenceDroppedSpec `json:"spec"`
+}
+
+// NestedDroppedSpec is the spec of NestedDropped.
+type NestedDroppedSpec struct {
+	// +optional
+	Outer *OuterB `json:"outer,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// NestedDropped is one case.
+type NestedDropped struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec NestedDroppedSpec `json:"spec"`
+}
+
+// StatusOnceDroppedStatus is the status of StatusOnceDropped.
+type StatusOnceDroppedStatus struct {
+	// +optional
+	Phase string `json:"phase,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+
+// StatusOnceDropped is one case: a field of status, written through /status.
+type StatusOnceDropped struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +optional
+	Status StatusOnceDroppedStatus `json:"status,omitempty"`
+}
