@@ -63,7 +63,15 @@ func readCondition(text string) condFacts {
 				f.literals = append(f.literals, x)
 			}
 		case celast.SelectKind, celast.IdentKind:
-			root, names := selectChainAll(e)
+			var root string
+			var names []string
+			if e.Kind() == celast.SelectKind && e.AsSelect().IsTestOnly() {
+				// has(v.a.b): the chain of its operand, and b.
+				root, names = selectChain(e.AsSelect().Operand())
+				names = append(names, e.AsSelect().FieldName())
+			} else {
+				root, names = selectChain(e)
+			}
 			if root != "self" && root != "oldSelf" || len(names) == 0 {
 				f.ok = false
 				return
@@ -100,20 +108,6 @@ func readCondition(text string) condFacts {
 	}
 	walk(tree.Expr())
 	return f
-}
-
-// selectChainAll is selectChain for a select or an identifier, test-only
-// selects (has()) included.
-func selectChainAll(e celast.Expr) (string, []string) {
-	var names []string
-	for e.Kind() == celast.SelectKind {
-		names = append([]string{e.AsSelect().FieldName()}, names...)
-		e = e.AsSelect().Operand()
-	}
-	if e.Kind() != celast.IdentKind {
-		return "", nil
-	}
-	return e.AsIdent(), names
 }
 
 // condLeafOf is one field a proof assigns, and its values (nil: absent).

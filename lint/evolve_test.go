@@ -342,6 +342,12 @@ func TestEvolveHandWritten(t *testing.T) {
 			widgetCRD("", name("                x-kubernetes-validations:\n                - rule: self == oldSelf || self.startsWith(oldSelf) || self.size() > 1000\n")), []string{"IG074 spec.name"}},
 		{"a rule lint does not read, weakened", widgetCRD("", name("                x-kubernetes-validations:\n                - rule: self == oldSelf || self.startsWith(oldSelf)\n")),
 			widgetCRD("", name("                x-kubernetes-validations:\n                - rule: self == oldSelf || self.startsWith(oldSelf) || self.size() > 0\n")), []string{"IG070 spec.name"}},
+		{"a rule lint does not read, its operands swapped", widgetCRD("", name("                x-kubernetes-validations:\n                - rule: self == oldSelf || self.startsWith(oldSelf)\n")),
+			widgetCRD("", name("                x-kubernetes-validations:\n                - rule: self.startsWith(oldSelf) || oldSelf == self\n")), nil},
+		{"presence and value in one rule on the parent", widgetCRD(presence, name(self)),
+			widgetCRD("            x-kubernetes-validations:\n            - rule: has(self.name) == has(oldSelf.name) && (!has(self.name) || self.name == oldSelf.name)\n", name("")), nil},
+		{"set-once in one rule on the parent", widgetCRD(once, name(self)),
+			widgetCRD("            x-kubernetes-validations:\n            - rule: '!has(oldSelf.name) || (has(self.name) && self.name == oldSelf.name)'\n", name("")), nil},
 		{"a two-variable comprehension raises the floor", widgetCRD("", tags("                maxItems: 10\n"+self)),
 			widgetCRD("", tags("                maxItems: 10\n                x-kubernetes-list-type: atomic\n                x-kubernetes-validations:\n                - rule: self.all(i, x, i >= size(oldSelf) || x == oldSelf[i])\n                - rule: self == oldSelf\n")), []string{"IG073 spec.tags"}},
 	}

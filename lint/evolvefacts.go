@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/cel-go/common"
 	celast "github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/operators"
 	"github.com/google/cel-go/parser"
 
 	"github.com/immutable-gen/immutable-gen/celform"
@@ -139,6 +140,8 @@ type sideFacts struct {
 	// left are the canonical texts of the immutability rules the CEL form
 	// does not take, by the path of the node they are written on.
 	left map[string][]string
+	// leftText are those rules as written, for messages.
+	leftText map[string][]string
 	// floor is the newest Kubernetes the rules need.
 	floor floorNeed
 }
@@ -152,7 +155,7 @@ type floorNeed struct {
 }
 
 func factsOf(root *schema.Node) sideFacts {
-	f := sideFacts{nodes: map[string]*schema.Node{}, forms: map[string]form.Form{}, left: map[string][]string{}}
+	f := sideFacts{nodes: map[string]*schema.Node{}, forms: map[string]form.Form{}, left: map[string][]string{}, leftText: map[string][]string{}}
 	root.Walk(func(n *schema.Node) { f.nodes[n.Path()] = n })
 	r := celform.Read(root)
 	for n, fm := range r.At {
@@ -162,12 +165,16 @@ func factsOf(root *schema.Node) sideFacts {
 		f.forms[c.Path] = mergeForms(f.forms[c.Path], c.Form)
 	}
 	for _, l := range r.Left {
-		t := celform.Condition(l.Rule)
+		t := canonicalRule(l.Rule)
 		if !slices.Contains(f.left[l.Path], t) {
 			f.left[l.Path] = append(f.left[l.Path], t)
+			f.leftText[l.Path] = append(f.leftText[l.Path], l.Rule)
 		}
 	}
 	for _, ts := range f.left {
+		slices.Sort(ts)
+	}
+	for _, ts := range f.leftText {
 		slices.Sort(ts)
 	}
 	// A form that says nothing more than what is above it: under an
@@ -444,7 +451,7 @@ func (p *crdPair) compareVersion(vp versionPair) []evolveFinding {
 		if of.nodes[path] == nil || reported[path] || slices.Equal(of.left[path], nf.left[path]) {
 			continue
 		}
-		what := fmt.Sprintf("the rules lint does not read as a form changed here%s (base: %s; new: %s)", renamed, quoteRules(of.left[path]), quoteRules(nf.left[path]))
+		what := fmt.Sprintf("the rules lint does not read as a form changed here%s (base: %s; new: %s)", renamed, quoteRules(of.leftText[path]), quoteRules(nf.leftText[path]))
 		out = append(out, p.decide(vp, path, what, true, true, false)...)
 	}
 	// A parent made required or optional: the rules below it can or can
@@ -600,4 +607,86 @@ func nodeAt(root *schema.Node, path string) *schema.Node {
 		return n.Parent == nil || strings.HasPrefix(path, p)
 	})
 	return out
+}
+
+// canonicalRule is a rule's text up to what cannot change its verdicts:
+// its syntax tree rendered with the operands of ==, !=, && and || (chains
+// of one of them flattened) in a fixed order, so that `oldSelf == self`
+// and `self == oldSelf`, or `a && (b && c)` and `(c && a) && b`, read the
+// same. A rule that does not parse is its text.
+func canonicalRule(rule string) string {
+	p, err := parser.NewParser(parser.Macros(parser.AllMacros...), parser.MaxRecursionDepth(200), parser.EnableOptionalSyntax(true))
+	if err != nil {
+		return rule
+	}
+	tree, errs := p.Parse(common.NewTextSource(rule))
+	if errs != nil && len(errs.GetErrors()) > 0 {
+		return rule
+	}
+	return canonicalExpr(tree.Expr())
+}
+
+func canonicalExpr(e celast.Expr) string {
+	switch e.Kind() {
+	case celast.LiteralKind:
+		return fmt.Sprintf("%T(%v)", e.AsLiteral().Value(), e.AsLiteral().Value())
+	case celast.IdentKind:
+		return e.AsIdent()
+	case celast.SelectKind:
+		s := e.AsSelect()
+		if s.IsTestOnly() {
+			return "has(" + canonicalExpr(s.Operand()) + "." + s.FieldName() + ")"
+		}
+		return canonicalExpr(s.Operand()) + "." + s.FieldName()
+	case celast.CallKind:
+		c := e.AsCall()
+		fn := c.FunctionName()
+		var args []string
+		switch fn {
+		case operators.LogicalAnd, operators.LogicalOr:
+			var flat func(x celast.Expr)
+			flat = func(x celast.Expr) {
+				if x.Kind() == celast.CallKind && x.AsCall().FunctionName() == fn {
+					for _, a := range x.AsCall().Args() {
+						flat(a)
+					}
+					return
+				}
+				args = append(args, canonicalExpr(x))
+			}
+			flat(e)
+			slices.Sort(args)
+			args = slices.Compact(args)
+		default:
+			for _, a := range c.Args() {
+				args = append(args, canonicalExpr(a))
+			}
+			if fn == operators.Equals || fn == operators.NotEquals {
+				slices.Sort(args)
+			}
+		}
+		target := ""
+		if c.IsMemberFunction() {
+			target = canonicalExpr(c.Target()) + "."
+		}
+		return target + fn + "(" + strings.Join(args, ", ") + ")"
+	case celast.ListKind:
+		var items []string
+		for _, x := range e.AsList().Elements() {
+			items = append(items, canonicalExpr(x))
+		}
+		return "[" + strings.Join(items, ", ") + "]"
+	case celast.MapKind:
+		var items []string
+		for _, x := range e.AsMap().Entries() {
+			m := x.AsMapEntry()
+			items = append(items, canonicalExpr(m.Key())+": "+canonicalExpr(m.Value()))
+		}
+		return "{" + strings.Join(items, ", ") + "}"
+	case celast.ComprehensionKind:
+		c := e.AsComprehension()
+		return fmt.Sprintf("comprehension(%s, %s, %s, %s, %s, %s, %s, %s)", c.IterVar(), c.IterVar2(), canonicalExpr(c.IterRange()), c.AccuVar(),
+			canonicalExpr(c.AccuInit()), canonicalExpr(c.LoopCondition()), canonicalExpr(c.LoopStep()), canonicalExpr(c.Result()))
+	}
+	return fmt.Sprintf("<%v>", e.Kind())
 }
