@@ -283,6 +283,18 @@ func describe(f form.Form) string {
 	return s
 }
 
+// describeSide words what one side enforces at a node: its form, and the
+// rules lint does not read as one.
+func describeSide(f form.Form, left []string) string {
+	if len(left) == 0 {
+		return describe(f)
+	}
+	if f == (form.Form{}) {
+		return "ruled by " + quoteRules(left) + ", which lint does not read as a form"
+	}
+	return describe(f) + " and ruled by " + quoteRules(left)
+}
+
 // floorOf is the newest Kubernetes the rules of root need, by the form
 // table's lowerings: a transition rule (oldSelf), fieldPath or reason, a
 // two-variable comprehension.
@@ -429,7 +441,7 @@ func (p *crdPair) compareVersion(vp versionPair) []evolveFinding {
 		if sk && wk && strong && weak {
 			continue // the same verdicts (a message or the spelling changed)
 		}
-		what := fmt.Sprintf("%s in the base revision%s, %s now", describe(fo), renamed, describe(fn))
+		what := fmt.Sprintf("%s in the base revision%s, %s now", describeSide(fo, of.leftText[path]), renamed, describeSide(fn, nf.leftText[path]))
 		if nf.nodes[path] == nil {
 			what = fmt.Sprintf("%s in the base revision%s, and the field is gone now (the API server prunes it)", describe(fo), renamed)
 		}

@@ -1014,7 +1014,7 @@ func conditionLeaves(vp versionPair) []condLeaf {
 				texts = append(texts, fm.When)
 			}
 		}
-		for _, l := range f.left {
+		for _, l := range f.leftText {
 			texts = append(texts, l...)
 		}
 	}
