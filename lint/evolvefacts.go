@@ -33,6 +33,10 @@ type crdPair struct {
 	oldCheck     *preflight.Checker
 	newCheck     *preflight.Checker
 	checkErr     string
+	// searchers are the witness searchers by version pair, facts what
+	// each version enforces.
+	searchers map[string]*searcher
+	facts     map[*versionInfo]sideFacts
 }
 
 // versionInfo is one version of a CRD as the evolution check reads it.
@@ -404,6 +408,10 @@ func (p *crdPair) compare() []evolveFinding {
 // compareVersion compares one version pair, field by field.
 func (p *crdPair) compareVersion(vp versionPair) []evolveFinding {
 	of, nf := factsOf(vp.old.root), factsOf(vp.new.root)
+	if p.facts == nil {
+		p.facts = map[*versionInfo]sideFacts{}
+	}
+	p.facts[vp.old], p.facts[vp.new] = of, nf
 	var out []evolveFinding
 	// Every path with a form on either side, or rules the form does not
 	// take.

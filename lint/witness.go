@@ -91,8 +91,16 @@ func (p *crdPair) searcher(vp versionPair) *searcher {
 			p.checkErr = "the new revision's CRD cannot be served: " + firstLine(err.Error())
 		}
 	})
+	key := vp.old.name + "\x00" + vp.new.name
+	if s, ok := p.searchers[key]; ok {
+		return s
+	}
 	s := &searcher{p: p, vp: vp, err: p.checkErr}
-	s.leaf = conditionLeaves(vp)
+	s.leaf = conditionLeaves(vp, p.facts[vp.old], p.facts[vp.new])
+	if p.searchers == nil {
+		p.searchers = map[string]*searcher{}
+	}
+	p.searchers[key] = s
 	return s
 }
 
@@ -1006,9 +1014,9 @@ var (
 // conditionLeaves are the scalar fields, reached through properties, that
 // the conditions and the rules lint does not read of either side name,
 // each with the values the conditions compare it with.
-func conditionLeaves(vp versionPair) []condLeaf {
+func conditionLeaves(vp versionPair, facts ...sideFacts) []condLeaf {
 	var texts []string
-	for _, f := range []sideFacts{factsOf(vp.old.root), factsOf(vp.new.root)} {
+	for _, f := range facts {
 		for _, fm := range f.forms {
 			if fm.When != "" {
 				texts = append(texts, fm.When)
