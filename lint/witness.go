@@ -175,8 +175,6 @@ func (g pairNode) pick() *schema.Node {
 	return g.o
 }
 
-func (g pairNode) nil() bool { return g.o == nil && g.n == nil }
-
 func (g pairNode) prop(name string) pairNode {
 	out := pairNode{h: g.h}
 	if g.o != nil {
@@ -521,14 +519,13 @@ func (g pairNode) alts(v any, depth int) []any {
 			c := cloneMap(m)
 			c[g.keyString(len(m))] = g.values().value(depth + 1)
 			out = append(out, c)
-			for _, k := range sortedKeys2(m) {
-				for _, a := range g.values().alts(m[k], depth+1) {
+			if keys := sortedKeys2(m); len(keys) > 0 {
+				// The first entry's value changed.
+				if as := g.values().alts(m[keys[0]], depth+1); len(as) > 0 {
 					c := cloneMap(m)
-					c[k] = a
+					c[keys[0]] = as[0]
 					out = append(out, c)
-					break
 				}
-				break
 			}
 			return out
 		}
@@ -620,12 +617,11 @@ func deepCopy(v any) any {
 	return v
 }
 
-// step is one step of a concrete path in an object: a property name, a
-// list index or a map key.
+// step is one step of a concrete path in an object: a property or map
+// key by name, or the first item of a list.
 type step struct {
-	name  string
-	index int
-	edge  schema.Edge
+	name string
+	edge schema.Edge
 }
 
 // chain is the steps from the root to n, and the pair nodes along it.
