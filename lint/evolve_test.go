@@ -173,6 +173,11 @@ func TestEvolveMarkers(t *testing.T) {
 		{"nesteddroppeds", []string{"IG070 spec.outer.inner.zone"}, nil},
 		// Through /status.
 		{"statusoncedroppeds", []string{"IG070 status.phase"}, nil},
+		// Conditions over the status conditions (Kueue's QuotaReserved):
+		// the witness holds the condition that tells the two apart.
+		{"quotawhenremoveds", []string{"IG071 spec.queue"}, nil},
+		{"quotawhenaddeds", []string{"IG070 spec.queue"}, []string{"IG073 <root>", "IG070 spec.queue"}},
+		{"quotawhennarroweds", []string{"IG070 spec.queue"}, nil},
 	}
 	for _, mode := range []string{crdgen.ModeCEL, crdgen.ModeExtensions} {
 		t.Run(mode, func(t *testing.T) {

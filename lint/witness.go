@@ -1061,6 +1061,51 @@ func conditionLeaves(vp versionPair, facts ...sideFacts) []condLeaf {
 			for _, i := range ints {
 				vals = append(vals, i, i+1)
 			}
+		case "array":
+			// A list of objects the conditions look into (Kueue's
+			// `self.status.conditions.exists(c, c.type == 'QuotaReserved'
+			// && c.status == 'True')`): empty, or one item whose string
+			// fields the conditions name take each combination of the
+			// literals that fit them.
+			it := g.items()
+			if it.pick() == nil || it.pick().Type() != "object" {
+				return
+			}
+			base, ok := it.value(1).(map[string]any)
+			if !ok {
+				return
+			}
+			items := []map[string]any{base}
+			for _, name := range it.propNames() {
+				c := it.prop(name)
+				if c.pick().Type() != "string" || !strings.Contains(all, "."+name) {
+					continue
+				}
+				var lits []string
+				for _, x := range c.strings(strs) {
+					if slices.Contains(strs, x) {
+						lits = append(lits, x)
+					}
+				}
+				if len(lits) == 0 {
+					continue
+				}
+				var next []map[string]any
+				for _, item := range items {
+					for _, l := range lits {
+						if len(next) < 8 {
+							m := cloneMap(item)
+							m[name] = l
+							next = append(next, m)
+						}
+					}
+				}
+				items = next
+			}
+			vals = append(vals, []any{})
+			for _, item := range items {
+				vals = append(vals, []any{item})
+			}
 		default:
 			return
 		}

@@ -671,3 +671,95 @@ type StatusOnceDropped struct {
 	// +optional
 	Status StatusOnceDroppedStatus `json:"status,omitempty"`
 }
+
+// QuotaWhenRemovedSpec is the spec of QuotaWhenRemoved.
+type QuotaWhenRemovedSpec struct {
+	// +immutable
+	// +immutable:when="has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')"
+	// +optional
+	Queue string `json:"queue,omitempty"`
+}
+
+// QuotaWhenRemovedStatus holds the conditions its rule reads.
+type QuotaWhenRemovedStatus struct {
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=8
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+
+// QuotaWhenRemoved is one case: a condition over the status conditions, as Kueue's.
+type QuotaWhenRemoved struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec QuotaWhenRemovedSpec `json:"spec"`
+	// +optional
+	Status QuotaWhenRemovedStatus `json:"status,omitempty"`
+}
+
+// QuotaWhenAddedSpec is the spec of QuotaWhenAdded.
+type QuotaWhenAddedSpec struct {
+	// +immutable
+	// +optional
+	Queue string `json:"queue,omitempty"`
+}
+
+// QuotaWhenAddedStatus holds the conditions its rule reads.
+type QuotaWhenAddedStatus struct {
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=8
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+
+// QuotaWhenAdded is one case: a condition over the status conditions, as Kueue's.
+type QuotaWhenAdded struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec QuotaWhenAddedSpec `json:"spec"`
+	// +optional
+	Status QuotaWhenAddedStatus `json:"status,omitempty"`
+}
+
+// QuotaWhenNarrowedSpec is the spec of QuotaWhenNarrowed.
+type QuotaWhenNarrowedSpec struct {
+	// +immutable
+	// +immutable:when="has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, (c.type == 'QuotaReserved' || c.type == 'Admitted') && c.status == 'True')"
+	// +optional
+	Queue string `json:"queue,omitempty"`
+}
+
+// QuotaWhenNarrowedStatus holds the conditions its rule reads.
+type QuotaWhenNarrowedStatus struct {
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=8
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+
+// QuotaWhenNarrowed is one case: a condition over the status conditions, as Kueue's.
+type QuotaWhenNarrowed struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec QuotaWhenNarrowedSpec `json:"spec"`
+	// +optional
+	Status QuotaWhenNarrowedStatus `json:"status,omitempty"`
+}
