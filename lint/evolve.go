@@ -145,6 +145,13 @@ func loadSide(paths []string) (map[string]*crdDoc, []string, []InputError) {
 // nothing could rely on its immutability. The error joins the inputs that
 // could not be used, which are in the result's Errors too.
 func Evolve(base, paths []string) (EvolveResult, error) {
+	return EvolveWithOptions(base, paths, Options{})
+}
+
+// EvolveWithOptions is Evolve with options: findings a config file
+// silences. The annotations ignore-check.immutable-gen.io/ID on the new
+// revision's CRD silence too, as for lint.
+func EvolveWithOptions(base, paths []string, opts Options) (EvolveResult, error) {
 	oldDocs, _, errsOld := loadSide(base)
 	newDocs, order, errsNew := loadSide(paths)
 	var res EvolveResult
@@ -192,6 +199,21 @@ func Evolve(base, paths []string) (EvolveResult, error) {
 		}, nil)
 	}
 	for _, x := range all {
+		var ann map[string]string
+		if d := newDocs[x.f.CRD]; d != nil {
+			md, _ := d.obj["metadata"].(map[string]any)
+			a, _ := md["annotations"].(map[string]any)
+			for k, v := range a {
+				if ann == nil {
+					ann = map[string]string{}
+				}
+				ann[k], _ = v.(string)
+			}
+		}
+		if annotationIgnores(ann)[x.f.ID] || opts.silenced(x.f) {
+			res.Silenced++
+			continue
+		}
 		res.Findings = append(res.Findings, x.f)
 		res.Witnesses = append(res.Witnesses, x.w)
 	}

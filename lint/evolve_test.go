@@ -504,3 +504,36 @@ func TestEvolveDefects(t *testing.T) {
 		}
 	}
 }
+
+// TestEvolveSilenced: a judged change is silenced as lint's findings are,
+// by the annotation ignore-check.immutable-gen.io/ID on the new
+// revision's CRD or by a config file's ignore entry, and counted.
+func TestEvolveSilenced(t *testing.T) {
+	base := filepath.Join(root, "testdata/lint/evolve-defects/IG070-rule-deleted.base.yaml")
+	next := filepath.Join(root, "testdata/lint/evolve-defects/IG070-rule-deleted.new.yaml")
+	data, err := os.ReadFile(next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	annotated := filepath.Join(t.TempDir(), "new.yaml")
+	os.WriteFile(annotated, []byte(strings.Replace(string(data), "  name: widgets.example.com\n", "  name: widgets.example.com\n  annotations:\n    "+IgnoreAnnotationPrefix+"IG070: the name may change since v2\n", 1)), 0o644)
+	cases := []struct {
+		name string
+		next string
+		opts Options
+	}{
+		{"annotation", annotated, Options{}},
+		{"config", next, Options{Ignore: []Ignore{{ID: IDWeakened, CRD: "widgets.example.com", Path: "spec.name", Reason: "judged"}}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := EvolveWithOptions([]string{base}, []string{tc.next}, tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Findings) != 0 || len(res.Witnesses) != 0 || res.Silenced != 1 {
+				t.Errorf("findings %q, silenced %d", byCRD(res), res.Silenced)
+			}
+		})
+	}
+}

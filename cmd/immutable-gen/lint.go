@@ -113,9 +113,6 @@ func runLint(args []string, stdout, stderr io.Writer) int {
 		return fail("no files or directories given")
 	}
 
-	if len(base) > 0 {
-		return runLintBase(base, paths, *format, min, *verbose, stdout, stderr)
-	}
 
 	// Linting allocates a lot and keeps little (each manifest's trees die
 	// with it): collect garbage less often, unless GOGC says otherwise.
@@ -128,6 +125,9 @@ func runLint(args []string, stdout, stderr io.Writer) int {
 		if opts, err = lint.ReadConfig(*config); err != nil {
 			return fail("--config: %v", err)
 		}
+	}
+	if len(base) > 0 {
+		return runLintBase(base, paths, opts, *format, min, *verbose, stdout, stderr)
 	}
 	res, lintErr := lint.FilesWithOptions(paths, opts)
 	var out []byte
@@ -191,8 +191,8 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 // runLintBase implements "immutable-gen lint --base OLD NEW": the
 // evolution check.
-func runLintBase(base, paths []string, format string, min lint.Severity, verbose bool, stdout, stderr io.Writer) int {
-	res, err := lint.Evolve(base, paths)
+func runLintBase(base, paths []string, opts lint.Options, format string, min lint.Severity, verbose bool, stdout, stderr io.Writer) int {
+	res, err := lint.EvolveWithOptions(base, paths, opts)
 	if err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			fmt.Fprintf(stderr, "immutable-gen lint: %s\n", line)
