@@ -113,7 +113,6 @@ func runLint(args []string, stdout, stderr io.Writer) int {
 		return fail("no files or directories given")
 	}
 
-
 	// Linting allocates a lot and keeps little (each manifest's trees die
 	// with it): collect garbage less often, unless GOGC says otherwise.
 	// About a quarter less CPU on large CRDs (BENCHMARKS.md, "Lint").
