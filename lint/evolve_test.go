@@ -313,6 +313,13 @@ spec:
 ` + props
 }
 
+// requiredSpecName makes spec and spec.name of a widgetCRD required, and
+// adds rootRules (YAML) to the root schema.
+func requiredSpecName(crd, rootRules string) string {
+	crd = strings.Replace(crd, "            type: object\n", "            type: object\n            required: [name]\n", 1)
+	return strings.Replace(crd, "        type: object\n        properties:\n", "        type: object\n        required: [spec]\n"+rootRules+"        properties:\n", 1)
+}
+
 // TestEvolveHandWritten: hand-written rules, each change of the table
 // judged as the API server judges the updates.
 func TestEvolveHandWritten(t *testing.T) {
@@ -353,6 +360,8 @@ func TestEvolveHandWritten(t *testing.T) {
 			widgetCRD("            x-kubernetes-validations:\n            - rule: has(self.name) == has(oldSelf.name) && (!has(self.name) || self.name == oldSelf.name)\n", name("")), nil},
 		{"set-once in one rule on the parent", widgetCRD(once, name(self)),
 			widgetCRD("            x-kubernetes-validations:\n            - rule: '!has(oldSelf.name) || (has(self.name) && self.name == oldSelf.name)'\n", name("")), nil},
+		{"the rule moved to the root", requiredSpecName(widgetCRD("", "              name:\n                type: string\n"+self), ""),
+			requiredSpecName(widgetCRD("", "              name:\n                type: string\n"), "        x-kubernetes-validations:\n        - rule: self.spec.name == oldSelf.spec.name\n"), nil},
 		{"a two-variable comprehension raises the floor", widgetCRD("", tags("                maxItems: 10\n"+self)),
 			widgetCRD("", tags("                maxItems: 10\n                x-kubernetes-list-type: atomic\n                x-kubernetes-validations:\n                - rule: self.all(i, x, i >= size(oldSelf) || x == oldSelf[i])\n                - rule: self == oldSelf\n")), []string{"IG073 spec.tags"}},
 	}
@@ -404,6 +413,7 @@ func TestEvolveVersions(t *testing.T) {
 		{"renamed only version, rule dropped", widgetCRD(presence, props), renamed, []string{"IG070 spec.name"}},
 		{"second version loosened", twoVersions(""), twoVersions("                x-kubernetes-validations:\n                - rule: self == oldSelf || oldSelf == 'draft'\n"), []string{"IG070 spec.name"}},
 		{"served version dropped", twoVersions(""), widgetCRD(presence, props), []string{"IG075 <root>"}},
+		{"renamed only version, rules kept", widgetCRD(presence, props), strings.ReplaceAll(widgetCRD(presence, props), "name: v1\n", "name: v1beta1\n"), nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
