@@ -178,6 +178,9 @@ func TestEvolveMarkers(t *testing.T) {
 		{"quotawhenremoveds", []string{"IG071 spec.queue"}, nil},
 		{"quotawhenaddeds", []string{"IG070 spec.queue"}, []string{"IG073 <root>", "IG070 spec.queue"}},
 		{"quotawhennarroweds", []string{"IG070 spec.queue"}, nil},
+		// ignoreOrder on a struct with a list map two levels below.
+		{"structignoreorderaddeds", []string{"IG070 spec.listeners"}, nil},
+		{"structignoreorderremoveds", []string{"IG071 spec.listeners"}, nil},
 	}
 	for _, mode := range []string{crdgen.ModeCEL, crdgen.ModeExtensions} {
 		t.Run(mode, func(t *testing.T) {

@@ -796,6 +796,11 @@ func (s *searcher) candidates(base map[string]any, path string, steps []step, pa
 			candidate{with(two), with(rev), "reorders the items of " + path, false},
 			candidate{with(two), with(two[:1]), "removes the item of key " + keyText(two[1], g.pick().ListMapKeys()) + " from " + path, false})
 	}
+	if _, ok := cur.(map[string]any); ok && g.pick().Values == nil {
+		// The list maps inside an object, reordered (a form on the object
+		// with or without ignoreOrder compares them so).
+		out = append(out, s.reorderInside(obj, steps, g, nil, path)...)
+	}
 	if m, ok := cur.(map[string]any); ok && g.pick().Values != nil && len(m) > 0 {
 		c := cloneMap(m)
 		for _, k := range sortedKeys2(m) {
@@ -805,6 +810,80 @@ func (s *searcher) candidates(base map[string]any, path string, steps []step, pa
 		out = append(out, candidate{obj, with(c), "removes a key of " + path, false})
 	}
 	return out
+}
+
+// reorderInside are the updates of obj that reorder a list map inside
+// the object at the path's steps (of schema g), reached from it through
+// the properties rel and then properties again, with two items in it.
+func (s *searcher) reorderInside(obj map[string]any, steps []step, g pairNode, rel []string, path string) []candidate {
+	if len(rel) > 3 || g.pick() == nil {
+		return nil
+	}
+	var out []candidate
+	for _, name := range g.propNames() {
+		c := g.prop(name)
+		if c.pick() == nil {
+			continue
+		}
+		at := path + "." + name
+		switch {
+		case c.pick().ListType() == "map":
+			holder := objectAt(deepCopy(obj).(map[string]any), steps, rel)
+			if holder == nil {
+				continue
+			}
+			var two []any
+			if l, ok := holder[name].([]any); ok {
+				two = slices.Clone(l)
+			}
+			for len(two) < 2 {
+				two = append(two, c.item(len(two), 0))
+			}
+			rev := slices.Clone(two)
+			slices.Reverse(rev)
+			before, after := deepCopy(obj).(map[string]any), deepCopy(obj).(map[string]any)
+			objectAt(before, steps, rel)[name] = two
+			objectAt(after, steps, rel)[name] = rev
+			out = append(out, candidate{before, after, "reorders the items of " + at, false})
+		case c.pick().Type() == "object" && c.pick().Values == nil:
+			out = append(out, s.reorderInside(obj, steps, c, append(slices.Clone(rel), name), at)...)
+		}
+		if len(out) >= 2 {
+			break
+		}
+	}
+	return out
+}
+
+// objectAt is the object at the steps' end and then the properties rel in
+// obj, created (empty) where missing; nil where a value on the way is not
+// an object.
+func objectAt(obj map[string]any, steps []step, rel []string) map[string]any {
+	var cur any
+	switch p := at(obj, steps).(type) {
+	case map[string]any:
+		cur = p[steps[len(steps)-1].name]
+	case []any:
+		if len(p) > 0 {
+			cur = p[0]
+		}
+	}
+	m, ok := cur.(map[string]any)
+	if !ok {
+		return nil
+	}
+	for _, name := range rel {
+		next, ok := m[name].(map[string]any)
+		if !ok {
+			if m[name] != nil {
+				return nil
+			}
+			next = map[string]any{}
+			m[name] = next
+		}
+		m = next
+	}
+	return m
 }
 
 func keyText(item any, keys []string) string {

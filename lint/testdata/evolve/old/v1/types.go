@@ -763,3 +763,61 @@ type QuotaWhenNarrowed struct {
 	// +optional
 	Status QuotaWhenNarrowedStatus `json:"status,omitempty"`
 }
+
+// Listeners holds a list map, two levels below the field marked.
+type Listeners struct {
+	// +optional
+	Group *ListenerGroup `json:"group,omitempty"`
+}
+
+// ListenerGroup holds the list map.
+type ListenerGroup struct {
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=16
+	// +optional
+	Items []Listener `json:"items,omitempty"`
+}
+
+// Listener is an item of a list map.
+type Listener struct {
+	// +kubebuilder:validation:MaxLength=64
+	Name string `json:"name"`
+}
+
+// StructIgnoreOrderAddedSpec is the spec of StructIgnoreOrderAdded.
+type StructIgnoreOrderAddedSpec struct {
+	// +immutable
+	// +optional
+	Listeners *Listeners `json:"listeners,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// StructIgnoreOrderAdded is one case: ignoreOrder on a struct holding a list map.
+type StructIgnoreOrderAdded struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec StructIgnoreOrderAddedSpec `json:"spec"`
+}
+
+// StructIgnoreOrderRemovedSpec is the spec of StructIgnoreOrderRemoved.
+type StructIgnoreOrderRemovedSpec struct {
+	// +immutable
+	// +immutable:ignoreOrder
+	// +optional
+	Listeners *Listeners `json:"listeners,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// StructIgnoreOrderRemoved is one case: ignoreOrder on a struct holding a list map.
+type StructIgnoreOrderRemoved struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec StructIgnoreOrderRemovedSpec `json:"spec"`
+}
