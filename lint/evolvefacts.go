@@ -6,8 +6,8 @@ package lint
 import (
 	"fmt"
 	"go/token"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
@@ -140,9 +140,8 @@ type sideFacts struct {
 	// forms are the forms enforced at each path: the rules read through
 	// the one CEL form, and the extensions.
 	forms map[string]form.Form
-	// rules are the form each form's rules say, for the message.
-	// left are the canonical texts of the immutability rules the CEL form
-	// does not take, by the path of the node they are written on.
+	// left are the canonical texts (canonicalRule) of the immutability
+	// rules the CEL form does not take, by the path Read gives them.
 	left map[string][]string
 	// leftText are those rules as written, for messages.
 	leftText map[string][]string
@@ -422,11 +421,7 @@ func (p *crdPair) compareVersion(vp versionPair) []evolveFinding {
 	for k := range nf.forms {
 		paths[k] = true
 	}
-	sorted := make([]string, 0, len(paths))
-	for k := range paths {
-		sorted = append(sorted, k)
-	}
-	sort.Strings(sorted)
+	sorted := slices.Sorted(maps.Keys(paths))
 	renamed := ""
 	if vp.old.name != vp.new.name {
 		renamed = fmt.Sprintf(" (base version %s)", vp.old.name)
@@ -467,7 +462,7 @@ func (p *crdPair) compareVersion(vp versionPair) []evolveFinding {
 	for k := range nf.left {
 		leftPaths[k] = true
 	}
-	for _, path := range sortedSet(leftPaths) {
+	for _, path := range slices.Sorted(maps.Keys(leftPaths)) {
 		if of.nodes[path] == nil || reported[path] || slices.Equal(of.left[path], nf.left[path]) {
 			continue
 		}
@@ -497,7 +492,7 @@ func (p *crdPair) compareVersion(vp versionPair) []evolveFinding {
 		}
 	}
 	// A new bound under an immutability rule.
-	for _, path := range sortedKeys2(nf.nodes) {
+	for _, path := range slices.Sorted(maps.Keys(nf.nodes)) {
 		n, o := nf.nodes[path], of.nodes[path]
 		if o == nil || !underForm(nf.forms, n) {
 			continue
@@ -592,24 +587,6 @@ func quoteRules(rs []string) string {
 		q[i] = "`" + r + "`"
 	}
 	return strings.Join(q, ", ")
-}
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func sortedKeys2[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // nodeAt is the node at path in root's model, nil if none.

@@ -519,7 +519,7 @@ func (g pairNode) alts(v any, depth int) []any {
 			c := cloneMap(m)
 			c[g.keyString(len(m))] = g.values().value(depth + 1)
 			out = append(out, c)
-			if keys := sortedKeys2(m); len(keys) > 0 {
+			if keys := slices.Sorted(maps.Keys(m)); len(keys) > 0 {
 				// The first entry's value changed.
 				if as := g.values().alts(m[keys[0]], depth+1); len(as) > 0 {
 					c := cloneMap(m)
@@ -803,7 +803,7 @@ func (s *searcher) candidates(base map[string]any, path string, steps []step, pa
 	}
 	if m, ok := cur.(map[string]any); ok && g.pick().Values != nil && len(m) > 0 {
 		c := cloneMap(m)
-		for _, k := range sortedKeys2(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			delete(c, k)
 			break
 		}
