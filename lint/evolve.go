@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"go/token"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -76,20 +77,30 @@ func (d *crdDoc) line(version, path string) int {
 }
 
 // loadSide reads the CRDs (apiextensions.k8s.io/v1, whole) at paths, by
-// name. Other documents are left out, as lint leaves them; what cannot be
+// name; "-" is standard input (`git show REF:PATH | immutable-gen lint
+// --base - PATH`). Other documents are left out, as lint leaves them; what cannot be
 // read is an InputError.
 func loadSide(paths []string) (map[string]*crdDoc, []string, []InputError) {
 	out := map[string]*crdDoc{}
 	var order []string
 	var errs []InputError
 	for _, p := range paths {
-		files, err := expand(p)
-		if err != nil {
-			errs = append(errs, InputError{File: p, Message: err.Error()})
-			continue
+		files := []string{p}
+		if p != "-" {
+			var err error
+			if files, err = expand(p); err != nil {
+				errs = append(errs, InputError{File: p, Message: err.Error()})
+				continue
+			}
 		}
 		for _, f := range files {
-			data, err := os.ReadFile(f)
+			var data []byte
+			var err error
+			if f == "-" {
+				data, err = io.ReadAll(os.Stdin)
+			} else {
+				data, err = os.ReadFile(f)
+			}
 			if err != nil {
 				errs = append(errs, InputError{File: f, Message: err.Error()})
 				continue

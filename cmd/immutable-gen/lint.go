@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/immutable-gen/immutable-gen/lint"
@@ -49,8 +50,8 @@ for *.yaml, *.yml and *.json; documents that are not CRDs are skipped.
                           (a file or directory; repeat it for several): what
                           changed in immutability, field by field, in every
                           served version (IG070-IG076). A base from history:
-                            git show origin/main:config/crd/x.yaml > /tmp/x.yaml
-                            immutable-gen lint --base /tmp/x.yaml config/crd/x.yaml
+                            git show origin/main:config/crd/x.yaml |
+                              immutable-gen lint --base - config/crd/x.yaml
                           With -v each weakened or strengthened finding shows
                           its witness: an update the API server's validator
                           judges differently under the two revisions (in JSON
@@ -191,6 +192,11 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 // runLintBase implements "immutable-gen lint --base OLD NEW": the
 // evolution check.
 func runLintBase(base, paths []string, opts lint.Options, format string, min lint.Severity, verbose bool, stdout, stderr io.Writer) int {
+	if slices.Contains(base, "-") && slices.Contains(paths, "-") {
+		fmt.Fprintln(stderr, lintSynopsis)
+		fmt.Fprintln(stderr, "immutable-gen lint: - (standard input) may be the base or the new revision, not both")
+		return 2
+	}
 	res, err := lint.EvolveWithOptions(base, paths, opts)
 	if err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -320,5 +321,36 @@ func TestLintHoles(t *testing.T) {
 				t.Errorf("after the fixes the bypass is still accepted")
 			}
 		})
+	}
+}
+
+// TestLintBaseStdin: the base revision read from standard input, as
+// `git show REF:PATH | immutable-gen lint --base - PATH` gives it, finds
+// what the file does; standard input on both sides is refused.
+func TestLintBaseStdin(t *testing.T) {
+	root := moduleRoot(t)
+	base := filepath.Join(root, "testdata/lint/evolve-defects/IG070-rule-deleted.base.yaml")
+	next := filepath.Join(root, "testdata/lint/evolve-defects/IG070-rule-deleted.new.yaml")
+	f, err := os.Open(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	stdin := os.Stdin
+	os.Stdin = f
+	defer func() { os.Stdin = stdin }()
+	var fromStdin, fromFile, stderr bytes.Buffer
+	if code := run([]string{"lint", "--base", "-", next}, &fromStdin, &stderr); code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if code := run([]string{"lint", "--base", base, next}, &fromFile, &stderr); code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if fromStdin.String() != fromFile.String() || !strings.Contains(fromStdin.String(), "IG070") {
+		t.Errorf("from standard input:\n%s\nfrom the file:\n%s", fromStdin.String(), fromFile.String())
+	}
+	stderr.Reset()
+	if code := run([]string{"lint", "--base", "-", "-"}, io.Discard, &stderr); code != 2 || !strings.Contains(stderr.String(), "not both") {
+		t.Errorf("both on standard input: exit %d: %s", code, stderr.String())
 	}
 }
