@@ -548,14 +548,14 @@ func (p *crdPair) decide(vp versionPair, path, what string, maybeStronger, maybe
 	var out []evolveFinding
 	s := p.searcher(vp)
 	if maybeWeaker {
-		if w := s.find(path, refusedByBase); w != nil {
+		if w := s.findAround(path, refusedByBase); w != nil {
 			out = append(out, evolveFinding{p.finding(vp, path, IDWeakened,
 				fmt.Sprintf("%s: %s, which the base revision refuses, is allowed now", what, w.Update),
 				"restore the base revision's rules for "+path+", or announce that it may change now"), w})
 		}
 	}
 	if maybeStronger {
-		if w := s.find(path, refusedByNew); w != nil {
+		if w := s.findAround(path, refusedByNew); w != nil {
 			out = append(out, evolveFinding{p.finding(vp, path, IDStrengthened,
 				fmt.Sprintf("%s: %s, which the base revision allows, is refused now", what, w.Update),
 				"check that no client or controller makes that update of "+path+" any more"), w})

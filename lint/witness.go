@@ -16,6 +16,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/google/cel-go/common"
+	celast "github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/parser"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
 	"github.com/immutable-gen/immutable-gen/preflight"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
@@ -74,9 +79,10 @@ func (w *Witness) indented(prefix string) string {
 
 // searcher searches witnesses in one version pair.
 type searcher struct {
-	p    *crdPair
-	vp   versionPair
-	err  string
+	p   *crdPair
+	vp  versionPair
+	err string
+	// leaf are the condition leaves of the field being searched.
 	leaf []condLeaf
 }
 
@@ -96,7 +102,6 @@ func (p *crdPair) searcher(vp versionPair) *searcher {
 		return s
 	}
 	s := &searcher{p: p, vp: vp, err: p.checkErr}
-	s.leaf = conditionLeaves(vp, p.facts[vp.old], p.facts[vp.new])
 	if p.searchers == nil {
 		p.searchers = map[string]*searcher{}
 	}
@@ -128,6 +133,9 @@ type hints struct {
 }
 
 var (
+	// anyEquals is a field compared with a literal, either way round, by
+	// any variable (self, or a macro's over the items).
+	anyEquals   = regexp.MustCompile(`\.([A-Za-z_][A-Za-z0-9_]*)\s*(?:==|!=)\s*(?:'([^'\\]*)'|"([^"\\]*)")|(?:'([^'\\]*)'|"([^"\\]*)")\s*(?:==|!=)\s*[A-Za-z_][A-Za-z0-9_.]*\.([A-Za-z_][A-Za-z0-9_]*)\b`)
 	hasSelf     = regexp.MustCompile(`has\(self\.([A-Za-z_][A-Za-z0-9_]*)\)`)
 	selfEqualsS = regexp.MustCompile(`self\.([A-Za-z_][A-Za-z0-9_]*)\s*==\s*(?:'([^'\\]*)'|"([^"\\]*)")`)
 )
@@ -155,10 +163,27 @@ func hintsOf(roots ...*schema.Node) *hints {
 						h.has[c] = true
 					}
 				}
+				for _, m := range anyEquals.FindAllStringSubmatch(r.Rule, -1) {
+					name, lit := m[1], m[2]+m[3]
+					if name == "" {
+						name, lit = m[6], m[4]+m[5]
+					}
+					// The field of the node, of its items or of its values.
+					for _, holder := range []*schema.Node{n, n.Items, n.Values} {
+						if holder == nil {
+							continue
+						}
+						if c := holder.Properties[unescapeCEL(name)]; c != nil && !slices.Contains(h.literals[c], lit) {
+							h.literals[c] = append(h.literals[c], lit)
+						}
+					}
+				}
 				for _, m := range selfEqualsS.FindAllStringSubmatch(r.Rule, -1) {
 					if c := n.Properties[unescapeCEL(m[1])]; c != nil && !strings.Contains(r.Rule, "oldSelf") {
 						// Read without has(): it must be there.
-						h.literals[c] = append(h.literals[c], m[2]+m[3])
+						if !slices.Contains(h.literals[c], m[2]+m[3]) {
+							h.literals[c] = append(h.literals[c], m[2]+m[3])
+						}
 						h.has[c] = h.has[c] || !strings.Contains(r.Rule, "has(self."+m[1]+")")
 					}
 				}
@@ -786,9 +811,9 @@ func (s *searcher) candidates(base map[string]any, path string, steps []step, pa
 		}
 	}
 	if l, ok := cur.([]any); ok && g.pick().ListType() == "map" {
-		two := l
-		if len(two) < 2 {
-			two = append(slices.Clone(l), g.item(len(l), 0))
+		two := slices.Clone(l)
+		for len(two) < 2 {
+			two = append(two, g.item(len(two), 0))
 		}
 		rev := slices.Clone(two)
 		slices.Reverse(rev)
@@ -920,15 +945,95 @@ func withList(obj map[string]any, steps []step, l []any) map[string]any {
 	return c
 }
 
+// findAround is find at path, then, for rules lint does not read as
+// forms written at path (a rule on the root comparing two fields), at
+// each field they read, at most four.
+func (s *searcher) findAround(path, refuser string) *Witness {
+	if w := s.find(path, path, refuser); w != nil {
+		return w
+	}
+	var fields []string
+	for _, f := range []sideFacts{s.p.facts[s.vp.old], s.p.facts[s.vp.new]} {
+		for _, rule := range f.leftText[path] {
+			for _, names := range fieldsRead(rule) {
+				fp := strings.Join(names, ".")
+				if path != "<root>" {
+					fp = path + "." + fp
+				}
+				if !slices.Contains(fields, fp) && len(fields) < 4 {
+					fields = append(fields, fp)
+				}
+			}
+		}
+	}
+	for _, fp := range fields {
+		if nodeAt(s.vp.old.root, fp) == nil && nodeAt(s.vp.new.root, fp) == nil {
+			continue
+		}
+		if w := s.find(fp, path, refuser); w != nil {
+			return w
+		}
+	}
+	return nil
+}
+
+// fieldsRead are the property names of the fields a rule reads from self
+// or oldSelf (`self.spec.a` → [spec a]), longest chains only, in order.
+func fieldsRead(rule string) [][]string {
+	p, err := parser.NewParser(parser.Macros(parser.AllMacros...), parser.MaxRecursionDepth(200))
+	if err != nil {
+		return nil
+	}
+	tree, errs := p.Parse(common.NewTextSource(rule))
+	if errs != nil && len(errs.GetErrors()) > 0 {
+		return nil
+	}
+	var out [][]string
+	add := func(names []string) {
+		for i := range names {
+			names[i] = unescapeCEL(names[i])
+		}
+		for k, o := range out {
+			if len(o) <= len(names) && slices.Equal(o, names[:len(o)]) {
+				out[k] = names // a longer chain of the same field
+				return
+			}
+			if len(o) > len(names) && slices.Equal(o[:len(names)], names) {
+				return
+			}
+		}
+		out = append(out, names)
+	}
+	celast.PreOrderVisit(tree.Expr(), celast.NewExprVisitor(func(e celast.Expr) {
+		if e.Kind() != celast.SelectKind {
+			return
+		}
+		var v string
+		var names []string
+		if e.AsSelect().IsTestOnly() {
+			v, names = selectChain(e.AsSelect().Operand())
+			names = append(names, e.AsSelect().FieldName())
+		} else {
+			v, names = selectChain(e)
+		}
+		if (v == "self" || v == "oldSelf") && len(names) > 0 {
+			add(names)
+		}
+	}))
+	return out
+}
+
 // find searches an update of the field at path that refuser refuses and
-// the other revision allows. The objects are built with the hints of the
+// the other revision allows, under the conditions of the rules at rulesAt
+// (path itself, or the node whose rules read it). The objects are built with the hints of the
 // rules, then without them, then without each presence hint in turn (a
 // rule may ask for one of two fields, not both), keeping the first build
 // both revisions create.
-func (s *searcher) find(path, refuser string) *Witness {
+func (s *searcher) find(path, rulesAt, refuser string) *Witness {
 	if s.err != "" {
 		return nil
 	}
+	s.leaf = conditionLeaves(s.vp, rulesAt, s.p.facts[s.vp.old], s.p.facts[s.vp.new])
 	full := hintsOf(s.vp.old.root, s.vp.new.root)
 	sets := []*hints{full, nil}
 	var hinted []string // by path: each side has its own nodes
@@ -960,13 +1065,23 @@ func (s *searcher) find(path, refuser string) *Witness {
 			return nil
 		}
 		probe := deepCopy(base).(map[string]any)
-		if _, ok := ensure(probe, steps, pairs); !ok || !s.creatable(probe) {
+		if _, ok := ensure(probe, steps, pairs); !ok {
 			continue
 		}
-		for _, variant := range s.variants(root) {
+		if base = s.repaired(probe, root, steps); base == nil {
+			continue
+		}
+		for i, variant := range s.variants(root) {
 			b := deepCopy(base).(map[string]any)
 			if !applyVariant(b, variant) {
 				continue
+			}
+			if i > 0 {
+				// What the assignment asks for (a field the rules read
+				// where the condition's field is set).
+				if b = s.repaired(b, root, steps); b == nil {
+					continue
+				}
 			}
 			for _, c := range s.candidates(b, path, steps, pairs) {
 				if tried++; tried > 400 {
@@ -984,18 +1099,240 @@ func (s *searcher) find(path, refuser string) *Witness {
 	return nil
 }
 
-// creatable reports whether both revisions create an object of body.
-func (s *searcher) creatable(body map[string]any) bool {
+// createErrors are the errors of creating an object of body in either
+// revision; ok is false where one cannot be checked at all.
+func (s *searcher) createErrors(body map[string]any) (errs field.ErrorList, ok bool) {
 	for _, side := range []struct {
 		ch *preflight.Checker
 		d  *crdDoc
 		v  *versionInfo
 	}{{s.p.oldCheck, s.p.old, s.vp.old}, {s.p.newCheck, s.p.new, s.vp.new}} {
-		if r, err := side.ch.Create(object(side.d, side.v.name, body)); err != nil || !r.Allowed() {
+		r, err := side.ch.Create(object(side.d, side.v.name, body))
+		if err != nil {
+			return nil, false
+		}
+		errs = append(errs, r.Errors...)
+	}
+	return errs, true
+}
+
+// noSuchKey is the CEL error of a rule that reads an absent field.
+var noSuchKey = regexp.MustCompile(`no such key: ([A-Za-z_][A-Za-z0-9_]*)`)
+
+// repaired is body made an object both revisions create, by filling in
+// what their errors ask for — a required value, a field a rule reads
+// without has() ("no such key") — and else by the first edit the rules in
+// error suggest (toggles) that leaves fewer errors and the field at keep
+// in place; a few rounds at most; nil when it cannot be.
+func (s *searcher) repaired(body map[string]any, root pairNode, keep []step) map[string]any {
+	for range 6 {
+		errs, ok := s.createErrors(body)
+		if !ok {
+			return nil
+		}
+		if len(errs) == 0 {
+			return body
+		}
+		changed := false
+		for _, e := range errs {
+			at := e.Field
+			if e.Type != field.ErrorTypeRequired {
+				m := noSuchKey.FindStringSubmatch(e.Detail + " " + fmt.Sprint(e.BadValue))
+				if m == nil {
+					continue
+				}
+				at += "." + unescapeCEL(m[1])
+			}
+			changed = fillPath(body, root, at) || changed
+		}
+		if !changed {
+			// A rule asking for one field of several, or a value: try
+			// each edit the rules of the nodes in error suggest, keep the
+			// first that leaves fewer errors.
+			for _, alt := range toggles(body, root, errs) {
+				if !stepsPresent(alt, keep) {
+					continue // not the field searched, nor what holds it
+				}
+				if e2, ok := s.createErrors(alt); ok && len(e2) < len(errs) {
+					body, changed = alt, true
+					break
+				}
+			}
+		}
+		if !changed {
+			return nil
+		}
+	}
+	return nil
+}
+
+// stepsPresent reports whether the path's steps lead to a value in obj.
+func stepsPresent(obj map[string]any, steps []step) bool {
+	switch p := at(obj, steps).(type) {
+	case map[string]any:
+		_, ok := p[steps[len(steps)-1].name]
+		return ok
+	case []any:
+		return len(p) > 0
+	}
+	return false
+}
+
+// toggles are edits of body at the objects the errors are about: each
+// literal a rule compares a property with set, then each property a rule
+// there tests with has() added where absent or removed where present; at
+// most 16.
+func toggles(body map[string]any, root pairNode, errs field.ErrorList) []map[string]any {
+	var out []map[string]any
+	var seen []string
+	for _, e := range errs {
+		if slices.Contains(seen, e.Field) || len(seen) == 3 {
+			continue
+		}
+		seen = append(seen, e.Field)
+		obj, g := locate(body, root, e.Field)
+		if obj == nil || g.pick() == nil {
+			continue
+		}
+		edit := func(f func(m map[string]any)) {
+			if len(out) >= 16 {
+				return
+			}
+			c := deepCopy(body).(map[string]any)
+			if m, _ := locate(c, root, e.Field); m != nil {
+				f(m)
+				out = append(out, c)
+			}
+		}
+		for _, name := range g.propNames() {
+			c := g.prop(name)
+			for _, lit := range c.hinted() {
+				if obj[name] != lit && validString(c, lit) {
+					edit(func(m map[string]any) { m[name] = lit })
+				}
+			}
+		}
+		for _, x := range []*schema.Node{g.o, g.n} {
+			if x == nil {
+				continue
+			}
+			for _, r := range x.Rules() {
+				for _, m := range hasSelf.FindAllStringSubmatch(r.Rule, -1) {
+					name := unescapeCEL(m[1])
+					c := g.prop(name)
+					if c.pick() == nil {
+						continue
+					}
+					if _, present := obj[name]; present {
+						edit(func(m map[string]any) { delete(m, name) })
+					} else {
+						edit(func(m map[string]any) { m[name] = c.value(0) })
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// locate is the object at the field path p (as the API server's errors
+// write it) in body, the first item where p ends at a list, with its
+// schema; nil where there is none.
+func locate(body map[string]any, root pairNode, p string) (map[string]any, pairNode) {
+	var cur any = body
+	g := root
+	if p == "" || p == "<nil>" {
+		return body, root
+	}
+	for _, part := range strings.Split(p, ".") {
+		m := fieldPart.FindStringSubmatch(part)
+		obj, ok := cur.(map[string]any)
+		if m == nil || !ok {
+			return nil, pairNode{}
+		}
+		g, cur = g.prop(m[1]), obj[m[1]]
+		for _, idx := range strings.Split(strings.Trim(m[2], "[]"), "][") {
+			if idx == "" {
+				continue
+			}
+			switch c := cur.(type) {
+			case []any:
+				n, err := strconv.Atoi(idx)
+				if err != nil || n >= len(c) {
+					return nil, pairNode{}
+				}
+				g, cur = g.items(), c[n]
+			case map[string]any:
+				g, cur = g.values(), c[idx]
+			}
+		}
+	}
+	if l, ok := cur.([]any); ok && len(l) > 0 {
+		g, cur = g.items(), l[0]
+	}
+	m, _ := cur.(map[string]any)
+	return m, g
+}
+
+// fieldPart matches one part of a field path: a name and its indexes or
+// keys (`podSets[0]`, `labels[a]`).
+var fieldPart = regexp.MustCompile(`^([^\[]*)((?:\[[^\]]*\])*)$`)
+
+// fillPath sets a value of the schema where the field path p (as the API
+// server's errors write it, from the object's root) is absent in body,
+// and reports whether it set one. A name after a list without an index
+// (a rule on the list reading its items' field) is filled in every item.
+func fillPath(body map[string]any, root pairNode, p string) bool {
+	return fillAt(body, root, strings.Split(p, "."))
+}
+
+func fillAt(cur any, g pairNode, parts []string) bool {
+	if len(parts) == 0 {
+		return false
+	}
+	if l, ok := cur.([]any); ok {
+		// The items' field.
+		set := false
+		for _, item := range l {
+			set = fillAt(item, g.items(), parts) || set
+		}
+		return set
+	}
+	m := fieldPart.FindStringSubmatch(parts[0])
+	obj, ok := cur.(map[string]any)
+	if m == nil || !ok {
+		return false
+	}
+	g = g.prop(m[1])
+	if g.pick() == nil {
+		return false
+	}
+	next, has := obj[m[1]]
+	if !has || next == nil {
+		next = g.value(0)
+		obj[m[1]] = next
+		if m[2] == "" && len(parts) == 1 {
+			return true
+		}
+	}
+	for _, idx := range strings.Split(strings.Trim(m[2], "[]"), "][") {
+		if idx == "" {
+			continue
+		}
+		switch c := next.(type) {
+		case []any:
+			n, err := strconv.Atoi(idx)
+			if err != nil || n >= len(c) {
+				return false
+			}
+			g, next = g.items(), c[n]
+		case map[string]any:
+			g, next = g.values(), c[idx]
+		default:
 			return false
 		}
 	}
-	return true
+	return fillAt(next, g, parts[1:])
 }
 
 // object wraps a root value as an object of version v of the CRD d.
@@ -1089,22 +1426,22 @@ var (
 // conditionLeaves are the scalar fields, reached through properties, that
 // the conditions and the rules lint does not read of either side name,
 // each with the values the conditions compare it with.
-func conditionLeaves(vp versionPair, facts ...sideFacts) []condLeaf {
-	var texts []string
+func conditionLeaves(vp versionPair, path string, facts ...sideFacts) []condLeaf {
+	// The conditions of the field's forms read the whole objects (a
+	// field by its path from the root); the rules lint does not read are
+	// written on a node (a field by its name).
+	var whens, left []string
 	for _, f := range facts {
-		for _, fm := range f.forms {
-			if fm.When != "" {
-				texts = append(texts, fm.When)
-			}
+		if fm := f.forms[path]; fm.When != "" {
+			whens = append(whens, fm.When)
 		}
-		for _, l := range f.leftText {
-			texts = append(texts, l...)
-		}
+		left = append(left, f.leftText[path]...)
 	}
-	if len(texts) == 0 {
+	if len(whens)+len(left) == 0 {
 		return nil
 	}
-	all := strings.Join(texts, "\n")
+	whenText, leftText := strings.Join(whens, "\n"), strings.Join(left, "\n")
+	all := whenText + "\n" + leftText
 	var strs []string
 	for _, m := range celString.FindAllStringSubmatch(all, -1) {
 		strs = append(strs, m[1]+m[2])
@@ -1118,7 +1455,7 @@ func conditionLeaves(vp versionPair, facts ...sideFacts) []condLeaf {
 	root := pairNode{vp.old.root, vp.new.root, hintsOf(vp.old.root, vp.new.root)}
 	var out []condLeaf
 	root.pick().Walk(func(n *schema.Node) {
-		if len(out) >= 6 || n.Parent == nil || !n.ThroughProperties() || !strings.Contains(all, "."+n.Name) {
+		if len(out) >= 6 || n.Parent == nil || !n.ThroughProperties() || !strings.Contains(whenText, "."+n.Path()) && !strings.Contains(leftText, "."+n.Name) {
 			return
 		}
 		steps, pairs, ok := chain(root, n.Path())

@@ -6,10 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/lint"
 )
 
@@ -164,4 +168,166 @@ func TestEvolveHistory(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mutation is a revision of a real CRD made by one edit.
+type mutation struct {
+	name string // what was edited
+	crd  map[string]any
+}
+
+// eachRuleRemoved returns the CRD without each of its transition rules
+// (a rule reading oldSelf), one at a time, at most max.
+func eachRuleRemoved(crd map[string]any, max int) []mutation {
+	var out []mutation
+	var walk func(v any, at string)
+	walk = func(v any, at string) {
+		switch x := v.(type) {
+		case map[string]any:
+			if rules, ok := x["x-kubernetes-validations"].([]any); ok {
+				for i, r := range rules {
+					rule, _ := r.(map[string]any)["rule"].(string)
+					if !strings.Contains(rule, "oldSelf") || len(out) >= max {
+						continue
+					}
+					x["x-kubernetes-validations"] = append(append([]any{}, rules[:i]...), rules[i+1:]...)
+					b, _ := json.Marshal(crd)
+					x["x-kubernetes-validations"] = rules
+					var m map[string]any
+					json.Unmarshal(b, &m)
+					out = append(out, mutation{at + ": " + rule, m})
+				}
+			}
+			for _, k := range sortedKeys(x) {
+				walk(x[k], at+"/"+k)
+			}
+		case []any:
+			for i, e := range x {
+				walk(e, fmt.Sprintf("%s/%d", at, i))
+			}
+		}
+	}
+	walk(crd, "")
+	return out
+}
+
+// reworded is the CRD with every node's rules in reverse order and every
+// message changed: the same verdicts.
+func reworded(crd map[string]any) map[string]any {
+	b, _ := json.Marshal(crd)
+	var out map[string]any
+	json.Unmarshal(b, &out)
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if rules, ok := x["x-kubernetes-validations"].([]any); ok {
+				slices.Reverse(rules)
+				for _, r := range rules {
+					if m, ok := r.(map[string]any); ok {
+						m["message"] = fmt.Sprintf("reworded: %v", m["message"])
+					}
+				}
+			}
+			for _, e := range x {
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(out)
+	return out
+}
+
+// TestEvolveMutations edits real CRDs and runs the check on each edit:
+// every transition rule of Kueue's and CloudNativePG's CRDs removed in
+// turn is found — a weakening proved with a witness, or unproven (IG074),
+// never nothing — and every CRD of the histories with its rules reordered
+// and reworded gives no finding. The unproven ones are pinned in
+// testdata/evolve/mutations.txt.
+func TestEvolveMutations(t *testing.T) {
+	dirs := download(t, []string{"sigs.k8s.io/kueue@v0.17.0", "github.com/cloudnative-pg/cloudnative-pg@v1.26.0"})
+	var files []string
+	for _, d := range []string{"sigs.k8s.io/kueue@v0.17.0/config/components/crd/bases", "github.com/cloudnative-pg/cloudnative-pg@v1.26.0/config/crd/bases"} {
+		mv, sub, _ := strings.Cut(d, "/config/")
+		m, _ := filepath.Glob(filepath.Join(dirs[mv], "config", sub, "*.yaml"))
+		files = append(files, m...)
+	}
+	var report strings.Builder
+	proved, unproven := 0, 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var crd map[string]any
+		if err := sigsyaml.Unmarshal(data, &crd); err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Base(f)
+		for _, m := range eachRuleRemoved(crd, 8) {
+			res := evolveJSON(t, f, m.crd)
+			found := false
+			for i, x := range res.Findings {
+				switch x.ID {
+				case lint.IDWeakened:
+					found = true
+					if res.Witnesses[i] == nil {
+						t.Errorf("%s %s: IG070 without a witness", name, m.name)
+					}
+				case lint.IDUnproven:
+					found = true
+				}
+			}
+			switch {
+			case !found:
+				t.Errorf("%s without %s: no finding", name, m.name)
+			case slices.ContainsFunc(res.Findings, func(x diag.Diagnostic) bool { return x.ID == lint.IDUnproven }):
+				unproven++
+				fmt.Fprintf(&report, "%s without %s: unproven\n", name, m.name)
+			default:
+				proved++
+			}
+		}
+		if res := evolveJSON(t, f, reworded(crd)); len(res.Findings) != 0 {
+			t.Errorf("%s reordered and reworded: %d findings, the first %s", name, len(res.Findings), lint.Format(res.Findings[0]))
+		}
+	}
+	fmt.Fprintf(&report, "# %d rules removed: %d proved weakened, %d unproven\n", proved+unproven, proved, unproven)
+	golden := filepath.Join("testdata", "evolve", "mutations.txt")
+	if *update {
+		if err := os.WriteFile(golden, []byte(report.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (go test -update writes it)", err)
+	}
+	if report.String() != string(want) {
+		t.Errorf("differs from %s (go test -update rewrites it; read the diff):\n%s", golden, diff(string(want), report.String()))
+	}
+}
+
+// evolveJSON compares the CRD file base with the revision crd, written
+// as JSON beside the test.
+func evolveJSON(t *testing.T, base string, crd map[string]any) lint.EvolveResult {
+	t.Helper()
+	b, err := json.Marshal(crd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := filepath.Join(t.TempDir(), "new.json")
+	if err := os.WriteFile(next, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := lint.Evolve([]string{base}, []string{next})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
