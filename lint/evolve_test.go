@@ -365,6 +365,8 @@ func TestEvolveHandWritten(t *testing.T) {
 			widgetCRD("            x-kubernetes-validations:\n            - rule: '!has(oldSelf.name) || (has(self.name) && self.name == oldSelf.name)'\n", name("")), nil},
 		{"the rule moved to the root", requiredSpecName(widgetCRD("", "              name:\n                type: string\n"+self), ""),
 			requiredSpecName(widgetCRD("", "              name:\n                type: string\n"), "        x-kubernetes-validations:\n        - rule: self.spec.name == oldSelf.spec.name\n"), nil},
+		{"an embedded resource's rule deleted", widgetCRD("", "              template:\n                type: object\n                x-kubernetes-embedded-resource: true\n                x-kubernetes-preserve-unknown-fields: true\n"+self),
+			widgetCRD("", "              template:\n                type: object\n                x-kubernetes-embedded-resource: true\n                x-kubernetes-preserve-unknown-fields: true\n"), []string{"IG070 spec.template"}},
 		{"a two-variable comprehension raises the floor", widgetCRD("", tags("                maxItems: 10\n"+self)),
 			widgetCRD("", tags("                maxItems: 10\n                x-kubernetes-list-type: atomic\n                x-kubernetes-validations:\n                - rule: self.all(i, x, i >= size(oldSelf) || x == oldSelf[i])\n                - rule: self == oldSelf\n")), []string{"IG073 spec.tags"}},
 	}

@@ -430,6 +430,10 @@ func (g pairNode) value(depth int) any {
 			return map[string]any{g.keyString(0): g.values().value(depth + 1)}
 		}
 		out := map[string]any{}
+		if s.EmbeddedResource() {
+			// An object the API server reads as a resource of its own.
+			out["apiVersion"], out["kind"], out["metadata"] = "v1", "ConfigMap", map[string]any{"name": "a"}
+		}
 		for _, name := range g.propNames() {
 			if g.required(name) {
 				if v := g.prop(name).value(depth + 1); v != nil {
@@ -571,6 +575,18 @@ func (g pairNode) alts(v any, depth int) []any {
 				c[name] = cg.value(depth + 1)
 				out = append(out, c)
 			}
+		}
+		if s.EmbeddedResource() {
+			// Another name of the resource.
+			c := cloneMap(m)
+			c["metadata"] = map[string]any{"name": "b"}
+			out = append(out, c)
+		}
+		if s.ExtensionTrue("x-kubernetes-preserve-unknown-fields") {
+			// A field the schema does not name, which the server keeps.
+			c := cloneMap(m)
+			c["unnamed"] = "b"
+			out = append(out, c)
 		}
 	case "array":
 		l, _ := v.([]any)
