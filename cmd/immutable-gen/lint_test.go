@@ -354,3 +354,69 @@ func TestLintBaseStdin(t *testing.T) {
 		t.Errorf("both on standard input: exit %d: %s", code, stderr.String())
 	}
 }
+
+// TestLintBaseWitnessesCheckUpdate: every witness `lint --base -o json`
+// gives on the test API (testdata/lint/evolve) is judged differently by
+// `immutable-gen check-update` with the two revisions' CRDs, and refused
+// by the one the witness names — the contract, through the CLI.
+func TestLintBaseWitnessesCheckUpdate(t *testing.T) {
+	root := moduleRoot(t)
+	t.Chdir(root)
+	var js, stderr bytes.Buffer
+	if code := run([]string{"lint", "-o", "json", "--base", "testdata/lint/evolve/base", "testdata/lint/evolve/new"}, &js, &stderr); code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var out struct {
+		Findings []struct {
+			File, ID, CRD string
+			Witness       *lint.Witness
+		}
+	}
+	if err := json.Unmarshal(js.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range out.Findings {
+		if f.Witness == nil {
+			continue
+		}
+		n++
+		dir := t.TempDir()
+		write := func(name string, v any) string {
+			b, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(dir, name)
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+		old, new := write("old.json", f.Witness.Old), write("new.json", f.Witness.New)
+		verdict := func(crd string) int {
+			args := []string{"check-update", "--schema", crd, "--old", old, "--new", new}
+			if f.Witness.Subresource != "" {
+				args = append(args, "--subresource="+f.Witness.Subresource)
+			}
+			var o, e bytes.Buffer
+			code := run(args, &o, &e)
+			if code == 2 {
+				t.Fatalf("%s %s: check-update: %s", f.CRD, f.ID, e.String())
+			}
+			return code
+		}
+		base := filepath.Join("testdata/lint/evolve/base", filepath.Base(f.File))
+		inBase, inNew := verdict(base), verdict(f.File)
+		want := [2]int{1, 0} // refused by the base, allowed by the new
+		if f.Witness.RefusedBy == "new" {
+			want = [2]int{0, 1}
+		}
+		if [2]int{inBase, inNew} != want {
+			t.Errorf("%s %s (%s): check-update exits %d with the base and %d with the new revision, want %v", f.CRD, f.ID, f.Witness.Update, inBase, inNew, want)
+		}
+	}
+	if n < 20 {
+		t.Errorf("%d witnesses, want every weakening and strengthening of the test API's", n)
+	}
+}
