@@ -1393,6 +1393,9 @@ func verdict(ch *preflight.Checker, d *crdDoc, v *versionInfo, c candidate, stat
 		return false, false, nil, ""
 	}
 	for _, e := range r.Errors {
+		if len(r.Errors) > 1 && strings.Contains(e.Detail, "some validation rules were not checked") {
+			continue // the server's note beside the error that stopped them
+		}
 		errs = append(errs, e.Error())
 	}
 	return true, r.Allowed(), errs, sub
