@@ -19,6 +19,8 @@ import (
 	"github.com/immutable-gen/immutable-gen/internal/golden"
 	"github.com/immutable-gen/immutable-gen/output"
 	"github.com/immutable-gen/immutable-gen/preflight"
+	"github.com/immutable-gen/immutable-gen/runtime/form"
+	"github.com/immutable-gen/immutable-gen/schema"
 )
 
 // generateEvolve generates the CRDs of the evolution check's test API
@@ -550,5 +552,100 @@ func TestEvolveSilenced(t *testing.T) {
 				t.Errorf("findings %q, silenced %d", byCRD(res), res.Silenced)
 			}
 		})
+	}
+}
+
+// formCRD is a CRD whose optional spec.name carries the form k (none for
+// the zero Kind), as extensions or, lowered by the crd generator's
+// EmitCEL, as CEL rules.
+func formCRD(t *testing.T, k form.Kind, cel bool) string {
+	t.Helper()
+	name := map[string]any{"type": "string", "maxLength": int64(64)}
+	for _, ext := range k.Extensions {
+		name[ext] = true
+	}
+	root := map[string]any{
+		"type":     "object",
+		"required": []any{"spec"},
+		"properties": map[string]any{
+			"spec": map[string]any{"type": "object", "properties": map[string]any{"name": name}},
+		},
+	}
+	if cel {
+		schema.EmitCEL(schema.FromExtensions(root))
+		for _, ext := range k.Extensions {
+			delete(name, ext)
+		}
+	}
+	crd := map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "widgets.example.com"},
+		"spec": map[string]any{
+			"group": "example.com", "scope": "Namespaced",
+			"names": map[string]any{"kind": "Widget", "plural": "widgets", "singular": "widget", "listKind": "WidgetList"},
+			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true, "schema": map[string]any{"openAPIV3Schema": root}}},
+		},
+	}
+	b, err := json.Marshal(crd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestEvolveFormMatrix: every form of the form table that stands on a
+// property (and none) turned into every other, as extensions and as the
+// generator's CEL: a weakening wherever the new form allows an update the
+// old one refuses, a strengthening wherever the reverse, each with a
+// witness preflight confirms, nothing unproven, nothing where the forms
+// are the same.
+func TestEvolveFormMatrix(t *testing.T) {
+	kinds := []form.Kind{{Name: "none"}}
+	for _, k := range form.Kinds() {
+		if k.Places.Properties && !k.Places.KeyedOnly {
+			kinds = append(kinds, k)
+		}
+	}
+	for _, cel := range []bool{false, true} {
+		mode := "extensions"
+		if cel {
+			mode = "cel"
+		}
+		for _, a := range kinds {
+			for _, b := range kinds {
+				t.Run(mode+"/"+a.Name+"-to-"+b.Name, func(t *testing.T) {
+					dir := t.TempDir()
+					base, next := filepath.Join(dir, "base.json"), filepath.Join(dir, "new.json")
+					os.WriteFile(base, []byte(formCRD(t, a, cel)), 0o644)
+					os.WriteFile(next, []byte(formCRD(t, b, cel)), 0o644)
+					res, err := Evolve([]string{base}, []string{next})
+					if err != nil {
+						t.Fatal(err)
+					}
+					fa := form.Form{Presence: a.Presence, Change: a.Change}
+					fb := form.Form{Presence: b.Presence, Change: b.Change}
+					noWhen := func(string, string) (bool, bool) { return false, false }
+					stronger, _ := refusesAtLeast(fa, fb, noWhen) // the base refuses all the new one does
+					weaker, _ := refusesAtLeast(fb, fa, noWhen)
+					var want []string
+					if !weaker {
+						want = append(want, "IG070 spec.name")
+					}
+					if !stronger {
+						want = append(want, "IG071 spec.name")
+					}
+					var got []string
+					for _, f := range res.Findings {
+						if f.ID != IDFloorRaised {
+							got = append(got, summary(f))
+						}
+					}
+					if !slices.Equal(got, want) {
+						t.Errorf("findings %q, want %q\n%s", got, want, res.Text())
+					}
+					checkWitnesses(t, res, []string{base}, []string{next})
+				})
+			}
+		}
 	}
 }
