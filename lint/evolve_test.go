@@ -582,7 +582,7 @@ func formCRD(t *testing.T, k form.Kind, cel bool) string {
 		"metadata": map[string]any{"name": "widgets.example.com"},
 		"spec": map[string]any{
 			"group": "example.com", "scope": "Namespaced",
-			"names": map[string]any{"kind": "Widget", "plural": "widgets", "singular": "widget", "listKind": "WidgetList"},
+			"names":    map[string]any{"kind": "Widget", "plural": "widgets", "singular": "widget", "listKind": "WidgetList"},
 			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true, "schema": map[string]any{"openAPIV3Schema": root}}},
 		},
 	}
