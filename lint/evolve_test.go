@@ -19,6 +19,7 @@ import (
 	"github.com/immutable-gen/immutable-gen/internal/golden"
 	"github.com/immutable-gen/immutable-gen/output"
 	"github.com/immutable-gen/immutable-gen/preflight"
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 	"github.com/immutable-gen/immutable-gen/runtime/form"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
@@ -555,27 +556,80 @@ func TestEvolveSilenced(t *testing.T) {
 	}
 }
 
-// formCRD is a CRD whose optional spec.name carries the form k (none for
-// the zero Kind), as extensions or, lowered by the crd generator's
-// EmitCEL, as CEL rules.
-func formCRD(t *testing.T, k form.Kind, cel bool) string {
+// formPlace is where the form matrix puts a form: the schema of spec's
+// properties around the node (its extensions given), and the node's path.
+type formPlace struct {
+	name, path string
+	// keyed: the node has keys (=keys may stand there).
+	keyed bool
+	spec  func(node map[string]any) map[string]any
+}
+
+var formPlaces = []formPlace{
+	{"optional-scalar", "spec.name", false, func(n map[string]any) map[string]any {
+		n["type"], n["maxLength"] = "string", int64(64)
+		return map[string]any{"name": n}
+	}},
+	{"item-field", "spec.items[*].value", false, func(n map[string]any) map[string]any {
+		n["type"], n["maxLength"] = "string", int64(64)
+		return map[string]any{"items": map[string]any{
+			"type": "array", "maxItems": int64(8), "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": []any{"name"},
+			"items": map[string]any{"type": "object", "required": []any{"name"},
+				"properties": map[string]any{"name": map[string]any{"type": "string", "maxLength": int64(64)}, "value": n}},
+		}}
+	}},
+	{"map", "spec.labels", true, func(n map[string]any) map[string]any {
+		n["type"], n["maxProperties"] = "object", int64(8)
+		n["additionalProperties"] = map[string]any{"type": "string", "maxLength": int64(64)}
+		return map[string]any{"labels": n}
+	}},
+	{"list-map", "spec.ports", true, func(n map[string]any) map[string]any {
+		n["type"], n["maxItems"] = "array", int64(8)
+		n["x-kubernetes-list-type"], n["x-kubernetes-list-map-keys"] = "map", []any{"name"}
+		n["items"] = map[string]any{"type": "object", "required": []any{"name"},
+			"properties": map[string]any{
+				"name": map[string]any{"type": "string", "maxLength": int64(64), "x-kubernetes-immutable": true},
+				"port": map[string]any{"type": "integer"}}}
+		return map[string]any{"ports": n}
+	}},
+}
+
+// formCRD is a CRD whose node at pl carries the form f (its kind's
+// extensions, and ignoreOrder), as extensions or, lowered by the crd
+// generator's EmitCEL, as CEL rules.
+func formCRD(t *testing.T, pl formPlace, k form.Kind, ignoreOrder, cel bool) string {
 	t.Helper()
-	name := map[string]any{"type": "string", "maxLength": int64(64)}
+	node := map[string]any{}
 	for _, ext := range k.Extensions {
-		name[ext] = true
+		node[ext] = true
+	}
+	if ignoreOrder {
+		node[extension.IgnoreOrder] = true
 	}
 	root := map[string]any{
-		"type":     "object",
-		"required": []any{"spec"},
-		"properties": map[string]any{
-			"spec": map[string]any{"type": "object", "properties": map[string]any{"name": name}},
-		},
+		"type":       "object",
+		"required":   []any{"spec"},
+		"properties": map[string]any{"spec": map[string]any{"type": "object", "properties": pl.spec(node)}},
 	}
 	if cel {
 		schema.EmitCEL(schema.FromExtensions(root))
-		for _, ext := range k.Extensions {
-			delete(name, ext)
+		var strip func(v any)
+		strip = func(v any) {
+			switch x := v.(type) {
+			case map[string]any:
+				for _, ext := range extension.Names() {
+					delete(x, ext)
+				}
+				for _, e := range x {
+					strip(e)
+				}
+			case []any:
+				for _, e := range x {
+					strip(e)
+				}
+			}
 		}
+		strip(root)
 	}
 	crd := map[string]any{
 		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
@@ -593,58 +647,82 @@ func formCRD(t *testing.T, k form.Kind, cel bool) string {
 	return string(b)
 }
 
-// TestEvolveFormMatrix: every form of the form table that stands on a
-// property (and none) turned into every other, as extensions and as the
-// generator's CEL: a weakening wherever the new form allows an update the
-// old one refuses, a strengthening wherever the reverse, each with a
-// witness preflight confirms, nothing unproven, nothing where the forms
-// are the same.
-func TestEvolveFormMatrix(t *testing.T) {
-	kinds := []form.Kind{{Name: "none"}}
-	for _, k := range form.Kinds() {
-		if k.Places.Properties && !k.Places.KeyedOnly {
-			kinds = append(kinds, k)
-		}
+// matrixForm is one form of the matrix: a kind (or none) with
+// ignoreOrder or without.
+type matrixForm struct {
+	kind        form.Kind
+	ignoreOrder bool
+}
+
+func (m matrixForm) String() string {
+	if m.ignoreOrder {
+		return m.kind.Name + "+ignoreOrder"
 	}
-	for _, cel := range []bool{false, true} {
-		mode := "extensions"
-		if cel {
-			mode = "cel"
+	return m.kind.Name
+}
+
+// TestEvolveFormMatrix: at each placement (an optional scalar, a field of
+// list-map items, a map, a list map), every form of the form table that
+// may stand there (and none; on a list map also with ignoreOrder) turned
+// into every other, as extensions and as the generator's CEL: a weakening
+// wherever the new form allows an update the old one refuses, a
+// strengthening wherever the reverse, each with a witness preflight
+// confirms, nothing unproven, nothing where the forms are the same.
+func TestEvolveFormMatrix(t *testing.T) {
+	for _, pl := range formPlaces {
+		forms := []matrixForm{{kind: form.Kind{Name: "none"}}}
+		for _, k := range form.Kinds() {
+			if !k.Places.Properties || k.Places.KeyedOnly && !pl.keyed {
+				continue
+			}
+			forms = append(forms, matrixForm{kind: k})
+			if pl.name == "list-map" && k.Change == form.NoChange {
+				forms = append(forms, matrixForm{kind: k, ignoreOrder: true})
+			}
 		}
-		for _, a := range kinds {
-			for _, b := range kinds {
-				t.Run(mode+"/"+a.Name+"-to-"+b.Name, func(t *testing.T) {
-					dir := t.TempDir()
-					base, next := filepath.Join(dir, "base.json"), filepath.Join(dir, "new.json")
-					os.WriteFile(base, []byte(formCRD(t, a, cel)), 0o644)
-					os.WriteFile(next, []byte(formCRD(t, b, cel)), 0o644)
-					res, err := Evolve([]string{base}, []string{next})
-					if err != nil {
-						t.Fatal(err)
-					}
-					fa := form.Form{Presence: a.Presence, Change: a.Change}
-					fb := form.Form{Presence: b.Presence, Change: b.Change}
-					noWhen := func(string, string) (bool, bool) { return false, false }
-					stronger, _ := refusesAtLeast(fa, fb, noWhen) // the base refuses all the new one does
-					weaker, _ := refusesAtLeast(fb, fa, noWhen)
-					var want []string
-					if !weaker {
-						want = append(want, "IG070 spec.name")
-					}
-					if !stronger {
-						want = append(want, "IG071 spec.name")
-					}
-					var got []string
-					for _, f := range res.Findings {
-						if f.ID != IDFloorRaised {
-							got = append(got, summary(f))
+		for _, cel := range []bool{false, true} {
+			mode := "extensions"
+			if cel {
+				mode = "cel"
+			}
+			for _, a := range forms {
+				for _, b := range forms {
+					t.Run(pl.name+"/"+mode+"/"+a.String()+"-to-"+b.String(), func(t *testing.T) {
+						dir := t.TempDir()
+						base, next := filepath.Join(dir, "base.json"), filepath.Join(dir, "new.json")
+						os.WriteFile(base, []byte(formCRD(t, pl, a.kind, a.ignoreOrder, cel)), 0o644)
+						os.WriteFile(next, []byte(formCRD(t, pl, b.kind, b.ignoreOrder, cel)), 0o644)
+						res, err := Evolve([]string{base}, []string{next})
+						if err != nil {
+							t.Fatal(err)
 						}
-					}
-					if !slices.Equal(got, want) {
-						t.Errorf("findings %q, want %q\n%s", got, want, res.Text())
-					}
-					checkWitnesses(t, res, []string{base}, []string{next})
-				})
+						// Each node of the matrix is an optional property:
+						// every form means what the table says.
+						at := func(m matrixForm) form.Form {
+							return form.Form{Presence: m.kind.Presence, Change: m.kind.Change, IgnoreOrder: m.ignoreOrder}
+						}
+						noWhen := func(string, string) (bool, bool) { return false, false }
+						stronger, _ := refusesAtLeast(at(a), at(b), noWhen) // the base refuses all the new one does
+						weaker, _ := refusesAtLeast(at(b), at(a), noWhen)
+						var want []string
+						if !weaker {
+							want = append(want, "IG070 "+pl.path)
+						}
+						if !stronger {
+							want = append(want, "IG071 "+pl.path)
+						}
+						var got []string
+						for _, f := range res.Findings {
+							if f.ID != IDFloorRaised {
+								got = append(got, summary(f))
+							}
+						}
+						if !slices.Equal(got, want) {
+							t.Errorf("findings %q, want %q\n%s", got, want, res.Text())
+						}
+						checkWitnesses(t, res, []string{base}, []string{next})
+					})
+				}
 			}
 		}
 	}
