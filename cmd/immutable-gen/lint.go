@@ -45,9 +45,9 @@ for *.yaml, *.yml and *.json; documents that are not CRDs are skipped.
                           CRD silences an ID for that CRD
   -v, --verbose           say on standard error which documents were
                           skipped
-
   --base OLD              compare with OLD, the base revision of the same CRDs
-                          (a file or directory; repeat it for several): what
+                          (a file or directory, - for standard input; repeat
+                          it for several): what
                           changed in immutability, field by field, in every
                           served version (IG070-IG076). A base from history:
                             git show origin/main:config/crd/x.yaml |
