@@ -265,6 +265,10 @@ func condRelation(vp versionPair, a, b string) (aImpliesB, bImpliesA, known bool
 	if strings.TrimSpace(a) == "" || strings.TrimSpace(b) == "" {
 		return false, false, false
 	}
+	if canonicalRule(a) == canonicalRule(b) {
+		// The same up to the order of operands (inside macros too).
+		return true, true, true
+	}
 	// Each side's schema types the fields the same where the conditions
 	// read them; the new revision's is used.
 	ab, k1 := condImplies(vp.new.raw, vp.new.root, a, b)

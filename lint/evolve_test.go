@@ -727,3 +727,53 @@ func TestEvolveFormMatrix(t *testing.T) {
 		}
 	}
 }
+
+// TestCondRelation: how two conditions of +immutable:when relate, proved
+// by evaluation on every case where they read fields compared with
+// literals, by their canonical text where they read more, unknown else.
+func TestCondRelation(t *testing.T) {
+	raw := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"spec": map[string]any{"type": "object", "properties": map[string]any{
+				"locked": map[string]any{"type": "boolean"},
+				"frozen": map[string]any{"type": "boolean"},
+				"mode":   map[string]any{"type": "string"},
+			}},
+			"status": map[string]any{"type": "object", "properties": map[string]any{
+				"conditions": map[string]any{"type": "array", "items": map[string]any{"type": "object", "properties": map[string]any{
+					"type": map[string]any{"type": "string"}, "status": map[string]any{"type": "string"}}}},
+			}},
+		},
+	}
+	v := &versionInfo{name: "v1", root: schema.FromExtensions(raw), raw: raw}
+	vp := versionPair{v, v}
+	locked := "has(oldSelf.spec.locked) && oldSelf.spec.locked"
+	frozen := "has(oldSelf.spec.frozen) && oldSelf.spec.frozen"
+	quota := "has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')"
+	cases := []struct {
+		name          string
+		a, b          string
+		ab, ba, known bool
+	}{
+		{"the same", locked, locked, true, true, true},
+		{"== true", locked, "has(oldSelf.spec.locked) && oldSelf.spec.locked == true", true, true, true},
+		{"operands swapped", locked, "oldSelf.spec.locked && has(oldSelf.spec.locked)", true, true, true},
+		{"widened", locked, locked + " || " + frozen, true, false, true},
+		{"narrowed", locked + " || " + frozen, locked, false, true, true},
+		{"other field", locked, frozen, false, false, true},
+		{"a literal", "has(oldSelf.spec.mode) && oldSelf.spec.mode == 'Locked'", "has(oldSelf.spec.mode) && oldSelf.spec.mode != 'Open' && oldSelf.spec.mode == 'Locked'", true, true, true},
+		{"in a list of literals", "has(oldSelf.spec.mode) && oldSelf.spec.mode in ['A', 'B']", "has(oldSelf.spec.mode) && (oldSelf.spec.mode == 'B' || oldSelf.spec.mode == 'A')", true, true, true},
+		{"self and oldSelf apart", "has(self.spec.locked) && self.spec.locked", locked, false, false, true},
+		{"a list, operands swapped", quota, "has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.status == 'True' && c.type == 'QuotaReserved')", true, true, true},
+		{"a list, another type", quota, strings.ReplaceAll(quota, "QuotaReserved", "Admitted"), false, false, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ab, ba, known := condRelation(vp, tc.a, tc.b)
+			if ab != tc.ab || ba != tc.ba || known != tc.known {
+				t.Errorf("a implies b %v, b implies a %v, known %v; want %v, %v, %v", ab, ba, known, tc.ab, tc.ba, tc.known)
+			}
+		})
+	}
+}
