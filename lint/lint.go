@@ -23,6 +23,12 @@
 //     running apiextensions-apiserver's own CRD validation and translated to
 //     schema paths.
 //
+// Evolve (`immutable-gen lint --base OLD NEW`) compares two revisions of
+// the same CRDs: per field of every paired version, what each enforces,
+// and each weakening and strengthening proved with an update whose verdict
+// differs between the two, as the API server's validator gives it
+// (package preflight).
+//
 // Documents that are not CRDs are skipped, and so are partial CRDs
 // (kustomize patches such as config/crd/patches/webhook_in_*.yaml).
 //
@@ -203,7 +209,7 @@ func Catalog() []Check {
 			checks = append(checks, c)
 		}
 	}
-	return checks
+	return append(checks, evolveChecks()...)
 }
 
 // Result is the outcome of linting manifests.
@@ -351,10 +357,14 @@ func (r Result) JSON() ([]byte, error) {
 // Text renders the findings grouped by file and CRD: a header line per
 // CRD, then per finding a line FILE:LINE: VERSION PATH: SEVERITY[ID]:
 // MESSAGE and an indented line with the fix.
-func (r Result) Text() string {
+func (r Result) Text() string { return r.text(nil) }
+
+// text is Text, with after(i) written after the lines of finding i when
+// after is not nil.
+func (r Result) text(after func(i int) string) string {
 	var b strings.Builder
 	var file, crd string
-	for _, f := range r.Findings {
+	for i, f := range r.Findings {
 		if f.Pos.Filename != file || f.CRD != crd {
 			if file != "" {
 				b.WriteByte('\n')
@@ -375,6 +385,9 @@ func (r Result) Text() string {
 		fmt.Fprintf(&b, "%s: %s: %s[%s]: %s\n", where(f), at, severityName(f.Severity), f.ID, f.Message)
 		if f.Fix != "" {
 			fmt.Fprintf(&b, "    fix: %s\n", f.Fix)
+		}
+		if after != nil {
+			b.WriteString(after(i))
 		}
 	}
 	return b.String()

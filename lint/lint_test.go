@@ -88,6 +88,9 @@ func TestDefects(t *testing.T) {
 		})
 	}
 	for _, c := range Catalog() {
+		if slices.ContainsFunc(evolveChecks(), func(e Check) bool { return e.ID == c.ID }) {
+			continue // a change between two revisions: TestEvolveDefects
+		}
 		if !covered[c.ID] {
 			t.Errorf("no seeded defect testdata/lint/defects/%s-*.yaml", c.ID)
 		}

@@ -8,12 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/immutable-gen/immutable-gen/lint"
 )
 
-const lintSynopsis = "usage: immutable-gen lint [--format=text|json|sarif] [--fail-on=error|warning|info] [--config FILE] [-v] FILE_OR_DIR..."
+const lintSynopsis = "usage: immutable-gen lint [--base OLD_FILE_OR_DIR]... [--format=text|json|sarif] [--fail-on=error|warning|info] [--config FILE] [-v] FILE_OR_DIR..."
 
 const lintUsage = lintSynopsis + `
 
@@ -44,6 +45,18 @@ for *.yaml, *.yml and *.json; documents that are not CRDs are skipped.
                           CRD silences an ID for that CRD
   -v, --verbose           say on standard error which documents were
                           skipped
+  --base OLD              compare with OLD, the base revision of the same CRDs
+                          (a file or directory, - for standard input; repeat
+                          it for several): what
+                          changed in immutability, field by field, in every
+                          served version (IG070-IG076). A base from history:
+                            git show origin/main:config/crd/x.yaml |
+                              immutable-gen lint --base - config/crd/x.yaml
+                          With -v each weakened or strengthened finding shows
+                          its witness: an update the API server's validator
+                          judges differently under the two revisions (in JSON
+                          always, as "witness"). docs/lint.md, "Comparing two
+                          revisions", has a CI recipe.
 
 FILE may be - (standard input: helm template CHART | immutable-gen lint -).
 Helm templates are skipped with a note: render them first.
@@ -62,6 +75,8 @@ func runLint(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(format, "o", "text", "")
 	failOn := fs.String("fail-on", "warning", "")
 	config := fs.String("config", "", "")
+	var base multiFlag
+	fs.Var(&base, "base", "")
 	verbose := fs.Bool("verbose", false, "")
 	fs.BoolVar(verbose, "v", false, "")
 	fail := func(format string, args ...any) int {
@@ -111,6 +126,9 @@ func runLint(args []string, stdout, stderr io.Writer) int {
 			return fail("--config: %v", err)
 		}
 	}
+	if len(base) > 0 {
+		return runLintBase(base, paths, opts, *format, min, *verbose, stdout, stderr)
+	}
 	res, lintErr := lint.FilesWithOptions(paths, opts)
 	var out []byte
 	switch *format {
@@ -158,6 +176,62 @@ func runLint(args []string, stdout, stderr io.Writer) int {
 	}
 	if res.CRDs == 0 {
 		return fail("no CustomResourceDefinitions in %s: nothing was linted", strings.Join(paths, " "))
+	}
+	if res.Count(min) > 0 {
+		return 1
+	}
+	return 0
+}
+
+// multiFlag is a flag that may be given more than once.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// runLintBase implements "immutable-gen lint --base OLD NEW": the
+// evolution check.
+func runLintBase(base, paths []string, opts lint.Options, format string, min lint.Severity, verbose bool, stdout, stderr io.Writer) int {
+	if slices.Contains(base, "-") && slices.Contains(paths, "-") {
+		fmt.Fprintln(stderr, lintSynopsis)
+		fmt.Fprintln(stderr, "immutable-gen lint: - (standard input) may be the base or the new revision, not both")
+		return 2
+	}
+	res, err := lint.EvolveWithOptions(base, paths, opts)
+	if err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintf(stderr, "immutable-gen lint: %s\n", line)
+		}
+		return 2
+	}
+	var out []byte
+	switch format {
+	case "json":
+		out, err = res.JSON()
+	case "sarif":
+		wd, wdErr := os.Getwd()
+		if wdErr != nil {
+			wd = ""
+		}
+		out, err = res.Result.SARIF(lint.SARIFOptions{Version: moduleVersion(), WorkDir: wd})
+	default:
+		text := res.Text()
+		if verbose {
+			text = res.VerboseText()
+		}
+		if text != "" {
+			text += "\n"
+		}
+		out = []byte(text + res.Summary().String() + "\n")
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "immutable-gen lint: %v\n", err)
+		return 2
+	}
+	stdout.Write(out)
+	if res.CRDs == 0 {
+		fmt.Fprintf(stderr, "immutable-gen lint: no CustomResourceDefinition of %s is in the base %s: nothing was compared\n", strings.Join(paths, " "), strings.Join(base, " "))
+		return 2
 	}
 	if res.Count(min) > 0 {
 		return 1

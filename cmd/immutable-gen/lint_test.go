@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -55,6 +56,16 @@ func TestLintGolden(t *testing.T) {
 		// Relative to %SRCROOT% (issue 31).
 		{name: "holes-sarif", args: []string{"-o", "sarif", "testdata/lint/holes"}, exit: 1, inRoot: true},
 		{"help", []string{"-h"}, 0, false},
+		// Two revisions (issue 35): the generator's output across a
+		// change of markers, one kind a change.
+		{name: "evolve", args: []string{"--base", "testdata/lint/evolve/base", "testdata/lint/evolve/new"}, exit: 1, inRoot: true},
+		{name: "evolve-verbose", args: []string{"-v", "--base", "testdata/lint/evolve/base", "testdata/lint/evolve/new"}, exit: 1, inRoot: true},
+		{name: "evolve-json", args: []string{"-o", "json", "--base", "testdata/lint/evolve/base", "testdata/lint/evolve/new"}, exit: 1, inRoot: true},
+		{name: "evolve-sarif", args: []string{"-o", "sarif", "--base", "testdata/lint/evolve-defects/IG070-rule-deleted.base.yaml", "testdata/lint/evolve-defects/IG070-rule-deleted.new.yaml"}, exit: 1, inRoot: true},
+		{name: "evolve-info-only", args: []string{"--base", "testdata/lint/evolve-defects/IG071-rule-added.base.yaml", "testdata/lint/evolve-defects/IG071-rule-added.new.yaml"}, exit: 0, inRoot: true},
+		{name: "evolve-fail-on-info", args: []string{"--fail-on=info", "--base", "testdata/lint/evolve-defects/IG071-rule-added.base.yaml", "testdata/lint/evolve-defects/IG071-rule-added.new.yaml"}, exit: 1, inRoot: true},
+		{name: "evolve-nothing-paired", args: []string{"--base", "testdata/lint/evolve-defects/IG071-rule-added.base.yaml", "testdata/lint/evolve/new/evolve.example.com_unchangeds.yaml"}, exit: 2, inRoot: true},
+		{name: "evolve-unusable", args: []string{"--base", "testdata/lint/unusable", "testdata/lint/evolve/new"}, exit: 2, inRoot: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -310,5 +321,102 @@ func TestLintHoles(t *testing.T) {
 				t.Errorf("after the fixes the bypass is still accepted")
 			}
 		})
+	}
+}
+
+// TestLintBaseStdin: the base revision read from standard input, as
+// `git show REF:PATH | immutable-gen lint --base - PATH` gives it, finds
+// what the file does; standard input on both sides is refused.
+func TestLintBaseStdin(t *testing.T) {
+	root := moduleRoot(t)
+	base := filepath.Join(root, "testdata/lint/evolve-defects/IG070-rule-deleted.base.yaml")
+	next := filepath.Join(root, "testdata/lint/evolve-defects/IG070-rule-deleted.new.yaml")
+	f, err := os.Open(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	stdin := os.Stdin
+	os.Stdin = f
+	defer func() { os.Stdin = stdin }()
+	var fromStdin, fromFile, stderr bytes.Buffer
+	if code := run([]string{"lint", "--base", "-", next}, &fromStdin, &stderr); code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if code := run([]string{"lint", "--base", base, next}, &fromFile, &stderr); code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if fromStdin.String() != fromFile.String() || !strings.Contains(fromStdin.String(), "IG070") {
+		t.Errorf("from standard input:\n%s\nfrom the file:\n%s", fromStdin.String(), fromFile.String())
+	}
+	stderr.Reset()
+	if code := run([]string{"lint", "--base", "-", "-"}, io.Discard, &stderr); code != 2 || !strings.Contains(stderr.String(), "not both") {
+		t.Errorf("both on standard input: exit %d: %s", code, stderr.String())
+	}
+}
+
+// TestLintBaseWitnessesCheckUpdate: every witness `lint --base -o json`
+// gives on the test API (testdata/lint/evolve) is judged differently by
+// `immutable-gen check-update` with the two revisions' CRDs, and refused
+// by the one the witness names — the contract, through the CLI.
+func TestLintBaseWitnessesCheckUpdate(t *testing.T) {
+	root := moduleRoot(t)
+	t.Chdir(root)
+	var js, stderr bytes.Buffer
+	if code := run([]string{"lint", "-o", "json", "--base", "testdata/lint/evolve/base", "testdata/lint/evolve/new"}, &js, &stderr); code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var out struct {
+		Findings []struct {
+			File, ID, CRD string
+			Witness       *lint.Witness
+		}
+	}
+	if err := json.Unmarshal(js.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range out.Findings {
+		if f.Witness == nil {
+			continue
+		}
+		n++
+		dir := t.TempDir()
+		write := func(name string, v any) string {
+			b, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(dir, name)
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+		old, new := write("old.json", f.Witness.Old), write("new.json", f.Witness.New)
+		verdict := func(crd string) int {
+			args := []string{"check-update", "--schema", crd, "--old", old, "--new", new}
+			if f.Witness.Subresource != "" {
+				args = append(args, "--subresource="+f.Witness.Subresource)
+			}
+			var o, e bytes.Buffer
+			code := run(args, &o, &e)
+			if code == 2 {
+				t.Fatalf("%s %s: check-update: %s", f.CRD, f.ID, e.String())
+			}
+			return code
+		}
+		base := filepath.Join("testdata/lint/evolve/base", filepath.Base(f.File))
+		inBase, inNew := verdict(base), verdict(f.File)
+		want := [2]int{1, 0} // refused by the base, allowed by the new
+		if f.Witness.RefusedBy == "new" {
+			want = [2]int{0, 1}
+		}
+		if [2]int{inBase, inNew} != want {
+			t.Errorf("%s %s (%s): check-update exits %d with the base and %d with the new revision, want %v", f.CRD, f.ID, f.Witness.Update, inBase, inNew, want)
+		}
+	}
+	if n < 20 {
+		t.Errorf("%d witnesses, want every weakening and strengthening of the test API's", n)
 	}
 }

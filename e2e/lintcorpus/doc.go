@@ -14,6 +14,14 @@
 // object, the first status write, fields set after creation and updates
 // of mutable fields still succeed.
 //
+// TestEvolveHistory runs `immutable-gen lint --base OLD NEW` on
+// consecutive releases of real projects (CloudNativePG, external-snapshotter,
+// JobSet, Gateway API, Karpenter, KubeRay, Crossplane, LWS) and compares
+// what it finds, with the witnesses, with testdata/evolve/NAME.txt;
+// TestEvolveMutations removes the transition rules of Kueue's and
+// CloudNativePG's CRDs one at a time (each must be found) and reorders and
+// rewords them (nothing may be).
+//
 // It is a nested module so that the main module's go test ./... does not
 // download a dozen third-party modules. Run it with make e2e-lintcorpus or
 // (cd e2e/lintcorpus && go test ./...); BenchmarkCorpus measures lint of
