@@ -82,11 +82,12 @@ type Generator struct {
 	// IgnoreUnexportedFields ignores unexported fields, as the crd generator's option does.
 	IgnoreUnexportedFields *bool `marker:",optional"`
 	// Conditional says what to do with a conditional marker
-	// (+immutable:when), which the typed validators do not evaluate:
-	// "error" (the default) refuses it (IG051); "skip" leaves the field
-	// unchecked by the typed validator, with a warning (IG052), so that a
-	// make target that runs on every package does not fail on a form the
-	// CRD's CEL rule enforces.
+	// (+immutable:when): "error" (the default) compiles its condition into
+	// the typed validator, and refuses one it cannot compile (IG047, IG048);
+	// "skip" leaves the field's own constraint to the CRD's CEL rule, with a
+	// warning (IG052). The typed validators evaluate conditions since issue
+	// 33: skip is no longer needed, and kept for the make targets that pass
+	// it.
 	Conditional string `marker:",optional"`
 
 	// report receives the diagnostics of a run; when nil, errors are
@@ -113,6 +114,8 @@ func Checks() []diag.Check {
 		{ID: IDUnreached, Severity: diag.Warning, Title: "a marker on a field or type no CRD kind of the run uses: no typed validator checks it"},
 		{ID: IDUncheckable, Severity: diag.Error, Title: "a marked value the typed validators cannot compare exactly (its Go type)"},
 		{ID: IDConditionalSkipped, Severity: diag.Warning, Title: "a conditional marker (+immutable:when) the typed validators leave unchecked under validators:conditional=skip (the CRD's CEL rule enforces it)"},
+		{ID: IDWhenUncompiled, Severity: diag.Error, Title: "a construct of an +immutable:when condition the typed validators cannot compile into Go with CEL's semantics exactly (a timestamp, == on lists, …), at the condition's text"},
+		{ID: IDWhenSubset, Severity: diag.Error, Title: "an +immutable:when condition outside the subset the enforcers evaluate (or not CEL), at the condition's text"},
 	}
 }
 
@@ -159,7 +162,7 @@ func (Generator) Help() *ctmarkers.DefinitionHelp {
 		FieldHelp: withHeaderHelp(map[string]ctmarkers.DetailedHelp{
 			"AllowDangerousTypes":    {Summary: "allows float32 and float64 fields (default true here; false refuses them as crd:allowDangerousTypes=false does)."},
 			"IgnoreUnexportedFields": {Summary: "ignores unexported fields, as crd:ignoreUnexportedFields does."},
-			"Conditional":            {Summary: "what to do with +immutable:when, which the typed validators do not evaluate: error (default, IG051) or skip (the field is left to the CRD's CEL rule, with a warning, IG052)."},
+			"Conditional":            {Summary: "what to do with +immutable:when: error (default: the condition is compiled into the validator, and one it cannot compile is refused, IG047/IG048) or skip (the field is left to the CRD's CEL rule, with a warning, IG052; no longer needed)."},
 		}),
 	}
 }

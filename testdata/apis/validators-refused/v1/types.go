@@ -12,12 +12,25 @@ import (
 
 // GadgetSpec holds the refused values.
 type GadgetSpec struct {
-	// Paused is fixed while the gadget is locked: a CEL condition, which
-	// the typed validators do not evaluate.
+	// Paused is fixed until the gadget started: a condition on a
+	// timestamp, which the typed validators do not compile (IG047).
 	// +immutable
-	// +immutable:when="has(oldSelf.spec.locked) && oldSelf.spec.locked"
+	// +immutable:when="has(oldSelf.spec.started) && oldSelf.spec.started < oldSelf.spec.deadline"
 	// +optional
 	Paused bool `json:"paused,omitempty"`
+
+	// Tags are fixed while the gadget's name matches a pattern: a
+	// function outside the subset the enforcers evaluate (IG048).
+	// +immutable
+	// +immutable:when="oldSelf.spec.fine.matches('^a')"
+	// +optional
+	Tags []string `json:"tags,omitempty"`
+
+	// Started and Deadline are timestamps.
+	// +optional
+	Started *metav1.Time `json:"started,omitempty"`
+	// +optional
+	Deadline metav1.Time `json:"deadline,omitempty"`
 
 	// Pairs is a set of structs.
 	// +listType=set
