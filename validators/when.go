@@ -402,11 +402,27 @@ func (c *whenCompiler) goType(t wtype) string {
 	return c.e.typeString(t.gt)
 }
 
-// declare writes the variables of a value of type t and returns them.
-func (c *whenCompiler) declare(t wtype) wval {
-	v, e := c.e.v("v"), c.e.v("e")
-	c.w("var %s %s\nvar %s error\n", v, c.goType(t), e)
+// declare writes the variables of a value of type t and returns them: its
+// error variable only where it can fail.
+func (c *whenCompiler) declare(t wtype, fail bool) wval {
+	v := c.e.v("v")
+	c.w("var %s %s\n", v, c.goType(t))
+	if !fail {
+		return wval{t: t, v: v, e: "nil"}
+	}
+	e := c.e.v("e")
+	c.w("var %s error\n", e)
 	return wval{t: t, v: v, e: e}
+}
+
+// fails reports whether any of xs can be an error.
+func fails(xs ...wval) bool {
+	for _, x := range xs {
+		if x.e != "nil" {
+			return true
+		}
+	}
+	return false
 }
 
 // guard renders `if x.e != nil { out.e = x.e } else ` for each operand that
@@ -465,7 +481,7 @@ func (c *whenCompiler) compile(s *when.Syntax, env *scope) wval {
 		if x.t.kind != wBool {
 			return c.refuse(s, "! of a %s does not type-check", wkindNames[x.t.kind])
 		}
-		out := c.declare(wtype{kind: wBool})
+		out := c.declare(wtype{kind: wBool}, fails(x))
 		c.w("%s{\n%s = !%s\n}\n", guard(out, x), out.v, x.v)
 		return out
 	case "&&", "||":
@@ -478,7 +494,7 @@ func (c *whenCompiler) compile(s *when.Syntax, env *scope) wval {
 		return c.in(s, env)
 	case "size":
 		x := c.compile(s.Args[0], env)
-		out := c.declare(wtype{kind: wInt})
+		out := c.declare(wtype{kind: wInt}, fails(x))
 		switch x.t.kind {
 		case wString:
 			c.w("%s{\n%s = %s.RuneCount(%s)\n}\n", guard(out, x), out.v, c.e.pkg(immutablePkg), x.v)
@@ -495,7 +511,7 @@ func (c *whenCompiler) compile(s *when.Syntax, env *scope) wval {
 			return c.refuse(s, "%s() on a %s with a %s does not type-check", s.Op, wkindNames[x.t.kind], wkindNames[a.t.kind])
 		}
 		fn := map[string]string{"startsWith": "HasPrefix", "endsWith": "HasSuffix", "contains": "Contains"}[s.Op]
-		out := c.declare(wtype{kind: wBool})
+		out := c.declare(wtype{kind: wBool}, fails(x, a))
 		c.w("%s{\n%s = %s.%s(%s, %s)\n}\n", guard(out, x, a), out.v, c.e.pkg("strings"), fn, x.v, a.v)
 		return out
 	case "exists", "all", "exists_one":
@@ -614,7 +630,7 @@ func (c *whenCompiler) selectField(s *when.Syntax, env *scope) wval {
 		mt := types.Unalias(x.t.gt).Underlying().(*types.Map)
 		key := fmt.Sprintf("%s(%q)", c.e.typeString(mt.Key()), s.Name)
 		if has {
-			out := c.declare(wtype{kind: wBool})
+			out := c.declare(wtype{kind: wBool}, fails(x))
 			c.w("%s{\n_, %s = %s[%s]\n}\n", guard(out, x), out.v, x.v, key)
 			return out
 		}
@@ -622,7 +638,7 @@ func (c *whenCompiler) selectField(s *when.Syntax, env *scope) wval {
 		if why != "" {
 			return c.refuse(s, "%s, the values of %s", why, x.t.node.Path())
 		}
-		out := c.declare(vt)
+		out := c.declare(vt, true)
 		mv := c.e.v("mv")
 		c.w("%s{\nif %s, ok := %s[%s]; !ok {\n%s = %s.NoSuchKey(%q)\n} else {\n", guard(out, x), mv, x.v, key, out.e, imm, s.Name)
 		c.assign(out, mv, mt.Elem())
@@ -649,7 +665,7 @@ func (c *whenCompiler) selectField(s *when.Syntax, env *scope) wval {
 	}
 	presence := c.e.presence(f, x.v, node)
 	if has {
-		out := c.declare(wtype{kind: wBool})
+		out := c.declare(wtype{kind: wBool}, fails(x))
 		c.w("%s{\n%s = %s\n}\n", guard(out, x), out.v, presence)
 		return out
 	}
@@ -670,7 +686,7 @@ func (c *whenCompiler) selectField(s *when.Syntax, env *scope) wval {
 			return c.refuse(s, "%s: %s", node.Path(), why)
 		}
 	}
-	out := c.declare(ft)
+	out := c.declare(ft, true)
 	c.w("%sif !(%s) {\n%s = %s.NoSuchKey(%q)\n} else {\n", guard(out, x), presence, out.e, imm, s.Name)
 	if ft.meta {
 		c.w("%s = &%s\n", out.v, f.access(x.v))
@@ -696,7 +712,7 @@ func (c *whenCompiler) index(s *when.Syntax, env *scope) wval {
 		if why != "" {
 			return c.refuse(s, "%s, the items of %s", why, x.t.node.Path())
 		}
-		out := c.declare(vt)
+		out := c.declare(vt, true)
 		c.w("%sif %s < 0 || %s >= int64(len(%s)) {\n%s = %s.IndexOutOfBounds(%s)\n} else {\n", guard(out, x, i), i.v, i.v, x.v, out.e, imm, i.v)
 		c.assign(out, x.v+"["+i.v+"]", et)
 		c.w("}\n")
@@ -707,7 +723,7 @@ func (c *whenCompiler) index(s *when.Syntax, env *scope) wval {
 		if why != "" {
 			return c.refuse(s, "%s, the values of %s", why, x.t.node.Path())
 		}
-		out := c.declare(vt)
+		out := c.declare(vt, true)
 		mv := c.e.v("mv")
 		c.w("%s{\nif %s, ok := %s[%s(%s)]; !ok {\n%s = %s.NoSuchKey(%s)\n} else {\n", guard(out, x, i), mv, x.v, c.e.typeString(mt.Key()), i.v, out.e, imm, i.v)
 		c.assign(out, mv, mt.Elem())
@@ -723,7 +739,7 @@ func (c *whenCompiler) index(s *when.Syntax, env *scope) wval {
 // evaluated (they cannot change the result).
 func (c *whenCompiler) logic(s *when.Syntax, env *scope) wval {
 	decide := s.Op == "||"
-	out := c.declare(wtype{kind: wBool})
+	out := c.declare(wtype{kind: wBool}, true)
 	not := "!"
 	if decide {
 		not = ""
@@ -777,12 +793,18 @@ func (c *whenCompiler) ternary(s *when.Syntax, env *scope) wval {
 	if vals[0].t.kind != vals[1].t.kind || !vals[0].t.scalar() {
 		return c.refuse(s, "?: with branches of type %s and %s: the typed validators take scalars of one type", wkindNames[vals[0].t.kind], wkindNames[vals[1].t.kind])
 	}
-	out := c.declare(vals[0].t)
+	out := c.declare(vals[0].t, fails(cond, vals[0], vals[1]))
+	set := func(x wval) string {
+		if out.e == "nil" {
+			return fmt.Sprintf("%s = %s\n", out.v, x.v)
+		}
+		return fmt.Sprintf("%s, %s = %s, %s\n", out.v, out.e, x.v, x.e)
+	}
 	c.w("%sif %s {\n", guard(out, cond), cond.v)
 	c.b.Write(bufs[0].Bytes())
-	c.w("%s, %s = %s, %s\n} else {\n", out.v, out.e, vals[0].v, vals[0].e)
+	c.w("%s} else {\n", set(vals[0]))
 	c.b.Write(bufs[1].Bytes())
-	c.w("%s, %s = %s, %s\n}\n", out.v, out.e, vals[1].v, vals[1].e)
+	c.w("%s}\n", set(vals[1]))
 	return out
 }
 
@@ -882,7 +904,7 @@ func (c *whenCompiler) relation(s *when.Syntax, env *scope) wval {
 			expr = x + " " + s.Op + " 0"
 		}
 	}
-	out := c.declare(wtype{kind: wBool})
+	out := c.declare(wtype{kind: wBool}, fails(l, r))
 	c.w("%s{\n%s = %s\n}\n", guard(out, l, r), out.v, expr)
 	return out
 }
@@ -897,8 +919,6 @@ func (c *whenCompiler) in(s *when.Syntax, env *scope) wval {
 	if !l.t.scalar() {
 		return c.refuse(s, "in with a %s on the left: the typed validators take scalars", wkindNames[l.t.kind])
 	}
-	imm := c.e.pkg(immutablePkg)
-	out := c.declare(wtype{kind: wBool})
 	switch r.t.kind {
 	case wLitList:
 		l = c.operand(l)
@@ -915,6 +935,7 @@ func (c *whenCompiler) in(s *when.Syntax, env *scope) wval {
 		if len(terms) == 0 {
 			terms = []string{"false"}
 		}
+		out := c.declare(wtype{kind: wBool}, fails(append([]wval{l}, r.lits...)...))
 		c.w("%s{\n%s = %s\n}\n", guard(out, append([]wval{l}, r.lits...)...), out.v, strings.Join(terms, " || "))
 		return out
 	case wMap:
@@ -922,6 +943,7 @@ func (c *whenCompiler) in(s *when.Syntax, env *scope) wval {
 			return c.refuse(s, "in: a %s as a map key does not type-check", wkindNames[l.t.kind])
 		}
 		mt := types.Unalias(r.t.gt).Underlying().(*types.Map)
+		out := c.declare(wtype{kind: wBool}, fails(l, r) || canFail(mt.Elem()))
 		mv := c.e.v("mv")
 		c.w("%s{\nif %s, ok := %s[%s(%s)]; ok {\n", guard(out, l, r), mv, r.v, c.e.typeString(mt.Key()), l.v)
 		if canFail(mt.Elem()) {
@@ -930,7 +952,7 @@ func (c *whenCompiler) in(s *when.Syntax, env *scope) wval {
 			if why != "" {
 				return c.refuse(s, "%s, the values of %s", why, r.t.node.Path())
 			}
-			x := c.declare(vt)
+			x := c.declare(vt, true)
 			c.assign(x, mv, mt.Elem())
 			c.w("if %s != nil {\n%s = %s\n} else {\n%s = true\n}\n", x.e, out.e, x.e, out.v)
 			c.w("_ = %s\n", x.v)
@@ -938,7 +960,6 @@ func (c *whenCompiler) in(s *when.Syntax, env *scope) wval {
 			c.w("_ = %s\n%s = true\n", mv, out.v)
 		}
 		c.w("}\n}\n")
-		_ = imm
 		return out
 	case wList:
 		et := types.Unalias(r.t.gt).Underlying().(*types.Slice).Elem()
@@ -949,20 +970,21 @@ func (c *whenCompiler) in(s *when.Syntax, env *scope) wval {
 		if !vt.scalar() {
 			return c.refuse(s, "in on a list of %ss: the typed validators take lists of scalars", wkindNames[vt.kind])
 		}
+		out := c.declare(wtype{kind: wBool}, fails(l, r) || canFail(et))
 		i := c.e.v("i")
 		c.w("%s{\n%s = false\nfor %s := range %s {\n", guard(out, l, r), out.v, i, r.v)
-		x := c.declare(vt)
+		x := c.declare(vt, canFail(et))
 		c.assign(x, r.v+"["+i+"]", et)
 		eq, ok := c.equal(x, l)
 		if !ok {
 			return c.refuse(s, "in: a %s in a list of %ss does not type-check", wkindNames[l.t.kind], wkindNames[vt.kind])
 		}
+		found := out.v + " = true"
 		if canFail(et) {
 			c.w("if %s != nil {\nif %s == nil {\n%s = %s\n}\ncontinue\n}\n", x.e, out.e, out.e, x.e)
-		} else {
-			c.w("_ = %s\n", x.e)
+			found = fmt.Sprintf("%s, %s = true, nil", out.v, out.e)
 		}
-		c.w("if %s {\n%s, %s = true, nil\nbreak\n}\n}\n}\n", eq, out.v, out.e)
+		c.w("if %s {\n%s\nbreak\n}\n}\n}\n", eq, found)
 		return out
 	}
 	return c.refuse(s, "in on a %s", wkindNames[r.t.kind])
@@ -975,7 +997,7 @@ func (c *whenCompiler) macro(s *when.Syntax, env *scope) wval {
 	if c.refused != nil {
 		return r
 	}
-	out := c.declare(wtype{kind: wBool})
+	out := c.declare(wtype{kind: wBool}, true)
 	var elem wval
 	switch r.t.kind {
 	case wList:
@@ -992,11 +1014,12 @@ func (c *whenCompiler) macro(s *when.Syntax, env *scope) wval {
 			c.w("found := false\n")
 		}
 		c.w("for %s := range %s {\n", i, r.v)
-		elem = c.declare(vt)
+		elem = c.declare(vt, canFail(et))
 		c.assign(elem, r.v+"["+i+"]", et)
-		c.w("_, _ = %s, %s\n", elem.v, elem.e)
-		if !canFail(et) {
-			elem.e = "nil"
+		if canFail(et) {
+			c.w("_, _ = %s, %s\n", elem.v, elem.e)
+		} else {
+			c.w("_ = %s\n", elem.v)
 		}
 	case wMap:
 		k := c.e.v("k")

@@ -536,3 +536,36 @@ func FuzzDifferentialWhen(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkWhen: the generated validator of the test API on a Kueue-style
+// update: nothing changed; the conditional field spec.queue changed while
+// the old gadget holds quota (the condition evaluated, true: refused), and
+// while it does not (evaluated, false: allowed). Every other conditional
+// field of the API is checked too (unchanged: its condition never runs).
+//
+//	go test ./validators -run '^$' -bench BenchmarkWhen -benchmem -count 6
+func BenchmarkWhen(b *testing.B) {
+	old := &v1.Gadget{Spec: v1.GadgetSpec{Name: "w", Mode: "a", Queue: "q1", Tags: []string{"a", "b"}, Ports: []v1.Port{{Name: "a"}, {Name: "b"}}},
+		Status: &v1.GadgetStatus{Phase: "Running", Conditions: []v1.Condition{{Type: "Admitted", Status: "True"}, {Type: "PodsReady", Status: "True"}, {Type: "Evicted", Status: "False"}, {Type: "QuotaReserved", Status: "True"}}}}
+	old.Name = "w"
+	free := old.DeepCopy()
+	free.Status.Conditions[3].Status = "False"
+	for _, c := range []struct {
+		name     string
+		old      *v1.Gadget
+		queue    string
+		refusals int
+	}{{"unchanged", old, "q1", 0}, {"changed-condition-true", old, "q2", 1}, {"changed-condition-false", free, "q2", 0}} {
+		obj := c.old.DeepCopy()
+		obj.Spec.Queue = c.queue
+		if n := len(obj.ValidateImmutableUpdate(c.old)); n != c.refusals {
+			b.Fatalf("%s: %d errors, want %d", c.name, n, c.refusals)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				obj.ValidateImmutableUpdate(c.old)
+			}
+		})
+	}
+}

@@ -81,18 +81,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c0, while (size(oldSelf.spec.name) >= 0.5) || (has(oldSelf.spec.ports) && oldSelf.spec.ports.all(p, p.name == 'b' || has(p.port) && p.port >= 3))
 	{
 		{
-			n40, o41 := &in.Spec, &old.Spec
+			n38, o39 := &in.Spec, &old.Spec
 			{
-				n42, o43 := &n40.Guarded, &o41.Guarded
+				n40, o41 := &n38.Guarded, &o39.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC0(&q, n42, o43)
+				whenOwnGuardedC0(&q, n40, o41)
 				if q.Found() {
 					if ok, err := whenCondGadgetC0(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c0"))
 						}
 					} else if ok {
-						whenOwnGuardedC0(w, n42, o43)
+						whenOwnGuardedC0(w, n40, o41)
 					}
 					if w.Done() {
 						return
@@ -104,18 +104,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c1, while ((('b'.startsWith('ab')) ? (self.spec.mode.size() < 3) : (has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && self.spec.topology.inner.n < 1.0)) ? 2 : 0) > size(oldSelf.spec.name)
 	{
 		{
-			n96, o97 := &in.Spec, &old.Spec
+			n93, o94 := &in.Spec, &old.Spec
 			{
-				n98, o99 := &n96.Guarded, &o97.Guarded
+				n95, o96 := &n93.Guarded, &o94.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC1(&q, n98, o99)
+				whenOwnGuardedC1(&q, n95, o96)
 				if q.Found() {
 					if ok, err := whenCondGadgetC1(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c1"))
 						}
 					} else if ok {
-						whenOwnGuardedC1(w, n98, o99)
+						whenOwnGuardedC1(w, n95, o96)
 					}
 					if w.Done() {
 						return
@@ -127,18 +127,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c10, while (true) ? (!('b' > 'c')) : (false)
 	{
 		{
-			n107, o108 := &in.Spec, &old.Spec
+			n101, o102 := &in.Spec, &old.Spec
 			{
-				n109, o110 := &n107.Guarded, &o108.Guarded
+				n103, o104 := &n101.Guarded, &o102.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC10(&q, n109, o110)
+				whenOwnGuardedC10(&q, n103, o104)
 				if q.Found() {
 					if ok, err := whenCondGadgetC10(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c10"))
 						}
 					} else if ok {
-						whenOwnGuardedC10(w, n109, o110)
+						whenOwnGuardedC10(w, n103, o104)
 					}
 					if w.Done() {
 						return
@@ -150,18 +150,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c11, while has(oldSelf.spec.items) && oldSelf.spec.items[2] == 1
 	{
 		{
-			n125, o126 := &in.Spec, &old.Spec
+			n119, o120 := &in.Spec, &old.Spec
 			{
-				n127, o128 := &n125.Guarded, &o126.Guarded
+				n121, o122 := &n119.Guarded, &o120.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC11(&q, n127, o128)
+				whenOwnGuardedC11(&q, n121, o122)
 				if q.Found() {
 					if ok, err := whenCondGadgetC11(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c11"))
 						}
 					} else if ok {
-						whenOwnGuardedC11(w, n127, o128)
+						whenOwnGuardedC11(w, n121, o122)
 					}
 					if w.Done() {
 						return
@@ -173,18 +173,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c12, while !(has(oldSelf.spec.topology) && has(oldSelf.spec.topology.flag))
 	{
 		{
-			n143, o144 := &in.Spec, &old.Spec
+			n137, o138 := &in.Spec, &old.Spec
 			{
-				n145, o146 := &n143.Guarded, &o144.Guarded
+				n139, o140 := &n137.Guarded, &o138.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC12(&q, n145, o146)
+				whenOwnGuardedC12(&q, n139, o140)
 				if q.Found() {
 					if ok, err := whenCondGadgetC12(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c12"))
 						}
 					} else if ok {
-						whenOwnGuardedC12(w, n145, o146)
+						whenOwnGuardedC12(w, n139, o140)
 					}
 					if w.Done() {
 						return
@@ -196,18 +196,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c13, while has(oldSelf.spec.labels) && oldSelf.spec.labels.all(k, k.startsWith('c') || oldSelf.spec.labels[k] == 'a')
 	{
 		{
-			n173, o174 := &in.Spec, &old.Spec
+			n166, o167 := &in.Spec, &old.Spec
 			{
-				n175, o176 := &n173.Guarded, &o174.Guarded
+				n168, o169 := &n166.Guarded, &o167.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC13(&q, n175, o176)
+				whenOwnGuardedC13(&q, n168, o169)
 				if q.Found() {
 					if ok, err := whenCondGadgetC13(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c13"))
 						}
 					} else if ok {
-						whenOwnGuardedC13(w, n175, o176)
+						whenOwnGuardedC13(w, n168, o169)
 					}
 					if w.Done() {
 						return
@@ -219,18 +219,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c14, while (self.spec.mode.size() <= -2.5) || (has(self.spec.queue) && oldSelf.spec.name.endsWith(self.spec.queue))
 	{
 		{
-			n204, o205 := &in.Spec, &old.Spec
+			n197, o198 := &in.Spec, &old.Spec
 			{
-				n206, o207 := &n204.Guarded, &o205.Guarded
+				n199, o200 := &n197.Guarded, &o198.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC14(&q, n206, o207)
+				whenOwnGuardedC14(&q, n199, o200)
 				if q.Found() {
 					if ok, err := whenCondGadgetC14(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c14"))
 						}
 					} else if ok {
-						whenOwnGuardedC14(w, n206, o207)
+						whenOwnGuardedC14(w, n199, o200)
 					}
 					if w.Done() {
 						return
@@ -242,18 +242,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c15, while has(oldSelf.spec.topology) && has(oldSelf.spec.topology.flag)
 	{
 		{
-			n220, o221 := &in.Spec, &old.Spec
+			n213, o214 := &in.Spec, &old.Spec
 			{
-				n222, o223 := &n220.Guarded, &o221.Guarded
+				n215, o216 := &n213.Guarded, &o214.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC15(&q, n222, o223)
+				whenOwnGuardedC15(&q, n215, o216)
 				if q.Found() {
 					if ok, err := whenCondGadgetC15(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c15"))
 						}
 					} else if ok {
-						whenOwnGuardedC15(w, n222, o223)
+						whenOwnGuardedC15(w, n215, o216)
 					}
 					if w.Done() {
 						return
@@ -265,18 +265,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c16, while ((oldSelf.spec.mode.size() <= 0.5) || (has(oldSelf.spec.note))) ? (has(self.spec.tags) && ((has(oldSelf.spec.replicas) && has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && oldSelf.spec.replicas != self.spec.topology.inner.n) ? 1 : 2) < size(self.spec.tags)) : (has(oldSelf.spec.items) && -1 in oldSelf.spec.items)
 	{
 		{
-			n309, o310 := &in.Spec, &old.Spec
+			n301, o302 := &in.Spec, &old.Spec
 			{
-				n311, o312 := &n309.Guarded, &o310.Guarded
+				n303, o304 := &n301.Guarded, &o302.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC16(&q, n311, o312)
+				whenOwnGuardedC16(&q, n303, o304)
 				if q.Found() {
 					if ok, err := whenCondGadgetC16(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c16"))
 						}
 					} else if ok {
-						whenOwnGuardedC16(w, n311, o312)
+						whenOwnGuardedC16(w, n303, o304)
 					}
 					if w.Done() {
 						return
@@ -288,18 +288,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c17, while ('c' in ['a', 'c']) && (has(self.spec.labels) && self.spec.labels['c'] == 'ab')
 	{
 		{
-			n333, o334 := &in.Spec, &old.Spec
+			n324, o325 := &in.Spec, &old.Spec
 			{
-				n335, o336 := &n333.Guarded, &o334.Guarded
+				n326, o327 := &n324.Guarded, &o325.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC17(&q, n335, o336)
+				whenOwnGuardedC17(&q, n326, o327)
 				if q.Found() {
 					if ok, err := whenCondGadgetC17(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c17"))
 						}
 					} else if ok {
-						whenOwnGuardedC17(w, n335, o336)
+						whenOwnGuardedC17(w, n326, o327)
 					}
 					if w.Done() {
 						return
@@ -311,18 +311,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c18, while (has(oldSelf.spec.labels) && oldSelf.spec.labels['b'] == 'b') || (has(oldSelf.spec.counts) && oldSelf.spec.counts[”] > -1)
 	{
 		{
-			n369, o370 := &in.Spec, &old.Spec
+			n360, o361 := &in.Spec, &old.Spec
 			{
-				n371, o372 := &n369.Guarded, &o370.Guarded
+				n362, o363 := &n360.Guarded, &o361.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC18(&q, n371, o372)
+				whenOwnGuardedC18(&q, n362, o363)
 				if q.Found() {
 					if ok, err := whenCondGadgetC18(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c18"))
 						}
 					} else if ok {
-						whenOwnGuardedC18(w, n371, o372)
+						whenOwnGuardedC18(w, n362, o363)
 					}
 					if w.Done() {
 						return
@@ -334,18 +334,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c19, while (has(oldSelf.spec.size) && oldSelf.spec.size > 0.5) || (has(oldSelf.spec.items) && self.spec.mode.size() in oldSelf.spec.items)
 	{
 		{
-			n409, o410 := &in.Spec, &old.Spec
+			n399, o400 := &in.Spec, &old.Spec
 			{
-				n411, o412 := &n409.Guarded, &o410.Guarded
+				n401, o402 := &n399.Guarded, &o400.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC19(&q, n411, o412)
+				whenOwnGuardedC19(&q, n401, o402)
 				if q.Found() {
 					if ok, err := whenCondGadgetC19(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c19"))
 						}
 					} else if ok {
-						whenOwnGuardedC19(w, n411, o412)
+						whenOwnGuardedC19(w, n401, o402)
 					}
 					if w.Done() {
 						return
@@ -357,18 +357,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c2, while (has(self.status) && has(self.status.phase) && self.status.phase < 'a') ? (((has(self.spec.items) && self.spec.items[1] <= 0) ? -1 : -1) < size(self.spec.name)) : (has(self.status) && has(self.status.observed) && has(self.spec.items) && self.status.observed in self.spec.items)
 	{
 		{
-			n478, o479 := &in.Spec, &old.Spec
+			n465, o466 := &in.Spec, &old.Spec
 			{
-				n480, o481 := &n478.Guarded, &o479.Guarded
+				n467, o468 := &n465.Guarded, &o466.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC2(&q, n480, o481)
+				whenOwnGuardedC2(&q, n467, o468)
 				if q.Found() {
 					if ok, err := whenCondGadgetC2(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c2"))
 						}
 					} else if ok {
-						whenOwnGuardedC2(w, n480, o481)
+						whenOwnGuardedC2(w, n467, o468)
 					}
 					if w.Done() {
 						return
@@ -380,18 +380,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c20, while has(oldSelf.status) && has(oldSelf.status.observed) && oldSelf.status.observed in [1, 2, -1]
 	{
 		{
-			n496, o497 := &in.Spec, &old.Spec
+			n482, o483 := &in.Spec, &old.Spec
 			{
-				n498, o499 := &n496.Guarded, &o497.Guarded
+				n484, o485 := &n482.Guarded, &o483.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC20(&q, n498, o499)
+				whenOwnGuardedC20(&q, n484, o485)
 				if q.Found() {
 					if ok, err := whenCondGadgetC20(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c20"))
 						}
 					} else if ok {
-						whenOwnGuardedC20(w, n498, o499)
+						whenOwnGuardedC20(w, n484, o485)
 					}
 					if w.Done() {
 						return
@@ -403,18 +403,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c21, while !(has(self.spec.tags) && self.spec.tags.exists_one(t, t.size() < 0))
 	{
 		{
-			n521, o522 := &in.Spec, &old.Spec
+			n504, o505 := &in.Spec, &old.Spec
 			{
-				n523, o524 := &n521.Guarded, &o522.Guarded
+				n506, o507 := &n504.Guarded, &o505.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC21(&q, n523, o524)
+				whenOwnGuardedC21(&q, n506, o507)
 				if q.Found() {
 					if ok, err := whenCondGadgetC21(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c21"))
 						}
 					} else if ok {
-						whenOwnGuardedC21(w, n523, o524)
+						whenOwnGuardedC21(w, n506, o507)
 					}
 					if w.Done() {
 						return
@@ -426,18 +426,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c22, while (has(oldSelf.status) && has(oldSelf.status.observed) && oldSelf.status.observed < size(self.spec.name)) ? (has(self.spec.items) && size(self.spec.name) in self.spec.items) : (false)
 	{
 		{
-			n568, o569 := &in.Spec, &old.Spec
+			n549, o550 := &in.Spec, &old.Spec
 			{
-				n570, o571 := &n568.Guarded, &o569.Guarded
+				n551, o552 := &n549.Guarded, &o550.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC22(&q, n570, o571)
+				whenOwnGuardedC22(&q, n551, o552)
 				if q.Found() {
 					if ok, err := whenCondGadgetC22(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c22"))
 						}
 					} else if ok {
-						whenOwnGuardedC22(w, n570, o571)
+						whenOwnGuardedC22(w, n551, o552)
 					}
 					if w.Done() {
 						return
@@ -449,18 +449,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c23, while self.spec.mode.size() in [1, 2, -1]
 	{
 		{
-			n580, o581 := &in.Spec, &old.Spec
+			n561, o562 := &in.Spec, &old.Spec
 			{
-				n582, o583 := &n580.Guarded, &o581.Guarded
+				n563, o564 := &n561.Guarded, &o562.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC23(&q, n582, o583)
+				whenOwnGuardedC23(&q, n563, o564)
 				if q.Found() {
 					if ok, err := whenCondGadgetC23(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c23"))
 						}
 					} else if ok {
-						whenOwnGuardedC23(w, n582, o583)
+						whenOwnGuardedC23(w, n563, o564)
 					}
 					if w.Done() {
 						return
@@ -472,18 +472,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c24, while has(oldSelf.status) && has(oldSelf.status.ready) && oldSelf.status.ready
 	{
 		{
-			n597, o598 := &in.Spec, &old.Spec
+			n577, o578 := &in.Spec, &old.Spec
 			{
-				n599, o600 := &n597.Guarded, &o598.Guarded
+				n579, o580 := &n577.Guarded, &o578.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC24(&q, n599, o600)
+				whenOwnGuardedC24(&q, n579, o580)
 				if q.Found() {
 					if ok, err := whenCondGadgetC24(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c24"))
 						}
 					} else if ok {
-						whenOwnGuardedC24(w, n599, o600)
+						whenOwnGuardedC24(w, n579, o580)
 					}
 					if w.Done() {
 						return
@@ -495,18 +495,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c25, while has(self.spec.labels) && self.spec.labels.all(k, k.startsWith('b') || self.spec.labels[k] == 'a')
 	{
 		{
-			n627, o628 := &in.Spec, &old.Spec
+			n606, o607 := &in.Spec, &old.Spec
 			{
-				n629, o630 := &n627.Guarded, &o628.Guarded
+				n608, o609 := &n606.Guarded, &o607.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC25(&q, n629, o630)
+				whenOwnGuardedC25(&q, n608, o609)
 				if q.Found() {
 					if ok, err := whenCondGadgetC25(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c25"))
 						}
 					} else if ok {
-						whenOwnGuardedC25(w, n629, o630)
+						whenOwnGuardedC25(w, n608, o609)
 					}
 					if w.Done() {
 						return
@@ -518,18 +518,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c26, while (!('a' in ['a', 'b'])) ? ((has(self.spec.paused)) && (has(oldSelf.spec.tags) && has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && size(oldSelf.spec.tags) != self.spec.topology.inner.n)) : (has(oldSelf.spec.topology) && has(oldSelf.spec.topology.flag))
 	{
 		{
-			n696, o697 := &in.Spec, &old.Spec
+			n673, o674 := &in.Spec, &old.Spec
 			{
-				n698, o699 := &n696.Guarded, &o697.Guarded
+				n675, o676 := &n673.Guarded, &o674.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC26(&q, n698, o699)
+				whenOwnGuardedC26(&q, n675, o676)
 				if q.Found() {
 					if ok, err := whenCondGadgetC26(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c26"))
 						}
 					} else if ok {
-						whenOwnGuardedC26(w, n698, o699)
+						whenOwnGuardedC26(w, n675, o676)
 					}
 					if w.Done() {
 						return
@@ -541,18 +541,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c27, while (has(self.spec.note) && has(self.spec.queue) && self.spec.note != self.spec.queue) || (has(oldSelf.spec.paused) && oldSelf.spec.paused)
 	{
 		{
-			n732, o733 := &in.Spec, &old.Spec
+			n709, o710 := &in.Spec, &old.Spec
 			{
-				n734, o735 := &n732.Guarded, &o733.Guarded
+				n711, o712 := &n709.Guarded, &o710.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC27(&q, n734, o735)
+				whenOwnGuardedC27(&q, n711, o712)
 				if q.Found() {
 					if ok, err := whenCondGadgetC27(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c27"))
 						}
 					} else if ok {
-						whenOwnGuardedC27(w, n734, o735)
+						whenOwnGuardedC27(w, n711, o712)
 					}
 					if w.Done() {
 						return
@@ -564,18 +564,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c28, while has(self.spec.queue) && has(self.spec.tags) && self.spec.queue in self.spec.tags
 	{
 		{
-			n759, o760 := &in.Spec, &old.Spec
+			n735, o736 := &in.Spec, &old.Spec
 			{
-				n761, o762 := &n759.Guarded, &o760.Guarded
+				n737, o738 := &n735.Guarded, &o736.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC28(&q, n761, o762)
+				whenOwnGuardedC28(&q, n737, o738)
 				if q.Found() {
 					if ok, err := whenCondGadgetC28(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c28"))
 						}
 					} else if ok {
-						whenOwnGuardedC28(w, n761, o762)
+						whenOwnGuardedC28(w, n737, o738)
 					}
 					if w.Done() {
 						return
@@ -587,18 +587,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c29, while has(self.status) && has(self.status.conditions) && self.status.conditions.all(c, c.type == 'Admitted' && c.status == 'False')
 	{
 		{
-			n791, o792 := &in.Spec, &old.Spec
+			n765, o766 := &in.Spec, &old.Spec
 			{
-				n793, o794 := &n791.Guarded, &o792.Guarded
+				n767, o768 := &n765.Guarded, &o766.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC29(&q, n793, o794)
+				whenOwnGuardedC29(&q, n767, o768)
 				if q.Found() {
 					if ok, err := whenCondGadgetC29(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c29"))
 						}
 					} else if ok {
-						whenOwnGuardedC29(w, n793, o794)
+						whenOwnGuardedC29(w, n767, o768)
 					}
 					if w.Done() {
 						return
@@ -610,18 +610,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c3, while has(self.spec.replicas)
 	{
 		{
-			n799, o800 := &in.Spec, &old.Spec
+			n773, o774 := &in.Spec, &old.Spec
 			{
-				n801, o802 := &n799.Guarded, &o800.Guarded
+				n775, o776 := &n773.Guarded, &o774.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC3(&q, n801, o802)
+				whenOwnGuardedC3(&q, n775, o776)
 				if q.Found() {
 					if ok, err := whenCondGadgetC3(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c3"))
 						}
 					} else if ok {
-						whenOwnGuardedC3(w, n801, o802)
+						whenOwnGuardedC3(w, n775, o776)
 					}
 					if w.Done() {
 						return
@@ -633,18 +633,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c30, while has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.value) && oldSelf.spec.topology.inner.value in ['b', 'c']
 	{
 		{
-			n834, o835 := &in.Spec, &old.Spec
+			n808, o809 := &in.Spec, &old.Spec
 			{
-				n836, o837 := &n834.Guarded, &o835.Guarded
+				n810, o811 := &n808.Guarded, &o809.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC30(&q, n836, o837)
+				whenOwnGuardedC30(&q, n810, o811)
 				if q.Found() {
 					if ok, err := whenCondGadgetC30(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c30"))
 						}
 					} else if ok {
-						whenOwnGuardedC30(w, n836, o837)
+						whenOwnGuardedC30(w, n810, o811)
 					}
 					if w.Done() {
 						return
@@ -656,18 +656,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c31, while !(has(oldSelf.spec.items) && self.spec.mode.size() in oldSelf.spec.items)
 	{
 		{
-			n861, o862 := &in.Spec, &old.Spec
+			n834, o835 := &in.Spec, &old.Spec
 			{
-				n863, o864 := &n861.Guarded, &o862.Guarded
+				n836, o837 := &n834.Guarded, &o835.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC31(&q, n863, o864)
+				whenOwnGuardedC31(&q, n836, o837)
 				if q.Found() {
 					if ok, err := whenCondGadgetC31(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c31"))
 						}
 					} else if ok {
-						whenOwnGuardedC31(w, n863, o864)
+						whenOwnGuardedC31(w, n836, o837)
 					}
 					if w.Done() {
 						return
@@ -679,18 +679,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c32, while has(oldSelf.spec.items) && oldSelf.spec.items[2] > 1
 	{
 		{
-			n879, o880 := &in.Spec, &old.Spec
+			n852, o853 := &in.Spec, &old.Spec
 			{
-				n881, o882 := &n879.Guarded, &o880.Guarded
+				n854, o855 := &n852.Guarded, &o853.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC32(&q, n881, o882)
+				whenOwnGuardedC32(&q, n854, o855)
 				if q.Found() {
 					if ok, err := whenCondGadgetC32(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c32"))
 						}
 					} else if ok {
-						whenOwnGuardedC32(w, n881, o882)
+						whenOwnGuardedC32(w, n854, o855)
 					}
 					if w.Done() {
 						return
@@ -702,18 +702,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c33, while has(self.spec.topology) && has(self.spec.topology.flag) && self.spec.topology.flag
 	{
 		{
-			n901, o902 := &in.Spec, &old.Spec
+			n874, o875 := &in.Spec, &old.Spec
 			{
-				n903, o904 := &n901.Guarded, &o902.Guarded
+				n876, o877 := &n874.Guarded, &o875.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC33(&q, n903, o904)
+				whenOwnGuardedC33(&q, n876, o877)
 				if q.Found() {
 					if ok, err := whenCondGadgetC33(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c33"))
 						}
 					} else if ok {
-						whenOwnGuardedC33(w, n903, o904)
+						whenOwnGuardedC33(w, n876, o877)
 					}
 					if w.Done() {
 						return
@@ -725,18 +725,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c34, while has(oldSelf.spec.queue) && ” < oldSelf.spec.queue
 	{
 		{
-			n918, o919 := &in.Spec, &old.Spec
+			n891, o892 := &in.Spec, &old.Spec
 			{
-				n920, o921 := &n918.Guarded, &o919.Guarded
+				n893, o894 := &n891.Guarded, &o892.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC34(&q, n920, o921)
+				whenOwnGuardedC34(&q, n893, o894)
 				if q.Found() {
 					if ok, err := whenCondGadgetC34(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c34"))
 						}
 					} else if ok {
-						whenOwnGuardedC34(w, n920, o921)
+						whenOwnGuardedC34(w, n893, o894)
 					}
 					if w.Done() {
 						return
@@ -748,18 +748,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c35, while 'a' in ['ab', 'ab']
 	{
 		{
-			n925, o926 := &in.Spec, &old.Spec
+			n897, o898 := &in.Spec, &old.Spec
 			{
-				n927, o928 := &n925.Guarded, &o926.Guarded
+				n899, o900 := &n897.Guarded, &o898.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC35(&q, n927, o928)
+				whenOwnGuardedC35(&q, n899, o900)
 				if q.Found() {
 					if ok, err := whenCondGadgetC35(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c35"))
 						}
 					} else if ok {
-						whenOwnGuardedC35(w, n927, o928)
+						whenOwnGuardedC35(w, n899, o900)
 					}
 					if w.Done() {
 						return
@@ -771,18 +771,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c36, while (has(oldSelf.spec.items) && oldSelf.spec.items[2] == 2) && ((has(oldSelf.spec.replicas)) && (has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.value) && self.spec.mode.endsWith(oldSelf.spec.topology.inner.value)))
 	{
 		{
-			n983, o984 := &in.Spec, &old.Spec
+			n955, o956 := &in.Spec, &old.Spec
 			{
-				n985, o986 := &n983.Guarded, &o984.Guarded
+				n957, o958 := &n955.Guarded, &o956.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC36(&q, n985, o986)
+				whenOwnGuardedC36(&q, n957, o958)
 				if q.Found() {
 					if ok, err := whenCondGadgetC36(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c36"))
 						}
 					} else if ok {
-						whenOwnGuardedC36(w, n985, o986)
+						whenOwnGuardedC36(w, n957, o958)
 					}
 					if w.Done() {
 						return
@@ -794,18 +794,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c37, while has(oldSelf.spec.counts) && oldSelf.spec.counts[”] > 0
 	{
 		{
-			n1002, o1003 := &in.Spec, &old.Spec
+			n974, o975 := &in.Spec, &old.Spec
 			{
-				n1004, o1005 := &n1002.Guarded, &o1003.Guarded
+				n976, o977 := &n974.Guarded, &o975.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC37(&q, n1004, o1005)
+				whenOwnGuardedC37(&q, n976, o977)
 				if q.Found() {
 					if ok, err := whenCondGadgetC37(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c37"))
 						}
 					} else if ok {
-						whenOwnGuardedC37(w, n1004, o1005)
+						whenOwnGuardedC37(w, n976, o977)
 					}
 					if w.Done() {
 						return
@@ -817,18 +817,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c38, while ((has(self.spec.items) && self.spec.items[2] > 0) || (size(self.spec.name) in [1, 2, -1])) ? (self.spec.name.contains('a')) : (true)
 	{
 		{
-			n1038, o1039 := &in.Spec, &old.Spec
+			n1010, o1011 := &in.Spec, &old.Spec
 			{
-				n1040, o1041 := &n1038.Guarded, &o1039.Guarded
+				n1012, o1013 := &n1010.Guarded, &o1011.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC38(&q, n1040, o1041)
+				whenOwnGuardedC38(&q, n1012, o1013)
 				if q.Found() {
 					if ok, err := whenCondGadgetC38(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c38"))
 						}
 					} else if ok {
-						whenOwnGuardedC38(w, n1040, o1041)
+						whenOwnGuardedC38(w, n1012, o1013)
 					}
 					if w.Done() {
 						return
@@ -840,18 +840,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c39, while has(oldSelf.spec.note)
 	{
 		{
-			n1047, o1048 := &in.Spec, &old.Spec
+			n1019, o1020 := &in.Spec, &old.Spec
 			{
-				n1049, o1050 := &n1047.Guarded, &o1048.Guarded
+				n1021, o1022 := &n1019.Guarded, &o1020.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC39(&q, n1049, o1050)
+				whenOwnGuardedC39(&q, n1021, o1022)
 				if q.Found() {
 					if ok, err := whenCondGadgetC39(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c39"))
 						}
 					} else if ok {
-						whenOwnGuardedC39(w, n1049, o1050)
+						whenOwnGuardedC39(w, n1021, o1022)
 					}
 					if w.Done() {
 						return
@@ -863,18 +863,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c4, while !(((self.metadata.name in ['b', ”]) ? 2 : -1) == oldSelf.spec.mode.size())
 	{
 		{
-			n1069, o1070 := &in.Spec, &old.Spec
+			n1041, o1042 := &in.Spec, &old.Spec
 			{
-				n1071, o1072 := &n1069.Guarded, &o1070.Guarded
+				n1043, o1044 := &n1041.Guarded, &o1042.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC4(&q, n1071, o1072)
+				whenOwnGuardedC4(&q, n1043, o1044)
 				if q.Found() {
 					if ok, err := whenCondGadgetC4(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c4"))
 						}
 					} else if ok {
-						whenOwnGuardedC4(w, n1071, o1072)
+						whenOwnGuardedC4(w, n1043, o1044)
 					}
 					if w.Done() {
 						return
@@ -886,18 +886,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c40, while has(self.status) && has(self.status.phase)
 	{
 		{
-			n1081, o1082 := &in.Spec, &old.Spec
+			n1052, o1053 := &in.Spec, &old.Spec
 			{
-				n1083, o1084 := &n1081.Guarded, &o1082.Guarded
+				n1054, o1055 := &n1052.Guarded, &o1053.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC40(&q, n1083, o1084)
+				whenOwnGuardedC40(&q, n1054, o1055)
 				if q.Found() {
 					if ok, err := whenCondGadgetC40(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c40"))
 						}
 					} else if ok {
-						whenOwnGuardedC40(w, n1083, o1084)
+						whenOwnGuardedC40(w, n1054, o1055)
 					}
 					if w.Done() {
 						return
@@ -909,18 +909,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c41, while size(self.spec.name) != size(self.spec.name)
 	{
 		{
-			n1099, o1100 := &in.Spec, &old.Spec
+			n1070, o1071 := &in.Spec, &old.Spec
 			{
-				n1101, o1102 := &n1099.Guarded, &o1100.Guarded
+				n1072, o1073 := &n1070.Guarded, &o1071.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC41(&q, n1101, o1102)
+				whenOwnGuardedC41(&q, n1072, o1073)
 				if q.Found() {
 					if ok, err := whenCondGadgetC41(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c41"))
 						}
 					} else if ok {
-						whenOwnGuardedC41(w, n1101, o1102)
+						whenOwnGuardedC41(w, n1072, o1073)
 					}
 					if w.Done() {
 						return
@@ -932,18 +932,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c42, while has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && ((has(oldSelf.spec.suspend) && oldSelf.spec.suspend) ? 3 : 0) == self.spec.topology.inner.n
 	{
 		{
-			n1145, o1146 := &in.Spec, &old.Spec
+			n1116, o1117 := &in.Spec, &old.Spec
 			{
-				n1147, o1148 := &n1145.Guarded, &o1146.Guarded
+				n1118, o1119 := &n1116.Guarded, &o1117.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC42(&q, n1147, o1148)
+				whenOwnGuardedC42(&q, n1118, o1119)
 				if q.Found() {
 					if ok, err := whenCondGadgetC42(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c42"))
 						}
 					} else if ok {
-						whenOwnGuardedC42(w, n1147, o1148)
+						whenOwnGuardedC42(w, n1118, o1119)
 					}
 					if w.Done() {
 						return
@@ -955,18 +955,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c43, while has(self.spec.ports) && has(self.spec.size) && size(self.spec.ports) < self.spec.size
 	{
 		{
-			n1171, o1172 := &in.Spec, &old.Spec
+			n1142, o1143 := &in.Spec, &old.Spec
 			{
-				n1173, o1174 := &n1171.Guarded, &o1172.Guarded
+				n1144, o1145 := &n1142.Guarded, &o1143.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC43(&q, n1173, o1174)
+				whenOwnGuardedC43(&q, n1144, o1145)
 				if q.Found() {
 					if ok, err := whenCondGadgetC43(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c43"))
 						}
 					} else if ok {
-						whenOwnGuardedC43(w, n1173, o1174)
+						whenOwnGuardedC43(w, n1144, o1145)
 					}
 					if w.Done() {
 						return
@@ -978,18 +978,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c44, while (has(oldSelf.spec.queue) && oldSelf.spec.queue >= oldSelf.metadata.name) || (true)
 	{
 		{
-			n1194, o1195 := &in.Spec, &old.Spec
+			n1165, o1166 := &in.Spec, &old.Spec
 			{
-				n1196, o1197 := &n1194.Guarded, &o1195.Guarded
+				n1167, o1168 := &n1165.Guarded, &o1166.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC44(&q, n1196, o1197)
+				whenOwnGuardedC44(&q, n1167, o1168)
 				if q.Found() {
 					if ok, err := whenCondGadgetC44(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c44"))
 						}
 					} else if ok {
-						whenOwnGuardedC44(w, n1196, o1197)
+						whenOwnGuardedC44(w, n1167, o1168)
 					}
 					if w.Done() {
 						return
@@ -1001,18 +1001,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c45, while has(oldSelf.spec.note) && has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.value) && oldSelf.spec.note <= oldSelf.spec.topology.inner.value
 	{
 		{
-			n1236, o1237 := &in.Spec, &old.Spec
+			n1207, o1208 := &in.Spec, &old.Spec
 			{
-				n1238, o1239 := &n1236.Guarded, &o1237.Guarded
+				n1209, o1210 := &n1207.Guarded, &o1208.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC45(&q, n1238, o1239)
+				whenOwnGuardedC45(&q, n1209, o1210)
 				if q.Found() {
 					if ok, err := whenCondGadgetC45(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c45"))
 						}
 					} else if ok {
-						whenOwnGuardedC45(w, n1238, o1239)
+						whenOwnGuardedC45(w, n1209, o1210)
 					}
 					if w.Done() {
 						return
@@ -1024,18 +1024,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c46, while has(self.status) && has(self.status.phase) && 'b' == self.status.phase
 	{
 		{
-			n1254, o1255 := &in.Spec, &old.Spec
+			n1224, o1225 := &in.Spec, &old.Spec
 			{
-				n1256, o1257 := &n1254.Guarded, &o1255.Guarded
+				n1226, o1227 := &n1224.Guarded, &o1225.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC46(&q, n1256, o1257)
+				whenOwnGuardedC46(&q, n1226, o1227)
 				if q.Found() {
 					if ok, err := whenCondGadgetC46(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c46"))
 						}
 					} else if ok {
-						whenOwnGuardedC46(w, n1256, o1257)
+						whenOwnGuardedC46(w, n1226, o1227)
 					}
 					if w.Done() {
 						return
@@ -1047,18 +1047,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c47, while has(self.spec.labels) && self.spec.labels.exists_one(k, k.startsWith('ab') || self.spec.labels[k] == 'b')
 	{
 		{
-			n1284, o1285 := &in.Spec, &old.Spec
+			n1253, o1254 := &in.Spec, &old.Spec
 			{
-				n1286, o1287 := &n1284.Guarded, &o1285.Guarded
+				n1255, o1256 := &n1253.Guarded, &o1254.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC47(&q, n1286, o1287)
+				whenOwnGuardedC47(&q, n1255, o1256)
 				if q.Found() {
 					if ok, err := whenCondGadgetC47(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c47"))
 						}
 					} else if ok {
-						whenOwnGuardedC47(w, n1286, o1287)
+						whenOwnGuardedC47(w, n1255, o1256)
 					}
 					if w.Done() {
 						return
@@ -1070,18 +1070,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c48, while has(oldSelf.spec.replicas) && ((has(oldSelf.spec.size) && has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && oldSelf.spec.size != self.spec.topology.inner.n) ? 3 : 1) > oldSelf.spec.replicas
 	{
 		{
-			n1340, o1341 := &in.Spec, &old.Spec
+			n1309, o1310 := &in.Spec, &old.Spec
 			{
-				n1342, o1343 := &n1340.Guarded, &o1341.Guarded
+				n1311, o1312 := &n1309.Guarded, &o1310.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC48(&q, n1342, o1343)
+				whenOwnGuardedC48(&q, n1311, o1312)
 				if q.Found() {
 					if ok, err := whenCondGadgetC48(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c48"))
 						}
 					} else if ok {
-						whenOwnGuardedC48(w, n1342, o1343)
+						whenOwnGuardedC48(w, n1311, o1312)
 					}
 					if w.Done() {
 						return
@@ -1093,18 +1093,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c49, while has(oldSelf.spec.labels) && oldSelf.spec.labels['b'] == 'b'
 	{
 		{
-			n1360, o1361 := &in.Spec, &old.Spec
+			n1329, o1330 := &in.Spec, &old.Spec
 			{
-				n1362, o1363 := &n1360.Guarded, &o1361.Guarded
+				n1331, o1332 := &n1329.Guarded, &o1330.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC49(&q, n1362, o1363)
+				whenOwnGuardedC49(&q, n1331, o1332)
 				if q.Found() {
 					if ok, err := whenCondGadgetC49(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c49"))
 						}
 					} else if ok {
-						whenOwnGuardedC49(w, n1362, o1363)
+						whenOwnGuardedC49(w, n1331, o1332)
 					}
 					if w.Done() {
 						return
@@ -1116,18 +1116,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c5, while false
 	{
 		{
-			n1364, o1365 := &in.Spec, &old.Spec
+			n1333, o1334 := &in.Spec, &old.Spec
 			{
-				n1366, o1367 := &n1364.Guarded, &o1365.Guarded
+				n1335, o1336 := &n1333.Guarded, &o1334.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC5(&q, n1366, o1367)
+				whenOwnGuardedC5(&q, n1335, o1336)
 				if q.Found() {
 					if ok, err := whenCondGadgetC5(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c5"))
 						}
 					} else if ok {
-						whenOwnGuardedC5(w, n1366, o1367)
+						whenOwnGuardedC5(w, n1335, o1336)
 					}
 					if w.Done() {
 						return
@@ -1139,18 +1139,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c50, while ('c' > oldSelf.metadata.name) || (has(self.status) && has(self.status.phase) && has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && self.status.phase.endsWith(self.spec.topology.inner.value))
 	{
 		{
-			n1416, o1417 := &in.Spec, &old.Spec
+			n1384, o1385 := &in.Spec, &old.Spec
 			{
-				n1418, o1419 := &n1416.Guarded, &o1417.Guarded
+				n1386, o1387 := &n1384.Guarded, &o1385.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC50(&q, n1418, o1419)
+				whenOwnGuardedC50(&q, n1386, o1387)
 				if q.Found() {
 					if ok, err := whenCondGadgetC50(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c50"))
 						}
 					} else if ok {
-						whenOwnGuardedC50(w, n1418, o1419)
+						whenOwnGuardedC50(w, n1386, o1387)
 					}
 					if w.Done() {
 						return
@@ -1162,18 +1162,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c51, while has(oldSelf.spec.items) && oldSelf.spec.items[0] <= -1
 	{
 		{
-			n1434, o1435 := &in.Spec, &old.Spec
+			n1402, o1403 := &in.Spec, &old.Spec
 			{
-				n1436, o1437 := &n1434.Guarded, &o1435.Guarded
+				n1404, o1405 := &n1402.Guarded, &o1403.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC51(&q, n1436, o1437)
+				whenOwnGuardedC51(&q, n1404, o1405)
 				if q.Found() {
 					if ok, err := whenCondGadgetC51(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c51"))
 						}
 					} else if ok {
-						whenOwnGuardedC51(w, n1436, o1437)
+						whenOwnGuardedC51(w, n1404, o1405)
 					}
 					if w.Done() {
 						return
@@ -1185,18 +1185,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c52, while has(self.spec.items) && self.spec.items[0] == 1
 	{
 		{
-			n1452, o1453 := &in.Spec, &old.Spec
+			n1420, o1421 := &in.Spec, &old.Spec
 			{
-				n1454, o1455 := &n1452.Guarded, &o1453.Guarded
+				n1422, o1423 := &n1420.Guarded, &o1421.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC52(&q, n1454, o1455)
+				whenOwnGuardedC52(&q, n1422, o1423)
 				if q.Found() {
 					if ok, err := whenCondGadgetC52(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c52"))
 						}
 					} else if ok {
-						whenOwnGuardedC52(w, n1454, o1455)
+						whenOwnGuardedC52(w, n1422, o1423)
 					}
 					if w.Done() {
 						return
@@ -1208,18 +1208,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c53, while has(oldSelf.spec.queue) && has(self.spec.note) && oldSelf.spec.queue.startsWith(self.spec.note)
 	{
 		{
-			n1476, o1477 := &in.Spec, &old.Spec
+			n1444, o1445 := &in.Spec, &old.Spec
 			{
-				n1478, o1479 := &n1476.Guarded, &o1477.Guarded
+				n1446, o1447 := &n1444.Guarded, &o1445.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC53(&q, n1478, o1479)
+				whenOwnGuardedC53(&q, n1446, o1447)
 				if q.Found() {
 					if ok, err := whenCondGadgetC53(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c53"))
 						}
 					} else if ok {
-						whenOwnGuardedC53(w, n1478, o1479)
+						whenOwnGuardedC53(w, n1446, o1447)
 					}
 					if w.Done() {
 						return
@@ -1231,18 +1231,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c54, while size(self.spec.name) == oldSelf.spec.mode.size()
 	{
 		{
-			n1495, o1496 := &in.Spec, &old.Spec
+			n1463, o1464 := &in.Spec, &old.Spec
 			{
-				n1497, o1498 := &n1495.Guarded, &o1496.Guarded
+				n1465, o1466 := &n1463.Guarded, &o1464.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC54(&q, n1497, o1498)
+				whenOwnGuardedC54(&q, n1465, o1466)
 				if q.Found() {
 					if ok, err := whenCondGadgetC54(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c54"))
 						}
 					} else if ok {
-						whenOwnGuardedC54(w, n1497, o1498)
+						whenOwnGuardedC54(w, n1465, o1466)
 					}
 					if w.Done() {
 						return
@@ -1254,18 +1254,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c55, while has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.value)
 	{
 		{
-			n1519, o1520 := &in.Spec, &old.Spec
+			n1487, o1488 := &in.Spec, &old.Spec
 			{
-				n1521, o1522 := &n1519.Guarded, &o1520.Guarded
+				n1489, o1490 := &n1487.Guarded, &o1488.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC55(&q, n1521, o1522)
+				whenOwnGuardedC55(&q, n1489, o1490)
 				if q.Found() {
 					if ok, err := whenCondGadgetC55(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c55"))
 						}
 					} else if ok {
-						whenOwnGuardedC55(w, n1521, o1522)
+						whenOwnGuardedC55(w, n1489, o1490)
 					}
 					if w.Done() {
 						return
@@ -1277,18 +1277,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c56, while has(self.spec.labels) && self.spec.labels['c'] == 'c'
 	{
 		{
-			n1538, o1539 := &in.Spec, &old.Spec
+			n1506, o1507 := &in.Spec, &old.Spec
 			{
-				n1540, o1541 := &n1538.Guarded, &o1539.Guarded
+				n1508, o1509 := &n1506.Guarded, &o1507.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC56(&q, n1540, o1541)
+				whenOwnGuardedC56(&q, n1508, o1509)
 				if q.Found() {
 					if ok, err := whenCondGadgetC56(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c56"))
 						}
 					} else if ok {
-						whenOwnGuardedC56(w, n1540, o1541)
+						whenOwnGuardedC56(w, n1508, o1509)
 					}
 					if w.Done() {
 						return
@@ -1300,18 +1300,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c57, while has(oldSelf.spec.suspend) && oldSelf.spec.suspend
 	{
 		{
-			n1552, o1553 := &in.Spec, &old.Spec
+			n1520, o1521 := &in.Spec, &old.Spec
 			{
-				n1554, o1555 := &n1552.Guarded, &o1553.Guarded
+				n1522, o1523 := &n1520.Guarded, &o1521.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC57(&q, n1554, o1555)
+				whenOwnGuardedC57(&q, n1522, o1523)
 				if q.Found() {
 					if ok, err := whenCondGadgetC57(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c57"))
 						}
 					} else if ok {
-						whenOwnGuardedC57(w, n1554, o1555)
+						whenOwnGuardedC57(w, n1522, o1523)
 					}
 					if w.Done() {
 						return
@@ -1323,18 +1323,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c58, while ((has(oldSelf.spec.locked) && oldSelf.spec.locked) ? (has(self.spec.suspend) && self.spec.suspend) : (has(self.spec.locked))) || ((has(oldSelf.spec.labels) && size(oldSelf.spec.name) > size(oldSelf.spec.labels)) && ('b' < self.spec.mode))
 	{
 		{
-			n1610, o1611 := &in.Spec, &old.Spec
+			n1578, o1579 := &in.Spec, &old.Spec
 			{
-				n1612, o1613 := &n1610.Guarded, &o1611.Guarded
+				n1580, o1581 := &n1578.Guarded, &o1579.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC58(&q, n1612, o1613)
+				whenOwnGuardedC58(&q, n1580, o1581)
 				if q.Found() {
 					if ok, err := whenCondGadgetC58(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c58"))
 						}
 					} else if ok {
-						whenOwnGuardedC58(w, n1612, o1613)
+						whenOwnGuardedC58(w, n1580, o1581)
 					}
 					if w.Done() {
 						return
@@ -1346,18 +1346,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c59, while (has(self.spec.queue) && self.spec.name < self.spec.queue) || (has(self.spec.queue) && self.spec.queue in ['c', ”])
 	{
 		{
-			n1645, o1646 := &in.Spec, &old.Spec
+			n1613, o1614 := &in.Spec, &old.Spec
 			{
-				n1647, o1648 := &n1645.Guarded, &o1646.Guarded
+				n1615, o1616 := &n1613.Guarded, &o1614.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC59(&q, n1647, o1648)
+				whenOwnGuardedC59(&q, n1615, o1616)
 				if q.Found() {
 					if ok, err := whenCondGadgetC59(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c59"))
 						}
 					} else if ok {
-						whenOwnGuardedC59(w, n1647, o1648)
+						whenOwnGuardedC59(w, n1615, o1616)
 					}
 					if w.Done() {
 						return
@@ -1369,18 +1369,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c6, while (true) && (!(size(oldSelf.spec.name) in [1, 2, 3]))
 	{
 		{
-			n1661, o1662 := &in.Spec, &old.Spec
+			n1629, o1630 := &in.Spec, &old.Spec
 			{
-				n1663, o1664 := &n1661.Guarded, &o1662.Guarded
+				n1631, o1632 := &n1629.Guarded, &o1630.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC6(&q, n1663, o1664)
+				whenOwnGuardedC6(&q, n1631, o1632)
 				if q.Found() {
 					if ok, err := whenCondGadgetC6(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c6"))
 						}
 					} else if ok {
-						whenOwnGuardedC6(w, n1663, o1664)
+						whenOwnGuardedC6(w, n1631, o1632)
 					}
 					if w.Done() {
 						return
@@ -1392,18 +1392,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c60, while ”.endsWith('ab')
 	{
 		{
-			n1667, o1668 := &in.Spec, &old.Spec
+			n1634, o1635 := &in.Spec, &old.Spec
 			{
-				n1669, o1670 := &n1667.Guarded, &o1668.Guarded
+				n1636, o1637 := &n1634.Guarded, &o1635.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC60(&q, n1669, o1670)
+				whenOwnGuardedC60(&q, n1636, o1637)
 				if q.Found() {
 					if ok, err := whenCondGadgetC60(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c60"))
 						}
 					} else if ok {
-						whenOwnGuardedC60(w, n1669, o1670)
+						whenOwnGuardedC60(w, n1636, o1637)
 					}
 					if w.Done() {
 						return
@@ -1415,18 +1415,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c61, while has(oldSelf.spec.counts) && oldSelf.spec.counts['a'] == 3
 	{
 		{
-			n1686, o1687 := &in.Spec, &old.Spec
+			n1653, o1654 := &in.Spec, &old.Spec
 			{
-				n1688, o1689 := &n1686.Guarded, &o1687.Guarded
+				n1655, o1656 := &n1653.Guarded, &o1654.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC61(&q, n1688, o1689)
+				whenOwnGuardedC61(&q, n1655, o1656)
 				if q.Found() {
 					if ok, err := whenCondGadgetC61(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c61"))
 						}
 					} else if ok {
-						whenOwnGuardedC61(w, n1688, o1689)
+						whenOwnGuardedC61(w, n1655, o1656)
 					}
 					if w.Done() {
 						return
@@ -1438,18 +1438,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c62, while has(self.spec.note) && self.spec.note in ['b', 'ab']
 	{
 		{
-			n1702, o1703 := &in.Spec, &old.Spec
+			n1669, o1670 := &in.Spec, &old.Spec
 			{
-				n1704, o1705 := &n1702.Guarded, &o1703.Guarded
+				n1671, o1672 := &n1669.Guarded, &o1670.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC62(&q, n1704, o1705)
+				whenOwnGuardedC62(&q, n1671, o1672)
 				if q.Found() {
 					if ok, err := whenCondGadgetC62(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c62"))
 						}
 					} else if ok {
-						whenOwnGuardedC62(w, n1704, o1705)
+						whenOwnGuardedC62(w, n1671, o1672)
 					}
 					if w.Done() {
 						return
@@ -1461,18 +1461,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c63, while has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && self.spec.topology.inner.value.startsWith('a')
 	{
 		{
-			n1736, o1737 := &in.Spec, &old.Spec
+			n1703, o1704 := &in.Spec, &old.Spec
 			{
-				n1738, o1739 := &n1736.Guarded, &o1737.Guarded
+				n1705, o1706 := &n1703.Guarded, &o1704.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC63(&q, n1738, o1739)
+				whenOwnGuardedC63(&q, n1705, o1706)
 				if q.Found() {
 					if ok, err := whenCondGadgetC63(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c63"))
 						}
 					} else if ok {
-						whenOwnGuardedC63(w, n1738, o1739)
+						whenOwnGuardedC63(w, n1705, o1706)
 					}
 					if w.Done() {
 						return
@@ -1484,18 +1484,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c64, while has(oldSelf.spec.queue)
 	{
 		{
-			n1745, o1746 := &in.Spec, &old.Spec
+			n1712, o1713 := &in.Spec, &old.Spec
 			{
-				n1747, o1748 := &n1745.Guarded, &o1746.Guarded
+				n1714, o1715 := &n1712.Guarded, &o1713.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC64(&q, n1747, o1748)
+				whenOwnGuardedC64(&q, n1714, o1715)
 				if q.Found() {
 					if ok, err := whenCondGadgetC64(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c64"))
 						}
 					} else if ok {
-						whenOwnGuardedC64(w, n1747, o1748)
+						whenOwnGuardedC64(w, n1714, o1715)
 					}
 					if w.Done() {
 						return
@@ -1507,18 +1507,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c65, while has(oldSelf.spec.queue)
 	{
 		{
-			n1753, o1754 := &in.Spec, &old.Spec
+			n1720, o1721 := &in.Spec, &old.Spec
 			{
-				n1755, o1756 := &n1753.Guarded, &o1754.Guarded
+				n1722, o1723 := &n1720.Guarded, &o1721.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC65(&q, n1755, o1756)
+				whenOwnGuardedC65(&q, n1722, o1723)
 				if q.Found() {
 					if ok, err := whenCondGadgetC65(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c65"))
 						}
 					} else if ok {
-						whenOwnGuardedC65(w, n1755, o1756)
+						whenOwnGuardedC65(w, n1722, o1723)
 					}
 					if w.Done() {
 						return
@@ -1530,18 +1530,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c66, while self.spec.mode.size() > self.spec.mode.size()
 	{
 		{
-			n1771, o1772 := &in.Spec, &old.Spec
+			n1738, o1739 := &in.Spec, &old.Spec
 			{
-				n1773, o1774 := &n1771.Guarded, &o1772.Guarded
+				n1740, o1741 := &n1738.Guarded, &o1739.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC66(&q, n1773, o1774)
+				whenOwnGuardedC66(&q, n1740, o1741)
 				if q.Found() {
 					if ok, err := whenCondGadgetC66(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c66"))
 						}
 					} else if ok {
-						whenOwnGuardedC66(w, n1773, o1774)
+						whenOwnGuardedC66(w, n1740, o1741)
 					}
 					if w.Done() {
 						return
@@ -1553,18 +1553,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c67, while has(self.spec.tags) && 'c' in self.spec.tags
 	{
 		{
-			n1790, o1791 := &in.Spec, &old.Spec
+			n1756, o1757 := &in.Spec, &old.Spec
 			{
-				n1792, o1793 := &n1790.Guarded, &o1791.Guarded
+				n1758, o1759 := &n1756.Guarded, &o1757.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC67(&q, n1792, o1793)
+				whenOwnGuardedC67(&q, n1758, o1759)
 				if q.Found() {
 					if ok, err := whenCondGadgetC67(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c67"))
 						}
 					} else if ok {
-						whenOwnGuardedC67(w, n1792, o1793)
+						whenOwnGuardedC67(w, n1758, o1759)
 					}
 					if w.Done() {
 						return
@@ -1576,18 +1576,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c68, while size(oldSelf.spec.name) >= size(self.spec.name)
 	{
 		{
-			n1808, o1809 := &in.Spec, &old.Spec
+			n1774, o1775 := &in.Spec, &old.Spec
 			{
-				n1810, o1811 := &n1808.Guarded, &o1809.Guarded
+				n1776, o1777 := &n1774.Guarded, &o1775.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC68(&q, n1810, o1811)
+				whenOwnGuardedC68(&q, n1776, o1777)
 				if q.Found() {
 					if ok, err := whenCondGadgetC68(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c68"))
 						}
 					} else if ok {
-						whenOwnGuardedC68(w, n1810, o1811)
+						whenOwnGuardedC68(w, n1776, o1777)
 					}
 					if w.Done() {
 						return
@@ -1599,18 +1599,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c69, while has(self.spec.labels) && self.spec.labels.all(k, k.startsWith('c') || self.spec.labels[k] == ”)
 	{
 		{
-			n1839, o1840 := &in.Spec, &old.Spec
+			n1804, o1805 := &in.Spec, &old.Spec
 			{
-				n1841, o1842 := &n1839.Guarded, &o1840.Guarded
+				n1806, o1807 := &n1804.Guarded, &o1805.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC69(&q, n1841, o1842)
+				whenOwnGuardedC69(&q, n1806, o1807)
 				if q.Found() {
 					if ok, err := whenCondGadgetC69(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c69"))
 						}
 					} else if ok {
-						whenOwnGuardedC69(w, n1841, o1842)
+						whenOwnGuardedC69(w, n1806, o1807)
 					}
 					if w.Done() {
 						return
@@ -1622,18 +1622,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c7, while has(oldSelf.spec.items) && size(oldSelf.spec.items) <= size(oldSelf.spec.name)
 	{
 		{
-			n1863, o1864 := &in.Spec, &old.Spec
+			n1828, o1829 := &in.Spec, &old.Spec
 			{
-				n1865, o1866 := &n1863.Guarded, &o1864.Guarded
+				n1830, o1831 := &n1828.Guarded, &o1829.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC7(&q, n1865, o1866)
+				whenOwnGuardedC7(&q, n1830, o1831)
 				if q.Found() {
 					if ok, err := whenCondGadgetC7(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c7"))
 						}
 					} else if ok {
-						whenOwnGuardedC7(w, n1865, o1866)
+						whenOwnGuardedC7(w, n1830, o1831)
 					}
 					if w.Done() {
 						return
@@ -1645,18 +1645,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c70, while has(oldSelf.spec.items) && oldSelf.spec.items[0] <= 2
 	{
 		{
-			n1881, o1882 := &in.Spec, &old.Spec
+			n1846, o1847 := &in.Spec, &old.Spec
 			{
-				n1883, o1884 := &n1881.Guarded, &o1882.Guarded
+				n1848, o1849 := &n1846.Guarded, &o1847.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC70(&q, n1883, o1884)
+				whenOwnGuardedC70(&q, n1848, o1849)
 				if q.Found() {
 					if ok, err := whenCondGadgetC70(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c70"))
 						}
 					} else if ok {
-						whenOwnGuardedC70(w, n1883, o1884)
+						whenOwnGuardedC70(w, n1848, o1849)
 					}
 					if w.Done() {
 						return
@@ -1668,18 +1668,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c71, while has(oldSelf.spec.tags) && oldSelf.spec.tags.exists(t, t.size() < -1)
 	{
 		{
-			n1904, o1905 := &in.Spec, &old.Spec
+			n1866, o1867 := &in.Spec, &old.Spec
 			{
-				n1906, o1907 := &n1904.Guarded, &o1905.Guarded
+				n1868, o1869 := &n1866.Guarded, &o1867.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC71(&q, n1906, o1907)
+				whenOwnGuardedC71(&q, n1868, o1869)
 				if q.Found() {
 					if ok, err := whenCondGadgetC71(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c71"))
 						}
 					} else if ok {
-						whenOwnGuardedC71(w, n1906, o1907)
+						whenOwnGuardedC71(w, n1868, o1869)
 					}
 					if w.Done() {
 						return
@@ -1691,18 +1691,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c72, while has(oldSelf.spec.labels) && ((has(self.spec.labels) && self.spec.labels['ab'] == 'ab') ? 2 : -1) > size(oldSelf.spec.labels)
 	{
 		{
-			n1939, o1940 := &in.Spec, &old.Spec
+			n1901, o1902 := &in.Spec, &old.Spec
 			{
-				n1941, o1942 := &n1939.Guarded, &o1940.Guarded
+				n1903, o1904 := &n1901.Guarded, &o1902.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC72(&q, n1941, o1942)
+				whenOwnGuardedC72(&q, n1903, o1904)
 				if q.Found() {
 					if ok, err := whenCondGadgetC72(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c72"))
 						}
 					} else if ok {
-						whenOwnGuardedC72(w, n1941, o1942)
+						whenOwnGuardedC72(w, n1903, o1904)
 					}
 					if w.Done() {
 						return
@@ -1714,18 +1714,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c73, while has(oldSelf.spec.items) && oldSelf.spec.items[0] < 0
 	{
 		{
-			n1957, o1958 := &in.Spec, &old.Spec
+			n1919, o1920 := &in.Spec, &old.Spec
 			{
-				n1959, o1960 := &n1957.Guarded, &o1958.Guarded
+				n1921, o1922 := &n1919.Guarded, &o1920.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC73(&q, n1959, o1960)
+				whenOwnGuardedC73(&q, n1921, o1922)
 				if q.Found() {
 					if ok, err := whenCondGadgetC73(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c73"))
 						}
 					} else if ok {
-						whenOwnGuardedC73(w, n1959, o1960)
+						whenOwnGuardedC73(w, n1921, o1922)
 					}
 					if w.Done() {
 						return
@@ -1737,18 +1737,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c74, while has(self.status) && has(self.status.observed) && has(self.spec.items) && self.status.observed in self.spec.items
 	{
 		{
-			n1987, o1988 := &in.Spec, &old.Spec
+			n1947, o1948 := &in.Spec, &old.Spec
 			{
-				n1989, o1990 := &n1987.Guarded, &o1988.Guarded
+				n1949, o1950 := &n1947.Guarded, &o1948.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC74(&q, n1989, o1990)
+				whenOwnGuardedC74(&q, n1949, o1950)
 				if q.Found() {
 					if ok, err := whenCondGadgetC74(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c74"))
 						}
 					} else if ok {
-						whenOwnGuardedC74(w, n1989, o1990)
+						whenOwnGuardedC74(w, n1949, o1950)
 					}
 					if w.Done() {
 						return
@@ -1760,18 +1760,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c75, while ('c' in ['a', ”]) ? (has(self.spec.note) && has(oldSelf.spec.tags) && self.spec.note in oldSelf.spec.tags) : (has(oldSelf.spec.queue) && 'a'.startsWith(oldSelf.spec.queue))
 	{
 		{
-			n2031, o2032 := &in.Spec, &old.Spec
+			n1989, o1990 := &in.Spec, &old.Spec
 			{
-				n2033, o2034 := &n2031.Guarded, &o2032.Guarded
+				n1991, o1992 := &n1989.Guarded, &o1990.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC75(&q, n2033, o2034)
+				whenOwnGuardedC75(&q, n1991, o1992)
 				if q.Found() {
 					if ok, err := whenCondGadgetC75(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c75"))
 						}
 					} else if ok {
-						whenOwnGuardedC75(w, n2033, o2034)
+						whenOwnGuardedC75(w, n1991, o1992)
 					}
 					if w.Done() {
 						return
@@ -1783,18 +1783,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c76, while has(self.spec.counts) && self.spec.counts['ab'] != 2
 	{
 		{
-			n2050, o2051 := &in.Spec, &old.Spec
+			n2008, o2009 := &in.Spec, &old.Spec
 			{
-				n2052, o2053 := &n2050.Guarded, &o2051.Guarded
+				n2010, o2011 := &n2008.Guarded, &o2009.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC76(&q, n2052, o2053)
+				whenOwnGuardedC76(&q, n2010, o2011)
 				if q.Found() {
 					if ok, err := whenCondGadgetC76(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c76"))
 						}
 					} else if ok {
-						whenOwnGuardedC76(w, n2052, o2053)
+						whenOwnGuardedC76(w, n2010, o2011)
 					}
 					if w.Done() {
 						return
@@ -1806,18 +1806,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c77, while has(self.spec.replicas) && has(oldSelf.spec.items) && self.spec.replicas > size(oldSelf.spec.items)
 	{
 		{
-			n2076, o2077 := &in.Spec, &old.Spec
+			n2034, o2035 := &in.Spec, &old.Spec
 			{
-				n2078, o2079 := &n2076.Guarded, &o2077.Guarded
+				n2036, o2037 := &n2034.Guarded, &o2035.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC77(&q, n2078, o2079)
+				whenOwnGuardedC77(&q, n2036, o2037)
 				if q.Found() {
 					if ok, err := whenCondGadgetC77(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c77"))
 						}
 					} else if ok {
-						whenOwnGuardedC77(w, n2078, o2079)
+						whenOwnGuardedC77(w, n2036, o2037)
 					}
 					if w.Done() {
 						return
@@ -1829,18 +1829,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c78, while ((has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && self.spec.topology.inner.n > size(self.spec.name)) && (has(self.spec.counts) && self.spec.counts['ab'] >= 2)) && (has(self.spec.items) && ((has(oldSelf.spec.queue) && oldSelf.spec.queue <= 'b') ? 3 : 2) < size(self.spec.items))
 	{
 		{
-			n2159, o2160 := &in.Spec, &old.Spec
+			n2117, o2118 := &in.Spec, &old.Spec
 			{
-				n2161, o2162 := &n2159.Guarded, &o2160.Guarded
+				n2119, o2120 := &n2117.Guarded, &o2118.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC78(&q, n2161, o2162)
+				whenOwnGuardedC78(&q, n2119, o2120)
 				if q.Found() {
 					if ok, err := whenCondGadgetC78(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c78"))
 						}
 					} else if ok {
-						whenOwnGuardedC78(w, n2161, o2162)
+						whenOwnGuardedC78(w, n2119, o2120)
 					}
 					if w.Done() {
 						return
@@ -1852,18 +1852,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c79, while has(self.spec.items) && self.spec.items[2] < 0
 	{
 		{
-			n2178, o2179 := &in.Spec, &old.Spec
+			n2136, o2137 := &in.Spec, &old.Spec
 			{
-				n2180, o2181 := &n2178.Guarded, &o2179.Guarded
+				n2138, o2139 := &n2136.Guarded, &o2137.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC79(&q, n2180, o2181)
+				whenOwnGuardedC79(&q, n2138, o2139)
 				if q.Found() {
 					if ok, err := whenCondGadgetC79(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c79"))
 						}
 					} else if ok {
-						whenOwnGuardedC79(w, n2180, o2181)
+						whenOwnGuardedC79(w, n2138, o2139)
 					}
 					if w.Done() {
 						return
@@ -1875,18 +1875,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c8, while !(has(self.spec.items) && self.spec.items[1] <= 3)
 	{
 		{
-			n2198, o2199 := &in.Spec, &old.Spec
+			n2156, o2157 := &in.Spec, &old.Spec
 			{
-				n2200, o2201 := &n2198.Guarded, &o2199.Guarded
+				n2158, o2159 := &n2156.Guarded, &o2157.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC8(&q, n2200, o2201)
+				whenOwnGuardedC8(&q, n2158, o2159)
 				if q.Found() {
 					if ok, err := whenCondGadgetC8(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c8"))
 						}
 					} else if ok {
-						whenOwnGuardedC8(w, n2200, o2201)
+						whenOwnGuardedC8(w, n2158, o2159)
 					}
 					if w.Done() {
 						return
@@ -1898,18 +1898,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c80, while 'ab'.startsWith('b')
 	{
 		{
-			n2205, o2206 := &in.Spec, &old.Spec
+			n2162, o2163 := &in.Spec, &old.Spec
 			{
-				n2207, o2208 := &n2205.Guarded, &o2206.Guarded
+				n2164, o2165 := &n2162.Guarded, &o2163.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC80(&q, n2207, o2208)
+				whenOwnGuardedC80(&q, n2164, o2165)
 				if q.Found() {
 					if ok, err := whenCondGadgetC80(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c80"))
 						}
 					} else if ok {
-						whenOwnGuardedC80(w, n2207, o2208)
+						whenOwnGuardedC80(w, n2164, o2165)
 					}
 					if w.Done() {
 						return
@@ -1921,18 +1921,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c81, while has(self.spec.suspend) && self.spec.suspend
 	{
 		{
-			n2219, o2220 := &in.Spec, &old.Spec
+			n2176, o2177 := &in.Spec, &old.Spec
 			{
-				n2221, o2222 := &n2219.Guarded, &o2220.Guarded
+				n2178, o2179 := &n2176.Guarded, &o2177.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC81(&q, n2221, o2222)
+				whenOwnGuardedC81(&q, n2178, o2179)
 				if q.Found() {
 					if ok, err := whenCondGadgetC81(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c81"))
 						}
 					} else if ok {
-						whenOwnGuardedC81(w, n2221, o2222)
+						whenOwnGuardedC81(w, n2178, o2179)
 					}
 					if w.Done() {
 						return
@@ -1944,18 +1944,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c82, while has(oldSelf.spec.tags) && oldSelf.spec.name in oldSelf.spec.tags
 	{
 		{
-			n2242, o2243 := &in.Spec, &old.Spec
+			n2198, o2199 := &in.Spec, &old.Spec
 			{
-				n2244, o2245 := &n2242.Guarded, &o2243.Guarded
+				n2200, o2201 := &n2198.Guarded, &o2199.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC82(&q, n2244, o2245)
+				whenOwnGuardedC82(&q, n2200, o2201)
 				if q.Found() {
 					if ok, err := whenCondGadgetC82(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c82"))
 						}
 					} else if ok {
-						whenOwnGuardedC82(w, n2244, o2245)
+						whenOwnGuardedC82(w, n2200, o2201)
 					}
 					if w.Done() {
 						return
@@ -1967,18 +1967,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c83, while has(oldSelf.status) && has(oldSelf.status.observed) && oldSelf.status.observed >= 1.0
 	{
 		{
-			n2260, o2261 := &in.Spec, &old.Spec
+			n2215, o2216 := &in.Spec, &old.Spec
 			{
-				n2262, o2263 := &n2260.Guarded, &o2261.Guarded
+				n2217, o2218 := &n2215.Guarded, &o2216.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC83(&q, n2262, o2263)
+				whenOwnGuardedC83(&q, n2217, o2218)
 				if q.Found() {
 					if ok, err := whenCondGadgetC83(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c83"))
 						}
 					} else if ok {
-						whenOwnGuardedC83(w, n2262, o2263)
+						whenOwnGuardedC83(w, n2217, o2218)
 					}
 					if w.Done() {
 						return
@@ -1990,18 +1990,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c84, while has(self.status) && has(self.status.ready) && self.status.ready
 	{
 		{
-			n2277, o2278 := &in.Spec, &old.Spec
+			n2231, o2232 := &in.Spec, &old.Spec
 			{
-				n2279, o2280 := &n2277.Guarded, &o2278.Guarded
+				n2233, o2234 := &n2231.Guarded, &o2232.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC84(&q, n2279, o2280)
+				whenOwnGuardedC84(&q, n2233, o2234)
 				if q.Found() {
 					if ok, err := whenCondGadgetC84(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c84"))
 						}
 					} else if ok {
-						whenOwnGuardedC84(w, n2279, o2280)
+						whenOwnGuardedC84(w, n2233, o2234)
 					}
 					if w.Done() {
 						return
@@ -2013,18 +2013,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c85, while has(self.spec.suspend) && self.spec.suspend
 	{
 		{
-			n2291, o2292 := &in.Spec, &old.Spec
+			n2245, o2246 := &in.Spec, &old.Spec
 			{
-				n2293, o2294 := &n2291.Guarded, &o2292.Guarded
+				n2247, o2248 := &n2245.Guarded, &o2246.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC85(&q, n2293, o2294)
+				whenOwnGuardedC85(&q, n2247, o2248)
 				if q.Found() {
 					if ok, err := whenCondGadgetC85(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c85"))
 						}
 					} else if ok {
-						whenOwnGuardedC85(w, n2293, o2294)
+						whenOwnGuardedC85(w, n2247, o2248)
 					}
 					if w.Done() {
 						return
@@ -2036,18 +2036,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c86, while false
 	{
 		{
-			n2295, o2296 := &in.Spec, &old.Spec
+			n2249, o2250 := &in.Spec, &old.Spec
 			{
-				n2297, o2298 := &n2295.Guarded, &o2296.Guarded
+				n2251, o2252 := &n2249.Guarded, &o2250.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC86(&q, n2297, o2298)
+				whenOwnGuardedC86(&q, n2251, o2252)
 				if q.Found() {
 					if ok, err := whenCondGadgetC86(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c86"))
 						}
 					} else if ok {
-						whenOwnGuardedC86(w, n2297, o2298)
+						whenOwnGuardedC86(w, n2251, o2252)
 					}
 					if w.Done() {
 						return
@@ -2059,18 +2059,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c87, while !(has(oldSelf.spec.paused) && oldSelf.spec.paused)
 	{
 		{
-			n2311, o2312 := &in.Spec, &old.Spec
+			n2265, o2266 := &in.Spec, &old.Spec
 			{
-				n2313, o2314 := &n2311.Guarded, &o2312.Guarded
+				n2267, o2268 := &n2265.Guarded, &o2266.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC87(&q, n2313, o2314)
+				whenOwnGuardedC87(&q, n2267, o2268)
 				if q.Found() {
 					if ok, err := whenCondGadgetC87(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c87"))
 						}
 					} else if ok {
-						whenOwnGuardedC87(w, n2313, o2314)
+						whenOwnGuardedC87(w, n2267, o2268)
 					}
 					if w.Done() {
 						return
@@ -2082,18 +2082,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c88, while !(has(oldSelf.spec.suspend) && oldSelf.spec.suspend)
 	{
 		{
-			n2327, o2328 := &in.Spec, &old.Spec
+			n2281, o2282 := &in.Spec, &old.Spec
 			{
-				n2329, o2330 := &n2327.Guarded, &o2328.Guarded
+				n2283, o2284 := &n2281.Guarded, &o2282.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC88(&q, n2329, o2330)
+				whenOwnGuardedC88(&q, n2283, o2284)
 				if q.Found() {
 					if ok, err := whenCondGadgetC88(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c88"))
 						}
 					} else if ok {
-						whenOwnGuardedC88(w, n2329, o2330)
+						whenOwnGuardedC88(w, n2283, o2284)
 					}
 					if w.Done() {
 						return
@@ -2105,18 +2105,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c89, while has(oldSelf.spec.locked) && oldSelf.spec.locked
 	{
 		{
-			n2342, o2343 := &in.Spec, &old.Spec
+			n2296, o2297 := &in.Spec, &old.Spec
 			{
-				n2344, o2345 := &n2342.Guarded, &o2343.Guarded
+				n2298, o2299 := &n2296.Guarded, &o2297.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC89(&q, n2344, o2345)
+				whenOwnGuardedC89(&q, n2298, o2299)
 				if q.Found() {
 					if ok, err := whenCondGadgetC89(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c89"))
 						}
 					} else if ok {
-						whenOwnGuardedC89(w, n2344, o2345)
+						whenOwnGuardedC89(w, n2298, o2299)
 					}
 					if w.Done() {
 						return
@@ -2128,18 +2128,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c9, while has(oldSelf.spec.queue) && has(self.spec.labels) && oldSelf.spec.queue in self.spec.labels
 	{
 		{
-			n2367, o2368 := &in.Spec, &old.Spec
+			n2321, o2322 := &in.Spec, &old.Spec
 			{
-				n2369, o2370 := &n2367.Guarded, &o2368.Guarded
+				n2323, o2324 := &n2321.Guarded, &o2322.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC9(&q, n2369, o2370)
+				whenOwnGuardedC9(&q, n2323, o2324)
 				if q.Found() {
 					if ok, err := whenCondGadgetC9(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c9"))
 						}
 					} else if ok {
-						whenOwnGuardedC9(w, n2369, o2370)
+						whenOwnGuardedC9(w, n2323, o2324)
 					}
 					if w.Done() {
 						return
@@ -2151,18 +2151,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c90, while has(oldSelf.spec.topology)
 	{
 		{
-			n2375, o2376 := &in.Spec, &old.Spec
+			n2329, o2330 := &in.Spec, &old.Spec
 			{
-				n2377, o2378 := &n2375.Guarded, &o2376.Guarded
+				n2331, o2332 := &n2329.Guarded, &o2330.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC90(&q, n2377, o2378)
+				whenOwnGuardedC90(&q, n2331, o2332)
 				if q.Found() {
 					if ok, err := whenCondGadgetC90(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c90"))
 						}
 					} else if ok {
-						whenOwnGuardedC90(w, n2377, o2378)
+						whenOwnGuardedC90(w, n2331, o2332)
 					}
 					if w.Done() {
 						return
@@ -2174,18 +2174,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c91, while has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == "Ready" && c.status == "True")
 	{
 		{
-			n2406, o2407 := &in.Spec, &old.Spec
+			n2358, o2359 := &in.Spec, &old.Spec
 			{
-				n2408, o2409 := &n2406.Guarded, &o2407.Guarded
+				n2360, o2361 := &n2358.Guarded, &o2359.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC91(&q, n2408, o2409)
+				whenOwnGuardedC91(&q, n2360, o2361)
 				if q.Found() {
 					if ok, err := whenCondGadgetC91(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c91"))
 						}
 					} else if ok {
-						whenOwnGuardedC91(w, n2408, o2409)
+						whenOwnGuardedC91(w, n2360, o2361)
 					}
 					if w.Done() {
 						return
@@ -2197,18 +2197,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c92, while has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')
 	{
 		{
-			n2437, o2438 := &in.Spec, &old.Spec
+			n2387, o2388 := &in.Spec, &old.Spec
 			{
-				n2439, o2440 := &n2437.Guarded, &o2438.Guarded
+				n2389, o2390 := &n2387.Guarded, &o2388.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC92(&q, n2439, o2440)
+				whenOwnGuardedC92(&q, n2389, o2390)
 				if q.Found() {
 					if ok, err := whenCondGadgetC92(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c92"))
 						}
 					} else if ok {
-						whenOwnGuardedC92(w, n2439, o2440)
+						whenOwnGuardedC92(w, n2389, o2390)
 					}
 					if w.Done() {
 						return
@@ -2220,16 +2220,16 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.queue, while has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')
 	{
 		{
-			n2468, o2469 := &in.Spec, &old.Spec
+			n2416, o2417 := &in.Spec, &old.Spec
 			var q immutable.Walk
-			whenOwnGadgetSpecQueue(&q, n2468, o2469)
+			whenOwnGadgetSpecQueue(&q, n2416, o2417)
 			if q.Found() {
 				if ok, err := whenCondGadgetQueue(in, old); err != nil {
 					if w.Violation() {
 						w.Add(immutable.WhenError(err, "field is immutable"))
 					}
 				} else if ok {
-					whenOwnGadgetSpecQueue(w, n2468, o2469)
+					whenOwnGadgetSpecQueue(w, n2416, o2417)
 				}
 				if w.Done() {
 					return
@@ -2240,16 +2240,16 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.size, while has(oldSelf.spec.locked) && oldSelf.spec.locked
 	{
 		{
-			n2480, o2481 := &in.Spec, &old.Spec
+			n2428, o2429 := &in.Spec, &old.Spec
 			var q immutable.Walk
-			whenOwnGadgetSpecSize(&q, n2480, o2481)
+			whenOwnGadgetSpecSize(&q, n2428, o2429)
 			if q.Found() {
 				if ok, err := whenCondGadgetSize(in, old); err != nil {
 					if w.Violation() {
 						w.Add(immutable.WhenError(err, "field is immutable"))
 					}
 				} else if ok {
-					whenOwnGadgetSpecSize(w, n2480, o2481)
+					whenOwnGadgetSpecSize(w, n2428, o2429)
 				}
 				if w.Done() {
 					return
@@ -2260,16 +2260,16 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.template, while !has(self.spec.suspend) || !self.spec.suspend
 	{
 		{
-			n2496, o2497 := &in.Spec, &old.Spec
+			n2444, o2445 := &in.Spec, &old.Spec
 			var q immutable.Walk
-			whenOwnGadgetSpecTemplate(&q, n2496, o2497)
+			whenOwnGadgetSpecTemplate(&q, n2444, o2445)
 			if q.Found() {
 				if ok, err := whenCondGadgetTemplate(in, old); err != nil {
 					if w.Violation() {
 						w.Add(immutable.WhenError(err, "field is immutable"))
 					}
 				} else if ok {
-					whenOwnGadgetSpecTemplate(w, n2496, o2497)
+					whenOwnGadgetSpecTemplate(w, n2444, o2445)
 				}
 				if w.Done() {
 					return
@@ -2365,86 +2365,83 @@ func whenCondGadgetC0(self, oldSelf *Gadget) (bool, error) {
 				found := false
 				for i23 := range v19 {
 					var v24 *Port
-					var e25 error
 					v24 = &v19[i23]
-					_, _ = v24, e25
-					var v26 bool
-					var e27 error
-					var v28 string
-					var e29 error
+					_ = v24
+					var v25 bool
+					var e26 error
+					var v27 string
+					var e28 error
 					if !(true) {
-						e29 = immutable.NoSuchKey("name")
+						e28 = immutable.NoSuchKey("name")
 					} else {
-						v28 = string(v24.Name)
+						v27 = string(v24.Name)
 					}
-					var v30 bool
-					var e31 error
-					if e29 != nil {
-						e31 = e29
+					var v29 bool
+					var e30 error
+					if e28 != nil {
+						e30 = e28
 					} else {
-						v30 = v28 == "b"
+						v29 = v27 == "b"
 					}
-					if e31 == nil && v30 {
-						v26, e27 = true, nil
+					if e30 == nil && v29 {
+						v25, e26 = true, nil
 					} else {
-						e27 = e31
-						var v32 bool
-						var e33 error
-						var v34 bool
-						var e35 error
+						e26 = e30
+						var v31 bool
+						var e32 error
+						var v33 bool
 						{
-							v34 = (v24.Port != nil)
+							v33 = (v24.Port != nil)
 						}
-						if e35 == nil && !v34 {
-							v32, e33 = false, nil
+						if !v33 {
+							v31, e32 = false, nil
 						} else {
-							e33 = e35
-							var v36 int64
-							var e37 error
+							var v34 int64
+							var e35 error
 							if !(v24.Port != nil) {
-								e37 = immutable.NoSuchKey("port")
+								e35 = immutable.NoSuchKey("port")
 							} else {
 								if v24.Port == nil {
-									e37 = immutable.ErrNull
+									e35 = immutable.ErrNull
 								} else {
-									v36 = int64((*v24.Port))
+									v34 = int64((*v24.Port))
 								}
 							}
-							var v38 bool
-							var e39 error
-							if e37 != nil {
-								e39 = e37
+							var v36 bool
+							var e37 error
+							if e35 != nil {
+								e37 = e35
 							} else {
-								v38 = v36 >= int64(3)
+								v36 = v34 >= int64(3)
 							}
-							if e39 == nil && !v38 {
-								v32, e33 = false, nil
+							if e37 == nil && !v36 {
+								v31, e32 = false, nil
 							} else {
-								if e33 == nil {
-									e33 = e39
+								if e32 == nil {
+									e32 = e37
 								}
-								if e33 == nil {
-									v32 = true
+								if e32 == nil {
+									v31 = true
 								}
 							}
 						}
-						if e33 == nil && v32 {
-							v26, e27 = true, nil
+						if e32 == nil && v31 {
+							v25, e26 = true, nil
 						} else {
-							if e27 == nil {
-								e27 = e33
+							if e26 == nil {
+								e26 = e32
 							}
-							if e27 == nil {
-								v26 = false
+							if e26 == nil {
+								v25 = false
 							}
 						}
 					}
-					if e27 == nil && !v26 {
+					if e26 == nil && !v25 {
 						found = true
 						break
 					}
-					if e27 != nil && e22 == nil {
-						e22 = e27
+					if e26 != nil && e22 == nil {
+						e22 = e26
 					}
 				}
 				if found {
@@ -2500,253 +2497,250 @@ func whenOwnGuardedC0(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC1 is the condition of spec.guarded.c1: ((('b'.startsWith('ab')) ? (self.spec.mode.size() < 3) : (has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && self.spec.topology.inner.n < 1.0)) ? 2 : 0) > size(oldSelf.spec.name)
 func whenCondGadgetC1(self, oldSelf *Gadget) (bool, error) {
-	var v44 bool
-	var e45 error
+	var v42 bool
 	{
-		v44 = strings.HasPrefix("b", "ab")
+		v42 = strings.HasPrefix("b", "ab")
 	}
-	var v84 bool
-	var e85 error
-	if e45 != nil {
-		e85 = e45
-	} else if v44 {
-		var v46 *GadgetSpec
-		var e47 error
+	var v81 bool
+	var e82 error
+	if v42 {
+		var v43 *GadgetSpec
+		var e44 error
 		if !(true) {
-			e47 = immutable.NoSuchKey("spec")
+			e44 = immutable.NoSuchKey("spec")
 		} else {
-			v46 = &self.Spec
+			v43 = &self.Spec
 		}
-		var v48 string
-		var e49 error
-		if e47 != nil {
-			e49 = e47
-		} else if !(v46.Mode != "") {
-			e49 = immutable.NoSuchKey("mode")
+		var v45 string
+		var e46 error
+		if e44 != nil {
+			e46 = e44
+		} else if !(v43.Mode != "") {
+			e46 = immutable.NoSuchKey("mode")
 		} else {
-			v48 = string(v46.Mode)
+			v45 = string(v43.Mode)
 		}
-		var v50 int64
-		var e51 error
-		if e49 != nil {
-			e51 = e49
+		var v47 int64
+		var e48 error
+		if e46 != nil {
+			e48 = e46
 		} else {
-			v50 = immutable.RuneCount(v48)
+			v47 = immutable.RuneCount(v45)
 		}
-		var v52 bool
-		var e53 error
-		if e51 != nil {
-			e53 = e51
+		var v49 bool
+		var e50 error
+		if e48 != nil {
+			e50 = e48
 		} else {
-			v52 = v50 < int64(3)
+			v49 = v47 < int64(3)
 		}
-		v84, e85 = v52, e53
+		v81, e82 = v49, e50
 	} else {
-		var v54 bool
-		var e55 error
-		var v56 *GadgetSpec
-		var e57 error
+		var v51 bool
+		var e52 error
+		var v53 *GadgetSpec
+		var e54 error
 		if !(true) {
-			e57 = immutable.NoSuchKey("spec")
+			e54 = immutable.NoSuchKey("spec")
 		} else {
-			v56 = &self.Spec
+			v53 = &self.Spec
 		}
-		var v58 bool
-		var e59 error
-		if e57 != nil {
-			e59 = e57
+		var v55 bool
+		var e56 error
+		if e54 != nil {
+			e56 = e54
 		} else {
-			v58 = (v56.Topology != nil)
+			v55 = (v53.Topology != nil)
 		}
-		if e59 == nil && !v58 {
-			v54, e55 = false, nil
+		if e56 == nil && !v55 {
+			v51, e52 = false, nil
 		} else {
-			e55 = e59
-			var v60 *GadgetSpec
-			var e61 error
+			e52 = e56
+			var v57 *GadgetSpec
+			var e58 error
 			if !(true) {
-				e61 = immutable.NoSuchKey("spec")
+				e58 = immutable.NoSuchKey("spec")
 			} else {
-				v60 = &self.Spec
+				v57 = &self.Spec
 			}
-			var v62 *Topology
-			var e63 error
-			if e61 != nil {
-				e63 = e61
-			} else if !(v60.Topology != nil) {
-				e63 = immutable.NoSuchKey("topology")
+			var v59 *Topology
+			var e60 error
+			if e58 != nil {
+				e60 = e58
+			} else if !(v57.Topology != nil) {
+				e60 = immutable.NoSuchKey("topology")
 			} else {
-				if v60.Topology == nil {
-					e63 = immutable.ErrNull
+				if v57.Topology == nil {
+					e60 = immutable.ErrNull
 				} else {
-					v62 = v60.Topology
+					v59 = v57.Topology
 				}
 			}
-			var v64 bool
-			var e65 error
-			if e63 != nil {
-				e65 = e63
+			var v61 bool
+			var e62 error
+			if e60 != nil {
+				e62 = e60
 			} else {
-				v64 = (v62.Inner != nil)
+				v61 = (v59.Inner != nil)
 			}
-			if e65 == nil && !v64 {
-				v54, e55 = false, nil
+			if e62 == nil && !v61 {
+				v51, e52 = false, nil
 			} else {
-				if e55 == nil {
-					e55 = e65
+				if e52 == nil {
+					e52 = e62
 				}
-				var v66 *GadgetSpec
-				var e67 error
+				var v63 *GadgetSpec
+				var e64 error
 				if !(true) {
-					e67 = immutable.NoSuchKey("spec")
+					e64 = immutable.NoSuchKey("spec")
 				} else {
-					v66 = &self.Spec
+					v63 = &self.Spec
 				}
-				var v68 *Topology
-				var e69 error
-				if e67 != nil {
-					e69 = e67
-				} else if !(v66.Topology != nil) {
-					e69 = immutable.NoSuchKey("topology")
+				var v65 *Topology
+				var e66 error
+				if e64 != nil {
+					e66 = e64
+				} else if !(v63.Topology != nil) {
+					e66 = immutable.NoSuchKey("topology")
 				} else {
-					if v66.Topology == nil {
-						e69 = immutable.ErrNull
+					if v63.Topology == nil {
+						e66 = immutable.ErrNull
 					} else {
-						v68 = v66.Topology
+						v65 = v63.Topology
 					}
 				}
-				var v70 *Inner
-				var e71 error
-				if e69 != nil {
-					e71 = e69
-				} else if !(v68.Inner != nil) {
-					e71 = immutable.NoSuchKey("inner")
+				var v67 *Inner
+				var e68 error
+				if e66 != nil {
+					e68 = e66
+				} else if !(v65.Inner != nil) {
+					e68 = immutable.NoSuchKey("inner")
 				} else {
-					if v68.Inner == nil {
-						e71 = immutable.ErrNull
+					if v65.Inner == nil {
+						e68 = immutable.ErrNull
 					} else {
-						v70 = v68.Inner
+						v67 = v65.Inner
 					}
 				}
-				var v72 bool
-				var e73 error
-				if e71 != nil {
-					e73 = e71
+				var v69 bool
+				var e70 error
+				if e68 != nil {
+					e70 = e68
 				} else {
-					v72 = (v70.N != 0)
+					v69 = (v67.N != 0)
 				}
-				if e73 == nil && !v72 {
-					v54, e55 = false, nil
+				if e70 == nil && !v69 {
+					v51, e52 = false, nil
 				} else {
-					if e55 == nil {
-						e55 = e73
+					if e52 == nil {
+						e52 = e70
 					}
-					var v74 *GadgetSpec
-					var e75 error
+					var v71 *GadgetSpec
+					var e72 error
 					if !(true) {
-						e75 = immutable.NoSuchKey("spec")
+						e72 = immutable.NoSuchKey("spec")
 					} else {
-						v74 = &self.Spec
+						v71 = &self.Spec
 					}
-					var v76 *Topology
-					var e77 error
-					if e75 != nil {
-						e77 = e75
-					} else if !(v74.Topology != nil) {
-						e77 = immutable.NoSuchKey("topology")
+					var v73 *Topology
+					var e74 error
+					if e72 != nil {
+						e74 = e72
+					} else if !(v71.Topology != nil) {
+						e74 = immutable.NoSuchKey("topology")
 					} else {
-						if v74.Topology == nil {
-							e77 = immutable.ErrNull
+						if v71.Topology == nil {
+							e74 = immutable.ErrNull
 						} else {
-							v76 = v74.Topology
+							v73 = v71.Topology
 						}
 					}
-					var v78 *Inner
-					var e79 error
-					if e77 != nil {
-						e79 = e77
-					} else if !(v76.Inner != nil) {
-						e79 = immutable.NoSuchKey("inner")
+					var v75 *Inner
+					var e76 error
+					if e74 != nil {
+						e76 = e74
+					} else if !(v73.Inner != nil) {
+						e76 = immutable.NoSuchKey("inner")
 					} else {
-						if v76.Inner == nil {
-							e79 = immutable.ErrNull
+						if v73.Inner == nil {
+							e76 = immutable.ErrNull
 						} else {
-							v78 = v76.Inner
+							v75 = v73.Inner
 						}
 					}
-					var v80 int64
-					var e81 error
-					if e79 != nil {
-						e81 = e79
-					} else if !(v78.N != 0) {
-						e81 = immutable.NoSuchKey("n")
+					var v77 int64
+					var e78 error
+					if e76 != nil {
+						e78 = e76
+					} else if !(v75.N != 0) {
+						e78 = immutable.NoSuchKey("n")
 					} else {
-						v80 = int64(v78.N)
+						v77 = int64(v75.N)
 					}
-					var v82 bool
-					var e83 error
-					if e81 != nil {
-						e83 = e81
+					var v79 bool
+					var e80 error
+					if e78 != nil {
+						e80 = e78
 					} else {
-						v82 = immutable.CompareIntDouble(v80, float64(1)) < 0
+						v79 = immutable.CompareIntDouble(v77, float64(1)) < 0
 					}
-					if e83 == nil && !v82 {
-						v54, e55 = false, nil
+					if e80 == nil && !v79 {
+						v51, e52 = false, nil
 					} else {
-						if e55 == nil {
-							e55 = e83
+						if e52 == nil {
+							e52 = e80
 						}
-						if e55 == nil {
-							v54 = true
+						if e52 == nil {
+							v51 = true
 						}
 					}
 				}
 			}
 		}
-		v84, e85 = v54, e55
+		v81, e82 = v51, e52
 	}
-	var v86 int64
-	var e87 error
-	if e85 != nil {
-		e87 = e85
-	} else if v84 {
-		v86, e87 = int64(2), nil
+	var v83 int64
+	var e84 error
+	if e82 != nil {
+		e84 = e82
+	} else if v81 {
+		v83, e84 = int64(2), nil
 	} else {
-		v86, e87 = int64(0), nil
+		v83, e84 = int64(0), nil
 	}
-	var v88 *GadgetSpec
-	var e89 error
+	var v85 *GadgetSpec
+	var e86 error
 	if !(true) {
-		e89 = immutable.NoSuchKey("spec")
+		e86 = immutable.NoSuchKey("spec")
 	} else {
-		v88 = &oldSelf.Spec
+		v85 = &oldSelf.Spec
 	}
-	var v90 string
-	var e91 error
-	if e89 != nil {
-		e91 = e89
+	var v87 string
+	var e88 error
+	if e86 != nil {
+		e88 = e86
 	} else if !(true) {
-		e91 = immutable.NoSuchKey("name")
+		e88 = immutable.NoSuchKey("name")
 	} else {
-		v90 = string(v88.Name)
+		v87 = string(v85.Name)
 	}
-	var v92 int64
-	var e93 error
-	if e91 != nil {
-		e93 = e91
+	var v89 int64
+	var e90 error
+	if e88 != nil {
+		e90 = e88
 	} else {
-		v92 = immutable.RuneCount(v90)
+		v89 = immutable.RuneCount(v87)
 	}
-	var v94 bool
-	var e95 error
-	if e87 != nil {
-		e95 = e87
-	} else if e93 != nil {
-		e95 = e93
+	var v91 bool
+	var e92 error
+	if e84 != nil {
+		e92 = e84
+	} else if e90 != nil {
+		e92 = e90
 	} else {
-		v94 = v86 > v92
+		v91 = v83 > v89
 	}
-	return v94, e95
+	return v91, e92
 }
 
 func whenOwnGuardedC1(w *immutable.Walk, in, old *Guarded) {
@@ -2771,27 +2765,22 @@ func whenOwnGuardedC1(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC10 is the condition of spec.guarded.c10: (true) ? (!('b' > 'c')) : (false)
 func whenCondGadgetC10(self, oldSelf *Gadget) (bool, error) {
-	var v105 bool
-	var e106 error
+	var v100 bool
 	if true {
-		l100 := "b"
-		var v101 bool
-		var e102 error
+		l97 := "b"
+		var v98 bool
 		{
-			v101 = l100 > "c"
+			v98 = l97 > "c"
 		}
-		var v103 bool
-		var e104 error
-		if e102 != nil {
-			e104 = e102
-		} else {
-			v103 = !v101
+		var v99 bool
+		{
+			v99 = !v98
 		}
-		v105, e106 = v103, e104
+		v100 = v99
 	} else {
-		v105, e106 = false, nil
+		v100 = false
 	}
-	return v105, e106
+	return v100, nil
 }
 
 func whenOwnGuardedC10(w *immutable.Walk, in, old *Guarded) {
@@ -2816,74 +2805,74 @@ func whenOwnGuardedC10(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC11 is the condition of spec.guarded.c11: has(oldSelf.spec.items) && oldSelf.spec.items[2] == 1
 func whenCondGadgetC11(self, oldSelf *Gadget) (bool, error) {
-	var v111 bool
-	var e112 error
-	var v113 *GadgetSpec
-	var e114 error
+	var v105 bool
+	var e106 error
+	var v107 *GadgetSpec
+	var e108 error
 	if !(true) {
-		e114 = immutable.NoSuchKey("spec")
+		e108 = immutable.NoSuchKey("spec")
 	} else {
-		v113 = &oldSelf.Spec
+		v107 = &oldSelf.Spec
 	}
-	var v115 bool
-	var e116 error
-	if e114 != nil {
-		e116 = e114
+	var v109 bool
+	var e110 error
+	if e108 != nil {
+		e110 = e108
 	} else {
-		v115 = (len(v113.Items) != 0)
+		v109 = (len(v107.Items) != 0)
 	}
-	if e116 == nil && !v115 {
-		v111, e112 = false, nil
+	if e110 == nil && !v109 {
+		v105, e106 = false, nil
 	} else {
-		e112 = e116
-		var v117 *GadgetSpec
-		var e118 error
+		e106 = e110
+		var v111 *GadgetSpec
+		var e112 error
 		if !(true) {
-			e118 = immutable.NoSuchKey("spec")
+			e112 = immutable.NoSuchKey("spec")
 		} else {
-			v117 = &oldSelf.Spec
+			v111 = &oldSelf.Spec
 		}
-		var v119 []int64
-		var e120 error
-		if e118 != nil {
-			e120 = e118
-		} else if !(len(v117.Items) != 0) {
-			e120 = immutable.NoSuchKey("items")
+		var v113 []int64
+		var e114 error
+		if e112 != nil {
+			e114 = e112
+		} else if !(len(v111.Items) != 0) {
+			e114 = immutable.NoSuchKey("items")
 		} else {
-			if v117.Items == nil {
-				e120 = immutable.ErrNull
+			if v111.Items == nil {
+				e114 = immutable.ErrNull
 			} else {
-				v119 = v117.Items
+				v113 = v111.Items
 			}
 		}
-		var v121 int64
-		var e122 error
-		if e120 != nil {
-			e122 = e120
-		} else if int64(2) < 0 || int64(2) >= int64(len(v119)) {
-			e122 = immutable.IndexOutOfBounds(int64(2))
+		var v115 int64
+		var e116 error
+		if e114 != nil {
+			e116 = e114
+		} else if int64(2) < 0 || int64(2) >= int64(len(v113)) {
+			e116 = immutable.IndexOutOfBounds(int64(2))
 		} else {
-			v121 = int64(v119[int64(2)])
+			v115 = int64(v113[int64(2)])
 		}
-		var v123 bool
-		var e124 error
-		if e122 != nil {
-			e124 = e122
+		var v117 bool
+		var e118 error
+		if e116 != nil {
+			e118 = e116
 		} else {
-			v123 = v121 == int64(1)
+			v117 = v115 == int64(1)
 		}
-		if e124 == nil && !v123 {
-			v111, e112 = false, nil
+		if e118 == nil && !v117 {
+			v105, e106 = false, nil
 		} else {
-			if e112 == nil {
-				e112 = e124
+			if e106 == nil {
+				e106 = e118
 			}
-			if e112 == nil {
-				v111 = true
+			if e106 == nil {
+				v105 = true
 			}
 		}
 	}
-	return v111, e112
+	return v105, e106
 }
 
 func whenOwnGuardedC11(w *immutable.Walk, in, old *Guarded) {
@@ -2908,72 +2897,72 @@ func whenOwnGuardedC11(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC12 is the condition of spec.guarded.c12: !(has(oldSelf.spec.topology) && has(oldSelf.spec.topology.flag))
 func whenCondGadgetC12(self, oldSelf *Gadget) (bool, error) {
-	var v129 bool
-	var e130 error
-	var v131 *GadgetSpec
-	var e132 error
+	var v123 bool
+	var e124 error
+	var v125 *GadgetSpec
+	var e126 error
 	if !(true) {
-		e132 = immutable.NoSuchKey("spec")
+		e126 = immutable.NoSuchKey("spec")
 	} else {
-		v131 = &oldSelf.Spec
+		v125 = &oldSelf.Spec
 	}
-	var v133 bool
-	var e134 error
-	if e132 != nil {
-		e134 = e132
+	var v127 bool
+	var e128 error
+	if e126 != nil {
+		e128 = e126
 	} else {
-		v133 = (v131.Topology != nil)
+		v127 = (v125.Topology != nil)
 	}
-	if e134 == nil && !v133 {
-		v129, e130 = false, nil
+	if e128 == nil && !v127 {
+		v123, e124 = false, nil
 	} else {
-		e130 = e134
-		var v135 *GadgetSpec
-		var e136 error
+		e124 = e128
+		var v129 *GadgetSpec
+		var e130 error
 		if !(true) {
-			e136 = immutable.NoSuchKey("spec")
+			e130 = immutable.NoSuchKey("spec")
 		} else {
-			v135 = &oldSelf.Spec
+			v129 = &oldSelf.Spec
 		}
-		var v137 *Topology
-		var e138 error
-		if e136 != nil {
-			e138 = e136
-		} else if !(v135.Topology != nil) {
-			e138 = immutable.NoSuchKey("topology")
+		var v131 *Topology
+		var e132 error
+		if e130 != nil {
+			e132 = e130
+		} else if !(v129.Topology != nil) {
+			e132 = immutable.NoSuchKey("topology")
 		} else {
-			if v135.Topology == nil {
-				e138 = immutable.ErrNull
+			if v129.Topology == nil {
+				e132 = immutable.ErrNull
 			} else {
-				v137 = v135.Topology
+				v131 = v129.Topology
 			}
 		}
-		var v139 bool
-		var e140 error
-		if e138 != nil {
-			e140 = e138
+		var v133 bool
+		var e134 error
+		if e132 != nil {
+			e134 = e132
 		} else {
-			v139 = (v137.Flag != nil)
+			v133 = (v131.Flag != nil)
 		}
-		if e140 == nil && !v139 {
-			v129, e130 = false, nil
+		if e134 == nil && !v133 {
+			v123, e124 = false, nil
 		} else {
-			if e130 == nil {
-				e130 = e140
+			if e124 == nil {
+				e124 = e134
 			}
-			if e130 == nil {
-				v129 = true
+			if e124 == nil {
+				v123 = true
 			}
 		}
 	}
-	var v141 bool
-	var e142 error
-	if e130 != nil {
-		e142 = e130
+	var v135 bool
+	var e136 error
+	if e124 != nil {
+		e136 = e124
 	} else {
-		v141 = !v129
+		v135 = !v123
 	}
-	return v141, e142
+	return v135, e136
 }
 
 func whenOwnGuardedC12(w *immutable.Walk, in, old *Guarded) {
@@ -3010,140 +2999,138 @@ func equalSliceString(a, b *[]string) bool {
 
 // whenCondGadgetC13 is the condition of spec.guarded.c13: has(oldSelf.spec.labels) && oldSelf.spec.labels.all(k, k.startsWith('c') || oldSelf.spec.labels[k] == 'a')
 func whenCondGadgetC13(self, oldSelf *Gadget) (bool, error) {
-	var v147 bool
-	var e148 error
-	var v149 *GadgetSpec
-	var e150 error
+	var v141 bool
+	var e142 error
+	var v143 *GadgetSpec
+	var e144 error
 	if !(true) {
-		e150 = immutable.NoSuchKey("spec")
+		e144 = immutable.NoSuchKey("spec")
 	} else {
-		v149 = &oldSelf.Spec
+		v143 = &oldSelf.Spec
 	}
-	var v151 bool
-	var e152 error
-	if e150 != nil {
-		e152 = e150
+	var v145 bool
+	var e146 error
+	if e144 != nil {
+		e146 = e144
 	} else {
-		v151 = (len(v149.Labels) != 0)
+		v145 = (len(v143.Labels) != 0)
 	}
-	if e152 == nil && !v151 {
-		v147, e148 = false, nil
+	if e146 == nil && !v145 {
+		v141, e142 = false, nil
 	} else {
-		e148 = e152
-		var v153 *GadgetSpec
-		var e154 error
+		e142 = e146
+		var v147 *GadgetSpec
+		var e148 error
 		if !(true) {
-			e154 = immutable.NoSuchKey("spec")
+			e148 = immutable.NoSuchKey("spec")
 		} else {
-			v153 = &oldSelf.Spec
+			v147 = &oldSelf.Spec
 		}
-		var v155 map[string]string
-		var e156 error
-		if e154 != nil {
-			e156 = e154
-		} else if !(len(v153.Labels) != 0) {
-			e156 = immutable.NoSuchKey("labels")
+		var v149 map[string]string
+		var e150 error
+		if e148 != nil {
+			e150 = e148
+		} else if !(len(v147.Labels) != 0) {
+			e150 = immutable.NoSuchKey("labels")
 		} else {
-			if v153.Labels == nil {
-				e156 = immutable.ErrNull
+			if v147.Labels == nil {
+				e150 = immutable.ErrNull
 			} else {
-				v155 = v153.Labels
+				v149 = v147.Labels
 			}
 		}
-		var v157 bool
-		var e158 error
-		if e156 != nil {
-			e158 = e156
+		var v151 bool
+		var e152 error
+		if e150 != nil {
+			e152 = e150
 		} else {
 			found := false
-			for k159 := range v155 {
-				_ = k159
-				var v160 bool
-				var e161 error
-				var v162 bool
-				var e163 error
+			for k153 := range v149 {
+				_ = k153
+				var v154 bool
+				var e155 error
+				var v156 bool
 				{
-					v162 = strings.HasPrefix(string(k159), "c")
+					v156 = strings.HasPrefix(string(k153), "c")
 				}
-				if e163 == nil && v162 {
-					v160, e161 = true, nil
+				if v156 {
+					v154, e155 = true, nil
 				} else {
-					e161 = e163
-					var v164 *GadgetSpec
-					var e165 error
+					var v157 *GadgetSpec
+					var e158 error
 					if !(true) {
-						e165 = immutable.NoSuchKey("spec")
+						e158 = immutable.NoSuchKey("spec")
 					} else {
-						v164 = &oldSelf.Spec
+						v157 = &oldSelf.Spec
 					}
-					var v166 map[string]string
-					var e167 error
-					if e165 != nil {
-						e167 = e165
-					} else if !(len(v164.Labels) != 0) {
-						e167 = immutable.NoSuchKey("labels")
+					var v159 map[string]string
+					var e160 error
+					if e158 != nil {
+						e160 = e158
+					} else if !(len(v157.Labels) != 0) {
+						e160 = immutable.NoSuchKey("labels")
 					} else {
-						if v164.Labels == nil {
-							e167 = immutable.ErrNull
+						if v157.Labels == nil {
+							e160 = immutable.ErrNull
 						} else {
-							v166 = v164.Labels
+							v159 = v157.Labels
 						}
 					}
-					var v168 string
-					var e169 error
-					if e167 != nil {
-						e169 = e167
+					var v161 string
+					var e162 error
+					if e160 != nil {
+						e162 = e160
 					} else {
-						if mv170, ok := v166[string(string(k159))]; !ok {
-							e169 = immutable.NoSuchKey(string(k159))
+						if mv163, ok := v159[string(string(k153))]; !ok {
+							e162 = immutable.NoSuchKey(string(k153))
 						} else {
-							v168 = string(mv170)
+							v161 = string(mv163)
 						}
 					}
-					var v171 bool
-					var e172 error
-					if e169 != nil {
-						e172 = e169
+					var v164 bool
+					var e165 error
+					if e162 != nil {
+						e165 = e162
 					} else {
-						v171 = v168 == "a"
+						v164 = v161 == "a"
 					}
-					if e172 == nil && v171 {
-						v160, e161 = true, nil
+					if e165 == nil && v164 {
+						v154, e155 = true, nil
 					} else {
-						if e161 == nil {
-							e161 = e172
+						if e155 == nil {
+							e155 = e165
 						}
-						if e161 == nil {
-							v160 = false
+						if e155 == nil {
+							v154 = false
 						}
 					}
 				}
-				if e161 == nil && !v160 {
+				if e155 == nil && !v154 {
 					found = true
 					break
 				}
-				if e161 != nil && e158 == nil {
-					e158 = e161
+				if e155 != nil && e152 == nil {
+					e152 = e155
 				}
 			}
 			if found {
-				v157, e158 = false, nil
-			} else if e158 == nil {
-				v157 = true
+				v151, e152 = false, nil
+			} else if e152 == nil {
+				v151 = true
 			}
 		}
-		if e158 == nil && !v157 {
-			v147, e148 = false, nil
+		if e152 == nil && !v151 {
+			v141, e142 = false, nil
 		} else {
-			if e148 == nil {
-				e148 = e158
+			if e142 == nil {
+				e142 = e152
 			}
-			if e148 == nil {
-				v147 = true
+			if e142 == nil {
+				v141 = true
 			}
 		}
 	}
-	return v147, e148
+	return v141, e142
 }
 
 func whenOwnGuardedC13(w *immutable.Walk, in, old *Guarded) {
@@ -3157,8 +3144,8 @@ func whenOwnGuardedC13(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C13 != nil && !immutable.SameKeys(in.C13, old.C13) {
 			if w.Violation() {
-				for _, c177 := range immutable.MapKeyChanges(in.C13, old.C13) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c13", immutable.QuoteKey(string(c177.Key)), c177.Added))
+				for _, c170 := range immutable.MapKeyChanges(in.C13, old.C13) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c13", immutable.QuoteKey(string(c170.Key)), c170.Added))
 				}
 			}
 			if w.Done() {
@@ -3177,126 +3164,126 @@ func whenOwnGuardedC13(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC14 is the condition of spec.guarded.c14: (self.spec.mode.size() <= -2.5) || (has(self.spec.queue) && oldSelf.spec.name.endsWith(self.spec.queue))
 func whenCondGadgetC14(self, oldSelf *Gadget) (bool, error) {
-	var v178 bool
-	var e179 error
-	var v180 *GadgetSpec
-	var e181 error
+	var v171 bool
+	var e172 error
+	var v173 *GadgetSpec
+	var e174 error
 	if !(true) {
-		e181 = immutable.NoSuchKey("spec")
+		e174 = immutable.NoSuchKey("spec")
 	} else {
-		v180 = &self.Spec
+		v173 = &self.Spec
 	}
-	var v182 string
-	var e183 error
-	if e181 != nil {
-		e183 = e181
-	} else if !(v180.Mode != "") {
-		e183 = immutable.NoSuchKey("mode")
+	var v175 string
+	var e176 error
+	if e174 != nil {
+		e176 = e174
+	} else if !(v173.Mode != "") {
+		e176 = immutable.NoSuchKey("mode")
 	} else {
-		v182 = string(v180.Mode)
+		v175 = string(v173.Mode)
 	}
-	var v184 int64
-	var e185 error
-	if e183 != nil {
-		e185 = e183
+	var v177 int64
+	var e178 error
+	if e176 != nil {
+		e178 = e176
 	} else {
-		v184 = immutable.RuneCount(v182)
+		v177 = immutable.RuneCount(v175)
 	}
-	var v186 bool
-	var e187 error
-	if e185 != nil {
-		e187 = e185
+	var v179 bool
+	var e180 error
+	if e178 != nil {
+		e180 = e178
 	} else {
-		v186 = immutable.CompareIntDouble(v184, float64(-2.5)) <= 0
+		v179 = immutable.CompareIntDouble(v177, float64(-2.5)) <= 0
 	}
-	if e187 == nil && v186 {
-		v178, e179 = true, nil
+	if e180 == nil && v179 {
+		v171, e172 = true, nil
 	} else {
-		e179 = e187
-		var v188 bool
-		var e189 error
-		var v190 *GadgetSpec
-		var e191 error
+		e172 = e180
+		var v181 bool
+		var e182 error
+		var v183 *GadgetSpec
+		var e184 error
 		if !(true) {
-			e191 = immutable.NoSuchKey("spec")
+			e184 = immutable.NoSuchKey("spec")
 		} else {
-			v190 = &self.Spec
+			v183 = &self.Spec
 		}
-		var v192 bool
-		var e193 error
-		if e191 != nil {
-			e193 = e191
+		var v185 bool
+		var e186 error
+		if e184 != nil {
+			e186 = e184
 		} else {
-			v192 = (v190.Queue != "")
+			v185 = (v183.Queue != "")
 		}
-		if e193 == nil && !v192 {
-			v188, e189 = false, nil
+		if e186 == nil && !v185 {
+			v181, e182 = false, nil
 		} else {
-			e189 = e193
-			var v194 *GadgetSpec
-			var e195 error
+			e182 = e186
+			var v187 *GadgetSpec
+			var e188 error
 			if !(true) {
-				e195 = immutable.NoSuchKey("spec")
+				e188 = immutable.NoSuchKey("spec")
 			} else {
-				v194 = &oldSelf.Spec
+				v187 = &oldSelf.Spec
 			}
-			var v196 string
-			var e197 error
-			if e195 != nil {
-				e197 = e195
+			var v189 string
+			var e190 error
+			if e188 != nil {
+				e190 = e188
 			} else if !(true) {
-				e197 = immutable.NoSuchKey("name")
+				e190 = immutable.NoSuchKey("name")
 			} else {
-				v196 = string(v194.Name)
+				v189 = string(v187.Name)
 			}
-			var v198 *GadgetSpec
-			var e199 error
+			var v191 *GadgetSpec
+			var e192 error
 			if !(true) {
-				e199 = immutable.NoSuchKey("spec")
+				e192 = immutable.NoSuchKey("spec")
 			} else {
-				v198 = &self.Spec
+				v191 = &self.Spec
 			}
-			var v200 string
-			var e201 error
-			if e199 != nil {
-				e201 = e199
-			} else if !(v198.Queue != "") {
-				e201 = immutable.NoSuchKey("queue")
+			var v193 string
+			var e194 error
+			if e192 != nil {
+				e194 = e192
+			} else if !(v191.Queue != "") {
+				e194 = immutable.NoSuchKey("queue")
 			} else {
-				v200 = string(v198.Queue)
+				v193 = string(v191.Queue)
 			}
-			var v202 bool
-			var e203 error
-			if e197 != nil {
-				e203 = e197
-			} else if e201 != nil {
-				e203 = e201
+			var v195 bool
+			var e196 error
+			if e190 != nil {
+				e196 = e190
+			} else if e194 != nil {
+				e196 = e194
 			} else {
-				v202 = strings.HasSuffix(v196, v200)
+				v195 = strings.HasSuffix(v189, v193)
 			}
-			if e203 == nil && !v202 {
-				v188, e189 = false, nil
+			if e196 == nil && !v195 {
+				v181, e182 = false, nil
 			} else {
-				if e189 == nil {
-					e189 = e203
+				if e182 == nil {
+					e182 = e196
 				}
-				if e189 == nil {
-					v188 = true
+				if e182 == nil {
+					v181 = true
 				}
 			}
 		}
-		if e189 == nil && v188 {
-			v178, e179 = true, nil
+		if e182 == nil && v181 {
+			v171, e172 = true, nil
 		} else {
-			if e179 == nil {
-				e179 = e189
+			if e172 == nil {
+				e172 = e182
 			}
-			if e179 == nil {
-				v178 = false
+			if e172 == nil {
+				v171 = false
 			}
 		}
 	}
-	return v178, e179
+	return v171, e172
 }
 
 func whenOwnGuardedC14(w *immutable.Walk, in, old *Guarded) {
@@ -3331,65 +3318,65 @@ func equalInner(a, b *Inner) bool {
 
 // whenCondGadgetC15 is the condition of spec.guarded.c15: has(oldSelf.spec.topology) && has(oldSelf.spec.topology.flag)
 func whenCondGadgetC15(self, oldSelf *Gadget) (bool, error) {
-	var v208 bool
-	var e209 error
-	var v210 *GadgetSpec
-	var e211 error
+	var v201 bool
+	var e202 error
+	var v203 *GadgetSpec
+	var e204 error
 	if !(true) {
-		e211 = immutable.NoSuchKey("spec")
+		e204 = immutable.NoSuchKey("spec")
 	} else {
-		v210 = &oldSelf.Spec
+		v203 = &oldSelf.Spec
 	}
-	var v212 bool
-	var e213 error
-	if e211 != nil {
-		e213 = e211
+	var v205 bool
+	var e206 error
+	if e204 != nil {
+		e206 = e204
 	} else {
-		v212 = (v210.Topology != nil)
+		v205 = (v203.Topology != nil)
 	}
-	if e213 == nil && !v212 {
-		v208, e209 = false, nil
+	if e206 == nil && !v205 {
+		v201, e202 = false, nil
 	} else {
-		e209 = e213
-		var v214 *GadgetSpec
-		var e215 error
+		e202 = e206
+		var v207 *GadgetSpec
+		var e208 error
 		if !(true) {
-			e215 = immutable.NoSuchKey("spec")
+			e208 = immutable.NoSuchKey("spec")
 		} else {
-			v214 = &oldSelf.Spec
+			v207 = &oldSelf.Spec
 		}
-		var v216 *Topology
-		var e217 error
-		if e215 != nil {
-			e217 = e215
-		} else if !(v214.Topology != nil) {
-			e217 = immutable.NoSuchKey("topology")
+		var v209 *Topology
+		var e210 error
+		if e208 != nil {
+			e210 = e208
+		} else if !(v207.Topology != nil) {
+			e210 = immutable.NoSuchKey("topology")
 		} else {
-			if v214.Topology == nil {
-				e217 = immutable.ErrNull
+			if v207.Topology == nil {
+				e210 = immutable.ErrNull
 			} else {
-				v216 = v214.Topology
+				v209 = v207.Topology
 			}
 		}
-		var v218 bool
-		var e219 error
-		if e217 != nil {
-			e219 = e217
+		var v211 bool
+		var e212 error
+		if e210 != nil {
+			e212 = e210
 		} else {
-			v218 = (v216.Flag != nil)
+			v211 = (v209.Flag != nil)
 		}
-		if e219 == nil && !v218 {
-			v208, e209 = false, nil
+		if e212 == nil && !v211 {
+			v201, e202 = false, nil
 		} else {
-			if e209 == nil {
-				e209 = e219
+			if e202 == nil {
+				e202 = e212
 			}
-			if e209 == nil {
-				v208 = true
+			if e202 == nil {
+				v201 = true
 			}
 		}
 	}
-	return v208, e209
+	return v201, e202
 }
 
 func whenOwnGuardedC15(w *immutable.Walk, in, old *Guarded) {
@@ -3414,425 +3401,423 @@ func whenOwnGuardedC15(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC16 is the condition of spec.guarded.c16: ((oldSelf.spec.mode.size() <= 0.5) || (has(oldSelf.spec.note))) ? (has(self.spec.tags) && ((has(oldSelf.spec.replicas) && has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && oldSelf.spec.replicas != self.spec.topology.inner.n) ? 1 : 2) < size(self.spec.tags)) : (has(oldSelf.spec.items) && -1 in oldSelf.spec.items)
 func whenCondGadgetC16(self, oldSelf *Gadget) (bool, error) {
-	var v224 bool
-	var e225 error
-	var v226 *GadgetSpec
-	var e227 error
+	var v217 bool
+	var e218 error
+	var v219 *GadgetSpec
+	var e220 error
 	if !(true) {
-		e227 = immutable.NoSuchKey("spec")
+		e220 = immutable.NoSuchKey("spec")
 	} else {
-		v226 = &oldSelf.Spec
+		v219 = &oldSelf.Spec
 	}
-	var v228 string
-	var e229 error
-	if e227 != nil {
-		e229 = e227
-	} else if !(v226.Mode != "") {
-		e229 = immutable.NoSuchKey("mode")
+	var v221 string
+	var e222 error
+	if e220 != nil {
+		e222 = e220
+	} else if !(v219.Mode != "") {
+		e222 = immutable.NoSuchKey("mode")
 	} else {
-		v228 = string(v226.Mode)
+		v221 = string(v219.Mode)
 	}
-	var v230 int64
-	var e231 error
-	if e229 != nil {
-		e231 = e229
+	var v223 int64
+	var e224 error
+	if e222 != nil {
+		e224 = e222
 	} else {
-		v230 = immutable.RuneCount(v228)
+		v223 = immutable.RuneCount(v221)
 	}
-	var v232 bool
-	var e233 error
-	if e231 != nil {
-		e233 = e231
+	var v225 bool
+	var e226 error
+	if e224 != nil {
+		e226 = e224
 	} else {
-		v232 = immutable.CompareIntDouble(v230, float64(0.5)) <= 0
+		v225 = immutable.CompareIntDouble(v223, float64(0.5)) <= 0
 	}
-	if e233 == nil && v232 {
-		v224, e225 = true, nil
+	if e226 == nil && v225 {
+		v217, e218 = true, nil
 	} else {
-		e225 = e233
-		var v234 *GadgetSpec
-		var e235 error
+		e218 = e226
+		var v227 *GadgetSpec
+		var e228 error
 		if !(true) {
-			e235 = immutable.NoSuchKey("spec")
+			e228 = immutable.NoSuchKey("spec")
 		} else {
-			v234 = &oldSelf.Spec
+			v227 = &oldSelf.Spec
 		}
-		var v236 bool
-		var e237 error
-		if e235 != nil {
-			e237 = e235
+		var v229 bool
+		var e230 error
+		if e228 != nil {
+			e230 = e228
 		} else {
-			v236 = (v234.Note != "")
+			v229 = (v227.Note != "")
 		}
-		if e237 == nil && v236 {
-			v224, e225 = true, nil
+		if e230 == nil && v229 {
+			v217, e218 = true, nil
 		} else {
-			if e225 == nil {
-				e225 = e237
+			if e218 == nil {
+				e218 = e230
 			}
-			if e225 == nil {
-				v224 = false
+			if e218 == nil {
+				v217 = false
 			}
 		}
 	}
-	var v307 bool
-	var e308 error
-	if e225 != nil {
-		e308 = e225
-	} else if v224 {
-		var v238 bool
-		var e239 error
-		var v240 *GadgetSpec
-		var e241 error
+	var v299 bool
+	var e300 error
+	if e218 != nil {
+		e300 = e218
+	} else if v217 {
+		var v231 bool
+		var e232 error
+		var v233 *GadgetSpec
+		var e234 error
 		if !(true) {
-			e241 = immutable.NoSuchKey("spec")
+			e234 = immutable.NoSuchKey("spec")
 		} else {
-			v240 = &self.Spec
+			v233 = &self.Spec
 		}
-		var v242 bool
-		var e243 error
-		if e241 != nil {
-			e243 = e241
+		var v235 bool
+		var e236 error
+		if e234 != nil {
+			e236 = e234
 		} else {
-			v242 = (len(v240.Tags) != 0)
+			v235 = (len(v233.Tags) != 0)
 		}
-		if e243 == nil && !v242 {
-			v238, e239 = false, nil
+		if e236 == nil && !v235 {
+			v231, e232 = false, nil
 		} else {
-			e239 = e243
-			var v244 bool
-			var e245 error
-			var v246 *GadgetSpec
-			var e247 error
+			e232 = e236
+			var v237 bool
+			var e238 error
+			var v239 *GadgetSpec
+			var e240 error
 			if !(true) {
-				e247 = immutable.NoSuchKey("spec")
+				e240 = immutable.NoSuchKey("spec")
 			} else {
-				v246 = &oldSelf.Spec
+				v239 = &oldSelf.Spec
 			}
-			var v248 bool
-			var e249 error
-			if e247 != nil {
-				e249 = e247
+			var v241 bool
+			var e242 error
+			if e240 != nil {
+				e242 = e240
 			} else {
-				v248 = (v246.Replicas != nil)
+				v241 = (v239.Replicas != nil)
 			}
-			if e249 == nil && !v248 {
-				v244, e245 = false, nil
+			if e242 == nil && !v241 {
+				v237, e238 = false, nil
 			} else {
-				e245 = e249
-				var v250 *GadgetSpec
-				var e251 error
+				e238 = e242
+				var v243 *GadgetSpec
+				var e244 error
 				if !(true) {
-					e251 = immutable.NoSuchKey("spec")
+					e244 = immutable.NoSuchKey("spec")
 				} else {
-					v250 = &self.Spec
+					v243 = &self.Spec
 				}
-				var v252 bool
-				var e253 error
-				if e251 != nil {
-					e253 = e251
+				var v245 bool
+				var e246 error
+				if e244 != nil {
+					e246 = e244
 				} else {
-					v252 = (v250.Topology != nil)
+					v245 = (v243.Topology != nil)
 				}
-				if e253 == nil && !v252 {
-					v244, e245 = false, nil
+				if e246 == nil && !v245 {
+					v237, e238 = false, nil
 				} else {
-					if e245 == nil {
-						e245 = e253
+					if e238 == nil {
+						e238 = e246
 					}
-					var v254 *GadgetSpec
-					var e255 error
+					var v247 *GadgetSpec
+					var e248 error
 					if !(true) {
-						e255 = immutable.NoSuchKey("spec")
+						e248 = immutable.NoSuchKey("spec")
 					} else {
-						v254 = &self.Spec
+						v247 = &self.Spec
 					}
-					var v256 *Topology
-					var e257 error
-					if e255 != nil {
-						e257 = e255
-					} else if !(v254.Topology != nil) {
-						e257 = immutable.NoSuchKey("topology")
+					var v249 *Topology
+					var e250 error
+					if e248 != nil {
+						e250 = e248
+					} else if !(v247.Topology != nil) {
+						e250 = immutable.NoSuchKey("topology")
 					} else {
-						if v254.Topology == nil {
-							e257 = immutable.ErrNull
+						if v247.Topology == nil {
+							e250 = immutable.ErrNull
 						} else {
-							v256 = v254.Topology
+							v249 = v247.Topology
 						}
 					}
-					var v258 bool
-					var e259 error
-					if e257 != nil {
-						e259 = e257
+					var v251 bool
+					var e252 error
+					if e250 != nil {
+						e252 = e250
 					} else {
-						v258 = (v256.Inner != nil)
+						v251 = (v249.Inner != nil)
 					}
-					if e259 == nil && !v258 {
-						v244, e245 = false, nil
+					if e252 == nil && !v251 {
+						v237, e238 = false, nil
 					} else {
-						if e245 == nil {
-							e245 = e259
+						if e238 == nil {
+							e238 = e252
 						}
-						var v260 *GadgetSpec
-						var e261 error
+						var v253 *GadgetSpec
+						var e254 error
 						if !(true) {
-							e261 = immutable.NoSuchKey("spec")
+							e254 = immutable.NoSuchKey("spec")
 						} else {
-							v260 = &self.Spec
+							v253 = &self.Spec
 						}
-						var v262 *Topology
-						var e263 error
-						if e261 != nil {
-							e263 = e261
-						} else if !(v260.Topology != nil) {
-							e263 = immutable.NoSuchKey("topology")
+						var v255 *Topology
+						var e256 error
+						if e254 != nil {
+							e256 = e254
+						} else if !(v253.Topology != nil) {
+							e256 = immutable.NoSuchKey("topology")
 						} else {
-							if v260.Topology == nil {
-								e263 = immutable.ErrNull
+							if v253.Topology == nil {
+								e256 = immutable.ErrNull
 							} else {
-								v262 = v260.Topology
+								v255 = v253.Topology
 							}
 						}
-						var v264 *Inner
-						var e265 error
-						if e263 != nil {
-							e265 = e263
-						} else if !(v262.Inner != nil) {
-							e265 = immutable.NoSuchKey("inner")
+						var v257 *Inner
+						var e258 error
+						if e256 != nil {
+							e258 = e256
+						} else if !(v255.Inner != nil) {
+							e258 = immutable.NoSuchKey("inner")
 						} else {
-							if v262.Inner == nil {
-								e265 = immutable.ErrNull
+							if v255.Inner == nil {
+								e258 = immutable.ErrNull
 							} else {
-								v264 = v262.Inner
+								v257 = v255.Inner
 							}
 						}
-						var v266 bool
-						var e267 error
-						if e265 != nil {
-							e267 = e265
+						var v259 bool
+						var e260 error
+						if e258 != nil {
+							e260 = e258
 						} else {
-							v266 = (v264.N != 0)
+							v259 = (v257.N != 0)
 						}
-						if e267 == nil && !v266 {
-							v244, e245 = false, nil
+						if e260 == nil && !v259 {
+							v237, e238 = false, nil
 						} else {
-							if e245 == nil {
-								e245 = e267
+							if e238 == nil {
+								e238 = e260
 							}
-							var v268 *GadgetSpec
-							var e269 error
+							var v261 *GadgetSpec
+							var e262 error
 							if !(true) {
-								e269 = immutable.NoSuchKey("spec")
+								e262 = immutable.NoSuchKey("spec")
 							} else {
-								v268 = &oldSelf.Spec
+								v261 = &oldSelf.Spec
 							}
-							var v270 int64
-							var e271 error
-							if e269 != nil {
-								e271 = e269
-							} else if !(v268.Replicas != nil) {
-								e271 = immutable.NoSuchKey("replicas")
+							var v263 int64
+							var e264 error
+							if e262 != nil {
+								e264 = e262
+							} else if !(v261.Replicas != nil) {
+								e264 = immutable.NoSuchKey("replicas")
 							} else {
-								if v268.Replicas == nil {
-									e271 = immutable.ErrNull
+								if v261.Replicas == nil {
+									e264 = immutable.ErrNull
 								} else {
-									v270 = int64((*v268.Replicas))
+									v263 = int64((*v261.Replicas))
 								}
 							}
-							var v272 *GadgetSpec
-							var e273 error
+							var v265 *GadgetSpec
+							var e266 error
 							if !(true) {
-								e273 = immutable.NoSuchKey("spec")
+								e266 = immutable.NoSuchKey("spec")
 							} else {
-								v272 = &self.Spec
+								v265 = &self.Spec
 							}
-							var v274 *Topology
-							var e275 error
-							if e273 != nil {
-								e275 = e273
-							} else if !(v272.Topology != nil) {
-								e275 = immutable.NoSuchKey("topology")
+							var v267 *Topology
+							var e268 error
+							if e266 != nil {
+								e268 = e266
+							} else if !(v265.Topology != nil) {
+								e268 = immutable.NoSuchKey("topology")
 							} else {
-								if v272.Topology == nil {
-									e275 = immutable.ErrNull
+								if v265.Topology == nil {
+									e268 = immutable.ErrNull
 								} else {
-									v274 = v272.Topology
+									v267 = v265.Topology
 								}
 							}
-							var v276 *Inner
-							var e277 error
-							if e275 != nil {
-								e277 = e275
-							} else if !(v274.Inner != nil) {
-								e277 = immutable.NoSuchKey("inner")
+							var v269 *Inner
+							var e270 error
+							if e268 != nil {
+								e270 = e268
+							} else if !(v267.Inner != nil) {
+								e270 = immutable.NoSuchKey("inner")
 							} else {
-								if v274.Inner == nil {
-									e277 = immutable.ErrNull
+								if v267.Inner == nil {
+									e270 = immutable.ErrNull
 								} else {
-									v276 = v274.Inner
+									v269 = v267.Inner
 								}
 							}
-							var v278 int64
-							var e279 error
-							if e277 != nil {
-								e279 = e277
-							} else if !(v276.N != 0) {
-								e279 = immutable.NoSuchKey("n")
+							var v271 int64
+							var e272 error
+							if e270 != nil {
+								e272 = e270
+							} else if !(v269.N != 0) {
+								e272 = immutable.NoSuchKey("n")
 							} else {
-								v278 = int64(v276.N)
+								v271 = int64(v269.N)
 							}
-							var v280 bool
-							var e281 error
-							if e271 != nil {
-								e281 = e271
-							} else if e279 != nil {
-								e281 = e279
+							var v273 bool
+							var e274 error
+							if e264 != nil {
+								e274 = e264
+							} else if e272 != nil {
+								e274 = e272
 							} else {
-								v280 = !(v270 == v278)
+								v273 = !(v263 == v271)
 							}
-							if e281 == nil && !v280 {
-								v244, e245 = false, nil
+							if e274 == nil && !v273 {
+								v237, e238 = false, nil
 							} else {
-								if e245 == nil {
-									e245 = e281
+								if e238 == nil {
+									e238 = e274
 								}
-								if e245 == nil {
-									v244 = true
+								if e238 == nil {
+									v237 = true
 								}
 							}
 						}
 					}
 				}
 			}
-			var v282 int64
-			var e283 error
-			if e245 != nil {
-				e283 = e245
-			} else if v244 {
-				v282, e283 = int64(1), nil
+			var v275 int64
+			var e276 error
+			if e238 != nil {
+				e276 = e238
+			} else if v237 {
+				v275, e276 = int64(1), nil
 			} else {
-				v282, e283 = int64(2), nil
+				v275, e276 = int64(2), nil
 			}
-			var v284 *GadgetSpec
-			var e285 error
+			var v277 *GadgetSpec
+			var e278 error
 			if !(true) {
-				e285 = immutable.NoSuchKey("spec")
+				e278 = immutable.NoSuchKey("spec")
 			} else {
-				v284 = &self.Spec
+				v277 = &self.Spec
 			}
-			var v286 []string
-			var e287 error
-			if e285 != nil {
-				e287 = e285
-			} else if !(len(v284.Tags) != 0) {
-				e287 = immutable.NoSuchKey("tags")
+			var v279 []string
+			var e280 error
+			if e278 != nil {
+				e280 = e278
+			} else if !(len(v277.Tags) != 0) {
+				e280 = immutable.NoSuchKey("tags")
 			} else {
-				if v284.Tags == nil {
-					e287 = immutable.ErrNull
+				if v277.Tags == nil {
+					e280 = immutable.ErrNull
 				} else {
-					v286 = v284.Tags
+					v279 = v277.Tags
 				}
 			}
-			var v288 int64
-			var e289 error
-			if e287 != nil {
-				e289 = e287
+			var v281 int64
+			var e282 error
+			if e280 != nil {
+				e282 = e280
 			} else {
-				v288 = int64(len(v286))
+				v281 = int64(len(v279))
 			}
-			var v290 bool
-			var e291 error
-			if e283 != nil {
-				e291 = e283
-			} else if e289 != nil {
-				e291 = e289
+			var v283 bool
+			var e284 error
+			if e276 != nil {
+				e284 = e276
+			} else if e282 != nil {
+				e284 = e282
 			} else {
-				v290 = v282 < v288
+				v283 = v275 < v281
 			}
-			if e291 == nil && !v290 {
-				v238, e239 = false, nil
+			if e284 == nil && !v283 {
+				v231, e232 = false, nil
 			} else {
-				if e239 == nil {
-					e239 = e291
+				if e232 == nil {
+					e232 = e284
 				}
-				if e239 == nil {
-					v238 = true
+				if e232 == nil {
+					v231 = true
 				}
 			}
 		}
-		v307, e308 = v238, e239
+		v299, e300 = v231, e232
 	} else {
-		var v292 bool
-		var e293 error
-		var v294 *GadgetSpec
-		var e295 error
+		var v285 bool
+		var e286 error
+		var v287 *GadgetSpec
+		var e288 error
 		if !(true) {
-			e295 = immutable.NoSuchKey("spec")
+			e288 = immutable.NoSuchKey("spec")
 		} else {
-			v294 = &oldSelf.Spec
+			v287 = &oldSelf.Spec
 		}
-		var v296 bool
-		var e297 error
-		if e295 != nil {
-			e297 = e295
+		var v289 bool
+		var e290 error
+		if e288 != nil {
+			e290 = e288
 		} else {
-			v296 = (len(v294.Items) != 0)
+			v289 = (len(v287.Items) != 0)
 		}
-		if e297 == nil && !v296 {
-			v292, e293 = false, nil
+		if e290 == nil && !v289 {
+			v285, e286 = false, nil
 		} else {
-			e293 = e297
-			var v298 *GadgetSpec
-			var e299 error
+			e286 = e290
+			var v291 *GadgetSpec
+			var e292 error
 			if !(true) {
-				e299 = immutable.NoSuchKey("spec")
+				e292 = immutable.NoSuchKey("spec")
 			} else {
-				v298 = &oldSelf.Spec
+				v291 = &oldSelf.Spec
 			}
-			var v300 []int64
-			var e301 error
-			if e299 != nil {
-				e301 = e299
-			} else if !(len(v298.Items) != 0) {
-				e301 = immutable.NoSuchKey("items")
+			var v293 []int64
+			var e294 error
+			if e292 != nil {
+				e294 = e292
+			} else if !(len(v291.Items) != 0) {
+				e294 = immutable.NoSuchKey("items")
 			} else {
-				if v298.Items == nil {
-					e301 = immutable.ErrNull
+				if v291.Items == nil {
+					e294 = immutable.ErrNull
 				} else {
-					v300 = v298.Items
+					v293 = v291.Items
 				}
 			}
-			var v302 bool
-			var e303 error
-			if e301 != nil {
-				e303 = e301
+			var v295 bool
+			var e296 error
+			if e294 != nil {
+				e296 = e294
 			} else {
-				v302 = false
-				for i304 := range v300 {
-					var v305 int64
-					var e306 error
-					v305 = int64(v300[i304])
-					_ = e306
-					if v305 == int64(-1) {
-						v302, e303 = true, nil
+				v295 = false
+				for i297 := range v293 {
+					var v298 int64
+					v298 = int64(v293[i297])
+					if v298 == int64(-1) {
+						v295 = true
 						break
 					}
 				}
 			}
-			if e303 == nil && !v302 {
-				v292, e293 = false, nil
+			if e296 == nil && !v295 {
+				v285, e286 = false, nil
 			} else {
-				if e293 == nil {
-					e293 = e303
+				if e286 == nil {
+					e286 = e296
 				}
-				if e293 == nil {
-					v292 = true
+				if e286 == nil {
+					v285 = true
 				}
 			}
 		}
-		v307, e308 = v292, e293
+		v299, e300 = v285, e286
 	}
-	return v307, e308
+	return v299, e300
 }
 
 func whenOwnGuardedC16(w *immutable.Walk, in, old *Guarded) {
@@ -3857,99 +3842,97 @@ func whenOwnGuardedC16(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC17 is the condition of spec.guarded.c17: ('c' in ['a', 'c']) && (has(self.spec.labels) && self.spec.labels['c'] == 'ab')
 func whenCondGadgetC17(self, oldSelf *Gadget) (bool, error) {
-	var v313 bool
-	var e314 error
-	var v315 bool
-	var e316 error
-	l317 := "c"
+	var v305 bool
+	var e306 error
+	l307 := "c"
+	var v308 bool
 	{
-		v315 = (l317 == "a") || (l317 == "c")
+		v308 = (l307 == "a") || (l307 == "c")
 	}
-	if e316 == nil && !v315 {
-		v313, e314 = false, nil
+	if !v308 {
+		v305, e306 = false, nil
 	} else {
-		e314 = e316
-		var v318 bool
-		var e319 error
-		var v320 *GadgetSpec
-		var e321 error
+		var v309 bool
+		var e310 error
+		var v311 *GadgetSpec
+		var e312 error
 		if !(true) {
-			e321 = immutable.NoSuchKey("spec")
+			e312 = immutable.NoSuchKey("spec")
 		} else {
-			v320 = &self.Spec
+			v311 = &self.Spec
 		}
-		var v322 bool
-		var e323 error
-		if e321 != nil {
-			e323 = e321
+		var v313 bool
+		var e314 error
+		if e312 != nil {
+			e314 = e312
 		} else {
-			v322 = (len(v320.Labels) != 0)
+			v313 = (len(v311.Labels) != 0)
 		}
-		if e323 == nil && !v322 {
-			v318, e319 = false, nil
+		if e314 == nil && !v313 {
+			v309, e310 = false, nil
 		} else {
-			e319 = e323
-			var v324 *GadgetSpec
-			var e325 error
+			e310 = e314
+			var v315 *GadgetSpec
+			var e316 error
 			if !(true) {
-				e325 = immutable.NoSuchKey("spec")
+				e316 = immutable.NoSuchKey("spec")
 			} else {
-				v324 = &self.Spec
+				v315 = &self.Spec
 			}
-			var v326 map[string]string
-			var e327 error
-			if e325 != nil {
-				e327 = e325
-			} else if !(len(v324.Labels) != 0) {
-				e327 = immutable.NoSuchKey("labels")
+			var v317 map[string]string
+			var e318 error
+			if e316 != nil {
+				e318 = e316
+			} else if !(len(v315.Labels) != 0) {
+				e318 = immutable.NoSuchKey("labels")
 			} else {
-				if v324.Labels == nil {
-					e327 = immutable.ErrNull
+				if v315.Labels == nil {
+					e318 = immutable.ErrNull
 				} else {
-					v326 = v324.Labels
+					v317 = v315.Labels
 				}
 			}
-			var v328 string
-			var e329 error
-			if e327 != nil {
-				e329 = e327
+			var v319 string
+			var e320 error
+			if e318 != nil {
+				e320 = e318
 			} else {
-				if mv330, ok := v326[string("c")]; !ok {
-					e329 = immutable.NoSuchKey("c")
+				if mv321, ok := v317[string("c")]; !ok {
+					e320 = immutable.NoSuchKey("c")
 				} else {
-					v328 = string(mv330)
+					v319 = string(mv321)
 				}
 			}
-			var v331 bool
-			var e332 error
-			if e329 != nil {
-				e332 = e329
+			var v322 bool
+			var e323 error
+			if e320 != nil {
+				e323 = e320
 			} else {
-				v331 = v328 == "ab"
+				v322 = v319 == "ab"
 			}
-			if e332 == nil && !v331 {
-				v318, e319 = false, nil
+			if e323 == nil && !v322 {
+				v309, e310 = false, nil
 			} else {
-				if e319 == nil {
-					e319 = e332
+				if e310 == nil {
+					e310 = e323
 				}
-				if e319 == nil {
-					v318 = true
+				if e310 == nil {
+					v309 = true
 				}
 			}
 		}
-		if e319 == nil && !v318 {
-			v313, e314 = false, nil
+		if e310 == nil && !v309 {
+			v305, e306 = false, nil
 		} else {
-			if e314 == nil {
-				e314 = e319
+			if e306 == nil {
+				e306 = e310
 			}
-			if e314 == nil {
-				v313 = true
+			if e306 == nil {
+				v305 = true
 			}
 		}
 	}
-	return v313, e314
+	return v305, e306
 }
 
 func whenOwnGuardedC17(w *immutable.Walk, in, old *Guarded) {
@@ -3974,162 +3957,162 @@ func whenOwnGuardedC17(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC18 is the condition of spec.guarded.c18: (has(oldSelf.spec.labels) && oldSelf.spec.labels['b'] == 'b') || (has(oldSelf.spec.counts) && oldSelf.spec.counts[”] > -1)
 func whenCondGadgetC18(self, oldSelf *Gadget) (bool, error) {
-	var v337 bool
-	var e338 error
-	var v339 bool
-	var e340 error
-	var v341 *GadgetSpec
-	var e342 error
+	var v328 bool
+	var e329 error
+	var v330 bool
+	var e331 error
+	var v332 *GadgetSpec
+	var e333 error
 	if !(true) {
-		e342 = immutable.NoSuchKey("spec")
+		e333 = immutable.NoSuchKey("spec")
 	} else {
-		v341 = &oldSelf.Spec
+		v332 = &oldSelf.Spec
 	}
-	var v343 bool
-	var e344 error
-	if e342 != nil {
-		e344 = e342
+	var v334 bool
+	var e335 error
+	if e333 != nil {
+		e335 = e333
 	} else {
-		v343 = (len(v341.Labels) != 0)
+		v334 = (len(v332.Labels) != 0)
 	}
-	if e344 == nil && !v343 {
-		v339, e340 = false, nil
+	if e335 == nil && !v334 {
+		v330, e331 = false, nil
 	} else {
-		e340 = e344
-		var v345 *GadgetSpec
-		var e346 error
+		e331 = e335
+		var v336 *GadgetSpec
+		var e337 error
 		if !(true) {
-			e346 = immutable.NoSuchKey("spec")
+			e337 = immutable.NoSuchKey("spec")
 		} else {
-			v345 = &oldSelf.Spec
+			v336 = &oldSelf.Spec
 		}
-		var v347 map[string]string
-		var e348 error
-		if e346 != nil {
-			e348 = e346
-		} else if !(len(v345.Labels) != 0) {
-			e348 = immutable.NoSuchKey("labels")
+		var v338 map[string]string
+		var e339 error
+		if e337 != nil {
+			e339 = e337
+		} else if !(len(v336.Labels) != 0) {
+			e339 = immutable.NoSuchKey("labels")
 		} else {
-			if v345.Labels == nil {
-				e348 = immutable.ErrNull
+			if v336.Labels == nil {
+				e339 = immutable.ErrNull
 			} else {
-				v347 = v345.Labels
+				v338 = v336.Labels
 			}
 		}
-		var v349 string
+		var v340 string
+		var e341 error
+		if e339 != nil {
+			e341 = e339
+		} else {
+			if mv342, ok := v338[string("b")]; !ok {
+				e341 = immutable.NoSuchKey("b")
+			} else {
+				v340 = string(mv342)
+			}
+		}
+		var v343 bool
+		var e344 error
+		if e341 != nil {
+			e344 = e341
+		} else {
+			v343 = v340 == "b"
+		}
+		if e344 == nil && !v343 {
+			v330, e331 = false, nil
+		} else {
+			if e331 == nil {
+				e331 = e344
+			}
+			if e331 == nil {
+				v330 = true
+			}
+		}
+	}
+	if e331 == nil && v330 {
+		v328, e329 = true, nil
+	} else {
+		e329 = e331
+		var v345 bool
+		var e346 error
+		var v347 *GadgetSpec
+		var e348 error
+		if !(true) {
+			e348 = immutable.NoSuchKey("spec")
+		} else {
+			v347 = &oldSelf.Spec
+		}
+		var v349 bool
 		var e350 error
 		if e348 != nil {
 			e350 = e348
 		} else {
-			if mv351, ok := v347[string("b")]; !ok {
-				e350 = immutable.NoSuchKey("b")
-			} else {
-				v349 = string(mv351)
-			}
+			v349 = (len(v347.Counts) != 0)
 		}
-		var v352 bool
-		var e353 error
-		if e350 != nil {
-			e353 = e350
+		if e350 == nil && !v349 {
+			v345, e346 = false, nil
 		} else {
-			v352 = v349 == "b"
-		}
-		if e353 == nil && !v352 {
-			v339, e340 = false, nil
-		} else {
-			if e340 == nil {
-				e340 = e353
-			}
-			if e340 == nil {
-				v339 = true
-			}
-		}
-	}
-	if e340 == nil && v339 {
-		v337, e338 = true, nil
-	} else {
-		e338 = e340
-		var v354 bool
-		var e355 error
-		var v356 *GadgetSpec
-		var e357 error
-		if !(true) {
-			e357 = immutable.NoSuchKey("spec")
-		} else {
-			v356 = &oldSelf.Spec
-		}
-		var v358 bool
-		var e359 error
-		if e357 != nil {
-			e359 = e357
-		} else {
-			v358 = (len(v356.Counts) != 0)
-		}
-		if e359 == nil && !v358 {
-			v354, e355 = false, nil
-		} else {
-			e355 = e359
-			var v360 *GadgetSpec
-			var e361 error
+			e346 = e350
+			var v351 *GadgetSpec
+			var e352 error
 			if !(true) {
-				e361 = immutable.NoSuchKey("spec")
+				e352 = immutable.NoSuchKey("spec")
 			} else {
-				v360 = &oldSelf.Spec
+				v351 = &oldSelf.Spec
 			}
-			var v362 map[string]int32
-			var e363 error
-			if e361 != nil {
-				e363 = e361
-			} else if !(len(v360.Counts) != 0) {
-				e363 = immutable.NoSuchKey("counts")
+			var v353 map[string]int32
+			var e354 error
+			if e352 != nil {
+				e354 = e352
+			} else if !(len(v351.Counts) != 0) {
+				e354 = immutable.NoSuchKey("counts")
 			} else {
-				if v360.Counts == nil {
-					e363 = immutable.ErrNull
+				if v351.Counts == nil {
+					e354 = immutable.ErrNull
 				} else {
-					v362 = v360.Counts
+					v353 = v351.Counts
 				}
 			}
-			var v364 int64
-			var e365 error
-			if e363 != nil {
-				e365 = e363
+			var v355 int64
+			var e356 error
+			if e354 != nil {
+				e356 = e354
 			} else {
-				if mv366, ok := v362[string("")]; !ok {
-					e365 = immutable.NoSuchKey("")
+				if mv357, ok := v353[string("")]; !ok {
+					e356 = immutable.NoSuchKey("")
 				} else {
-					v364 = int64(mv366)
+					v355 = int64(mv357)
 				}
 			}
-			var v367 bool
-			var e368 error
-			if e365 != nil {
-				e368 = e365
+			var v358 bool
+			var e359 error
+			if e356 != nil {
+				e359 = e356
 			} else {
-				v367 = v364 > int64(-1)
+				v358 = v355 > int64(-1)
 			}
-			if e368 == nil && !v367 {
-				v354, e355 = false, nil
+			if e359 == nil && !v358 {
+				v345, e346 = false, nil
 			} else {
-				if e355 == nil {
-					e355 = e368
+				if e346 == nil {
+					e346 = e359
 				}
-				if e355 == nil {
-					v354 = true
+				if e346 == nil {
+					v345 = true
 				}
 			}
 		}
-		if e355 == nil && v354 {
-			v337, e338 = true, nil
+		if e346 == nil && v345 {
+			v328, e329 = true, nil
 		} else {
-			if e338 == nil {
-				e338 = e355
+			if e329 == nil {
+				e329 = e346
 			}
-			if e338 == nil {
-				v337 = false
+			if e329 == nil {
+				v328 = false
 			}
 		}
 	}
-	return v337, e338
+	return v328, e329
 }
 
 func whenOwnGuardedC18(w *immutable.Walk, in, old *Guarded) {
@@ -4143,8 +4126,8 @@ func whenOwnGuardedC18(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C18 != nil && !immutable.SameKeys(in.C18, old.C18) {
 			if w.Violation() {
-				for _, c373 := range immutable.MapKeyChanges(in.C18, old.C18) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c18", immutable.QuoteKey(string(c373.Key)), c373.Added))
+				for _, c364 := range immutable.MapKeyChanges(in.C18, old.C18) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c18", immutable.QuoteKey(string(c364.Key)), c364.Added))
 				}
 			}
 			if w.Done() {
@@ -4163,171 +4146,169 @@ func whenOwnGuardedC18(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC19 is the condition of spec.guarded.c19: (has(oldSelf.spec.size) && oldSelf.spec.size > 0.5) || (has(oldSelf.spec.items) && self.spec.mode.size() in oldSelf.spec.items)
 func whenCondGadgetC19(self, oldSelf *Gadget) (bool, error) {
-	var v374 bool
-	var e375 error
-	var v376 bool
-	var e377 error
-	var v378 *GadgetSpec
-	var e379 error
+	var v365 bool
+	var e366 error
+	var v367 bool
+	var e368 error
+	var v369 *GadgetSpec
+	var e370 error
 	if !(true) {
-		e379 = immutable.NoSuchKey("spec")
+		e370 = immutable.NoSuchKey("spec")
 	} else {
-		v378 = &oldSelf.Spec
+		v369 = &oldSelf.Spec
 	}
-	var v380 bool
-	var e381 error
-	if e379 != nil {
-		e381 = e379
+	var v371 bool
+	var e372 error
+	if e370 != nil {
+		e372 = e370
 	} else {
-		v380 = (v378.Size != 0)
+		v371 = (v369.Size != 0)
 	}
-	if e381 == nil && !v380 {
-		v376, e377 = false, nil
+	if e372 == nil && !v371 {
+		v367, e368 = false, nil
 	} else {
-		e377 = e381
-		var v382 *GadgetSpec
-		var e383 error
+		e368 = e372
+		var v373 *GadgetSpec
+		var e374 error
 		if !(true) {
-			e383 = immutable.NoSuchKey("spec")
+			e374 = immutable.NoSuchKey("spec")
 		} else {
-			v382 = &oldSelf.Spec
+			v373 = &oldSelf.Spec
 		}
-		var v384 int64
-		var e385 error
-		if e383 != nil {
-			e385 = e383
-		} else if !(v382.Size != 0) {
-			e385 = immutable.NoSuchKey("size")
+		var v375 int64
+		var e376 error
+		if e374 != nil {
+			e376 = e374
+		} else if !(v373.Size != 0) {
+			e376 = immutable.NoSuchKey("size")
 		} else {
-			v384 = int64(v382.Size)
+			v375 = int64(v373.Size)
 		}
-		var v386 bool
-		var e387 error
-		if e385 != nil {
-			e387 = e385
+		var v377 bool
+		var e378 error
+		if e376 != nil {
+			e378 = e376
 		} else {
-			v386 = immutable.CompareIntDouble(v384, float64(0.5)) > 0
+			v377 = immutable.CompareIntDouble(v375, float64(0.5)) > 0
 		}
-		if e387 == nil && !v386 {
-			v376, e377 = false, nil
+		if e378 == nil && !v377 {
+			v367, e368 = false, nil
 		} else {
-			if e377 == nil {
-				e377 = e387
+			if e368 == nil {
+				e368 = e378
 			}
-			if e377 == nil {
-				v376 = true
+			if e368 == nil {
+				v367 = true
 			}
 		}
 	}
-	if e377 == nil && v376 {
-		v374, e375 = true, nil
+	if e368 == nil && v367 {
+		v365, e366 = true, nil
 	} else {
-		e375 = e377
-		var v388 bool
-		var e389 error
-		var v390 *GadgetSpec
-		var e391 error
+		e366 = e368
+		var v379 bool
+		var e380 error
+		var v381 *GadgetSpec
+		var e382 error
 		if !(true) {
-			e391 = immutable.NoSuchKey("spec")
+			e382 = immutable.NoSuchKey("spec")
 		} else {
-			v390 = &oldSelf.Spec
+			v381 = &oldSelf.Spec
 		}
-		var v392 bool
-		var e393 error
-		if e391 != nil {
-			e393 = e391
+		var v383 bool
+		var e384 error
+		if e382 != nil {
+			e384 = e382
 		} else {
-			v392 = (len(v390.Items) != 0)
+			v383 = (len(v381.Items) != 0)
 		}
-		if e393 == nil && !v392 {
-			v388, e389 = false, nil
+		if e384 == nil && !v383 {
+			v379, e380 = false, nil
 		} else {
-			e389 = e393
-			var v394 *GadgetSpec
-			var e395 error
+			e380 = e384
+			var v385 *GadgetSpec
+			var e386 error
 			if !(true) {
-				e395 = immutable.NoSuchKey("spec")
+				e386 = immutable.NoSuchKey("spec")
 			} else {
-				v394 = &self.Spec
+				v385 = &self.Spec
 			}
-			var v396 string
-			var e397 error
-			if e395 != nil {
-				e397 = e395
-			} else if !(v394.Mode != "") {
-				e397 = immutable.NoSuchKey("mode")
+			var v387 string
+			var e388 error
+			if e386 != nil {
+				e388 = e386
+			} else if !(v385.Mode != "") {
+				e388 = immutable.NoSuchKey("mode")
 			} else {
-				v396 = string(v394.Mode)
+				v387 = string(v385.Mode)
 			}
-			var v398 int64
-			var e399 error
-			if e397 != nil {
-				e399 = e397
+			var v389 int64
+			var e390 error
+			if e388 != nil {
+				e390 = e388
 			} else {
-				v398 = immutable.RuneCount(v396)
+				v389 = immutable.RuneCount(v387)
 			}
-			var v400 *GadgetSpec
-			var e401 error
+			var v391 *GadgetSpec
+			var e392 error
 			if !(true) {
-				e401 = immutable.NoSuchKey("spec")
+				e392 = immutable.NoSuchKey("spec")
 			} else {
-				v400 = &oldSelf.Spec
+				v391 = &oldSelf.Spec
 			}
-			var v402 []int64
-			var e403 error
-			if e401 != nil {
-				e403 = e401
-			} else if !(len(v400.Items) != 0) {
-				e403 = immutable.NoSuchKey("items")
+			var v393 []int64
+			var e394 error
+			if e392 != nil {
+				e394 = e392
+			} else if !(len(v391.Items) != 0) {
+				e394 = immutable.NoSuchKey("items")
 			} else {
-				if v400.Items == nil {
-					e403 = immutable.ErrNull
+				if v391.Items == nil {
+					e394 = immutable.ErrNull
 				} else {
-					v402 = v400.Items
+					v393 = v391.Items
 				}
 			}
-			var v404 bool
-			var e405 error
-			if e399 != nil {
-				e405 = e399
-			} else if e403 != nil {
-				e405 = e403
+			var v395 bool
+			var e396 error
+			if e390 != nil {
+				e396 = e390
+			} else if e394 != nil {
+				e396 = e394
 			} else {
-				v404 = false
-				for i406 := range v402 {
-					var v407 int64
-					var e408 error
-					v407 = int64(v402[i406])
-					_ = e408
-					if v407 == v398 {
-						v404, e405 = true, nil
+				v395 = false
+				for i397 := range v393 {
+					var v398 int64
+					v398 = int64(v393[i397])
+					if v398 == v389 {
+						v395 = true
 						break
 					}
 				}
 			}
-			if e405 == nil && !v404 {
-				v388, e389 = false, nil
+			if e396 == nil && !v395 {
+				v379, e380 = false, nil
 			} else {
-				if e389 == nil {
-					e389 = e405
+				if e380 == nil {
+					e380 = e396
 				}
-				if e389 == nil {
-					v388 = true
+				if e380 == nil {
+					v379 = true
 				}
 			}
 		}
-		if e389 == nil && v388 {
-			v374, e375 = true, nil
+		if e380 == nil && v379 {
+			v365, e366 = true, nil
 		} else {
-			if e375 == nil {
-				e375 = e389
+			if e366 == nil {
+				e366 = e380
 			}
-			if e375 == nil {
-				v374 = false
+			if e366 == nil {
+				v365 = false
 			}
 		}
 	}
-	return v374, e375
+	return v365, e366
 }
 
 func whenOwnGuardedC19(w *immutable.Walk, in, old *Guarded) {
@@ -4352,325 +4333,319 @@ func whenOwnGuardedC19(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC2 is the condition of spec.guarded.c2: (has(self.status) && has(self.status.phase) && self.status.phase < 'a') ? (((has(self.spec.items) && self.spec.items[1] <= 0) ? -1 : -1) < size(self.spec.name)) : (has(self.status) && has(self.status.observed) && has(self.spec.items) && self.status.observed in self.spec.items)
 func whenCondGadgetC2(self, oldSelf *Gadget) (bool, error) {
-	var v413 bool
-	var e414 error
-	var v415 bool
-	var e416 error
+	var v403 bool
+	var e404 error
+	var v405 bool
 	{
-		v415 = (self.Status != nil)
+		v405 = (self.Status != nil)
 	}
-	if e416 == nil && !v415 {
-		v413, e414 = false, nil
+	if !v405 {
+		v403, e404 = false, nil
 	} else {
-		e414 = e416
-		var v417 *GadgetStatus
-		var e418 error
+		var v406 *GadgetStatus
+		var e407 error
 		if !(self.Status != nil) {
-			e418 = immutable.NoSuchKey("status")
+			e407 = immutable.NoSuchKey("status")
 		} else {
 			if self.Status == nil {
-				e418 = immutable.ErrNull
+				e407 = immutable.ErrNull
 			} else {
-				v417 = self.Status
+				v406 = self.Status
 			}
 		}
-		var v419 bool
-		var e420 error
-		if e418 != nil {
-			e420 = e418
+		var v408 bool
+		var e409 error
+		if e407 != nil {
+			e409 = e407
 		} else {
-			v419 = (v417.Phase != "")
+			v408 = (v406.Phase != "")
 		}
-		if e420 == nil && !v419 {
-			v413, e414 = false, nil
+		if e409 == nil && !v408 {
+			v403, e404 = false, nil
 		} else {
-			if e414 == nil {
-				e414 = e420
+			if e404 == nil {
+				e404 = e409
 			}
-			var v421 *GadgetStatus
-			var e422 error
+			var v410 *GadgetStatus
+			var e411 error
 			if !(self.Status != nil) {
-				e422 = immutable.NoSuchKey("status")
+				e411 = immutable.NoSuchKey("status")
 			} else {
 				if self.Status == nil {
-					e422 = immutable.ErrNull
+					e411 = immutable.ErrNull
 				} else {
-					v421 = self.Status
+					v410 = self.Status
 				}
 			}
-			var v423 string
-			var e424 error
-			if e422 != nil {
-				e424 = e422
-			} else if !(v421.Phase != "") {
-				e424 = immutable.NoSuchKey("phase")
+			var v412 string
+			var e413 error
+			if e411 != nil {
+				e413 = e411
+			} else if !(v410.Phase != "") {
+				e413 = immutable.NoSuchKey("phase")
 			} else {
-				v423 = string(v421.Phase)
+				v412 = string(v410.Phase)
 			}
-			var v425 bool
-			var e426 error
-			if e424 != nil {
-				e426 = e424
+			var v414 bool
+			var e415 error
+			if e413 != nil {
+				e415 = e413
 			} else {
-				v425 = v423 < "a"
+				v414 = v412 < "a"
 			}
-			if e426 == nil && !v425 {
-				v413, e414 = false, nil
+			if e415 == nil && !v414 {
+				v403, e404 = false, nil
 			} else {
-				if e414 == nil {
-					e414 = e426
+				if e404 == nil {
+					e404 = e415
 				}
-				if e414 == nil {
-					v413 = true
+				if e404 == nil {
+					v403 = true
 				}
 			}
 		}
 	}
-	var v476 bool
-	var e477 error
-	if e414 != nil {
-		e477 = e414
-	} else if v413 {
-		var v427 bool
-		var e428 error
-		var v429 *GadgetSpec
-		var e430 error
+	var v463 bool
+	var e464 error
+	if e404 != nil {
+		e464 = e404
+	} else if v403 {
+		var v416 bool
+		var e417 error
+		var v418 *GadgetSpec
+		var e419 error
 		if !(true) {
-			e430 = immutable.NoSuchKey("spec")
+			e419 = immutable.NoSuchKey("spec")
 		} else {
-			v429 = &self.Spec
+			v418 = &self.Spec
 		}
-		var v431 bool
-		var e432 error
-		if e430 != nil {
-			e432 = e430
+		var v420 bool
+		var e421 error
+		if e419 != nil {
+			e421 = e419
 		} else {
-			v431 = (len(v429.Items) != 0)
+			v420 = (len(v418.Items) != 0)
 		}
-		if e432 == nil && !v431 {
-			v427, e428 = false, nil
+		if e421 == nil && !v420 {
+			v416, e417 = false, nil
 		} else {
-			e428 = e432
-			var v433 *GadgetSpec
-			var e434 error
+			e417 = e421
+			var v422 *GadgetSpec
+			var e423 error
 			if !(true) {
-				e434 = immutable.NoSuchKey("spec")
+				e423 = immutable.NoSuchKey("spec")
 			} else {
-				v433 = &self.Spec
+				v422 = &self.Spec
 			}
-			var v435 []int64
-			var e436 error
-			if e434 != nil {
-				e436 = e434
-			} else if !(len(v433.Items) != 0) {
-				e436 = immutable.NoSuchKey("items")
+			var v424 []int64
+			var e425 error
+			if e423 != nil {
+				e425 = e423
+			} else if !(len(v422.Items) != 0) {
+				e425 = immutable.NoSuchKey("items")
 			} else {
-				if v433.Items == nil {
-					e436 = immutable.ErrNull
+				if v422.Items == nil {
+					e425 = immutable.ErrNull
 				} else {
-					v435 = v433.Items
+					v424 = v422.Items
 				}
 			}
-			var v437 int64
-			var e438 error
-			if e436 != nil {
-				e438 = e436
-			} else if int64(1) < 0 || int64(1) >= int64(len(v435)) {
-				e438 = immutable.IndexOutOfBounds(int64(1))
+			var v426 int64
+			var e427 error
+			if e425 != nil {
+				e427 = e425
+			} else if int64(1) < 0 || int64(1) >= int64(len(v424)) {
+				e427 = immutable.IndexOutOfBounds(int64(1))
 			} else {
-				v437 = int64(v435[int64(1)])
+				v426 = int64(v424[int64(1)])
 			}
-			var v439 bool
-			var e440 error
-			if e438 != nil {
-				e440 = e438
+			var v428 bool
+			var e429 error
+			if e427 != nil {
+				e429 = e427
 			} else {
-				v439 = v437 <= int64(0)
+				v428 = v426 <= int64(0)
 			}
-			if e440 == nil && !v439 {
-				v427, e428 = false, nil
+			if e429 == nil && !v428 {
+				v416, e417 = false, nil
 			} else {
-				if e428 == nil {
-					e428 = e440
+				if e417 == nil {
+					e417 = e429
 				}
-				if e428 == nil {
-					v427 = true
+				if e417 == nil {
+					v416 = true
 				}
 			}
 		}
-		var v441 int64
-		var e442 error
-		if e428 != nil {
-			e442 = e428
-		} else if v427 {
-			v441, e442 = int64(-1), nil
+		var v430 int64
+		var e431 error
+		if e417 != nil {
+			e431 = e417
+		} else if v416 {
+			v430, e431 = int64(-1), nil
 		} else {
-			v441, e442 = int64(-1), nil
+			v430, e431 = int64(-1), nil
 		}
-		var v443 *GadgetSpec
-		var e444 error
+		var v432 *GadgetSpec
+		var e433 error
 		if !(true) {
-			e444 = immutable.NoSuchKey("spec")
+			e433 = immutable.NoSuchKey("spec")
 		} else {
-			v443 = &self.Spec
+			v432 = &self.Spec
 		}
-		var v445 string
-		var e446 error
-		if e444 != nil {
-			e446 = e444
+		var v434 string
+		var e435 error
+		if e433 != nil {
+			e435 = e433
 		} else if !(true) {
-			e446 = immutable.NoSuchKey("name")
+			e435 = immutable.NoSuchKey("name")
 		} else {
-			v445 = string(v443.Name)
+			v434 = string(v432.Name)
 		}
-		var v447 int64
-		var e448 error
-		if e446 != nil {
-			e448 = e446
+		var v436 int64
+		var e437 error
+		if e435 != nil {
+			e437 = e435
 		} else {
-			v447 = immutable.RuneCount(v445)
+			v436 = immutable.RuneCount(v434)
 		}
-		var v449 bool
-		var e450 error
-		if e442 != nil {
-			e450 = e442
-		} else if e448 != nil {
-			e450 = e448
+		var v438 bool
+		var e439 error
+		if e431 != nil {
+			e439 = e431
+		} else if e437 != nil {
+			e439 = e437
 		} else {
-			v449 = v441 < v447
+			v438 = v430 < v436
 		}
-		v476, e477 = v449, e450
+		v463, e464 = v438, e439
 	} else {
-		var v451 bool
-		var e452 error
-		var v453 bool
-		var e454 error
+		var v440 bool
+		var e441 error
+		var v442 bool
 		{
-			v453 = (self.Status != nil)
+			v442 = (self.Status != nil)
 		}
-		if e454 == nil && !v453 {
-			v451, e452 = false, nil
+		if !v442 {
+			v440, e441 = false, nil
 		} else {
-			e452 = e454
-			var v455 *GadgetStatus
-			var e456 error
+			var v443 *GadgetStatus
+			var e444 error
 			if !(self.Status != nil) {
-				e456 = immutable.NoSuchKey("status")
+				e444 = immutable.NoSuchKey("status")
 			} else {
 				if self.Status == nil {
-					e456 = immutable.ErrNull
+					e444 = immutable.ErrNull
 				} else {
-					v455 = self.Status
+					v443 = self.Status
 				}
 			}
-			var v457 bool
-			var e458 error
-			if e456 != nil {
-				e458 = e456
+			var v445 bool
+			var e446 error
+			if e444 != nil {
+				e446 = e444
 			} else {
-				v457 = (v455.Observed != 0)
+				v445 = (v443.Observed != 0)
 			}
-			if e458 == nil && !v457 {
-				v451, e452 = false, nil
+			if e446 == nil && !v445 {
+				v440, e441 = false, nil
 			} else {
-				if e452 == nil {
-					e452 = e458
+				if e441 == nil {
+					e441 = e446
 				}
-				var v459 *GadgetSpec
-				var e460 error
+				var v447 *GadgetSpec
+				var e448 error
 				if !(true) {
-					e460 = immutable.NoSuchKey("spec")
+					e448 = immutable.NoSuchKey("spec")
 				} else {
-					v459 = &self.Spec
+					v447 = &self.Spec
 				}
-				var v461 bool
-				var e462 error
-				if e460 != nil {
-					e462 = e460
+				var v449 bool
+				var e450 error
+				if e448 != nil {
+					e450 = e448
 				} else {
-					v461 = (len(v459.Items) != 0)
+					v449 = (len(v447.Items) != 0)
 				}
-				if e462 == nil && !v461 {
-					v451, e452 = false, nil
+				if e450 == nil && !v449 {
+					v440, e441 = false, nil
 				} else {
-					if e452 == nil {
-						e452 = e462
+					if e441 == nil {
+						e441 = e450
 					}
-					var v463 *GadgetStatus
-					var e464 error
+					var v451 *GadgetStatus
+					var e452 error
 					if !(self.Status != nil) {
-						e464 = immutable.NoSuchKey("status")
+						e452 = immutable.NoSuchKey("status")
 					} else {
 						if self.Status == nil {
-							e464 = immutable.ErrNull
+							e452 = immutable.ErrNull
 						} else {
-							v463 = self.Status
+							v451 = self.Status
 						}
 					}
-					var v465 int64
-					var e466 error
-					if e464 != nil {
-						e466 = e464
-					} else if !(v463.Observed != 0) {
-						e466 = immutable.NoSuchKey("observed")
+					var v453 int64
+					var e454 error
+					if e452 != nil {
+						e454 = e452
+					} else if !(v451.Observed != 0) {
+						e454 = immutable.NoSuchKey("observed")
 					} else {
-						v465 = int64(v463.Observed)
+						v453 = int64(v451.Observed)
 					}
-					var v467 *GadgetSpec
-					var e468 error
+					var v455 *GadgetSpec
+					var e456 error
 					if !(true) {
-						e468 = immutable.NoSuchKey("spec")
+						e456 = immutable.NoSuchKey("spec")
 					} else {
-						v467 = &self.Spec
+						v455 = &self.Spec
 					}
-					var v469 []int64
-					var e470 error
-					if e468 != nil {
-						e470 = e468
-					} else if !(len(v467.Items) != 0) {
-						e470 = immutable.NoSuchKey("items")
+					var v457 []int64
+					var e458 error
+					if e456 != nil {
+						e458 = e456
+					} else if !(len(v455.Items) != 0) {
+						e458 = immutable.NoSuchKey("items")
 					} else {
-						if v467.Items == nil {
-							e470 = immutable.ErrNull
+						if v455.Items == nil {
+							e458 = immutable.ErrNull
 						} else {
-							v469 = v467.Items
+							v457 = v455.Items
 						}
 					}
-					var v471 bool
-					var e472 error
-					if e466 != nil {
-						e472 = e466
-					} else if e470 != nil {
-						e472 = e470
+					var v459 bool
+					var e460 error
+					if e454 != nil {
+						e460 = e454
+					} else if e458 != nil {
+						e460 = e458
 					} else {
-						v471 = false
-						for i473 := range v469 {
-							var v474 int64
-							var e475 error
-							v474 = int64(v469[i473])
-							_ = e475
-							if v474 == v465 {
-								v471, e472 = true, nil
+						v459 = false
+						for i461 := range v457 {
+							var v462 int64
+							v462 = int64(v457[i461])
+							if v462 == v453 {
+								v459 = true
 								break
 							}
 						}
 					}
-					if e472 == nil && !v471 {
-						v451, e452 = false, nil
+					if e460 == nil && !v459 {
+						v440, e441 = false, nil
 					} else {
-						if e452 == nil {
-							e452 = e472
+						if e441 == nil {
+							e441 = e460
 						}
-						if e452 == nil {
-							v451 = true
+						if e441 == nil {
+							v440 = true
 						}
 					}
 				}
 			}
 		}
-		v476, e477 = v451, e452
+		v463, e464 = v440, e441
 	}
-	return v476, e477
+	return v463, e464
 }
 
 func whenOwnGuardedC2(w *immutable.Walk, in, old *Guarded) {
@@ -4695,81 +4670,79 @@ func whenOwnGuardedC2(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC20 is the condition of spec.guarded.c20: has(oldSelf.status) && has(oldSelf.status.observed) && oldSelf.status.observed in [1, 2, -1]
 func whenCondGadgetC20(self, oldSelf *Gadget) (bool, error) {
-	var v482 bool
-	var e483 error
-	var v484 bool
-	var e485 error
+	var v469 bool
+	var e470 error
+	var v471 bool
 	{
-		v484 = (oldSelf.Status != nil)
+		v471 = (oldSelf.Status != nil)
 	}
-	if e485 == nil && !v484 {
-		v482, e483 = false, nil
+	if !v471 {
+		v469, e470 = false, nil
 	} else {
-		e483 = e485
-		var v486 *GadgetStatus
-		var e487 error
+		var v472 *GadgetStatus
+		var e473 error
 		if !(oldSelf.Status != nil) {
-			e487 = immutable.NoSuchKey("status")
+			e473 = immutable.NoSuchKey("status")
 		} else {
 			if oldSelf.Status == nil {
-				e487 = immutable.ErrNull
+				e473 = immutable.ErrNull
 			} else {
-				v486 = oldSelf.Status
+				v472 = oldSelf.Status
 			}
 		}
-		var v488 bool
-		var e489 error
-		if e487 != nil {
-			e489 = e487
+		var v474 bool
+		var e475 error
+		if e473 != nil {
+			e475 = e473
 		} else {
-			v488 = (v486.Observed != 0)
+			v474 = (v472.Observed != 0)
 		}
-		if e489 == nil && !v488 {
-			v482, e483 = false, nil
+		if e475 == nil && !v474 {
+			v469, e470 = false, nil
 		} else {
-			if e483 == nil {
-				e483 = e489
+			if e470 == nil {
+				e470 = e475
 			}
-			var v490 *GadgetStatus
-			var e491 error
+			var v476 *GadgetStatus
+			var e477 error
 			if !(oldSelf.Status != nil) {
-				e491 = immutable.NoSuchKey("status")
+				e477 = immutable.NoSuchKey("status")
 			} else {
 				if oldSelf.Status == nil {
-					e491 = immutable.ErrNull
+					e477 = immutable.ErrNull
 				} else {
-					v490 = oldSelf.Status
+					v476 = oldSelf.Status
 				}
 			}
-			var v492 int64
-			var e493 error
-			if e491 != nil {
-				e493 = e491
-			} else if !(v490.Observed != 0) {
-				e493 = immutable.NoSuchKey("observed")
+			var v478 int64
+			var e479 error
+			if e477 != nil {
+				e479 = e477
+			} else if !(v476.Observed != 0) {
+				e479 = immutable.NoSuchKey("observed")
 			} else {
-				v492 = int64(v490.Observed)
+				v478 = int64(v476.Observed)
 			}
-			var v494 bool
-			var e495 error
-			if e493 != nil {
-				e495 = e493
+			var v480 bool
+			var e481 error
+			if e479 != nil {
+				e481 = e479
 			} else {
-				v494 = (v492 == int64(1)) || (v492 == int64(2)) || (v492 == int64(-1))
+				v480 = (v478 == int64(1)) || (v478 == int64(2)) || (v478 == int64(-1))
 			}
-			if e495 == nil && !v494 {
-				v482, e483 = false, nil
+			if e481 == nil && !v480 {
+				v469, e470 = false, nil
 			} else {
-				if e483 == nil {
-					e483 = e495
+				if e470 == nil {
+					e470 = e481
 				}
-				if e483 == nil {
-					v482 = true
+				if e470 == nil {
+					v469 = true
 				}
 			}
 		}
 	}
-	return v482, e483
+	return v469, e470
 }
 
 func whenOwnGuardedC20(w *immutable.Walk, in, old *Guarded) {
@@ -4794,98 +4767,91 @@ func whenOwnGuardedC20(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC21 is the condition of spec.guarded.c21: !(has(self.spec.tags) && self.spec.tags.exists_one(t, t.size() < 0))
 func whenCondGadgetC21(self, oldSelf *Gadget) (bool, error) {
-	var v500 bool
-	var e501 error
-	var v502 *GadgetSpec
-	var e503 error
+	var v486 bool
+	var e487 error
+	var v488 *GadgetSpec
+	var e489 error
 	if !(true) {
-		e503 = immutable.NoSuchKey("spec")
+		e489 = immutable.NoSuchKey("spec")
 	} else {
-		v502 = &self.Spec
+		v488 = &self.Spec
 	}
-	var v504 bool
-	var e505 error
-	if e503 != nil {
-		e505 = e503
+	var v490 bool
+	var e491 error
+	if e489 != nil {
+		e491 = e489
 	} else {
-		v504 = (len(v502.Tags) != 0)
+		v490 = (len(v488.Tags) != 0)
 	}
-	if e505 == nil && !v504 {
-		v500, e501 = false, nil
+	if e491 == nil && !v490 {
+		v486, e487 = false, nil
 	} else {
-		e501 = e505
-		var v506 *GadgetSpec
-		var e507 error
+		e487 = e491
+		var v492 *GadgetSpec
+		var e493 error
 		if !(true) {
-			e507 = immutable.NoSuchKey("spec")
+			e493 = immutable.NoSuchKey("spec")
 		} else {
-			v506 = &self.Spec
+			v492 = &self.Spec
 		}
-		var v508 []string
-		var e509 error
-		if e507 != nil {
-			e509 = e507
-		} else if !(len(v506.Tags) != 0) {
-			e509 = immutable.NoSuchKey("tags")
+		var v494 []string
+		var e495 error
+		if e493 != nil {
+			e495 = e493
+		} else if !(len(v492.Tags) != 0) {
+			e495 = immutable.NoSuchKey("tags")
 		} else {
-			if v506.Tags == nil {
-				e509 = immutable.ErrNull
+			if v492.Tags == nil {
+				e495 = immutable.ErrNull
 			} else {
-				v508 = v506.Tags
+				v494 = v492.Tags
 			}
 		}
-		var v510 bool
-		var e511 error
-		if e509 != nil {
-			e511 = e509
+		var v496 bool
+		var e497 error
+		if e495 != nil {
+			e497 = e495
 		} else {
 			count := 0
-			for i512 := range v508 {
-				var v513 string
-				var e514 error
-				v513 = string(v508[i512])
-				_, _ = v513, e514
-				var v515 int64
-				var e516 error
+			for i498 := range v494 {
+				var v499 string
+				v499 = string(v494[i498])
+				_ = v499
+				var v500 int64
 				{
-					v515 = immutable.RuneCount(v513)
+					v500 = immutable.RuneCount(v499)
 				}
-				var v517 bool
-				var e518 error
-				if e516 != nil {
-					e518 = e516
-				} else {
-					v517 = v515 < int64(0)
+				var v501 bool
+				{
+					v501 = v500 < int64(0)
 				}
-				if e518 != nil {
-					e511 = e518
-				} else if v517 {
+				if v501 {
 					count++
 				}
 			}
-			if e511 == nil {
-				v510 = count == 1
+			if e497 == nil {
+				v496 = count == 1
 			}
 		}
-		if e511 == nil && !v510 {
-			v500, e501 = false, nil
+		if e497 == nil && !v496 {
+			v486, e487 = false, nil
 		} else {
-			if e501 == nil {
-				e501 = e511
+			if e487 == nil {
+				e487 = e497
 			}
-			if e501 == nil {
-				v500 = true
+			if e487 == nil {
+				v486 = true
 			}
 		}
 	}
-	var v519 bool
-	var e520 error
-	if e501 != nil {
-		e520 = e501
+	var v502 bool
+	var e503 error
+	if e487 != nil {
+		e503 = e487
 	} else {
-		v519 = !v500
+		v502 = !v486
 	}
-	return v519, e520
+	return v502, e503
 }
 
 func whenOwnGuardedC21(w *immutable.Walk, in, old *Guarded) {
@@ -4910,208 +4876,204 @@ func whenOwnGuardedC21(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC22 is the condition of spec.guarded.c22: (has(oldSelf.status) && has(oldSelf.status.observed) && oldSelf.status.observed < size(self.spec.name)) ? (has(self.spec.items) && size(self.spec.name) in self.spec.items) : (false)
 func whenCondGadgetC22(self, oldSelf *Gadget) (bool, error) {
-	var v525 bool
-	var e526 error
-	var v527 bool
-	var e528 error
+	var v508 bool
+	var e509 error
+	var v510 bool
 	{
-		v527 = (oldSelf.Status != nil)
+		v510 = (oldSelf.Status != nil)
 	}
-	if e528 == nil && !v527 {
-		v525, e526 = false, nil
+	if !v510 {
+		v508, e509 = false, nil
 	} else {
-		e526 = e528
-		var v529 *GadgetStatus
-		var e530 error
+		var v511 *GadgetStatus
+		var e512 error
 		if !(oldSelf.Status != nil) {
-			e530 = immutable.NoSuchKey("status")
+			e512 = immutable.NoSuchKey("status")
 		} else {
 			if oldSelf.Status == nil {
-				e530 = immutable.ErrNull
+				e512 = immutable.ErrNull
 			} else {
-				v529 = oldSelf.Status
+				v511 = oldSelf.Status
 			}
+		}
+		var v513 bool
+		var e514 error
+		if e512 != nil {
+			e514 = e512
+		} else {
+			v513 = (v511.Observed != 0)
+		}
+		if e514 == nil && !v513 {
+			v508, e509 = false, nil
+		} else {
+			if e509 == nil {
+				e509 = e514
+			}
+			var v515 *GadgetStatus
+			var e516 error
+			if !(oldSelf.Status != nil) {
+				e516 = immutable.NoSuchKey("status")
+			} else {
+				if oldSelf.Status == nil {
+					e516 = immutable.ErrNull
+				} else {
+					v515 = oldSelf.Status
+				}
+			}
+			var v517 int64
+			var e518 error
+			if e516 != nil {
+				e518 = e516
+			} else if !(v515.Observed != 0) {
+				e518 = immutable.NoSuchKey("observed")
+			} else {
+				v517 = int64(v515.Observed)
+			}
+			var v519 *GadgetSpec
+			var e520 error
+			if !(true) {
+				e520 = immutable.NoSuchKey("spec")
+			} else {
+				v519 = &self.Spec
+			}
+			var v521 string
+			var e522 error
+			if e520 != nil {
+				e522 = e520
+			} else if !(true) {
+				e522 = immutable.NoSuchKey("name")
+			} else {
+				v521 = string(v519.Name)
+			}
+			var v523 int64
+			var e524 error
+			if e522 != nil {
+				e524 = e522
+			} else {
+				v523 = immutable.RuneCount(v521)
+			}
+			var v525 bool
+			var e526 error
+			if e518 != nil {
+				e526 = e518
+			} else if e524 != nil {
+				e526 = e524
+			} else {
+				v525 = v517 < v523
+			}
+			if e526 == nil && !v525 {
+				v508, e509 = false, nil
+			} else {
+				if e509 == nil {
+					e509 = e526
+				}
+				if e509 == nil {
+					v508 = true
+				}
+			}
+		}
+	}
+	var v547 bool
+	var e548 error
+	if e509 != nil {
+		e548 = e509
+	} else if v508 {
+		var v527 bool
+		var e528 error
+		var v529 *GadgetSpec
+		var e530 error
+		if !(true) {
+			e530 = immutable.NoSuchKey("spec")
+		} else {
+			v529 = &self.Spec
 		}
 		var v531 bool
 		var e532 error
 		if e530 != nil {
 			e532 = e530
 		} else {
-			v531 = (v529.Observed != 0)
+			v531 = (len(v529.Items) != 0)
 		}
 		if e532 == nil && !v531 {
-			v525, e526 = false, nil
+			v527, e528 = false, nil
 		} else {
-			if e526 == nil {
-				e526 = e532
-			}
-			var v533 *GadgetStatus
+			e528 = e532
+			var v533 *GadgetSpec
 			var e534 error
-			if !(oldSelf.Status != nil) {
-				e534 = immutable.NoSuchKey("status")
+			if !(true) {
+				e534 = immutable.NoSuchKey("spec")
 			} else {
-				if oldSelf.Status == nil {
-					e534 = immutable.ErrNull
-				} else {
-					v533 = oldSelf.Status
-				}
+				v533 = &self.Spec
 			}
-			var v535 int64
+			var v535 string
 			var e536 error
 			if e534 != nil {
 				e536 = e534
-			} else if !(v533.Observed != 0) {
-				e536 = immutable.NoSuchKey("observed")
-			} else {
-				v535 = int64(v533.Observed)
-			}
-			var v537 *GadgetSpec
-			var e538 error
-			if !(true) {
-				e538 = immutable.NoSuchKey("spec")
-			} else {
-				v537 = &self.Spec
-			}
-			var v539 string
-			var e540 error
-			if e538 != nil {
-				e540 = e538
 			} else if !(true) {
-				e540 = immutable.NoSuchKey("name")
+				e536 = immutable.NoSuchKey("name")
 			} else {
-				v539 = string(v537.Name)
+				v535 = string(v533.Name)
 			}
-			var v541 int64
+			var v537 int64
+			var e538 error
+			if e536 != nil {
+				e538 = e536
+			} else {
+				v537 = immutable.RuneCount(v535)
+			}
+			var v539 *GadgetSpec
+			var e540 error
+			if !(true) {
+				e540 = immutable.NoSuchKey("spec")
+			} else {
+				v539 = &self.Spec
+			}
+			var v541 []int64
 			var e542 error
 			if e540 != nil {
 				e542 = e540
+			} else if !(len(v539.Items) != 0) {
+				e542 = immutable.NoSuchKey("items")
 			} else {
-				v541 = immutable.RuneCount(v539)
+				if v539.Items == nil {
+					e542 = immutable.ErrNull
+				} else {
+					v541 = v539.Items
+				}
 			}
 			var v543 bool
 			var e544 error
-			if e536 != nil {
-				e544 = e536
+			if e538 != nil {
+				e544 = e538
 			} else if e542 != nil {
 				e544 = e542
 			} else {
-				v543 = v535 < v541
-			}
-			if e544 == nil && !v543 {
-				v525, e526 = false, nil
-			} else {
-				if e526 == nil {
-					e526 = e544
-				}
-				if e526 == nil {
-					v525 = true
-				}
-			}
-		}
-	}
-	var v566 bool
-	var e567 error
-	if e526 != nil {
-		e567 = e526
-	} else if v525 {
-		var v545 bool
-		var e546 error
-		var v547 *GadgetSpec
-		var e548 error
-		if !(true) {
-			e548 = immutable.NoSuchKey("spec")
-		} else {
-			v547 = &self.Spec
-		}
-		var v549 bool
-		var e550 error
-		if e548 != nil {
-			e550 = e548
-		} else {
-			v549 = (len(v547.Items) != 0)
-		}
-		if e550 == nil && !v549 {
-			v545, e546 = false, nil
-		} else {
-			e546 = e550
-			var v551 *GadgetSpec
-			var e552 error
-			if !(true) {
-				e552 = immutable.NoSuchKey("spec")
-			} else {
-				v551 = &self.Spec
-			}
-			var v553 string
-			var e554 error
-			if e552 != nil {
-				e554 = e552
-			} else if !(true) {
-				e554 = immutable.NoSuchKey("name")
-			} else {
-				v553 = string(v551.Name)
-			}
-			var v555 int64
-			var e556 error
-			if e554 != nil {
-				e556 = e554
-			} else {
-				v555 = immutable.RuneCount(v553)
-			}
-			var v557 *GadgetSpec
-			var e558 error
-			if !(true) {
-				e558 = immutable.NoSuchKey("spec")
-			} else {
-				v557 = &self.Spec
-			}
-			var v559 []int64
-			var e560 error
-			if e558 != nil {
-				e560 = e558
-			} else if !(len(v557.Items) != 0) {
-				e560 = immutable.NoSuchKey("items")
-			} else {
-				if v557.Items == nil {
-					e560 = immutable.ErrNull
-				} else {
-					v559 = v557.Items
-				}
-			}
-			var v561 bool
-			var e562 error
-			if e556 != nil {
-				e562 = e556
-			} else if e560 != nil {
-				e562 = e560
-			} else {
-				v561 = false
-				for i563 := range v559 {
-					var v564 int64
-					var e565 error
-					v564 = int64(v559[i563])
-					_ = e565
-					if v564 == v555 {
-						v561, e562 = true, nil
+				v543 = false
+				for i545 := range v541 {
+					var v546 int64
+					v546 = int64(v541[i545])
+					if v546 == v537 {
+						v543 = true
 						break
 					}
 				}
 			}
-			if e562 == nil && !v561 {
-				v545, e546 = false, nil
+			if e544 == nil && !v543 {
+				v527, e528 = false, nil
 			} else {
-				if e546 == nil {
-					e546 = e562
+				if e528 == nil {
+					e528 = e544
 				}
-				if e546 == nil {
-					v545 = true
+				if e528 == nil {
+					v527 = true
 				}
 			}
 		}
-		v566, e567 = v545, e546
+		v547, e548 = v527, e528
 	} else {
-		v566, e567 = false, nil
+		v547, e548 = false, nil
 	}
-	return v566, e567
+	return v547, e548
 }
 
 func whenOwnGuardedC22(w *immutable.Walk, in, old *Guarded) {
@@ -5136,37 +5098,37 @@ func whenOwnGuardedC22(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC23 is the condition of spec.guarded.c23: self.spec.mode.size() in [1, 2, -1]
 func whenCondGadgetC23(self, oldSelf *Gadget) (bool, error) {
-	var v572 *GadgetSpec
-	var e573 error
+	var v553 *GadgetSpec
+	var e554 error
 	if !(true) {
-		e573 = immutable.NoSuchKey("spec")
+		e554 = immutable.NoSuchKey("spec")
 	} else {
-		v572 = &self.Spec
+		v553 = &self.Spec
 	}
-	var v574 string
-	var e575 error
-	if e573 != nil {
-		e575 = e573
-	} else if !(v572.Mode != "") {
-		e575 = immutable.NoSuchKey("mode")
+	var v555 string
+	var e556 error
+	if e554 != nil {
+		e556 = e554
+	} else if !(v553.Mode != "") {
+		e556 = immutable.NoSuchKey("mode")
 	} else {
-		v574 = string(v572.Mode)
+		v555 = string(v553.Mode)
 	}
-	var v576 int64
-	var e577 error
-	if e575 != nil {
-		e577 = e575
+	var v557 int64
+	var e558 error
+	if e556 != nil {
+		e558 = e556
 	} else {
-		v576 = immutable.RuneCount(v574)
+		v557 = immutable.RuneCount(v555)
 	}
-	var v578 bool
-	var e579 error
-	if e577 != nil {
-		e579 = e577
+	var v559 bool
+	var e560 error
+	if e558 != nil {
+		e560 = e558
 	} else {
-		v578 = (v576 == int64(1)) || (v576 == int64(2)) || (v576 == int64(-1))
+		v559 = (v557 == int64(1)) || (v557 == int64(2)) || (v557 == int64(-1))
 	}
-	return v578, e579
+	return v559, e560
 }
 
 func whenOwnGuardedC23(w *immutable.Walk, in, old *Guarded) {
@@ -5180,8 +5142,8 @@ func whenOwnGuardedC23(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C23 != nil && !immutable.SameKeys(in.C23, old.C23) {
 			if w.Violation() {
-				for _, c584 := range immutable.MapKeyChanges(in.C23, old.C23) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c23", immutable.QuoteKey(string(c584.Key)), c584.Added))
+				for _, c565 := range immutable.MapKeyChanges(in.C23, old.C23) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c23", immutable.QuoteKey(string(c565.Key)), c565.Added))
 				}
 			}
 			if w.Done() {
@@ -5200,74 +5162,72 @@ func whenOwnGuardedC23(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC24 is the condition of spec.guarded.c24: has(oldSelf.status) && has(oldSelf.status.ready) && oldSelf.status.ready
 func whenCondGadgetC24(self, oldSelf *Gadget) (bool, error) {
-	var v585 bool
-	var e586 error
-	var v587 bool
-	var e588 error
+	var v566 bool
+	var e567 error
+	var v568 bool
 	{
-		v587 = (oldSelf.Status != nil)
+		v568 = (oldSelf.Status != nil)
 	}
-	if e588 == nil && !v587 {
-		v585, e586 = false, nil
+	if !v568 {
+		v566, e567 = false, nil
 	} else {
-		e586 = e588
-		var v589 *GadgetStatus
-		var e590 error
+		var v569 *GadgetStatus
+		var e570 error
 		if !(oldSelf.Status != nil) {
-			e590 = immutable.NoSuchKey("status")
+			e570 = immutable.NoSuchKey("status")
 		} else {
 			if oldSelf.Status == nil {
-				e590 = immutable.ErrNull
+				e570 = immutable.ErrNull
 			} else {
-				v589 = oldSelf.Status
+				v569 = oldSelf.Status
 			}
 		}
-		var v591 bool
-		var e592 error
-		if e590 != nil {
-			e592 = e590
+		var v571 bool
+		var e572 error
+		if e570 != nil {
+			e572 = e570
 		} else {
-			v591 = (v589.Ready)
+			v571 = (v569.Ready)
 		}
-		if e592 == nil && !v591 {
-			v585, e586 = false, nil
+		if e572 == nil && !v571 {
+			v566, e567 = false, nil
 		} else {
-			if e586 == nil {
-				e586 = e592
+			if e567 == nil {
+				e567 = e572
 			}
-			var v593 *GadgetStatus
-			var e594 error
+			var v573 *GadgetStatus
+			var e574 error
 			if !(oldSelf.Status != nil) {
-				e594 = immutable.NoSuchKey("status")
+				e574 = immutable.NoSuchKey("status")
 			} else {
 				if oldSelf.Status == nil {
-					e594 = immutable.ErrNull
+					e574 = immutable.ErrNull
 				} else {
-					v593 = oldSelf.Status
+					v573 = oldSelf.Status
 				}
 			}
-			var v595 bool
-			var e596 error
-			if e594 != nil {
-				e596 = e594
-			} else if !(v593.Ready) {
-				e596 = immutable.NoSuchKey("ready")
+			var v575 bool
+			var e576 error
+			if e574 != nil {
+				e576 = e574
+			} else if !(v573.Ready) {
+				e576 = immutable.NoSuchKey("ready")
 			} else {
-				v595 = bool(v593.Ready)
+				v575 = bool(v573.Ready)
 			}
-			if e596 == nil && !v595 {
-				v585, e586 = false, nil
+			if e576 == nil && !v575 {
+				v566, e567 = false, nil
 			} else {
-				if e586 == nil {
-					e586 = e596
+				if e567 == nil {
+					e567 = e576
 				}
-				if e586 == nil {
-					v585 = true
+				if e567 == nil {
+					v566 = true
 				}
 			}
 		}
 	}
-	return v585, e586
+	return v566, e567
 }
 
 func whenOwnGuardedC24(w *immutable.Walk, in, old *Guarded) {
@@ -5292,140 +5252,138 @@ func whenOwnGuardedC24(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC25 is the condition of spec.guarded.c25: has(self.spec.labels) && self.spec.labels.all(k, k.startsWith('b') || self.spec.labels[k] == 'a')
 func whenCondGadgetC25(self, oldSelf *Gadget) (bool, error) {
-	var v601 bool
-	var e602 error
-	var v603 *GadgetSpec
-	var e604 error
+	var v581 bool
+	var e582 error
+	var v583 *GadgetSpec
+	var e584 error
 	if !(true) {
-		e604 = immutable.NoSuchKey("spec")
+		e584 = immutable.NoSuchKey("spec")
 	} else {
-		v603 = &self.Spec
+		v583 = &self.Spec
 	}
-	var v605 bool
-	var e606 error
-	if e604 != nil {
-		e606 = e604
+	var v585 bool
+	var e586 error
+	if e584 != nil {
+		e586 = e584
 	} else {
-		v605 = (len(v603.Labels) != 0)
+		v585 = (len(v583.Labels) != 0)
 	}
-	if e606 == nil && !v605 {
-		v601, e602 = false, nil
+	if e586 == nil && !v585 {
+		v581, e582 = false, nil
 	} else {
-		e602 = e606
-		var v607 *GadgetSpec
-		var e608 error
+		e582 = e586
+		var v587 *GadgetSpec
+		var e588 error
 		if !(true) {
-			e608 = immutable.NoSuchKey("spec")
+			e588 = immutable.NoSuchKey("spec")
 		} else {
-			v607 = &self.Spec
+			v587 = &self.Spec
 		}
-		var v609 map[string]string
-		var e610 error
-		if e608 != nil {
-			e610 = e608
-		} else if !(len(v607.Labels) != 0) {
-			e610 = immutable.NoSuchKey("labels")
+		var v589 map[string]string
+		var e590 error
+		if e588 != nil {
+			e590 = e588
+		} else if !(len(v587.Labels) != 0) {
+			e590 = immutable.NoSuchKey("labels")
 		} else {
-			if v607.Labels == nil {
-				e610 = immutable.ErrNull
+			if v587.Labels == nil {
+				e590 = immutable.ErrNull
 			} else {
-				v609 = v607.Labels
+				v589 = v587.Labels
 			}
 		}
-		var v611 bool
-		var e612 error
-		if e610 != nil {
-			e612 = e610
+		var v591 bool
+		var e592 error
+		if e590 != nil {
+			e592 = e590
 		} else {
 			found := false
-			for k613 := range v609 {
-				_ = k613
-				var v614 bool
-				var e615 error
-				var v616 bool
-				var e617 error
+			for k593 := range v589 {
+				_ = k593
+				var v594 bool
+				var e595 error
+				var v596 bool
 				{
-					v616 = strings.HasPrefix(string(k613), "b")
+					v596 = strings.HasPrefix(string(k593), "b")
 				}
-				if e617 == nil && v616 {
-					v614, e615 = true, nil
+				if v596 {
+					v594, e595 = true, nil
 				} else {
-					e615 = e617
-					var v618 *GadgetSpec
-					var e619 error
+					var v597 *GadgetSpec
+					var e598 error
 					if !(true) {
-						e619 = immutable.NoSuchKey("spec")
+						e598 = immutable.NoSuchKey("spec")
 					} else {
-						v618 = &self.Spec
+						v597 = &self.Spec
 					}
-					var v620 map[string]string
-					var e621 error
-					if e619 != nil {
-						e621 = e619
-					} else if !(len(v618.Labels) != 0) {
-						e621 = immutable.NoSuchKey("labels")
+					var v599 map[string]string
+					var e600 error
+					if e598 != nil {
+						e600 = e598
+					} else if !(len(v597.Labels) != 0) {
+						e600 = immutable.NoSuchKey("labels")
 					} else {
-						if v618.Labels == nil {
-							e621 = immutable.ErrNull
+						if v597.Labels == nil {
+							e600 = immutable.ErrNull
 						} else {
-							v620 = v618.Labels
+							v599 = v597.Labels
 						}
 					}
-					var v622 string
-					var e623 error
-					if e621 != nil {
-						e623 = e621
+					var v601 string
+					var e602 error
+					if e600 != nil {
+						e602 = e600
 					} else {
-						if mv624, ok := v620[string(string(k613))]; !ok {
-							e623 = immutable.NoSuchKey(string(k613))
+						if mv603, ok := v599[string(string(k593))]; !ok {
+							e602 = immutable.NoSuchKey(string(k593))
 						} else {
-							v622 = string(mv624)
+							v601 = string(mv603)
 						}
 					}
-					var v625 bool
-					var e626 error
-					if e623 != nil {
-						e626 = e623
+					var v604 bool
+					var e605 error
+					if e602 != nil {
+						e605 = e602
 					} else {
-						v625 = v622 == "a"
+						v604 = v601 == "a"
 					}
-					if e626 == nil && v625 {
-						v614, e615 = true, nil
+					if e605 == nil && v604 {
+						v594, e595 = true, nil
 					} else {
-						if e615 == nil {
-							e615 = e626
+						if e595 == nil {
+							e595 = e605
 						}
-						if e615 == nil {
-							v614 = false
+						if e595 == nil {
+							v594 = false
 						}
 					}
 				}
-				if e615 == nil && !v614 {
+				if e595 == nil && !v594 {
 					found = true
 					break
 				}
-				if e615 != nil && e612 == nil {
-					e612 = e615
+				if e595 != nil && e592 == nil {
+					e592 = e595
 				}
 			}
 			if found {
-				v611, e612 = false, nil
-			} else if e612 == nil {
-				v611 = true
+				v591, e592 = false, nil
+			} else if e592 == nil {
+				v591 = true
 			}
 		}
-		if e612 == nil && !v611 {
-			v601, e602 = false, nil
+		if e592 == nil && !v591 {
+			v581, e582 = false, nil
 		} else {
-			if e602 == nil {
-				e602 = e612
+			if e582 == nil {
+				e582 = e592
 			}
-			if e602 == nil {
-				v601 = true
+			if e582 == nil {
+				v581 = true
 			}
 		}
 	}
-	return v601, e602
+	return v581, e582
 }
 
 func whenOwnGuardedC25(w *immutable.Walk, in, old *Guarded) {
@@ -5450,329 +5408,323 @@ func whenOwnGuardedC25(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC26 is the condition of spec.guarded.c26: (!('a' in ['a', 'b'])) ? ((has(self.spec.paused)) && (has(oldSelf.spec.tags) && has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && size(oldSelf.spec.tags) != self.spec.topology.inner.n)) : (has(oldSelf.spec.topology) && has(oldSelf.spec.topology.flag))
 func whenCondGadgetC26(self, oldSelf *Gadget) (bool, error) {
-	var v631 bool
-	var e632 error
-	l633 := "a"
+	l610 := "a"
+	var v611 bool
 	{
-		v631 = (l633 == "a") || (l633 == "b")
+		v611 = (l610 == "a") || (l610 == "b")
 	}
-	var v634 bool
-	var e635 error
-	if e632 != nil {
-		e635 = e632
-	} else {
-		v634 = !v631
+	var v612 bool
+	{
+		v612 = !v611
 	}
-	var v694 bool
-	var e695 error
-	if e635 != nil {
-		e695 = e635
-	} else if v634 {
-		var v636 bool
-		var e637 error
-		var v638 *GadgetSpec
-		var e639 error
+	var v671 bool
+	var e672 error
+	if v612 {
+		var v613 bool
+		var e614 error
+		var v615 *GadgetSpec
+		var e616 error
 		if !(true) {
-			e639 = immutable.NoSuchKey("spec")
+			e616 = immutable.NoSuchKey("spec")
 		} else {
-			v638 = &self.Spec
+			v615 = &self.Spec
 		}
-		var v640 bool
-		var e641 error
-		if e639 != nil {
-			e641 = e639
+		var v617 bool
+		var e618 error
+		if e616 != nil {
+			e618 = e616
 		} else {
-			v640 = (v638.Paused)
+			v617 = (v615.Paused)
 		}
-		if e641 == nil && !v640 {
-			v636, e637 = false, nil
+		if e618 == nil && !v617 {
+			v613, e614 = false, nil
 		} else {
-			e637 = e641
-			var v642 bool
-			var e643 error
-			var v644 *GadgetSpec
-			var e645 error
+			e614 = e618
+			var v619 bool
+			var e620 error
+			var v621 *GadgetSpec
+			var e622 error
 			if !(true) {
-				e645 = immutable.NoSuchKey("spec")
+				e622 = immutable.NoSuchKey("spec")
 			} else {
-				v644 = &oldSelf.Spec
+				v621 = &oldSelf.Spec
 			}
-			var v646 bool
-			var e647 error
-			if e645 != nil {
-				e647 = e645
+			var v623 bool
+			var e624 error
+			if e622 != nil {
+				e624 = e622
 			} else {
-				v646 = (len(v644.Tags) != 0)
+				v623 = (len(v621.Tags) != 0)
 			}
-			if e647 == nil && !v646 {
-				v642, e643 = false, nil
+			if e624 == nil && !v623 {
+				v619, e620 = false, nil
 			} else {
-				e643 = e647
-				var v648 *GadgetSpec
-				var e649 error
+				e620 = e624
+				var v625 *GadgetSpec
+				var e626 error
 				if !(true) {
-					e649 = immutable.NoSuchKey("spec")
+					e626 = immutable.NoSuchKey("spec")
 				} else {
-					v648 = &self.Spec
+					v625 = &self.Spec
 				}
-				var v650 bool
-				var e651 error
-				if e649 != nil {
-					e651 = e649
+				var v627 bool
+				var e628 error
+				if e626 != nil {
+					e628 = e626
 				} else {
-					v650 = (v648.Topology != nil)
+					v627 = (v625.Topology != nil)
 				}
-				if e651 == nil && !v650 {
-					v642, e643 = false, nil
+				if e628 == nil && !v627 {
+					v619, e620 = false, nil
 				} else {
-					if e643 == nil {
-						e643 = e651
+					if e620 == nil {
+						e620 = e628
 					}
-					var v652 *GadgetSpec
-					var e653 error
+					var v629 *GadgetSpec
+					var e630 error
 					if !(true) {
-						e653 = immutable.NoSuchKey("spec")
+						e630 = immutable.NoSuchKey("spec")
 					} else {
-						v652 = &self.Spec
+						v629 = &self.Spec
 					}
-					var v654 *Topology
-					var e655 error
-					if e653 != nil {
-						e655 = e653
-					} else if !(v652.Topology != nil) {
-						e655 = immutable.NoSuchKey("topology")
+					var v631 *Topology
+					var e632 error
+					if e630 != nil {
+						e632 = e630
+					} else if !(v629.Topology != nil) {
+						e632 = immutable.NoSuchKey("topology")
 					} else {
-						if v652.Topology == nil {
-							e655 = immutable.ErrNull
+						if v629.Topology == nil {
+							e632 = immutable.ErrNull
 						} else {
-							v654 = v652.Topology
+							v631 = v629.Topology
 						}
 					}
-					var v656 bool
-					var e657 error
-					if e655 != nil {
-						e657 = e655
+					var v633 bool
+					var e634 error
+					if e632 != nil {
+						e634 = e632
 					} else {
-						v656 = (v654.Inner != nil)
+						v633 = (v631.Inner != nil)
 					}
-					if e657 == nil && !v656 {
-						v642, e643 = false, nil
+					if e634 == nil && !v633 {
+						v619, e620 = false, nil
 					} else {
-						if e643 == nil {
-							e643 = e657
+						if e620 == nil {
+							e620 = e634
 						}
-						var v658 *GadgetSpec
-						var e659 error
+						var v635 *GadgetSpec
+						var e636 error
 						if !(true) {
-							e659 = immutable.NoSuchKey("spec")
+							e636 = immutable.NoSuchKey("spec")
 						} else {
-							v658 = &self.Spec
+							v635 = &self.Spec
 						}
-						var v660 *Topology
-						var e661 error
-						if e659 != nil {
-							e661 = e659
-						} else if !(v658.Topology != nil) {
-							e661 = immutable.NoSuchKey("topology")
+						var v637 *Topology
+						var e638 error
+						if e636 != nil {
+							e638 = e636
+						} else if !(v635.Topology != nil) {
+							e638 = immutable.NoSuchKey("topology")
 						} else {
-							if v658.Topology == nil {
-								e661 = immutable.ErrNull
+							if v635.Topology == nil {
+								e638 = immutable.ErrNull
 							} else {
-								v660 = v658.Topology
+								v637 = v635.Topology
 							}
 						}
-						var v662 *Inner
-						var e663 error
-						if e661 != nil {
-							e663 = e661
-						} else if !(v660.Inner != nil) {
-							e663 = immutable.NoSuchKey("inner")
+						var v639 *Inner
+						var e640 error
+						if e638 != nil {
+							e640 = e638
+						} else if !(v637.Inner != nil) {
+							e640 = immutable.NoSuchKey("inner")
 						} else {
-							if v660.Inner == nil {
-								e663 = immutable.ErrNull
+							if v637.Inner == nil {
+								e640 = immutable.ErrNull
 							} else {
-								v662 = v660.Inner
+								v639 = v637.Inner
 							}
 						}
-						var v664 bool
-						var e665 error
-						if e663 != nil {
-							e665 = e663
+						var v641 bool
+						var e642 error
+						if e640 != nil {
+							e642 = e640
 						} else {
-							v664 = (v662.N != 0)
+							v641 = (v639.N != 0)
 						}
-						if e665 == nil && !v664 {
-							v642, e643 = false, nil
+						if e642 == nil && !v641 {
+							v619, e620 = false, nil
 						} else {
-							if e643 == nil {
-								e643 = e665
+							if e620 == nil {
+								e620 = e642
 							}
-							var v666 *GadgetSpec
-							var e667 error
+							var v643 *GadgetSpec
+							var e644 error
 							if !(true) {
-								e667 = immutable.NoSuchKey("spec")
+								e644 = immutable.NoSuchKey("spec")
 							} else {
-								v666 = &oldSelf.Spec
+								v643 = &oldSelf.Spec
 							}
-							var v668 []string
-							var e669 error
-							if e667 != nil {
-								e669 = e667
-							} else if !(len(v666.Tags) != 0) {
-								e669 = immutable.NoSuchKey("tags")
+							var v645 []string
+							var e646 error
+							if e644 != nil {
+								e646 = e644
+							} else if !(len(v643.Tags) != 0) {
+								e646 = immutable.NoSuchKey("tags")
 							} else {
-								if v666.Tags == nil {
-									e669 = immutable.ErrNull
+								if v643.Tags == nil {
+									e646 = immutable.ErrNull
 								} else {
-									v668 = v666.Tags
+									v645 = v643.Tags
 								}
 							}
-							var v670 int64
-							var e671 error
-							if e669 != nil {
-								e671 = e669
+							var v647 int64
+							var e648 error
+							if e646 != nil {
+								e648 = e646
 							} else {
-								v670 = int64(len(v668))
+								v647 = int64(len(v645))
 							}
-							var v672 *GadgetSpec
-							var e673 error
+							var v649 *GadgetSpec
+							var e650 error
 							if !(true) {
-								e673 = immutable.NoSuchKey("spec")
+								e650 = immutable.NoSuchKey("spec")
 							} else {
-								v672 = &self.Spec
+								v649 = &self.Spec
 							}
-							var v674 *Topology
-							var e675 error
-							if e673 != nil {
-								e675 = e673
-							} else if !(v672.Topology != nil) {
-								e675 = immutable.NoSuchKey("topology")
+							var v651 *Topology
+							var e652 error
+							if e650 != nil {
+								e652 = e650
+							} else if !(v649.Topology != nil) {
+								e652 = immutable.NoSuchKey("topology")
 							} else {
-								if v672.Topology == nil {
-									e675 = immutable.ErrNull
+								if v649.Topology == nil {
+									e652 = immutable.ErrNull
 								} else {
-									v674 = v672.Topology
+									v651 = v649.Topology
 								}
 							}
-							var v676 *Inner
-							var e677 error
-							if e675 != nil {
-								e677 = e675
-							} else if !(v674.Inner != nil) {
-								e677 = immutable.NoSuchKey("inner")
+							var v653 *Inner
+							var e654 error
+							if e652 != nil {
+								e654 = e652
+							} else if !(v651.Inner != nil) {
+								e654 = immutable.NoSuchKey("inner")
 							} else {
-								if v674.Inner == nil {
-									e677 = immutable.ErrNull
+								if v651.Inner == nil {
+									e654 = immutable.ErrNull
 								} else {
-									v676 = v674.Inner
+									v653 = v651.Inner
 								}
 							}
-							var v678 int64
-							var e679 error
-							if e677 != nil {
-								e679 = e677
-							} else if !(v676.N != 0) {
-								e679 = immutable.NoSuchKey("n")
+							var v655 int64
+							var e656 error
+							if e654 != nil {
+								e656 = e654
+							} else if !(v653.N != 0) {
+								e656 = immutable.NoSuchKey("n")
 							} else {
-								v678 = int64(v676.N)
+								v655 = int64(v653.N)
 							}
-							var v680 bool
-							var e681 error
-							if e671 != nil {
-								e681 = e671
-							} else if e679 != nil {
-								e681 = e679
+							var v657 bool
+							var e658 error
+							if e648 != nil {
+								e658 = e648
+							} else if e656 != nil {
+								e658 = e656
 							} else {
-								v680 = !(v670 == v678)
+								v657 = !(v647 == v655)
 							}
-							if e681 == nil && !v680 {
-								v642, e643 = false, nil
+							if e658 == nil && !v657 {
+								v619, e620 = false, nil
 							} else {
-								if e643 == nil {
-									e643 = e681
+								if e620 == nil {
+									e620 = e658
 								}
-								if e643 == nil {
-									v642 = true
+								if e620 == nil {
+									v619 = true
 								}
 							}
 						}
 					}
 				}
 			}
-			if e643 == nil && !v642 {
-				v636, e637 = false, nil
+			if e620 == nil && !v619 {
+				v613, e614 = false, nil
 			} else {
-				if e637 == nil {
-					e637 = e643
+				if e614 == nil {
+					e614 = e620
 				}
-				if e637 == nil {
-					v636 = true
+				if e614 == nil {
+					v613 = true
 				}
 			}
 		}
-		v694, e695 = v636, e637
+		v671, e672 = v613, e614
 	} else {
-		var v682 bool
-		var e683 error
-		var v684 *GadgetSpec
-		var e685 error
+		var v659 bool
+		var e660 error
+		var v661 *GadgetSpec
+		var e662 error
 		if !(true) {
-			e685 = immutable.NoSuchKey("spec")
+			e662 = immutable.NoSuchKey("spec")
 		} else {
-			v684 = &oldSelf.Spec
+			v661 = &oldSelf.Spec
 		}
-		var v686 bool
-		var e687 error
-		if e685 != nil {
-			e687 = e685
+		var v663 bool
+		var e664 error
+		if e662 != nil {
+			e664 = e662
 		} else {
-			v686 = (v684.Topology != nil)
+			v663 = (v661.Topology != nil)
 		}
-		if e687 == nil && !v686 {
-			v682, e683 = false, nil
+		if e664 == nil && !v663 {
+			v659, e660 = false, nil
 		} else {
-			e683 = e687
-			var v688 *GadgetSpec
-			var e689 error
+			e660 = e664
+			var v665 *GadgetSpec
+			var e666 error
 			if !(true) {
-				e689 = immutable.NoSuchKey("spec")
+				e666 = immutable.NoSuchKey("spec")
 			} else {
-				v688 = &oldSelf.Spec
+				v665 = &oldSelf.Spec
 			}
-			var v690 *Topology
-			var e691 error
-			if e689 != nil {
-				e691 = e689
-			} else if !(v688.Topology != nil) {
-				e691 = immutable.NoSuchKey("topology")
+			var v667 *Topology
+			var e668 error
+			if e666 != nil {
+				e668 = e666
+			} else if !(v665.Topology != nil) {
+				e668 = immutable.NoSuchKey("topology")
 			} else {
-				if v688.Topology == nil {
-					e691 = immutable.ErrNull
+				if v665.Topology == nil {
+					e668 = immutable.ErrNull
 				} else {
-					v690 = v688.Topology
+					v667 = v665.Topology
 				}
 			}
-			var v692 bool
-			var e693 error
-			if e691 != nil {
-				e693 = e691
+			var v669 bool
+			var e670 error
+			if e668 != nil {
+				e670 = e668
 			} else {
-				v692 = (v690.Flag != nil)
+				v669 = (v667.Flag != nil)
 			}
-			if e693 == nil && !v692 {
-				v682, e683 = false, nil
+			if e670 == nil && !v669 {
+				v659, e660 = false, nil
 			} else {
-				if e683 == nil {
-					e683 = e693
+				if e660 == nil {
+					e660 = e670
 				}
-				if e683 == nil {
-					v682 = true
+				if e660 == nil {
+					v659 = true
 				}
 			}
 		}
-		v694, e695 = v682, e683
+		v671, e672 = v659, e660
 	}
-	return v694, e695
+	return v671, e672
 }
 
 func whenOwnGuardedC26(w *immutable.Walk, in, old *Guarded) {
@@ -5797,164 +5749,164 @@ func whenOwnGuardedC26(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC27 is the condition of spec.guarded.c27: (has(self.spec.note) && has(self.spec.queue) && self.spec.note != self.spec.queue) || (has(oldSelf.spec.paused) && oldSelf.spec.paused)
 func whenCondGadgetC27(self, oldSelf *Gadget) (bool, error) {
-	var v700 bool
-	var e701 error
-	var v702 bool
-	var e703 error
-	var v704 *GadgetSpec
-	var e705 error
+	var v677 bool
+	var e678 error
+	var v679 bool
+	var e680 error
+	var v681 *GadgetSpec
+	var e682 error
 	if !(true) {
-		e705 = immutable.NoSuchKey("spec")
+		e682 = immutable.NoSuchKey("spec")
 	} else {
-		v704 = &self.Spec
+		v681 = &self.Spec
 	}
-	var v706 bool
-	var e707 error
-	if e705 != nil {
-		e707 = e705
+	var v683 bool
+	var e684 error
+	if e682 != nil {
+		e684 = e682
 	} else {
-		v706 = (v704.Note != "")
+		v683 = (v681.Note != "")
 	}
-	if e707 == nil && !v706 {
-		v702, e703 = false, nil
+	if e684 == nil && !v683 {
+		v679, e680 = false, nil
 	} else {
-		e703 = e707
-		var v708 *GadgetSpec
-		var e709 error
+		e680 = e684
+		var v685 *GadgetSpec
+		var e686 error
 		if !(true) {
-			e709 = immutable.NoSuchKey("spec")
+			e686 = immutable.NoSuchKey("spec")
 		} else {
-			v708 = &self.Spec
+			v685 = &self.Spec
 		}
-		var v710 bool
-		var e711 error
-		if e709 != nil {
-			e711 = e709
+		var v687 bool
+		var e688 error
+		if e686 != nil {
+			e688 = e686
 		} else {
-			v710 = (v708.Queue != "")
+			v687 = (v685.Queue != "")
 		}
-		if e711 == nil && !v710 {
-			v702, e703 = false, nil
+		if e688 == nil && !v687 {
+			v679, e680 = false, nil
 		} else {
-			if e703 == nil {
-				e703 = e711
+			if e680 == nil {
+				e680 = e688
 			}
-			var v712 *GadgetSpec
-			var e713 error
+			var v689 *GadgetSpec
+			var e690 error
 			if !(true) {
-				e713 = immutable.NoSuchKey("spec")
+				e690 = immutable.NoSuchKey("spec")
 			} else {
-				v712 = &self.Spec
+				v689 = &self.Spec
 			}
-			var v714 string
-			var e715 error
-			if e713 != nil {
-				e715 = e713
-			} else if !(v712.Note != "") {
-				e715 = immutable.NoSuchKey("note")
+			var v691 string
+			var e692 error
+			if e690 != nil {
+				e692 = e690
+			} else if !(v689.Note != "") {
+				e692 = immutable.NoSuchKey("note")
 			} else {
-				v714 = string(v712.Note)
+				v691 = string(v689.Note)
 			}
-			var v716 *GadgetSpec
-			var e717 error
+			var v693 *GadgetSpec
+			var e694 error
 			if !(true) {
-				e717 = immutable.NoSuchKey("spec")
+				e694 = immutable.NoSuchKey("spec")
 			} else {
-				v716 = &self.Spec
+				v693 = &self.Spec
 			}
-			var v718 string
-			var e719 error
-			if e717 != nil {
-				e719 = e717
-			} else if !(v716.Queue != "") {
-				e719 = immutable.NoSuchKey("queue")
+			var v695 string
+			var e696 error
+			if e694 != nil {
+				e696 = e694
+			} else if !(v693.Queue != "") {
+				e696 = immutable.NoSuchKey("queue")
 			} else {
-				v718 = string(v716.Queue)
+				v695 = string(v693.Queue)
 			}
-			var v720 bool
-			var e721 error
-			if e715 != nil {
-				e721 = e715
-			} else if e719 != nil {
-				e721 = e719
+			var v697 bool
+			var e698 error
+			if e692 != nil {
+				e698 = e692
+			} else if e696 != nil {
+				e698 = e696
 			} else {
-				v720 = !(v714 == v718)
+				v697 = !(v691 == v695)
 			}
-			if e721 == nil && !v720 {
-				v702, e703 = false, nil
+			if e698 == nil && !v697 {
+				v679, e680 = false, nil
 			} else {
-				if e703 == nil {
-					e703 = e721
+				if e680 == nil {
+					e680 = e698
 				}
-				if e703 == nil {
-					v702 = true
+				if e680 == nil {
+					v679 = true
 				}
 			}
 		}
 	}
-	if e703 == nil && v702 {
-		v700, e701 = true, nil
+	if e680 == nil && v679 {
+		v677, e678 = true, nil
 	} else {
-		e701 = e703
-		var v722 bool
-		var e723 error
-		var v724 *GadgetSpec
-		var e725 error
+		e678 = e680
+		var v699 bool
+		var e700 error
+		var v701 *GadgetSpec
+		var e702 error
 		if !(true) {
-			e725 = immutable.NoSuchKey("spec")
+			e702 = immutable.NoSuchKey("spec")
 		} else {
-			v724 = &oldSelf.Spec
+			v701 = &oldSelf.Spec
 		}
-		var v726 bool
-		var e727 error
-		if e725 != nil {
-			e727 = e725
+		var v703 bool
+		var e704 error
+		if e702 != nil {
+			e704 = e702
 		} else {
-			v726 = (v724.Paused)
+			v703 = (v701.Paused)
 		}
-		if e727 == nil && !v726 {
-			v722, e723 = false, nil
+		if e704 == nil && !v703 {
+			v699, e700 = false, nil
 		} else {
-			e723 = e727
-			var v728 *GadgetSpec
-			var e729 error
+			e700 = e704
+			var v705 *GadgetSpec
+			var e706 error
 			if !(true) {
-				e729 = immutable.NoSuchKey("spec")
+				e706 = immutable.NoSuchKey("spec")
 			} else {
-				v728 = &oldSelf.Spec
+				v705 = &oldSelf.Spec
 			}
-			var v730 bool
-			var e731 error
-			if e729 != nil {
-				e731 = e729
-			} else if !(v728.Paused) {
-				e731 = immutable.NoSuchKey("paused")
+			var v707 bool
+			var e708 error
+			if e706 != nil {
+				e708 = e706
+			} else if !(v705.Paused) {
+				e708 = immutable.NoSuchKey("paused")
 			} else {
-				v730 = bool(v728.Paused)
+				v707 = bool(v705.Paused)
 			}
-			if e731 == nil && !v730 {
-				v722, e723 = false, nil
+			if e708 == nil && !v707 {
+				v699, e700 = false, nil
 			} else {
-				if e723 == nil {
-					e723 = e731
+				if e700 == nil {
+					e700 = e708
 				}
-				if e723 == nil {
-					v722 = true
+				if e700 == nil {
+					v699 = true
 				}
 			}
 		}
-		if e723 == nil && v722 {
-			v700, e701 = true, nil
+		if e700 == nil && v699 {
+			v677, e678 = true, nil
 		} else {
-			if e701 == nil {
-				e701 = e723
+			if e678 == nil {
+				e678 = e700
 			}
-			if e701 == nil {
-				v700 = false
+			if e678 == nil {
+				v677 = false
 			}
 		}
 	}
-	return v700, e701
+	return v677, e678
 }
 
 func whenOwnGuardedC27(w *immutable.Walk, in, old *Guarded) {
@@ -5979,114 +5931,112 @@ func whenOwnGuardedC27(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC28 is the condition of spec.guarded.c28: has(self.spec.queue) && has(self.spec.tags) && self.spec.queue in self.spec.tags
 func whenCondGadgetC28(self, oldSelf *Gadget) (bool, error) {
-	var v736 bool
-	var e737 error
-	var v738 *GadgetSpec
-	var e739 error
+	var v713 bool
+	var e714 error
+	var v715 *GadgetSpec
+	var e716 error
 	if !(true) {
-		e739 = immutable.NoSuchKey("spec")
+		e716 = immutable.NoSuchKey("spec")
 	} else {
-		v738 = &self.Spec
+		v715 = &self.Spec
 	}
-	var v740 bool
-	var e741 error
-	if e739 != nil {
-		e741 = e739
+	var v717 bool
+	var e718 error
+	if e716 != nil {
+		e718 = e716
 	} else {
-		v740 = (v738.Queue != "")
+		v717 = (v715.Queue != "")
 	}
-	if e741 == nil && !v740 {
-		v736, e737 = false, nil
+	if e718 == nil && !v717 {
+		v713, e714 = false, nil
 	} else {
-		e737 = e741
-		var v742 *GadgetSpec
-		var e743 error
+		e714 = e718
+		var v719 *GadgetSpec
+		var e720 error
 		if !(true) {
-			e743 = immutable.NoSuchKey("spec")
+			e720 = immutable.NoSuchKey("spec")
 		} else {
-			v742 = &self.Spec
+			v719 = &self.Spec
 		}
-		var v744 bool
-		var e745 error
-		if e743 != nil {
-			e745 = e743
+		var v721 bool
+		var e722 error
+		if e720 != nil {
+			e722 = e720
 		} else {
-			v744 = (len(v742.Tags) != 0)
+			v721 = (len(v719.Tags) != 0)
 		}
-		if e745 == nil && !v744 {
-			v736, e737 = false, nil
+		if e722 == nil && !v721 {
+			v713, e714 = false, nil
 		} else {
-			if e737 == nil {
-				e737 = e745
+			if e714 == nil {
+				e714 = e722
 			}
-			var v746 *GadgetSpec
-			var e747 error
+			var v723 *GadgetSpec
+			var e724 error
 			if !(true) {
-				e747 = immutable.NoSuchKey("spec")
+				e724 = immutable.NoSuchKey("spec")
 			} else {
-				v746 = &self.Spec
+				v723 = &self.Spec
 			}
-			var v748 string
-			var e749 error
-			if e747 != nil {
-				e749 = e747
-			} else if !(v746.Queue != "") {
-				e749 = immutable.NoSuchKey("queue")
+			var v725 string
+			var e726 error
+			if e724 != nil {
+				e726 = e724
+			} else if !(v723.Queue != "") {
+				e726 = immutable.NoSuchKey("queue")
 			} else {
-				v748 = string(v746.Queue)
+				v725 = string(v723.Queue)
 			}
-			var v750 *GadgetSpec
-			var e751 error
+			var v727 *GadgetSpec
+			var e728 error
 			if !(true) {
-				e751 = immutable.NoSuchKey("spec")
+				e728 = immutable.NoSuchKey("spec")
 			} else {
-				v750 = &self.Spec
+				v727 = &self.Spec
 			}
-			var v752 []string
-			var e753 error
-			if e751 != nil {
-				e753 = e751
-			} else if !(len(v750.Tags) != 0) {
-				e753 = immutable.NoSuchKey("tags")
+			var v729 []string
+			var e730 error
+			if e728 != nil {
+				e730 = e728
+			} else if !(len(v727.Tags) != 0) {
+				e730 = immutable.NoSuchKey("tags")
 			} else {
-				if v750.Tags == nil {
-					e753 = immutable.ErrNull
+				if v727.Tags == nil {
+					e730 = immutable.ErrNull
 				} else {
-					v752 = v750.Tags
+					v729 = v727.Tags
 				}
 			}
-			var v754 bool
-			var e755 error
-			if e749 != nil {
-				e755 = e749
-			} else if e753 != nil {
-				e755 = e753
+			var v731 bool
+			var e732 error
+			if e726 != nil {
+				e732 = e726
+			} else if e730 != nil {
+				e732 = e730
 			} else {
-				v754 = false
-				for i756 := range v752 {
-					var v757 string
-					var e758 error
-					v757 = string(v752[i756])
-					_ = e758
-					if v757 == v748 {
-						v754, e755 = true, nil
+				v731 = false
+				for i733 := range v729 {
+					var v734 string
+					v734 = string(v729[i733])
+					if v734 == v725 {
+						v731 = true
 						break
 					}
 				}
 			}
-			if e755 == nil && !v754 {
-				v736, e737 = false, nil
+			if e732 == nil && !v731 {
+				v713, e714 = false, nil
 			} else {
-				if e737 == nil {
-					e737 = e755
+				if e714 == nil {
+					e714 = e732
 				}
-				if e737 == nil {
-					v736 = true
+				if e714 == nil {
+					v713 = true
 				}
 			}
 		}
 	}
-	return v736, e737
+	return v713, e714
 }
 
 func whenOwnGuardedC28(w *immutable.Walk, in, old *Guarded) {
@@ -6100,8 +6050,8 @@ func whenOwnGuardedC28(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C28 != nil && !immutable.SameKeys(in.C28, old.C28) {
 			if w.Violation() {
-				for _, c763 := range immutable.MapKeyChanges(in.C28, old.C28) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c28", immutable.QuoteKey(string(c763.Key)), c763.Added))
+				for _, c739 := range immutable.MapKeyChanges(in.C28, old.C28) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c28", immutable.QuoteKey(string(c739.Key)), c739.Added))
 				}
 			}
 			if w.Done() {
@@ -6120,148 +6070,145 @@ func whenOwnGuardedC28(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC29 is the condition of spec.guarded.c29: has(self.status) && has(self.status.conditions) && self.status.conditions.all(c, c.type == 'Admitted' && c.status == 'False')
 func whenCondGadgetC29(self, oldSelf *Gadget) (bool, error) {
-	var v764 bool
-	var e765 error
-	var v766 bool
-	var e767 error
+	var v740 bool
+	var e741 error
+	var v742 bool
 	{
-		v766 = (self.Status != nil)
+		v742 = (self.Status != nil)
 	}
-	if e767 == nil && !v766 {
-		v764, e765 = false, nil
+	if !v742 {
+		v740, e741 = false, nil
 	} else {
-		e765 = e767
-		var v768 *GadgetStatus
-		var e769 error
+		var v743 *GadgetStatus
+		var e744 error
 		if !(self.Status != nil) {
-			e769 = immutable.NoSuchKey("status")
+			e744 = immutable.NoSuchKey("status")
 		} else {
 			if self.Status == nil {
-				e769 = immutable.ErrNull
+				e744 = immutable.ErrNull
 			} else {
-				v768 = self.Status
+				v743 = self.Status
 			}
 		}
-		var v770 bool
-		var e771 error
-		if e769 != nil {
-			e771 = e769
+		var v745 bool
+		var e746 error
+		if e744 != nil {
+			e746 = e744
 		} else {
-			v770 = (len(v768.Conditions) != 0)
+			v745 = (len(v743.Conditions) != 0)
 		}
-		if e771 == nil && !v770 {
-			v764, e765 = false, nil
+		if e746 == nil && !v745 {
+			v740, e741 = false, nil
 		} else {
-			if e765 == nil {
-				e765 = e771
+			if e741 == nil {
+				e741 = e746
 			}
-			var v772 *GadgetStatus
-			var e773 error
+			var v747 *GadgetStatus
+			var e748 error
 			if !(self.Status != nil) {
-				e773 = immutable.NoSuchKey("status")
+				e748 = immutable.NoSuchKey("status")
 			} else {
 				if self.Status == nil {
-					e773 = immutable.ErrNull
+					e748 = immutable.ErrNull
 				} else {
-					v772 = self.Status
+					v747 = self.Status
 				}
 			}
-			var v774 []Condition
-			var e775 error
-			if e773 != nil {
-				e775 = e773
-			} else if !(len(v772.Conditions) != 0) {
-				e775 = immutable.NoSuchKey("conditions")
+			var v749 []Condition
+			var e750 error
+			if e748 != nil {
+				e750 = e748
+			} else if !(len(v747.Conditions) != 0) {
+				e750 = immutable.NoSuchKey("conditions")
 			} else {
-				if v772.Conditions == nil {
-					e775 = immutable.ErrNull
+				if v747.Conditions == nil {
+					e750 = immutable.ErrNull
 				} else {
-					v774 = v772.Conditions
+					v749 = v747.Conditions
 				}
 			}
-			var v776 bool
-			var e777 error
-			if e775 != nil {
-				e777 = e775
+			var v751 bool
+			var e752 error
+			if e750 != nil {
+				e752 = e750
 			} else {
 				found := false
-				for i778 := range v774 {
-					var v779 *Condition
-					var e780 error
-					v779 = &v774[i778]
-					_, _ = v779, e780
-					var v781 bool
-					var e782 error
-					var v783 string
-					var e784 error
+				for i753 := range v749 {
+					var v754 *Condition
+					v754 = &v749[i753]
+					_ = v754
+					var v755 bool
+					var e756 error
+					var v757 string
+					var e758 error
 					if !(true) {
-						e784 = immutable.NoSuchKey("type")
+						e758 = immutable.NoSuchKey("type")
 					} else {
-						v783 = string(v779.Type)
+						v757 = string(v754.Type)
 					}
-					var v785 bool
-					var e786 error
-					if e784 != nil {
-						e786 = e784
+					var v759 bool
+					var e760 error
+					if e758 != nil {
+						e760 = e758
 					} else {
-						v785 = v783 == "Admitted"
+						v759 = v757 == "Admitted"
 					}
-					if e786 == nil && !v785 {
-						v781, e782 = false, nil
+					if e760 == nil && !v759 {
+						v755, e756 = false, nil
 					} else {
-						e782 = e786
-						var v787 string
-						var e788 error
+						e756 = e760
+						var v761 string
+						var e762 error
 						if !(true) {
-							e788 = immutable.NoSuchKey("status")
+							e762 = immutable.NoSuchKey("status")
 						} else {
-							v787 = string(v779.Status)
+							v761 = string(v754.Status)
 						}
-						var v789 bool
-						var e790 error
-						if e788 != nil {
-							e790 = e788
+						var v763 bool
+						var e764 error
+						if e762 != nil {
+							e764 = e762
 						} else {
-							v789 = v787 == "False"
+							v763 = v761 == "False"
 						}
-						if e790 == nil && !v789 {
-							v781, e782 = false, nil
+						if e764 == nil && !v763 {
+							v755, e756 = false, nil
 						} else {
-							if e782 == nil {
-								e782 = e790
+							if e756 == nil {
+								e756 = e764
 							}
-							if e782 == nil {
-								v781 = true
+							if e756 == nil {
+								v755 = true
 							}
 						}
 					}
-					if e782 == nil && !v781 {
+					if e756 == nil && !v755 {
 						found = true
 						break
 					}
-					if e782 != nil && e777 == nil {
-						e777 = e782
+					if e756 != nil && e752 == nil {
+						e752 = e756
 					}
 				}
 				if found {
-					v776, e777 = false, nil
-				} else if e777 == nil {
-					v776 = true
+					v751, e752 = false, nil
+				} else if e752 == nil {
+					v751 = true
 				}
 			}
-			if e777 == nil && !v776 {
-				v764, e765 = false, nil
+			if e752 == nil && !v751 {
+				v740, e741 = false, nil
 			} else {
-				if e765 == nil {
-					e765 = e777
+				if e741 == nil {
+					e741 = e752
 				}
-				if e765 == nil {
-					v764 = true
+				if e741 == nil {
+					v740 = true
 				}
 			}
 		}
 	}
-	return v764, e765
+	return v740, e741
 }
 
 func whenOwnGuardedC29(w *immutable.Walk, in, old *Guarded) {
@@ -6286,21 +6233,21 @@ func whenOwnGuardedC29(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC3 is the condition of spec.guarded.c3: has(self.spec.replicas)
 func whenCondGadgetC3(self, oldSelf *Gadget) (bool, error) {
-	var v795 *GadgetSpec
-	var e796 error
+	var v769 *GadgetSpec
+	var e770 error
 	if !(true) {
-		e796 = immutable.NoSuchKey("spec")
+		e770 = immutable.NoSuchKey("spec")
 	} else {
-		v795 = &self.Spec
+		v769 = &self.Spec
 	}
-	var v797 bool
-	var e798 error
-	if e796 != nil {
-		e798 = e796
+	var v771 bool
+	var e772 error
+	if e770 != nil {
+		e772 = e770
 	} else {
-		v797 = (v795.Replicas != nil)
+		v771 = (v769.Replicas != nil)
 	}
-	return v797, e798
+	return v771, e772
 }
 
 func whenOwnGuardedC3(w *immutable.Walk, in, old *Guarded) {
@@ -6314,8 +6261,8 @@ func whenOwnGuardedC3(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C3 != nil && !immutable.SameKeys(in.C3, old.C3) {
 			if w.Violation() {
-				for _, c803 := range immutable.MapKeyChanges(in.C3, old.C3) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c3", immutable.QuoteKey(string(c803.Key)), c803.Added))
+				for _, c777 := range immutable.MapKeyChanges(in.C3, old.C3) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c3", immutable.QuoteKey(string(c777.Key)), c777.Added))
 				}
 			}
 			if w.Done() {
@@ -6334,168 +6281,168 @@ func whenOwnGuardedC3(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC30 is the condition of spec.guarded.c30: has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.value) && oldSelf.spec.topology.inner.value in ['b', 'c']
 func whenCondGadgetC30(self, oldSelf *Gadget) (bool, error) {
-	var v804 bool
-	var e805 error
-	var v806 *GadgetSpec
-	var e807 error
+	var v778 bool
+	var e779 error
+	var v780 *GadgetSpec
+	var e781 error
 	if !(true) {
-		e807 = immutable.NoSuchKey("spec")
+		e781 = immutable.NoSuchKey("spec")
 	} else {
-		v806 = &oldSelf.Spec
+		v780 = &oldSelf.Spec
 	}
-	var v808 bool
-	var e809 error
-	if e807 != nil {
-		e809 = e807
+	var v782 bool
+	var e783 error
+	if e781 != nil {
+		e783 = e781
 	} else {
-		v808 = (v806.Topology != nil)
+		v782 = (v780.Topology != nil)
 	}
-	if e809 == nil && !v808 {
-		v804, e805 = false, nil
+	if e783 == nil && !v782 {
+		v778, e779 = false, nil
 	} else {
-		e805 = e809
-		var v810 *GadgetSpec
-		var e811 error
+		e779 = e783
+		var v784 *GadgetSpec
+		var e785 error
 		if !(true) {
-			e811 = immutable.NoSuchKey("spec")
+			e785 = immutable.NoSuchKey("spec")
 		} else {
-			v810 = &oldSelf.Spec
+			v784 = &oldSelf.Spec
 		}
-		var v812 *Topology
-		var e813 error
-		if e811 != nil {
-			e813 = e811
-		} else if !(v810.Topology != nil) {
-			e813 = immutable.NoSuchKey("topology")
+		var v786 *Topology
+		var e787 error
+		if e785 != nil {
+			e787 = e785
+		} else if !(v784.Topology != nil) {
+			e787 = immutable.NoSuchKey("topology")
 		} else {
-			if v810.Topology == nil {
-				e813 = immutable.ErrNull
+			if v784.Topology == nil {
+				e787 = immutable.ErrNull
 			} else {
-				v812 = v810.Topology
+				v786 = v784.Topology
 			}
 		}
-		var v814 bool
-		var e815 error
-		if e813 != nil {
-			e815 = e813
+		var v788 bool
+		var e789 error
+		if e787 != nil {
+			e789 = e787
 		} else {
-			v814 = (v812.Inner != nil)
+			v788 = (v786.Inner != nil)
 		}
-		if e815 == nil && !v814 {
-			v804, e805 = false, nil
+		if e789 == nil && !v788 {
+			v778, e779 = false, nil
 		} else {
-			if e805 == nil {
-				e805 = e815
+			if e779 == nil {
+				e779 = e789
 			}
-			var v816 *GadgetSpec
-			var e817 error
+			var v790 *GadgetSpec
+			var e791 error
 			if !(true) {
-				e817 = immutable.NoSuchKey("spec")
+				e791 = immutable.NoSuchKey("spec")
 			} else {
-				v816 = &oldSelf.Spec
+				v790 = &oldSelf.Spec
 			}
-			var v818 *Topology
-			var e819 error
-			if e817 != nil {
-				e819 = e817
-			} else if !(v816.Topology != nil) {
-				e819 = immutable.NoSuchKey("topology")
+			var v792 *Topology
+			var e793 error
+			if e791 != nil {
+				e793 = e791
+			} else if !(v790.Topology != nil) {
+				e793 = immutable.NoSuchKey("topology")
 			} else {
-				if v816.Topology == nil {
-					e819 = immutable.ErrNull
+				if v790.Topology == nil {
+					e793 = immutable.ErrNull
 				} else {
-					v818 = v816.Topology
+					v792 = v790.Topology
 				}
 			}
-			var v820 *Inner
-			var e821 error
-			if e819 != nil {
-				e821 = e819
-			} else if !(v818.Inner != nil) {
-				e821 = immutable.NoSuchKey("inner")
+			var v794 *Inner
+			var e795 error
+			if e793 != nil {
+				e795 = e793
+			} else if !(v792.Inner != nil) {
+				e795 = immutable.NoSuchKey("inner")
 			} else {
-				if v818.Inner == nil {
-					e821 = immutable.ErrNull
+				if v792.Inner == nil {
+					e795 = immutable.ErrNull
 				} else {
-					v820 = v818.Inner
+					v794 = v792.Inner
 				}
 			}
-			var v822 bool
-			var e823 error
-			if e821 != nil {
-				e823 = e821
+			var v796 bool
+			var e797 error
+			if e795 != nil {
+				e797 = e795
 			} else {
-				v822 = (v820.Value != "")
+				v796 = (v794.Value != "")
 			}
-			if e823 == nil && !v822 {
-				v804, e805 = false, nil
+			if e797 == nil && !v796 {
+				v778, e779 = false, nil
 			} else {
-				if e805 == nil {
-					e805 = e823
+				if e779 == nil {
+					e779 = e797
 				}
-				var v824 *GadgetSpec
-				var e825 error
+				var v798 *GadgetSpec
+				var e799 error
 				if !(true) {
-					e825 = immutable.NoSuchKey("spec")
+					e799 = immutable.NoSuchKey("spec")
 				} else {
-					v824 = &oldSelf.Spec
+					v798 = &oldSelf.Spec
 				}
-				var v826 *Topology
-				var e827 error
-				if e825 != nil {
-					e827 = e825
-				} else if !(v824.Topology != nil) {
-					e827 = immutable.NoSuchKey("topology")
+				var v800 *Topology
+				var e801 error
+				if e799 != nil {
+					e801 = e799
+				} else if !(v798.Topology != nil) {
+					e801 = immutable.NoSuchKey("topology")
 				} else {
-					if v824.Topology == nil {
-						e827 = immutable.ErrNull
+					if v798.Topology == nil {
+						e801 = immutable.ErrNull
 					} else {
-						v826 = v824.Topology
+						v800 = v798.Topology
 					}
 				}
-				var v828 *Inner
-				var e829 error
-				if e827 != nil {
-					e829 = e827
-				} else if !(v826.Inner != nil) {
-					e829 = immutable.NoSuchKey("inner")
+				var v802 *Inner
+				var e803 error
+				if e801 != nil {
+					e803 = e801
+				} else if !(v800.Inner != nil) {
+					e803 = immutable.NoSuchKey("inner")
 				} else {
-					if v826.Inner == nil {
-						e829 = immutable.ErrNull
+					if v800.Inner == nil {
+						e803 = immutable.ErrNull
 					} else {
-						v828 = v826.Inner
+						v802 = v800.Inner
 					}
 				}
-				var v830 string
-				var e831 error
-				if e829 != nil {
-					e831 = e829
-				} else if !(v828.Value != "") {
-					e831 = immutable.NoSuchKey("value")
+				var v804 string
+				var e805 error
+				if e803 != nil {
+					e805 = e803
+				} else if !(v802.Value != "") {
+					e805 = immutable.NoSuchKey("value")
 				} else {
-					v830 = string(v828.Value)
+					v804 = string(v802.Value)
 				}
-				var v832 bool
-				var e833 error
-				if e831 != nil {
-					e833 = e831
+				var v806 bool
+				var e807 error
+				if e805 != nil {
+					e807 = e805
 				} else {
-					v832 = (v830 == "b") || (v830 == "c")
+					v806 = (v804 == "b") || (v804 == "c")
 				}
-				if e833 == nil && !v832 {
-					v804, e805 = false, nil
+				if e807 == nil && !v806 {
+					v778, e779 = false, nil
 				} else {
-					if e805 == nil {
-						e805 = e833
+					if e779 == nil {
+						e779 = e807
 					}
-					if e805 == nil {
-						v804 = true
+					if e779 == nil {
+						v778 = true
 					}
 				}
 			}
 		}
 	}
-	return v804, e805
+	return v778, e779
 }
 
 func whenOwnGuardedC30(w *immutable.Walk, in, old *Guarded) {
@@ -6520,6 +6467,129 @@ func whenOwnGuardedC30(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC31 is the condition of spec.guarded.c31: !(has(oldSelf.spec.items) && self.spec.mode.size() in oldSelf.spec.items)
 func whenCondGadgetC31(self, oldSelf *Gadget) (bool, error) {
+	var v812 bool
+	var e813 error
+	var v814 *GadgetSpec
+	var e815 error
+	if !(true) {
+		e815 = immutable.NoSuchKey("spec")
+	} else {
+		v814 = &oldSelf.Spec
+	}
+	var v816 bool
+	var e817 error
+	if e815 != nil {
+		e817 = e815
+	} else {
+		v816 = (len(v814.Items) != 0)
+	}
+	if e817 == nil && !v816 {
+		v812, e813 = false, nil
+	} else {
+		e813 = e817
+		var v818 *GadgetSpec
+		var e819 error
+		if !(true) {
+			e819 = immutable.NoSuchKey("spec")
+		} else {
+			v818 = &self.Spec
+		}
+		var v820 string
+		var e821 error
+		if e819 != nil {
+			e821 = e819
+		} else if !(v818.Mode != "") {
+			e821 = immutable.NoSuchKey("mode")
+		} else {
+			v820 = string(v818.Mode)
+		}
+		var v822 int64
+		var e823 error
+		if e821 != nil {
+			e823 = e821
+		} else {
+			v822 = immutable.RuneCount(v820)
+		}
+		var v824 *GadgetSpec
+		var e825 error
+		if !(true) {
+			e825 = immutable.NoSuchKey("spec")
+		} else {
+			v824 = &oldSelf.Spec
+		}
+		var v826 []int64
+		var e827 error
+		if e825 != nil {
+			e827 = e825
+		} else if !(len(v824.Items) != 0) {
+			e827 = immutable.NoSuchKey("items")
+		} else {
+			if v824.Items == nil {
+				e827 = immutable.ErrNull
+			} else {
+				v826 = v824.Items
+			}
+		}
+		var v828 bool
+		var e829 error
+		if e823 != nil {
+			e829 = e823
+		} else if e827 != nil {
+			e829 = e827
+		} else {
+			v828 = false
+			for i830 := range v826 {
+				var v831 int64
+				v831 = int64(v826[i830])
+				if v831 == v822 {
+					v828 = true
+					break
+				}
+			}
+		}
+		if e829 == nil && !v828 {
+			v812, e813 = false, nil
+		} else {
+			if e813 == nil {
+				e813 = e829
+			}
+			if e813 == nil {
+				v812 = true
+			}
+		}
+	}
+	var v832 bool
+	var e833 error
+	if e813 != nil {
+		e833 = e813
+	} else {
+		v832 = !v812
+	}
+	return v832, e833
+}
+
+func whenOwnGuardedC31(w *immutable.Walk, in, old *Guarded) {
+	if nOK, oOK := (in.C31 != 0), (old.C31 != 0); nOK && oOK {
+		if !(in.C31 == old.C31) {
+			if w.Violation() {
+				w.Add(immutable.ChangedAt("spec.guarded.c31", in.C31))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	} else if oOK && !nOK {
+		if w.Violation() {
+			w.Add(immutable.PresenceAt("spec.guarded.c31", "c31", immutable.Once, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
+}
+
+// whenCondGadgetC32 is the condition of spec.guarded.c32: has(oldSelf.spec.items) && oldSelf.spec.items[2] > 1
+func whenCondGadgetC32(self, oldSelf *Gadget) (bool, error) {
 	var v838 bool
 	var e839 error
 	var v840 *GadgetSpec
@@ -6545,174 +6615,49 @@ func whenCondGadgetC31(self, oldSelf *Gadget) (bool, error) {
 		if !(true) {
 			e845 = immutable.NoSuchKey("spec")
 		} else {
-			v844 = &self.Spec
+			v844 = &oldSelf.Spec
 		}
-		var v846 string
+		var v846 []int64
 		var e847 error
 		if e845 != nil {
 			e847 = e845
-		} else if !(v844.Mode != "") {
-			e847 = immutable.NoSuchKey("mode")
+		} else if !(len(v844.Items) != 0) {
+			e847 = immutable.NoSuchKey("items")
 		} else {
-			v846 = string(v844.Mode)
+			if v844.Items == nil {
+				e847 = immutable.ErrNull
+			} else {
+				v846 = v844.Items
+			}
 		}
 		var v848 int64
 		var e849 error
 		if e847 != nil {
 			e849 = e847
+		} else if int64(2) < 0 || int64(2) >= int64(len(v846)) {
+			e849 = immutable.IndexOutOfBounds(int64(2))
 		} else {
-			v848 = immutable.RuneCount(v846)
+			v848 = int64(v846[int64(2)])
 		}
-		var v850 *GadgetSpec
+		var v850 bool
 		var e851 error
-		if !(true) {
-			e851 = immutable.NoSuchKey("spec")
-		} else {
-			v850 = &oldSelf.Spec
-		}
-		var v852 []int64
-		var e853 error
-		if e851 != nil {
-			e853 = e851
-		} else if !(len(v850.Items) != 0) {
-			e853 = immutable.NoSuchKey("items")
-		} else {
-			if v850.Items == nil {
-				e853 = immutable.ErrNull
-			} else {
-				v852 = v850.Items
-			}
-		}
-		var v854 bool
-		var e855 error
 		if e849 != nil {
-			e855 = e849
-		} else if e853 != nil {
-			e855 = e853
+			e851 = e849
 		} else {
-			v854 = false
-			for i856 := range v852 {
-				var v857 int64
-				var e858 error
-				v857 = int64(v852[i856])
-				_ = e858
-				if v857 == v848 {
-					v854, e855 = true, nil
-					break
-				}
-			}
+			v850 = v848 > int64(1)
 		}
-		if e855 == nil && !v854 {
+		if e851 == nil && !v850 {
 			v838, e839 = false, nil
 		} else {
 			if e839 == nil {
-				e839 = e855
+				e839 = e851
 			}
 			if e839 == nil {
 				v838 = true
 			}
 		}
 	}
-	var v859 bool
-	var e860 error
-	if e839 != nil {
-		e860 = e839
-	} else {
-		v859 = !v838
-	}
-	return v859, e860
-}
-
-func whenOwnGuardedC31(w *immutable.Walk, in, old *Guarded) {
-	if nOK, oOK := (in.C31 != 0), (old.C31 != 0); nOK && oOK {
-		if !(in.C31 == old.C31) {
-			if w.Violation() {
-				w.Add(immutable.ChangedAt("spec.guarded.c31", in.C31))
-			}
-			if w.Done() {
-				return
-			}
-		}
-	} else if oOK && !nOK {
-		if w.Violation() {
-			w.Add(immutable.PresenceAt("spec.guarded.c31", "c31", immutable.Once, nOK))
-		}
-		if w.Done() {
-			return
-		}
-	}
-}
-
-// whenCondGadgetC32 is the condition of spec.guarded.c32: has(oldSelf.spec.items) && oldSelf.spec.items[2] > 1
-func whenCondGadgetC32(self, oldSelf *Gadget) (bool, error) {
-	var v865 bool
-	var e866 error
-	var v867 *GadgetSpec
-	var e868 error
-	if !(true) {
-		e868 = immutable.NoSuchKey("spec")
-	} else {
-		v867 = &oldSelf.Spec
-	}
-	var v869 bool
-	var e870 error
-	if e868 != nil {
-		e870 = e868
-	} else {
-		v869 = (len(v867.Items) != 0)
-	}
-	if e870 == nil && !v869 {
-		v865, e866 = false, nil
-	} else {
-		e866 = e870
-		var v871 *GadgetSpec
-		var e872 error
-		if !(true) {
-			e872 = immutable.NoSuchKey("spec")
-		} else {
-			v871 = &oldSelf.Spec
-		}
-		var v873 []int64
-		var e874 error
-		if e872 != nil {
-			e874 = e872
-		} else if !(len(v871.Items) != 0) {
-			e874 = immutable.NoSuchKey("items")
-		} else {
-			if v871.Items == nil {
-				e874 = immutable.ErrNull
-			} else {
-				v873 = v871.Items
-			}
-		}
-		var v875 int64
-		var e876 error
-		if e874 != nil {
-			e876 = e874
-		} else if int64(2) < 0 || int64(2) >= int64(len(v873)) {
-			e876 = immutable.IndexOutOfBounds(int64(2))
-		} else {
-			v875 = int64(v873[int64(2)])
-		}
-		var v877 bool
-		var e878 error
-		if e876 != nil {
-			e878 = e876
-		} else {
-			v877 = v875 > int64(1)
-		}
-		if e878 == nil && !v877 {
-			v865, e866 = false, nil
-		} else {
-			if e866 == nil {
-				e866 = e878
-			}
-			if e866 == nil {
-				v865 = true
-			}
-		}
-	}
-	return v865, e866
+	return v838, e839
 }
 
 func whenOwnGuardedC32(w *immutable.Walk, in, old *Guarded) {
@@ -6737,105 +6682,105 @@ func whenOwnGuardedC32(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC33 is the condition of spec.guarded.c33: has(self.spec.topology) && has(self.spec.topology.flag) && self.spec.topology.flag
 func whenCondGadgetC33(self, oldSelf *Gadget) (bool, error) {
-	var v883 bool
-	var e884 error
-	var v885 *GadgetSpec
-	var e886 error
+	var v856 bool
+	var e857 error
+	var v858 *GadgetSpec
+	var e859 error
 	if !(true) {
-		e886 = immutable.NoSuchKey("spec")
+		e859 = immutable.NoSuchKey("spec")
 	} else {
-		v885 = &self.Spec
+		v858 = &self.Spec
 	}
-	var v887 bool
-	var e888 error
-	if e886 != nil {
-		e888 = e886
+	var v860 bool
+	var e861 error
+	if e859 != nil {
+		e861 = e859
 	} else {
-		v887 = (v885.Topology != nil)
+		v860 = (v858.Topology != nil)
 	}
-	if e888 == nil && !v887 {
-		v883, e884 = false, nil
+	if e861 == nil && !v860 {
+		v856, e857 = false, nil
 	} else {
-		e884 = e888
-		var v889 *GadgetSpec
-		var e890 error
+		e857 = e861
+		var v862 *GadgetSpec
+		var e863 error
 		if !(true) {
-			e890 = immutable.NoSuchKey("spec")
+			e863 = immutable.NoSuchKey("spec")
 		} else {
-			v889 = &self.Spec
+			v862 = &self.Spec
 		}
-		var v891 *Topology
-		var e892 error
-		if e890 != nil {
-			e892 = e890
-		} else if !(v889.Topology != nil) {
-			e892 = immutable.NoSuchKey("topology")
+		var v864 *Topology
+		var e865 error
+		if e863 != nil {
+			e865 = e863
+		} else if !(v862.Topology != nil) {
+			e865 = immutable.NoSuchKey("topology")
 		} else {
-			if v889.Topology == nil {
-				e892 = immutable.ErrNull
+			if v862.Topology == nil {
+				e865 = immutable.ErrNull
 			} else {
-				v891 = v889.Topology
+				v864 = v862.Topology
 			}
 		}
-		var v893 bool
-		var e894 error
-		if e892 != nil {
-			e894 = e892
+		var v866 bool
+		var e867 error
+		if e865 != nil {
+			e867 = e865
 		} else {
-			v893 = (v891.Flag != nil)
+			v866 = (v864.Flag != nil)
 		}
-		if e894 == nil && !v893 {
-			v883, e884 = false, nil
+		if e867 == nil && !v866 {
+			v856, e857 = false, nil
 		} else {
-			if e884 == nil {
-				e884 = e894
+			if e857 == nil {
+				e857 = e867
 			}
-			var v895 *GadgetSpec
-			var e896 error
+			var v868 *GadgetSpec
+			var e869 error
 			if !(true) {
-				e896 = immutable.NoSuchKey("spec")
+				e869 = immutable.NoSuchKey("spec")
 			} else {
-				v895 = &self.Spec
+				v868 = &self.Spec
 			}
-			var v897 *Topology
-			var e898 error
-			if e896 != nil {
-				e898 = e896
-			} else if !(v895.Topology != nil) {
-				e898 = immutable.NoSuchKey("topology")
+			var v870 *Topology
+			var e871 error
+			if e869 != nil {
+				e871 = e869
+			} else if !(v868.Topology != nil) {
+				e871 = immutable.NoSuchKey("topology")
 			} else {
-				if v895.Topology == nil {
-					e898 = immutable.ErrNull
+				if v868.Topology == nil {
+					e871 = immutable.ErrNull
 				} else {
-					v897 = v895.Topology
+					v870 = v868.Topology
 				}
 			}
-			var v899 bool
-			var e900 error
-			if e898 != nil {
-				e900 = e898
-			} else if !(v897.Flag != nil) {
-				e900 = immutable.NoSuchKey("flag")
+			var v872 bool
+			var e873 error
+			if e871 != nil {
+				e873 = e871
+			} else if !(v870.Flag != nil) {
+				e873 = immutable.NoSuchKey("flag")
 			} else {
-				if v897.Flag == nil {
-					e900 = immutable.ErrNull
+				if v870.Flag == nil {
+					e873 = immutable.ErrNull
 				} else {
-					v899 = bool((*v897.Flag))
+					v872 = bool((*v870.Flag))
 				}
 			}
-			if e900 == nil && !v899 {
-				v883, e884 = false, nil
+			if e873 == nil && !v872 {
+				v856, e857 = false, nil
 			} else {
-				if e884 == nil {
-					e884 = e900
+				if e857 == nil {
+					e857 = e873
 				}
-				if e884 == nil {
-					v883 = true
+				if e857 == nil {
+					v856 = true
 				}
 			}
 		}
 	}
-	return v883, e884
+	return v856, e857
 }
 
 func whenOwnGuardedC33(w *immutable.Walk, in, old *Guarded) {
@@ -6849,8 +6794,8 @@ func whenOwnGuardedC33(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C33 != nil && !immutable.SameKeys(in.C33, old.C33) {
 			if w.Violation() {
-				for _, c905 := range immutable.MapKeyChanges(in.C33, old.C33) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c33", immutable.QuoteKey(string(c905.Key)), c905.Added))
+				for _, c878 := range immutable.MapKeyChanges(in.C33, old.C33) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c33", immutable.QuoteKey(string(c878.Key)), c878.Added))
 				}
 			}
 			if w.Done() {
@@ -6869,61 +6814,61 @@ func whenOwnGuardedC33(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC34 is the condition of spec.guarded.c34: has(oldSelf.spec.queue) && ” < oldSelf.spec.queue
 func whenCondGadgetC34(self, oldSelf *Gadget) (bool, error) {
-	var v906 bool
-	var e907 error
-	var v908 *GadgetSpec
-	var e909 error
+	var v879 bool
+	var e880 error
+	var v881 *GadgetSpec
+	var e882 error
 	if !(true) {
-		e909 = immutable.NoSuchKey("spec")
+		e882 = immutable.NoSuchKey("spec")
 	} else {
-		v908 = &oldSelf.Spec
+		v881 = &oldSelf.Spec
 	}
-	var v910 bool
-	var e911 error
-	if e909 != nil {
-		e911 = e909
+	var v883 bool
+	var e884 error
+	if e882 != nil {
+		e884 = e882
 	} else {
-		v910 = (v908.Queue != "")
+		v883 = (v881.Queue != "")
 	}
-	if e911 == nil && !v910 {
-		v906, e907 = false, nil
+	if e884 == nil && !v883 {
+		v879, e880 = false, nil
 	} else {
-		e907 = e911
-		var v912 *GadgetSpec
-		var e913 error
+		e880 = e884
+		var v885 *GadgetSpec
+		var e886 error
 		if !(true) {
-			e913 = immutable.NoSuchKey("spec")
+			e886 = immutable.NoSuchKey("spec")
 		} else {
-			v912 = &oldSelf.Spec
+			v885 = &oldSelf.Spec
 		}
-		var v914 string
-		var e915 error
-		if e913 != nil {
-			e915 = e913
-		} else if !(v912.Queue != "") {
-			e915 = immutable.NoSuchKey("queue")
+		var v887 string
+		var e888 error
+		if e886 != nil {
+			e888 = e886
+		} else if !(v885.Queue != "") {
+			e888 = immutable.NoSuchKey("queue")
 		} else {
-			v914 = string(v912.Queue)
+			v887 = string(v885.Queue)
 		}
-		var v916 bool
-		var e917 error
-		if e915 != nil {
-			e917 = e915
+		var v889 bool
+		var e890 error
+		if e888 != nil {
+			e890 = e888
 		} else {
-			v916 = "" < v914
+			v889 = "" < v887
 		}
-		if e917 == nil && !v916 {
-			v906, e907 = false, nil
+		if e890 == nil && !v889 {
+			v879, e880 = false, nil
 		} else {
-			if e907 == nil {
-				e907 = e917
+			if e880 == nil {
+				e880 = e890
 			}
-			if e907 == nil {
-				v906 = true
+			if e880 == nil {
+				v879 = true
 			}
 		}
 	}
-	return v906, e907
+	return v879, e880
 }
 
 func whenOwnGuardedC34(w *immutable.Walk, in, old *Guarded) {
@@ -6948,13 +6893,12 @@ func whenOwnGuardedC34(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC35 is the condition of spec.guarded.c35: 'a' in ['ab', 'ab']
 func whenCondGadgetC35(self, oldSelf *Gadget) (bool, error) {
-	var v922 bool
-	var e923 error
-	l924 := "a"
+	l895 := "a"
+	var v896 bool
 	{
-		v922 = (l924 == "ab")
+		v896 = (l895 == "ab")
 	}
-	return v922, e923
+	return v896, nil
 }
 
 func whenOwnGuardedC35(w *immutable.Walk, in, old *Guarded) {
@@ -6979,291 +6923,291 @@ func whenOwnGuardedC35(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC36 is the condition of spec.guarded.c36: (has(oldSelf.spec.items) && oldSelf.spec.items[2] == 2) && ((has(oldSelf.spec.replicas)) && (has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.value) && self.spec.mode.endsWith(oldSelf.spec.topology.inner.value)))
 func whenCondGadgetC36(self, oldSelf *Gadget) (bool, error) {
-	var v929 bool
-	var e930 error
-	var v931 *GadgetSpec
-	var e932 error
+	var v901 bool
+	var e902 error
+	var v903 *GadgetSpec
+	var e904 error
 	if !(true) {
-		e932 = immutable.NoSuchKey("spec")
+		e904 = immutable.NoSuchKey("spec")
 	} else {
-		v931 = &oldSelf.Spec
+		v903 = &oldSelf.Spec
 	}
-	var v933 bool
-	var e934 error
-	if e932 != nil {
-		e934 = e932
+	var v905 bool
+	var e906 error
+	if e904 != nil {
+		e906 = e904
 	} else {
-		v933 = (len(v931.Items) != 0)
+		v905 = (len(v903.Items) != 0)
 	}
-	if e934 == nil && !v933 {
-		v929, e930 = false, nil
+	if e906 == nil && !v905 {
+		v901, e902 = false, nil
 	} else {
-		e930 = e934
-		var v935 *GadgetSpec
-		var e936 error
+		e902 = e906
+		var v907 *GadgetSpec
+		var e908 error
 		if !(true) {
-			e936 = immutable.NoSuchKey("spec")
+			e908 = immutable.NoSuchKey("spec")
 		} else {
-			v935 = &oldSelf.Spec
+			v907 = &oldSelf.Spec
 		}
-		var v937 []int64
-		var e938 error
-		if e936 != nil {
-			e938 = e936
-		} else if !(len(v935.Items) != 0) {
-			e938 = immutable.NoSuchKey("items")
+		var v909 []int64
+		var e910 error
+		if e908 != nil {
+			e910 = e908
+		} else if !(len(v907.Items) != 0) {
+			e910 = immutable.NoSuchKey("items")
 		} else {
-			if v935.Items == nil {
-				e938 = immutable.ErrNull
+			if v907.Items == nil {
+				e910 = immutable.ErrNull
 			} else {
-				v937 = v935.Items
+				v909 = v907.Items
 			}
 		}
-		var v939 int64
-		var e940 error
-		if e938 != nil {
-			e940 = e938
-		} else if int64(2) < 0 || int64(2) >= int64(len(v937)) {
-			e940 = immutable.IndexOutOfBounds(int64(2))
+		var v911 int64
+		var e912 error
+		if e910 != nil {
+			e912 = e910
+		} else if int64(2) < 0 || int64(2) >= int64(len(v909)) {
+			e912 = immutable.IndexOutOfBounds(int64(2))
 		} else {
-			v939 = int64(v937[int64(2)])
+			v911 = int64(v909[int64(2)])
 		}
-		var v941 bool
-		var e942 error
-		if e940 != nil {
-			e942 = e940
+		var v913 bool
+		var e914 error
+		if e912 != nil {
+			e914 = e912
 		} else {
-			v941 = v939 == int64(2)
+			v913 = v911 == int64(2)
 		}
-		if e942 == nil && !v941 {
-			v929, e930 = false, nil
+		if e914 == nil && !v913 {
+			v901, e902 = false, nil
 		} else {
-			if e930 == nil {
-				e930 = e942
+			if e902 == nil {
+				e902 = e914
 			}
-			var v943 bool
-			var e944 error
-			var v945 *GadgetSpec
-			var e946 error
+			var v915 bool
+			var e916 error
+			var v917 *GadgetSpec
+			var e918 error
 			if !(true) {
-				e946 = immutable.NoSuchKey("spec")
+				e918 = immutable.NoSuchKey("spec")
 			} else {
-				v945 = &oldSelf.Spec
+				v917 = &oldSelf.Spec
 			}
-			var v947 bool
-			var e948 error
-			if e946 != nil {
-				e948 = e946
+			var v919 bool
+			var e920 error
+			if e918 != nil {
+				e920 = e918
 			} else {
-				v947 = (v945.Replicas != nil)
+				v919 = (v917.Replicas != nil)
 			}
-			if e948 == nil && !v947 {
-				v943, e944 = false, nil
+			if e920 == nil && !v919 {
+				v915, e916 = false, nil
 			} else {
-				e944 = e948
-				var v949 bool
-				var e950 error
-				var v951 *GadgetSpec
-				var e952 error
+				e916 = e920
+				var v921 bool
+				var e922 error
+				var v923 *GadgetSpec
+				var e924 error
 				if !(true) {
-					e952 = immutable.NoSuchKey("spec")
+					e924 = immutable.NoSuchKey("spec")
 				} else {
-					v951 = &oldSelf.Spec
+					v923 = &oldSelf.Spec
 				}
-				var v953 bool
-				var e954 error
-				if e952 != nil {
-					e954 = e952
+				var v925 bool
+				var e926 error
+				if e924 != nil {
+					e926 = e924
 				} else {
-					v953 = (v951.Topology != nil)
+					v925 = (v923.Topology != nil)
 				}
-				if e954 == nil && !v953 {
-					v949, e950 = false, nil
+				if e926 == nil && !v925 {
+					v921, e922 = false, nil
 				} else {
-					e950 = e954
-					var v955 *GadgetSpec
-					var e956 error
+					e922 = e926
+					var v927 *GadgetSpec
+					var e928 error
 					if !(true) {
-						e956 = immutable.NoSuchKey("spec")
+						e928 = immutable.NoSuchKey("spec")
 					} else {
-						v955 = &oldSelf.Spec
+						v927 = &oldSelf.Spec
 					}
-					var v957 *Topology
-					var e958 error
-					if e956 != nil {
-						e958 = e956
-					} else if !(v955.Topology != nil) {
-						e958 = immutable.NoSuchKey("topology")
+					var v929 *Topology
+					var e930 error
+					if e928 != nil {
+						e930 = e928
+					} else if !(v927.Topology != nil) {
+						e930 = immutable.NoSuchKey("topology")
 					} else {
-						if v955.Topology == nil {
-							e958 = immutable.ErrNull
+						if v927.Topology == nil {
+							e930 = immutable.ErrNull
 						} else {
-							v957 = v955.Topology
+							v929 = v927.Topology
 						}
 					}
-					var v959 bool
-					var e960 error
-					if e958 != nil {
-						e960 = e958
+					var v931 bool
+					var e932 error
+					if e930 != nil {
+						e932 = e930
 					} else {
-						v959 = (v957.Inner != nil)
+						v931 = (v929.Inner != nil)
 					}
-					if e960 == nil && !v959 {
-						v949, e950 = false, nil
+					if e932 == nil && !v931 {
+						v921, e922 = false, nil
 					} else {
-						if e950 == nil {
-							e950 = e960
+						if e922 == nil {
+							e922 = e932
 						}
-						var v961 *GadgetSpec
-						var e962 error
+						var v933 *GadgetSpec
+						var e934 error
 						if !(true) {
-							e962 = immutable.NoSuchKey("spec")
+							e934 = immutable.NoSuchKey("spec")
 						} else {
-							v961 = &oldSelf.Spec
+							v933 = &oldSelf.Spec
 						}
-						var v963 *Topology
-						var e964 error
-						if e962 != nil {
-							e964 = e962
-						} else if !(v961.Topology != nil) {
-							e964 = immutable.NoSuchKey("topology")
+						var v935 *Topology
+						var e936 error
+						if e934 != nil {
+							e936 = e934
+						} else if !(v933.Topology != nil) {
+							e936 = immutable.NoSuchKey("topology")
 						} else {
-							if v961.Topology == nil {
-								e964 = immutable.ErrNull
+							if v933.Topology == nil {
+								e936 = immutable.ErrNull
 							} else {
-								v963 = v961.Topology
+								v935 = v933.Topology
 							}
 						}
-						var v965 *Inner
-						var e966 error
-						if e964 != nil {
-							e966 = e964
-						} else if !(v963.Inner != nil) {
-							e966 = immutable.NoSuchKey("inner")
+						var v937 *Inner
+						var e938 error
+						if e936 != nil {
+							e938 = e936
+						} else if !(v935.Inner != nil) {
+							e938 = immutable.NoSuchKey("inner")
 						} else {
-							if v963.Inner == nil {
-								e966 = immutable.ErrNull
+							if v935.Inner == nil {
+								e938 = immutable.ErrNull
 							} else {
-								v965 = v963.Inner
+								v937 = v935.Inner
 							}
 						}
-						var v967 bool
-						var e968 error
-						if e966 != nil {
-							e968 = e966
+						var v939 bool
+						var e940 error
+						if e938 != nil {
+							e940 = e938
 						} else {
-							v967 = (v965.Value != "")
+							v939 = (v937.Value != "")
 						}
-						if e968 == nil && !v967 {
-							v949, e950 = false, nil
+						if e940 == nil && !v939 {
+							v921, e922 = false, nil
 						} else {
-							if e950 == nil {
-								e950 = e968
+							if e922 == nil {
+								e922 = e940
 							}
-							var v969 *GadgetSpec
-							var e970 error
+							var v941 *GadgetSpec
+							var e942 error
 							if !(true) {
-								e970 = immutable.NoSuchKey("spec")
+								e942 = immutable.NoSuchKey("spec")
 							} else {
-								v969 = &self.Spec
+								v941 = &self.Spec
 							}
-							var v971 string
-							var e972 error
-							if e970 != nil {
-								e972 = e970
-							} else if !(v969.Mode != "") {
-								e972 = immutable.NoSuchKey("mode")
+							var v943 string
+							var e944 error
+							if e942 != nil {
+								e944 = e942
+							} else if !(v941.Mode != "") {
+								e944 = immutable.NoSuchKey("mode")
 							} else {
-								v971 = string(v969.Mode)
+								v943 = string(v941.Mode)
 							}
-							var v973 *GadgetSpec
-							var e974 error
+							var v945 *GadgetSpec
+							var e946 error
 							if !(true) {
-								e974 = immutable.NoSuchKey("spec")
+								e946 = immutable.NoSuchKey("spec")
 							} else {
-								v973 = &oldSelf.Spec
+								v945 = &oldSelf.Spec
 							}
-							var v975 *Topology
-							var e976 error
-							if e974 != nil {
-								e976 = e974
-							} else if !(v973.Topology != nil) {
-								e976 = immutable.NoSuchKey("topology")
+							var v947 *Topology
+							var e948 error
+							if e946 != nil {
+								e948 = e946
+							} else if !(v945.Topology != nil) {
+								e948 = immutable.NoSuchKey("topology")
 							} else {
-								if v973.Topology == nil {
-									e976 = immutable.ErrNull
+								if v945.Topology == nil {
+									e948 = immutable.ErrNull
 								} else {
-									v975 = v973.Topology
+									v947 = v945.Topology
 								}
 							}
-							var v977 *Inner
-							var e978 error
-							if e976 != nil {
-								e978 = e976
-							} else if !(v975.Inner != nil) {
-								e978 = immutable.NoSuchKey("inner")
+							var v949 *Inner
+							var e950 error
+							if e948 != nil {
+								e950 = e948
+							} else if !(v947.Inner != nil) {
+								e950 = immutable.NoSuchKey("inner")
 							} else {
-								if v975.Inner == nil {
-									e978 = immutable.ErrNull
+								if v947.Inner == nil {
+									e950 = immutable.ErrNull
 								} else {
-									v977 = v975.Inner
+									v949 = v947.Inner
 								}
 							}
-							var v979 string
-							var e980 error
-							if e978 != nil {
-								e980 = e978
-							} else if !(v977.Value != "") {
-								e980 = immutable.NoSuchKey("value")
+							var v951 string
+							var e952 error
+							if e950 != nil {
+								e952 = e950
+							} else if !(v949.Value != "") {
+								e952 = immutable.NoSuchKey("value")
 							} else {
-								v979 = string(v977.Value)
+								v951 = string(v949.Value)
 							}
-							var v981 bool
-							var e982 error
-							if e972 != nil {
-								e982 = e972
-							} else if e980 != nil {
-								e982 = e980
+							var v953 bool
+							var e954 error
+							if e944 != nil {
+								e954 = e944
+							} else if e952 != nil {
+								e954 = e952
 							} else {
-								v981 = strings.HasSuffix(v971, v979)
+								v953 = strings.HasSuffix(v943, v951)
 							}
-							if e982 == nil && !v981 {
-								v949, e950 = false, nil
+							if e954 == nil && !v953 {
+								v921, e922 = false, nil
 							} else {
-								if e950 == nil {
-									e950 = e982
+								if e922 == nil {
+									e922 = e954
 								}
-								if e950 == nil {
-									v949 = true
+								if e922 == nil {
+									v921 = true
 								}
 							}
 						}
 					}
 				}
-				if e950 == nil && !v949 {
-					v943, e944 = false, nil
+				if e922 == nil && !v921 {
+					v915, e916 = false, nil
 				} else {
-					if e944 == nil {
-						e944 = e950
+					if e916 == nil {
+						e916 = e922
 					}
-					if e944 == nil {
-						v943 = true
+					if e916 == nil {
+						v915 = true
 					}
 				}
 			}
-			if e944 == nil && !v943 {
-				v929, e930 = false, nil
+			if e916 == nil && !v915 {
+				v901, e902 = false, nil
 			} else {
-				if e930 == nil {
-					e930 = e944
+				if e902 == nil {
+					e902 = e916
 				}
-				if e930 == nil {
-					v929 = true
+				if e902 == nil {
+					v901 = true
 				}
 			}
 		}
 	}
-	return v929, e930
+	return v901, e902
 }
 
 func whenOwnGuardedC36(w *immutable.Walk, in, old *Guarded) {
@@ -7288,76 +7232,76 @@ func whenOwnGuardedC36(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC37 is the condition of spec.guarded.c37: has(oldSelf.spec.counts) && oldSelf.spec.counts[”] > 0
 func whenCondGadgetC37(self, oldSelf *Gadget) (bool, error) {
-	var v987 bool
-	var e988 error
-	var v989 *GadgetSpec
-	var e990 error
+	var v959 bool
+	var e960 error
+	var v961 *GadgetSpec
+	var e962 error
 	if !(true) {
-		e990 = immutable.NoSuchKey("spec")
+		e962 = immutable.NoSuchKey("spec")
 	} else {
-		v989 = &oldSelf.Spec
+		v961 = &oldSelf.Spec
 	}
-	var v991 bool
-	var e992 error
-	if e990 != nil {
-		e992 = e990
+	var v963 bool
+	var e964 error
+	if e962 != nil {
+		e964 = e962
 	} else {
-		v991 = (len(v989.Counts) != 0)
+		v963 = (len(v961.Counts) != 0)
 	}
-	if e992 == nil && !v991 {
-		v987, e988 = false, nil
+	if e964 == nil && !v963 {
+		v959, e960 = false, nil
 	} else {
-		e988 = e992
-		var v993 *GadgetSpec
-		var e994 error
+		e960 = e964
+		var v965 *GadgetSpec
+		var e966 error
 		if !(true) {
-			e994 = immutable.NoSuchKey("spec")
+			e966 = immutable.NoSuchKey("spec")
 		} else {
-			v993 = &oldSelf.Spec
+			v965 = &oldSelf.Spec
 		}
-		var v995 map[string]int32
-		var e996 error
-		if e994 != nil {
-			e996 = e994
-		} else if !(len(v993.Counts) != 0) {
-			e996 = immutable.NoSuchKey("counts")
+		var v967 map[string]int32
+		var e968 error
+		if e966 != nil {
+			e968 = e966
+		} else if !(len(v965.Counts) != 0) {
+			e968 = immutable.NoSuchKey("counts")
 		} else {
-			if v993.Counts == nil {
-				e996 = immutable.ErrNull
+			if v965.Counts == nil {
+				e968 = immutable.ErrNull
 			} else {
-				v995 = v993.Counts
+				v967 = v965.Counts
 			}
 		}
-		var v997 int64
-		var e998 error
-		if e996 != nil {
-			e998 = e996
+		var v969 int64
+		var e970 error
+		if e968 != nil {
+			e970 = e968
 		} else {
-			if mv999, ok := v995[string("")]; !ok {
-				e998 = immutable.NoSuchKey("")
+			if mv971, ok := v967[string("")]; !ok {
+				e970 = immutable.NoSuchKey("")
 			} else {
-				v997 = int64(mv999)
+				v969 = int64(mv971)
 			}
 		}
-		var v1000 bool
-		var e1001 error
-		if e998 != nil {
-			e1001 = e998
+		var v972 bool
+		var e973 error
+		if e970 != nil {
+			e973 = e970
 		} else {
-			v1000 = v997 > int64(0)
+			v972 = v969 > int64(0)
 		}
-		if e1001 == nil && !v1000 {
-			v987, e988 = false, nil
+		if e973 == nil && !v972 {
+			v959, e960 = false, nil
 		} else {
-			if e988 == nil {
-				e988 = e1001
+			if e960 == nil {
+				e960 = e973
 			}
-			if e988 == nil {
-				v987 = true
+			if e960 == nil {
+				v959 = true
 			}
 		}
 	}
-	return v987, e988
+	return v959, e960
 }
 
 func whenOwnGuardedC37(w *immutable.Walk, in, old *Guarded) {
@@ -7382,153 +7326,153 @@ func whenOwnGuardedC37(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC38 is the condition of spec.guarded.c38: ((has(self.spec.items) && self.spec.items[2] > 0) || (size(self.spec.name) in [1, 2, -1])) ? (self.spec.name.contains('a')) : (true)
 func whenCondGadgetC38(self, oldSelf *Gadget) (bool, error) {
-	var v1006 bool
-	var e1007 error
+	var v978 bool
+	var e979 error
+	var v980 bool
+	var e981 error
+	var v982 *GadgetSpec
+	var e983 error
+	if !(true) {
+		e983 = immutable.NoSuchKey("spec")
+	} else {
+		v982 = &self.Spec
+	}
+	var v984 bool
+	var e985 error
+	if e983 != nil {
+		e985 = e983
+	} else {
+		v984 = (len(v982.Items) != 0)
+	}
+	if e985 == nil && !v984 {
+		v980, e981 = false, nil
+	} else {
+		e981 = e985
+		var v986 *GadgetSpec
+		var e987 error
+		if !(true) {
+			e987 = immutable.NoSuchKey("spec")
+		} else {
+			v986 = &self.Spec
+		}
+		var v988 []int64
+		var e989 error
+		if e987 != nil {
+			e989 = e987
+		} else if !(len(v986.Items) != 0) {
+			e989 = immutable.NoSuchKey("items")
+		} else {
+			if v986.Items == nil {
+				e989 = immutable.ErrNull
+			} else {
+				v988 = v986.Items
+			}
+		}
+		var v990 int64
+		var e991 error
+		if e989 != nil {
+			e991 = e989
+		} else if int64(2) < 0 || int64(2) >= int64(len(v988)) {
+			e991 = immutable.IndexOutOfBounds(int64(2))
+		} else {
+			v990 = int64(v988[int64(2)])
+		}
+		var v992 bool
+		var e993 error
+		if e991 != nil {
+			e993 = e991
+		} else {
+			v992 = v990 > int64(0)
+		}
+		if e993 == nil && !v992 {
+			v980, e981 = false, nil
+		} else {
+			if e981 == nil {
+				e981 = e993
+			}
+			if e981 == nil {
+				v980 = true
+			}
+		}
+	}
+	if e981 == nil && v980 {
+		v978, e979 = true, nil
+	} else {
+		e979 = e981
+		var v994 *GadgetSpec
+		var e995 error
+		if !(true) {
+			e995 = immutable.NoSuchKey("spec")
+		} else {
+			v994 = &self.Spec
+		}
+		var v996 string
+		var e997 error
+		if e995 != nil {
+			e997 = e995
+		} else if !(true) {
+			e997 = immutable.NoSuchKey("name")
+		} else {
+			v996 = string(v994.Name)
+		}
+		var v998 int64
+		var e999 error
+		if e997 != nil {
+			e999 = e997
+		} else {
+			v998 = immutable.RuneCount(v996)
+		}
+		var v1000 bool
+		var e1001 error
+		if e999 != nil {
+			e1001 = e999
+		} else {
+			v1000 = (v998 == int64(1)) || (v998 == int64(2)) || (v998 == int64(-1))
+		}
+		if e1001 == nil && v1000 {
+			v978, e979 = true, nil
+		} else {
+			if e979 == nil {
+				e979 = e1001
+			}
+			if e979 == nil {
+				v978 = false
+			}
+		}
+	}
 	var v1008 bool
 	var e1009 error
-	var v1010 *GadgetSpec
-	var e1011 error
-	if !(true) {
-		e1011 = immutable.NoSuchKey("spec")
-	} else {
-		v1010 = &self.Spec
-	}
-	var v1012 bool
-	var e1013 error
-	if e1011 != nil {
-		e1013 = e1011
-	} else {
-		v1012 = (len(v1010.Items) != 0)
-	}
-	if e1013 == nil && !v1012 {
-		v1008, e1009 = false, nil
-	} else {
-		e1009 = e1013
-		var v1014 *GadgetSpec
-		var e1015 error
+	if e979 != nil {
+		e1009 = e979
+	} else if v978 {
+		var v1002 *GadgetSpec
+		var e1003 error
 		if !(true) {
-			e1015 = immutable.NoSuchKey("spec")
+			e1003 = immutable.NoSuchKey("spec")
 		} else {
-			v1014 = &self.Spec
+			v1002 = &self.Spec
 		}
-		var v1016 []int64
-		var e1017 error
-		if e1015 != nil {
-			e1017 = e1015
-		} else if !(len(v1014.Items) != 0) {
-			e1017 = immutable.NoSuchKey("items")
-		} else {
-			if v1014.Items == nil {
-				e1017 = immutable.ErrNull
-			} else {
-				v1016 = v1014.Items
-			}
-		}
-		var v1018 int64
-		var e1019 error
-		if e1017 != nil {
-			e1019 = e1017
-		} else if int64(2) < 0 || int64(2) >= int64(len(v1016)) {
-			e1019 = immutable.IndexOutOfBounds(int64(2))
-		} else {
-			v1018 = int64(v1016[int64(2)])
-		}
-		var v1020 bool
-		var e1021 error
-		if e1019 != nil {
-			e1021 = e1019
-		} else {
-			v1020 = v1018 > int64(0)
-		}
-		if e1021 == nil && !v1020 {
-			v1008, e1009 = false, nil
-		} else {
-			if e1009 == nil {
-				e1009 = e1021
-			}
-			if e1009 == nil {
-				v1008 = true
-			}
-		}
-	}
-	if e1009 == nil && v1008 {
-		v1006, e1007 = true, nil
-	} else {
-		e1007 = e1009
-		var v1022 *GadgetSpec
-		var e1023 error
-		if !(true) {
-			e1023 = immutable.NoSuchKey("spec")
-		} else {
-			v1022 = &self.Spec
-		}
-		var v1024 string
-		var e1025 error
-		if e1023 != nil {
-			e1025 = e1023
+		var v1004 string
+		var e1005 error
+		if e1003 != nil {
+			e1005 = e1003
 		} else if !(true) {
-			e1025 = immutable.NoSuchKey("name")
+			e1005 = immutable.NoSuchKey("name")
 		} else {
-			v1024 = string(v1022.Name)
+			v1004 = string(v1002.Name)
 		}
-		var v1026 int64
-		var e1027 error
-		if e1025 != nil {
-			e1027 = e1025
+		var v1006 bool
+		var e1007 error
+		if e1005 != nil {
+			e1007 = e1005
 		} else {
-			v1026 = immutable.RuneCount(v1024)
+			v1006 = strings.Contains(v1004, "a")
 		}
-		var v1028 bool
-		var e1029 error
-		if e1027 != nil {
-			e1029 = e1027
-		} else {
-			v1028 = (v1026 == int64(1)) || (v1026 == int64(2)) || (v1026 == int64(-1))
-		}
-		if e1029 == nil && v1028 {
-			v1006, e1007 = true, nil
-		} else {
-			if e1007 == nil {
-				e1007 = e1029
-			}
-			if e1007 == nil {
-				v1006 = false
-			}
-		}
-	}
-	var v1036 bool
-	var e1037 error
-	if e1007 != nil {
-		e1037 = e1007
-	} else if v1006 {
-		var v1030 *GadgetSpec
-		var e1031 error
-		if !(true) {
-			e1031 = immutable.NoSuchKey("spec")
-		} else {
-			v1030 = &self.Spec
-		}
-		var v1032 string
-		var e1033 error
-		if e1031 != nil {
-			e1033 = e1031
-		} else if !(true) {
-			e1033 = immutable.NoSuchKey("name")
-		} else {
-			v1032 = string(v1030.Name)
-		}
-		var v1034 bool
-		var e1035 error
-		if e1033 != nil {
-			e1035 = e1033
-		} else {
-			v1034 = strings.Contains(v1032, "a")
-		}
-		v1036, e1037 = v1034, e1035
+		v1008, e1009 = v1006, e1007
 	} else {
-		v1036, e1037 = true, nil
+		v1008, e1009 = true, nil
 	}
-	return v1036, e1037
+	return v1008, e1009
 }
 
 func whenOwnGuardedC38(w *immutable.Walk, in, old *Guarded) {
@@ -7542,8 +7486,8 @@ func whenOwnGuardedC38(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C38 != nil && !immutable.SameKeys(in.C38, old.C38) {
 			if w.Violation() {
-				for _, c1042 := range immutable.MapKeyChanges(in.C38, old.C38) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c38", immutable.QuoteKey(string(c1042.Key)), c1042.Added))
+				for _, c1014 := range immutable.MapKeyChanges(in.C38, old.C38) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c38", immutable.QuoteKey(string(c1014.Key)), c1014.Added))
 				}
 			}
 			if w.Done() {
@@ -7562,21 +7506,21 @@ func whenOwnGuardedC38(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC39 is the condition of spec.guarded.c39: has(oldSelf.spec.note)
 func whenCondGadgetC39(self, oldSelf *Gadget) (bool, error) {
-	var v1043 *GadgetSpec
-	var e1044 error
+	var v1015 *GadgetSpec
+	var e1016 error
 	if !(true) {
-		e1044 = immutable.NoSuchKey("spec")
+		e1016 = immutable.NoSuchKey("spec")
 	} else {
-		v1043 = &oldSelf.Spec
+		v1015 = &oldSelf.Spec
 	}
-	var v1045 bool
-	var e1046 error
-	if e1044 != nil {
-		e1046 = e1044
+	var v1017 bool
+	var e1018 error
+	if e1016 != nil {
+		e1018 = e1016
 	} else {
-		v1045 = (v1043.Note != "")
+		v1017 = (v1015.Note != "")
 	}
-	return v1045, e1046
+	return v1017, e1018
 }
 
 func whenOwnGuardedC39(w *immutable.Walk, in, old *Guarded) {
@@ -7601,78 +7545,78 @@ func whenOwnGuardedC39(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC4 is the condition of spec.guarded.c4: !(((self.metadata.name in ['b', ”]) ? 2 : -1) == oldSelf.spec.mode.size())
 func whenCondGadgetC4(self, oldSelf *Gadget) (bool, error) {
-	var v1051 *metav1.ObjectMeta
-	var e1052 error
+	var v1023 *metav1.ObjectMeta
+	var e1024 error
 	if !(true) {
-		e1052 = immutable.NoSuchKey("metadata")
+		e1024 = immutable.NoSuchKey("metadata")
 	} else {
-		v1051 = &self.ObjectMeta
+		v1023 = &self.ObjectMeta
 	}
-	var v1053 string
-	var e1054 error
-	if e1052 != nil {
-		e1054 = e1052
-	} else if !(v1051.Name != "") {
-		e1054 = immutable.NoSuchKey("name")
+	var v1025 string
+	var e1026 error
+	if e1024 != nil {
+		e1026 = e1024
+	} else if !(v1023.Name != "") {
+		e1026 = immutable.NoSuchKey("name")
 	} else {
-		v1053 = string(v1051.Name)
+		v1025 = string(v1023.Name)
 	}
-	var v1055 bool
-	var e1056 error
-	if e1054 != nil {
-		e1056 = e1054
+	var v1027 bool
+	var e1028 error
+	if e1026 != nil {
+		e1028 = e1026
 	} else {
-		v1055 = (v1053 == "b") || (v1053 == "")
+		v1027 = (v1025 == "b") || (v1025 == "")
 	}
-	var v1057 int64
-	var e1058 error
-	if e1056 != nil {
-		e1058 = e1056
-	} else if v1055 {
-		v1057, e1058 = int64(2), nil
+	var v1029 int64
+	var e1030 error
+	if e1028 != nil {
+		e1030 = e1028
+	} else if v1027 {
+		v1029, e1030 = int64(2), nil
 	} else {
-		v1057, e1058 = int64(-1), nil
+		v1029, e1030 = int64(-1), nil
 	}
-	var v1059 *GadgetSpec
-	var e1060 error
+	var v1031 *GadgetSpec
+	var e1032 error
 	if !(true) {
-		e1060 = immutable.NoSuchKey("spec")
+		e1032 = immutable.NoSuchKey("spec")
 	} else {
-		v1059 = &oldSelf.Spec
+		v1031 = &oldSelf.Spec
 	}
-	var v1061 string
-	var e1062 error
-	if e1060 != nil {
-		e1062 = e1060
-	} else if !(v1059.Mode != "") {
-		e1062 = immutable.NoSuchKey("mode")
+	var v1033 string
+	var e1034 error
+	if e1032 != nil {
+		e1034 = e1032
+	} else if !(v1031.Mode != "") {
+		e1034 = immutable.NoSuchKey("mode")
 	} else {
-		v1061 = string(v1059.Mode)
+		v1033 = string(v1031.Mode)
 	}
-	var v1063 int64
-	var e1064 error
-	if e1062 != nil {
-		e1064 = e1062
+	var v1035 int64
+	var e1036 error
+	if e1034 != nil {
+		e1036 = e1034
 	} else {
-		v1063 = immutable.RuneCount(v1061)
+		v1035 = immutable.RuneCount(v1033)
 	}
-	var v1065 bool
-	var e1066 error
-	if e1058 != nil {
-		e1066 = e1058
-	} else if e1064 != nil {
-		e1066 = e1064
+	var v1037 bool
+	var e1038 error
+	if e1030 != nil {
+		e1038 = e1030
+	} else if e1036 != nil {
+		e1038 = e1036
 	} else {
-		v1065 = v1057 == v1063
+		v1037 = v1029 == v1035
 	}
-	var v1067 bool
-	var e1068 error
-	if e1066 != nil {
-		e1068 = e1066
+	var v1039 bool
+	var e1040 error
+	if e1038 != nil {
+		e1040 = e1038
 	} else {
-		v1067 = !v1065
+		v1039 = !v1037
 	}
-	return v1067, e1068
+	return v1039, e1040
 }
 
 func whenOwnGuardedC4(w *immutable.Walk, in, old *Guarded) {
@@ -7697,47 +7641,45 @@ func whenOwnGuardedC4(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC40 is the condition of spec.guarded.c40: has(self.status) && has(self.status.phase)
 func whenCondGadgetC40(self, oldSelf *Gadget) (bool, error) {
-	var v1073 bool
-	var e1074 error
-	var v1075 bool
-	var e1076 error
+	var v1045 bool
+	var e1046 error
+	var v1047 bool
 	{
-		v1075 = (self.Status != nil)
+		v1047 = (self.Status != nil)
 	}
-	if e1076 == nil && !v1075 {
-		v1073, e1074 = false, nil
+	if !v1047 {
+		v1045, e1046 = false, nil
 	} else {
-		e1074 = e1076
-		var v1077 *GadgetStatus
-		var e1078 error
+		var v1048 *GadgetStatus
+		var e1049 error
 		if !(self.Status != nil) {
-			e1078 = immutable.NoSuchKey("status")
+			e1049 = immutable.NoSuchKey("status")
 		} else {
 			if self.Status == nil {
-				e1078 = immutable.ErrNull
+				e1049 = immutable.ErrNull
 			} else {
-				v1077 = self.Status
+				v1048 = self.Status
 			}
 		}
-		var v1079 bool
-		var e1080 error
-		if e1078 != nil {
-			e1080 = e1078
+		var v1050 bool
+		var e1051 error
+		if e1049 != nil {
+			e1051 = e1049
 		} else {
-			v1079 = (v1077.Phase != "")
+			v1050 = (v1048.Phase != "")
 		}
-		if e1080 == nil && !v1079 {
-			v1073, e1074 = false, nil
+		if e1051 == nil && !v1050 {
+			v1045, e1046 = false, nil
 		} else {
-			if e1074 == nil {
-				e1074 = e1080
+			if e1046 == nil {
+				e1046 = e1051
 			}
-			if e1074 == nil {
-				v1073 = true
+			if e1046 == nil {
+				v1045 = true
 			}
 		}
 	}
-	return v1073, e1074
+	return v1045, e1046
 }
 
 func whenOwnGuardedC40(w *immutable.Walk, in, old *Guarded) {
@@ -7762,62 +7704,62 @@ func whenOwnGuardedC40(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC41 is the condition of spec.guarded.c41: size(self.spec.name) != size(self.spec.name)
 func whenCondGadgetC41(self, oldSelf *Gadget) (bool, error) {
-	var v1085 *GadgetSpec
-	var e1086 error
+	var v1056 *GadgetSpec
+	var e1057 error
 	if !(true) {
-		e1086 = immutable.NoSuchKey("spec")
+		e1057 = immutable.NoSuchKey("spec")
 	} else {
-		v1085 = &self.Spec
+		v1056 = &self.Spec
 	}
-	var v1087 string
-	var e1088 error
-	if e1086 != nil {
-		e1088 = e1086
+	var v1058 string
+	var e1059 error
+	if e1057 != nil {
+		e1059 = e1057
 	} else if !(true) {
-		e1088 = immutable.NoSuchKey("name")
+		e1059 = immutable.NoSuchKey("name")
 	} else {
-		v1087 = string(v1085.Name)
+		v1058 = string(v1056.Name)
 	}
-	var v1089 int64
-	var e1090 error
-	if e1088 != nil {
-		e1090 = e1088
+	var v1060 int64
+	var e1061 error
+	if e1059 != nil {
+		e1061 = e1059
 	} else {
-		v1089 = immutable.RuneCount(v1087)
+		v1060 = immutable.RuneCount(v1058)
 	}
-	var v1091 *GadgetSpec
-	var e1092 error
+	var v1062 *GadgetSpec
+	var e1063 error
 	if !(true) {
-		e1092 = immutable.NoSuchKey("spec")
+		e1063 = immutable.NoSuchKey("spec")
 	} else {
-		v1091 = &self.Spec
+		v1062 = &self.Spec
 	}
-	var v1093 string
-	var e1094 error
-	if e1092 != nil {
-		e1094 = e1092
+	var v1064 string
+	var e1065 error
+	if e1063 != nil {
+		e1065 = e1063
 	} else if !(true) {
-		e1094 = immutable.NoSuchKey("name")
+		e1065 = immutable.NoSuchKey("name")
 	} else {
-		v1093 = string(v1091.Name)
+		v1064 = string(v1062.Name)
 	}
-	var v1095 int64
-	var e1096 error
-	if e1094 != nil {
-		e1096 = e1094
+	var v1066 int64
+	var e1067 error
+	if e1065 != nil {
+		e1067 = e1065
 	} else {
-		v1095 = immutable.RuneCount(v1093)
+		v1066 = immutable.RuneCount(v1064)
 	}
-	var v1097 bool
-	var e1098 error
-	if e1090 != nil {
-		e1098 = e1090
-	} else if e1096 != nil {
-		e1098 = e1096
+	var v1068 bool
+	var e1069 error
+	if e1061 != nil {
+		e1069 = e1061
+	} else if e1067 != nil {
+		e1069 = e1067
 	} else {
-		v1097 = !(v1089 == v1095)
+		v1068 = !(v1060 == v1066)
 	}
-	return v1097, e1098
+	return v1068, e1069
 }
 
 func whenOwnGuardedC41(w *immutable.Walk, in, old *Guarded) {
@@ -7842,230 +7784,230 @@ func whenOwnGuardedC41(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC42 is the condition of spec.guarded.c42: has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && ((has(oldSelf.spec.suspend) && oldSelf.spec.suspend) ? 3 : 0) == self.spec.topology.inner.n
 func whenCondGadgetC42(self, oldSelf *Gadget) (bool, error) {
-	var v1103 bool
-	var e1104 error
-	var v1105 *GadgetSpec
-	var e1106 error
+	var v1074 bool
+	var e1075 error
+	var v1076 *GadgetSpec
+	var e1077 error
 	if !(true) {
-		e1106 = immutable.NoSuchKey("spec")
+		e1077 = immutable.NoSuchKey("spec")
 	} else {
-		v1105 = &self.Spec
+		v1076 = &self.Spec
 	}
-	var v1107 bool
-	var e1108 error
-	if e1106 != nil {
-		e1108 = e1106
+	var v1078 bool
+	var e1079 error
+	if e1077 != nil {
+		e1079 = e1077
 	} else {
-		v1107 = (v1105.Topology != nil)
+		v1078 = (v1076.Topology != nil)
 	}
-	if e1108 == nil && !v1107 {
-		v1103, e1104 = false, nil
+	if e1079 == nil && !v1078 {
+		v1074, e1075 = false, nil
 	} else {
-		e1104 = e1108
-		var v1109 *GadgetSpec
-		var e1110 error
+		e1075 = e1079
+		var v1080 *GadgetSpec
+		var e1081 error
 		if !(true) {
-			e1110 = immutable.NoSuchKey("spec")
+			e1081 = immutable.NoSuchKey("spec")
 		} else {
-			v1109 = &self.Spec
+			v1080 = &self.Spec
 		}
-		var v1111 *Topology
-		var e1112 error
-		if e1110 != nil {
-			e1112 = e1110
-		} else if !(v1109.Topology != nil) {
-			e1112 = immutable.NoSuchKey("topology")
+		var v1082 *Topology
+		var e1083 error
+		if e1081 != nil {
+			e1083 = e1081
+		} else if !(v1080.Topology != nil) {
+			e1083 = immutable.NoSuchKey("topology")
 		} else {
-			if v1109.Topology == nil {
-				e1112 = immutable.ErrNull
+			if v1080.Topology == nil {
+				e1083 = immutable.ErrNull
 			} else {
-				v1111 = v1109.Topology
+				v1082 = v1080.Topology
 			}
 		}
-		var v1113 bool
-		var e1114 error
-		if e1112 != nil {
-			e1114 = e1112
+		var v1084 bool
+		var e1085 error
+		if e1083 != nil {
+			e1085 = e1083
 		} else {
-			v1113 = (v1111.Inner != nil)
+			v1084 = (v1082.Inner != nil)
 		}
-		if e1114 == nil && !v1113 {
-			v1103, e1104 = false, nil
+		if e1085 == nil && !v1084 {
+			v1074, e1075 = false, nil
 		} else {
-			if e1104 == nil {
-				e1104 = e1114
+			if e1075 == nil {
+				e1075 = e1085
 			}
-			var v1115 *GadgetSpec
-			var e1116 error
+			var v1086 *GadgetSpec
+			var e1087 error
 			if !(true) {
-				e1116 = immutable.NoSuchKey("spec")
+				e1087 = immutable.NoSuchKey("spec")
 			} else {
-				v1115 = &self.Spec
+				v1086 = &self.Spec
 			}
-			var v1117 *Topology
-			var e1118 error
-			if e1116 != nil {
-				e1118 = e1116
-			} else if !(v1115.Topology != nil) {
-				e1118 = immutable.NoSuchKey("topology")
+			var v1088 *Topology
+			var e1089 error
+			if e1087 != nil {
+				e1089 = e1087
+			} else if !(v1086.Topology != nil) {
+				e1089 = immutable.NoSuchKey("topology")
 			} else {
-				if v1115.Topology == nil {
-					e1118 = immutable.ErrNull
+				if v1086.Topology == nil {
+					e1089 = immutable.ErrNull
 				} else {
-					v1117 = v1115.Topology
+					v1088 = v1086.Topology
 				}
 			}
-			var v1119 *Inner
-			var e1120 error
-			if e1118 != nil {
-				e1120 = e1118
-			} else if !(v1117.Inner != nil) {
-				e1120 = immutable.NoSuchKey("inner")
+			var v1090 *Inner
+			var e1091 error
+			if e1089 != nil {
+				e1091 = e1089
+			} else if !(v1088.Inner != nil) {
+				e1091 = immutable.NoSuchKey("inner")
 			} else {
-				if v1117.Inner == nil {
-					e1120 = immutable.ErrNull
+				if v1088.Inner == nil {
+					e1091 = immutable.ErrNull
 				} else {
-					v1119 = v1117.Inner
+					v1090 = v1088.Inner
 				}
 			}
-			var v1121 bool
-			var e1122 error
-			if e1120 != nil {
-				e1122 = e1120
+			var v1092 bool
+			var e1093 error
+			if e1091 != nil {
+				e1093 = e1091
 			} else {
-				v1121 = (v1119.N != 0)
+				v1092 = (v1090.N != 0)
 			}
-			if e1122 == nil && !v1121 {
-				v1103, e1104 = false, nil
+			if e1093 == nil && !v1092 {
+				v1074, e1075 = false, nil
 			} else {
-				if e1104 == nil {
-					e1104 = e1122
+				if e1075 == nil {
+					e1075 = e1093
 				}
-				var v1123 bool
-				var e1124 error
-				var v1125 *GadgetSpec
-				var e1126 error
+				var v1094 bool
+				var e1095 error
+				var v1096 *GadgetSpec
+				var e1097 error
 				if !(true) {
-					e1126 = immutable.NoSuchKey("spec")
+					e1097 = immutable.NoSuchKey("spec")
 				} else {
-					v1125 = &oldSelf.Spec
+					v1096 = &oldSelf.Spec
 				}
-				var v1127 bool
-				var e1128 error
-				if e1126 != nil {
-					e1128 = e1126
+				var v1098 bool
+				var e1099 error
+				if e1097 != nil {
+					e1099 = e1097
 				} else {
-					v1127 = (v1125.Suspend != nil)
+					v1098 = (v1096.Suspend != nil)
 				}
-				if e1128 == nil && !v1127 {
-					v1123, e1124 = false, nil
+				if e1099 == nil && !v1098 {
+					v1094, e1095 = false, nil
 				} else {
-					e1124 = e1128
-					var v1129 *GadgetSpec
-					var e1130 error
+					e1095 = e1099
+					var v1100 *GadgetSpec
+					var e1101 error
 					if !(true) {
-						e1130 = immutable.NoSuchKey("spec")
+						e1101 = immutable.NoSuchKey("spec")
 					} else {
-						v1129 = &oldSelf.Spec
+						v1100 = &oldSelf.Spec
 					}
-					var v1131 bool
-					var e1132 error
-					if e1130 != nil {
-						e1132 = e1130
-					} else if !(v1129.Suspend != nil) {
-						e1132 = immutable.NoSuchKey("suspend")
+					var v1102 bool
+					var e1103 error
+					if e1101 != nil {
+						e1103 = e1101
+					} else if !(v1100.Suspend != nil) {
+						e1103 = immutable.NoSuchKey("suspend")
 					} else {
-						if v1129.Suspend == nil {
-							e1132 = immutable.ErrNull
+						if v1100.Suspend == nil {
+							e1103 = immutable.ErrNull
 						} else {
-							v1131 = bool((*v1129.Suspend))
+							v1102 = bool((*v1100.Suspend))
 						}
 					}
-					if e1132 == nil && !v1131 {
-						v1123, e1124 = false, nil
+					if e1103 == nil && !v1102 {
+						v1094, e1095 = false, nil
 					} else {
-						if e1124 == nil {
-							e1124 = e1132
+						if e1095 == nil {
+							e1095 = e1103
 						}
-						if e1124 == nil {
-							v1123 = true
+						if e1095 == nil {
+							v1094 = true
 						}
 					}
 				}
-				var v1133 int64
-				var e1134 error
-				if e1124 != nil {
-					e1134 = e1124
-				} else if v1123 {
-					v1133, e1134 = int64(3), nil
+				var v1104 int64
+				var e1105 error
+				if e1095 != nil {
+					e1105 = e1095
+				} else if v1094 {
+					v1104, e1105 = int64(3), nil
 				} else {
-					v1133, e1134 = int64(0), nil
+					v1104, e1105 = int64(0), nil
 				}
-				var v1135 *GadgetSpec
-				var e1136 error
+				var v1106 *GadgetSpec
+				var e1107 error
 				if !(true) {
-					e1136 = immutable.NoSuchKey("spec")
+					e1107 = immutable.NoSuchKey("spec")
 				} else {
-					v1135 = &self.Spec
+					v1106 = &self.Spec
 				}
-				var v1137 *Topology
-				var e1138 error
-				if e1136 != nil {
-					e1138 = e1136
-				} else if !(v1135.Topology != nil) {
-					e1138 = immutable.NoSuchKey("topology")
+				var v1108 *Topology
+				var e1109 error
+				if e1107 != nil {
+					e1109 = e1107
+				} else if !(v1106.Topology != nil) {
+					e1109 = immutable.NoSuchKey("topology")
 				} else {
-					if v1135.Topology == nil {
-						e1138 = immutable.ErrNull
+					if v1106.Topology == nil {
+						e1109 = immutable.ErrNull
 					} else {
-						v1137 = v1135.Topology
+						v1108 = v1106.Topology
 					}
 				}
-				var v1139 *Inner
-				var e1140 error
-				if e1138 != nil {
-					e1140 = e1138
-				} else if !(v1137.Inner != nil) {
-					e1140 = immutable.NoSuchKey("inner")
+				var v1110 *Inner
+				var e1111 error
+				if e1109 != nil {
+					e1111 = e1109
+				} else if !(v1108.Inner != nil) {
+					e1111 = immutable.NoSuchKey("inner")
 				} else {
-					if v1137.Inner == nil {
-						e1140 = immutable.ErrNull
+					if v1108.Inner == nil {
+						e1111 = immutable.ErrNull
 					} else {
-						v1139 = v1137.Inner
+						v1110 = v1108.Inner
 					}
 				}
-				var v1141 int64
-				var e1142 error
-				if e1140 != nil {
-					e1142 = e1140
-				} else if !(v1139.N != 0) {
-					e1142 = immutable.NoSuchKey("n")
+				var v1112 int64
+				var e1113 error
+				if e1111 != nil {
+					e1113 = e1111
+				} else if !(v1110.N != 0) {
+					e1113 = immutable.NoSuchKey("n")
 				} else {
-					v1141 = int64(v1139.N)
+					v1112 = int64(v1110.N)
 				}
-				var v1143 bool
-				var e1144 error
-				if e1134 != nil {
-					e1144 = e1134
-				} else if e1142 != nil {
-					e1144 = e1142
+				var v1114 bool
+				var e1115 error
+				if e1105 != nil {
+					e1115 = e1105
+				} else if e1113 != nil {
+					e1115 = e1113
 				} else {
-					v1143 = v1133 == v1141
+					v1114 = v1104 == v1112
 				}
-				if e1144 == nil && !v1143 {
-					v1103, e1104 = false, nil
+				if e1115 == nil && !v1114 {
+					v1074, e1075 = false, nil
 				} else {
-					if e1104 == nil {
-						e1104 = e1144
+					if e1075 == nil {
+						e1075 = e1115
 					}
-					if e1104 == nil {
-						v1103 = true
+					if e1075 == nil {
+						v1074 = true
 					}
 				}
 			}
 		}
 	}
-	return v1103, e1104
+	return v1074, e1075
 }
 
 func whenOwnGuardedC42(w *immutable.Walk, in, old *Guarded) {
@@ -8090,111 +8032,111 @@ func whenOwnGuardedC42(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC43 is the condition of spec.guarded.c43: has(self.spec.ports) && has(self.spec.size) && size(self.spec.ports) < self.spec.size
 func whenCondGadgetC43(self, oldSelf *Gadget) (bool, error) {
-	var v1149 bool
-	var e1150 error
-	var v1151 *GadgetSpec
-	var e1152 error
+	var v1120 bool
+	var e1121 error
+	var v1122 *GadgetSpec
+	var e1123 error
 	if !(true) {
-		e1152 = immutable.NoSuchKey("spec")
+		e1123 = immutable.NoSuchKey("spec")
 	} else {
-		v1151 = &self.Spec
+		v1122 = &self.Spec
 	}
-	var v1153 bool
-	var e1154 error
-	if e1152 != nil {
-		e1154 = e1152
+	var v1124 bool
+	var e1125 error
+	if e1123 != nil {
+		e1125 = e1123
 	} else {
-		v1153 = (len(v1151.Ports) != 0)
+		v1124 = (len(v1122.Ports) != 0)
 	}
-	if e1154 == nil && !v1153 {
-		v1149, e1150 = false, nil
+	if e1125 == nil && !v1124 {
+		v1120, e1121 = false, nil
 	} else {
-		e1150 = e1154
-		var v1155 *GadgetSpec
-		var e1156 error
+		e1121 = e1125
+		var v1126 *GadgetSpec
+		var e1127 error
 		if !(true) {
-			e1156 = immutable.NoSuchKey("spec")
+			e1127 = immutable.NoSuchKey("spec")
 		} else {
-			v1155 = &self.Spec
+			v1126 = &self.Spec
 		}
-		var v1157 bool
-		var e1158 error
-		if e1156 != nil {
-			e1158 = e1156
+		var v1128 bool
+		var e1129 error
+		if e1127 != nil {
+			e1129 = e1127
 		} else {
-			v1157 = (v1155.Size != 0)
+			v1128 = (v1126.Size != 0)
 		}
-		if e1158 == nil && !v1157 {
-			v1149, e1150 = false, nil
+		if e1129 == nil && !v1128 {
+			v1120, e1121 = false, nil
 		} else {
-			if e1150 == nil {
-				e1150 = e1158
+			if e1121 == nil {
+				e1121 = e1129
 			}
-			var v1159 *GadgetSpec
-			var e1160 error
+			var v1130 *GadgetSpec
+			var e1131 error
 			if !(true) {
-				e1160 = immutable.NoSuchKey("spec")
+				e1131 = immutable.NoSuchKey("spec")
 			} else {
-				v1159 = &self.Spec
+				v1130 = &self.Spec
 			}
-			var v1161 []Port
-			var e1162 error
-			if e1160 != nil {
-				e1162 = e1160
-			} else if !(len(v1159.Ports) != 0) {
-				e1162 = immutable.NoSuchKey("ports")
+			var v1132 []Port
+			var e1133 error
+			if e1131 != nil {
+				e1133 = e1131
+			} else if !(len(v1130.Ports) != 0) {
+				e1133 = immutable.NoSuchKey("ports")
 			} else {
-				if v1159.Ports == nil {
-					e1162 = immutable.ErrNull
+				if v1130.Ports == nil {
+					e1133 = immutable.ErrNull
 				} else {
-					v1161 = v1159.Ports
+					v1132 = v1130.Ports
 				}
 			}
-			var v1163 int64
-			var e1164 error
-			if e1162 != nil {
-				e1164 = e1162
+			var v1134 int64
+			var e1135 error
+			if e1133 != nil {
+				e1135 = e1133
 			} else {
-				v1163 = int64(len(v1161))
+				v1134 = int64(len(v1132))
 			}
-			var v1165 *GadgetSpec
-			var e1166 error
+			var v1136 *GadgetSpec
+			var e1137 error
 			if !(true) {
-				e1166 = immutable.NoSuchKey("spec")
+				e1137 = immutable.NoSuchKey("spec")
 			} else {
-				v1165 = &self.Spec
+				v1136 = &self.Spec
 			}
-			var v1167 int64
-			var e1168 error
-			if e1166 != nil {
-				e1168 = e1166
-			} else if !(v1165.Size != 0) {
-				e1168 = immutable.NoSuchKey("size")
+			var v1138 int64
+			var e1139 error
+			if e1137 != nil {
+				e1139 = e1137
+			} else if !(v1136.Size != 0) {
+				e1139 = immutable.NoSuchKey("size")
 			} else {
-				v1167 = int64(v1165.Size)
+				v1138 = int64(v1136.Size)
 			}
-			var v1169 bool
-			var e1170 error
-			if e1164 != nil {
-				e1170 = e1164
-			} else if e1168 != nil {
-				e1170 = e1168
+			var v1140 bool
+			var e1141 error
+			if e1135 != nil {
+				e1141 = e1135
+			} else if e1139 != nil {
+				e1141 = e1139
 			} else {
-				v1169 = v1163 < v1167
+				v1140 = v1134 < v1138
 			}
-			if e1170 == nil && !v1169 {
-				v1149, e1150 = false, nil
+			if e1141 == nil && !v1140 {
+				v1120, e1121 = false, nil
 			} else {
-				if e1150 == nil {
-					e1150 = e1170
+				if e1121 == nil {
+					e1121 = e1141
 				}
-				if e1150 == nil {
-					v1149 = true
+				if e1121 == nil {
+					v1120 = true
 				}
 			}
 		}
 	}
-	return v1149, e1150
+	return v1120, e1121
 }
 
 func whenOwnGuardedC43(w *immutable.Walk, in, old *Guarded) {
@@ -8208,8 +8150,8 @@ func whenOwnGuardedC43(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C43 != nil && !immutable.SameKeys(in.C43, old.C43) {
 			if w.Violation() {
-				for _, c1175 := range immutable.MapKeyChanges(in.C43, old.C43) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c43", immutable.QuoteKey(string(c1175.Key)), c1175.Added))
+				for _, c1146 := range immutable.MapKeyChanges(in.C43, old.C43) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c43", immutable.QuoteKey(string(c1146.Key)), c1146.Added))
 				}
 			}
 			if w.Done() {
@@ -8228,93 +8170,93 @@ func whenOwnGuardedC43(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC44 is the condition of spec.guarded.c44: (has(oldSelf.spec.queue) && oldSelf.spec.queue >= oldSelf.metadata.name) || (true)
 func whenCondGadgetC44(self, oldSelf *Gadget) (bool, error) {
-	var v1176 bool
-	var e1177 error
-	var v1178 bool
-	var e1179 error
-	var v1180 *GadgetSpec
-	var e1181 error
+	var v1147 bool
+	var e1148 error
+	var v1149 bool
+	var e1150 error
+	var v1151 *GadgetSpec
+	var e1152 error
 	if !(true) {
-		e1181 = immutable.NoSuchKey("spec")
+		e1152 = immutable.NoSuchKey("spec")
 	} else {
-		v1180 = &oldSelf.Spec
+		v1151 = &oldSelf.Spec
 	}
-	var v1182 bool
-	var e1183 error
-	if e1181 != nil {
-		e1183 = e1181
+	var v1153 bool
+	var e1154 error
+	if e1152 != nil {
+		e1154 = e1152
 	} else {
-		v1182 = (v1180.Queue != "")
+		v1153 = (v1151.Queue != "")
 	}
-	if e1183 == nil && !v1182 {
-		v1178, e1179 = false, nil
+	if e1154 == nil && !v1153 {
+		v1149, e1150 = false, nil
 	} else {
-		e1179 = e1183
-		var v1184 *GadgetSpec
-		var e1185 error
+		e1150 = e1154
+		var v1155 *GadgetSpec
+		var e1156 error
 		if !(true) {
-			e1185 = immutable.NoSuchKey("spec")
+			e1156 = immutable.NoSuchKey("spec")
 		} else {
-			v1184 = &oldSelf.Spec
+			v1155 = &oldSelf.Spec
 		}
-		var v1186 string
-		var e1187 error
-		if e1185 != nil {
-			e1187 = e1185
-		} else if !(v1184.Queue != "") {
-			e1187 = immutable.NoSuchKey("queue")
+		var v1157 string
+		var e1158 error
+		if e1156 != nil {
+			e1158 = e1156
+		} else if !(v1155.Queue != "") {
+			e1158 = immutable.NoSuchKey("queue")
 		} else {
-			v1186 = string(v1184.Queue)
+			v1157 = string(v1155.Queue)
 		}
-		var v1188 *metav1.ObjectMeta
-		var e1189 error
+		var v1159 *metav1.ObjectMeta
+		var e1160 error
 		if !(true) {
-			e1189 = immutable.NoSuchKey("metadata")
+			e1160 = immutable.NoSuchKey("metadata")
 		} else {
-			v1188 = &oldSelf.ObjectMeta
+			v1159 = &oldSelf.ObjectMeta
 		}
-		var v1190 string
-		var e1191 error
-		if e1189 != nil {
-			e1191 = e1189
-		} else if !(v1188.Name != "") {
-			e1191 = immutable.NoSuchKey("name")
+		var v1161 string
+		var e1162 error
+		if e1160 != nil {
+			e1162 = e1160
+		} else if !(v1159.Name != "") {
+			e1162 = immutable.NoSuchKey("name")
 		} else {
-			v1190 = string(v1188.Name)
+			v1161 = string(v1159.Name)
 		}
-		var v1192 bool
-		var e1193 error
-		if e1187 != nil {
-			e1193 = e1187
-		} else if e1191 != nil {
-			e1193 = e1191
+		var v1163 bool
+		var e1164 error
+		if e1158 != nil {
+			e1164 = e1158
+		} else if e1162 != nil {
+			e1164 = e1162
 		} else {
-			v1192 = v1186 >= v1190
+			v1163 = v1157 >= v1161
 		}
-		if e1193 == nil && !v1192 {
-			v1178, e1179 = false, nil
+		if e1164 == nil && !v1163 {
+			v1149, e1150 = false, nil
 		} else {
-			if e1179 == nil {
-				e1179 = e1193
+			if e1150 == nil {
+				e1150 = e1164
 			}
-			if e1179 == nil {
-				v1178 = true
+			if e1150 == nil {
+				v1149 = true
 			}
 		}
 	}
-	if e1179 == nil && v1178 {
-		v1176, e1177 = true, nil
+	if e1150 == nil && v1149 {
+		v1147, e1148 = true, nil
 	} else {
-		e1177 = e1179
+		e1148 = e1150
 		if true {
-			v1176, e1177 = true, nil
+			v1147, e1148 = true, nil
 		} else {
-			if e1177 == nil {
-				v1176 = false
+			if e1148 == nil {
+				v1147 = false
 			}
 		}
 	}
-	return v1176, e1177
+	return v1147, e1148
 }
 
 func whenOwnGuardedC44(w *immutable.Walk, in, old *Guarded) {
@@ -8339,207 +8281,207 @@ func whenOwnGuardedC44(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC45 is the condition of spec.guarded.c45: has(oldSelf.spec.note) && has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.value) && oldSelf.spec.note <= oldSelf.spec.topology.inner.value
 func whenCondGadgetC45(self, oldSelf *Gadget) (bool, error) {
-	var v1198 bool
-	var e1199 error
-	var v1200 *GadgetSpec
-	var e1201 error
+	var v1169 bool
+	var e1170 error
+	var v1171 *GadgetSpec
+	var e1172 error
 	if !(true) {
-		e1201 = immutable.NoSuchKey("spec")
+		e1172 = immutable.NoSuchKey("spec")
 	} else {
-		v1200 = &oldSelf.Spec
+		v1171 = &oldSelf.Spec
 	}
-	var v1202 bool
-	var e1203 error
-	if e1201 != nil {
-		e1203 = e1201
+	var v1173 bool
+	var e1174 error
+	if e1172 != nil {
+		e1174 = e1172
 	} else {
-		v1202 = (v1200.Note != "")
+		v1173 = (v1171.Note != "")
 	}
-	if e1203 == nil && !v1202 {
-		v1198, e1199 = false, nil
+	if e1174 == nil && !v1173 {
+		v1169, e1170 = false, nil
 	} else {
-		e1199 = e1203
-		var v1204 *GadgetSpec
-		var e1205 error
+		e1170 = e1174
+		var v1175 *GadgetSpec
+		var e1176 error
 		if !(true) {
-			e1205 = immutable.NoSuchKey("spec")
+			e1176 = immutable.NoSuchKey("spec")
 		} else {
-			v1204 = &oldSelf.Spec
+			v1175 = &oldSelf.Spec
 		}
-		var v1206 bool
-		var e1207 error
-		if e1205 != nil {
-			e1207 = e1205
+		var v1177 bool
+		var e1178 error
+		if e1176 != nil {
+			e1178 = e1176
 		} else {
-			v1206 = (v1204.Topology != nil)
+			v1177 = (v1175.Topology != nil)
 		}
-		if e1207 == nil && !v1206 {
-			v1198, e1199 = false, nil
+		if e1178 == nil && !v1177 {
+			v1169, e1170 = false, nil
 		} else {
-			if e1199 == nil {
-				e1199 = e1207
+			if e1170 == nil {
+				e1170 = e1178
 			}
-			var v1208 *GadgetSpec
-			var e1209 error
+			var v1179 *GadgetSpec
+			var e1180 error
 			if !(true) {
-				e1209 = immutable.NoSuchKey("spec")
+				e1180 = immutable.NoSuchKey("spec")
 			} else {
-				v1208 = &oldSelf.Spec
+				v1179 = &oldSelf.Spec
 			}
-			var v1210 *Topology
-			var e1211 error
-			if e1209 != nil {
-				e1211 = e1209
-			} else if !(v1208.Topology != nil) {
-				e1211 = immutable.NoSuchKey("topology")
+			var v1181 *Topology
+			var e1182 error
+			if e1180 != nil {
+				e1182 = e1180
+			} else if !(v1179.Topology != nil) {
+				e1182 = immutable.NoSuchKey("topology")
 			} else {
-				if v1208.Topology == nil {
-					e1211 = immutable.ErrNull
+				if v1179.Topology == nil {
+					e1182 = immutable.ErrNull
 				} else {
-					v1210 = v1208.Topology
+					v1181 = v1179.Topology
 				}
 			}
-			var v1212 bool
-			var e1213 error
-			if e1211 != nil {
-				e1213 = e1211
+			var v1183 bool
+			var e1184 error
+			if e1182 != nil {
+				e1184 = e1182
 			} else {
-				v1212 = (v1210.Inner != nil)
+				v1183 = (v1181.Inner != nil)
 			}
-			if e1213 == nil && !v1212 {
-				v1198, e1199 = false, nil
+			if e1184 == nil && !v1183 {
+				v1169, e1170 = false, nil
 			} else {
-				if e1199 == nil {
-					e1199 = e1213
+				if e1170 == nil {
+					e1170 = e1184
 				}
-				var v1214 *GadgetSpec
-				var e1215 error
+				var v1185 *GadgetSpec
+				var e1186 error
 				if !(true) {
-					e1215 = immutable.NoSuchKey("spec")
+					e1186 = immutable.NoSuchKey("spec")
 				} else {
-					v1214 = &oldSelf.Spec
+					v1185 = &oldSelf.Spec
 				}
-				var v1216 *Topology
-				var e1217 error
-				if e1215 != nil {
-					e1217 = e1215
-				} else if !(v1214.Topology != nil) {
-					e1217 = immutable.NoSuchKey("topology")
+				var v1187 *Topology
+				var e1188 error
+				if e1186 != nil {
+					e1188 = e1186
+				} else if !(v1185.Topology != nil) {
+					e1188 = immutable.NoSuchKey("topology")
 				} else {
-					if v1214.Topology == nil {
-						e1217 = immutable.ErrNull
+					if v1185.Topology == nil {
+						e1188 = immutable.ErrNull
 					} else {
-						v1216 = v1214.Topology
+						v1187 = v1185.Topology
 					}
 				}
-				var v1218 *Inner
-				var e1219 error
-				if e1217 != nil {
-					e1219 = e1217
-				} else if !(v1216.Inner != nil) {
-					e1219 = immutable.NoSuchKey("inner")
+				var v1189 *Inner
+				var e1190 error
+				if e1188 != nil {
+					e1190 = e1188
+				} else if !(v1187.Inner != nil) {
+					e1190 = immutable.NoSuchKey("inner")
 				} else {
-					if v1216.Inner == nil {
-						e1219 = immutable.ErrNull
+					if v1187.Inner == nil {
+						e1190 = immutable.ErrNull
 					} else {
-						v1218 = v1216.Inner
+						v1189 = v1187.Inner
 					}
 				}
-				var v1220 bool
-				var e1221 error
-				if e1219 != nil {
-					e1221 = e1219
+				var v1191 bool
+				var e1192 error
+				if e1190 != nil {
+					e1192 = e1190
 				} else {
-					v1220 = (v1218.Value != "")
+					v1191 = (v1189.Value != "")
 				}
-				if e1221 == nil && !v1220 {
-					v1198, e1199 = false, nil
+				if e1192 == nil && !v1191 {
+					v1169, e1170 = false, nil
 				} else {
-					if e1199 == nil {
-						e1199 = e1221
+					if e1170 == nil {
+						e1170 = e1192
 					}
-					var v1222 *GadgetSpec
-					var e1223 error
+					var v1193 *GadgetSpec
+					var e1194 error
 					if !(true) {
-						e1223 = immutable.NoSuchKey("spec")
+						e1194 = immutable.NoSuchKey("spec")
 					} else {
-						v1222 = &oldSelf.Spec
+						v1193 = &oldSelf.Spec
 					}
-					var v1224 string
-					var e1225 error
-					if e1223 != nil {
-						e1225 = e1223
-					} else if !(v1222.Note != "") {
-						e1225 = immutable.NoSuchKey("note")
+					var v1195 string
+					var e1196 error
+					if e1194 != nil {
+						e1196 = e1194
+					} else if !(v1193.Note != "") {
+						e1196 = immutable.NoSuchKey("note")
 					} else {
-						v1224 = string(v1222.Note)
+						v1195 = string(v1193.Note)
 					}
-					var v1226 *GadgetSpec
-					var e1227 error
+					var v1197 *GadgetSpec
+					var e1198 error
 					if !(true) {
-						e1227 = immutable.NoSuchKey("spec")
+						e1198 = immutable.NoSuchKey("spec")
 					} else {
-						v1226 = &oldSelf.Spec
+						v1197 = &oldSelf.Spec
 					}
-					var v1228 *Topology
-					var e1229 error
-					if e1227 != nil {
-						e1229 = e1227
-					} else if !(v1226.Topology != nil) {
-						e1229 = immutable.NoSuchKey("topology")
+					var v1199 *Topology
+					var e1200 error
+					if e1198 != nil {
+						e1200 = e1198
+					} else if !(v1197.Topology != nil) {
+						e1200 = immutable.NoSuchKey("topology")
 					} else {
-						if v1226.Topology == nil {
-							e1229 = immutable.ErrNull
+						if v1197.Topology == nil {
+							e1200 = immutable.ErrNull
 						} else {
-							v1228 = v1226.Topology
+							v1199 = v1197.Topology
 						}
 					}
-					var v1230 *Inner
-					var e1231 error
-					if e1229 != nil {
-						e1231 = e1229
-					} else if !(v1228.Inner != nil) {
-						e1231 = immutable.NoSuchKey("inner")
+					var v1201 *Inner
+					var e1202 error
+					if e1200 != nil {
+						e1202 = e1200
+					} else if !(v1199.Inner != nil) {
+						e1202 = immutable.NoSuchKey("inner")
 					} else {
-						if v1228.Inner == nil {
-							e1231 = immutable.ErrNull
+						if v1199.Inner == nil {
+							e1202 = immutable.ErrNull
 						} else {
-							v1230 = v1228.Inner
+							v1201 = v1199.Inner
 						}
 					}
-					var v1232 string
-					var e1233 error
-					if e1231 != nil {
-						e1233 = e1231
-					} else if !(v1230.Value != "") {
-						e1233 = immutable.NoSuchKey("value")
+					var v1203 string
+					var e1204 error
+					if e1202 != nil {
+						e1204 = e1202
+					} else if !(v1201.Value != "") {
+						e1204 = immutable.NoSuchKey("value")
 					} else {
-						v1232 = string(v1230.Value)
+						v1203 = string(v1201.Value)
 					}
-					var v1234 bool
-					var e1235 error
-					if e1225 != nil {
-						e1235 = e1225
-					} else if e1233 != nil {
-						e1235 = e1233
+					var v1205 bool
+					var e1206 error
+					if e1196 != nil {
+						e1206 = e1196
+					} else if e1204 != nil {
+						e1206 = e1204
 					} else {
-						v1234 = v1224 <= v1232
+						v1205 = v1195 <= v1203
 					}
-					if e1235 == nil && !v1234 {
-						v1198, e1199 = false, nil
+					if e1206 == nil && !v1205 {
+						v1169, e1170 = false, nil
 					} else {
-						if e1199 == nil {
-							e1199 = e1235
+						if e1170 == nil {
+							e1170 = e1206
 						}
-						if e1199 == nil {
-							v1198 = true
+						if e1170 == nil {
+							v1169 = true
 						}
 					}
 				}
 			}
 		}
 	}
-	return v1198, e1199
+	return v1169, e1170
 }
 
 func whenOwnGuardedC45(w *immutable.Walk, in, old *Guarded) {
@@ -8564,81 +8506,79 @@ func whenOwnGuardedC45(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC46 is the condition of spec.guarded.c46: has(self.status) && has(self.status.phase) && 'b' == self.status.phase
 func whenCondGadgetC46(self, oldSelf *Gadget) (bool, error) {
-	var v1240 bool
-	var e1241 error
-	var v1242 bool
-	var e1243 error
+	var v1211 bool
+	var e1212 error
+	var v1213 bool
 	{
-		v1242 = (self.Status != nil)
+		v1213 = (self.Status != nil)
 	}
-	if e1243 == nil && !v1242 {
-		v1240, e1241 = false, nil
+	if !v1213 {
+		v1211, e1212 = false, nil
 	} else {
-		e1241 = e1243
-		var v1244 *GadgetStatus
-		var e1245 error
+		var v1214 *GadgetStatus
+		var e1215 error
 		if !(self.Status != nil) {
-			e1245 = immutable.NoSuchKey("status")
+			e1215 = immutable.NoSuchKey("status")
 		} else {
 			if self.Status == nil {
-				e1245 = immutable.ErrNull
+				e1215 = immutable.ErrNull
 			} else {
-				v1244 = self.Status
+				v1214 = self.Status
 			}
 		}
-		var v1246 bool
-		var e1247 error
-		if e1245 != nil {
-			e1247 = e1245
+		var v1216 bool
+		var e1217 error
+		if e1215 != nil {
+			e1217 = e1215
 		} else {
-			v1246 = (v1244.Phase != "")
+			v1216 = (v1214.Phase != "")
 		}
-		if e1247 == nil && !v1246 {
-			v1240, e1241 = false, nil
+		if e1217 == nil && !v1216 {
+			v1211, e1212 = false, nil
 		} else {
-			if e1241 == nil {
-				e1241 = e1247
+			if e1212 == nil {
+				e1212 = e1217
 			}
-			var v1248 *GadgetStatus
-			var e1249 error
+			var v1218 *GadgetStatus
+			var e1219 error
 			if !(self.Status != nil) {
-				e1249 = immutable.NoSuchKey("status")
+				e1219 = immutable.NoSuchKey("status")
 			} else {
 				if self.Status == nil {
-					e1249 = immutable.ErrNull
+					e1219 = immutable.ErrNull
 				} else {
-					v1248 = self.Status
+					v1218 = self.Status
 				}
 			}
-			var v1250 string
-			var e1251 error
-			if e1249 != nil {
-				e1251 = e1249
-			} else if !(v1248.Phase != "") {
-				e1251 = immutable.NoSuchKey("phase")
+			var v1220 string
+			var e1221 error
+			if e1219 != nil {
+				e1221 = e1219
+			} else if !(v1218.Phase != "") {
+				e1221 = immutable.NoSuchKey("phase")
 			} else {
-				v1250 = string(v1248.Phase)
+				v1220 = string(v1218.Phase)
 			}
-			var v1252 bool
-			var e1253 error
-			if e1251 != nil {
-				e1253 = e1251
+			var v1222 bool
+			var e1223 error
+			if e1221 != nil {
+				e1223 = e1221
 			} else {
-				v1252 = "b" == v1250
+				v1222 = "b" == v1220
 			}
-			if e1253 == nil && !v1252 {
-				v1240, e1241 = false, nil
+			if e1223 == nil && !v1222 {
+				v1211, e1212 = false, nil
 			} else {
-				if e1241 == nil {
-					e1241 = e1253
+				if e1212 == nil {
+					e1212 = e1223
 				}
-				if e1241 == nil {
-					v1240 = true
+				if e1212 == nil {
+					v1211 = true
 				}
 			}
 		}
 	}
-	return v1240, e1241
+	return v1211, e1212
 }
 
 func whenOwnGuardedC46(w *immutable.Walk, in, old *Guarded) {
@@ -8663,136 +8603,134 @@ func whenOwnGuardedC46(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC47 is the condition of spec.guarded.c47: has(self.spec.labels) && self.spec.labels.exists_one(k, k.startsWith('ab') || self.spec.labels[k] == 'b')
 func whenCondGadgetC47(self, oldSelf *Gadget) (bool, error) {
-	var v1258 bool
-	var e1259 error
-	var v1260 *GadgetSpec
-	var e1261 error
+	var v1228 bool
+	var e1229 error
+	var v1230 *GadgetSpec
+	var e1231 error
 	if !(true) {
-		e1261 = immutable.NoSuchKey("spec")
+		e1231 = immutable.NoSuchKey("spec")
 	} else {
-		v1260 = &self.Spec
+		v1230 = &self.Spec
 	}
-	var v1262 bool
-	var e1263 error
-	if e1261 != nil {
-		e1263 = e1261
+	var v1232 bool
+	var e1233 error
+	if e1231 != nil {
+		e1233 = e1231
 	} else {
-		v1262 = (len(v1260.Labels) != 0)
+		v1232 = (len(v1230.Labels) != 0)
 	}
-	if e1263 == nil && !v1262 {
-		v1258, e1259 = false, nil
+	if e1233 == nil && !v1232 {
+		v1228, e1229 = false, nil
 	} else {
-		e1259 = e1263
-		var v1264 *GadgetSpec
-		var e1265 error
+		e1229 = e1233
+		var v1234 *GadgetSpec
+		var e1235 error
 		if !(true) {
-			e1265 = immutable.NoSuchKey("spec")
+			e1235 = immutable.NoSuchKey("spec")
 		} else {
-			v1264 = &self.Spec
+			v1234 = &self.Spec
 		}
-		var v1266 map[string]string
-		var e1267 error
-		if e1265 != nil {
-			e1267 = e1265
-		} else if !(len(v1264.Labels) != 0) {
-			e1267 = immutable.NoSuchKey("labels")
+		var v1236 map[string]string
+		var e1237 error
+		if e1235 != nil {
+			e1237 = e1235
+		} else if !(len(v1234.Labels) != 0) {
+			e1237 = immutable.NoSuchKey("labels")
 		} else {
-			if v1264.Labels == nil {
-				e1267 = immutable.ErrNull
+			if v1234.Labels == nil {
+				e1237 = immutable.ErrNull
 			} else {
-				v1266 = v1264.Labels
+				v1236 = v1234.Labels
 			}
 		}
-		var v1268 bool
-		var e1269 error
-		if e1267 != nil {
-			e1269 = e1267
+		var v1238 bool
+		var e1239 error
+		if e1237 != nil {
+			e1239 = e1237
 		} else {
 			count := 0
-			for k1270 := range v1266 {
-				_ = k1270
-				var v1271 bool
-				var e1272 error
-				var v1273 bool
-				var e1274 error
+			for k1240 := range v1236 {
+				_ = k1240
+				var v1241 bool
+				var e1242 error
+				var v1243 bool
 				{
-					v1273 = strings.HasPrefix(string(k1270), "ab")
+					v1243 = strings.HasPrefix(string(k1240), "ab")
 				}
-				if e1274 == nil && v1273 {
-					v1271, e1272 = true, nil
+				if v1243 {
+					v1241, e1242 = true, nil
 				} else {
-					e1272 = e1274
-					var v1275 *GadgetSpec
-					var e1276 error
+					var v1244 *GadgetSpec
+					var e1245 error
 					if !(true) {
-						e1276 = immutable.NoSuchKey("spec")
+						e1245 = immutable.NoSuchKey("spec")
 					} else {
-						v1275 = &self.Spec
+						v1244 = &self.Spec
 					}
-					var v1277 map[string]string
-					var e1278 error
-					if e1276 != nil {
-						e1278 = e1276
-					} else if !(len(v1275.Labels) != 0) {
-						e1278 = immutable.NoSuchKey("labels")
+					var v1246 map[string]string
+					var e1247 error
+					if e1245 != nil {
+						e1247 = e1245
+					} else if !(len(v1244.Labels) != 0) {
+						e1247 = immutable.NoSuchKey("labels")
 					} else {
-						if v1275.Labels == nil {
-							e1278 = immutable.ErrNull
+						if v1244.Labels == nil {
+							e1247 = immutable.ErrNull
 						} else {
-							v1277 = v1275.Labels
+							v1246 = v1244.Labels
 						}
 					}
-					var v1279 string
-					var e1280 error
-					if e1278 != nil {
-						e1280 = e1278
+					var v1248 string
+					var e1249 error
+					if e1247 != nil {
+						e1249 = e1247
 					} else {
-						if mv1281, ok := v1277[string(string(k1270))]; !ok {
-							e1280 = immutable.NoSuchKey(string(k1270))
+						if mv1250, ok := v1246[string(string(k1240))]; !ok {
+							e1249 = immutable.NoSuchKey(string(k1240))
 						} else {
-							v1279 = string(mv1281)
+							v1248 = string(mv1250)
 						}
 					}
-					var v1282 bool
-					var e1283 error
-					if e1280 != nil {
-						e1283 = e1280
+					var v1251 bool
+					var e1252 error
+					if e1249 != nil {
+						e1252 = e1249
 					} else {
-						v1282 = v1279 == "b"
+						v1251 = v1248 == "b"
 					}
-					if e1283 == nil && v1282 {
-						v1271, e1272 = true, nil
+					if e1252 == nil && v1251 {
+						v1241, e1242 = true, nil
 					} else {
-						if e1272 == nil {
-							e1272 = e1283
+						if e1242 == nil {
+							e1242 = e1252
 						}
-						if e1272 == nil {
-							v1271 = false
+						if e1242 == nil {
+							v1241 = false
 						}
 					}
 				}
-				if e1272 != nil {
-					e1269 = e1272
-				} else if v1271 {
+				if e1242 != nil {
+					e1239 = e1242
+				} else if v1241 {
 					count++
 				}
 			}
-			if e1269 == nil {
-				v1268 = count == 1
+			if e1239 == nil {
+				v1238 = count == 1
 			}
 		}
-		if e1269 == nil && !v1268 {
-			v1258, e1259 = false, nil
+		if e1239 == nil && !v1238 {
+			v1228, e1229 = false, nil
 		} else {
-			if e1259 == nil {
-				e1259 = e1269
+			if e1229 == nil {
+				e1229 = e1239
 			}
-			if e1259 == nil {
-				v1258 = true
+			if e1229 == nil {
+				v1228 = true
 			}
 		}
 	}
-	return v1258, e1259
+	return v1228, e1229
 }
 
 func whenOwnGuardedC47(w *immutable.Walk, in, old *Guarded) {
@@ -8817,276 +8755,276 @@ func whenOwnGuardedC47(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC48 is the condition of spec.guarded.c48: has(oldSelf.spec.replicas) && ((has(oldSelf.spec.size) && has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && oldSelf.spec.size != self.spec.topology.inner.n) ? 3 : 1) > oldSelf.spec.replicas
 func whenCondGadgetC48(self, oldSelf *Gadget) (bool, error) {
-	var v1288 bool
-	var e1289 error
-	var v1290 *GadgetSpec
-	var e1291 error
+	var v1257 bool
+	var e1258 error
+	var v1259 *GadgetSpec
+	var e1260 error
 	if !(true) {
-		e1291 = immutable.NoSuchKey("spec")
+		e1260 = immutable.NoSuchKey("spec")
 	} else {
-		v1290 = &oldSelf.Spec
+		v1259 = &oldSelf.Spec
 	}
-	var v1292 bool
-	var e1293 error
-	if e1291 != nil {
-		e1293 = e1291
+	var v1261 bool
+	var e1262 error
+	if e1260 != nil {
+		e1262 = e1260
 	} else {
-		v1292 = (v1290.Replicas != nil)
+		v1261 = (v1259.Replicas != nil)
 	}
-	if e1293 == nil && !v1292 {
-		v1288, e1289 = false, nil
+	if e1262 == nil && !v1261 {
+		v1257, e1258 = false, nil
 	} else {
-		e1289 = e1293
-		var v1294 bool
-		var e1295 error
-		var v1296 *GadgetSpec
-		var e1297 error
+		e1258 = e1262
+		var v1263 bool
+		var e1264 error
+		var v1265 *GadgetSpec
+		var e1266 error
 		if !(true) {
-			e1297 = immutable.NoSuchKey("spec")
+			e1266 = immutable.NoSuchKey("spec")
 		} else {
-			v1296 = &oldSelf.Spec
+			v1265 = &oldSelf.Spec
 		}
-		var v1298 bool
-		var e1299 error
-		if e1297 != nil {
-			e1299 = e1297
+		var v1267 bool
+		var e1268 error
+		if e1266 != nil {
+			e1268 = e1266
 		} else {
-			v1298 = (v1296.Size != 0)
+			v1267 = (v1265.Size != 0)
 		}
-		if e1299 == nil && !v1298 {
-			v1294, e1295 = false, nil
+		if e1268 == nil && !v1267 {
+			v1263, e1264 = false, nil
 		} else {
-			e1295 = e1299
-			var v1300 *GadgetSpec
-			var e1301 error
+			e1264 = e1268
+			var v1269 *GadgetSpec
+			var e1270 error
 			if !(true) {
-				e1301 = immutable.NoSuchKey("spec")
+				e1270 = immutable.NoSuchKey("spec")
 			} else {
-				v1300 = &self.Spec
+				v1269 = &self.Spec
 			}
-			var v1302 bool
-			var e1303 error
-			if e1301 != nil {
-				e1303 = e1301
+			var v1271 bool
+			var e1272 error
+			if e1270 != nil {
+				e1272 = e1270
 			} else {
-				v1302 = (v1300.Topology != nil)
+				v1271 = (v1269.Topology != nil)
 			}
-			if e1303 == nil && !v1302 {
-				v1294, e1295 = false, nil
+			if e1272 == nil && !v1271 {
+				v1263, e1264 = false, nil
 			} else {
-				if e1295 == nil {
-					e1295 = e1303
+				if e1264 == nil {
+					e1264 = e1272
 				}
-				var v1304 *GadgetSpec
-				var e1305 error
+				var v1273 *GadgetSpec
+				var e1274 error
 				if !(true) {
-					e1305 = immutable.NoSuchKey("spec")
+					e1274 = immutable.NoSuchKey("spec")
 				} else {
-					v1304 = &self.Spec
+					v1273 = &self.Spec
 				}
-				var v1306 *Topology
-				var e1307 error
-				if e1305 != nil {
-					e1307 = e1305
-				} else if !(v1304.Topology != nil) {
-					e1307 = immutable.NoSuchKey("topology")
+				var v1275 *Topology
+				var e1276 error
+				if e1274 != nil {
+					e1276 = e1274
+				} else if !(v1273.Topology != nil) {
+					e1276 = immutable.NoSuchKey("topology")
 				} else {
-					if v1304.Topology == nil {
-						e1307 = immutable.ErrNull
+					if v1273.Topology == nil {
+						e1276 = immutable.ErrNull
 					} else {
-						v1306 = v1304.Topology
+						v1275 = v1273.Topology
 					}
 				}
-				var v1308 bool
-				var e1309 error
-				if e1307 != nil {
-					e1309 = e1307
+				var v1277 bool
+				var e1278 error
+				if e1276 != nil {
+					e1278 = e1276
 				} else {
-					v1308 = (v1306.Inner != nil)
+					v1277 = (v1275.Inner != nil)
 				}
-				if e1309 == nil && !v1308 {
-					v1294, e1295 = false, nil
+				if e1278 == nil && !v1277 {
+					v1263, e1264 = false, nil
 				} else {
-					if e1295 == nil {
-						e1295 = e1309
+					if e1264 == nil {
+						e1264 = e1278
 					}
-					var v1310 *GadgetSpec
-					var e1311 error
+					var v1279 *GadgetSpec
+					var e1280 error
 					if !(true) {
-						e1311 = immutable.NoSuchKey("spec")
+						e1280 = immutable.NoSuchKey("spec")
 					} else {
-						v1310 = &self.Spec
+						v1279 = &self.Spec
 					}
-					var v1312 *Topology
-					var e1313 error
-					if e1311 != nil {
-						e1313 = e1311
-					} else if !(v1310.Topology != nil) {
-						e1313 = immutable.NoSuchKey("topology")
+					var v1281 *Topology
+					var e1282 error
+					if e1280 != nil {
+						e1282 = e1280
+					} else if !(v1279.Topology != nil) {
+						e1282 = immutable.NoSuchKey("topology")
 					} else {
-						if v1310.Topology == nil {
-							e1313 = immutable.ErrNull
+						if v1279.Topology == nil {
+							e1282 = immutable.ErrNull
 						} else {
-							v1312 = v1310.Topology
+							v1281 = v1279.Topology
 						}
 					}
-					var v1314 *Inner
-					var e1315 error
-					if e1313 != nil {
-						e1315 = e1313
-					} else if !(v1312.Inner != nil) {
-						e1315 = immutable.NoSuchKey("inner")
+					var v1283 *Inner
+					var e1284 error
+					if e1282 != nil {
+						e1284 = e1282
+					} else if !(v1281.Inner != nil) {
+						e1284 = immutable.NoSuchKey("inner")
 					} else {
-						if v1312.Inner == nil {
-							e1315 = immutable.ErrNull
+						if v1281.Inner == nil {
+							e1284 = immutable.ErrNull
 						} else {
-							v1314 = v1312.Inner
+							v1283 = v1281.Inner
 						}
 					}
-					var v1316 bool
-					var e1317 error
-					if e1315 != nil {
-						e1317 = e1315
+					var v1285 bool
+					var e1286 error
+					if e1284 != nil {
+						e1286 = e1284
 					} else {
-						v1316 = (v1314.N != 0)
+						v1285 = (v1283.N != 0)
 					}
-					if e1317 == nil && !v1316 {
-						v1294, e1295 = false, nil
+					if e1286 == nil && !v1285 {
+						v1263, e1264 = false, nil
 					} else {
-						if e1295 == nil {
-							e1295 = e1317
+						if e1264 == nil {
+							e1264 = e1286
 						}
-						var v1318 *GadgetSpec
-						var e1319 error
+						var v1287 *GadgetSpec
+						var e1288 error
 						if !(true) {
-							e1319 = immutable.NoSuchKey("spec")
+							e1288 = immutable.NoSuchKey("spec")
 						} else {
-							v1318 = &oldSelf.Spec
+							v1287 = &oldSelf.Spec
 						}
-						var v1320 int64
-						var e1321 error
-						if e1319 != nil {
-							e1321 = e1319
-						} else if !(v1318.Size != 0) {
-							e1321 = immutable.NoSuchKey("size")
+						var v1289 int64
+						var e1290 error
+						if e1288 != nil {
+							e1290 = e1288
+						} else if !(v1287.Size != 0) {
+							e1290 = immutable.NoSuchKey("size")
 						} else {
-							v1320 = int64(v1318.Size)
+							v1289 = int64(v1287.Size)
 						}
-						var v1322 *GadgetSpec
-						var e1323 error
+						var v1291 *GadgetSpec
+						var e1292 error
 						if !(true) {
-							e1323 = immutable.NoSuchKey("spec")
+							e1292 = immutable.NoSuchKey("spec")
 						} else {
-							v1322 = &self.Spec
+							v1291 = &self.Spec
 						}
-						var v1324 *Topology
-						var e1325 error
-						if e1323 != nil {
-							e1325 = e1323
-						} else if !(v1322.Topology != nil) {
-							e1325 = immutable.NoSuchKey("topology")
+						var v1293 *Topology
+						var e1294 error
+						if e1292 != nil {
+							e1294 = e1292
+						} else if !(v1291.Topology != nil) {
+							e1294 = immutable.NoSuchKey("topology")
 						} else {
-							if v1322.Topology == nil {
-								e1325 = immutable.ErrNull
+							if v1291.Topology == nil {
+								e1294 = immutable.ErrNull
 							} else {
-								v1324 = v1322.Topology
+								v1293 = v1291.Topology
 							}
 						}
-						var v1326 *Inner
-						var e1327 error
-						if e1325 != nil {
-							e1327 = e1325
-						} else if !(v1324.Inner != nil) {
-							e1327 = immutable.NoSuchKey("inner")
+						var v1295 *Inner
+						var e1296 error
+						if e1294 != nil {
+							e1296 = e1294
+						} else if !(v1293.Inner != nil) {
+							e1296 = immutable.NoSuchKey("inner")
 						} else {
-							if v1324.Inner == nil {
-								e1327 = immutable.ErrNull
+							if v1293.Inner == nil {
+								e1296 = immutable.ErrNull
 							} else {
-								v1326 = v1324.Inner
+								v1295 = v1293.Inner
 							}
 						}
-						var v1328 int64
-						var e1329 error
-						if e1327 != nil {
-							e1329 = e1327
-						} else if !(v1326.N != 0) {
-							e1329 = immutable.NoSuchKey("n")
+						var v1297 int64
+						var e1298 error
+						if e1296 != nil {
+							e1298 = e1296
+						} else if !(v1295.N != 0) {
+							e1298 = immutable.NoSuchKey("n")
 						} else {
-							v1328 = int64(v1326.N)
+							v1297 = int64(v1295.N)
 						}
-						var v1330 bool
-						var e1331 error
-						if e1321 != nil {
-							e1331 = e1321
-						} else if e1329 != nil {
-							e1331 = e1329
+						var v1299 bool
+						var e1300 error
+						if e1290 != nil {
+							e1300 = e1290
+						} else if e1298 != nil {
+							e1300 = e1298
 						} else {
-							v1330 = !(v1320 == v1328)
+							v1299 = !(v1289 == v1297)
 						}
-						if e1331 == nil && !v1330 {
-							v1294, e1295 = false, nil
+						if e1300 == nil && !v1299 {
+							v1263, e1264 = false, nil
 						} else {
-							if e1295 == nil {
-								e1295 = e1331
+							if e1264 == nil {
+								e1264 = e1300
 							}
-							if e1295 == nil {
-								v1294 = true
+							if e1264 == nil {
+								v1263 = true
 							}
 						}
 					}
 				}
 			}
 		}
-		var v1332 int64
-		var e1333 error
-		if e1295 != nil {
-			e1333 = e1295
-		} else if v1294 {
-			v1332, e1333 = int64(3), nil
+		var v1301 int64
+		var e1302 error
+		if e1264 != nil {
+			e1302 = e1264
+		} else if v1263 {
+			v1301, e1302 = int64(3), nil
 		} else {
-			v1332, e1333 = int64(1), nil
+			v1301, e1302 = int64(1), nil
 		}
-		var v1334 *GadgetSpec
-		var e1335 error
+		var v1303 *GadgetSpec
+		var e1304 error
 		if !(true) {
-			e1335 = immutable.NoSuchKey("spec")
+			e1304 = immutable.NoSuchKey("spec")
 		} else {
-			v1334 = &oldSelf.Spec
+			v1303 = &oldSelf.Spec
 		}
-		var v1336 int64
-		var e1337 error
-		if e1335 != nil {
-			e1337 = e1335
-		} else if !(v1334.Replicas != nil) {
-			e1337 = immutable.NoSuchKey("replicas")
+		var v1305 int64
+		var e1306 error
+		if e1304 != nil {
+			e1306 = e1304
+		} else if !(v1303.Replicas != nil) {
+			e1306 = immutable.NoSuchKey("replicas")
 		} else {
-			if v1334.Replicas == nil {
-				e1337 = immutable.ErrNull
+			if v1303.Replicas == nil {
+				e1306 = immutable.ErrNull
 			} else {
-				v1336 = int64((*v1334.Replicas))
+				v1305 = int64((*v1303.Replicas))
 			}
 		}
-		var v1338 bool
-		var e1339 error
-		if e1333 != nil {
-			e1339 = e1333
-		} else if e1337 != nil {
-			e1339 = e1337
+		var v1307 bool
+		var e1308 error
+		if e1302 != nil {
+			e1308 = e1302
+		} else if e1306 != nil {
+			e1308 = e1306
 		} else {
-			v1338 = v1332 > v1336
+			v1307 = v1301 > v1305
 		}
-		if e1339 == nil && !v1338 {
-			v1288, e1289 = false, nil
+		if e1308 == nil && !v1307 {
+			v1257, e1258 = false, nil
 		} else {
-			if e1289 == nil {
-				e1289 = e1339
+			if e1258 == nil {
+				e1258 = e1308
 			}
-			if e1289 == nil {
-				v1288 = true
+			if e1258 == nil {
+				v1257 = true
 			}
 		}
 	}
-	return v1288, e1289
+	return v1257, e1258
 }
 
 func whenOwnGuardedC48(w *immutable.Walk, in, old *Guarded) {
@@ -9100,8 +9038,8 @@ func whenOwnGuardedC48(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C48 != nil && !immutable.SameKeys(in.C48, old.C48) {
 			if w.Violation() {
-				for _, c1344 := range immutable.MapKeyChanges(in.C48, old.C48) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c48", immutable.QuoteKey(string(c1344.Key)), c1344.Added))
+				for _, c1313 := range immutable.MapKeyChanges(in.C48, old.C48) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c48", immutable.QuoteKey(string(c1313.Key)), c1313.Added))
 				}
 			}
 			if w.Done() {
@@ -9120,76 +9058,76 @@ func whenOwnGuardedC48(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC49 is the condition of spec.guarded.c49: has(oldSelf.spec.labels) && oldSelf.spec.labels['b'] == 'b'
 func whenCondGadgetC49(self, oldSelf *Gadget) (bool, error) {
-	var v1345 bool
-	var e1346 error
-	var v1347 *GadgetSpec
-	var e1348 error
+	var v1314 bool
+	var e1315 error
+	var v1316 *GadgetSpec
+	var e1317 error
 	if !(true) {
-		e1348 = immutable.NoSuchKey("spec")
+		e1317 = immutable.NoSuchKey("spec")
 	} else {
-		v1347 = &oldSelf.Spec
+		v1316 = &oldSelf.Spec
 	}
-	var v1349 bool
-	var e1350 error
-	if e1348 != nil {
-		e1350 = e1348
+	var v1318 bool
+	var e1319 error
+	if e1317 != nil {
+		e1319 = e1317
 	} else {
-		v1349 = (len(v1347.Labels) != 0)
+		v1318 = (len(v1316.Labels) != 0)
 	}
-	if e1350 == nil && !v1349 {
-		v1345, e1346 = false, nil
+	if e1319 == nil && !v1318 {
+		v1314, e1315 = false, nil
 	} else {
-		e1346 = e1350
-		var v1351 *GadgetSpec
-		var e1352 error
+		e1315 = e1319
+		var v1320 *GadgetSpec
+		var e1321 error
 		if !(true) {
-			e1352 = immutable.NoSuchKey("spec")
+			e1321 = immutable.NoSuchKey("spec")
 		} else {
-			v1351 = &oldSelf.Spec
+			v1320 = &oldSelf.Spec
 		}
-		var v1353 map[string]string
-		var e1354 error
-		if e1352 != nil {
-			e1354 = e1352
-		} else if !(len(v1351.Labels) != 0) {
-			e1354 = immutable.NoSuchKey("labels")
+		var v1322 map[string]string
+		var e1323 error
+		if e1321 != nil {
+			e1323 = e1321
+		} else if !(len(v1320.Labels) != 0) {
+			e1323 = immutable.NoSuchKey("labels")
 		} else {
-			if v1351.Labels == nil {
-				e1354 = immutable.ErrNull
+			if v1320.Labels == nil {
+				e1323 = immutable.ErrNull
 			} else {
-				v1353 = v1351.Labels
+				v1322 = v1320.Labels
 			}
 		}
-		var v1355 string
-		var e1356 error
-		if e1354 != nil {
-			e1356 = e1354
+		var v1324 string
+		var e1325 error
+		if e1323 != nil {
+			e1325 = e1323
 		} else {
-			if mv1357, ok := v1353[string("b")]; !ok {
-				e1356 = immutable.NoSuchKey("b")
+			if mv1326, ok := v1322[string("b")]; !ok {
+				e1325 = immutable.NoSuchKey("b")
 			} else {
-				v1355 = string(mv1357)
+				v1324 = string(mv1326)
 			}
 		}
-		var v1358 bool
-		var e1359 error
-		if e1356 != nil {
-			e1359 = e1356
+		var v1327 bool
+		var e1328 error
+		if e1325 != nil {
+			e1328 = e1325
 		} else {
-			v1358 = v1355 == "b"
+			v1327 = v1324 == "b"
 		}
-		if e1359 == nil && !v1358 {
-			v1345, e1346 = false, nil
+		if e1328 == nil && !v1327 {
+			v1314, e1315 = false, nil
 		} else {
-			if e1346 == nil {
-				e1346 = e1359
+			if e1315 == nil {
+				e1315 = e1328
 			}
-			if e1346 == nil {
-				v1345 = true
+			if e1315 == nil {
+				v1314 = true
 			}
 		}
 	}
-	return v1345, e1346
+	return v1314, e1315
 }
 
 func whenOwnGuardedC49(w *immutable.Walk, in, old *Guarded) {
@@ -9239,248 +9177,246 @@ func whenOwnGuardedC5(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC50 is the condition of spec.guarded.c50: ('c' > oldSelf.metadata.name) || (has(self.status) && has(self.status.phase) && has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && self.status.phase.endsWith(self.spec.topology.inner.value))
 func whenCondGadgetC50(self, oldSelf *Gadget) (bool, error) {
-	var v1368 bool
-	var e1369 error
-	var v1370 *metav1.ObjectMeta
-	var e1371 error
+	var v1337 bool
+	var e1338 error
+	var v1339 *metav1.ObjectMeta
+	var e1340 error
 	if !(true) {
-		e1371 = immutable.NoSuchKey("metadata")
+		e1340 = immutable.NoSuchKey("metadata")
 	} else {
-		v1370 = &oldSelf.ObjectMeta
+		v1339 = &oldSelf.ObjectMeta
 	}
-	var v1372 string
-	var e1373 error
-	if e1371 != nil {
-		e1373 = e1371
-	} else if !(v1370.Name != "") {
-		e1373 = immutable.NoSuchKey("name")
+	var v1341 string
+	var e1342 error
+	if e1340 != nil {
+		e1342 = e1340
+	} else if !(v1339.Name != "") {
+		e1342 = immutable.NoSuchKey("name")
 	} else {
-		v1372 = string(v1370.Name)
+		v1341 = string(v1339.Name)
 	}
-	var v1374 bool
-	var e1375 error
-	if e1373 != nil {
-		e1375 = e1373
+	var v1343 bool
+	var e1344 error
+	if e1342 != nil {
+		e1344 = e1342
 	} else {
-		v1374 = "c" > v1372
+		v1343 = "c" > v1341
 	}
-	if e1375 == nil && v1374 {
-		v1368, e1369 = true, nil
+	if e1344 == nil && v1343 {
+		v1337, e1338 = true, nil
 	} else {
-		e1369 = e1375
-		var v1376 bool
-		var e1377 error
-		var v1378 bool
-		var e1379 error
+		e1338 = e1344
+		var v1345 bool
+		var e1346 error
+		var v1347 bool
 		{
-			v1378 = (self.Status != nil)
+			v1347 = (self.Status != nil)
 		}
-		if e1379 == nil && !v1378 {
-			v1376, e1377 = false, nil
+		if !v1347 {
+			v1345, e1346 = false, nil
 		} else {
-			e1377 = e1379
-			var v1380 *GadgetStatus
-			var e1381 error
+			var v1348 *GadgetStatus
+			var e1349 error
 			if !(self.Status != nil) {
-				e1381 = immutable.NoSuchKey("status")
+				e1349 = immutable.NoSuchKey("status")
 			} else {
 				if self.Status == nil {
-					e1381 = immutable.ErrNull
+					e1349 = immutable.ErrNull
 				} else {
-					v1380 = self.Status
+					v1348 = self.Status
 				}
 			}
-			var v1382 bool
-			var e1383 error
-			if e1381 != nil {
-				e1383 = e1381
+			var v1350 bool
+			var e1351 error
+			if e1349 != nil {
+				e1351 = e1349
 			} else {
-				v1382 = (v1380.Phase != "")
+				v1350 = (v1348.Phase != "")
 			}
-			if e1383 == nil && !v1382 {
-				v1376, e1377 = false, nil
+			if e1351 == nil && !v1350 {
+				v1345, e1346 = false, nil
 			} else {
-				if e1377 == nil {
-					e1377 = e1383
+				if e1346 == nil {
+					e1346 = e1351
 				}
-				var v1384 *GadgetSpec
-				var e1385 error
+				var v1352 *GadgetSpec
+				var e1353 error
 				if !(true) {
-					e1385 = immutable.NoSuchKey("spec")
+					e1353 = immutable.NoSuchKey("spec")
 				} else {
-					v1384 = &self.Spec
+					v1352 = &self.Spec
 				}
-				var v1386 bool
-				var e1387 error
-				if e1385 != nil {
-					e1387 = e1385
+				var v1354 bool
+				var e1355 error
+				if e1353 != nil {
+					e1355 = e1353
 				} else {
-					v1386 = (v1384.Topology != nil)
+					v1354 = (v1352.Topology != nil)
 				}
-				if e1387 == nil && !v1386 {
-					v1376, e1377 = false, nil
+				if e1355 == nil && !v1354 {
+					v1345, e1346 = false, nil
 				} else {
-					if e1377 == nil {
-						e1377 = e1387
+					if e1346 == nil {
+						e1346 = e1355
 					}
-					var v1388 *GadgetSpec
-					var e1389 error
+					var v1356 *GadgetSpec
+					var e1357 error
 					if !(true) {
-						e1389 = immutable.NoSuchKey("spec")
+						e1357 = immutable.NoSuchKey("spec")
 					} else {
-						v1388 = &self.Spec
+						v1356 = &self.Spec
 					}
-					var v1390 *Topology
-					var e1391 error
-					if e1389 != nil {
-						e1391 = e1389
-					} else if !(v1388.Topology != nil) {
-						e1391 = immutable.NoSuchKey("topology")
+					var v1358 *Topology
+					var e1359 error
+					if e1357 != nil {
+						e1359 = e1357
+					} else if !(v1356.Topology != nil) {
+						e1359 = immutable.NoSuchKey("topology")
 					} else {
-						if v1388.Topology == nil {
-							e1391 = immutable.ErrNull
+						if v1356.Topology == nil {
+							e1359 = immutable.ErrNull
 						} else {
-							v1390 = v1388.Topology
+							v1358 = v1356.Topology
 						}
 					}
-					var v1392 bool
-					var e1393 error
-					if e1391 != nil {
-						e1393 = e1391
+					var v1360 bool
+					var e1361 error
+					if e1359 != nil {
+						e1361 = e1359
 					} else {
-						v1392 = (v1390.Inner != nil)
+						v1360 = (v1358.Inner != nil)
 					}
-					if e1393 == nil && !v1392 {
-						v1376, e1377 = false, nil
+					if e1361 == nil && !v1360 {
+						v1345, e1346 = false, nil
 					} else {
-						if e1377 == nil {
-							e1377 = e1393
+						if e1346 == nil {
+							e1346 = e1361
 						}
-						var v1394 *GadgetSpec
-						var e1395 error
+						var v1362 *GadgetSpec
+						var e1363 error
 						if !(true) {
-							e1395 = immutable.NoSuchKey("spec")
+							e1363 = immutable.NoSuchKey("spec")
 						} else {
-							v1394 = &self.Spec
+							v1362 = &self.Spec
 						}
-						var v1396 *Topology
-						var e1397 error
-						if e1395 != nil {
-							e1397 = e1395
-						} else if !(v1394.Topology != nil) {
-							e1397 = immutable.NoSuchKey("topology")
+						var v1364 *Topology
+						var e1365 error
+						if e1363 != nil {
+							e1365 = e1363
+						} else if !(v1362.Topology != nil) {
+							e1365 = immutable.NoSuchKey("topology")
 						} else {
-							if v1394.Topology == nil {
-								e1397 = immutable.ErrNull
+							if v1362.Topology == nil {
+								e1365 = immutable.ErrNull
 							} else {
-								v1396 = v1394.Topology
+								v1364 = v1362.Topology
 							}
 						}
-						var v1398 *Inner
-						var e1399 error
-						if e1397 != nil {
-							e1399 = e1397
-						} else if !(v1396.Inner != nil) {
-							e1399 = immutable.NoSuchKey("inner")
+						var v1366 *Inner
+						var e1367 error
+						if e1365 != nil {
+							e1367 = e1365
+						} else if !(v1364.Inner != nil) {
+							e1367 = immutable.NoSuchKey("inner")
 						} else {
-							if v1396.Inner == nil {
-								e1399 = immutable.ErrNull
+							if v1364.Inner == nil {
+								e1367 = immutable.ErrNull
 							} else {
-								v1398 = v1396.Inner
+								v1366 = v1364.Inner
 							}
 						}
-						var v1400 bool
-						var e1401 error
-						if e1399 != nil {
-							e1401 = e1399
+						var v1368 bool
+						var e1369 error
+						if e1367 != nil {
+							e1369 = e1367
 						} else {
-							v1400 = (v1398.Value != "")
+							v1368 = (v1366.Value != "")
 						}
-						if e1401 == nil && !v1400 {
-							v1376, e1377 = false, nil
+						if e1369 == nil && !v1368 {
+							v1345, e1346 = false, nil
 						} else {
-							if e1377 == nil {
-								e1377 = e1401
+							if e1346 == nil {
+								e1346 = e1369
 							}
-							var v1402 *GadgetStatus
-							var e1403 error
+							var v1370 *GadgetStatus
+							var e1371 error
 							if !(self.Status != nil) {
-								e1403 = immutable.NoSuchKey("status")
+								e1371 = immutable.NoSuchKey("status")
 							} else {
 								if self.Status == nil {
-									e1403 = immutable.ErrNull
+									e1371 = immutable.ErrNull
 								} else {
-									v1402 = self.Status
+									v1370 = self.Status
 								}
 							}
-							var v1404 string
-							var e1405 error
-							if e1403 != nil {
-								e1405 = e1403
-							} else if !(v1402.Phase != "") {
-								e1405 = immutable.NoSuchKey("phase")
+							var v1372 string
+							var e1373 error
+							if e1371 != nil {
+								e1373 = e1371
+							} else if !(v1370.Phase != "") {
+								e1373 = immutable.NoSuchKey("phase")
 							} else {
-								v1404 = string(v1402.Phase)
+								v1372 = string(v1370.Phase)
 							}
-							var v1406 *GadgetSpec
-							var e1407 error
+							var v1374 *GadgetSpec
+							var e1375 error
 							if !(true) {
-								e1407 = immutable.NoSuchKey("spec")
+								e1375 = immutable.NoSuchKey("spec")
 							} else {
-								v1406 = &self.Spec
+								v1374 = &self.Spec
 							}
-							var v1408 *Topology
-							var e1409 error
-							if e1407 != nil {
-								e1409 = e1407
-							} else if !(v1406.Topology != nil) {
-								e1409 = immutable.NoSuchKey("topology")
+							var v1376 *Topology
+							var e1377 error
+							if e1375 != nil {
+								e1377 = e1375
+							} else if !(v1374.Topology != nil) {
+								e1377 = immutable.NoSuchKey("topology")
 							} else {
-								if v1406.Topology == nil {
-									e1409 = immutable.ErrNull
+								if v1374.Topology == nil {
+									e1377 = immutable.ErrNull
 								} else {
-									v1408 = v1406.Topology
+									v1376 = v1374.Topology
 								}
 							}
-							var v1410 *Inner
-							var e1411 error
-							if e1409 != nil {
-								e1411 = e1409
-							} else if !(v1408.Inner != nil) {
-								e1411 = immutable.NoSuchKey("inner")
+							var v1378 *Inner
+							var e1379 error
+							if e1377 != nil {
+								e1379 = e1377
+							} else if !(v1376.Inner != nil) {
+								e1379 = immutable.NoSuchKey("inner")
 							} else {
-								if v1408.Inner == nil {
-									e1411 = immutable.ErrNull
+								if v1376.Inner == nil {
+									e1379 = immutable.ErrNull
 								} else {
-									v1410 = v1408.Inner
+									v1378 = v1376.Inner
 								}
 							}
-							var v1412 string
-							var e1413 error
-							if e1411 != nil {
-								e1413 = e1411
-							} else if !(v1410.Value != "") {
-								e1413 = immutable.NoSuchKey("value")
+							var v1380 string
+							var e1381 error
+							if e1379 != nil {
+								e1381 = e1379
+							} else if !(v1378.Value != "") {
+								e1381 = immutable.NoSuchKey("value")
 							} else {
-								v1412 = string(v1410.Value)
+								v1380 = string(v1378.Value)
 							}
-							var v1414 bool
-							var e1415 error
-							if e1405 != nil {
-								e1415 = e1405
-							} else if e1413 != nil {
-								e1415 = e1413
+							var v1382 bool
+							var e1383 error
+							if e1373 != nil {
+								e1383 = e1373
+							} else if e1381 != nil {
+								e1383 = e1381
 							} else {
-								v1414 = strings.HasSuffix(v1404, v1412)
+								v1382 = strings.HasSuffix(v1372, v1380)
 							}
-							if e1415 == nil && !v1414 {
-								v1376, e1377 = false, nil
+							if e1383 == nil && !v1382 {
+								v1345, e1346 = false, nil
 							} else {
-								if e1377 == nil {
-									e1377 = e1415
+								if e1346 == nil {
+									e1346 = e1383
 								}
-								if e1377 == nil {
-									v1376 = true
+								if e1346 == nil {
+									v1345 = true
 								}
 							}
 						}
@@ -9488,18 +9424,18 @@ func whenCondGadgetC50(self, oldSelf *Gadget) (bool, error) {
 				}
 			}
 		}
-		if e1377 == nil && v1376 {
-			v1368, e1369 = true, nil
+		if e1346 == nil && v1345 {
+			v1337, e1338 = true, nil
 		} else {
-			if e1369 == nil {
-				e1369 = e1377
+			if e1338 == nil {
+				e1338 = e1346
 			}
-			if e1369 == nil {
-				v1368 = false
+			if e1338 == nil {
+				v1337 = false
 			}
 		}
 	}
-	return v1368, e1369
+	return v1337, e1338
 }
 
 func whenOwnGuardedC50(w *immutable.Walk, in, old *Guarded) {
@@ -9524,74 +9460,74 @@ func whenOwnGuardedC50(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC51 is the condition of spec.guarded.c51: has(oldSelf.spec.items) && oldSelf.spec.items[0] <= -1
 func whenCondGadgetC51(self, oldSelf *Gadget) (bool, error) {
-	var v1420 bool
-	var e1421 error
-	var v1422 *GadgetSpec
-	var e1423 error
+	var v1388 bool
+	var e1389 error
+	var v1390 *GadgetSpec
+	var e1391 error
 	if !(true) {
-		e1423 = immutable.NoSuchKey("spec")
+		e1391 = immutable.NoSuchKey("spec")
 	} else {
-		v1422 = &oldSelf.Spec
+		v1390 = &oldSelf.Spec
 	}
-	var v1424 bool
-	var e1425 error
-	if e1423 != nil {
-		e1425 = e1423
+	var v1392 bool
+	var e1393 error
+	if e1391 != nil {
+		e1393 = e1391
 	} else {
-		v1424 = (len(v1422.Items) != 0)
+		v1392 = (len(v1390.Items) != 0)
 	}
-	if e1425 == nil && !v1424 {
-		v1420, e1421 = false, nil
+	if e1393 == nil && !v1392 {
+		v1388, e1389 = false, nil
 	} else {
-		e1421 = e1425
-		var v1426 *GadgetSpec
-		var e1427 error
+		e1389 = e1393
+		var v1394 *GadgetSpec
+		var e1395 error
 		if !(true) {
-			e1427 = immutable.NoSuchKey("spec")
+			e1395 = immutable.NoSuchKey("spec")
 		} else {
-			v1426 = &oldSelf.Spec
+			v1394 = &oldSelf.Spec
 		}
-		var v1428 []int64
-		var e1429 error
-		if e1427 != nil {
-			e1429 = e1427
-		} else if !(len(v1426.Items) != 0) {
-			e1429 = immutable.NoSuchKey("items")
+		var v1396 []int64
+		var e1397 error
+		if e1395 != nil {
+			e1397 = e1395
+		} else if !(len(v1394.Items) != 0) {
+			e1397 = immutable.NoSuchKey("items")
 		} else {
-			if v1426.Items == nil {
-				e1429 = immutable.ErrNull
+			if v1394.Items == nil {
+				e1397 = immutable.ErrNull
 			} else {
-				v1428 = v1426.Items
+				v1396 = v1394.Items
 			}
 		}
-		var v1430 int64
-		var e1431 error
-		if e1429 != nil {
-			e1431 = e1429
-		} else if int64(0) < 0 || int64(0) >= int64(len(v1428)) {
-			e1431 = immutable.IndexOutOfBounds(int64(0))
+		var v1398 int64
+		var e1399 error
+		if e1397 != nil {
+			e1399 = e1397
+		} else if int64(0) < 0 || int64(0) >= int64(len(v1396)) {
+			e1399 = immutable.IndexOutOfBounds(int64(0))
 		} else {
-			v1430 = int64(v1428[int64(0)])
+			v1398 = int64(v1396[int64(0)])
 		}
-		var v1432 bool
-		var e1433 error
-		if e1431 != nil {
-			e1433 = e1431
+		var v1400 bool
+		var e1401 error
+		if e1399 != nil {
+			e1401 = e1399
 		} else {
-			v1432 = v1430 <= int64(-1)
+			v1400 = v1398 <= int64(-1)
 		}
-		if e1433 == nil && !v1432 {
-			v1420, e1421 = false, nil
+		if e1401 == nil && !v1400 {
+			v1388, e1389 = false, nil
 		} else {
-			if e1421 == nil {
-				e1421 = e1433
+			if e1389 == nil {
+				e1389 = e1401
 			}
-			if e1421 == nil {
-				v1420 = true
+			if e1389 == nil {
+				v1388 = true
 			}
 		}
 	}
-	return v1420, e1421
+	return v1388, e1389
 }
 
 func whenOwnGuardedC51(w *immutable.Walk, in, old *Guarded) {
@@ -9616,74 +9552,74 @@ func whenOwnGuardedC51(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC52 is the condition of spec.guarded.c52: has(self.spec.items) && self.spec.items[0] == 1
 func whenCondGadgetC52(self, oldSelf *Gadget) (bool, error) {
-	var v1438 bool
-	var e1439 error
-	var v1440 *GadgetSpec
-	var e1441 error
+	var v1406 bool
+	var e1407 error
+	var v1408 *GadgetSpec
+	var e1409 error
 	if !(true) {
-		e1441 = immutable.NoSuchKey("spec")
+		e1409 = immutable.NoSuchKey("spec")
 	} else {
-		v1440 = &self.Spec
+		v1408 = &self.Spec
 	}
-	var v1442 bool
-	var e1443 error
-	if e1441 != nil {
-		e1443 = e1441
+	var v1410 bool
+	var e1411 error
+	if e1409 != nil {
+		e1411 = e1409
 	} else {
-		v1442 = (len(v1440.Items) != 0)
+		v1410 = (len(v1408.Items) != 0)
 	}
-	if e1443 == nil && !v1442 {
-		v1438, e1439 = false, nil
+	if e1411 == nil && !v1410 {
+		v1406, e1407 = false, nil
 	} else {
-		e1439 = e1443
-		var v1444 *GadgetSpec
-		var e1445 error
+		e1407 = e1411
+		var v1412 *GadgetSpec
+		var e1413 error
 		if !(true) {
-			e1445 = immutable.NoSuchKey("spec")
+			e1413 = immutable.NoSuchKey("spec")
 		} else {
-			v1444 = &self.Spec
+			v1412 = &self.Spec
 		}
-		var v1446 []int64
-		var e1447 error
-		if e1445 != nil {
-			e1447 = e1445
-		} else if !(len(v1444.Items) != 0) {
-			e1447 = immutable.NoSuchKey("items")
+		var v1414 []int64
+		var e1415 error
+		if e1413 != nil {
+			e1415 = e1413
+		} else if !(len(v1412.Items) != 0) {
+			e1415 = immutable.NoSuchKey("items")
 		} else {
-			if v1444.Items == nil {
-				e1447 = immutable.ErrNull
+			if v1412.Items == nil {
+				e1415 = immutable.ErrNull
 			} else {
-				v1446 = v1444.Items
+				v1414 = v1412.Items
 			}
 		}
-		var v1448 int64
-		var e1449 error
-		if e1447 != nil {
-			e1449 = e1447
-		} else if int64(0) < 0 || int64(0) >= int64(len(v1446)) {
-			e1449 = immutable.IndexOutOfBounds(int64(0))
+		var v1416 int64
+		var e1417 error
+		if e1415 != nil {
+			e1417 = e1415
+		} else if int64(0) < 0 || int64(0) >= int64(len(v1414)) {
+			e1417 = immutable.IndexOutOfBounds(int64(0))
 		} else {
-			v1448 = int64(v1446[int64(0)])
+			v1416 = int64(v1414[int64(0)])
 		}
-		var v1450 bool
-		var e1451 error
-		if e1449 != nil {
-			e1451 = e1449
+		var v1418 bool
+		var e1419 error
+		if e1417 != nil {
+			e1419 = e1417
 		} else {
-			v1450 = v1448 == int64(1)
+			v1418 = v1416 == int64(1)
 		}
-		if e1451 == nil && !v1450 {
-			v1438, e1439 = false, nil
+		if e1419 == nil && !v1418 {
+			v1406, e1407 = false, nil
 		} else {
-			if e1439 == nil {
-				e1439 = e1451
+			if e1407 == nil {
+				e1407 = e1419
 			}
-			if e1439 == nil {
-				v1438 = true
+			if e1407 == nil {
+				v1406 = true
 			}
 		}
 	}
-	return v1438, e1439
+	return v1406, e1407
 }
 
 func whenOwnGuardedC52(w *immutable.Walk, in, old *Guarded) {
@@ -9708,100 +9644,100 @@ func whenOwnGuardedC52(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC53 is the condition of spec.guarded.c53: has(oldSelf.spec.queue) && has(self.spec.note) && oldSelf.spec.queue.startsWith(self.spec.note)
 func whenCondGadgetC53(self, oldSelf *Gadget) (bool, error) {
-	var v1456 bool
-	var e1457 error
-	var v1458 *GadgetSpec
-	var e1459 error
+	var v1424 bool
+	var e1425 error
+	var v1426 *GadgetSpec
+	var e1427 error
 	if !(true) {
-		e1459 = immutable.NoSuchKey("spec")
+		e1427 = immutable.NoSuchKey("spec")
 	} else {
-		v1458 = &oldSelf.Spec
+		v1426 = &oldSelf.Spec
 	}
-	var v1460 bool
-	var e1461 error
-	if e1459 != nil {
-		e1461 = e1459
+	var v1428 bool
+	var e1429 error
+	if e1427 != nil {
+		e1429 = e1427
 	} else {
-		v1460 = (v1458.Queue != "")
+		v1428 = (v1426.Queue != "")
 	}
-	if e1461 == nil && !v1460 {
-		v1456, e1457 = false, nil
+	if e1429 == nil && !v1428 {
+		v1424, e1425 = false, nil
 	} else {
-		e1457 = e1461
-		var v1462 *GadgetSpec
-		var e1463 error
+		e1425 = e1429
+		var v1430 *GadgetSpec
+		var e1431 error
 		if !(true) {
-			e1463 = immutable.NoSuchKey("spec")
+			e1431 = immutable.NoSuchKey("spec")
 		} else {
-			v1462 = &self.Spec
+			v1430 = &self.Spec
 		}
-		var v1464 bool
-		var e1465 error
-		if e1463 != nil {
-			e1465 = e1463
+		var v1432 bool
+		var e1433 error
+		if e1431 != nil {
+			e1433 = e1431
 		} else {
-			v1464 = (v1462.Note != "")
+			v1432 = (v1430.Note != "")
 		}
-		if e1465 == nil && !v1464 {
-			v1456, e1457 = false, nil
+		if e1433 == nil && !v1432 {
+			v1424, e1425 = false, nil
 		} else {
-			if e1457 == nil {
-				e1457 = e1465
+			if e1425 == nil {
+				e1425 = e1433
 			}
-			var v1466 *GadgetSpec
-			var e1467 error
+			var v1434 *GadgetSpec
+			var e1435 error
 			if !(true) {
-				e1467 = immutable.NoSuchKey("spec")
+				e1435 = immutable.NoSuchKey("spec")
 			} else {
-				v1466 = &oldSelf.Spec
+				v1434 = &oldSelf.Spec
 			}
-			var v1468 string
-			var e1469 error
-			if e1467 != nil {
-				e1469 = e1467
-			} else if !(v1466.Queue != "") {
-				e1469 = immutable.NoSuchKey("queue")
+			var v1436 string
+			var e1437 error
+			if e1435 != nil {
+				e1437 = e1435
+			} else if !(v1434.Queue != "") {
+				e1437 = immutable.NoSuchKey("queue")
 			} else {
-				v1468 = string(v1466.Queue)
+				v1436 = string(v1434.Queue)
 			}
-			var v1470 *GadgetSpec
-			var e1471 error
+			var v1438 *GadgetSpec
+			var e1439 error
 			if !(true) {
-				e1471 = immutable.NoSuchKey("spec")
+				e1439 = immutable.NoSuchKey("spec")
 			} else {
-				v1470 = &self.Spec
+				v1438 = &self.Spec
 			}
-			var v1472 string
-			var e1473 error
-			if e1471 != nil {
-				e1473 = e1471
-			} else if !(v1470.Note != "") {
-				e1473 = immutable.NoSuchKey("note")
+			var v1440 string
+			var e1441 error
+			if e1439 != nil {
+				e1441 = e1439
+			} else if !(v1438.Note != "") {
+				e1441 = immutable.NoSuchKey("note")
 			} else {
-				v1472 = string(v1470.Note)
+				v1440 = string(v1438.Note)
 			}
-			var v1474 bool
-			var e1475 error
-			if e1469 != nil {
-				e1475 = e1469
-			} else if e1473 != nil {
-				e1475 = e1473
+			var v1442 bool
+			var e1443 error
+			if e1437 != nil {
+				e1443 = e1437
+			} else if e1441 != nil {
+				e1443 = e1441
 			} else {
-				v1474 = strings.HasPrefix(v1468, v1472)
+				v1442 = strings.HasPrefix(v1436, v1440)
 			}
-			if e1475 == nil && !v1474 {
-				v1456, e1457 = false, nil
+			if e1443 == nil && !v1442 {
+				v1424, e1425 = false, nil
 			} else {
-				if e1457 == nil {
-					e1457 = e1475
+				if e1425 == nil {
+					e1425 = e1443
 				}
-				if e1457 == nil {
-					v1456 = true
+				if e1425 == nil {
+					v1424 = true
 				}
 			}
 		}
 	}
-	return v1456, e1457
+	return v1424, e1425
 }
 
 func whenOwnGuardedC53(w *immutable.Walk, in, old *Guarded) {
@@ -9815,8 +9751,8 @@ func whenOwnGuardedC53(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C53 != nil && !immutable.SameKeys(in.C53, old.C53) {
 			if w.Violation() {
-				for _, c1480 := range immutable.MapKeyChanges(in.C53, old.C53) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c53", immutable.QuoteKey(string(c1480.Key)), c1480.Added))
+				for _, c1448 := range immutable.MapKeyChanges(in.C53, old.C53) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c53", immutable.QuoteKey(string(c1448.Key)), c1448.Added))
 				}
 			}
 			if w.Done() {
@@ -9835,62 +9771,62 @@ func whenOwnGuardedC53(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC54 is the condition of spec.guarded.c54: size(self.spec.name) == oldSelf.spec.mode.size()
 func whenCondGadgetC54(self, oldSelf *Gadget) (bool, error) {
-	var v1481 *GadgetSpec
-	var e1482 error
+	var v1449 *GadgetSpec
+	var e1450 error
 	if !(true) {
-		e1482 = immutable.NoSuchKey("spec")
+		e1450 = immutable.NoSuchKey("spec")
 	} else {
-		v1481 = &self.Spec
+		v1449 = &self.Spec
 	}
-	var v1483 string
-	var e1484 error
-	if e1482 != nil {
-		e1484 = e1482
+	var v1451 string
+	var e1452 error
+	if e1450 != nil {
+		e1452 = e1450
 	} else if !(true) {
-		e1484 = immutable.NoSuchKey("name")
+		e1452 = immutable.NoSuchKey("name")
 	} else {
-		v1483 = string(v1481.Name)
+		v1451 = string(v1449.Name)
 	}
-	var v1485 int64
-	var e1486 error
-	if e1484 != nil {
-		e1486 = e1484
+	var v1453 int64
+	var e1454 error
+	if e1452 != nil {
+		e1454 = e1452
 	} else {
-		v1485 = immutable.RuneCount(v1483)
+		v1453 = immutable.RuneCount(v1451)
 	}
-	var v1487 *GadgetSpec
-	var e1488 error
+	var v1455 *GadgetSpec
+	var e1456 error
 	if !(true) {
-		e1488 = immutable.NoSuchKey("spec")
+		e1456 = immutable.NoSuchKey("spec")
 	} else {
-		v1487 = &oldSelf.Spec
+		v1455 = &oldSelf.Spec
 	}
-	var v1489 string
-	var e1490 error
-	if e1488 != nil {
-		e1490 = e1488
-	} else if !(v1487.Mode != "") {
-		e1490 = immutable.NoSuchKey("mode")
+	var v1457 string
+	var e1458 error
+	if e1456 != nil {
+		e1458 = e1456
+	} else if !(v1455.Mode != "") {
+		e1458 = immutable.NoSuchKey("mode")
 	} else {
-		v1489 = string(v1487.Mode)
+		v1457 = string(v1455.Mode)
 	}
-	var v1491 int64
-	var e1492 error
-	if e1490 != nil {
-		e1492 = e1490
+	var v1459 int64
+	var e1460 error
+	if e1458 != nil {
+		e1460 = e1458
 	} else {
-		v1491 = immutable.RuneCount(v1489)
+		v1459 = immutable.RuneCount(v1457)
 	}
-	var v1493 bool
-	var e1494 error
-	if e1486 != nil {
-		e1494 = e1486
-	} else if e1492 != nil {
-		e1494 = e1492
+	var v1461 bool
+	var e1462 error
+	if e1454 != nil {
+		e1462 = e1454
+	} else if e1460 != nil {
+		e1462 = e1460
 	} else {
-		v1493 = v1485 == v1491
+		v1461 = v1453 == v1459
 	}
-	return v1493, e1494
+	return v1461, e1462
 }
 
 func whenOwnGuardedC54(w *immutable.Walk, in, old *Guarded) {
@@ -9915,112 +9851,112 @@ func whenOwnGuardedC54(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC55 is the condition of spec.guarded.c55: has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.value)
 func whenCondGadgetC55(self, oldSelf *Gadget) (bool, error) {
-	var v1499 bool
-	var e1500 error
-	var v1501 *GadgetSpec
-	var e1502 error
+	var v1467 bool
+	var e1468 error
+	var v1469 *GadgetSpec
+	var e1470 error
 	if !(true) {
-		e1502 = immutable.NoSuchKey("spec")
+		e1470 = immutable.NoSuchKey("spec")
 	} else {
-		v1501 = &oldSelf.Spec
+		v1469 = &oldSelf.Spec
 	}
-	var v1503 bool
-	var e1504 error
-	if e1502 != nil {
-		e1504 = e1502
+	var v1471 bool
+	var e1472 error
+	if e1470 != nil {
+		e1472 = e1470
 	} else {
-		v1503 = (v1501.Topology != nil)
+		v1471 = (v1469.Topology != nil)
 	}
-	if e1504 == nil && !v1503 {
-		v1499, e1500 = false, nil
+	if e1472 == nil && !v1471 {
+		v1467, e1468 = false, nil
 	} else {
-		e1500 = e1504
-		var v1505 *GadgetSpec
-		var e1506 error
+		e1468 = e1472
+		var v1473 *GadgetSpec
+		var e1474 error
 		if !(true) {
-			e1506 = immutable.NoSuchKey("spec")
+			e1474 = immutable.NoSuchKey("spec")
 		} else {
-			v1505 = &oldSelf.Spec
+			v1473 = &oldSelf.Spec
 		}
-		var v1507 *Topology
-		var e1508 error
-		if e1506 != nil {
-			e1508 = e1506
-		} else if !(v1505.Topology != nil) {
-			e1508 = immutable.NoSuchKey("topology")
+		var v1475 *Topology
+		var e1476 error
+		if e1474 != nil {
+			e1476 = e1474
+		} else if !(v1473.Topology != nil) {
+			e1476 = immutable.NoSuchKey("topology")
 		} else {
-			if v1505.Topology == nil {
-				e1508 = immutable.ErrNull
+			if v1473.Topology == nil {
+				e1476 = immutable.ErrNull
 			} else {
-				v1507 = v1505.Topology
+				v1475 = v1473.Topology
 			}
 		}
-		var v1509 bool
-		var e1510 error
-		if e1508 != nil {
-			e1510 = e1508
+		var v1477 bool
+		var e1478 error
+		if e1476 != nil {
+			e1478 = e1476
 		} else {
-			v1509 = (v1507.Inner != nil)
+			v1477 = (v1475.Inner != nil)
 		}
-		if e1510 == nil && !v1509 {
-			v1499, e1500 = false, nil
+		if e1478 == nil && !v1477 {
+			v1467, e1468 = false, nil
 		} else {
-			if e1500 == nil {
-				e1500 = e1510
+			if e1468 == nil {
+				e1468 = e1478
 			}
-			var v1511 *GadgetSpec
-			var e1512 error
+			var v1479 *GadgetSpec
+			var e1480 error
 			if !(true) {
-				e1512 = immutable.NoSuchKey("spec")
+				e1480 = immutable.NoSuchKey("spec")
 			} else {
-				v1511 = &oldSelf.Spec
+				v1479 = &oldSelf.Spec
 			}
-			var v1513 *Topology
-			var e1514 error
-			if e1512 != nil {
-				e1514 = e1512
-			} else if !(v1511.Topology != nil) {
-				e1514 = immutable.NoSuchKey("topology")
+			var v1481 *Topology
+			var e1482 error
+			if e1480 != nil {
+				e1482 = e1480
+			} else if !(v1479.Topology != nil) {
+				e1482 = immutable.NoSuchKey("topology")
 			} else {
-				if v1511.Topology == nil {
-					e1514 = immutable.ErrNull
+				if v1479.Topology == nil {
+					e1482 = immutable.ErrNull
 				} else {
-					v1513 = v1511.Topology
+					v1481 = v1479.Topology
 				}
 			}
-			var v1515 *Inner
-			var e1516 error
-			if e1514 != nil {
-				e1516 = e1514
-			} else if !(v1513.Inner != nil) {
-				e1516 = immutable.NoSuchKey("inner")
+			var v1483 *Inner
+			var e1484 error
+			if e1482 != nil {
+				e1484 = e1482
+			} else if !(v1481.Inner != nil) {
+				e1484 = immutable.NoSuchKey("inner")
 			} else {
-				if v1513.Inner == nil {
-					e1516 = immutable.ErrNull
+				if v1481.Inner == nil {
+					e1484 = immutable.ErrNull
 				} else {
-					v1515 = v1513.Inner
+					v1483 = v1481.Inner
 				}
 			}
-			var v1517 bool
-			var e1518 error
-			if e1516 != nil {
-				e1518 = e1516
+			var v1485 bool
+			var e1486 error
+			if e1484 != nil {
+				e1486 = e1484
 			} else {
-				v1517 = (v1515.Value != "")
+				v1485 = (v1483.Value != "")
 			}
-			if e1518 == nil && !v1517 {
-				v1499, e1500 = false, nil
+			if e1486 == nil && !v1485 {
+				v1467, e1468 = false, nil
 			} else {
-				if e1500 == nil {
-					e1500 = e1518
+				if e1468 == nil {
+					e1468 = e1486
 				}
-				if e1500 == nil {
-					v1499 = true
+				if e1468 == nil {
+					v1467 = true
 				}
 			}
 		}
 	}
-	return v1499, e1500
+	return v1467, e1468
 }
 
 func whenOwnGuardedC55(w *immutable.Walk, in, old *Guarded) {
@@ -10045,76 +9981,76 @@ func whenOwnGuardedC55(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC56 is the condition of spec.guarded.c56: has(self.spec.labels) && self.spec.labels['c'] == 'c'
 func whenCondGadgetC56(self, oldSelf *Gadget) (bool, error) {
-	var v1523 bool
-	var e1524 error
-	var v1525 *GadgetSpec
-	var e1526 error
+	var v1491 bool
+	var e1492 error
+	var v1493 *GadgetSpec
+	var e1494 error
 	if !(true) {
-		e1526 = immutable.NoSuchKey("spec")
+		e1494 = immutable.NoSuchKey("spec")
 	} else {
-		v1525 = &self.Spec
+		v1493 = &self.Spec
 	}
-	var v1527 bool
-	var e1528 error
-	if e1526 != nil {
-		e1528 = e1526
+	var v1495 bool
+	var e1496 error
+	if e1494 != nil {
+		e1496 = e1494
 	} else {
-		v1527 = (len(v1525.Labels) != 0)
+		v1495 = (len(v1493.Labels) != 0)
 	}
-	if e1528 == nil && !v1527 {
-		v1523, e1524 = false, nil
+	if e1496 == nil && !v1495 {
+		v1491, e1492 = false, nil
 	} else {
-		e1524 = e1528
-		var v1529 *GadgetSpec
-		var e1530 error
+		e1492 = e1496
+		var v1497 *GadgetSpec
+		var e1498 error
 		if !(true) {
-			e1530 = immutable.NoSuchKey("spec")
+			e1498 = immutable.NoSuchKey("spec")
 		} else {
-			v1529 = &self.Spec
+			v1497 = &self.Spec
 		}
-		var v1531 map[string]string
-		var e1532 error
-		if e1530 != nil {
-			e1532 = e1530
-		} else if !(len(v1529.Labels) != 0) {
-			e1532 = immutable.NoSuchKey("labels")
+		var v1499 map[string]string
+		var e1500 error
+		if e1498 != nil {
+			e1500 = e1498
+		} else if !(len(v1497.Labels) != 0) {
+			e1500 = immutable.NoSuchKey("labels")
 		} else {
-			if v1529.Labels == nil {
-				e1532 = immutable.ErrNull
+			if v1497.Labels == nil {
+				e1500 = immutable.ErrNull
 			} else {
-				v1531 = v1529.Labels
+				v1499 = v1497.Labels
 			}
 		}
-		var v1533 string
-		var e1534 error
-		if e1532 != nil {
-			e1534 = e1532
+		var v1501 string
+		var e1502 error
+		if e1500 != nil {
+			e1502 = e1500
 		} else {
-			if mv1535, ok := v1531[string("c")]; !ok {
-				e1534 = immutable.NoSuchKey("c")
+			if mv1503, ok := v1499[string("c")]; !ok {
+				e1502 = immutable.NoSuchKey("c")
 			} else {
-				v1533 = string(mv1535)
+				v1501 = string(mv1503)
 			}
 		}
-		var v1536 bool
-		var e1537 error
-		if e1534 != nil {
-			e1537 = e1534
+		var v1504 bool
+		var e1505 error
+		if e1502 != nil {
+			e1505 = e1502
 		} else {
-			v1536 = v1533 == "c"
+			v1504 = v1501 == "c"
 		}
-		if e1537 == nil && !v1536 {
-			v1523, e1524 = false, nil
+		if e1505 == nil && !v1504 {
+			v1491, e1492 = false, nil
 		} else {
-			if e1524 == nil {
-				e1524 = e1537
+			if e1492 == nil {
+				e1492 = e1505
 			}
-			if e1524 == nil {
-				v1523 = true
+			if e1492 == nil {
+				v1491 = true
 			}
 		}
 	}
-	return v1523, e1524
+	return v1491, e1492
 }
 
 func whenOwnGuardedC56(w *immutable.Walk, in, old *Guarded) {
@@ -10139,58 +10075,58 @@ func whenOwnGuardedC56(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC57 is the condition of spec.guarded.c57: has(oldSelf.spec.suspend) && oldSelf.spec.suspend
 func whenCondGadgetC57(self, oldSelf *Gadget) (bool, error) {
-	var v1542 bool
-	var e1543 error
-	var v1544 *GadgetSpec
-	var e1545 error
+	var v1510 bool
+	var e1511 error
+	var v1512 *GadgetSpec
+	var e1513 error
 	if !(true) {
-		e1545 = immutable.NoSuchKey("spec")
+		e1513 = immutable.NoSuchKey("spec")
 	} else {
-		v1544 = &oldSelf.Spec
+		v1512 = &oldSelf.Spec
 	}
-	var v1546 bool
-	var e1547 error
-	if e1545 != nil {
-		e1547 = e1545
+	var v1514 bool
+	var e1515 error
+	if e1513 != nil {
+		e1515 = e1513
 	} else {
-		v1546 = (v1544.Suspend != nil)
+		v1514 = (v1512.Suspend != nil)
 	}
-	if e1547 == nil && !v1546 {
-		v1542, e1543 = false, nil
+	if e1515 == nil && !v1514 {
+		v1510, e1511 = false, nil
 	} else {
-		e1543 = e1547
-		var v1548 *GadgetSpec
-		var e1549 error
+		e1511 = e1515
+		var v1516 *GadgetSpec
+		var e1517 error
 		if !(true) {
-			e1549 = immutable.NoSuchKey("spec")
+			e1517 = immutable.NoSuchKey("spec")
 		} else {
-			v1548 = &oldSelf.Spec
+			v1516 = &oldSelf.Spec
 		}
-		var v1550 bool
-		var e1551 error
-		if e1549 != nil {
-			e1551 = e1549
-		} else if !(v1548.Suspend != nil) {
-			e1551 = immutable.NoSuchKey("suspend")
+		var v1518 bool
+		var e1519 error
+		if e1517 != nil {
+			e1519 = e1517
+		} else if !(v1516.Suspend != nil) {
+			e1519 = immutable.NoSuchKey("suspend")
 		} else {
-			if v1548.Suspend == nil {
-				e1551 = immutable.ErrNull
+			if v1516.Suspend == nil {
+				e1519 = immutable.ErrNull
 			} else {
-				v1550 = bool((*v1548.Suspend))
+				v1518 = bool((*v1516.Suspend))
 			}
 		}
-		if e1551 == nil && !v1550 {
-			v1542, e1543 = false, nil
+		if e1519 == nil && !v1518 {
+			v1510, e1511 = false, nil
 		} else {
-			if e1543 == nil {
-				e1543 = e1551
+			if e1511 == nil {
+				e1511 = e1519
 			}
-			if e1543 == nil {
-				v1542 = true
+			if e1511 == nil {
+				v1510 = true
 			}
 		}
 	}
-	return v1542, e1543
+	return v1510, e1511
 }
 
 func whenOwnGuardedC57(w *immutable.Walk, in, old *Guarded) {
@@ -10215,269 +10151,269 @@ func whenOwnGuardedC57(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC58 is the condition of spec.guarded.c58: ((has(oldSelf.spec.locked) && oldSelf.spec.locked) ? (has(self.spec.suspend) && self.spec.suspend) : (has(self.spec.locked))) || ((has(oldSelf.spec.labels) && size(oldSelf.spec.name) > size(oldSelf.spec.labels)) && ('b' < self.spec.mode))
 func whenCondGadgetC58(self, oldSelf *Gadget) (bool, error) {
-	var v1556 bool
-	var e1557 error
-	var v1558 bool
-	var e1559 error
-	var v1560 *GadgetSpec
-	var e1561 error
+	var v1524 bool
+	var e1525 error
+	var v1526 bool
+	var e1527 error
+	var v1528 *GadgetSpec
+	var e1529 error
 	if !(true) {
-		e1561 = immutable.NoSuchKey("spec")
+		e1529 = immutable.NoSuchKey("spec")
 	} else {
-		v1560 = &oldSelf.Spec
+		v1528 = &oldSelf.Spec
 	}
-	var v1562 bool
-	var e1563 error
-	if e1561 != nil {
-		e1563 = e1561
+	var v1530 bool
+	var e1531 error
+	if e1529 != nil {
+		e1531 = e1529
 	} else {
-		v1562 = (v1560.Locked != nil)
+		v1530 = (v1528.Locked != nil)
 	}
-	if e1563 == nil && !v1562 {
-		v1558, e1559 = false, nil
+	if e1531 == nil && !v1530 {
+		v1526, e1527 = false, nil
 	} else {
-		e1559 = e1563
-		var v1564 *GadgetSpec
-		var e1565 error
+		e1527 = e1531
+		var v1532 *GadgetSpec
+		var e1533 error
 		if !(true) {
-			e1565 = immutable.NoSuchKey("spec")
+			e1533 = immutable.NoSuchKey("spec")
 		} else {
-			v1564 = &oldSelf.Spec
+			v1532 = &oldSelf.Spec
 		}
-		var v1566 bool
-		var e1567 error
-		if e1565 != nil {
-			e1567 = e1565
-		} else if !(v1564.Locked != nil) {
-			e1567 = immutable.NoSuchKey("locked")
+		var v1534 bool
+		var e1535 error
+		if e1533 != nil {
+			e1535 = e1533
+		} else if !(v1532.Locked != nil) {
+			e1535 = immutable.NoSuchKey("locked")
 		} else {
-			if v1564.Locked == nil {
-				e1567 = immutable.ErrNull
+			if v1532.Locked == nil {
+				e1535 = immutable.ErrNull
 			} else {
-				v1566 = bool((*v1564.Locked))
+				v1534 = bool((*v1532.Locked))
 			}
 		}
-		if e1567 == nil && !v1566 {
-			v1558, e1559 = false, nil
+		if e1535 == nil && !v1534 {
+			v1526, e1527 = false, nil
 		} else {
-			if e1559 == nil {
-				e1559 = e1567
+			if e1527 == nil {
+				e1527 = e1535
 			}
-			if e1559 == nil {
-				v1558 = true
+			if e1527 == nil {
+				v1526 = true
 			}
 		}
 	}
-	var v1582 bool
-	var e1583 error
-	if e1559 != nil {
-		e1583 = e1559
-	} else if v1558 {
-		var v1568 bool
-		var e1569 error
-		var v1570 *GadgetSpec
-		var e1571 error
+	var v1550 bool
+	var e1551 error
+	if e1527 != nil {
+		e1551 = e1527
+	} else if v1526 {
+		var v1536 bool
+		var e1537 error
+		var v1538 *GadgetSpec
+		var e1539 error
 		if !(true) {
-			e1571 = immutable.NoSuchKey("spec")
+			e1539 = immutable.NoSuchKey("spec")
 		} else {
-			v1570 = &self.Spec
+			v1538 = &self.Spec
 		}
-		var v1572 bool
-		var e1573 error
-		if e1571 != nil {
-			e1573 = e1571
+		var v1540 bool
+		var e1541 error
+		if e1539 != nil {
+			e1541 = e1539
 		} else {
-			v1572 = (v1570.Suspend != nil)
+			v1540 = (v1538.Suspend != nil)
 		}
-		if e1573 == nil && !v1572 {
-			v1568, e1569 = false, nil
+		if e1541 == nil && !v1540 {
+			v1536, e1537 = false, nil
 		} else {
-			e1569 = e1573
-			var v1574 *GadgetSpec
-			var e1575 error
+			e1537 = e1541
+			var v1542 *GadgetSpec
+			var e1543 error
 			if !(true) {
-				e1575 = immutable.NoSuchKey("spec")
+				e1543 = immutable.NoSuchKey("spec")
 			} else {
-				v1574 = &self.Spec
+				v1542 = &self.Spec
 			}
-			var v1576 bool
-			var e1577 error
-			if e1575 != nil {
-				e1577 = e1575
-			} else if !(v1574.Suspend != nil) {
-				e1577 = immutable.NoSuchKey("suspend")
+			var v1544 bool
+			var e1545 error
+			if e1543 != nil {
+				e1545 = e1543
+			} else if !(v1542.Suspend != nil) {
+				e1545 = immutable.NoSuchKey("suspend")
 			} else {
-				if v1574.Suspend == nil {
-					e1577 = immutable.ErrNull
+				if v1542.Suspend == nil {
+					e1545 = immutable.ErrNull
 				} else {
-					v1576 = bool((*v1574.Suspend))
+					v1544 = bool((*v1542.Suspend))
 				}
 			}
-			if e1577 == nil && !v1576 {
-				v1568, e1569 = false, nil
+			if e1545 == nil && !v1544 {
+				v1536, e1537 = false, nil
 			} else {
-				if e1569 == nil {
-					e1569 = e1577
+				if e1537 == nil {
+					e1537 = e1545
 				}
-				if e1569 == nil {
-					v1568 = true
+				if e1537 == nil {
+					v1536 = true
 				}
 			}
 		}
-		v1582, e1583 = v1568, e1569
+		v1550, e1551 = v1536, e1537
 	} else {
-		var v1578 *GadgetSpec
-		var e1579 error
+		var v1546 *GadgetSpec
+		var e1547 error
 		if !(true) {
-			e1579 = immutable.NoSuchKey("spec")
+			e1547 = immutable.NoSuchKey("spec")
 		} else {
-			v1578 = &self.Spec
+			v1546 = &self.Spec
 		}
-		var v1580 bool
-		var e1581 error
-		if e1579 != nil {
-			e1581 = e1579
+		var v1548 bool
+		var e1549 error
+		if e1547 != nil {
+			e1549 = e1547
 		} else {
-			v1580 = (v1578.Locked != nil)
+			v1548 = (v1546.Locked != nil)
 		}
-		v1582, e1583 = v1580, e1581
+		v1550, e1551 = v1548, e1549
 	}
-	if e1583 == nil && v1582 {
-		v1556, e1557 = true, nil
+	if e1551 == nil && v1550 {
+		v1524, e1525 = true, nil
 	} else {
-		e1557 = e1583
-		var v1584 bool
-		var e1585 error
-		var v1586 *GadgetSpec
-		var e1587 error
+		e1525 = e1551
+		var v1552 bool
+		var e1553 error
+		var v1554 *GadgetSpec
+		var e1555 error
 		if !(true) {
-			e1587 = immutable.NoSuchKey("spec")
+			e1555 = immutable.NoSuchKey("spec")
 		} else {
-			v1586 = &oldSelf.Spec
+			v1554 = &oldSelf.Spec
 		}
-		var v1588 bool
-		var e1589 error
-		if e1587 != nil {
-			e1589 = e1587
+		var v1556 bool
+		var e1557 error
+		if e1555 != nil {
+			e1557 = e1555
 		} else {
-			v1588 = (len(v1586.Labels) != 0)
+			v1556 = (len(v1554.Labels) != 0)
 		}
-		if e1589 == nil && !v1588 {
-			v1584, e1585 = false, nil
+		if e1557 == nil && !v1556 {
+			v1552, e1553 = false, nil
 		} else {
-			e1585 = e1589
-			var v1590 *GadgetSpec
-			var e1591 error
+			e1553 = e1557
+			var v1558 *GadgetSpec
+			var e1559 error
 			if !(true) {
-				e1591 = immutable.NoSuchKey("spec")
+				e1559 = immutable.NoSuchKey("spec")
 			} else {
-				v1590 = &oldSelf.Spec
+				v1558 = &oldSelf.Spec
 			}
-			var v1592 string
-			var e1593 error
-			if e1591 != nil {
-				e1593 = e1591
+			var v1560 string
+			var e1561 error
+			if e1559 != nil {
+				e1561 = e1559
 			} else if !(true) {
-				e1593 = immutable.NoSuchKey("name")
+				e1561 = immutable.NoSuchKey("name")
 			} else {
-				v1592 = string(v1590.Name)
+				v1560 = string(v1558.Name)
 			}
-			var v1594 int64
-			var e1595 error
-			if e1593 != nil {
-				e1595 = e1593
+			var v1562 int64
+			var e1563 error
+			if e1561 != nil {
+				e1563 = e1561
 			} else {
-				v1594 = immutable.RuneCount(v1592)
+				v1562 = immutable.RuneCount(v1560)
 			}
-			var v1596 *GadgetSpec
-			var e1597 error
+			var v1564 *GadgetSpec
+			var e1565 error
 			if !(true) {
-				e1597 = immutable.NoSuchKey("spec")
+				e1565 = immutable.NoSuchKey("spec")
 			} else {
-				v1596 = &oldSelf.Spec
+				v1564 = &oldSelf.Spec
 			}
-			var v1598 map[string]string
-			var e1599 error
-			if e1597 != nil {
-				e1599 = e1597
-			} else if !(len(v1596.Labels) != 0) {
-				e1599 = immutable.NoSuchKey("labels")
+			var v1566 map[string]string
+			var e1567 error
+			if e1565 != nil {
+				e1567 = e1565
+			} else if !(len(v1564.Labels) != 0) {
+				e1567 = immutable.NoSuchKey("labels")
 			} else {
-				if v1596.Labels == nil {
-					e1599 = immutable.ErrNull
+				if v1564.Labels == nil {
+					e1567 = immutable.ErrNull
 				} else {
-					v1598 = v1596.Labels
+					v1566 = v1564.Labels
 				}
 			}
-			var v1600 int64
-			var e1601 error
-			if e1599 != nil {
-				e1601 = e1599
+			var v1568 int64
+			var e1569 error
+			if e1567 != nil {
+				e1569 = e1567
 			} else {
-				v1600 = int64(len(v1598))
+				v1568 = int64(len(v1566))
 			}
-			var v1602 bool
-			var e1603 error
-			if e1595 != nil {
-				e1603 = e1595
-			} else if e1601 != nil {
-				e1603 = e1601
+			var v1570 bool
+			var e1571 error
+			if e1563 != nil {
+				e1571 = e1563
+			} else if e1569 != nil {
+				e1571 = e1569
 			} else {
-				v1602 = v1594 > v1600
+				v1570 = v1562 > v1568
 			}
-			if e1603 == nil && !v1602 {
-				v1584, e1585 = false, nil
+			if e1571 == nil && !v1570 {
+				v1552, e1553 = false, nil
 			} else {
-				if e1585 == nil {
-					e1585 = e1603
+				if e1553 == nil {
+					e1553 = e1571
 				}
-				var v1604 *GadgetSpec
-				var e1605 error
+				var v1572 *GadgetSpec
+				var e1573 error
 				if !(true) {
-					e1605 = immutable.NoSuchKey("spec")
+					e1573 = immutable.NoSuchKey("spec")
 				} else {
-					v1604 = &self.Spec
+					v1572 = &self.Spec
 				}
-				var v1606 string
-				var e1607 error
-				if e1605 != nil {
-					e1607 = e1605
-				} else if !(v1604.Mode != "") {
-					e1607 = immutable.NoSuchKey("mode")
+				var v1574 string
+				var e1575 error
+				if e1573 != nil {
+					e1575 = e1573
+				} else if !(v1572.Mode != "") {
+					e1575 = immutable.NoSuchKey("mode")
 				} else {
-					v1606 = string(v1604.Mode)
+					v1574 = string(v1572.Mode)
 				}
-				var v1608 bool
-				var e1609 error
-				if e1607 != nil {
-					e1609 = e1607
+				var v1576 bool
+				var e1577 error
+				if e1575 != nil {
+					e1577 = e1575
 				} else {
-					v1608 = "b" < v1606
+					v1576 = "b" < v1574
 				}
-				if e1609 == nil && !v1608 {
-					v1584, e1585 = false, nil
+				if e1577 == nil && !v1576 {
+					v1552, e1553 = false, nil
 				} else {
-					if e1585 == nil {
-						e1585 = e1609
+					if e1553 == nil {
+						e1553 = e1577
 					}
-					if e1585 == nil {
-						v1584 = true
+					if e1553 == nil {
+						v1552 = true
 					}
 				}
 			}
 		}
-		if e1585 == nil && v1584 {
-			v1556, e1557 = true, nil
+		if e1553 == nil && v1552 {
+			v1524, e1525 = true, nil
 		} else {
-			if e1557 == nil {
-				e1557 = e1585
+			if e1525 == nil {
+				e1525 = e1553
 			}
-			if e1557 == nil {
-				v1556 = false
+			if e1525 == nil {
+				v1524 = false
 			}
 		}
 	}
-	return v1556, e1557
+	return v1524, e1525
 }
 
 func whenOwnGuardedC58(w *immutable.Walk, in, old *Guarded) {
@@ -10491,8 +10427,8 @@ func whenOwnGuardedC58(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C58 != nil && !immutable.SameKeys(in.C58, old.C58) {
 			if w.Violation() {
-				for _, c1614 := range immutable.MapKeyChanges(in.C58, old.C58) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c58", immutable.QuoteKey(string(c1614.Key)), c1614.Added))
+				for _, c1582 := range immutable.MapKeyChanges(in.C58, old.C58) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c58", immutable.QuoteKey(string(c1582.Key)), c1582.Added))
 				}
 			}
 			if w.Done() {
@@ -10511,150 +10447,150 @@ func whenOwnGuardedC58(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC59 is the condition of spec.guarded.c59: (has(self.spec.queue) && self.spec.name < self.spec.queue) || (has(self.spec.queue) && self.spec.queue in ['c', ”])
 func whenCondGadgetC59(self, oldSelf *Gadget) (bool, error) {
-	var v1615 bool
-	var e1616 error
-	var v1617 bool
-	var e1618 error
-	var v1619 *GadgetSpec
-	var e1620 error
+	var v1583 bool
+	var e1584 error
+	var v1585 bool
+	var e1586 error
+	var v1587 *GadgetSpec
+	var e1588 error
 	if !(true) {
-		e1620 = immutable.NoSuchKey("spec")
+		e1588 = immutable.NoSuchKey("spec")
 	} else {
-		v1619 = &self.Spec
+		v1587 = &self.Spec
 	}
-	var v1621 bool
-	var e1622 error
-	if e1620 != nil {
-		e1622 = e1620
+	var v1589 bool
+	var e1590 error
+	if e1588 != nil {
+		e1590 = e1588
 	} else {
-		v1621 = (v1619.Queue != "")
+		v1589 = (v1587.Queue != "")
 	}
-	if e1622 == nil && !v1621 {
-		v1617, e1618 = false, nil
+	if e1590 == nil && !v1589 {
+		v1585, e1586 = false, nil
 	} else {
-		e1618 = e1622
-		var v1623 *GadgetSpec
-		var e1624 error
+		e1586 = e1590
+		var v1591 *GadgetSpec
+		var e1592 error
 		if !(true) {
-			e1624 = immutable.NoSuchKey("spec")
+			e1592 = immutable.NoSuchKey("spec")
 		} else {
-			v1623 = &self.Spec
+			v1591 = &self.Spec
 		}
-		var v1625 string
-		var e1626 error
-		if e1624 != nil {
-			e1626 = e1624
+		var v1593 string
+		var e1594 error
+		if e1592 != nil {
+			e1594 = e1592
 		} else if !(true) {
-			e1626 = immutable.NoSuchKey("name")
+			e1594 = immutable.NoSuchKey("name")
 		} else {
-			v1625 = string(v1623.Name)
+			v1593 = string(v1591.Name)
 		}
-		var v1627 *GadgetSpec
-		var e1628 error
+		var v1595 *GadgetSpec
+		var e1596 error
 		if !(true) {
-			e1628 = immutable.NoSuchKey("spec")
+			e1596 = immutable.NoSuchKey("spec")
 		} else {
-			v1627 = &self.Spec
+			v1595 = &self.Spec
 		}
-		var v1629 string
-		var e1630 error
-		if e1628 != nil {
-			e1630 = e1628
-		} else if !(v1627.Queue != "") {
-			e1630 = immutable.NoSuchKey("queue")
+		var v1597 string
+		var e1598 error
+		if e1596 != nil {
+			e1598 = e1596
+		} else if !(v1595.Queue != "") {
+			e1598 = immutable.NoSuchKey("queue")
 		} else {
-			v1629 = string(v1627.Queue)
+			v1597 = string(v1595.Queue)
 		}
-		var v1631 bool
-		var e1632 error
-		if e1626 != nil {
-			e1632 = e1626
-		} else if e1630 != nil {
-			e1632 = e1630
+		var v1599 bool
+		var e1600 error
+		if e1594 != nil {
+			e1600 = e1594
+		} else if e1598 != nil {
+			e1600 = e1598
 		} else {
-			v1631 = v1625 < v1629
+			v1599 = v1593 < v1597
 		}
-		if e1632 == nil && !v1631 {
-			v1617, e1618 = false, nil
+		if e1600 == nil && !v1599 {
+			v1585, e1586 = false, nil
 		} else {
-			if e1618 == nil {
-				e1618 = e1632
+			if e1586 == nil {
+				e1586 = e1600
 			}
-			if e1618 == nil {
-				v1617 = true
+			if e1586 == nil {
+				v1585 = true
 			}
 		}
 	}
-	if e1618 == nil && v1617 {
-		v1615, e1616 = true, nil
+	if e1586 == nil && v1585 {
+		v1583, e1584 = true, nil
 	} else {
-		e1616 = e1618
-		var v1633 bool
-		var e1634 error
-		var v1635 *GadgetSpec
-		var e1636 error
+		e1584 = e1586
+		var v1601 bool
+		var e1602 error
+		var v1603 *GadgetSpec
+		var e1604 error
 		if !(true) {
-			e1636 = immutable.NoSuchKey("spec")
+			e1604 = immutable.NoSuchKey("spec")
 		} else {
-			v1635 = &self.Spec
+			v1603 = &self.Spec
 		}
-		var v1637 bool
-		var e1638 error
-		if e1636 != nil {
-			e1638 = e1636
+		var v1605 bool
+		var e1606 error
+		if e1604 != nil {
+			e1606 = e1604
 		} else {
-			v1637 = (v1635.Queue != "")
+			v1605 = (v1603.Queue != "")
 		}
-		if e1638 == nil && !v1637 {
-			v1633, e1634 = false, nil
+		if e1606 == nil && !v1605 {
+			v1601, e1602 = false, nil
 		} else {
-			e1634 = e1638
-			var v1639 *GadgetSpec
-			var e1640 error
+			e1602 = e1606
+			var v1607 *GadgetSpec
+			var e1608 error
 			if !(true) {
-				e1640 = immutable.NoSuchKey("spec")
+				e1608 = immutable.NoSuchKey("spec")
 			} else {
-				v1639 = &self.Spec
+				v1607 = &self.Spec
 			}
-			var v1641 string
-			var e1642 error
-			if e1640 != nil {
-				e1642 = e1640
-			} else if !(v1639.Queue != "") {
-				e1642 = immutable.NoSuchKey("queue")
+			var v1609 string
+			var e1610 error
+			if e1608 != nil {
+				e1610 = e1608
+			} else if !(v1607.Queue != "") {
+				e1610 = immutable.NoSuchKey("queue")
 			} else {
-				v1641 = string(v1639.Queue)
+				v1609 = string(v1607.Queue)
 			}
-			var v1643 bool
-			var e1644 error
-			if e1642 != nil {
-				e1644 = e1642
+			var v1611 bool
+			var e1612 error
+			if e1610 != nil {
+				e1612 = e1610
 			} else {
-				v1643 = (v1641 == "c") || (v1641 == "")
+				v1611 = (v1609 == "c") || (v1609 == "")
 			}
-			if e1644 == nil && !v1643 {
-				v1633, e1634 = false, nil
+			if e1612 == nil && !v1611 {
+				v1601, e1602 = false, nil
 			} else {
-				if e1634 == nil {
-					e1634 = e1644
+				if e1602 == nil {
+					e1602 = e1612
 				}
-				if e1634 == nil {
-					v1633 = true
+				if e1602 == nil {
+					v1601 = true
 				}
 			}
 		}
-		if e1634 == nil && v1633 {
-			v1615, e1616 = true, nil
+		if e1602 == nil && v1601 {
+			v1583, e1584 = true, nil
 		} else {
-			if e1616 == nil {
-				e1616 = e1634
+			if e1584 == nil {
+				e1584 = e1602
 			}
-			if e1616 == nil {
-				v1615 = false
+			if e1584 == nil {
+				v1583 = false
 			}
 		}
 	}
-	return v1615, e1616
+	return v1583, e1584
 }
 
 func whenOwnGuardedC59(w *immutable.Walk, in, old *Guarded) {
@@ -10679,60 +10615,60 @@ func whenOwnGuardedC59(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC6 is the condition of spec.guarded.c6: (true) && (!(size(oldSelf.spec.name) in [1, 2, 3]))
 func whenCondGadgetC6(self, oldSelf *Gadget) (bool, error) {
-	var v1649 bool
-	var e1650 error
+	var v1617 bool
+	var e1618 error
 	if !true {
-		v1649, e1650 = false, nil
+		v1617, e1618 = false, nil
 	} else {
-		var v1651 *GadgetSpec
-		var e1652 error
+		var v1619 *GadgetSpec
+		var e1620 error
 		if !(true) {
-			e1652 = immutable.NoSuchKey("spec")
+			e1620 = immutable.NoSuchKey("spec")
 		} else {
-			v1651 = &oldSelf.Spec
+			v1619 = &oldSelf.Spec
 		}
-		var v1653 string
-		var e1654 error
-		if e1652 != nil {
-			e1654 = e1652
+		var v1621 string
+		var e1622 error
+		if e1620 != nil {
+			e1622 = e1620
 		} else if !(true) {
-			e1654 = immutable.NoSuchKey("name")
+			e1622 = immutable.NoSuchKey("name")
 		} else {
-			v1653 = string(v1651.Name)
+			v1621 = string(v1619.Name)
 		}
-		var v1655 int64
-		var e1656 error
-		if e1654 != nil {
-			e1656 = e1654
+		var v1623 int64
+		var e1624 error
+		if e1622 != nil {
+			e1624 = e1622
 		} else {
-			v1655 = immutable.RuneCount(v1653)
+			v1623 = immutable.RuneCount(v1621)
 		}
-		var v1657 bool
-		var e1658 error
-		if e1656 != nil {
-			e1658 = e1656
+		var v1625 bool
+		var e1626 error
+		if e1624 != nil {
+			e1626 = e1624
 		} else {
-			v1657 = (v1655 == int64(1)) || (v1655 == int64(2)) || (v1655 == int64(3))
+			v1625 = (v1623 == int64(1)) || (v1623 == int64(2)) || (v1623 == int64(3))
 		}
-		var v1659 bool
-		var e1660 error
-		if e1658 != nil {
-			e1660 = e1658
+		var v1627 bool
+		var e1628 error
+		if e1626 != nil {
+			e1628 = e1626
 		} else {
-			v1659 = !v1657
+			v1627 = !v1625
 		}
-		if e1660 == nil && !v1659 {
-			v1649, e1650 = false, nil
+		if e1628 == nil && !v1627 {
+			v1617, e1618 = false, nil
 		} else {
-			if e1650 == nil {
-				e1650 = e1660
+			if e1618 == nil {
+				e1618 = e1628
 			}
-			if e1650 == nil {
-				v1649 = true
+			if e1618 == nil {
+				v1617 = true
 			}
 		}
 	}
-	return v1649, e1650
+	return v1617, e1618
 }
 
 func whenOwnGuardedC6(w *immutable.Walk, in, old *Guarded) {
@@ -10757,12 +10693,11 @@ func whenOwnGuardedC6(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC60 is the condition of spec.guarded.c60: ”.endsWith('ab')
 func whenCondGadgetC60(self, oldSelf *Gadget) (bool, error) {
-	var v1665 bool
-	var e1666 error
+	var v1633 bool
 	{
-		v1665 = strings.HasSuffix("", "ab")
+		v1633 = strings.HasSuffix("", "ab")
 	}
-	return v1665, e1666
+	return v1633, nil
 }
 
 func whenOwnGuardedC60(w *immutable.Walk, in, old *Guarded) {
@@ -10787,76 +10722,76 @@ func whenOwnGuardedC60(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC61 is the condition of spec.guarded.c61: has(oldSelf.spec.counts) && oldSelf.spec.counts['a'] == 3
 func whenCondGadgetC61(self, oldSelf *Gadget) (bool, error) {
-	var v1671 bool
-	var e1672 error
-	var v1673 *GadgetSpec
-	var e1674 error
+	var v1638 bool
+	var e1639 error
+	var v1640 *GadgetSpec
+	var e1641 error
 	if !(true) {
-		e1674 = immutable.NoSuchKey("spec")
+		e1641 = immutable.NoSuchKey("spec")
 	} else {
-		v1673 = &oldSelf.Spec
+		v1640 = &oldSelf.Spec
 	}
-	var v1675 bool
-	var e1676 error
-	if e1674 != nil {
-		e1676 = e1674
+	var v1642 bool
+	var e1643 error
+	if e1641 != nil {
+		e1643 = e1641
 	} else {
-		v1675 = (len(v1673.Counts) != 0)
+		v1642 = (len(v1640.Counts) != 0)
 	}
-	if e1676 == nil && !v1675 {
-		v1671, e1672 = false, nil
+	if e1643 == nil && !v1642 {
+		v1638, e1639 = false, nil
 	} else {
-		e1672 = e1676
-		var v1677 *GadgetSpec
-		var e1678 error
+		e1639 = e1643
+		var v1644 *GadgetSpec
+		var e1645 error
 		if !(true) {
-			e1678 = immutable.NoSuchKey("spec")
+			e1645 = immutable.NoSuchKey("spec")
 		} else {
-			v1677 = &oldSelf.Spec
+			v1644 = &oldSelf.Spec
 		}
-		var v1679 map[string]int32
-		var e1680 error
-		if e1678 != nil {
-			e1680 = e1678
-		} else if !(len(v1677.Counts) != 0) {
-			e1680 = immutable.NoSuchKey("counts")
+		var v1646 map[string]int32
+		var e1647 error
+		if e1645 != nil {
+			e1647 = e1645
+		} else if !(len(v1644.Counts) != 0) {
+			e1647 = immutable.NoSuchKey("counts")
 		} else {
-			if v1677.Counts == nil {
-				e1680 = immutable.ErrNull
+			if v1644.Counts == nil {
+				e1647 = immutable.ErrNull
 			} else {
-				v1679 = v1677.Counts
+				v1646 = v1644.Counts
 			}
 		}
-		var v1681 int64
-		var e1682 error
-		if e1680 != nil {
-			e1682 = e1680
+		var v1648 int64
+		var e1649 error
+		if e1647 != nil {
+			e1649 = e1647
 		} else {
-			if mv1683, ok := v1679[string("a")]; !ok {
-				e1682 = immutable.NoSuchKey("a")
+			if mv1650, ok := v1646[string("a")]; !ok {
+				e1649 = immutable.NoSuchKey("a")
 			} else {
-				v1681 = int64(mv1683)
+				v1648 = int64(mv1650)
 			}
 		}
-		var v1684 bool
-		var e1685 error
-		if e1682 != nil {
-			e1685 = e1682
+		var v1651 bool
+		var e1652 error
+		if e1649 != nil {
+			e1652 = e1649
 		} else {
-			v1684 = v1681 == int64(3)
+			v1651 = v1648 == int64(3)
 		}
-		if e1685 == nil && !v1684 {
-			v1671, e1672 = false, nil
+		if e1652 == nil && !v1651 {
+			v1638, e1639 = false, nil
 		} else {
-			if e1672 == nil {
-				e1672 = e1685
+			if e1639 == nil {
+				e1639 = e1652
 			}
-			if e1672 == nil {
-				v1671 = true
+			if e1639 == nil {
+				v1638 = true
 			}
 		}
 	}
-	return v1671, e1672
+	return v1638, e1639
 }
 
 func whenOwnGuardedC61(w *immutable.Walk, in, old *Guarded) {
@@ -10881,61 +10816,61 @@ func whenOwnGuardedC61(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC62 is the condition of spec.guarded.c62: has(self.spec.note) && self.spec.note in ['b', 'ab']
 func whenCondGadgetC62(self, oldSelf *Gadget) (bool, error) {
-	var v1690 bool
-	var e1691 error
-	var v1692 *GadgetSpec
-	var e1693 error
+	var v1657 bool
+	var e1658 error
+	var v1659 *GadgetSpec
+	var e1660 error
 	if !(true) {
-		e1693 = immutable.NoSuchKey("spec")
+		e1660 = immutable.NoSuchKey("spec")
 	} else {
-		v1692 = &self.Spec
+		v1659 = &self.Spec
 	}
-	var v1694 bool
-	var e1695 error
-	if e1693 != nil {
-		e1695 = e1693
+	var v1661 bool
+	var e1662 error
+	if e1660 != nil {
+		e1662 = e1660
 	} else {
-		v1694 = (v1692.Note != "")
+		v1661 = (v1659.Note != "")
 	}
-	if e1695 == nil && !v1694 {
-		v1690, e1691 = false, nil
+	if e1662 == nil && !v1661 {
+		v1657, e1658 = false, nil
 	} else {
-		e1691 = e1695
-		var v1696 *GadgetSpec
-		var e1697 error
+		e1658 = e1662
+		var v1663 *GadgetSpec
+		var e1664 error
 		if !(true) {
-			e1697 = immutable.NoSuchKey("spec")
+			e1664 = immutable.NoSuchKey("spec")
 		} else {
-			v1696 = &self.Spec
+			v1663 = &self.Spec
 		}
-		var v1698 string
-		var e1699 error
-		if e1697 != nil {
-			e1699 = e1697
-		} else if !(v1696.Note != "") {
-			e1699 = immutable.NoSuchKey("note")
+		var v1665 string
+		var e1666 error
+		if e1664 != nil {
+			e1666 = e1664
+		} else if !(v1663.Note != "") {
+			e1666 = immutable.NoSuchKey("note")
 		} else {
-			v1698 = string(v1696.Note)
+			v1665 = string(v1663.Note)
 		}
-		var v1700 bool
-		var e1701 error
-		if e1699 != nil {
-			e1701 = e1699
+		var v1667 bool
+		var e1668 error
+		if e1666 != nil {
+			e1668 = e1666
 		} else {
-			v1700 = (v1698 == "b") || (v1698 == "ab")
+			v1667 = (v1665 == "b") || (v1665 == "ab")
 		}
-		if e1701 == nil && !v1700 {
-			v1690, e1691 = false, nil
+		if e1668 == nil && !v1667 {
+			v1657, e1658 = false, nil
 		} else {
-			if e1691 == nil {
-				e1691 = e1701
+			if e1658 == nil {
+				e1658 = e1668
 			}
-			if e1691 == nil {
-				v1690 = true
+			if e1658 == nil {
+				v1657 = true
 			}
 		}
 	}
-	return v1690, e1691
+	return v1657, e1658
 }
 
 func whenOwnGuardedC62(w *immutable.Walk, in, old *Guarded) {
@@ -10960,168 +10895,168 @@ func whenOwnGuardedC62(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC63 is the condition of spec.guarded.c63: has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && self.spec.topology.inner.value.startsWith('a')
 func whenCondGadgetC63(self, oldSelf *Gadget) (bool, error) {
-	var v1706 bool
-	var e1707 error
-	var v1708 *GadgetSpec
-	var e1709 error
+	var v1673 bool
+	var e1674 error
+	var v1675 *GadgetSpec
+	var e1676 error
 	if !(true) {
-		e1709 = immutable.NoSuchKey("spec")
+		e1676 = immutable.NoSuchKey("spec")
 	} else {
-		v1708 = &self.Spec
+		v1675 = &self.Spec
 	}
-	var v1710 bool
-	var e1711 error
-	if e1709 != nil {
-		e1711 = e1709
+	var v1677 bool
+	var e1678 error
+	if e1676 != nil {
+		e1678 = e1676
 	} else {
-		v1710 = (v1708.Topology != nil)
+		v1677 = (v1675.Topology != nil)
 	}
-	if e1711 == nil && !v1710 {
-		v1706, e1707 = false, nil
+	if e1678 == nil && !v1677 {
+		v1673, e1674 = false, nil
 	} else {
-		e1707 = e1711
-		var v1712 *GadgetSpec
-		var e1713 error
+		e1674 = e1678
+		var v1679 *GadgetSpec
+		var e1680 error
 		if !(true) {
-			e1713 = immutable.NoSuchKey("spec")
+			e1680 = immutable.NoSuchKey("spec")
 		} else {
-			v1712 = &self.Spec
+			v1679 = &self.Spec
 		}
-		var v1714 *Topology
-		var e1715 error
-		if e1713 != nil {
-			e1715 = e1713
-		} else if !(v1712.Topology != nil) {
-			e1715 = immutable.NoSuchKey("topology")
+		var v1681 *Topology
+		var e1682 error
+		if e1680 != nil {
+			e1682 = e1680
+		} else if !(v1679.Topology != nil) {
+			e1682 = immutable.NoSuchKey("topology")
 		} else {
-			if v1712.Topology == nil {
-				e1715 = immutable.ErrNull
+			if v1679.Topology == nil {
+				e1682 = immutable.ErrNull
 			} else {
-				v1714 = v1712.Topology
+				v1681 = v1679.Topology
 			}
 		}
-		var v1716 bool
-		var e1717 error
-		if e1715 != nil {
-			e1717 = e1715
+		var v1683 bool
+		var e1684 error
+		if e1682 != nil {
+			e1684 = e1682
 		} else {
-			v1716 = (v1714.Inner != nil)
+			v1683 = (v1681.Inner != nil)
 		}
-		if e1717 == nil && !v1716 {
-			v1706, e1707 = false, nil
+		if e1684 == nil && !v1683 {
+			v1673, e1674 = false, nil
 		} else {
-			if e1707 == nil {
-				e1707 = e1717
+			if e1674 == nil {
+				e1674 = e1684
 			}
-			var v1718 *GadgetSpec
-			var e1719 error
+			var v1685 *GadgetSpec
+			var e1686 error
 			if !(true) {
-				e1719 = immutable.NoSuchKey("spec")
+				e1686 = immutable.NoSuchKey("spec")
 			} else {
-				v1718 = &self.Spec
+				v1685 = &self.Spec
 			}
-			var v1720 *Topology
-			var e1721 error
-			if e1719 != nil {
-				e1721 = e1719
-			} else if !(v1718.Topology != nil) {
-				e1721 = immutable.NoSuchKey("topology")
+			var v1687 *Topology
+			var e1688 error
+			if e1686 != nil {
+				e1688 = e1686
+			} else if !(v1685.Topology != nil) {
+				e1688 = immutable.NoSuchKey("topology")
 			} else {
-				if v1718.Topology == nil {
-					e1721 = immutable.ErrNull
+				if v1685.Topology == nil {
+					e1688 = immutable.ErrNull
 				} else {
-					v1720 = v1718.Topology
+					v1687 = v1685.Topology
 				}
 			}
-			var v1722 *Inner
-			var e1723 error
-			if e1721 != nil {
-				e1723 = e1721
-			} else if !(v1720.Inner != nil) {
-				e1723 = immutable.NoSuchKey("inner")
+			var v1689 *Inner
+			var e1690 error
+			if e1688 != nil {
+				e1690 = e1688
+			} else if !(v1687.Inner != nil) {
+				e1690 = immutable.NoSuchKey("inner")
 			} else {
-				if v1720.Inner == nil {
-					e1723 = immutable.ErrNull
+				if v1687.Inner == nil {
+					e1690 = immutable.ErrNull
 				} else {
-					v1722 = v1720.Inner
+					v1689 = v1687.Inner
 				}
 			}
-			var v1724 bool
-			var e1725 error
-			if e1723 != nil {
-				e1725 = e1723
+			var v1691 bool
+			var e1692 error
+			if e1690 != nil {
+				e1692 = e1690
 			} else {
-				v1724 = (v1722.Value != "")
+				v1691 = (v1689.Value != "")
 			}
-			if e1725 == nil && !v1724 {
-				v1706, e1707 = false, nil
+			if e1692 == nil && !v1691 {
+				v1673, e1674 = false, nil
 			} else {
-				if e1707 == nil {
-					e1707 = e1725
+				if e1674 == nil {
+					e1674 = e1692
 				}
-				var v1726 *GadgetSpec
-				var e1727 error
+				var v1693 *GadgetSpec
+				var e1694 error
 				if !(true) {
-					e1727 = immutable.NoSuchKey("spec")
+					e1694 = immutable.NoSuchKey("spec")
 				} else {
-					v1726 = &self.Spec
+					v1693 = &self.Spec
 				}
-				var v1728 *Topology
-				var e1729 error
-				if e1727 != nil {
-					e1729 = e1727
-				} else if !(v1726.Topology != nil) {
-					e1729 = immutable.NoSuchKey("topology")
+				var v1695 *Topology
+				var e1696 error
+				if e1694 != nil {
+					e1696 = e1694
+				} else if !(v1693.Topology != nil) {
+					e1696 = immutable.NoSuchKey("topology")
 				} else {
-					if v1726.Topology == nil {
-						e1729 = immutable.ErrNull
+					if v1693.Topology == nil {
+						e1696 = immutable.ErrNull
 					} else {
-						v1728 = v1726.Topology
+						v1695 = v1693.Topology
 					}
 				}
-				var v1730 *Inner
-				var e1731 error
-				if e1729 != nil {
-					e1731 = e1729
-				} else if !(v1728.Inner != nil) {
-					e1731 = immutable.NoSuchKey("inner")
+				var v1697 *Inner
+				var e1698 error
+				if e1696 != nil {
+					e1698 = e1696
+				} else if !(v1695.Inner != nil) {
+					e1698 = immutable.NoSuchKey("inner")
 				} else {
-					if v1728.Inner == nil {
-						e1731 = immutable.ErrNull
+					if v1695.Inner == nil {
+						e1698 = immutable.ErrNull
 					} else {
-						v1730 = v1728.Inner
+						v1697 = v1695.Inner
 					}
 				}
-				var v1732 string
-				var e1733 error
-				if e1731 != nil {
-					e1733 = e1731
-				} else if !(v1730.Value != "") {
-					e1733 = immutable.NoSuchKey("value")
+				var v1699 string
+				var e1700 error
+				if e1698 != nil {
+					e1700 = e1698
+				} else if !(v1697.Value != "") {
+					e1700 = immutable.NoSuchKey("value")
 				} else {
-					v1732 = string(v1730.Value)
+					v1699 = string(v1697.Value)
 				}
-				var v1734 bool
-				var e1735 error
-				if e1733 != nil {
-					e1735 = e1733
+				var v1701 bool
+				var e1702 error
+				if e1700 != nil {
+					e1702 = e1700
 				} else {
-					v1734 = strings.HasPrefix(v1732, "a")
+					v1701 = strings.HasPrefix(v1699, "a")
 				}
-				if e1735 == nil && !v1734 {
-					v1706, e1707 = false, nil
+				if e1702 == nil && !v1701 {
+					v1673, e1674 = false, nil
 				} else {
-					if e1707 == nil {
-						e1707 = e1735
+					if e1674 == nil {
+						e1674 = e1702
 					}
-					if e1707 == nil {
-						v1706 = true
+					if e1674 == nil {
+						v1673 = true
 					}
 				}
 			}
 		}
 	}
-	return v1706, e1707
+	return v1673, e1674
 }
 
 func whenOwnGuardedC63(w *immutable.Walk, in, old *Guarded) {
@@ -11135,8 +11070,8 @@ func whenOwnGuardedC63(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C63 != nil && !immutable.SameKeys(in.C63, old.C63) {
 			if w.Violation() {
-				for _, c1740 := range immutable.MapKeyChanges(in.C63, old.C63) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c63", immutable.QuoteKey(string(c1740.Key)), c1740.Added))
+				for _, c1707 := range immutable.MapKeyChanges(in.C63, old.C63) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c63", immutable.QuoteKey(string(c1707.Key)), c1707.Added))
 				}
 			}
 			if w.Done() {
@@ -11155,21 +11090,21 @@ func whenOwnGuardedC63(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC64 is the condition of spec.guarded.c64: has(oldSelf.spec.queue)
 func whenCondGadgetC64(self, oldSelf *Gadget) (bool, error) {
-	var v1741 *GadgetSpec
-	var e1742 error
+	var v1708 *GadgetSpec
+	var e1709 error
 	if !(true) {
-		e1742 = immutable.NoSuchKey("spec")
+		e1709 = immutable.NoSuchKey("spec")
 	} else {
-		v1741 = &oldSelf.Spec
+		v1708 = &oldSelf.Spec
 	}
-	var v1743 bool
-	var e1744 error
-	if e1742 != nil {
-		e1744 = e1742
+	var v1710 bool
+	var e1711 error
+	if e1709 != nil {
+		e1711 = e1709
 	} else {
-		v1743 = (v1741.Queue != "")
+		v1710 = (v1708.Queue != "")
 	}
-	return v1743, e1744
+	return v1710, e1711
 }
 
 func whenOwnGuardedC64(w *immutable.Walk, in, old *Guarded) {
@@ -11194,21 +11129,21 @@ func whenOwnGuardedC64(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC65 is the condition of spec.guarded.c65: has(oldSelf.spec.queue)
 func whenCondGadgetC65(self, oldSelf *Gadget) (bool, error) {
-	var v1749 *GadgetSpec
-	var e1750 error
+	var v1716 *GadgetSpec
+	var e1717 error
 	if !(true) {
-		e1750 = immutable.NoSuchKey("spec")
+		e1717 = immutable.NoSuchKey("spec")
 	} else {
-		v1749 = &oldSelf.Spec
+		v1716 = &oldSelf.Spec
 	}
-	var v1751 bool
-	var e1752 error
-	if e1750 != nil {
-		e1752 = e1750
+	var v1718 bool
+	var e1719 error
+	if e1717 != nil {
+		e1719 = e1717
 	} else {
-		v1751 = (v1749.Queue != "")
+		v1718 = (v1716.Queue != "")
 	}
-	return v1751, e1752
+	return v1718, e1719
 }
 
 func whenOwnGuardedC65(w *immutable.Walk, in, old *Guarded) {
@@ -11233,62 +11168,62 @@ func whenOwnGuardedC65(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC66 is the condition of spec.guarded.c66: self.spec.mode.size() > self.spec.mode.size()
 func whenCondGadgetC66(self, oldSelf *Gadget) (bool, error) {
-	var v1757 *GadgetSpec
-	var e1758 error
+	var v1724 *GadgetSpec
+	var e1725 error
 	if !(true) {
-		e1758 = immutable.NoSuchKey("spec")
+		e1725 = immutable.NoSuchKey("spec")
 	} else {
-		v1757 = &self.Spec
+		v1724 = &self.Spec
 	}
-	var v1759 string
-	var e1760 error
-	if e1758 != nil {
-		e1760 = e1758
-	} else if !(v1757.Mode != "") {
-		e1760 = immutable.NoSuchKey("mode")
+	var v1726 string
+	var e1727 error
+	if e1725 != nil {
+		e1727 = e1725
+	} else if !(v1724.Mode != "") {
+		e1727 = immutable.NoSuchKey("mode")
 	} else {
-		v1759 = string(v1757.Mode)
+		v1726 = string(v1724.Mode)
 	}
-	var v1761 int64
-	var e1762 error
-	if e1760 != nil {
-		e1762 = e1760
+	var v1728 int64
+	var e1729 error
+	if e1727 != nil {
+		e1729 = e1727
 	} else {
-		v1761 = immutable.RuneCount(v1759)
+		v1728 = immutable.RuneCount(v1726)
 	}
-	var v1763 *GadgetSpec
-	var e1764 error
+	var v1730 *GadgetSpec
+	var e1731 error
 	if !(true) {
-		e1764 = immutable.NoSuchKey("spec")
+		e1731 = immutable.NoSuchKey("spec")
 	} else {
-		v1763 = &self.Spec
+		v1730 = &self.Spec
 	}
-	var v1765 string
-	var e1766 error
-	if e1764 != nil {
-		e1766 = e1764
-	} else if !(v1763.Mode != "") {
-		e1766 = immutable.NoSuchKey("mode")
+	var v1732 string
+	var e1733 error
+	if e1731 != nil {
+		e1733 = e1731
+	} else if !(v1730.Mode != "") {
+		e1733 = immutable.NoSuchKey("mode")
 	} else {
-		v1765 = string(v1763.Mode)
+		v1732 = string(v1730.Mode)
 	}
-	var v1767 int64
-	var e1768 error
-	if e1766 != nil {
-		e1768 = e1766
+	var v1734 int64
+	var e1735 error
+	if e1733 != nil {
+		e1735 = e1733
 	} else {
-		v1767 = immutable.RuneCount(v1765)
+		v1734 = immutable.RuneCount(v1732)
 	}
-	var v1769 bool
-	var e1770 error
-	if e1762 != nil {
-		e1770 = e1762
-	} else if e1768 != nil {
-		e1770 = e1768
+	var v1736 bool
+	var e1737 error
+	if e1729 != nil {
+		e1737 = e1729
+	} else if e1735 != nil {
+		e1737 = e1735
 	} else {
-		v1769 = v1761 > v1767
+		v1736 = v1728 > v1734
 	}
-	return v1769, e1770
+	return v1736, e1737
 }
 
 func whenOwnGuardedC66(w *immutable.Walk, in, old *Guarded) {
@@ -11313,75 +11248,73 @@ func whenOwnGuardedC66(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC67 is the condition of spec.guarded.c67: has(self.spec.tags) && 'c' in self.spec.tags
 func whenCondGadgetC67(self, oldSelf *Gadget) (bool, error) {
-	var v1775 bool
-	var e1776 error
-	var v1777 *GadgetSpec
-	var e1778 error
+	var v1742 bool
+	var e1743 error
+	var v1744 *GadgetSpec
+	var e1745 error
 	if !(true) {
-		e1778 = immutable.NoSuchKey("spec")
+		e1745 = immutable.NoSuchKey("spec")
 	} else {
-		v1777 = &self.Spec
+		v1744 = &self.Spec
 	}
-	var v1779 bool
-	var e1780 error
-	if e1778 != nil {
-		e1780 = e1778
+	var v1746 bool
+	var e1747 error
+	if e1745 != nil {
+		e1747 = e1745
 	} else {
-		v1779 = (len(v1777.Tags) != 0)
+		v1746 = (len(v1744.Tags) != 0)
 	}
-	if e1780 == nil && !v1779 {
-		v1775, e1776 = false, nil
+	if e1747 == nil && !v1746 {
+		v1742, e1743 = false, nil
 	} else {
-		e1776 = e1780
-		var v1781 *GadgetSpec
-		var e1782 error
+		e1743 = e1747
+		var v1748 *GadgetSpec
+		var e1749 error
 		if !(true) {
-			e1782 = immutable.NoSuchKey("spec")
+			e1749 = immutable.NoSuchKey("spec")
 		} else {
-			v1781 = &self.Spec
+			v1748 = &self.Spec
 		}
-		var v1783 []string
-		var e1784 error
-		if e1782 != nil {
-			e1784 = e1782
-		} else if !(len(v1781.Tags) != 0) {
-			e1784 = immutable.NoSuchKey("tags")
+		var v1750 []string
+		var e1751 error
+		if e1749 != nil {
+			e1751 = e1749
+		} else if !(len(v1748.Tags) != 0) {
+			e1751 = immutable.NoSuchKey("tags")
 		} else {
-			if v1781.Tags == nil {
-				e1784 = immutable.ErrNull
+			if v1748.Tags == nil {
+				e1751 = immutable.ErrNull
 			} else {
-				v1783 = v1781.Tags
+				v1750 = v1748.Tags
 			}
 		}
-		var v1785 bool
-		var e1786 error
-		if e1784 != nil {
-			e1786 = e1784
+		var v1752 bool
+		var e1753 error
+		if e1751 != nil {
+			e1753 = e1751
 		} else {
-			v1785 = false
-			for i1787 := range v1783 {
-				var v1788 string
-				var e1789 error
-				v1788 = string(v1783[i1787])
-				_ = e1789
-				if v1788 == "c" {
-					v1785, e1786 = true, nil
+			v1752 = false
+			for i1754 := range v1750 {
+				var v1755 string
+				v1755 = string(v1750[i1754])
+				if v1755 == "c" {
+					v1752 = true
 					break
 				}
 			}
 		}
-		if e1786 == nil && !v1785 {
-			v1775, e1776 = false, nil
+		if e1753 == nil && !v1752 {
+			v1742, e1743 = false, nil
 		} else {
-			if e1776 == nil {
-				e1776 = e1786
+			if e1743 == nil {
+				e1743 = e1753
 			}
-			if e1776 == nil {
-				v1775 = true
+			if e1743 == nil {
+				v1742 = true
 			}
 		}
 	}
-	return v1775, e1776
+	return v1742, e1743
 }
 
 func whenOwnGuardedC67(w *immutable.Walk, in, old *Guarded) {
@@ -11406,62 +11339,62 @@ func whenOwnGuardedC67(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC68 is the condition of spec.guarded.c68: size(oldSelf.spec.name) >= size(self.spec.name)
 func whenCondGadgetC68(self, oldSelf *Gadget) (bool, error) {
-	var v1794 *GadgetSpec
-	var e1795 error
+	var v1760 *GadgetSpec
+	var e1761 error
 	if !(true) {
-		e1795 = immutable.NoSuchKey("spec")
+		e1761 = immutable.NoSuchKey("spec")
 	} else {
-		v1794 = &oldSelf.Spec
+		v1760 = &oldSelf.Spec
 	}
-	var v1796 string
-	var e1797 error
-	if e1795 != nil {
-		e1797 = e1795
+	var v1762 string
+	var e1763 error
+	if e1761 != nil {
+		e1763 = e1761
 	} else if !(true) {
-		e1797 = immutable.NoSuchKey("name")
+		e1763 = immutable.NoSuchKey("name")
 	} else {
-		v1796 = string(v1794.Name)
+		v1762 = string(v1760.Name)
 	}
-	var v1798 int64
-	var e1799 error
-	if e1797 != nil {
-		e1799 = e1797
+	var v1764 int64
+	var e1765 error
+	if e1763 != nil {
+		e1765 = e1763
 	} else {
-		v1798 = immutable.RuneCount(v1796)
+		v1764 = immutable.RuneCount(v1762)
 	}
-	var v1800 *GadgetSpec
-	var e1801 error
+	var v1766 *GadgetSpec
+	var e1767 error
 	if !(true) {
-		e1801 = immutable.NoSuchKey("spec")
+		e1767 = immutable.NoSuchKey("spec")
 	} else {
-		v1800 = &self.Spec
+		v1766 = &self.Spec
 	}
-	var v1802 string
-	var e1803 error
-	if e1801 != nil {
-		e1803 = e1801
+	var v1768 string
+	var e1769 error
+	if e1767 != nil {
+		e1769 = e1767
 	} else if !(true) {
-		e1803 = immutable.NoSuchKey("name")
+		e1769 = immutable.NoSuchKey("name")
 	} else {
-		v1802 = string(v1800.Name)
+		v1768 = string(v1766.Name)
 	}
-	var v1804 int64
-	var e1805 error
-	if e1803 != nil {
-		e1805 = e1803
+	var v1770 int64
+	var e1771 error
+	if e1769 != nil {
+		e1771 = e1769
 	} else {
-		v1804 = immutable.RuneCount(v1802)
+		v1770 = immutable.RuneCount(v1768)
 	}
-	var v1806 bool
-	var e1807 error
-	if e1799 != nil {
-		e1807 = e1799
-	} else if e1805 != nil {
-		e1807 = e1805
+	var v1772 bool
+	var e1773 error
+	if e1765 != nil {
+		e1773 = e1765
+	} else if e1771 != nil {
+		e1773 = e1771
 	} else {
-		v1806 = v1798 >= v1804
+		v1772 = v1764 >= v1770
 	}
-	return v1806, e1807
+	return v1772, e1773
 }
 
 func whenOwnGuardedC68(w *immutable.Walk, in, old *Guarded) {
@@ -11475,8 +11408,8 @@ func whenOwnGuardedC68(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C68 != nil && !immutable.SameKeys(in.C68, old.C68) {
 			if w.Violation() {
-				for _, c1812 := range immutable.MapKeyChanges(in.C68, old.C68) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c68", immutable.QuoteKey(string(c1812.Key)), c1812.Added))
+				for _, c1778 := range immutable.MapKeyChanges(in.C68, old.C68) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c68", immutable.QuoteKey(string(c1778.Key)), c1778.Added))
 				}
 			}
 			if w.Done() {
@@ -11495,140 +11428,138 @@ func whenOwnGuardedC68(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC69 is the condition of spec.guarded.c69: has(self.spec.labels) && self.spec.labels.all(k, k.startsWith('c') || self.spec.labels[k] == ”)
 func whenCondGadgetC69(self, oldSelf *Gadget) (bool, error) {
-	var v1813 bool
-	var e1814 error
-	var v1815 *GadgetSpec
-	var e1816 error
+	var v1779 bool
+	var e1780 error
+	var v1781 *GadgetSpec
+	var e1782 error
 	if !(true) {
-		e1816 = immutable.NoSuchKey("spec")
+		e1782 = immutable.NoSuchKey("spec")
 	} else {
-		v1815 = &self.Spec
+		v1781 = &self.Spec
 	}
-	var v1817 bool
-	var e1818 error
-	if e1816 != nil {
-		e1818 = e1816
+	var v1783 bool
+	var e1784 error
+	if e1782 != nil {
+		e1784 = e1782
 	} else {
-		v1817 = (len(v1815.Labels) != 0)
+		v1783 = (len(v1781.Labels) != 0)
 	}
-	if e1818 == nil && !v1817 {
-		v1813, e1814 = false, nil
+	if e1784 == nil && !v1783 {
+		v1779, e1780 = false, nil
 	} else {
-		e1814 = e1818
-		var v1819 *GadgetSpec
-		var e1820 error
+		e1780 = e1784
+		var v1785 *GadgetSpec
+		var e1786 error
 		if !(true) {
-			e1820 = immutable.NoSuchKey("spec")
+			e1786 = immutable.NoSuchKey("spec")
 		} else {
-			v1819 = &self.Spec
+			v1785 = &self.Spec
 		}
-		var v1821 map[string]string
-		var e1822 error
-		if e1820 != nil {
-			e1822 = e1820
-		} else if !(len(v1819.Labels) != 0) {
-			e1822 = immutable.NoSuchKey("labels")
+		var v1787 map[string]string
+		var e1788 error
+		if e1786 != nil {
+			e1788 = e1786
+		} else if !(len(v1785.Labels) != 0) {
+			e1788 = immutable.NoSuchKey("labels")
 		} else {
-			if v1819.Labels == nil {
-				e1822 = immutable.ErrNull
+			if v1785.Labels == nil {
+				e1788 = immutable.ErrNull
 			} else {
-				v1821 = v1819.Labels
+				v1787 = v1785.Labels
 			}
 		}
-		var v1823 bool
-		var e1824 error
-		if e1822 != nil {
-			e1824 = e1822
+		var v1789 bool
+		var e1790 error
+		if e1788 != nil {
+			e1790 = e1788
 		} else {
 			found := false
-			for k1825 := range v1821 {
-				_ = k1825
-				var v1826 bool
-				var e1827 error
-				var v1828 bool
-				var e1829 error
+			for k1791 := range v1787 {
+				_ = k1791
+				var v1792 bool
+				var e1793 error
+				var v1794 bool
 				{
-					v1828 = strings.HasPrefix(string(k1825), "c")
+					v1794 = strings.HasPrefix(string(k1791), "c")
 				}
-				if e1829 == nil && v1828 {
-					v1826, e1827 = true, nil
+				if v1794 {
+					v1792, e1793 = true, nil
 				} else {
-					e1827 = e1829
-					var v1830 *GadgetSpec
-					var e1831 error
+					var v1795 *GadgetSpec
+					var e1796 error
 					if !(true) {
-						e1831 = immutable.NoSuchKey("spec")
+						e1796 = immutable.NoSuchKey("spec")
 					} else {
-						v1830 = &self.Spec
+						v1795 = &self.Spec
 					}
-					var v1832 map[string]string
-					var e1833 error
-					if e1831 != nil {
-						e1833 = e1831
-					} else if !(len(v1830.Labels) != 0) {
-						e1833 = immutable.NoSuchKey("labels")
+					var v1797 map[string]string
+					var e1798 error
+					if e1796 != nil {
+						e1798 = e1796
+					} else if !(len(v1795.Labels) != 0) {
+						e1798 = immutable.NoSuchKey("labels")
 					} else {
-						if v1830.Labels == nil {
-							e1833 = immutable.ErrNull
+						if v1795.Labels == nil {
+							e1798 = immutable.ErrNull
 						} else {
-							v1832 = v1830.Labels
+							v1797 = v1795.Labels
 						}
 					}
-					var v1834 string
-					var e1835 error
-					if e1833 != nil {
-						e1835 = e1833
+					var v1799 string
+					var e1800 error
+					if e1798 != nil {
+						e1800 = e1798
 					} else {
-						if mv1836, ok := v1832[string(string(k1825))]; !ok {
-							e1835 = immutable.NoSuchKey(string(k1825))
+						if mv1801, ok := v1797[string(string(k1791))]; !ok {
+							e1800 = immutable.NoSuchKey(string(k1791))
 						} else {
-							v1834 = string(mv1836)
+							v1799 = string(mv1801)
 						}
 					}
-					var v1837 bool
-					var e1838 error
-					if e1835 != nil {
-						e1838 = e1835
+					var v1802 bool
+					var e1803 error
+					if e1800 != nil {
+						e1803 = e1800
 					} else {
-						v1837 = v1834 == ""
+						v1802 = v1799 == ""
 					}
-					if e1838 == nil && v1837 {
-						v1826, e1827 = true, nil
+					if e1803 == nil && v1802 {
+						v1792, e1793 = true, nil
 					} else {
-						if e1827 == nil {
-							e1827 = e1838
+						if e1793 == nil {
+							e1793 = e1803
 						}
-						if e1827 == nil {
-							v1826 = false
+						if e1793 == nil {
+							v1792 = false
 						}
 					}
 				}
-				if e1827 == nil && !v1826 {
+				if e1793 == nil && !v1792 {
 					found = true
 					break
 				}
-				if e1827 != nil && e1824 == nil {
-					e1824 = e1827
+				if e1793 != nil && e1790 == nil {
+					e1790 = e1793
 				}
 			}
 			if found {
-				v1823, e1824 = false, nil
-			} else if e1824 == nil {
-				v1823 = true
+				v1789, e1790 = false, nil
+			} else if e1790 == nil {
+				v1789 = true
 			}
 		}
-		if e1824 == nil && !v1823 {
-			v1813, e1814 = false, nil
+		if e1790 == nil && !v1789 {
+			v1779, e1780 = false, nil
 		} else {
-			if e1814 == nil {
-				e1814 = e1824
+			if e1780 == nil {
+				e1780 = e1790
 			}
-			if e1814 == nil {
-				v1813 = true
+			if e1780 == nil {
+				v1779 = true
 			}
 		}
 	}
-	return v1813, e1814
+	return v1779, e1780
 }
 
 func whenOwnGuardedC69(w *immutable.Walk, in, old *Guarded) {
@@ -11653,97 +11584,97 @@ func whenOwnGuardedC69(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC7 is the condition of spec.guarded.c7: has(oldSelf.spec.items) && size(oldSelf.spec.items) <= size(oldSelf.spec.name)
 func whenCondGadgetC7(self, oldSelf *Gadget) (bool, error) {
-	var v1843 bool
-	var e1844 error
-	var v1845 *GadgetSpec
-	var e1846 error
+	var v1808 bool
+	var e1809 error
+	var v1810 *GadgetSpec
+	var e1811 error
 	if !(true) {
-		e1846 = immutable.NoSuchKey("spec")
+		e1811 = immutable.NoSuchKey("spec")
 	} else {
-		v1845 = &oldSelf.Spec
+		v1810 = &oldSelf.Spec
 	}
-	var v1847 bool
-	var e1848 error
-	if e1846 != nil {
-		e1848 = e1846
+	var v1812 bool
+	var e1813 error
+	if e1811 != nil {
+		e1813 = e1811
 	} else {
-		v1847 = (len(v1845.Items) != 0)
+		v1812 = (len(v1810.Items) != 0)
 	}
-	if e1848 == nil && !v1847 {
-		v1843, e1844 = false, nil
+	if e1813 == nil && !v1812 {
+		v1808, e1809 = false, nil
 	} else {
-		e1844 = e1848
-		var v1849 *GadgetSpec
-		var e1850 error
+		e1809 = e1813
+		var v1814 *GadgetSpec
+		var e1815 error
 		if !(true) {
-			e1850 = immutable.NoSuchKey("spec")
+			e1815 = immutable.NoSuchKey("spec")
 		} else {
-			v1849 = &oldSelf.Spec
+			v1814 = &oldSelf.Spec
 		}
-		var v1851 []int64
-		var e1852 error
-		if e1850 != nil {
-			e1852 = e1850
-		} else if !(len(v1849.Items) != 0) {
-			e1852 = immutable.NoSuchKey("items")
+		var v1816 []int64
+		var e1817 error
+		if e1815 != nil {
+			e1817 = e1815
+		} else if !(len(v1814.Items) != 0) {
+			e1817 = immutable.NoSuchKey("items")
 		} else {
-			if v1849.Items == nil {
-				e1852 = immutable.ErrNull
+			if v1814.Items == nil {
+				e1817 = immutable.ErrNull
 			} else {
-				v1851 = v1849.Items
+				v1816 = v1814.Items
 			}
 		}
-		var v1853 int64
-		var e1854 error
-		if e1852 != nil {
-			e1854 = e1852
+		var v1818 int64
+		var e1819 error
+		if e1817 != nil {
+			e1819 = e1817
 		} else {
-			v1853 = int64(len(v1851))
+			v1818 = int64(len(v1816))
 		}
-		var v1855 *GadgetSpec
-		var e1856 error
+		var v1820 *GadgetSpec
+		var e1821 error
 		if !(true) {
-			e1856 = immutable.NoSuchKey("spec")
+			e1821 = immutable.NoSuchKey("spec")
 		} else {
-			v1855 = &oldSelf.Spec
+			v1820 = &oldSelf.Spec
 		}
-		var v1857 string
-		var e1858 error
-		if e1856 != nil {
-			e1858 = e1856
+		var v1822 string
+		var e1823 error
+		if e1821 != nil {
+			e1823 = e1821
 		} else if !(true) {
-			e1858 = immutable.NoSuchKey("name")
+			e1823 = immutable.NoSuchKey("name")
 		} else {
-			v1857 = string(v1855.Name)
+			v1822 = string(v1820.Name)
 		}
-		var v1859 int64
-		var e1860 error
-		if e1858 != nil {
-			e1860 = e1858
+		var v1824 int64
+		var e1825 error
+		if e1823 != nil {
+			e1825 = e1823
 		} else {
-			v1859 = immutable.RuneCount(v1857)
+			v1824 = immutable.RuneCount(v1822)
 		}
-		var v1861 bool
-		var e1862 error
-		if e1854 != nil {
-			e1862 = e1854
-		} else if e1860 != nil {
-			e1862 = e1860
+		var v1826 bool
+		var e1827 error
+		if e1819 != nil {
+			e1827 = e1819
+		} else if e1825 != nil {
+			e1827 = e1825
 		} else {
-			v1861 = v1853 <= v1859
+			v1826 = v1818 <= v1824
 		}
-		if e1862 == nil && !v1861 {
-			v1843, e1844 = false, nil
+		if e1827 == nil && !v1826 {
+			v1808, e1809 = false, nil
 		} else {
-			if e1844 == nil {
-				e1844 = e1862
+			if e1809 == nil {
+				e1809 = e1827
 			}
-			if e1844 == nil {
-				v1843 = true
+			if e1809 == nil {
+				v1808 = true
 			}
 		}
 	}
-	return v1843, e1844
+	return v1808, e1809
 }
 
 func whenOwnGuardedC7(w *immutable.Walk, in, old *Guarded) {
@@ -11768,74 +11699,74 @@ func whenOwnGuardedC7(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC70 is the condition of spec.guarded.c70: has(oldSelf.spec.items) && oldSelf.spec.items[0] <= 2
 func whenCondGadgetC70(self, oldSelf *Gadget) (bool, error) {
-	var v1867 bool
-	var e1868 error
-	var v1869 *GadgetSpec
-	var e1870 error
+	var v1832 bool
+	var e1833 error
+	var v1834 *GadgetSpec
+	var e1835 error
 	if !(true) {
-		e1870 = immutable.NoSuchKey("spec")
+		e1835 = immutable.NoSuchKey("spec")
 	} else {
-		v1869 = &oldSelf.Spec
+		v1834 = &oldSelf.Spec
 	}
-	var v1871 bool
-	var e1872 error
-	if e1870 != nil {
-		e1872 = e1870
+	var v1836 bool
+	var e1837 error
+	if e1835 != nil {
+		e1837 = e1835
 	} else {
-		v1871 = (len(v1869.Items) != 0)
+		v1836 = (len(v1834.Items) != 0)
 	}
-	if e1872 == nil && !v1871 {
-		v1867, e1868 = false, nil
+	if e1837 == nil && !v1836 {
+		v1832, e1833 = false, nil
 	} else {
-		e1868 = e1872
-		var v1873 *GadgetSpec
-		var e1874 error
+		e1833 = e1837
+		var v1838 *GadgetSpec
+		var e1839 error
 		if !(true) {
-			e1874 = immutable.NoSuchKey("spec")
+			e1839 = immutable.NoSuchKey("spec")
 		} else {
-			v1873 = &oldSelf.Spec
+			v1838 = &oldSelf.Spec
 		}
-		var v1875 []int64
-		var e1876 error
-		if e1874 != nil {
-			e1876 = e1874
-		} else if !(len(v1873.Items) != 0) {
-			e1876 = immutable.NoSuchKey("items")
+		var v1840 []int64
+		var e1841 error
+		if e1839 != nil {
+			e1841 = e1839
+		} else if !(len(v1838.Items) != 0) {
+			e1841 = immutable.NoSuchKey("items")
 		} else {
-			if v1873.Items == nil {
-				e1876 = immutable.ErrNull
+			if v1838.Items == nil {
+				e1841 = immutable.ErrNull
 			} else {
-				v1875 = v1873.Items
+				v1840 = v1838.Items
 			}
 		}
-		var v1877 int64
-		var e1878 error
-		if e1876 != nil {
-			e1878 = e1876
-		} else if int64(0) < 0 || int64(0) >= int64(len(v1875)) {
-			e1878 = immutable.IndexOutOfBounds(int64(0))
+		var v1842 int64
+		var e1843 error
+		if e1841 != nil {
+			e1843 = e1841
+		} else if int64(0) < 0 || int64(0) >= int64(len(v1840)) {
+			e1843 = immutable.IndexOutOfBounds(int64(0))
 		} else {
-			v1877 = int64(v1875[int64(0)])
+			v1842 = int64(v1840[int64(0)])
 		}
-		var v1879 bool
-		var e1880 error
-		if e1878 != nil {
-			e1880 = e1878
+		var v1844 bool
+		var e1845 error
+		if e1843 != nil {
+			e1845 = e1843
 		} else {
-			v1879 = v1877 <= int64(2)
+			v1844 = v1842 <= int64(2)
 		}
-		if e1880 == nil && !v1879 {
-			v1867, e1868 = false, nil
+		if e1845 == nil && !v1844 {
+			v1832, e1833 = false, nil
 		} else {
-			if e1868 == nil {
-				e1868 = e1880
+			if e1833 == nil {
+				e1833 = e1845
 			}
-			if e1868 == nil {
-				v1867 = true
+			if e1833 == nil {
+				v1832 = true
 			}
 		}
 	}
-	return v1867, e1868
+	return v1832, e1833
 }
 
 func whenOwnGuardedC70(w *immutable.Walk, in, old *Guarded) {
@@ -11860,95 +11791,87 @@ func whenOwnGuardedC70(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC71 is the condition of spec.guarded.c71: has(oldSelf.spec.tags) && oldSelf.spec.tags.exists(t, t.size() < -1)
 func whenCondGadgetC71(self, oldSelf *Gadget) (bool, error) {
-	var v1885 bool
-	var e1886 error
-	var v1887 *GadgetSpec
-	var e1888 error
+	var v1850 bool
+	var e1851 error
+	var v1852 *GadgetSpec
+	var e1853 error
 	if !(true) {
-		e1888 = immutable.NoSuchKey("spec")
+		e1853 = immutable.NoSuchKey("spec")
 	} else {
-		v1887 = &oldSelf.Spec
+		v1852 = &oldSelf.Spec
 	}
-	var v1889 bool
-	var e1890 error
-	if e1888 != nil {
-		e1890 = e1888
+	var v1854 bool
+	var e1855 error
+	if e1853 != nil {
+		e1855 = e1853
 	} else {
-		v1889 = (len(v1887.Tags) != 0)
+		v1854 = (len(v1852.Tags) != 0)
 	}
-	if e1890 == nil && !v1889 {
-		v1885, e1886 = false, nil
+	if e1855 == nil && !v1854 {
+		v1850, e1851 = false, nil
 	} else {
-		e1886 = e1890
-		var v1891 *GadgetSpec
-		var e1892 error
+		e1851 = e1855
+		var v1856 *GadgetSpec
+		var e1857 error
 		if !(true) {
-			e1892 = immutable.NoSuchKey("spec")
+			e1857 = immutable.NoSuchKey("spec")
 		} else {
-			v1891 = &oldSelf.Spec
+			v1856 = &oldSelf.Spec
 		}
-		var v1893 []string
-		var e1894 error
-		if e1892 != nil {
-			e1894 = e1892
-		} else if !(len(v1891.Tags) != 0) {
-			e1894 = immutable.NoSuchKey("tags")
+		var v1858 []string
+		var e1859 error
+		if e1857 != nil {
+			e1859 = e1857
+		} else if !(len(v1856.Tags) != 0) {
+			e1859 = immutable.NoSuchKey("tags")
 		} else {
-			if v1891.Tags == nil {
-				e1894 = immutable.ErrNull
+			if v1856.Tags == nil {
+				e1859 = immutable.ErrNull
 			} else {
-				v1893 = v1891.Tags
+				v1858 = v1856.Tags
 			}
 		}
-		var v1895 bool
-		var e1896 error
-		if e1894 != nil {
-			e1896 = e1894
+		var v1860 bool
+		var e1861 error
+		if e1859 != nil {
+			e1861 = e1859
 		} else {
 			found := false
-			for i1897 := range v1893 {
-				var v1898 string
-				var e1899 error
-				v1898 = string(v1893[i1897])
-				_, _ = v1898, e1899
-				var v1900 int64
-				var e1901 error
+			for i1862 := range v1858 {
+				var v1863 string
+				v1863 = string(v1858[i1862])
+				_ = v1863
+				var v1864 int64
 				{
-					v1900 = immutable.RuneCount(v1898)
+					v1864 = immutable.RuneCount(v1863)
 				}
-				var v1902 bool
-				var e1903 error
-				if e1901 != nil {
-					e1903 = e1901
-				} else {
-					v1902 = v1900 < int64(-1)
+				var v1865 bool
+				{
+					v1865 = v1864 < int64(-1)
 				}
-				if e1903 == nil && v1902 {
+				if v1865 {
 					found = true
 					break
 				}
-				if e1903 != nil && e1896 == nil {
-					e1896 = e1903
-				}
 			}
 			if found {
-				v1895, e1896 = true, nil
-			} else if e1896 == nil {
-				v1895 = false
+				v1860, e1861 = true, nil
+			} else if e1861 == nil {
+				v1860 = false
 			}
 		}
-		if e1896 == nil && !v1895 {
-			v1885, e1886 = false, nil
+		if e1861 == nil && !v1860 {
+			v1850, e1851 = false, nil
 		} else {
-			if e1886 == nil {
-				e1886 = e1896
+			if e1851 == nil {
+				e1851 = e1861
 			}
-			if e1886 == nil {
-				v1885 = true
+			if e1851 == nil {
+				v1850 = true
 			}
 		}
 	}
-	return v1885, e1886
+	return v1850, e1851
 }
 
 func whenOwnGuardedC71(w *immutable.Walk, in, old *Guarded) {
@@ -11973,152 +11896,152 @@ func whenOwnGuardedC71(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC72 is the condition of spec.guarded.c72: has(oldSelf.spec.labels) && ((has(self.spec.labels) && self.spec.labels['ab'] == 'ab') ? 2 : -1) > size(oldSelf.spec.labels)
 func whenCondGadgetC72(self, oldSelf *Gadget) (bool, error) {
-	var v1908 bool
-	var e1909 error
-	var v1910 *GadgetSpec
-	var e1911 error
+	var v1870 bool
+	var e1871 error
+	var v1872 *GadgetSpec
+	var e1873 error
 	if !(true) {
-		e1911 = immutable.NoSuchKey("spec")
+		e1873 = immutable.NoSuchKey("spec")
 	} else {
-		v1910 = &oldSelf.Spec
+		v1872 = &oldSelf.Spec
 	}
-	var v1912 bool
-	var e1913 error
-	if e1911 != nil {
-		e1913 = e1911
+	var v1874 bool
+	var e1875 error
+	if e1873 != nil {
+		e1875 = e1873
 	} else {
-		v1912 = (len(v1910.Labels) != 0)
+		v1874 = (len(v1872.Labels) != 0)
 	}
-	if e1913 == nil && !v1912 {
-		v1908, e1909 = false, nil
+	if e1875 == nil && !v1874 {
+		v1870, e1871 = false, nil
 	} else {
-		e1909 = e1913
-		var v1914 bool
-		var e1915 error
-		var v1916 *GadgetSpec
-		var e1917 error
+		e1871 = e1875
+		var v1876 bool
+		var e1877 error
+		var v1878 *GadgetSpec
+		var e1879 error
 		if !(true) {
-			e1917 = immutable.NoSuchKey("spec")
+			e1879 = immutable.NoSuchKey("spec")
 		} else {
-			v1916 = &self.Spec
+			v1878 = &self.Spec
 		}
-		var v1918 bool
-		var e1919 error
-		if e1917 != nil {
-			e1919 = e1917
+		var v1880 bool
+		var e1881 error
+		if e1879 != nil {
+			e1881 = e1879
 		} else {
-			v1918 = (len(v1916.Labels) != 0)
+			v1880 = (len(v1878.Labels) != 0)
 		}
-		if e1919 == nil && !v1918 {
-			v1914, e1915 = false, nil
+		if e1881 == nil && !v1880 {
+			v1876, e1877 = false, nil
 		} else {
-			e1915 = e1919
-			var v1920 *GadgetSpec
-			var e1921 error
+			e1877 = e1881
+			var v1882 *GadgetSpec
+			var e1883 error
 			if !(true) {
-				e1921 = immutable.NoSuchKey("spec")
+				e1883 = immutable.NoSuchKey("spec")
 			} else {
-				v1920 = &self.Spec
+				v1882 = &self.Spec
 			}
-			var v1922 map[string]string
-			var e1923 error
-			if e1921 != nil {
-				e1923 = e1921
-			} else if !(len(v1920.Labels) != 0) {
-				e1923 = immutable.NoSuchKey("labels")
+			var v1884 map[string]string
+			var e1885 error
+			if e1883 != nil {
+				e1885 = e1883
+			} else if !(len(v1882.Labels) != 0) {
+				e1885 = immutable.NoSuchKey("labels")
 			} else {
-				if v1920.Labels == nil {
-					e1923 = immutable.ErrNull
+				if v1882.Labels == nil {
+					e1885 = immutable.ErrNull
 				} else {
-					v1922 = v1920.Labels
+					v1884 = v1882.Labels
 				}
 			}
-			var v1924 string
-			var e1925 error
-			if e1923 != nil {
-				e1925 = e1923
+			var v1886 string
+			var e1887 error
+			if e1885 != nil {
+				e1887 = e1885
 			} else {
-				if mv1926, ok := v1922[string("ab")]; !ok {
-					e1925 = immutable.NoSuchKey("ab")
+				if mv1888, ok := v1884[string("ab")]; !ok {
+					e1887 = immutable.NoSuchKey("ab")
 				} else {
-					v1924 = string(mv1926)
+					v1886 = string(mv1888)
 				}
 			}
-			var v1927 bool
-			var e1928 error
-			if e1925 != nil {
-				e1928 = e1925
+			var v1889 bool
+			var e1890 error
+			if e1887 != nil {
+				e1890 = e1887
 			} else {
-				v1927 = v1924 == "ab"
+				v1889 = v1886 == "ab"
 			}
-			if e1928 == nil && !v1927 {
-				v1914, e1915 = false, nil
+			if e1890 == nil && !v1889 {
+				v1876, e1877 = false, nil
 			} else {
-				if e1915 == nil {
-					e1915 = e1928
+				if e1877 == nil {
+					e1877 = e1890
 				}
-				if e1915 == nil {
-					v1914 = true
+				if e1877 == nil {
+					v1876 = true
 				}
 			}
 		}
-		var v1929 int64
-		var e1930 error
-		if e1915 != nil {
-			e1930 = e1915
-		} else if v1914 {
-			v1929, e1930 = int64(2), nil
+		var v1891 int64
+		var e1892 error
+		if e1877 != nil {
+			e1892 = e1877
+		} else if v1876 {
+			v1891, e1892 = int64(2), nil
 		} else {
-			v1929, e1930 = int64(-1), nil
+			v1891, e1892 = int64(-1), nil
 		}
-		var v1931 *GadgetSpec
-		var e1932 error
+		var v1893 *GadgetSpec
+		var e1894 error
 		if !(true) {
-			e1932 = immutable.NoSuchKey("spec")
+			e1894 = immutable.NoSuchKey("spec")
 		} else {
-			v1931 = &oldSelf.Spec
+			v1893 = &oldSelf.Spec
 		}
-		var v1933 map[string]string
-		var e1934 error
-		if e1932 != nil {
-			e1934 = e1932
-		} else if !(len(v1931.Labels) != 0) {
-			e1934 = immutable.NoSuchKey("labels")
+		var v1895 map[string]string
+		var e1896 error
+		if e1894 != nil {
+			e1896 = e1894
+		} else if !(len(v1893.Labels) != 0) {
+			e1896 = immutable.NoSuchKey("labels")
 		} else {
-			if v1931.Labels == nil {
-				e1934 = immutable.ErrNull
+			if v1893.Labels == nil {
+				e1896 = immutable.ErrNull
 			} else {
-				v1933 = v1931.Labels
+				v1895 = v1893.Labels
 			}
 		}
-		var v1935 int64
-		var e1936 error
-		if e1934 != nil {
-			e1936 = e1934
+		var v1897 int64
+		var e1898 error
+		if e1896 != nil {
+			e1898 = e1896
 		} else {
-			v1935 = int64(len(v1933))
+			v1897 = int64(len(v1895))
 		}
-		var v1937 bool
-		var e1938 error
-		if e1930 != nil {
-			e1938 = e1930
-		} else if e1936 != nil {
-			e1938 = e1936
+		var v1899 bool
+		var e1900 error
+		if e1892 != nil {
+			e1900 = e1892
+		} else if e1898 != nil {
+			e1900 = e1898
 		} else {
-			v1937 = v1929 > v1935
+			v1899 = v1891 > v1897
 		}
-		if e1938 == nil && !v1937 {
-			v1908, e1909 = false, nil
+		if e1900 == nil && !v1899 {
+			v1870, e1871 = false, nil
 		} else {
-			if e1909 == nil {
-				e1909 = e1938
+			if e1871 == nil {
+				e1871 = e1900
 			}
-			if e1909 == nil {
-				v1908 = true
+			if e1871 == nil {
+				v1870 = true
 			}
 		}
 	}
-	return v1908, e1909
+	return v1870, e1871
 }
 
 func whenOwnGuardedC72(w *immutable.Walk, in, old *Guarded) {
@@ -12143,74 +12066,74 @@ func whenOwnGuardedC72(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC73 is the condition of spec.guarded.c73: has(oldSelf.spec.items) && oldSelf.spec.items[0] < 0
 func whenCondGadgetC73(self, oldSelf *Gadget) (bool, error) {
-	var v1943 bool
-	var e1944 error
-	var v1945 *GadgetSpec
-	var e1946 error
+	var v1905 bool
+	var e1906 error
+	var v1907 *GadgetSpec
+	var e1908 error
 	if !(true) {
-		e1946 = immutable.NoSuchKey("spec")
+		e1908 = immutable.NoSuchKey("spec")
 	} else {
-		v1945 = &oldSelf.Spec
+		v1907 = &oldSelf.Spec
 	}
-	var v1947 bool
-	var e1948 error
-	if e1946 != nil {
-		e1948 = e1946
+	var v1909 bool
+	var e1910 error
+	if e1908 != nil {
+		e1910 = e1908
 	} else {
-		v1947 = (len(v1945.Items) != 0)
+		v1909 = (len(v1907.Items) != 0)
 	}
-	if e1948 == nil && !v1947 {
-		v1943, e1944 = false, nil
+	if e1910 == nil && !v1909 {
+		v1905, e1906 = false, nil
 	} else {
-		e1944 = e1948
-		var v1949 *GadgetSpec
-		var e1950 error
+		e1906 = e1910
+		var v1911 *GadgetSpec
+		var e1912 error
 		if !(true) {
-			e1950 = immutable.NoSuchKey("spec")
+			e1912 = immutable.NoSuchKey("spec")
 		} else {
-			v1949 = &oldSelf.Spec
+			v1911 = &oldSelf.Spec
 		}
-		var v1951 []int64
-		var e1952 error
-		if e1950 != nil {
-			e1952 = e1950
-		} else if !(len(v1949.Items) != 0) {
-			e1952 = immutable.NoSuchKey("items")
+		var v1913 []int64
+		var e1914 error
+		if e1912 != nil {
+			e1914 = e1912
+		} else if !(len(v1911.Items) != 0) {
+			e1914 = immutable.NoSuchKey("items")
 		} else {
-			if v1949.Items == nil {
-				e1952 = immutable.ErrNull
+			if v1911.Items == nil {
+				e1914 = immutable.ErrNull
 			} else {
-				v1951 = v1949.Items
+				v1913 = v1911.Items
 			}
 		}
-		var v1953 int64
-		var e1954 error
-		if e1952 != nil {
-			e1954 = e1952
-		} else if int64(0) < 0 || int64(0) >= int64(len(v1951)) {
-			e1954 = immutable.IndexOutOfBounds(int64(0))
+		var v1915 int64
+		var e1916 error
+		if e1914 != nil {
+			e1916 = e1914
+		} else if int64(0) < 0 || int64(0) >= int64(len(v1913)) {
+			e1916 = immutable.IndexOutOfBounds(int64(0))
 		} else {
-			v1953 = int64(v1951[int64(0)])
+			v1915 = int64(v1913[int64(0)])
 		}
-		var v1955 bool
-		var e1956 error
-		if e1954 != nil {
-			e1956 = e1954
+		var v1917 bool
+		var e1918 error
+		if e1916 != nil {
+			e1918 = e1916
 		} else {
-			v1955 = v1953 < int64(0)
+			v1917 = v1915 < int64(0)
 		}
-		if e1956 == nil && !v1955 {
-			v1943, e1944 = false, nil
+		if e1918 == nil && !v1917 {
+			v1905, e1906 = false, nil
 		} else {
-			if e1944 == nil {
-				e1944 = e1956
+			if e1906 == nil {
+				e1906 = e1918
 			}
-			if e1944 == nil {
-				v1943 = true
+			if e1906 == nil {
+				v1905 = true
 			}
 		}
 	}
-	return v1943, e1944
+	return v1905, e1906
 }
 
 func whenOwnGuardedC73(w *immutable.Walk, in, old *Guarded) {
@@ -12224,8 +12147,8 @@ func whenOwnGuardedC73(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C73 != nil && !immutable.SameKeys(in.C73, old.C73) {
 			if w.Violation() {
-				for _, c1961 := range immutable.MapKeyChanges(in.C73, old.C73) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c73", immutable.QuoteKey(string(c1961.Key)), c1961.Added))
+				for _, c1923 := range immutable.MapKeyChanges(in.C73, old.C73) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c73", immutable.QuoteKey(string(c1923.Key)), c1923.Added))
 				}
 			}
 			if w.Done() {
@@ -12244,134 +12167,130 @@ func whenOwnGuardedC73(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC74 is the condition of spec.guarded.c74: has(self.status) && has(self.status.observed) && has(self.spec.items) && self.status.observed in self.spec.items
 func whenCondGadgetC74(self, oldSelf *Gadget) (bool, error) {
-	var v1962 bool
-	var e1963 error
-	var v1964 bool
-	var e1965 error
+	var v1924 bool
+	var e1925 error
+	var v1926 bool
 	{
-		v1964 = (self.Status != nil)
+		v1926 = (self.Status != nil)
 	}
-	if e1965 == nil && !v1964 {
-		v1962, e1963 = false, nil
+	if !v1926 {
+		v1924, e1925 = false, nil
 	} else {
-		e1963 = e1965
-		var v1966 *GadgetStatus
-		var e1967 error
+		var v1927 *GadgetStatus
+		var e1928 error
 		if !(self.Status != nil) {
-			e1967 = immutable.NoSuchKey("status")
+			e1928 = immutable.NoSuchKey("status")
 		} else {
 			if self.Status == nil {
-				e1967 = immutable.ErrNull
+				e1928 = immutable.ErrNull
 			} else {
-				v1966 = self.Status
+				v1927 = self.Status
 			}
 		}
-		var v1968 bool
-		var e1969 error
-		if e1967 != nil {
-			e1969 = e1967
+		var v1929 bool
+		var e1930 error
+		if e1928 != nil {
+			e1930 = e1928
 		} else {
-			v1968 = (v1966.Observed != 0)
+			v1929 = (v1927.Observed != 0)
 		}
-		if e1969 == nil && !v1968 {
-			v1962, e1963 = false, nil
+		if e1930 == nil && !v1929 {
+			v1924, e1925 = false, nil
 		} else {
-			if e1963 == nil {
-				e1963 = e1969
+			if e1925 == nil {
+				e1925 = e1930
 			}
-			var v1970 *GadgetSpec
-			var e1971 error
+			var v1931 *GadgetSpec
+			var e1932 error
 			if !(true) {
-				e1971 = immutable.NoSuchKey("spec")
+				e1932 = immutable.NoSuchKey("spec")
 			} else {
-				v1970 = &self.Spec
+				v1931 = &self.Spec
 			}
-			var v1972 bool
-			var e1973 error
-			if e1971 != nil {
-				e1973 = e1971
+			var v1933 bool
+			var e1934 error
+			if e1932 != nil {
+				e1934 = e1932
 			} else {
-				v1972 = (len(v1970.Items) != 0)
+				v1933 = (len(v1931.Items) != 0)
 			}
-			if e1973 == nil && !v1972 {
-				v1962, e1963 = false, nil
+			if e1934 == nil && !v1933 {
+				v1924, e1925 = false, nil
 			} else {
-				if e1963 == nil {
-					e1963 = e1973
+				if e1925 == nil {
+					e1925 = e1934
 				}
-				var v1974 *GadgetStatus
-				var e1975 error
+				var v1935 *GadgetStatus
+				var e1936 error
 				if !(self.Status != nil) {
-					e1975 = immutable.NoSuchKey("status")
+					e1936 = immutable.NoSuchKey("status")
 				} else {
 					if self.Status == nil {
-						e1975 = immutable.ErrNull
+						e1936 = immutable.ErrNull
 					} else {
-						v1974 = self.Status
+						v1935 = self.Status
 					}
 				}
-				var v1976 int64
-				var e1977 error
-				if e1975 != nil {
-					e1977 = e1975
-				} else if !(v1974.Observed != 0) {
-					e1977 = immutable.NoSuchKey("observed")
+				var v1937 int64
+				var e1938 error
+				if e1936 != nil {
+					e1938 = e1936
+				} else if !(v1935.Observed != 0) {
+					e1938 = immutable.NoSuchKey("observed")
 				} else {
-					v1976 = int64(v1974.Observed)
+					v1937 = int64(v1935.Observed)
 				}
-				var v1978 *GadgetSpec
-				var e1979 error
+				var v1939 *GadgetSpec
+				var e1940 error
 				if !(true) {
-					e1979 = immutable.NoSuchKey("spec")
+					e1940 = immutable.NoSuchKey("spec")
 				} else {
-					v1978 = &self.Spec
+					v1939 = &self.Spec
 				}
-				var v1980 []int64
-				var e1981 error
-				if e1979 != nil {
-					e1981 = e1979
-				} else if !(len(v1978.Items) != 0) {
-					e1981 = immutable.NoSuchKey("items")
+				var v1941 []int64
+				var e1942 error
+				if e1940 != nil {
+					e1942 = e1940
+				} else if !(len(v1939.Items) != 0) {
+					e1942 = immutable.NoSuchKey("items")
 				} else {
-					if v1978.Items == nil {
-						e1981 = immutable.ErrNull
+					if v1939.Items == nil {
+						e1942 = immutable.ErrNull
 					} else {
-						v1980 = v1978.Items
+						v1941 = v1939.Items
 					}
 				}
-				var v1982 bool
-				var e1983 error
-				if e1977 != nil {
-					e1983 = e1977
-				} else if e1981 != nil {
-					e1983 = e1981
+				var v1943 bool
+				var e1944 error
+				if e1938 != nil {
+					e1944 = e1938
+				} else if e1942 != nil {
+					e1944 = e1942
 				} else {
-					v1982 = false
-					for i1984 := range v1980 {
-						var v1985 int64
-						var e1986 error
-						v1985 = int64(v1980[i1984])
-						_ = e1986
-						if v1985 == v1976 {
-							v1982, e1983 = true, nil
+					v1943 = false
+					for i1945 := range v1941 {
+						var v1946 int64
+						v1946 = int64(v1941[i1945])
+						if v1946 == v1937 {
+							v1943 = true
 							break
 						}
 					}
 				}
-				if e1983 == nil && !v1982 {
-					v1962, e1963 = false, nil
+				if e1944 == nil && !v1943 {
+					v1924, e1925 = false, nil
 				} else {
-					if e1963 == nil {
-						e1963 = e1983
+					if e1925 == nil {
+						e1925 = e1944
 					}
-					if e1963 == nil {
-						v1962 = true
+					if e1925 == nil {
+						v1924 = true
 					}
 				}
 			}
 		}
 	}
-	return v1962, e1963
+	return v1924, e1925
 }
 
 func whenOwnGuardedC74(w *immutable.Walk, in, old *Guarded) {
@@ -12396,183 +12315,178 @@ func whenOwnGuardedC74(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC75 is the condition of spec.guarded.c75: ('c' in ['a', ”]) ? (has(self.spec.note) && has(oldSelf.spec.tags) && self.spec.note in oldSelf.spec.tags) : (has(oldSelf.spec.queue) && 'a'.startsWith(oldSelf.spec.queue))
 func whenCondGadgetC75(self, oldSelf *Gadget) (bool, error) {
-	var v1991 bool
-	var e1992 error
-	l1993 := "c"
+	l1951 := "c"
+	var v1952 bool
 	{
-		v1991 = (l1993 == "a") || (l1993 == "")
+		v1952 = (l1951 == "a") || (l1951 == "")
 	}
-	var v2029 bool
-	var e2030 error
-	if e1992 != nil {
-		e2030 = e1992
-	} else if v1991 {
-		var v1994 bool
-		var e1995 error
-		var v1996 *GadgetSpec
-		var e1997 error
+	var v1987 bool
+	var e1988 error
+	if v1952 {
+		var v1953 bool
+		var e1954 error
+		var v1955 *GadgetSpec
+		var e1956 error
 		if !(true) {
-			e1997 = immutable.NoSuchKey("spec")
+			e1956 = immutable.NoSuchKey("spec")
 		} else {
-			v1996 = &self.Spec
+			v1955 = &self.Spec
 		}
-		var v1998 bool
-		var e1999 error
-		if e1997 != nil {
-			e1999 = e1997
+		var v1957 bool
+		var e1958 error
+		if e1956 != nil {
+			e1958 = e1956
 		} else {
-			v1998 = (v1996.Note != "")
+			v1957 = (v1955.Note != "")
 		}
-		if e1999 == nil && !v1998 {
-			v1994, e1995 = false, nil
+		if e1958 == nil && !v1957 {
+			v1953, e1954 = false, nil
 		} else {
-			e1995 = e1999
-			var v2000 *GadgetSpec
-			var e2001 error
+			e1954 = e1958
+			var v1959 *GadgetSpec
+			var e1960 error
 			if !(true) {
-				e2001 = immutable.NoSuchKey("spec")
+				e1960 = immutable.NoSuchKey("spec")
 			} else {
-				v2000 = &oldSelf.Spec
+				v1959 = &oldSelf.Spec
 			}
-			var v2002 bool
-			var e2003 error
-			if e2001 != nil {
-				e2003 = e2001
+			var v1961 bool
+			var e1962 error
+			if e1960 != nil {
+				e1962 = e1960
 			} else {
-				v2002 = (len(v2000.Tags) != 0)
+				v1961 = (len(v1959.Tags) != 0)
 			}
-			if e2003 == nil && !v2002 {
-				v1994, e1995 = false, nil
+			if e1962 == nil && !v1961 {
+				v1953, e1954 = false, nil
 			} else {
-				if e1995 == nil {
-					e1995 = e2003
+				if e1954 == nil {
+					e1954 = e1962
 				}
-				var v2004 *GadgetSpec
-				var e2005 error
+				var v1963 *GadgetSpec
+				var e1964 error
 				if !(true) {
-					e2005 = immutable.NoSuchKey("spec")
+					e1964 = immutable.NoSuchKey("spec")
 				} else {
-					v2004 = &self.Spec
+					v1963 = &self.Spec
 				}
-				var v2006 string
-				var e2007 error
-				if e2005 != nil {
-					e2007 = e2005
-				} else if !(v2004.Note != "") {
-					e2007 = immutable.NoSuchKey("note")
+				var v1965 string
+				var e1966 error
+				if e1964 != nil {
+					e1966 = e1964
+				} else if !(v1963.Note != "") {
+					e1966 = immutable.NoSuchKey("note")
 				} else {
-					v2006 = string(v2004.Note)
+					v1965 = string(v1963.Note)
 				}
-				var v2008 *GadgetSpec
-				var e2009 error
+				var v1967 *GadgetSpec
+				var e1968 error
 				if !(true) {
-					e2009 = immutable.NoSuchKey("spec")
+					e1968 = immutable.NoSuchKey("spec")
 				} else {
-					v2008 = &oldSelf.Spec
+					v1967 = &oldSelf.Spec
 				}
-				var v2010 []string
-				var e2011 error
-				if e2009 != nil {
-					e2011 = e2009
-				} else if !(len(v2008.Tags) != 0) {
-					e2011 = immutable.NoSuchKey("tags")
+				var v1969 []string
+				var e1970 error
+				if e1968 != nil {
+					e1970 = e1968
+				} else if !(len(v1967.Tags) != 0) {
+					e1970 = immutable.NoSuchKey("tags")
 				} else {
-					if v2008.Tags == nil {
-						e2011 = immutable.ErrNull
+					if v1967.Tags == nil {
+						e1970 = immutable.ErrNull
 					} else {
-						v2010 = v2008.Tags
+						v1969 = v1967.Tags
 					}
 				}
-				var v2012 bool
-				var e2013 error
-				if e2007 != nil {
-					e2013 = e2007
-				} else if e2011 != nil {
-					e2013 = e2011
+				var v1971 bool
+				var e1972 error
+				if e1966 != nil {
+					e1972 = e1966
+				} else if e1970 != nil {
+					e1972 = e1970
 				} else {
-					v2012 = false
-					for i2014 := range v2010 {
-						var v2015 string
-						var e2016 error
-						v2015 = string(v2010[i2014])
-						_ = e2016
-						if v2015 == v2006 {
-							v2012, e2013 = true, nil
+					v1971 = false
+					for i1973 := range v1969 {
+						var v1974 string
+						v1974 = string(v1969[i1973])
+						if v1974 == v1965 {
+							v1971 = true
 							break
 						}
 					}
 				}
-				if e2013 == nil && !v2012 {
-					v1994, e1995 = false, nil
+				if e1972 == nil && !v1971 {
+					v1953, e1954 = false, nil
 				} else {
-					if e1995 == nil {
-						e1995 = e2013
+					if e1954 == nil {
+						e1954 = e1972
 					}
-					if e1995 == nil {
-						v1994 = true
+					if e1954 == nil {
+						v1953 = true
 					}
 				}
 			}
 		}
-		v2029, e2030 = v1994, e1995
+		v1987, e1988 = v1953, e1954
 	} else {
-		var v2017 bool
-		var e2018 error
-		var v2019 *GadgetSpec
-		var e2020 error
+		var v1975 bool
+		var e1976 error
+		var v1977 *GadgetSpec
+		var e1978 error
 		if !(true) {
-			e2020 = immutable.NoSuchKey("spec")
+			e1978 = immutable.NoSuchKey("spec")
 		} else {
-			v2019 = &oldSelf.Spec
+			v1977 = &oldSelf.Spec
 		}
-		var v2021 bool
-		var e2022 error
-		if e2020 != nil {
-			e2022 = e2020
+		var v1979 bool
+		var e1980 error
+		if e1978 != nil {
+			e1980 = e1978
 		} else {
-			v2021 = (v2019.Queue != "")
+			v1979 = (v1977.Queue != "")
 		}
-		if e2022 == nil && !v2021 {
-			v2017, e2018 = false, nil
+		if e1980 == nil && !v1979 {
+			v1975, e1976 = false, nil
 		} else {
-			e2018 = e2022
-			var v2023 *GadgetSpec
-			var e2024 error
+			e1976 = e1980
+			var v1981 *GadgetSpec
+			var e1982 error
 			if !(true) {
-				e2024 = immutable.NoSuchKey("spec")
+				e1982 = immutable.NoSuchKey("spec")
 			} else {
-				v2023 = &oldSelf.Spec
+				v1981 = &oldSelf.Spec
 			}
-			var v2025 string
-			var e2026 error
-			if e2024 != nil {
-				e2026 = e2024
-			} else if !(v2023.Queue != "") {
-				e2026 = immutable.NoSuchKey("queue")
+			var v1983 string
+			var e1984 error
+			if e1982 != nil {
+				e1984 = e1982
+			} else if !(v1981.Queue != "") {
+				e1984 = immutable.NoSuchKey("queue")
 			} else {
-				v2025 = string(v2023.Queue)
+				v1983 = string(v1981.Queue)
 			}
-			var v2027 bool
-			var e2028 error
-			if e2026 != nil {
-				e2028 = e2026
+			var v1985 bool
+			var e1986 error
+			if e1984 != nil {
+				e1986 = e1984
 			} else {
-				v2027 = strings.HasPrefix("a", v2025)
+				v1985 = strings.HasPrefix("a", v1983)
 			}
-			if e2028 == nil && !v2027 {
-				v2017, e2018 = false, nil
+			if e1986 == nil && !v1985 {
+				v1975, e1976 = false, nil
 			} else {
-				if e2018 == nil {
-					e2018 = e2028
+				if e1976 == nil {
+					e1976 = e1986
 				}
-				if e2018 == nil {
-					v2017 = true
+				if e1976 == nil {
+					v1975 = true
 				}
 			}
 		}
-		v2029, e2030 = v2017, e2018
+		v1987, e1988 = v1975, e1976
 	}
-	return v2029, e2030
+	return v1987, e1988
 }
 
 func whenOwnGuardedC75(w *immutable.Walk, in, old *Guarded) {
@@ -12597,76 +12511,76 @@ func whenOwnGuardedC75(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC76 is the condition of spec.guarded.c76: has(self.spec.counts) && self.spec.counts['ab'] != 2
 func whenCondGadgetC76(self, oldSelf *Gadget) (bool, error) {
-	var v2035 bool
-	var e2036 error
-	var v2037 *GadgetSpec
-	var e2038 error
+	var v1993 bool
+	var e1994 error
+	var v1995 *GadgetSpec
+	var e1996 error
 	if !(true) {
-		e2038 = immutable.NoSuchKey("spec")
+		e1996 = immutable.NoSuchKey("spec")
 	} else {
-		v2037 = &self.Spec
+		v1995 = &self.Spec
 	}
-	var v2039 bool
-	var e2040 error
-	if e2038 != nil {
-		e2040 = e2038
+	var v1997 bool
+	var e1998 error
+	if e1996 != nil {
+		e1998 = e1996
 	} else {
-		v2039 = (len(v2037.Counts) != 0)
+		v1997 = (len(v1995.Counts) != 0)
 	}
-	if e2040 == nil && !v2039 {
-		v2035, e2036 = false, nil
+	if e1998 == nil && !v1997 {
+		v1993, e1994 = false, nil
 	} else {
-		e2036 = e2040
-		var v2041 *GadgetSpec
-		var e2042 error
+		e1994 = e1998
+		var v1999 *GadgetSpec
+		var e2000 error
 		if !(true) {
-			e2042 = immutable.NoSuchKey("spec")
+			e2000 = immutable.NoSuchKey("spec")
 		} else {
-			v2041 = &self.Spec
+			v1999 = &self.Spec
 		}
-		var v2043 map[string]int32
-		var e2044 error
-		if e2042 != nil {
-			e2044 = e2042
-		} else if !(len(v2041.Counts) != 0) {
-			e2044 = immutable.NoSuchKey("counts")
+		var v2001 map[string]int32
+		var e2002 error
+		if e2000 != nil {
+			e2002 = e2000
+		} else if !(len(v1999.Counts) != 0) {
+			e2002 = immutable.NoSuchKey("counts")
 		} else {
-			if v2041.Counts == nil {
-				e2044 = immutable.ErrNull
+			if v1999.Counts == nil {
+				e2002 = immutable.ErrNull
 			} else {
-				v2043 = v2041.Counts
+				v2001 = v1999.Counts
 			}
 		}
-		var v2045 int64
-		var e2046 error
-		if e2044 != nil {
-			e2046 = e2044
+		var v2003 int64
+		var e2004 error
+		if e2002 != nil {
+			e2004 = e2002
 		} else {
-			if mv2047, ok := v2043[string("ab")]; !ok {
-				e2046 = immutable.NoSuchKey("ab")
+			if mv2005, ok := v2001[string("ab")]; !ok {
+				e2004 = immutable.NoSuchKey("ab")
 			} else {
-				v2045 = int64(mv2047)
+				v2003 = int64(mv2005)
 			}
 		}
-		var v2048 bool
-		var e2049 error
-		if e2046 != nil {
-			e2049 = e2046
+		var v2006 bool
+		var e2007 error
+		if e2004 != nil {
+			e2007 = e2004
 		} else {
-			v2048 = !(v2045 == int64(2))
+			v2006 = !(v2003 == int64(2))
 		}
-		if e2049 == nil && !v2048 {
-			v2035, e2036 = false, nil
+		if e2007 == nil && !v2006 {
+			v1993, e1994 = false, nil
 		} else {
-			if e2036 == nil {
-				e2036 = e2049
+			if e1994 == nil {
+				e1994 = e2007
 			}
-			if e2036 == nil {
-				v2035 = true
+			if e1994 == nil {
+				v1993 = true
 			}
 		}
 	}
-	return v2035, e2036
+	return v1993, e1994
 }
 
 func whenOwnGuardedC76(w *immutable.Walk, in, old *Guarded) {
@@ -12691,115 +12605,115 @@ func whenOwnGuardedC76(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC77 is the condition of spec.guarded.c77: has(self.spec.replicas) && has(oldSelf.spec.items) && self.spec.replicas > size(oldSelf.spec.items)
 func whenCondGadgetC77(self, oldSelf *Gadget) (bool, error) {
-	var v2054 bool
-	var e2055 error
-	var v2056 *GadgetSpec
-	var e2057 error
+	var v2012 bool
+	var e2013 error
+	var v2014 *GadgetSpec
+	var e2015 error
 	if !(true) {
-		e2057 = immutable.NoSuchKey("spec")
+		e2015 = immutable.NoSuchKey("spec")
 	} else {
-		v2056 = &self.Spec
+		v2014 = &self.Spec
 	}
-	var v2058 bool
-	var e2059 error
-	if e2057 != nil {
-		e2059 = e2057
+	var v2016 bool
+	var e2017 error
+	if e2015 != nil {
+		e2017 = e2015
 	} else {
-		v2058 = (v2056.Replicas != nil)
+		v2016 = (v2014.Replicas != nil)
 	}
-	if e2059 == nil && !v2058 {
-		v2054, e2055 = false, nil
+	if e2017 == nil && !v2016 {
+		v2012, e2013 = false, nil
 	} else {
-		e2055 = e2059
-		var v2060 *GadgetSpec
-		var e2061 error
+		e2013 = e2017
+		var v2018 *GadgetSpec
+		var e2019 error
 		if !(true) {
-			e2061 = immutable.NoSuchKey("spec")
+			e2019 = immutable.NoSuchKey("spec")
 		} else {
-			v2060 = &oldSelf.Spec
+			v2018 = &oldSelf.Spec
 		}
-		var v2062 bool
-		var e2063 error
-		if e2061 != nil {
-			e2063 = e2061
+		var v2020 bool
+		var e2021 error
+		if e2019 != nil {
+			e2021 = e2019
 		} else {
-			v2062 = (len(v2060.Items) != 0)
+			v2020 = (len(v2018.Items) != 0)
 		}
-		if e2063 == nil && !v2062 {
-			v2054, e2055 = false, nil
+		if e2021 == nil && !v2020 {
+			v2012, e2013 = false, nil
 		} else {
-			if e2055 == nil {
-				e2055 = e2063
+			if e2013 == nil {
+				e2013 = e2021
 			}
-			var v2064 *GadgetSpec
-			var e2065 error
+			var v2022 *GadgetSpec
+			var e2023 error
 			if !(true) {
-				e2065 = immutable.NoSuchKey("spec")
+				e2023 = immutable.NoSuchKey("spec")
 			} else {
-				v2064 = &self.Spec
+				v2022 = &self.Spec
 			}
-			var v2066 int64
-			var e2067 error
-			if e2065 != nil {
-				e2067 = e2065
-			} else if !(v2064.Replicas != nil) {
-				e2067 = immutable.NoSuchKey("replicas")
+			var v2024 int64
+			var e2025 error
+			if e2023 != nil {
+				e2025 = e2023
+			} else if !(v2022.Replicas != nil) {
+				e2025 = immutable.NoSuchKey("replicas")
 			} else {
-				if v2064.Replicas == nil {
-					e2067 = immutable.ErrNull
+				if v2022.Replicas == nil {
+					e2025 = immutable.ErrNull
 				} else {
-					v2066 = int64((*v2064.Replicas))
+					v2024 = int64((*v2022.Replicas))
 				}
 			}
-			var v2068 *GadgetSpec
-			var e2069 error
+			var v2026 *GadgetSpec
+			var e2027 error
 			if !(true) {
-				e2069 = immutable.NoSuchKey("spec")
+				e2027 = immutable.NoSuchKey("spec")
 			} else {
-				v2068 = &oldSelf.Spec
+				v2026 = &oldSelf.Spec
 			}
-			var v2070 []int64
-			var e2071 error
-			if e2069 != nil {
-				e2071 = e2069
-			} else if !(len(v2068.Items) != 0) {
-				e2071 = immutable.NoSuchKey("items")
+			var v2028 []int64
+			var e2029 error
+			if e2027 != nil {
+				e2029 = e2027
+			} else if !(len(v2026.Items) != 0) {
+				e2029 = immutable.NoSuchKey("items")
 			} else {
-				if v2068.Items == nil {
-					e2071 = immutable.ErrNull
+				if v2026.Items == nil {
+					e2029 = immutable.ErrNull
 				} else {
-					v2070 = v2068.Items
+					v2028 = v2026.Items
 				}
 			}
-			var v2072 int64
-			var e2073 error
-			if e2071 != nil {
-				e2073 = e2071
+			var v2030 int64
+			var e2031 error
+			if e2029 != nil {
+				e2031 = e2029
 			} else {
-				v2072 = int64(len(v2070))
+				v2030 = int64(len(v2028))
 			}
-			var v2074 bool
-			var e2075 error
-			if e2067 != nil {
-				e2075 = e2067
-			} else if e2073 != nil {
-				e2075 = e2073
+			var v2032 bool
+			var e2033 error
+			if e2025 != nil {
+				e2033 = e2025
+			} else if e2031 != nil {
+				e2033 = e2031
 			} else {
-				v2074 = v2066 > v2072
+				v2032 = v2024 > v2030
 			}
-			if e2075 == nil && !v2074 {
-				v2054, e2055 = false, nil
+			if e2033 == nil && !v2032 {
+				v2012, e2013 = false, nil
 			} else {
-				if e2055 == nil {
-					e2055 = e2075
+				if e2013 == nil {
+					e2013 = e2033
 				}
-				if e2055 == nil {
-					v2054 = true
+				if e2013 == nil {
+					v2012 = true
 				}
 			}
 		}
 	}
-	return v2054, e2055
+	return v2012, e2013
 }
 
 func whenOwnGuardedC77(w *immutable.Walk, in, old *Guarded) {
@@ -12824,398 +12738,398 @@ func whenOwnGuardedC77(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC78 is the condition of spec.guarded.c78: ((has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && self.spec.topology.inner.n > size(self.spec.name)) && (has(self.spec.counts) && self.spec.counts['ab'] >= 2)) && (has(self.spec.items) && ((has(oldSelf.spec.queue) && oldSelf.spec.queue <= 'b') ? 3 : 2) < size(self.spec.items))
 func whenCondGadgetC78(self, oldSelf *Gadget) (bool, error) {
-	var v2080 bool
-	var e2081 error
-	var v2082 *GadgetSpec
-	var e2083 error
+	var v2038 bool
+	var e2039 error
+	var v2040 *GadgetSpec
+	var e2041 error
 	if !(true) {
-		e2083 = immutable.NoSuchKey("spec")
+		e2041 = immutable.NoSuchKey("spec")
 	} else {
-		v2082 = &self.Spec
+		v2040 = &self.Spec
 	}
-	var v2084 bool
-	var e2085 error
-	if e2083 != nil {
-		e2085 = e2083
+	var v2042 bool
+	var e2043 error
+	if e2041 != nil {
+		e2043 = e2041
 	} else {
-		v2084 = (v2082.Topology != nil)
+		v2042 = (v2040.Topology != nil)
 	}
-	if e2085 == nil && !v2084 {
-		v2080, e2081 = false, nil
+	if e2043 == nil && !v2042 {
+		v2038, e2039 = false, nil
 	} else {
-		e2081 = e2085
-		var v2086 *GadgetSpec
-		var e2087 error
+		e2039 = e2043
+		var v2044 *GadgetSpec
+		var e2045 error
 		if !(true) {
-			e2087 = immutable.NoSuchKey("spec")
+			e2045 = immutable.NoSuchKey("spec")
 		} else {
-			v2086 = &self.Spec
+			v2044 = &self.Spec
 		}
-		var v2088 *Topology
-		var e2089 error
-		if e2087 != nil {
-			e2089 = e2087
-		} else if !(v2086.Topology != nil) {
-			e2089 = immutable.NoSuchKey("topology")
+		var v2046 *Topology
+		var e2047 error
+		if e2045 != nil {
+			e2047 = e2045
+		} else if !(v2044.Topology != nil) {
+			e2047 = immutable.NoSuchKey("topology")
 		} else {
-			if v2086.Topology == nil {
-				e2089 = immutable.ErrNull
+			if v2044.Topology == nil {
+				e2047 = immutable.ErrNull
 			} else {
-				v2088 = v2086.Topology
+				v2046 = v2044.Topology
 			}
 		}
-		var v2090 bool
-		var e2091 error
-		if e2089 != nil {
-			e2091 = e2089
+		var v2048 bool
+		var e2049 error
+		if e2047 != nil {
+			e2049 = e2047
 		} else {
-			v2090 = (v2088.Inner != nil)
+			v2048 = (v2046.Inner != nil)
 		}
-		if e2091 == nil && !v2090 {
-			v2080, e2081 = false, nil
+		if e2049 == nil && !v2048 {
+			v2038, e2039 = false, nil
 		} else {
-			if e2081 == nil {
-				e2081 = e2091
+			if e2039 == nil {
+				e2039 = e2049
 			}
-			var v2092 *GadgetSpec
-			var e2093 error
+			var v2050 *GadgetSpec
+			var e2051 error
 			if !(true) {
-				e2093 = immutable.NoSuchKey("spec")
+				e2051 = immutable.NoSuchKey("spec")
 			} else {
-				v2092 = &self.Spec
+				v2050 = &self.Spec
 			}
-			var v2094 *Topology
-			var e2095 error
-			if e2093 != nil {
-				e2095 = e2093
-			} else if !(v2092.Topology != nil) {
-				e2095 = immutable.NoSuchKey("topology")
+			var v2052 *Topology
+			var e2053 error
+			if e2051 != nil {
+				e2053 = e2051
+			} else if !(v2050.Topology != nil) {
+				e2053 = immutable.NoSuchKey("topology")
 			} else {
-				if v2092.Topology == nil {
-					e2095 = immutable.ErrNull
+				if v2050.Topology == nil {
+					e2053 = immutable.ErrNull
 				} else {
-					v2094 = v2092.Topology
+					v2052 = v2050.Topology
 				}
 			}
-			var v2096 *Inner
-			var e2097 error
-			if e2095 != nil {
-				e2097 = e2095
-			} else if !(v2094.Inner != nil) {
-				e2097 = immutable.NoSuchKey("inner")
+			var v2054 *Inner
+			var e2055 error
+			if e2053 != nil {
+				e2055 = e2053
+			} else if !(v2052.Inner != nil) {
+				e2055 = immutable.NoSuchKey("inner")
 			} else {
-				if v2094.Inner == nil {
-					e2097 = immutable.ErrNull
+				if v2052.Inner == nil {
+					e2055 = immutable.ErrNull
 				} else {
-					v2096 = v2094.Inner
+					v2054 = v2052.Inner
 				}
 			}
-			var v2098 bool
-			var e2099 error
-			if e2097 != nil {
-				e2099 = e2097
+			var v2056 bool
+			var e2057 error
+			if e2055 != nil {
+				e2057 = e2055
 			} else {
-				v2098 = (v2096.N != 0)
+				v2056 = (v2054.N != 0)
 			}
-			if e2099 == nil && !v2098 {
-				v2080, e2081 = false, nil
+			if e2057 == nil && !v2056 {
+				v2038, e2039 = false, nil
 			} else {
-				if e2081 == nil {
-					e2081 = e2099
+				if e2039 == nil {
+					e2039 = e2057
 				}
-				var v2100 *GadgetSpec
-				var e2101 error
+				var v2058 *GadgetSpec
+				var e2059 error
 				if !(true) {
-					e2101 = immutable.NoSuchKey("spec")
+					e2059 = immutable.NoSuchKey("spec")
 				} else {
-					v2100 = &self.Spec
+					v2058 = &self.Spec
 				}
-				var v2102 *Topology
-				var e2103 error
-				if e2101 != nil {
-					e2103 = e2101
-				} else if !(v2100.Topology != nil) {
-					e2103 = immutable.NoSuchKey("topology")
+				var v2060 *Topology
+				var e2061 error
+				if e2059 != nil {
+					e2061 = e2059
+				} else if !(v2058.Topology != nil) {
+					e2061 = immutable.NoSuchKey("topology")
 				} else {
-					if v2100.Topology == nil {
-						e2103 = immutable.ErrNull
+					if v2058.Topology == nil {
+						e2061 = immutable.ErrNull
 					} else {
-						v2102 = v2100.Topology
+						v2060 = v2058.Topology
 					}
 				}
-				var v2104 *Inner
-				var e2105 error
-				if e2103 != nil {
-					e2105 = e2103
-				} else if !(v2102.Inner != nil) {
-					e2105 = immutable.NoSuchKey("inner")
+				var v2062 *Inner
+				var e2063 error
+				if e2061 != nil {
+					e2063 = e2061
+				} else if !(v2060.Inner != nil) {
+					e2063 = immutable.NoSuchKey("inner")
 				} else {
-					if v2102.Inner == nil {
-						e2105 = immutable.ErrNull
+					if v2060.Inner == nil {
+						e2063 = immutable.ErrNull
 					} else {
-						v2104 = v2102.Inner
+						v2062 = v2060.Inner
 					}
 				}
-				var v2106 int64
-				var e2107 error
-				if e2105 != nil {
-					e2107 = e2105
-				} else if !(v2104.N != 0) {
-					e2107 = immutable.NoSuchKey("n")
+				var v2064 int64
+				var e2065 error
+				if e2063 != nil {
+					e2065 = e2063
+				} else if !(v2062.N != 0) {
+					e2065 = immutable.NoSuchKey("n")
 				} else {
-					v2106 = int64(v2104.N)
+					v2064 = int64(v2062.N)
 				}
-				var v2108 *GadgetSpec
-				var e2109 error
+				var v2066 *GadgetSpec
+				var e2067 error
 				if !(true) {
-					e2109 = immutable.NoSuchKey("spec")
+					e2067 = immutable.NoSuchKey("spec")
 				} else {
-					v2108 = &self.Spec
+					v2066 = &self.Spec
 				}
-				var v2110 string
-				var e2111 error
-				if e2109 != nil {
-					e2111 = e2109
+				var v2068 string
+				var e2069 error
+				if e2067 != nil {
+					e2069 = e2067
 				} else if !(true) {
-					e2111 = immutable.NoSuchKey("name")
+					e2069 = immutable.NoSuchKey("name")
 				} else {
-					v2110 = string(v2108.Name)
+					v2068 = string(v2066.Name)
 				}
-				var v2112 int64
-				var e2113 error
-				if e2111 != nil {
-					e2113 = e2111
+				var v2070 int64
+				var e2071 error
+				if e2069 != nil {
+					e2071 = e2069
 				} else {
-					v2112 = immutable.RuneCount(v2110)
+					v2070 = immutable.RuneCount(v2068)
 				}
-				var v2114 bool
-				var e2115 error
-				if e2107 != nil {
-					e2115 = e2107
-				} else if e2113 != nil {
-					e2115 = e2113
+				var v2072 bool
+				var e2073 error
+				if e2065 != nil {
+					e2073 = e2065
+				} else if e2071 != nil {
+					e2073 = e2071
 				} else {
-					v2114 = v2106 > v2112
+					v2072 = v2064 > v2070
 				}
-				if e2115 == nil && !v2114 {
-					v2080, e2081 = false, nil
+				if e2073 == nil && !v2072 {
+					v2038, e2039 = false, nil
 				} else {
-					if e2081 == nil {
-						e2081 = e2115
+					if e2039 == nil {
+						e2039 = e2073
 					}
-					var v2116 bool
-					var e2117 error
-					var v2118 *GadgetSpec
-					var e2119 error
+					var v2074 bool
+					var e2075 error
+					var v2076 *GadgetSpec
+					var e2077 error
 					if !(true) {
-						e2119 = immutable.NoSuchKey("spec")
+						e2077 = immutable.NoSuchKey("spec")
 					} else {
-						v2118 = &self.Spec
+						v2076 = &self.Spec
 					}
-					var v2120 bool
-					var e2121 error
-					if e2119 != nil {
-						e2121 = e2119
+					var v2078 bool
+					var e2079 error
+					if e2077 != nil {
+						e2079 = e2077
 					} else {
-						v2120 = (len(v2118.Counts) != 0)
+						v2078 = (len(v2076.Counts) != 0)
 					}
-					if e2121 == nil && !v2120 {
-						v2116, e2117 = false, nil
+					if e2079 == nil && !v2078 {
+						v2074, e2075 = false, nil
 					} else {
-						e2117 = e2121
-						var v2122 *GadgetSpec
-						var e2123 error
+						e2075 = e2079
+						var v2080 *GadgetSpec
+						var e2081 error
 						if !(true) {
-							e2123 = immutable.NoSuchKey("spec")
+							e2081 = immutable.NoSuchKey("spec")
 						} else {
-							v2122 = &self.Spec
+							v2080 = &self.Spec
 						}
-						var v2124 map[string]int32
-						var e2125 error
-						if e2123 != nil {
-							e2125 = e2123
-						} else if !(len(v2122.Counts) != 0) {
-							e2125 = immutable.NoSuchKey("counts")
+						var v2082 map[string]int32
+						var e2083 error
+						if e2081 != nil {
+							e2083 = e2081
+						} else if !(len(v2080.Counts) != 0) {
+							e2083 = immutable.NoSuchKey("counts")
 						} else {
-							if v2122.Counts == nil {
-								e2125 = immutable.ErrNull
+							if v2080.Counts == nil {
+								e2083 = immutable.ErrNull
 							} else {
-								v2124 = v2122.Counts
+								v2082 = v2080.Counts
 							}
 						}
-						var v2126 int64
-						var e2127 error
-						if e2125 != nil {
-							e2127 = e2125
+						var v2084 int64
+						var e2085 error
+						if e2083 != nil {
+							e2085 = e2083
 						} else {
-							if mv2128, ok := v2124[string("ab")]; !ok {
-								e2127 = immutable.NoSuchKey("ab")
+							if mv2086, ok := v2082[string("ab")]; !ok {
+								e2085 = immutable.NoSuchKey("ab")
 							} else {
-								v2126 = int64(mv2128)
+								v2084 = int64(mv2086)
 							}
 						}
-						var v2129 bool
-						var e2130 error
-						if e2127 != nil {
-							e2130 = e2127
+						var v2087 bool
+						var e2088 error
+						if e2085 != nil {
+							e2088 = e2085
 						} else {
-							v2129 = v2126 >= int64(2)
+							v2087 = v2084 >= int64(2)
 						}
-						if e2130 == nil && !v2129 {
-							v2116, e2117 = false, nil
+						if e2088 == nil && !v2087 {
+							v2074, e2075 = false, nil
 						} else {
-							if e2117 == nil {
-								e2117 = e2130
+							if e2075 == nil {
+								e2075 = e2088
 							}
-							if e2117 == nil {
-								v2116 = true
+							if e2075 == nil {
+								v2074 = true
 							}
 						}
 					}
-					if e2117 == nil && !v2116 {
-						v2080, e2081 = false, nil
+					if e2075 == nil && !v2074 {
+						v2038, e2039 = false, nil
 					} else {
-						if e2081 == nil {
-							e2081 = e2117
+						if e2039 == nil {
+							e2039 = e2075
 						}
-						var v2131 bool
-						var e2132 error
-						var v2133 *GadgetSpec
-						var e2134 error
+						var v2089 bool
+						var e2090 error
+						var v2091 *GadgetSpec
+						var e2092 error
 						if !(true) {
-							e2134 = immutable.NoSuchKey("spec")
+							e2092 = immutable.NoSuchKey("spec")
 						} else {
-							v2133 = &self.Spec
+							v2091 = &self.Spec
 						}
-						var v2135 bool
-						var e2136 error
-						if e2134 != nil {
-							e2136 = e2134
+						var v2093 bool
+						var e2094 error
+						if e2092 != nil {
+							e2094 = e2092
 						} else {
-							v2135 = (len(v2133.Items) != 0)
+							v2093 = (len(v2091.Items) != 0)
 						}
-						if e2136 == nil && !v2135 {
-							v2131, e2132 = false, nil
+						if e2094 == nil && !v2093 {
+							v2089, e2090 = false, nil
 						} else {
-							e2132 = e2136
-							var v2137 bool
-							var e2138 error
-							var v2139 *GadgetSpec
-							var e2140 error
+							e2090 = e2094
+							var v2095 bool
+							var e2096 error
+							var v2097 *GadgetSpec
+							var e2098 error
 							if !(true) {
-								e2140 = immutable.NoSuchKey("spec")
+								e2098 = immutable.NoSuchKey("spec")
 							} else {
-								v2139 = &oldSelf.Spec
+								v2097 = &oldSelf.Spec
 							}
-							var v2141 bool
-							var e2142 error
-							if e2140 != nil {
-								e2142 = e2140
+							var v2099 bool
+							var e2100 error
+							if e2098 != nil {
+								e2100 = e2098
 							} else {
-								v2141 = (v2139.Queue != "")
+								v2099 = (v2097.Queue != "")
 							}
-							if e2142 == nil && !v2141 {
-								v2137, e2138 = false, nil
+							if e2100 == nil && !v2099 {
+								v2095, e2096 = false, nil
 							} else {
-								e2138 = e2142
-								var v2143 *GadgetSpec
-								var e2144 error
+								e2096 = e2100
+								var v2101 *GadgetSpec
+								var e2102 error
 								if !(true) {
-									e2144 = immutable.NoSuchKey("spec")
+									e2102 = immutable.NoSuchKey("spec")
 								} else {
-									v2143 = &oldSelf.Spec
+									v2101 = &oldSelf.Spec
 								}
-								var v2145 string
-								var e2146 error
-								if e2144 != nil {
-									e2146 = e2144
-								} else if !(v2143.Queue != "") {
-									e2146 = immutable.NoSuchKey("queue")
+								var v2103 string
+								var e2104 error
+								if e2102 != nil {
+									e2104 = e2102
+								} else if !(v2101.Queue != "") {
+									e2104 = immutable.NoSuchKey("queue")
 								} else {
-									v2145 = string(v2143.Queue)
+									v2103 = string(v2101.Queue)
 								}
-								var v2147 bool
-								var e2148 error
-								if e2146 != nil {
-									e2148 = e2146
+								var v2105 bool
+								var e2106 error
+								if e2104 != nil {
+									e2106 = e2104
 								} else {
-									v2147 = v2145 <= "b"
+									v2105 = v2103 <= "b"
 								}
-								if e2148 == nil && !v2147 {
-									v2137, e2138 = false, nil
+								if e2106 == nil && !v2105 {
+									v2095, e2096 = false, nil
 								} else {
-									if e2138 == nil {
-										e2138 = e2148
+									if e2096 == nil {
+										e2096 = e2106
 									}
-									if e2138 == nil {
-										v2137 = true
+									if e2096 == nil {
+										v2095 = true
 									}
 								}
 							}
-							var v2149 int64
-							var e2150 error
-							if e2138 != nil {
-								e2150 = e2138
-							} else if v2137 {
-								v2149, e2150 = int64(3), nil
+							var v2107 int64
+							var e2108 error
+							if e2096 != nil {
+								e2108 = e2096
+							} else if v2095 {
+								v2107, e2108 = int64(3), nil
 							} else {
-								v2149, e2150 = int64(2), nil
+								v2107, e2108 = int64(2), nil
 							}
-							var v2151 *GadgetSpec
-							var e2152 error
+							var v2109 *GadgetSpec
+							var e2110 error
 							if !(true) {
-								e2152 = immutable.NoSuchKey("spec")
+								e2110 = immutable.NoSuchKey("spec")
 							} else {
-								v2151 = &self.Spec
+								v2109 = &self.Spec
 							}
-							var v2153 []int64
-							var e2154 error
-							if e2152 != nil {
-								e2154 = e2152
-							} else if !(len(v2151.Items) != 0) {
-								e2154 = immutable.NoSuchKey("items")
+							var v2111 []int64
+							var e2112 error
+							if e2110 != nil {
+								e2112 = e2110
+							} else if !(len(v2109.Items) != 0) {
+								e2112 = immutable.NoSuchKey("items")
 							} else {
-								if v2151.Items == nil {
-									e2154 = immutable.ErrNull
+								if v2109.Items == nil {
+									e2112 = immutable.ErrNull
 								} else {
-									v2153 = v2151.Items
+									v2111 = v2109.Items
 								}
 							}
-							var v2155 int64
-							var e2156 error
-							if e2154 != nil {
-								e2156 = e2154
+							var v2113 int64
+							var e2114 error
+							if e2112 != nil {
+								e2114 = e2112
 							} else {
-								v2155 = int64(len(v2153))
+								v2113 = int64(len(v2111))
 							}
-							var v2157 bool
-							var e2158 error
-							if e2150 != nil {
-								e2158 = e2150
-							} else if e2156 != nil {
-								e2158 = e2156
+							var v2115 bool
+							var e2116 error
+							if e2108 != nil {
+								e2116 = e2108
+							} else if e2114 != nil {
+								e2116 = e2114
 							} else {
-								v2157 = v2149 < v2155
+								v2115 = v2107 < v2113
 							}
-							if e2158 == nil && !v2157 {
-								v2131, e2132 = false, nil
+							if e2116 == nil && !v2115 {
+								v2089, e2090 = false, nil
 							} else {
-								if e2132 == nil {
-									e2132 = e2158
+								if e2090 == nil {
+									e2090 = e2116
 								}
-								if e2132 == nil {
-									v2131 = true
+								if e2090 == nil {
+									v2089 = true
 								}
 							}
 						}
-						if e2132 == nil && !v2131 {
-							v2080, e2081 = false, nil
+						if e2090 == nil && !v2089 {
+							v2038, e2039 = false, nil
 						} else {
-							if e2081 == nil {
-								e2081 = e2132
+							if e2039 == nil {
+								e2039 = e2090
 							}
-							if e2081 == nil {
-								v2080 = true
+							if e2039 == nil {
+								v2038 = true
 							}
 						}
 					}
@@ -13223,7 +13137,7 @@ func whenCondGadgetC78(self, oldSelf *Gadget) (bool, error) {
 			}
 		}
 	}
-	return v2080, e2081
+	return v2038, e2039
 }
 
 func whenOwnGuardedC78(w *immutable.Walk, in, old *Guarded) {
@@ -13237,8 +13151,8 @@ func whenOwnGuardedC78(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C78 != nil && !immutable.SameKeys(in.C78, old.C78) {
 			if w.Violation() {
-				for _, c2163 := range immutable.MapKeyChanges(in.C78, old.C78) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c78", immutable.QuoteKey(string(c2163.Key)), c2163.Added))
+				for _, c2121 := range immutable.MapKeyChanges(in.C78, old.C78) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c78", immutable.QuoteKey(string(c2121.Key)), c2121.Added))
 				}
 			}
 			if w.Done() {
@@ -13257,74 +13171,74 @@ func whenOwnGuardedC78(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC79 is the condition of spec.guarded.c79: has(self.spec.items) && self.spec.items[2] < 0
 func whenCondGadgetC79(self, oldSelf *Gadget) (bool, error) {
-	var v2164 bool
-	var e2165 error
-	var v2166 *GadgetSpec
-	var e2167 error
+	var v2122 bool
+	var e2123 error
+	var v2124 *GadgetSpec
+	var e2125 error
 	if !(true) {
-		e2167 = immutable.NoSuchKey("spec")
+		e2125 = immutable.NoSuchKey("spec")
 	} else {
-		v2166 = &self.Spec
+		v2124 = &self.Spec
 	}
-	var v2168 bool
-	var e2169 error
-	if e2167 != nil {
-		e2169 = e2167
+	var v2126 bool
+	var e2127 error
+	if e2125 != nil {
+		e2127 = e2125
 	} else {
-		v2168 = (len(v2166.Items) != 0)
+		v2126 = (len(v2124.Items) != 0)
 	}
-	if e2169 == nil && !v2168 {
-		v2164, e2165 = false, nil
+	if e2127 == nil && !v2126 {
+		v2122, e2123 = false, nil
 	} else {
-		e2165 = e2169
-		var v2170 *GadgetSpec
-		var e2171 error
+		e2123 = e2127
+		var v2128 *GadgetSpec
+		var e2129 error
 		if !(true) {
-			e2171 = immutable.NoSuchKey("spec")
+			e2129 = immutable.NoSuchKey("spec")
 		} else {
-			v2170 = &self.Spec
+			v2128 = &self.Spec
 		}
-		var v2172 []int64
-		var e2173 error
-		if e2171 != nil {
-			e2173 = e2171
-		} else if !(len(v2170.Items) != 0) {
-			e2173 = immutable.NoSuchKey("items")
+		var v2130 []int64
+		var e2131 error
+		if e2129 != nil {
+			e2131 = e2129
+		} else if !(len(v2128.Items) != 0) {
+			e2131 = immutable.NoSuchKey("items")
 		} else {
-			if v2170.Items == nil {
-				e2173 = immutable.ErrNull
+			if v2128.Items == nil {
+				e2131 = immutable.ErrNull
 			} else {
-				v2172 = v2170.Items
+				v2130 = v2128.Items
 			}
 		}
-		var v2174 int64
-		var e2175 error
-		if e2173 != nil {
-			e2175 = e2173
-		} else if int64(2) < 0 || int64(2) >= int64(len(v2172)) {
-			e2175 = immutable.IndexOutOfBounds(int64(2))
+		var v2132 int64
+		var e2133 error
+		if e2131 != nil {
+			e2133 = e2131
+		} else if int64(2) < 0 || int64(2) >= int64(len(v2130)) {
+			e2133 = immutable.IndexOutOfBounds(int64(2))
 		} else {
-			v2174 = int64(v2172[int64(2)])
+			v2132 = int64(v2130[int64(2)])
 		}
-		var v2176 bool
-		var e2177 error
-		if e2175 != nil {
-			e2177 = e2175
+		var v2134 bool
+		var e2135 error
+		if e2133 != nil {
+			e2135 = e2133
 		} else {
-			v2176 = v2174 < int64(0)
+			v2134 = v2132 < int64(0)
 		}
-		if e2177 == nil && !v2176 {
-			v2164, e2165 = false, nil
+		if e2135 == nil && !v2134 {
+			v2122, e2123 = false, nil
 		} else {
-			if e2165 == nil {
-				e2165 = e2177
+			if e2123 == nil {
+				e2123 = e2135
 			}
-			if e2165 == nil {
-				v2164 = true
+			if e2123 == nil {
+				v2122 = true
 			}
 		}
 	}
-	return v2164, e2165
+	return v2122, e2123
 }
 
 func whenOwnGuardedC79(w *immutable.Walk, in, old *Guarded) {
@@ -13349,81 +13263,81 @@ func whenOwnGuardedC79(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC8 is the condition of spec.guarded.c8: !(has(self.spec.items) && self.spec.items[1] <= 3)
 func whenCondGadgetC8(self, oldSelf *Gadget) (bool, error) {
-	var v2182 bool
-	var e2183 error
-	var v2184 *GadgetSpec
-	var e2185 error
+	var v2140 bool
+	var e2141 error
+	var v2142 *GadgetSpec
+	var e2143 error
 	if !(true) {
-		e2185 = immutable.NoSuchKey("spec")
+		e2143 = immutable.NoSuchKey("spec")
 	} else {
-		v2184 = &self.Spec
+		v2142 = &self.Spec
 	}
-	var v2186 bool
-	var e2187 error
-	if e2185 != nil {
-		e2187 = e2185
+	var v2144 bool
+	var e2145 error
+	if e2143 != nil {
+		e2145 = e2143
 	} else {
-		v2186 = (len(v2184.Items) != 0)
+		v2144 = (len(v2142.Items) != 0)
 	}
-	if e2187 == nil && !v2186 {
-		v2182, e2183 = false, nil
+	if e2145 == nil && !v2144 {
+		v2140, e2141 = false, nil
 	} else {
-		e2183 = e2187
-		var v2188 *GadgetSpec
-		var e2189 error
+		e2141 = e2145
+		var v2146 *GadgetSpec
+		var e2147 error
 		if !(true) {
-			e2189 = immutable.NoSuchKey("spec")
+			e2147 = immutable.NoSuchKey("spec")
 		} else {
-			v2188 = &self.Spec
+			v2146 = &self.Spec
 		}
-		var v2190 []int64
-		var e2191 error
-		if e2189 != nil {
-			e2191 = e2189
-		} else if !(len(v2188.Items) != 0) {
-			e2191 = immutable.NoSuchKey("items")
+		var v2148 []int64
+		var e2149 error
+		if e2147 != nil {
+			e2149 = e2147
+		} else if !(len(v2146.Items) != 0) {
+			e2149 = immutable.NoSuchKey("items")
 		} else {
-			if v2188.Items == nil {
-				e2191 = immutable.ErrNull
+			if v2146.Items == nil {
+				e2149 = immutable.ErrNull
 			} else {
-				v2190 = v2188.Items
+				v2148 = v2146.Items
 			}
 		}
-		var v2192 int64
-		var e2193 error
-		if e2191 != nil {
-			e2193 = e2191
-		} else if int64(1) < 0 || int64(1) >= int64(len(v2190)) {
-			e2193 = immutable.IndexOutOfBounds(int64(1))
+		var v2150 int64
+		var e2151 error
+		if e2149 != nil {
+			e2151 = e2149
+		} else if int64(1) < 0 || int64(1) >= int64(len(v2148)) {
+			e2151 = immutable.IndexOutOfBounds(int64(1))
 		} else {
-			v2192 = int64(v2190[int64(1)])
+			v2150 = int64(v2148[int64(1)])
 		}
-		var v2194 bool
-		var e2195 error
-		if e2193 != nil {
-			e2195 = e2193
+		var v2152 bool
+		var e2153 error
+		if e2151 != nil {
+			e2153 = e2151
 		} else {
-			v2194 = v2192 <= int64(3)
+			v2152 = v2150 <= int64(3)
 		}
-		if e2195 == nil && !v2194 {
-			v2182, e2183 = false, nil
+		if e2153 == nil && !v2152 {
+			v2140, e2141 = false, nil
 		} else {
-			if e2183 == nil {
-				e2183 = e2195
+			if e2141 == nil {
+				e2141 = e2153
 			}
-			if e2183 == nil {
-				v2182 = true
+			if e2141 == nil {
+				v2140 = true
 			}
 		}
 	}
-	var v2196 bool
-	var e2197 error
-	if e2183 != nil {
-		e2197 = e2183
+	var v2154 bool
+	var e2155 error
+	if e2141 != nil {
+		e2155 = e2141
 	} else {
-		v2196 = !v2182
+		v2154 = !v2140
 	}
-	return v2196, e2197
+	return v2154, e2155
 }
 
 func whenOwnGuardedC8(w *immutable.Walk, in, old *Guarded) {
@@ -13437,8 +13351,8 @@ func whenOwnGuardedC8(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C8 != nil && !immutable.SameKeys(in.C8, old.C8) {
 			if w.Violation() {
-				for _, c2202 := range immutable.MapKeyChanges(in.C8, old.C8) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c8", immutable.QuoteKey(string(c2202.Key)), c2202.Added))
+				for _, c2160 := range immutable.MapKeyChanges(in.C8, old.C8) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c8", immutable.QuoteKey(string(c2160.Key)), c2160.Added))
 				}
 			}
 			if w.Done() {
@@ -13457,12 +13371,11 @@ func whenOwnGuardedC8(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC80 is the condition of spec.guarded.c80: 'ab'.startsWith('b')
 func whenCondGadgetC80(self, oldSelf *Gadget) (bool, error) {
-	var v2203 bool
-	var e2204 error
+	var v2161 bool
 	{
-		v2203 = strings.HasPrefix("ab", "b")
+		v2161 = strings.HasPrefix("ab", "b")
 	}
-	return v2203, e2204
+	return v2161, nil
 }
 
 func whenOwnGuardedC80(w *immutable.Walk, in, old *Guarded) {
@@ -13487,58 +13400,58 @@ func whenOwnGuardedC80(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC81 is the condition of spec.guarded.c81: has(self.spec.suspend) && self.spec.suspend
 func whenCondGadgetC81(self, oldSelf *Gadget) (bool, error) {
-	var v2209 bool
-	var e2210 error
-	var v2211 *GadgetSpec
-	var e2212 error
+	var v2166 bool
+	var e2167 error
+	var v2168 *GadgetSpec
+	var e2169 error
 	if !(true) {
-		e2212 = immutable.NoSuchKey("spec")
+		e2169 = immutable.NoSuchKey("spec")
 	} else {
-		v2211 = &self.Spec
+		v2168 = &self.Spec
 	}
-	var v2213 bool
-	var e2214 error
-	if e2212 != nil {
-		e2214 = e2212
+	var v2170 bool
+	var e2171 error
+	if e2169 != nil {
+		e2171 = e2169
 	} else {
-		v2213 = (v2211.Suspend != nil)
+		v2170 = (v2168.Suspend != nil)
 	}
-	if e2214 == nil && !v2213 {
-		v2209, e2210 = false, nil
+	if e2171 == nil && !v2170 {
+		v2166, e2167 = false, nil
 	} else {
-		e2210 = e2214
-		var v2215 *GadgetSpec
-		var e2216 error
+		e2167 = e2171
+		var v2172 *GadgetSpec
+		var e2173 error
 		if !(true) {
-			e2216 = immutable.NoSuchKey("spec")
+			e2173 = immutable.NoSuchKey("spec")
 		} else {
-			v2215 = &self.Spec
+			v2172 = &self.Spec
 		}
-		var v2217 bool
-		var e2218 error
-		if e2216 != nil {
-			e2218 = e2216
-		} else if !(v2215.Suspend != nil) {
-			e2218 = immutable.NoSuchKey("suspend")
+		var v2174 bool
+		var e2175 error
+		if e2173 != nil {
+			e2175 = e2173
+		} else if !(v2172.Suspend != nil) {
+			e2175 = immutable.NoSuchKey("suspend")
 		} else {
-			if v2215.Suspend == nil {
-				e2218 = immutable.ErrNull
+			if v2172.Suspend == nil {
+				e2175 = immutable.ErrNull
 			} else {
-				v2217 = bool((*v2215.Suspend))
+				v2174 = bool((*v2172.Suspend))
 			}
 		}
-		if e2218 == nil && !v2217 {
-			v2209, e2210 = false, nil
+		if e2175 == nil && !v2174 {
+			v2166, e2167 = false, nil
 		} else {
-			if e2210 == nil {
-				e2210 = e2218
+			if e2167 == nil {
+				e2167 = e2175
 			}
-			if e2210 == nil {
-				v2209 = true
+			if e2167 == nil {
+				v2166 = true
 			}
 		}
 	}
-	return v2209, e2210
+	return v2166, e2167
 }
 
 func whenOwnGuardedC81(w *immutable.Walk, in, old *Guarded) {
@@ -13563,93 +13476,91 @@ func whenOwnGuardedC81(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC82 is the condition of spec.guarded.c82: has(oldSelf.spec.tags) && oldSelf.spec.name in oldSelf.spec.tags
 func whenCondGadgetC82(self, oldSelf *Gadget) (bool, error) {
-	var v2223 bool
-	var e2224 error
-	var v2225 *GadgetSpec
-	var e2226 error
+	var v2180 bool
+	var e2181 error
+	var v2182 *GadgetSpec
+	var e2183 error
 	if !(true) {
-		e2226 = immutable.NoSuchKey("spec")
+		e2183 = immutable.NoSuchKey("spec")
 	} else {
-		v2225 = &oldSelf.Spec
+		v2182 = &oldSelf.Spec
 	}
-	var v2227 bool
-	var e2228 error
-	if e2226 != nil {
-		e2228 = e2226
+	var v2184 bool
+	var e2185 error
+	if e2183 != nil {
+		e2185 = e2183
 	} else {
-		v2227 = (len(v2225.Tags) != 0)
+		v2184 = (len(v2182.Tags) != 0)
 	}
-	if e2228 == nil && !v2227 {
-		v2223, e2224 = false, nil
+	if e2185 == nil && !v2184 {
+		v2180, e2181 = false, nil
 	} else {
-		e2224 = e2228
-		var v2229 *GadgetSpec
-		var e2230 error
+		e2181 = e2185
+		var v2186 *GadgetSpec
+		var e2187 error
 		if !(true) {
-			e2230 = immutable.NoSuchKey("spec")
+			e2187 = immutable.NoSuchKey("spec")
 		} else {
-			v2229 = &oldSelf.Spec
+			v2186 = &oldSelf.Spec
 		}
-		var v2231 string
-		var e2232 error
-		if e2230 != nil {
-			e2232 = e2230
+		var v2188 string
+		var e2189 error
+		if e2187 != nil {
+			e2189 = e2187
 		} else if !(true) {
-			e2232 = immutable.NoSuchKey("name")
+			e2189 = immutable.NoSuchKey("name")
 		} else {
-			v2231 = string(v2229.Name)
+			v2188 = string(v2186.Name)
 		}
-		var v2233 *GadgetSpec
-		var e2234 error
+		var v2190 *GadgetSpec
+		var e2191 error
 		if !(true) {
-			e2234 = immutable.NoSuchKey("spec")
+			e2191 = immutable.NoSuchKey("spec")
 		} else {
-			v2233 = &oldSelf.Spec
+			v2190 = &oldSelf.Spec
 		}
-		var v2235 []string
-		var e2236 error
-		if e2234 != nil {
-			e2236 = e2234
-		} else if !(len(v2233.Tags) != 0) {
-			e2236 = immutable.NoSuchKey("tags")
+		var v2192 []string
+		var e2193 error
+		if e2191 != nil {
+			e2193 = e2191
+		} else if !(len(v2190.Tags) != 0) {
+			e2193 = immutable.NoSuchKey("tags")
 		} else {
-			if v2233.Tags == nil {
-				e2236 = immutable.ErrNull
+			if v2190.Tags == nil {
+				e2193 = immutable.ErrNull
 			} else {
-				v2235 = v2233.Tags
+				v2192 = v2190.Tags
 			}
 		}
-		var v2237 bool
-		var e2238 error
-		if e2232 != nil {
-			e2238 = e2232
-		} else if e2236 != nil {
-			e2238 = e2236
+		var v2194 bool
+		var e2195 error
+		if e2189 != nil {
+			e2195 = e2189
+		} else if e2193 != nil {
+			e2195 = e2193
 		} else {
-			v2237 = false
-			for i2239 := range v2235 {
-				var v2240 string
-				var e2241 error
-				v2240 = string(v2235[i2239])
-				_ = e2241
-				if v2240 == v2231 {
-					v2237, e2238 = true, nil
+			v2194 = false
+			for i2196 := range v2192 {
+				var v2197 string
+				v2197 = string(v2192[i2196])
+				if v2197 == v2188 {
+					v2194 = true
 					break
 				}
 			}
 		}
-		if e2238 == nil && !v2237 {
-			v2223, e2224 = false, nil
+		if e2195 == nil && !v2194 {
+			v2180, e2181 = false, nil
 		} else {
-			if e2224 == nil {
-				e2224 = e2238
+			if e2181 == nil {
+				e2181 = e2195
 			}
-			if e2224 == nil {
-				v2223 = true
+			if e2181 == nil {
+				v2180 = true
 			}
 		}
 	}
-	return v2223, e2224
+	return v2180, e2181
 }
 
 func whenOwnGuardedC82(w *immutable.Walk, in, old *Guarded) {
@@ -13674,81 +13585,79 @@ func whenOwnGuardedC82(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC83 is the condition of spec.guarded.c83: has(oldSelf.status) && has(oldSelf.status.observed) && oldSelf.status.observed >= 1.0
 func whenCondGadgetC83(self, oldSelf *Gadget) (bool, error) {
-	var v2246 bool
-	var e2247 error
-	var v2248 bool
-	var e2249 error
+	var v2202 bool
+	var e2203 error
+	var v2204 bool
 	{
-		v2248 = (oldSelf.Status != nil)
+		v2204 = (oldSelf.Status != nil)
 	}
-	if e2249 == nil && !v2248 {
-		v2246, e2247 = false, nil
+	if !v2204 {
+		v2202, e2203 = false, nil
 	} else {
-		e2247 = e2249
-		var v2250 *GadgetStatus
-		var e2251 error
+		var v2205 *GadgetStatus
+		var e2206 error
 		if !(oldSelf.Status != nil) {
-			e2251 = immutable.NoSuchKey("status")
+			e2206 = immutable.NoSuchKey("status")
 		} else {
 			if oldSelf.Status == nil {
-				e2251 = immutable.ErrNull
+				e2206 = immutable.ErrNull
 			} else {
-				v2250 = oldSelf.Status
+				v2205 = oldSelf.Status
 			}
 		}
-		var v2252 bool
-		var e2253 error
-		if e2251 != nil {
-			e2253 = e2251
+		var v2207 bool
+		var e2208 error
+		if e2206 != nil {
+			e2208 = e2206
 		} else {
-			v2252 = (v2250.Observed != 0)
+			v2207 = (v2205.Observed != 0)
 		}
-		if e2253 == nil && !v2252 {
-			v2246, e2247 = false, nil
+		if e2208 == nil && !v2207 {
+			v2202, e2203 = false, nil
 		} else {
-			if e2247 == nil {
-				e2247 = e2253
+			if e2203 == nil {
+				e2203 = e2208
 			}
-			var v2254 *GadgetStatus
-			var e2255 error
+			var v2209 *GadgetStatus
+			var e2210 error
 			if !(oldSelf.Status != nil) {
-				e2255 = immutable.NoSuchKey("status")
+				e2210 = immutable.NoSuchKey("status")
 			} else {
 				if oldSelf.Status == nil {
-					e2255 = immutable.ErrNull
+					e2210 = immutable.ErrNull
 				} else {
-					v2254 = oldSelf.Status
+					v2209 = oldSelf.Status
 				}
 			}
-			var v2256 int64
-			var e2257 error
-			if e2255 != nil {
-				e2257 = e2255
-			} else if !(v2254.Observed != 0) {
-				e2257 = immutable.NoSuchKey("observed")
+			var v2211 int64
+			var e2212 error
+			if e2210 != nil {
+				e2212 = e2210
+			} else if !(v2209.Observed != 0) {
+				e2212 = immutable.NoSuchKey("observed")
 			} else {
-				v2256 = int64(v2254.Observed)
+				v2211 = int64(v2209.Observed)
 			}
-			var v2258 bool
-			var e2259 error
-			if e2257 != nil {
-				e2259 = e2257
+			var v2213 bool
+			var e2214 error
+			if e2212 != nil {
+				e2214 = e2212
 			} else {
-				v2258 = immutable.CompareIntDouble(v2256, float64(1)) >= 0
+				v2213 = immutable.CompareIntDouble(v2211, float64(1)) >= 0
 			}
-			if e2259 == nil && !v2258 {
-				v2246, e2247 = false, nil
+			if e2214 == nil && !v2213 {
+				v2202, e2203 = false, nil
 			} else {
-				if e2247 == nil {
-					e2247 = e2259
+				if e2203 == nil {
+					e2203 = e2214
 				}
-				if e2247 == nil {
-					v2246 = true
+				if e2203 == nil {
+					v2202 = true
 				}
 			}
 		}
 	}
-	return v2246, e2247
+	return v2202, e2203
 }
 
 func whenOwnGuardedC83(w *immutable.Walk, in, old *Guarded) {
@@ -13762,8 +13671,8 @@ func whenOwnGuardedC83(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C83 != nil && !immutable.SameKeys(in.C83, old.C83) {
 			if w.Violation() {
-				for _, c2264 := range immutable.MapKeyChanges(in.C83, old.C83) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c83", immutable.QuoteKey(string(c2264.Key)), c2264.Added))
+				for _, c2219 := range immutable.MapKeyChanges(in.C83, old.C83) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c83", immutable.QuoteKey(string(c2219.Key)), c2219.Added))
 				}
 			}
 			if w.Done() {
@@ -13782,74 +13691,72 @@ func whenOwnGuardedC83(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC84 is the condition of spec.guarded.c84: has(self.status) && has(self.status.ready) && self.status.ready
 func whenCondGadgetC84(self, oldSelf *Gadget) (bool, error) {
-	var v2265 bool
-	var e2266 error
-	var v2267 bool
-	var e2268 error
+	var v2220 bool
+	var e2221 error
+	var v2222 bool
 	{
-		v2267 = (self.Status != nil)
+		v2222 = (self.Status != nil)
 	}
-	if e2268 == nil && !v2267 {
-		v2265, e2266 = false, nil
+	if !v2222 {
+		v2220, e2221 = false, nil
 	} else {
-		e2266 = e2268
-		var v2269 *GadgetStatus
-		var e2270 error
+		var v2223 *GadgetStatus
+		var e2224 error
 		if !(self.Status != nil) {
-			e2270 = immutable.NoSuchKey("status")
+			e2224 = immutable.NoSuchKey("status")
 		} else {
 			if self.Status == nil {
-				e2270 = immutable.ErrNull
+				e2224 = immutable.ErrNull
 			} else {
-				v2269 = self.Status
+				v2223 = self.Status
 			}
 		}
-		var v2271 bool
-		var e2272 error
-		if e2270 != nil {
-			e2272 = e2270
+		var v2225 bool
+		var e2226 error
+		if e2224 != nil {
+			e2226 = e2224
 		} else {
-			v2271 = (v2269.Ready)
+			v2225 = (v2223.Ready)
 		}
-		if e2272 == nil && !v2271 {
-			v2265, e2266 = false, nil
+		if e2226 == nil && !v2225 {
+			v2220, e2221 = false, nil
 		} else {
-			if e2266 == nil {
-				e2266 = e2272
+			if e2221 == nil {
+				e2221 = e2226
 			}
-			var v2273 *GadgetStatus
-			var e2274 error
+			var v2227 *GadgetStatus
+			var e2228 error
 			if !(self.Status != nil) {
-				e2274 = immutable.NoSuchKey("status")
+				e2228 = immutable.NoSuchKey("status")
 			} else {
 				if self.Status == nil {
-					e2274 = immutable.ErrNull
+					e2228 = immutable.ErrNull
 				} else {
-					v2273 = self.Status
+					v2227 = self.Status
 				}
 			}
-			var v2275 bool
-			var e2276 error
-			if e2274 != nil {
-				e2276 = e2274
-			} else if !(v2273.Ready) {
-				e2276 = immutable.NoSuchKey("ready")
+			var v2229 bool
+			var e2230 error
+			if e2228 != nil {
+				e2230 = e2228
+			} else if !(v2227.Ready) {
+				e2230 = immutable.NoSuchKey("ready")
 			} else {
-				v2275 = bool(v2273.Ready)
+				v2229 = bool(v2227.Ready)
 			}
-			if e2276 == nil && !v2275 {
-				v2265, e2266 = false, nil
+			if e2230 == nil && !v2229 {
+				v2220, e2221 = false, nil
 			} else {
-				if e2266 == nil {
-					e2266 = e2276
+				if e2221 == nil {
+					e2221 = e2230
 				}
-				if e2266 == nil {
-					v2265 = true
+				if e2221 == nil {
+					v2220 = true
 				}
 			}
 		}
 	}
-	return v2265, e2266
+	return v2220, e2221
 }
 
 func whenOwnGuardedC84(w *immutable.Walk, in, old *Guarded) {
@@ -13874,58 +13781,58 @@ func whenOwnGuardedC84(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC85 is the condition of spec.guarded.c85: has(self.spec.suspend) && self.spec.suspend
 func whenCondGadgetC85(self, oldSelf *Gadget) (bool, error) {
-	var v2281 bool
-	var e2282 error
-	var v2283 *GadgetSpec
-	var e2284 error
+	var v2235 bool
+	var e2236 error
+	var v2237 *GadgetSpec
+	var e2238 error
 	if !(true) {
-		e2284 = immutable.NoSuchKey("spec")
+		e2238 = immutable.NoSuchKey("spec")
 	} else {
-		v2283 = &self.Spec
+		v2237 = &self.Spec
 	}
-	var v2285 bool
-	var e2286 error
-	if e2284 != nil {
-		e2286 = e2284
+	var v2239 bool
+	var e2240 error
+	if e2238 != nil {
+		e2240 = e2238
 	} else {
-		v2285 = (v2283.Suspend != nil)
+		v2239 = (v2237.Suspend != nil)
 	}
-	if e2286 == nil && !v2285 {
-		v2281, e2282 = false, nil
+	if e2240 == nil && !v2239 {
+		v2235, e2236 = false, nil
 	} else {
-		e2282 = e2286
-		var v2287 *GadgetSpec
-		var e2288 error
+		e2236 = e2240
+		var v2241 *GadgetSpec
+		var e2242 error
 		if !(true) {
-			e2288 = immutable.NoSuchKey("spec")
+			e2242 = immutable.NoSuchKey("spec")
 		} else {
-			v2287 = &self.Spec
+			v2241 = &self.Spec
 		}
-		var v2289 bool
-		var e2290 error
-		if e2288 != nil {
-			e2290 = e2288
-		} else if !(v2287.Suspend != nil) {
-			e2290 = immutable.NoSuchKey("suspend")
+		var v2243 bool
+		var e2244 error
+		if e2242 != nil {
+			e2244 = e2242
+		} else if !(v2241.Suspend != nil) {
+			e2244 = immutable.NoSuchKey("suspend")
 		} else {
-			if v2287.Suspend == nil {
-				e2290 = immutable.ErrNull
+			if v2241.Suspend == nil {
+				e2244 = immutable.ErrNull
 			} else {
-				v2289 = bool((*v2287.Suspend))
+				v2243 = bool((*v2241.Suspend))
 			}
 		}
-		if e2290 == nil && !v2289 {
-			v2281, e2282 = false, nil
+		if e2244 == nil && !v2243 {
+			v2235, e2236 = false, nil
 		} else {
-			if e2282 == nil {
-				e2282 = e2290
+			if e2236 == nil {
+				e2236 = e2244
 			}
-			if e2282 == nil {
-				v2281 = true
+			if e2236 == nil {
+				v2235 = true
 			}
 		}
 	}
-	return v2281, e2282
+	return v2235, e2236
 }
 
 func whenOwnGuardedC85(w *immutable.Walk, in, old *Guarded) {
@@ -13975,61 +13882,61 @@ func whenOwnGuardedC86(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC87 is the condition of spec.guarded.c87: !(has(oldSelf.spec.paused) && oldSelf.spec.paused)
 func whenCondGadgetC87(self, oldSelf *Gadget) (bool, error) {
-	var v2299 bool
-	var e2300 error
-	var v2301 *GadgetSpec
-	var e2302 error
+	var v2253 bool
+	var e2254 error
+	var v2255 *GadgetSpec
+	var e2256 error
 	if !(true) {
-		e2302 = immutable.NoSuchKey("spec")
+		e2256 = immutable.NoSuchKey("spec")
 	} else {
-		v2301 = &oldSelf.Spec
+		v2255 = &oldSelf.Spec
 	}
-	var v2303 bool
-	var e2304 error
-	if e2302 != nil {
-		e2304 = e2302
+	var v2257 bool
+	var e2258 error
+	if e2256 != nil {
+		e2258 = e2256
 	} else {
-		v2303 = (v2301.Paused)
+		v2257 = (v2255.Paused)
 	}
-	if e2304 == nil && !v2303 {
-		v2299, e2300 = false, nil
+	if e2258 == nil && !v2257 {
+		v2253, e2254 = false, nil
 	} else {
-		e2300 = e2304
-		var v2305 *GadgetSpec
-		var e2306 error
+		e2254 = e2258
+		var v2259 *GadgetSpec
+		var e2260 error
 		if !(true) {
-			e2306 = immutable.NoSuchKey("spec")
+			e2260 = immutable.NoSuchKey("spec")
 		} else {
-			v2305 = &oldSelf.Spec
+			v2259 = &oldSelf.Spec
 		}
-		var v2307 bool
-		var e2308 error
-		if e2306 != nil {
-			e2308 = e2306
-		} else if !(v2305.Paused) {
-			e2308 = immutable.NoSuchKey("paused")
+		var v2261 bool
+		var e2262 error
+		if e2260 != nil {
+			e2262 = e2260
+		} else if !(v2259.Paused) {
+			e2262 = immutable.NoSuchKey("paused")
 		} else {
-			v2307 = bool(v2305.Paused)
+			v2261 = bool(v2259.Paused)
 		}
-		if e2308 == nil && !v2307 {
-			v2299, e2300 = false, nil
+		if e2262 == nil && !v2261 {
+			v2253, e2254 = false, nil
 		} else {
-			if e2300 == nil {
-				e2300 = e2308
+			if e2254 == nil {
+				e2254 = e2262
 			}
-			if e2300 == nil {
-				v2299 = true
+			if e2254 == nil {
+				v2253 = true
 			}
 		}
 	}
-	var v2309 bool
-	var e2310 error
-	if e2300 != nil {
-		e2310 = e2300
+	var v2263 bool
+	var e2264 error
+	if e2254 != nil {
+		e2264 = e2254
 	} else {
-		v2309 = !v2299
+		v2263 = !v2253
 	}
-	return v2309, e2310
+	return v2263, e2264
 }
 
 func whenOwnGuardedC87(w *immutable.Walk, in, old *Guarded) {
@@ -14054,65 +13961,65 @@ func whenOwnGuardedC87(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC88 is the condition of spec.guarded.c88: !(has(oldSelf.spec.suspend) && oldSelf.spec.suspend)
 func whenCondGadgetC88(self, oldSelf *Gadget) (bool, error) {
-	var v2315 bool
-	var e2316 error
-	var v2317 *GadgetSpec
-	var e2318 error
+	var v2269 bool
+	var e2270 error
+	var v2271 *GadgetSpec
+	var e2272 error
 	if !(true) {
-		e2318 = immutable.NoSuchKey("spec")
+		e2272 = immutable.NoSuchKey("spec")
 	} else {
-		v2317 = &oldSelf.Spec
+		v2271 = &oldSelf.Spec
 	}
-	var v2319 bool
-	var e2320 error
-	if e2318 != nil {
-		e2320 = e2318
+	var v2273 bool
+	var e2274 error
+	if e2272 != nil {
+		e2274 = e2272
 	} else {
-		v2319 = (v2317.Suspend != nil)
+		v2273 = (v2271.Suspend != nil)
 	}
-	if e2320 == nil && !v2319 {
-		v2315, e2316 = false, nil
+	if e2274 == nil && !v2273 {
+		v2269, e2270 = false, nil
 	} else {
-		e2316 = e2320
-		var v2321 *GadgetSpec
-		var e2322 error
+		e2270 = e2274
+		var v2275 *GadgetSpec
+		var e2276 error
 		if !(true) {
-			e2322 = immutable.NoSuchKey("spec")
+			e2276 = immutable.NoSuchKey("spec")
 		} else {
-			v2321 = &oldSelf.Spec
+			v2275 = &oldSelf.Spec
 		}
-		var v2323 bool
-		var e2324 error
-		if e2322 != nil {
-			e2324 = e2322
-		} else if !(v2321.Suspend != nil) {
-			e2324 = immutable.NoSuchKey("suspend")
+		var v2277 bool
+		var e2278 error
+		if e2276 != nil {
+			e2278 = e2276
+		} else if !(v2275.Suspend != nil) {
+			e2278 = immutable.NoSuchKey("suspend")
 		} else {
-			if v2321.Suspend == nil {
-				e2324 = immutable.ErrNull
+			if v2275.Suspend == nil {
+				e2278 = immutable.ErrNull
 			} else {
-				v2323 = bool((*v2321.Suspend))
+				v2277 = bool((*v2275.Suspend))
 			}
 		}
-		if e2324 == nil && !v2323 {
-			v2315, e2316 = false, nil
+		if e2278 == nil && !v2277 {
+			v2269, e2270 = false, nil
 		} else {
-			if e2316 == nil {
-				e2316 = e2324
+			if e2270 == nil {
+				e2270 = e2278
 			}
-			if e2316 == nil {
-				v2315 = true
+			if e2270 == nil {
+				v2269 = true
 			}
 		}
 	}
-	var v2325 bool
-	var e2326 error
-	if e2316 != nil {
-		e2326 = e2316
+	var v2279 bool
+	var e2280 error
+	if e2270 != nil {
+		e2280 = e2270
 	} else {
-		v2325 = !v2315
+		v2279 = !v2269
 	}
-	return v2325, e2326
+	return v2279, e2280
 }
 
 func whenOwnGuardedC88(w *immutable.Walk, in, old *Guarded) {
@@ -14126,8 +14033,8 @@ func whenOwnGuardedC88(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C88 != nil && !immutable.SameKeys(in.C88, old.C88) {
 			if w.Violation() {
-				for _, c2331 := range immutable.MapKeyChanges(in.C88, old.C88) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c88", immutable.QuoteKey(string(c2331.Key)), c2331.Added))
+				for _, c2285 := range immutable.MapKeyChanges(in.C88, old.C88) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c88", immutable.QuoteKey(string(c2285.Key)), c2285.Added))
 				}
 			}
 			if w.Done() {
@@ -14146,58 +14053,58 @@ func whenOwnGuardedC88(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC89 is the condition of spec.guarded.c89: has(oldSelf.spec.locked) && oldSelf.spec.locked
 func whenCondGadgetC89(self, oldSelf *Gadget) (bool, error) {
-	var v2332 bool
-	var e2333 error
-	var v2334 *GadgetSpec
-	var e2335 error
+	var v2286 bool
+	var e2287 error
+	var v2288 *GadgetSpec
+	var e2289 error
 	if !(true) {
-		e2335 = immutable.NoSuchKey("spec")
+		e2289 = immutable.NoSuchKey("spec")
 	} else {
-		v2334 = &oldSelf.Spec
+		v2288 = &oldSelf.Spec
 	}
-	var v2336 bool
-	var e2337 error
-	if e2335 != nil {
-		e2337 = e2335
+	var v2290 bool
+	var e2291 error
+	if e2289 != nil {
+		e2291 = e2289
 	} else {
-		v2336 = (v2334.Locked != nil)
+		v2290 = (v2288.Locked != nil)
 	}
-	if e2337 == nil && !v2336 {
-		v2332, e2333 = false, nil
+	if e2291 == nil && !v2290 {
+		v2286, e2287 = false, nil
 	} else {
-		e2333 = e2337
-		var v2338 *GadgetSpec
-		var e2339 error
+		e2287 = e2291
+		var v2292 *GadgetSpec
+		var e2293 error
 		if !(true) {
-			e2339 = immutable.NoSuchKey("spec")
+			e2293 = immutable.NoSuchKey("spec")
 		} else {
-			v2338 = &oldSelf.Spec
+			v2292 = &oldSelf.Spec
 		}
-		var v2340 bool
-		var e2341 error
-		if e2339 != nil {
-			e2341 = e2339
-		} else if !(v2338.Locked != nil) {
-			e2341 = immutable.NoSuchKey("locked")
+		var v2294 bool
+		var e2295 error
+		if e2293 != nil {
+			e2295 = e2293
+		} else if !(v2292.Locked != nil) {
+			e2295 = immutable.NoSuchKey("locked")
 		} else {
-			if v2338.Locked == nil {
-				e2341 = immutable.ErrNull
+			if v2292.Locked == nil {
+				e2295 = immutable.ErrNull
 			} else {
-				v2340 = bool((*v2338.Locked))
+				v2294 = bool((*v2292.Locked))
 			}
 		}
-		if e2341 == nil && !v2340 {
-			v2332, e2333 = false, nil
+		if e2295 == nil && !v2294 {
+			v2286, e2287 = false, nil
 		} else {
-			if e2333 == nil {
-				e2333 = e2341
+			if e2287 == nil {
+				e2287 = e2295
 			}
-			if e2333 == nil {
-				v2332 = true
+			if e2287 == nil {
+				v2286 = true
 			}
 		}
 	}
-	return v2332, e2333
+	return v2286, e2287
 }
 
 func whenOwnGuardedC89(w *immutable.Walk, in, old *Guarded) {
@@ -14222,107 +14129,107 @@ func whenOwnGuardedC89(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC9 is the condition of spec.guarded.c9: has(oldSelf.spec.queue) && has(self.spec.labels) && oldSelf.spec.queue in self.spec.labels
 func whenCondGadgetC9(self, oldSelf *Gadget) (bool, error) {
-	var v2346 bool
-	var e2347 error
-	var v2348 *GadgetSpec
-	var e2349 error
+	var v2300 bool
+	var e2301 error
+	var v2302 *GadgetSpec
+	var e2303 error
 	if !(true) {
-		e2349 = immutable.NoSuchKey("spec")
+		e2303 = immutable.NoSuchKey("spec")
 	} else {
-		v2348 = &oldSelf.Spec
+		v2302 = &oldSelf.Spec
 	}
-	var v2350 bool
-	var e2351 error
-	if e2349 != nil {
-		e2351 = e2349
+	var v2304 bool
+	var e2305 error
+	if e2303 != nil {
+		e2305 = e2303
 	} else {
-		v2350 = (v2348.Queue != "")
+		v2304 = (v2302.Queue != "")
 	}
-	if e2351 == nil && !v2350 {
-		v2346, e2347 = false, nil
+	if e2305 == nil && !v2304 {
+		v2300, e2301 = false, nil
 	} else {
-		e2347 = e2351
-		var v2352 *GadgetSpec
-		var e2353 error
+		e2301 = e2305
+		var v2306 *GadgetSpec
+		var e2307 error
 		if !(true) {
-			e2353 = immutable.NoSuchKey("spec")
+			e2307 = immutable.NoSuchKey("spec")
 		} else {
-			v2352 = &self.Spec
+			v2306 = &self.Spec
 		}
-		var v2354 bool
-		var e2355 error
-		if e2353 != nil {
-			e2355 = e2353
+		var v2308 bool
+		var e2309 error
+		if e2307 != nil {
+			e2309 = e2307
 		} else {
-			v2354 = (len(v2352.Labels) != 0)
+			v2308 = (len(v2306.Labels) != 0)
 		}
-		if e2355 == nil && !v2354 {
-			v2346, e2347 = false, nil
+		if e2309 == nil && !v2308 {
+			v2300, e2301 = false, nil
 		} else {
-			if e2347 == nil {
-				e2347 = e2355
+			if e2301 == nil {
+				e2301 = e2309
 			}
-			var v2356 *GadgetSpec
-			var e2357 error
+			var v2310 *GadgetSpec
+			var e2311 error
 			if !(true) {
-				e2357 = immutable.NoSuchKey("spec")
+				e2311 = immutable.NoSuchKey("spec")
 			} else {
-				v2356 = &oldSelf.Spec
+				v2310 = &oldSelf.Spec
 			}
-			var v2358 string
-			var e2359 error
-			if e2357 != nil {
-				e2359 = e2357
-			} else if !(v2356.Queue != "") {
-				e2359 = immutable.NoSuchKey("queue")
+			var v2312 string
+			var e2313 error
+			if e2311 != nil {
+				e2313 = e2311
+			} else if !(v2310.Queue != "") {
+				e2313 = immutable.NoSuchKey("queue")
 			} else {
-				v2358 = string(v2356.Queue)
+				v2312 = string(v2310.Queue)
 			}
-			var v2360 *GadgetSpec
-			var e2361 error
+			var v2314 *GadgetSpec
+			var e2315 error
 			if !(true) {
-				e2361 = immutable.NoSuchKey("spec")
+				e2315 = immutable.NoSuchKey("spec")
 			} else {
-				v2360 = &self.Spec
+				v2314 = &self.Spec
 			}
-			var v2362 map[string]string
-			var e2363 error
-			if e2361 != nil {
-				e2363 = e2361
-			} else if !(len(v2360.Labels) != 0) {
-				e2363 = immutable.NoSuchKey("labels")
+			var v2316 map[string]string
+			var e2317 error
+			if e2315 != nil {
+				e2317 = e2315
+			} else if !(len(v2314.Labels) != 0) {
+				e2317 = immutable.NoSuchKey("labels")
 			} else {
-				if v2360.Labels == nil {
-					e2363 = immutable.ErrNull
+				if v2314.Labels == nil {
+					e2317 = immutable.ErrNull
 				} else {
-					v2362 = v2360.Labels
+					v2316 = v2314.Labels
 				}
 			}
-			var v2364 bool
-			var e2365 error
-			if e2359 != nil {
-				e2365 = e2359
-			} else if e2363 != nil {
-				e2365 = e2363
+			var v2318 bool
+			var e2319 error
+			if e2313 != nil {
+				e2319 = e2313
+			} else if e2317 != nil {
+				e2319 = e2317
 			} else {
-				if mv2366, ok := v2362[string(v2358)]; ok {
-					_ = mv2366
-					v2364 = true
+				if mv2320, ok := v2316[string(v2312)]; ok {
+					_ = mv2320
+					v2318 = true
 				}
 			}
-			if e2365 == nil && !v2364 {
-				v2346, e2347 = false, nil
+			if e2319 == nil && !v2318 {
+				v2300, e2301 = false, nil
 			} else {
-				if e2347 == nil {
-					e2347 = e2365
+				if e2301 == nil {
+					e2301 = e2319
 				}
-				if e2347 == nil {
-					v2346 = true
+				if e2301 == nil {
+					v2300 = true
 				}
 			}
 		}
 	}
-	return v2346, e2347
+	return v2300, e2301
 }
 
 func whenOwnGuardedC9(w *immutable.Walk, in, old *Guarded) {
@@ -14347,21 +14254,21 @@ func whenOwnGuardedC9(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC90 is the condition of spec.guarded.c90: has(oldSelf.spec.topology)
 func whenCondGadgetC90(self, oldSelf *Gadget) (bool, error) {
-	var v2371 *GadgetSpec
-	var e2372 error
+	var v2325 *GadgetSpec
+	var e2326 error
 	if !(true) {
-		e2372 = immutable.NoSuchKey("spec")
+		e2326 = immutable.NoSuchKey("spec")
 	} else {
-		v2371 = &oldSelf.Spec
+		v2325 = &oldSelf.Spec
 	}
-	var v2373 bool
-	var e2374 error
-	if e2372 != nil {
-		e2374 = e2372
+	var v2327 bool
+	var e2328 error
+	if e2326 != nil {
+		e2328 = e2326
 	} else {
-		v2373 = (v2371.Topology != nil)
+		v2327 = (v2325.Topology != nil)
 	}
-	return v2373, e2374
+	return v2327, e2328
 }
 
 func whenOwnGuardedC90(w *immutable.Walk, in, old *Guarded) {
@@ -14386,148 +14293,145 @@ func whenOwnGuardedC90(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC91 is the condition of spec.guarded.c91: has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == "Ready" && c.status == "True")
 func whenCondGadgetC91(self, oldSelf *Gadget) (bool, error) {
-	var v2379 bool
-	var e2380 error
-	var v2381 bool
-	var e2382 error
+	var v2333 bool
+	var e2334 error
+	var v2335 bool
 	{
-		v2381 = (oldSelf.Status != nil)
+		v2335 = (oldSelf.Status != nil)
 	}
-	if e2382 == nil && !v2381 {
-		v2379, e2380 = false, nil
+	if !v2335 {
+		v2333, e2334 = false, nil
 	} else {
-		e2380 = e2382
-		var v2383 *GadgetStatus
-		var e2384 error
+		var v2336 *GadgetStatus
+		var e2337 error
 		if !(oldSelf.Status != nil) {
-			e2384 = immutable.NoSuchKey("status")
+			e2337 = immutable.NoSuchKey("status")
 		} else {
 			if oldSelf.Status == nil {
-				e2384 = immutable.ErrNull
+				e2337 = immutable.ErrNull
 			} else {
-				v2383 = oldSelf.Status
+				v2336 = oldSelf.Status
 			}
 		}
-		var v2385 bool
-		var e2386 error
-		if e2384 != nil {
-			e2386 = e2384
+		var v2338 bool
+		var e2339 error
+		if e2337 != nil {
+			e2339 = e2337
 		} else {
-			v2385 = (len(v2383.Conditions) != 0)
+			v2338 = (len(v2336.Conditions) != 0)
 		}
-		if e2386 == nil && !v2385 {
-			v2379, e2380 = false, nil
+		if e2339 == nil && !v2338 {
+			v2333, e2334 = false, nil
 		} else {
-			if e2380 == nil {
-				e2380 = e2386
+			if e2334 == nil {
+				e2334 = e2339
 			}
-			var v2387 *GadgetStatus
-			var e2388 error
+			var v2340 *GadgetStatus
+			var e2341 error
 			if !(oldSelf.Status != nil) {
-				e2388 = immutable.NoSuchKey("status")
+				e2341 = immutable.NoSuchKey("status")
 			} else {
 				if oldSelf.Status == nil {
-					e2388 = immutable.ErrNull
+					e2341 = immutable.ErrNull
 				} else {
-					v2387 = oldSelf.Status
+					v2340 = oldSelf.Status
 				}
 			}
-			var v2389 []Condition
-			var e2390 error
-			if e2388 != nil {
-				e2390 = e2388
-			} else if !(len(v2387.Conditions) != 0) {
-				e2390 = immutable.NoSuchKey("conditions")
+			var v2342 []Condition
+			var e2343 error
+			if e2341 != nil {
+				e2343 = e2341
+			} else if !(len(v2340.Conditions) != 0) {
+				e2343 = immutable.NoSuchKey("conditions")
 			} else {
-				if v2387.Conditions == nil {
-					e2390 = immutable.ErrNull
+				if v2340.Conditions == nil {
+					e2343 = immutable.ErrNull
 				} else {
-					v2389 = v2387.Conditions
+					v2342 = v2340.Conditions
 				}
 			}
-			var v2391 bool
-			var e2392 error
-			if e2390 != nil {
-				e2392 = e2390
+			var v2344 bool
+			var e2345 error
+			if e2343 != nil {
+				e2345 = e2343
 			} else {
 				found := false
-				for i2393 := range v2389 {
-					var v2394 *Condition
-					var e2395 error
-					v2394 = &v2389[i2393]
-					_, _ = v2394, e2395
-					var v2396 bool
-					var e2397 error
-					var v2398 string
-					var e2399 error
+				for i2346 := range v2342 {
+					var v2347 *Condition
+					v2347 = &v2342[i2346]
+					_ = v2347
+					var v2348 bool
+					var e2349 error
+					var v2350 string
+					var e2351 error
 					if !(true) {
-						e2399 = immutable.NoSuchKey("type")
+						e2351 = immutable.NoSuchKey("type")
 					} else {
-						v2398 = string(v2394.Type)
+						v2350 = string(v2347.Type)
 					}
-					var v2400 bool
-					var e2401 error
-					if e2399 != nil {
-						e2401 = e2399
+					var v2352 bool
+					var e2353 error
+					if e2351 != nil {
+						e2353 = e2351
 					} else {
-						v2400 = v2398 == "Ready"
+						v2352 = v2350 == "Ready"
 					}
-					if e2401 == nil && !v2400 {
-						v2396, e2397 = false, nil
+					if e2353 == nil && !v2352 {
+						v2348, e2349 = false, nil
 					} else {
-						e2397 = e2401
-						var v2402 string
-						var e2403 error
+						e2349 = e2353
+						var v2354 string
+						var e2355 error
 						if !(true) {
-							e2403 = immutable.NoSuchKey("status")
+							e2355 = immutable.NoSuchKey("status")
 						} else {
-							v2402 = string(v2394.Status)
+							v2354 = string(v2347.Status)
 						}
-						var v2404 bool
-						var e2405 error
-						if e2403 != nil {
-							e2405 = e2403
+						var v2356 bool
+						var e2357 error
+						if e2355 != nil {
+							e2357 = e2355
 						} else {
-							v2404 = v2402 == "True"
+							v2356 = v2354 == "True"
 						}
-						if e2405 == nil && !v2404 {
-							v2396, e2397 = false, nil
+						if e2357 == nil && !v2356 {
+							v2348, e2349 = false, nil
 						} else {
-							if e2397 == nil {
-								e2397 = e2405
+							if e2349 == nil {
+								e2349 = e2357
 							}
-							if e2397 == nil {
-								v2396 = true
+							if e2349 == nil {
+								v2348 = true
 							}
 						}
 					}
-					if e2397 == nil && v2396 {
+					if e2349 == nil && v2348 {
 						found = true
 						break
 					}
-					if e2397 != nil && e2392 == nil {
-						e2392 = e2397
+					if e2349 != nil && e2345 == nil {
+						e2345 = e2349
 					}
 				}
 				if found {
-					v2391, e2392 = true, nil
-				} else if e2392 == nil {
-					v2391 = false
+					v2344, e2345 = true, nil
+				} else if e2345 == nil {
+					v2344 = false
 				}
 			}
-			if e2392 == nil && !v2391 {
-				v2379, e2380 = false, nil
+			if e2345 == nil && !v2344 {
+				v2333, e2334 = false, nil
 			} else {
-				if e2380 == nil {
-					e2380 = e2392
+				if e2334 == nil {
+					e2334 = e2345
 				}
-				if e2380 == nil {
-					v2379 = true
+				if e2334 == nil {
+					v2333 = true
 				}
 			}
 		}
 	}
-	return v2379, e2380
+	return v2333, e2334
 }
 
 func whenOwnGuardedC91(w *immutable.Walk, in, old *Guarded) {
@@ -14552,148 +14456,145 @@ func whenOwnGuardedC91(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC92 is the condition of spec.guarded.c92: has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')
 func whenCondGadgetC92(self, oldSelf *Gadget) (bool, error) {
-	var v2410 bool
-	var e2411 error
-	var v2412 bool
-	var e2413 error
+	var v2362 bool
+	var e2363 error
+	var v2364 bool
 	{
-		v2412 = (oldSelf.Status != nil)
+		v2364 = (oldSelf.Status != nil)
 	}
-	if e2413 == nil && !v2412 {
-		v2410, e2411 = false, nil
+	if !v2364 {
+		v2362, e2363 = false, nil
 	} else {
-		e2411 = e2413
-		var v2414 *GadgetStatus
-		var e2415 error
+		var v2365 *GadgetStatus
+		var e2366 error
 		if !(oldSelf.Status != nil) {
-			e2415 = immutable.NoSuchKey("status")
+			e2366 = immutable.NoSuchKey("status")
 		} else {
 			if oldSelf.Status == nil {
-				e2415 = immutable.ErrNull
+				e2366 = immutable.ErrNull
 			} else {
-				v2414 = oldSelf.Status
+				v2365 = oldSelf.Status
 			}
 		}
-		var v2416 bool
-		var e2417 error
-		if e2415 != nil {
-			e2417 = e2415
+		var v2367 bool
+		var e2368 error
+		if e2366 != nil {
+			e2368 = e2366
 		} else {
-			v2416 = (len(v2414.Conditions) != 0)
+			v2367 = (len(v2365.Conditions) != 0)
 		}
-		if e2417 == nil && !v2416 {
-			v2410, e2411 = false, nil
+		if e2368 == nil && !v2367 {
+			v2362, e2363 = false, nil
 		} else {
-			if e2411 == nil {
-				e2411 = e2417
+			if e2363 == nil {
+				e2363 = e2368
 			}
-			var v2418 *GadgetStatus
-			var e2419 error
+			var v2369 *GadgetStatus
+			var e2370 error
 			if !(oldSelf.Status != nil) {
-				e2419 = immutable.NoSuchKey("status")
+				e2370 = immutable.NoSuchKey("status")
 			} else {
 				if oldSelf.Status == nil {
-					e2419 = immutable.ErrNull
+					e2370 = immutable.ErrNull
 				} else {
-					v2418 = oldSelf.Status
+					v2369 = oldSelf.Status
 				}
 			}
-			var v2420 []Condition
-			var e2421 error
-			if e2419 != nil {
-				e2421 = e2419
-			} else if !(len(v2418.Conditions) != 0) {
-				e2421 = immutable.NoSuchKey("conditions")
+			var v2371 []Condition
+			var e2372 error
+			if e2370 != nil {
+				e2372 = e2370
+			} else if !(len(v2369.Conditions) != 0) {
+				e2372 = immutable.NoSuchKey("conditions")
 			} else {
-				if v2418.Conditions == nil {
-					e2421 = immutable.ErrNull
+				if v2369.Conditions == nil {
+					e2372 = immutable.ErrNull
 				} else {
-					v2420 = v2418.Conditions
+					v2371 = v2369.Conditions
 				}
 			}
-			var v2422 bool
-			var e2423 error
-			if e2421 != nil {
-				e2423 = e2421
+			var v2373 bool
+			var e2374 error
+			if e2372 != nil {
+				e2374 = e2372
 			} else {
 				found := false
-				for i2424 := range v2420 {
-					var v2425 *Condition
-					var e2426 error
-					v2425 = &v2420[i2424]
-					_, _ = v2425, e2426
-					var v2427 bool
-					var e2428 error
-					var v2429 string
-					var e2430 error
+				for i2375 := range v2371 {
+					var v2376 *Condition
+					v2376 = &v2371[i2375]
+					_ = v2376
+					var v2377 bool
+					var e2378 error
+					var v2379 string
+					var e2380 error
 					if !(true) {
-						e2430 = immutable.NoSuchKey("type")
+						e2380 = immutable.NoSuchKey("type")
 					} else {
-						v2429 = string(v2425.Type)
+						v2379 = string(v2376.Type)
 					}
-					var v2431 bool
-					var e2432 error
-					if e2430 != nil {
-						e2432 = e2430
+					var v2381 bool
+					var e2382 error
+					if e2380 != nil {
+						e2382 = e2380
 					} else {
-						v2431 = v2429 == "QuotaReserved"
+						v2381 = v2379 == "QuotaReserved"
 					}
-					if e2432 == nil && !v2431 {
-						v2427, e2428 = false, nil
+					if e2382 == nil && !v2381 {
+						v2377, e2378 = false, nil
 					} else {
-						e2428 = e2432
-						var v2433 string
-						var e2434 error
+						e2378 = e2382
+						var v2383 string
+						var e2384 error
 						if !(true) {
-							e2434 = immutable.NoSuchKey("status")
+							e2384 = immutable.NoSuchKey("status")
 						} else {
-							v2433 = string(v2425.Status)
+							v2383 = string(v2376.Status)
 						}
-						var v2435 bool
-						var e2436 error
-						if e2434 != nil {
-							e2436 = e2434
+						var v2385 bool
+						var e2386 error
+						if e2384 != nil {
+							e2386 = e2384
 						} else {
-							v2435 = v2433 == "True"
+							v2385 = v2383 == "True"
 						}
-						if e2436 == nil && !v2435 {
-							v2427, e2428 = false, nil
+						if e2386 == nil && !v2385 {
+							v2377, e2378 = false, nil
 						} else {
-							if e2428 == nil {
-								e2428 = e2436
+							if e2378 == nil {
+								e2378 = e2386
 							}
-							if e2428 == nil {
-								v2427 = true
+							if e2378 == nil {
+								v2377 = true
 							}
 						}
 					}
-					if e2428 == nil && v2427 {
+					if e2378 == nil && v2377 {
 						found = true
 						break
 					}
-					if e2428 != nil && e2423 == nil {
-						e2423 = e2428
+					if e2378 != nil && e2374 == nil {
+						e2374 = e2378
 					}
 				}
 				if found {
-					v2422, e2423 = true, nil
-				} else if e2423 == nil {
-					v2422 = false
+					v2373, e2374 = true, nil
+				} else if e2374 == nil {
+					v2373 = false
 				}
 			}
-			if e2423 == nil && !v2422 {
-				v2410, e2411 = false, nil
+			if e2374 == nil && !v2373 {
+				v2362, e2363 = false, nil
 			} else {
-				if e2411 == nil {
-					e2411 = e2423
+				if e2363 == nil {
+					e2363 = e2374
 				}
-				if e2411 == nil {
-					v2410 = true
+				if e2363 == nil {
+					v2362 = true
 				}
 			}
 		}
 	}
-	return v2410, e2411
+	return v2362, e2363
 }
 
 func whenOwnGuardedC92(w *immutable.Walk, in, old *Guarded) {
@@ -14718,148 +14619,145 @@ func whenOwnGuardedC92(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetQueue is the condition of spec.queue: has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')
 func whenCondGadgetQueue(self, oldSelf *Gadget) (bool, error) {
-	var v2441 bool
-	var e2442 error
-	var v2443 bool
-	var e2444 error
+	var v2391 bool
+	var e2392 error
+	var v2393 bool
 	{
-		v2443 = (oldSelf.Status != nil)
+		v2393 = (oldSelf.Status != nil)
 	}
-	if e2444 == nil && !v2443 {
-		v2441, e2442 = false, nil
+	if !v2393 {
+		v2391, e2392 = false, nil
 	} else {
-		e2442 = e2444
-		var v2445 *GadgetStatus
-		var e2446 error
+		var v2394 *GadgetStatus
+		var e2395 error
 		if !(oldSelf.Status != nil) {
-			e2446 = immutable.NoSuchKey("status")
+			e2395 = immutable.NoSuchKey("status")
 		} else {
 			if oldSelf.Status == nil {
-				e2446 = immutable.ErrNull
+				e2395 = immutable.ErrNull
 			} else {
-				v2445 = oldSelf.Status
+				v2394 = oldSelf.Status
 			}
 		}
-		var v2447 bool
-		var e2448 error
-		if e2446 != nil {
-			e2448 = e2446
+		var v2396 bool
+		var e2397 error
+		if e2395 != nil {
+			e2397 = e2395
 		} else {
-			v2447 = (len(v2445.Conditions) != 0)
+			v2396 = (len(v2394.Conditions) != 0)
 		}
-		if e2448 == nil && !v2447 {
-			v2441, e2442 = false, nil
+		if e2397 == nil && !v2396 {
+			v2391, e2392 = false, nil
 		} else {
-			if e2442 == nil {
-				e2442 = e2448
+			if e2392 == nil {
+				e2392 = e2397
 			}
-			var v2449 *GadgetStatus
-			var e2450 error
+			var v2398 *GadgetStatus
+			var e2399 error
 			if !(oldSelf.Status != nil) {
-				e2450 = immutable.NoSuchKey("status")
+				e2399 = immutable.NoSuchKey("status")
 			} else {
 				if oldSelf.Status == nil {
-					e2450 = immutable.ErrNull
+					e2399 = immutable.ErrNull
 				} else {
-					v2449 = oldSelf.Status
+					v2398 = oldSelf.Status
 				}
 			}
-			var v2451 []Condition
-			var e2452 error
-			if e2450 != nil {
-				e2452 = e2450
-			} else if !(len(v2449.Conditions) != 0) {
-				e2452 = immutable.NoSuchKey("conditions")
+			var v2400 []Condition
+			var e2401 error
+			if e2399 != nil {
+				e2401 = e2399
+			} else if !(len(v2398.Conditions) != 0) {
+				e2401 = immutable.NoSuchKey("conditions")
 			} else {
-				if v2449.Conditions == nil {
-					e2452 = immutable.ErrNull
+				if v2398.Conditions == nil {
+					e2401 = immutable.ErrNull
 				} else {
-					v2451 = v2449.Conditions
+					v2400 = v2398.Conditions
 				}
 			}
-			var v2453 bool
-			var e2454 error
-			if e2452 != nil {
-				e2454 = e2452
+			var v2402 bool
+			var e2403 error
+			if e2401 != nil {
+				e2403 = e2401
 			} else {
 				found := false
-				for i2455 := range v2451 {
-					var v2456 *Condition
-					var e2457 error
-					v2456 = &v2451[i2455]
-					_, _ = v2456, e2457
-					var v2458 bool
-					var e2459 error
-					var v2460 string
-					var e2461 error
+				for i2404 := range v2400 {
+					var v2405 *Condition
+					v2405 = &v2400[i2404]
+					_ = v2405
+					var v2406 bool
+					var e2407 error
+					var v2408 string
+					var e2409 error
 					if !(true) {
-						e2461 = immutable.NoSuchKey("type")
+						e2409 = immutable.NoSuchKey("type")
 					} else {
-						v2460 = string(v2456.Type)
+						v2408 = string(v2405.Type)
 					}
-					var v2462 bool
-					var e2463 error
-					if e2461 != nil {
-						e2463 = e2461
+					var v2410 bool
+					var e2411 error
+					if e2409 != nil {
+						e2411 = e2409
 					} else {
-						v2462 = v2460 == "QuotaReserved"
+						v2410 = v2408 == "QuotaReserved"
 					}
-					if e2463 == nil && !v2462 {
-						v2458, e2459 = false, nil
+					if e2411 == nil && !v2410 {
+						v2406, e2407 = false, nil
 					} else {
-						e2459 = e2463
-						var v2464 string
-						var e2465 error
+						e2407 = e2411
+						var v2412 string
+						var e2413 error
 						if !(true) {
-							e2465 = immutable.NoSuchKey("status")
+							e2413 = immutable.NoSuchKey("status")
 						} else {
-							v2464 = string(v2456.Status)
+							v2412 = string(v2405.Status)
 						}
-						var v2466 bool
-						var e2467 error
-						if e2465 != nil {
-							e2467 = e2465
+						var v2414 bool
+						var e2415 error
+						if e2413 != nil {
+							e2415 = e2413
 						} else {
-							v2466 = v2464 == "True"
+							v2414 = v2412 == "True"
 						}
-						if e2467 == nil && !v2466 {
-							v2458, e2459 = false, nil
+						if e2415 == nil && !v2414 {
+							v2406, e2407 = false, nil
 						} else {
-							if e2459 == nil {
-								e2459 = e2467
+							if e2407 == nil {
+								e2407 = e2415
 							}
-							if e2459 == nil {
-								v2458 = true
+							if e2407 == nil {
+								v2406 = true
 							}
 						}
 					}
-					if e2459 == nil && v2458 {
+					if e2407 == nil && v2406 {
 						found = true
 						break
 					}
-					if e2459 != nil && e2454 == nil {
-						e2454 = e2459
+					if e2407 != nil && e2403 == nil {
+						e2403 = e2407
 					}
 				}
 				if found {
-					v2453, e2454 = true, nil
-				} else if e2454 == nil {
-					v2453 = false
+					v2402, e2403 = true, nil
+				} else if e2403 == nil {
+					v2402 = false
 				}
 			}
-			if e2454 == nil && !v2453 {
-				v2441, e2442 = false, nil
+			if e2403 == nil && !v2402 {
+				v2391, e2392 = false, nil
 			} else {
-				if e2442 == nil {
-					e2442 = e2454
+				if e2392 == nil {
+					e2392 = e2403
 				}
-				if e2442 == nil {
-					v2441 = true
+				if e2392 == nil {
+					v2391 = true
 				}
 			}
 		}
 	}
-	return v2441, e2442
+	return v2391, e2392
 }
 
 func whenOwnGadgetSpecQueue(w *immutable.Walk, in, old *GadgetSpec) {
@@ -14884,58 +14782,58 @@ func whenOwnGadgetSpecQueue(w *immutable.Walk, in, old *GadgetSpec) {
 
 // whenCondGadgetSize is the condition of spec.size: has(oldSelf.spec.locked) && oldSelf.spec.locked
 func whenCondGadgetSize(self, oldSelf *Gadget) (bool, error) {
-	var v2470 bool
-	var e2471 error
-	var v2472 *GadgetSpec
-	var e2473 error
+	var v2418 bool
+	var e2419 error
+	var v2420 *GadgetSpec
+	var e2421 error
 	if !(true) {
-		e2473 = immutable.NoSuchKey("spec")
+		e2421 = immutable.NoSuchKey("spec")
 	} else {
-		v2472 = &oldSelf.Spec
+		v2420 = &oldSelf.Spec
 	}
-	var v2474 bool
-	var e2475 error
-	if e2473 != nil {
-		e2475 = e2473
+	var v2422 bool
+	var e2423 error
+	if e2421 != nil {
+		e2423 = e2421
 	} else {
-		v2474 = (v2472.Locked != nil)
+		v2422 = (v2420.Locked != nil)
 	}
-	if e2475 == nil && !v2474 {
-		v2470, e2471 = false, nil
+	if e2423 == nil && !v2422 {
+		v2418, e2419 = false, nil
 	} else {
-		e2471 = e2475
-		var v2476 *GadgetSpec
-		var e2477 error
+		e2419 = e2423
+		var v2424 *GadgetSpec
+		var e2425 error
 		if !(true) {
-			e2477 = immutable.NoSuchKey("spec")
+			e2425 = immutable.NoSuchKey("spec")
 		} else {
-			v2476 = &oldSelf.Spec
+			v2424 = &oldSelf.Spec
 		}
-		var v2478 bool
-		var e2479 error
-		if e2477 != nil {
-			e2479 = e2477
-		} else if !(v2476.Locked != nil) {
-			e2479 = immutable.NoSuchKey("locked")
+		var v2426 bool
+		var e2427 error
+		if e2425 != nil {
+			e2427 = e2425
+		} else if !(v2424.Locked != nil) {
+			e2427 = immutable.NoSuchKey("locked")
 		} else {
-			if v2476.Locked == nil {
-				e2479 = immutable.ErrNull
+			if v2424.Locked == nil {
+				e2427 = immutable.ErrNull
 			} else {
-				v2478 = bool((*v2476.Locked))
+				v2426 = bool((*v2424.Locked))
 			}
 		}
-		if e2479 == nil && !v2478 {
-			v2470, e2471 = false, nil
+		if e2427 == nil && !v2426 {
+			v2418, e2419 = false, nil
 		} else {
-			if e2471 == nil {
-				e2471 = e2479
+			if e2419 == nil {
+				e2419 = e2427
 			}
-			if e2471 == nil {
-				v2470 = true
+			if e2419 == nil {
+				v2418 = true
 			}
 		}
 	}
-	return v2470, e2471
+	return v2418, e2419
 }
 
 func whenOwnGadgetSpecSize(w *immutable.Walk, in, old *GadgetSpec) {
@@ -14960,72 +14858,72 @@ func whenOwnGadgetSpecSize(w *immutable.Walk, in, old *GadgetSpec) {
 
 // whenCondGadgetTemplate is the condition of spec.template: !has(self.spec.suspend) || !self.spec.suspend
 func whenCondGadgetTemplate(self, oldSelf *Gadget) (bool, error) {
-	var v2482 bool
-	var e2483 error
-	var v2484 *GadgetSpec
-	var e2485 error
+	var v2430 bool
+	var e2431 error
+	var v2432 *GadgetSpec
+	var e2433 error
 	if !(true) {
-		e2485 = immutable.NoSuchKey("spec")
+		e2433 = immutable.NoSuchKey("spec")
 	} else {
-		v2484 = &self.Spec
+		v2432 = &self.Spec
 	}
-	var v2486 bool
-	var e2487 error
-	if e2485 != nil {
-		e2487 = e2485
+	var v2434 bool
+	var e2435 error
+	if e2433 != nil {
+		e2435 = e2433
 	} else {
-		v2486 = (v2484.Suspend != nil)
+		v2434 = (v2432.Suspend != nil)
 	}
-	var v2488 bool
-	var e2489 error
-	if e2487 != nil {
-		e2489 = e2487
+	var v2436 bool
+	var e2437 error
+	if e2435 != nil {
+		e2437 = e2435
 	} else {
-		v2488 = !v2486
+		v2436 = !v2434
 	}
-	if e2489 == nil && v2488 {
-		v2482, e2483 = true, nil
+	if e2437 == nil && v2436 {
+		v2430, e2431 = true, nil
 	} else {
-		e2483 = e2489
-		var v2490 *GadgetSpec
-		var e2491 error
+		e2431 = e2437
+		var v2438 *GadgetSpec
+		var e2439 error
 		if !(true) {
-			e2491 = immutable.NoSuchKey("spec")
+			e2439 = immutable.NoSuchKey("spec")
 		} else {
-			v2490 = &self.Spec
+			v2438 = &self.Spec
 		}
-		var v2492 bool
-		var e2493 error
-		if e2491 != nil {
-			e2493 = e2491
-		} else if !(v2490.Suspend != nil) {
-			e2493 = immutable.NoSuchKey("suspend")
+		var v2440 bool
+		var e2441 error
+		if e2439 != nil {
+			e2441 = e2439
+		} else if !(v2438.Suspend != nil) {
+			e2441 = immutable.NoSuchKey("suspend")
 		} else {
-			if v2490.Suspend == nil {
-				e2493 = immutable.ErrNull
+			if v2438.Suspend == nil {
+				e2441 = immutable.ErrNull
 			} else {
-				v2492 = bool((*v2490.Suspend))
+				v2440 = bool((*v2438.Suspend))
 			}
 		}
-		var v2494 bool
-		var e2495 error
-		if e2493 != nil {
-			e2495 = e2493
+		var v2442 bool
+		var e2443 error
+		if e2441 != nil {
+			e2443 = e2441
 		} else {
-			v2494 = !v2492
+			v2442 = !v2440
 		}
-		if e2495 == nil && v2494 {
-			v2482, e2483 = true, nil
+		if e2443 == nil && v2442 {
+			v2430, e2431 = true, nil
 		} else {
-			if e2483 == nil {
-				e2483 = e2495
+			if e2431 == nil {
+				e2431 = e2443
 			}
-			if e2483 == nil {
-				v2482 = false
+			if e2431 == nil {
+				v2430 = false
 			}
 		}
 	}
-	return v2482, e2483
+	return v2430, e2431
 }
 
 func whenOwnGadgetSpecTemplate(w *immutable.Walk, in, old *GadgetSpec) {
