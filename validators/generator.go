@@ -36,6 +36,11 @@
 // compare exactly (an interface, a MarshalText-only type, map keys that are
 // not strings, sets of structs) is an error at the marker that needs the
 // comparison: never a weaker check.
+//
+// Conditional markers (+immutable:when) are compiled into Go over the
+// typed values (when.go), with the verdicts of the rule the crd generator
+// lowers them into; a condition the typed code cannot evaluate exactly is
+// an error at its text (IG047, IG048).
 package validators
 
 import (
