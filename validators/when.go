@@ -283,13 +283,14 @@ const (
 	wUint
 	wDouble
 	wString
+	wTime   // a timestamp: time.Time
 	wObject // an object with properties: a pointer to its Go struct
 	wList   // the Go slice
 	wMap    // the Go map (string keys)
 	wLitList
 )
 
-var wkindNames = [...]string{"bool", "int", "uint", "double", "string", "object", "list", "map", "list"}
+var wkindNames = [...]string{"bool", "int", "uint", "double", "string", "timestamp", "object", "list", "map", "list"}
 
 // wtype is a compiled value's type: its CEL kind and, for objects, lists
 // and maps, the Go type of its representation and its schema.
@@ -302,7 +303,7 @@ type wtype struct {
 	meta bool
 }
 
-func (t wtype) scalar() bool { return t.kind <= wString }
+func (t wtype) scalar() bool { return t.kind <= wTime }
 func (t wtype) number() bool { return t.kind == wInt || t.kind == wUint || t.kind == wDouble }
 
 // wval is a compiled value: Go expressions of its value (meaningful where
@@ -398,6 +399,8 @@ func (c *whenCompiler) goType(t wtype) string {
 		return "float64"
 	case wString:
 		return "string"
+	case wTime:
+		return c.e.pkg("time") + ".Time"
 	}
 	return c.e.typeString(t.gt)
 }
@@ -524,9 +527,21 @@ func (c *whenCompiler) compile(s *when.Syntax, env *scope) wval {
 // API server's CEL reads its JSON, or the reason it is refused.
 func (c *whenCompiler) typeOf(gt types.Type, n *schema.Node) (wtype, string) {
 	gt = types.Unalias(gt)
+	if pt, ok := gt.Underlying().(*types.Pointer); ok {
+		if _, ok := types.Unalias(pt.Elem()).Underlying().(*types.Pointer); ok {
+			return wtype{}, "a pointer to a pointer"
+		}
+		// The pointee's value where not nil (nil is JSON null).
+		return c.typeOf(pt.Elem(), n)
+	}
 	switch {
 	case n == nil:
 		return wtype{}, "a value the schema does not describe"
+	case isMeta(gt, "Time") && n.Type() == "string" && n.Format() == "date-time" && !n.Nullable():
+		return wtype{kind: wTime}, ""
+	case isMeta(gt, "Duration") && n.Type() == "string" && n.Format() == "" && !n.Nullable():
+		// Its JSON is the duration's String form, a plain string to CEL.
+		return wtype{kind: wString}, ""
 	case n.Nullable():
 		return wtype{}, "a nullable value (CEL null)"
 	case n.ExtensionTrue(extension.IntOrString):
@@ -543,11 +558,6 @@ func (c *whenCompiler) typeOf(gt types.Type, n *schema.Node) (wtype, string) {
 		return wtype{}, fmt.Sprintf("a value of Go type %s, whose JSON is its own MarshalJSON's", c.e.typeString(gt))
 	}
 	switch u := gt.Underlying().(type) {
-	case *types.Pointer:
-		if _, ok := u.Elem().Underlying().(*types.Pointer); ok {
-			return wtype{}, "a pointer to a pointer"
-		}
-		return c.typeOf(u.Elem(), n)
 	case *types.Basic:
 		want := ""
 		var k wkind
@@ -590,6 +600,14 @@ func (c *whenCompiler) typeOf(gt types.Type, n *schema.Node) (wtype, string) {
 // value of Go expression g (addressable, of Go type gt), or its error.
 func (c *whenCompiler) assign(out wval, g string, gt types.Type) {
 	gt = types.Unalias(gt)
+	switch {
+	case isMeta(gt, "Time"):
+		c.w("%s, %s = %s.TimeValue(%s)\n", out.v, out.e, c.e.pkg(immutablePkg), g)
+		return
+	case isMeta(gt, "Duration"):
+		c.w("%s = %s.Duration.String()\n", out.v, g)
+		return
+	}
 	switch u := gt.Underlying().(type) {
 	case *types.Pointer:
 		c.w("if %s == nil {\n%s = %s.ErrNull\n} else {\n", g, out.e, c.e.pkg(immutablePkg))
@@ -606,6 +624,41 @@ func (c *whenCompiler) assign(out wval, g string, gt types.Type) {
 	default:
 		c.w("%s = %s(%s)\n", out.v, c.goType(out.t), g)
 	}
+}
+
+// notNull renders the test that field f of the struct at x, present in
+// its JSON, is not null there; "" where it never is (omitempty and
+// omitzero leave a nil pointer, slice or map out).
+func notNull(f *jsonField, x string) string {
+	g, gt := f.access(x), types.Unalias(f.typ)
+	omit := f.omitEmpty || f.omitZero
+	switch u := gt.Underlying().(type) {
+	case *types.Pointer:
+		switch {
+		case isMeta(types.Unalias(u.Elem()), "Time") && omit:
+			return "!" + g + ".IsZero()"
+		case isMeta(types.Unalias(u.Elem()), "Time"):
+			return g + " != nil && !" + g + ".IsZero()"
+		case omit:
+			return ""
+		}
+		return g + " != nil"
+	case *types.Slice, *types.Map:
+		if omit {
+			return ""
+		}
+		return g + " != nil"
+	}
+	if isMeta(gt, "Time") {
+		return "!" + g + ".IsZero()"
+	}
+	return ""
+}
+
+// assignFails reports whether assign can set an error for a value of Go
+// type gt: JSON null, or a time its JSON cannot hold.
+func assignFails(gt types.Type) bool {
+	return canFail(gt) || isMeta(types.Unalias(gt), "Time")
 }
 
 // canFail reports whether a value of Go type gt can be JSON null.
@@ -664,8 +717,23 @@ func (c *whenCompiler) selectField(s *when.Syntax, env *scope) wval {
 		return c.refuse(s, "no Go field of %s serializes as %q", c.e.typeString(st), s.Name)
 	}
 	presence := c.e.presence(f, x.v, node)
+	if nn := notNull(f, x.v); nn != "" {
+		// The API server's CEL reads a null property of an object as
+		// absent.
+		if presence == "true" {
+			presence = nn
+		} else {
+			presence = "(" + presence + " && " + nn + ")"
+		}
+	}
 	if has {
 		out := c.declare(wtype{kind: wBool}, fails(x))
+		if presence == "true" {
+			// Always in the JSON (a struct without omitzero): x is read
+			// for its error only.
+			c.w("%s{\n_ = %s\n%s = true\n}\n", guard(out, x), x.v, out.v)
+			return out
+		}
 		c.w("%s{\n%s = %s\n}\n", guard(out, x), out.v, presence)
 		return out
 	}
@@ -686,8 +754,12 @@ func (c *whenCompiler) selectField(s *when.Syntax, env *scope) wval {
 			return c.refuse(s, "%s: %s", node.Path(), why)
 		}
 	}
-	out := c.declare(ft, true)
-	c.w("%sif !(%s) {\n%s = %s.NoSuchKey(%q)\n} else {\n", guard(out, x), presence, out.e, imm, s.Name)
+	out := c.declare(ft, fails(x) || presence != "true" || (!ft.meta && assignFails(f.typ)))
+	if presence == "true" {
+		c.w("%s{\n", guard(out, x))
+	} else {
+		c.w("%sif %s {\n%s = %s.NoSuchKey(%q)\n} else {\n", guard(out, x), negate(presence), out.e, imm, s.Name)
+	}
 	if ft.meta {
 		c.w("%s = &%s\n", out.v, f.access(x.v))
 	} else {
@@ -825,8 +897,11 @@ func (c *whenCompiler) operand(x wval) wval {
 func (c *whenCompiler) cmp(l, r wval) (string, bool) {
 	imm := c.e.pkg(immutablePkg)
 	if l.t.kind == r.t.kind {
-		if l.t.kind == wBool {
+		switch l.t.kind {
+		case wBool:
 			return fmt.Sprintf("%s.CompareBools(%s, %s)", imm, l.v, r.v), true
+		case wTime:
+			return fmt.Sprintf("%s.CompareTimes(%s, %s)", imm, l.v, r.v), true
 		}
 		return "", true
 	}
@@ -855,6 +930,9 @@ func (c *whenCompiler) cmp(l, r wval) (string, bool) {
 
 // equal renders l == r of scalars, as a Go bool expression.
 func (c *whenCompiler) equal(l, r wval) (string, bool) {
+	if l.t.kind == wTime && r.t.kind == wTime {
+		return l.v + ".Equal(" + r.v + ")", true
+	}
 	if l.t.kind == r.t.kind && l.t.scalar() {
 		return l.v + " == " + r.v, true
 	}
@@ -873,6 +951,9 @@ func (c *whenCompiler) relation(s *when.Syntax, env *scope) wval {
 	}
 	if l.lit && r.lit {
 		l = c.operand(l)
+	}
+	if (s.Op == "==" || s.Op == "!=") && (l.t.kind == wList || l.t.kind == wMap) && r.t.kind == l.t.kind {
+		return c.collectionEqual(s, l, r)
 	}
 	if !l.t.scalar() || !r.t.scalar() {
 		if s.Op == "==" || s.Op == "!=" {
@@ -943,10 +1024,10 @@ func (c *whenCompiler) in(s *when.Syntax, env *scope) wval {
 			return c.refuse(s, "in: a %s as a map key does not type-check", wkindNames[l.t.kind])
 		}
 		mt := types.Unalias(r.t.gt).Underlying().(*types.Map)
-		out := c.declare(wtype{kind: wBool}, fails(l, r) || canFail(mt.Elem()))
+		out := c.declare(wtype{kind: wBool}, fails(l, r) || assignFails(mt.Elem()))
 		mv := c.e.v("mv")
 		c.w("%s{\nif %s, ok := %s[%s(%s)]; ok {\n", guard(out, l, r), mv, r.v, c.e.typeString(mt.Key()), l.v)
-		if canFail(mt.Elem()) {
+		if assignFails(mt.Elem()) {
 			// A value that is JSON null is CEL's error.
 			vt, why := c.typeOf(mt.Elem(), r.t.node.Values)
 			if why != "" {
@@ -970,17 +1051,17 @@ func (c *whenCompiler) in(s *when.Syntax, env *scope) wval {
 		if !vt.scalar() {
 			return c.refuse(s, "in on a list of %ss: the typed validators take lists of scalars", wkindNames[vt.kind])
 		}
-		out := c.declare(wtype{kind: wBool}, fails(l, r) || canFail(et))
+		out := c.declare(wtype{kind: wBool}, fails(l, r) || assignFails(et))
 		i := c.e.v("i")
 		c.w("%s{\n%s = false\nfor %s := range %s {\n", guard(out, l, r), out.v, i, r.v)
-		x := c.declare(vt, canFail(et))
+		x := c.declare(vt, assignFails(et))
 		c.assign(x, r.v+"["+i+"]", et)
 		eq, ok := c.equal(x, l)
 		if !ok {
 			return c.refuse(s, "in: a %s in a list of %ss does not type-check", wkindNames[l.t.kind], wkindNames[vt.kind])
 		}
 		found := out.v + " = true"
-		if canFail(et) {
+		if assignFails(et) {
 			c.w("if %s != nil {\nif %s == nil {\n%s = %s\n}\ncontinue\n}\n", x.e, out.e, out.e, x.e)
 			found = fmt.Sprintf("%s, %s = true, nil", out.v, out.e)
 		}
@@ -1014,9 +1095,9 @@ func (c *whenCompiler) macro(s *when.Syntax, env *scope) wval {
 			c.w("found := false\n")
 		}
 		c.w("for %s := range %s {\n", i, r.v)
-		elem = c.declare(vt, canFail(et))
+		elem = c.declare(vt, assignFails(et))
 		c.assign(elem, r.v+"["+i+"]", et)
-		if canFail(et) {
+		if assignFails(et) {
 			c.w("_, _ = %s, %s\n", elem.v, elem.e)
 		} else {
 			c.w("_ = %s\n", elem.v)
@@ -1063,4 +1144,63 @@ func (c *whenCompiler) macro(s *when.Syntax, env *scope) wval {
 		c.w("}\nif %s == nil {\n%s = count == 1\n}\n}\n", out.e, out.v)
 	}
 	return out
+}
+
+// collectionEqual compiles == and != on two lists or two maps of scalars
+// of one Go type: atomic lists item by item in order, sets as CEL compares
+// them (the same size, and the same distinct items), maps by key.
+func (c *whenCompiler) collectionEqual(s *when.Syntax, l, r wval) wval {
+	if !types.Identical(l.t.gt, r.t.gt) {
+		return c.refuse(s, "%s on two %ss of different Go types (%s, %s)", s.Op, wkindNames[l.t.kind], c.e.typeString(l.t.gt), c.e.typeString(r.t.gt))
+	}
+	imm := c.e.pkg(immutablePkg)
+	var elem types.Type
+	var node *schema.Node
+	var fn string
+	switch u := types.Unalias(l.t.gt).Underlying().(type) {
+	case *types.Slice:
+		elem, node = u.Elem(), l.t.node.Items
+		if l.t.node.ListType() != r.t.node.ListType() {
+			return c.refuse(s, "%s on a list of type %q and one of type %q (CEL compares by the left one's type)", s.Op, l.t.node.ListType(), r.t.node.ListType())
+		}
+		switch l.t.node.ListType() {
+		case "set":
+			fn = imm + ".SameSet"
+		case "map":
+			return c.refuse(s, "%s on list maps (CEL compares them ignoring order, by key)", s.Op)
+		default:
+			fn = c.e.pkg("slices") + ".Equal"
+		}
+	case *types.Map:
+		elem, node, fn = u.Elem(), l.t.node.Values, c.e.pkg("maps")+".Equal"
+	}
+	et, why := c.typeOf(elem, node)
+	if why != "" || canFail(elem) || !et.scalar() || et.kind == wTime || et.kind == wDouble || isMeta(types.Unalias(elem), "Duration") {
+		return c.refuse(s, "%s on %ss whose items are not strings, ints or bools held as such in Go", s.Op, wkindNames[l.t.kind])
+	}
+	out := c.declare(wtype{kind: wBool}, fails(l, r))
+	not := ""
+	if s.Op == "!=" {
+		not = "!"
+	}
+	c.w("%s{\n%s = %s%s(%s, %s)\n}\n", guard(out, l, r), out.v, not, fn, l.v, r.v)
+	return out
+}
+
+// isMeta reports whether t is the type name of package metav1.
+func isMeta(t types.Type, name string) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Name() == name && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "k8s.io/apimachinery/pkg/apis/meta/v1"
+}
+
+// negate renders the negation of the Go boolean expression x: without a
+// double negation where x is one negated operand (staticcheck's SA4013).
+func negate(x string) string {
+	if strings.HasPrefix(x, "!") && !strings.ContainsAny(x, " (") {
+		return x[1:]
+	}
+	if strings.HasPrefix(x, "!") && !strings.Contains(x, " ") && strings.HasSuffix(x, ")") && strings.Count(x, "(") == 1 {
+		return x[1:]
+	}
+	return "!(" + x + ")"
 }

@@ -137,7 +137,7 @@ func and(parts ...string) string {
 
 // boolean draws a condition of depth at most d.
 func (g *wgen) boolean(d int) string {
-	n := 17
+	n := 18
 	if d <= 0 {
 		n = 11
 	}
@@ -201,6 +201,23 @@ func (g *wgen) boolean(d int) string {
 		return "(" + g.boolean(d-1) + ") " + g.pick("&&", "||") + " (" + g.boolean(d-1) + ")"
 	case 14:
 		return "(" + g.boolean(d-1) + ") ? (" + g.boolean(d-1) + ") : (" + g.boolean(d-1) + ")"
+	case 16:
+		switch g.r.IntN(4) {
+		case 0:
+			g1, a := g.guarded(g.root(), g.pick("spec.started", "spec.deadline"))
+			g2, b := g.guarded(g.root(), g.pick("spec.started", "spec.deadline"))
+			return and(g1, g2, a+" "+g.relop()+" "+b)
+		case 1:
+			g1, a := g.guarded(g.root(), "spec.timeout")
+			return and(g1, a+" "+g.pick("==", "!=", "<")+" "+g.pick("'1s'", "'0s'", "'2s'"))
+		case 2:
+			p := g.pick("spec.tags", "spec.items", "spec.labels", "spec.counts")
+			g1, a := g.guarded("self", p)
+			g2, b := g.guarded("oldSelf", p)
+			return and(g1, g2, a+" "+g.pick("==", "!=")+" "+b)
+		}
+		g1, a := g.guarded(g.root(), "spec.started")
+		return and(g1, a+" in ["+a+"]")
 	case 15:
 		g1, a := g.atom("int")
 		return and(g1, "(("+g.boolean(d-1)+") ? "+g.intLit()+" : "+g.intLit()+") "+g.relop()+" "+a)

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 	"unicode/utf8"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -92,4 +94,45 @@ func compareDoubleUint(d float64, u uint64) int {
 		return 1
 	}
 	return compare3(d < float64(u), d > float64(u))
+}
+
+// TimeValue is the CEL timestamp the API server reads from the JSON of t
+// (a date-time string): the instant metav1.Time's MarshalJSON writes, to
+// the second, in UTC; ErrNull for the zero time, which it writes as null;
+// an error for a time its RFC 3339 form cannot hold (a year outside
+// 0000–9999), which the API server cannot parse either.
+func TimeValue(t metav1.Time) (time.Time, error) {
+	if t.IsZero() {
+		return time.Time{}, ErrNull
+	}
+	s := t.UTC().Format(time.RFC3339)
+	v, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("invalid date-time formatted string %s: %v", s, err)
+	}
+	return v, nil
+}
+
+// CompareTimes orders two timestamps, as CEL does.
+func CompareTimes(a, b time.Time) int { return a.Compare(b) }
+
+// SameSet is CEL's == on two lists of x-kubernetes-list-type set: the same
+// size, and the same distinct items (the API server's CEL compares sets so;
+// its schema validation refuses duplicates in a set before).
+func SameSet[T comparable](a, b []T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	set := make(map[T]struct{}, len(a))
+	for _, x := range a {
+		set[x] = struct{}{}
+	}
+	seen := make(map[T]struct{}, len(set))
+	for _, y := range b {
+		if _, ok := set[y]; !ok {
+			return false
+		}
+		seen[y] = struct{}{}
+	}
+	return len(seen) == len(set)
 }

@@ -12,12 +12,16 @@ import (
 
 // GadgetSpec holds the refused values.
 type GadgetSpec struct {
-	// Paused is fixed until the gadget started: a condition on a
-	// timestamp, which the typed validators do not compile (IG047).
+	// Paused is fixed while the gadget listens on port 80: a condition on
+	// an int-or-string, which the typed validators do not compile (IG047).
 	// +immutable
-	// +immutable:when="has(oldSelf.spec.started) && oldSelf.spec.started < oldSelf.spec.deadline"
+	// +immutable:when="has(oldSelf.spec.port) && oldSelf.spec.port == 80"
 	// +optional
 	Paused bool `json:"paused,omitempty"`
+
+	// Port is an int or a string.
+	// +optional
+	Port *intstr.IntOrString `json:"port,omitempty"`
 
 	// Tags are fixed while the gadget's name matches a pattern: a
 	// function outside the subset the enforcers evaluate (IG048).
@@ -25,12 +29,6 @@ type GadgetSpec struct {
 	// +immutable:when="oldSelf.spec.fine.matches('^a')"
 	// +optional
 	Tags []string `json:"tags,omitempty"`
-
-	// Started and Deadline are timestamps.
-	// +optional
-	Started *metav1.Time `json:"started,omitempty"`
-	// +optional
-	Deadline metav1.Time `json:"deadline,omitempty"`
 
 	// Pairs is a set of structs.
 	// +listType=set

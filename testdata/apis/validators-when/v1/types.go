@@ -87,6 +87,17 @@ type GadgetSpec struct {
 	// +optional
 	Topology *Topology `json:"topology,omitempty"`
 
+	// +optional
+	Started *metav1.Time `json:"started,omitempty"`
+
+	// Deadline is null in its JSON when zero.
+	// +optional
+	Deadline metav1.Time `json:"deadline,omitempty"`
+
+	// Timeout is a string to CEL (metav1.Duration's schema has no format).
+	// +optional
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
+
 	// Guarded holds the conditional fields of the differential.
 	// +optional
 	Guarded Guarded `json:"guarded,omitempty"`

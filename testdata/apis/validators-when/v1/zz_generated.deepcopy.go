@@ -5,6 +5,7 @@
 package v1
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -144,6 +145,16 @@ func (in *GadgetSpec) DeepCopyInto(out *GadgetSpec) {
 		in, out := &in.Topology, &out.Topology
 		*out = new(Topology)
 		(*in).DeepCopyInto(*out)
+	}
+	if in.Started != nil {
+		in, out := &in.Started, &out.Started
+		*out = (*in).DeepCopy()
+	}
+	in.Deadline.DeepCopyInto(&out.Deadline)
+	if in.Timeout != nil {
+		in, out := &in.Timeout, &out.Timeout
+		*out = new(metav1.Duration)
+		**out = **in
 	}
 	in.Guarded.DeepCopyInto(&out.Guarded)
 }
@@ -576,16 +587,6 @@ func (in *Guarded) DeepCopyInto(out *Guarded) {
 		in, out := &in.C89, &out.C89
 		*out = new(Inner)
 		**out = **in
-	}
-	if in.C90 != nil {
-		in, out := &in.C90, &out.C90
-		*out = new(string)
-		**out = **in
-	}
-	if in.C92 != nil {
-		in, out := &in.C92, &out.C92
-		*out = make([]string, len(*in))
-		copy(*out, *in)
 	}
 }
 

@@ -5,7 +5,9 @@
 package v1
 
 import (
+	maps "maps"
 	strings "strings"
+	time "time"
 
 	immutable "github.com/immutable-gen/immutable-gen/runtime/immutable"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -78,21 +80,21 @@ func dirtyGadgetSpec(in, old *GadgetSpec) bool {
 // whenGadget checks the conditional markers (+immutable:when) of Gadget: where
 // a marked field changed, its condition decides.
 func whenGadget(w *immutable.Walk, in, old *Gadget) {
-	// spec.guarded.c0, while (size(oldSelf.spec.name) >= 0.5) || (has(oldSelf.spec.ports) && oldSelf.spec.ports.all(p, p.name == 'b' || has(p.port) && p.port >= 3))
+	// spec.guarded.c0, while 1 <= 2.0
 	{
 		{
-			n38, o39 := &in.Spec, &old.Spec
+			n3, o4 := &in.Spec, &old.Spec
 			{
-				n40, o41 := &n38.Guarded, &o39.Guarded
+				n5, o6 := &n3.Guarded, &o4.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC0(&q, n40, o41)
+				whenOwnGuardedC0(&q, n5, o6)
 				if q.Found() {
 					if ok, err := whenCondGadgetC0(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c0"))
 						}
 					} else if ok {
-						whenOwnGuardedC0(w, n40, o41)
+						whenOwnGuardedC0(w, n5, o6)
 					}
 					if w.Done() {
 						return
@@ -101,21 +103,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c1, while ((('b'.startsWith('ab')) ? (self.spec.mode.size() < 3) : (has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && self.spec.topology.inner.n < 1.0)) ? 2 : 0) > size(oldSelf.spec.name)
+	// spec.guarded.c1, while ((has(self.status) && has(self.status.observed) && self.status.observed < 0) ? (has(self.spec.items) && self.spec.items.exists(i, i > 2 || (has(self.spec.items) && -1 in self.spec.items))) : (has(self.status) && has(self.status.observed) && self.status.observed <= -2.5)) ? (has(oldSelf.spec.labels) && oldSelf.spec.labels['c'] == 'b') : (has(oldSelf.spec.ports) && size(oldSelf.spec.ports) < 2.0)
 	{
 		{
-			n93, o94 := &in.Spec, &old.Spec
+			n85, o86 := &in.Spec, &old.Spec
 			{
-				n95, o96 := &n93.Guarded, &o94.Guarded
+				n87, o88 := &n85.Guarded, &o86.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC1(&q, n95, o96)
+				whenOwnGuardedC1(&q, n87, o88)
 				if q.Found() {
 					if ok, err := whenCondGadgetC1(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c1"))
 						}
 					} else if ok {
-						whenOwnGuardedC1(w, n95, o96)
+						whenOwnGuardedC1(w, n87, o88)
 					}
 					if w.Done() {
 						return
@@ -124,21 +126,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c10, while (true) ? (!('b' > 'c')) : (false)
+	// spec.guarded.c10, while has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && has(oldSelf.spec.tags) && self.spec.topology.inner.value in oldSelf.spec.tags
 	{
 		{
-			n101, o102 := &in.Spec, &old.Spec
+			n121, o122 := &in.Spec, &old.Spec
 			{
-				n103, o104 := &n101.Guarded, &o102.Guarded
+				n123, o124 := &n121.Guarded, &o122.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC10(&q, n103, o104)
+				whenOwnGuardedC10(&q, n123, o124)
 				if q.Found() {
 					if ok, err := whenCondGadgetC10(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c10"))
 						}
 					} else if ok {
-						whenOwnGuardedC10(w, n103, o104)
+						whenOwnGuardedC10(w, n123, o124)
 					}
 					if w.Done() {
 						return
@@ -147,21 +149,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c11, while has(oldSelf.spec.items) && oldSelf.spec.items[2] == 1
+	// spec.guarded.c11, while has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && has(self.spec.items) && self.spec.topology.inner.n in self.spec.items
 	{
 		{
-			n119, o120 := &in.Spec, &old.Spec
+			n157, o158 := &in.Spec, &old.Spec
 			{
-				n121, o122 := &n119.Guarded, &o120.Guarded
+				n159, o160 := &n157.Guarded, &o158.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC11(&q, n121, o122)
+				whenOwnGuardedC11(&q, n159, o160)
 				if q.Found() {
 					if ok, err := whenCondGadgetC11(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c11"))
 						}
 					} else if ok {
-						whenOwnGuardedC11(w, n121, o122)
+						whenOwnGuardedC11(w, n159, o160)
 					}
 					if w.Done() {
 						return
@@ -170,21 +172,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c12, while !(has(oldSelf.spec.topology) && has(oldSelf.spec.topology.flag))
+	// spec.guarded.c12, while has(self.spec.counts) && self.spec.counts[”] == 2
 	{
 		{
-			n137, o138 := &in.Spec, &old.Spec
+			n173, o174 := &in.Spec, &old.Spec
 			{
-				n139, o140 := &n137.Guarded, &o138.Guarded
+				n175, o176 := &n173.Guarded, &o174.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC12(&q, n139, o140)
+				whenOwnGuardedC12(&q, n175, o176)
 				if q.Found() {
 					if ok, err := whenCondGadgetC12(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c12"))
 						}
 					} else if ok {
-						whenOwnGuardedC12(w, n139, o140)
+						whenOwnGuardedC12(w, n175, o176)
 					}
 					if w.Done() {
 						return
@@ -193,21 +195,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c13, while has(oldSelf.spec.labels) && oldSelf.spec.labels.all(k, k.startsWith('c') || oldSelf.spec.labels[k] == 'a')
+	// spec.guarded.c13, while has(oldSelf.spec.items) && oldSelf.spec.items[1] == 0
 	{
 		{
-			n166, o167 := &in.Spec, &old.Spec
+			n188, o189 := &in.Spec, &old.Spec
 			{
-				n168, o169 := &n166.Guarded, &o167.Guarded
+				n190, o191 := &n188.Guarded, &o189.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC13(&q, n168, o169)
+				whenOwnGuardedC13(&q, n190, o191)
 				if q.Found() {
 					if ok, err := whenCondGadgetC13(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c13"))
 						}
 					} else if ok {
-						whenOwnGuardedC13(w, n168, o169)
+						whenOwnGuardedC13(w, n190, o191)
 					}
 					if w.Done() {
 						return
@@ -216,21 +218,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c14, while (self.spec.mode.size() <= -2.5) || (has(self.spec.queue) && oldSelf.spec.name.endsWith(self.spec.queue))
+	// spec.guarded.c14, while ((oldSelf.spec.mode.size() <= 0.5) ? (has(oldSelf.spec.counts) && oldSelf.spec.counts['c'] >= 3) : (has(oldSelf.spec.queue) && oldSelf.spec.name.startsWith(oldSelf.spec.queue))) ? (oldSelf.spec.mode.size() in [1, 2, 1]) : (has(oldSelf.spec.note) && ”.startsWith(oldSelf.spec.note))
 	{
 		{
-			n197, o198 := &in.Spec, &old.Spec
+			n243, o244 := &in.Spec, &old.Spec
 			{
-				n199, o200 := &n197.Guarded, &o198.Guarded
+				n245, o246 := &n243.Guarded, &o244.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC14(&q, n199, o200)
+				whenOwnGuardedC14(&q, n245, o246)
 				if q.Found() {
 					if ok, err := whenCondGadgetC14(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c14"))
 						}
 					} else if ok {
-						whenOwnGuardedC14(w, n199, o200)
+						whenOwnGuardedC14(w, n245, o246)
 					}
 					if w.Done() {
 						return
@@ -239,21 +241,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c15, while has(oldSelf.spec.topology) && has(oldSelf.spec.topology.flag)
+	// spec.guarded.c15, while has(oldSelf.spec.topology) && has(oldSelf.spec.topology.flag) && oldSelf.spec.topology.flag
 	{
 		{
-			n213, o214 := &in.Spec, &old.Spec
+			n261, o262 := &in.Spec, &old.Spec
 			{
-				n215, o216 := &n213.Guarded, &o214.Guarded
+				n263, o264 := &n261.Guarded, &o262.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC15(&q, n215, o216)
+				whenOwnGuardedC15(&q, n263, o264)
 				if q.Found() {
 					if ok, err := whenCondGadgetC15(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c15"))
 						}
 					} else if ok {
-						whenOwnGuardedC15(w, n215, o216)
+						whenOwnGuardedC15(w, n263, o264)
 					}
 					if w.Done() {
 						return
@@ -262,21 +264,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c16, while ((oldSelf.spec.mode.size() <= 0.5) || (has(oldSelf.spec.note))) ? (has(self.spec.tags) && ((has(oldSelf.spec.replicas) && has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && oldSelf.spec.replicas != self.spec.topology.inner.n) ? 1 : 2) < size(self.spec.tags)) : (has(oldSelf.spec.items) && -1 in oldSelf.spec.items)
+	// spec.guarded.c16, while has(oldSelf.spec.labels) && 'c' in oldSelf.spec.labels
 	{
 		{
-			n301, o302 := &in.Spec, &old.Spec
+			n275, o276 := &in.Spec, &old.Spec
 			{
-				n303, o304 := &n301.Guarded, &o302.Guarded
+				n277, o278 := &n275.Guarded, &o276.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC16(&q, n303, o304)
+				whenOwnGuardedC16(&q, n277, o278)
 				if q.Found() {
 					if ok, err := whenCondGadgetC16(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c16"))
 						}
 					} else if ok {
-						whenOwnGuardedC16(w, n303, o304)
+						whenOwnGuardedC16(w, n277, o278)
 					}
 					if w.Done() {
 						return
@@ -285,21 +287,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c17, while ('c' in ['a', 'c']) && (has(self.spec.labels) && self.spec.labels['c'] == 'ab')
+	// spec.guarded.c17, while ((has(self.spec.items) && self.spec.mode.size() in self.spec.items) && (has(oldSelf.spec.items) && self.spec.mode.size() in oldSelf.spec.items)) || (has(oldSelf.status) && has(oldSelf.status.phase) && oldSelf.status.phase in ['ab', 'c'])
 	{
 		{
-			n324, o325 := &in.Spec, &old.Spec
+			n326, o327 := &in.Spec, &old.Spec
 			{
-				n326, o327 := &n324.Guarded, &o325.Guarded
+				n328, o329 := &n326.Guarded, &o327.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC17(&q, n326, o327)
+				whenOwnGuardedC17(&q, n328, o329)
 				if q.Found() {
 					if ok, err := whenCondGadgetC17(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c17"))
 						}
 					} else if ok {
-						whenOwnGuardedC17(w, n326, o327)
+						whenOwnGuardedC17(w, n328, o329)
 					}
 					if w.Done() {
 						return
@@ -308,21 +310,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c18, while (has(oldSelf.spec.labels) && oldSelf.spec.labels['b'] == 'b') || (has(oldSelf.spec.counts) && oldSelf.spec.counts[”] > -1)
+	// spec.guarded.c18, while has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists_one(c, c.type == 'a' && c.status == 'False')
 	{
 		{
-			n360, o361 := &in.Spec, &old.Spec
+			n351, o352 := &in.Spec, &old.Spec
 			{
-				n362, o363 := &n360.Guarded, &o361.Guarded
+				n353, o354 := &n351.Guarded, &o352.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC18(&q, n362, o363)
+				whenOwnGuardedC18(&q, n353, o354)
 				if q.Found() {
 					if ok, err := whenCondGadgetC18(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c18"))
 						}
 					} else if ok {
-						whenOwnGuardedC18(w, n362, o363)
+						whenOwnGuardedC18(w, n353, o354)
 					}
 					if w.Done() {
 						return
@@ -331,21 +333,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c19, while (has(oldSelf.spec.size) && oldSelf.spec.size > 0.5) || (has(oldSelf.spec.items) && self.spec.mode.size() in oldSelf.spec.items)
+	// spec.guarded.c19, while has(self.status) && has(self.status.observed) && self.status.observed in [1, 2, -1]
 	{
 		{
-			n399, o400 := &in.Spec, &old.Spec
+			n369, o370 := &in.Spec, &old.Spec
 			{
-				n401, o402 := &n399.Guarded, &o400.Guarded
+				n371, o372 := &n369.Guarded, &o370.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC19(&q, n401, o402)
+				whenOwnGuardedC19(&q, n371, o372)
 				if q.Found() {
 					if ok, err := whenCondGadgetC19(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c19"))
 						}
 					} else if ok {
-						whenOwnGuardedC19(w, n401, o402)
+						whenOwnGuardedC19(w, n371, o372)
 					}
 					if w.Done() {
 						return
@@ -354,21 +356,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c2, while (has(self.status) && has(self.status.phase) && self.status.phase < 'a') ? (((has(self.spec.items) && self.spec.items[1] <= 0) ? -1 : -1) < size(self.spec.name)) : (has(self.status) && has(self.status.observed) && has(self.spec.items) && self.status.observed in self.spec.items)
+	// spec.guarded.c2, while has(self.spec.started) && self.spec.started in [self.spec.started]
 	{
 		{
-			n465, o466 := &in.Spec, &old.Spec
+			n385, o386 := &in.Spec, &old.Spec
 			{
-				n467, o468 := &n465.Guarded, &o466.Guarded
+				n387, o388 := &n385.Guarded, &o386.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC2(&q, n467, o468)
+				whenOwnGuardedC2(&q, n387, o388)
 				if q.Found() {
 					if ok, err := whenCondGadgetC2(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c2"))
 						}
 					} else if ok {
-						whenOwnGuardedC2(w, n467, o468)
+						whenOwnGuardedC2(w, n387, o388)
 					}
 					if w.Done() {
 						return
@@ -377,21 +379,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c20, while has(oldSelf.status) && has(oldSelf.status.observed) && oldSelf.status.observed in [1, 2, -1]
+	// spec.guarded.c20, while (has(oldSelf.spec.labels) && oldSelf.spec.labels['ab'] == 'a') ? (has(oldSelf.status) && has(oldSelf.status.phase) && has(self.spec.tags) && oldSelf.status.phase in self.spec.tags) : (has(self.spec.labels) && has(oldSelf.spec.labels) && self.spec.labels == oldSelf.spec.labels)
 	{
 		{
-			n482, o483 := &in.Spec, &old.Spec
+			n437, o438 := &in.Spec, &old.Spec
 			{
-				n484, o485 := &n482.Guarded, &o483.Guarded
+				n439, o440 := &n437.Guarded, &o438.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC20(&q, n484, o485)
+				whenOwnGuardedC20(&q, n439, o440)
 				if q.Found() {
 					if ok, err := whenCondGadgetC20(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c20"))
 						}
 					} else if ok {
-						whenOwnGuardedC20(w, n484, o485)
+						whenOwnGuardedC20(w, n439, o440)
 					}
 					if w.Done() {
 						return
@@ -400,21 +402,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c21, while !(has(self.spec.tags) && self.spec.tags.exists_one(t, t.size() < 0))
+	// spec.guarded.c21, while has(oldSelf.spec.items) && 0 in oldSelf.spec.items
 	{
 		{
-			n504, o505 := &in.Spec, &old.Spec
+			n452, o453 := &in.Spec, &old.Spec
 			{
-				n506, o507 := &n504.Guarded, &o505.Guarded
+				n454, o455 := &n452.Guarded, &o453.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC21(&q, n506, o507)
+				whenOwnGuardedC21(&q, n454, o455)
 				if q.Found() {
 					if ok, err := whenCondGadgetC21(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c21"))
 						}
 					} else if ok {
-						whenOwnGuardedC21(w, n506, o507)
+						whenOwnGuardedC21(w, n454, o455)
 					}
 					if w.Done() {
 						return
@@ -423,21 +425,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c22, while (has(oldSelf.status) && has(oldSelf.status.observed) && oldSelf.status.observed < size(self.spec.name)) ? (has(self.spec.items) && size(self.spec.name) in self.spec.items) : (false)
+	// spec.guarded.c22, while false
 	{
 		{
-			n549, o550 := &in.Spec, &old.Spec
+			n456, o457 := &in.Spec, &old.Spec
 			{
-				n551, o552 := &n549.Guarded, &o550.Guarded
+				n458, o459 := &n456.Guarded, &o457.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC22(&q, n551, o552)
+				whenOwnGuardedC22(&q, n458, o459)
 				if q.Found() {
 					if ok, err := whenCondGadgetC22(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c22"))
 						}
 					} else if ok {
-						whenOwnGuardedC22(w, n551, o552)
+						whenOwnGuardedC22(w, n458, o459)
 					}
 					if w.Done() {
 						return
@@ -449,18 +451,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c23, while self.spec.mode.size() in [1, 2, -1]
 	{
 		{
-			n561, o562 := &in.Spec, &old.Spec
+			n467, o468 := &in.Spec, &old.Spec
 			{
-				n563, o564 := &n561.Guarded, &o562.Guarded
+				n469, o470 := &n467.Guarded, &o468.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC23(&q, n563, o564)
+				whenOwnGuardedC23(&q, n469, o470)
 				if q.Found() {
 					if ok, err := whenCondGadgetC23(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c23"))
 						}
 					} else if ok {
-						whenOwnGuardedC23(w, n563, o564)
+						whenOwnGuardedC23(w, n469, o470)
 					}
 					if w.Done() {
 						return
@@ -472,18 +474,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c24, while has(oldSelf.status) && has(oldSelf.status.ready) && oldSelf.status.ready
 	{
 		{
-			n577, o578 := &in.Spec, &old.Spec
+			n483, o484 := &in.Spec, &old.Spec
 			{
-				n579, o580 := &n577.Guarded, &o578.Guarded
+				n485, o486 := &n483.Guarded, &o484.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC24(&q, n579, o580)
+				whenOwnGuardedC24(&q, n485, o486)
 				if q.Found() {
 					if ok, err := whenCondGadgetC24(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c24"))
 						}
 					} else if ok {
-						whenOwnGuardedC24(w, n579, o580)
+						whenOwnGuardedC24(w, n485, o486)
 					}
 					if w.Done() {
 						return
@@ -492,21 +494,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c25, while has(self.spec.labels) && self.spec.labels.all(k, k.startsWith('b') || self.spec.labels[k] == 'a')
+	// spec.guarded.c25, while !(has(self.spec.paused) && self.spec.paused)
 	{
 		{
-			n606, o607 := &in.Spec, &old.Spec
+			n496, o497 := &in.Spec, &old.Spec
 			{
-				n608, o609 := &n606.Guarded, &o607.Guarded
+				n498, o499 := &n496.Guarded, &o497.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC25(&q, n608, o609)
+				whenOwnGuardedC25(&q, n498, o499)
 				if q.Found() {
 					if ok, err := whenCondGadgetC25(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c25"))
 						}
 					} else if ok {
-						whenOwnGuardedC25(w, n608, o609)
+						whenOwnGuardedC25(w, n498, o499)
 					}
 					if w.Done() {
 						return
@@ -515,21 +517,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c26, while (!('a' in ['a', 'b'])) ? ((has(self.spec.paused)) && (has(oldSelf.spec.tags) && has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && size(oldSelf.spec.tags) != self.spec.topology.inner.n)) : (has(oldSelf.spec.topology) && has(oldSelf.spec.topology.flag))
+	// spec.guarded.c26, while !(has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.n))
 	{
 		{
-			n673, o674 := &in.Spec, &old.Spec
+			n518, o519 := &in.Spec, &old.Spec
 			{
-				n675, o676 := &n673.Guarded, &o674.Guarded
+				n520, o521 := &n518.Guarded, &o519.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC26(&q, n675, o676)
+				whenOwnGuardedC26(&q, n520, o521)
 				if q.Found() {
 					if ok, err := whenCondGadgetC26(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c26"))
 						}
 					} else if ok {
-						whenOwnGuardedC26(w, n675, o676)
+						whenOwnGuardedC26(w, n520, o521)
 					}
 					if w.Done() {
 						return
@@ -538,21 +540,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c27, while (has(self.spec.note) && has(self.spec.queue) && self.spec.note != self.spec.queue) || (has(oldSelf.spec.paused) && oldSelf.spec.paused)
+	// spec.guarded.c27, while has(oldSelf.spec.items) && oldSelf.spec.items[1] < 0
 	{
 		{
-			n709, o710 := &in.Spec, &old.Spec
+			n533, o534 := &in.Spec, &old.Spec
 			{
-				n711, o712 := &n709.Guarded, &o710.Guarded
+				n535, o536 := &n533.Guarded, &o534.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC27(&q, n711, o712)
+				whenOwnGuardedC27(&q, n535, o536)
 				if q.Found() {
 					if ok, err := whenCondGadgetC27(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c27"))
 						}
 					} else if ok {
-						whenOwnGuardedC27(w, n711, o712)
+						whenOwnGuardedC27(w, n535, o536)
 					}
 					if w.Done() {
 						return
@@ -561,21 +563,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c28, while has(self.spec.queue) && has(self.spec.tags) && self.spec.queue in self.spec.tags
+	// spec.guarded.c28, while has(oldSelf.status) && has(oldSelf.status.observed) && oldSelf.status.observed in [1, 2, -1]
 	{
 		{
-			n735, o736 := &in.Spec, &old.Spec
+			n550, o551 := &in.Spec, &old.Spec
 			{
-				n737, o738 := &n735.Guarded, &o736.Guarded
+				n552, o553 := &n550.Guarded, &o551.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC28(&q, n737, o738)
+				whenOwnGuardedC28(&q, n552, o553)
 				if q.Found() {
 					if ok, err := whenCondGadgetC28(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c28"))
 						}
 					} else if ok {
-						whenOwnGuardedC28(w, n737, o738)
+						whenOwnGuardedC28(w, n552, o553)
 					}
 					if w.Done() {
 						return
@@ -584,21 +586,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c29, while has(self.status) && has(self.status.conditions) && self.status.conditions.all(c, c.type == 'Admitted' && c.status == 'False')
+	// spec.guarded.c29, while has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && self.spec.topology.inner.value > self.spec.mode
 	{
 		{
-			n765, o766 := &in.Spec, &old.Spec
+			n583, o584 := &in.Spec, &old.Spec
 			{
-				n767, o768 := &n765.Guarded, &o766.Guarded
+				n585, o586 := &n583.Guarded, &o584.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC29(&q, n767, o768)
+				whenOwnGuardedC29(&q, n585, o586)
 				if q.Found() {
 					if ok, err := whenCondGadgetC29(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c29"))
 						}
 					} else if ok {
-						whenOwnGuardedC29(w, n767, o768)
+						whenOwnGuardedC29(w, n585, o586)
 					}
 					if w.Done() {
 						return
@@ -607,21 +609,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c3, while has(self.spec.replicas)
+	// spec.guarded.c3, while has(oldSelf.spec.note) && 'ab' < oldSelf.spec.note
 	{
 		{
-			n773, o774 := &in.Spec, &old.Spec
+			n596, o597 := &in.Spec, &old.Spec
 			{
-				n775, o776 := &n773.Guarded, &o774.Guarded
+				n598, o599 := &n596.Guarded, &o597.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC3(&q, n775, o776)
+				whenOwnGuardedC3(&q, n598, o599)
 				if q.Found() {
 					if ok, err := whenCondGadgetC3(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c3"))
 						}
 					} else if ok {
-						whenOwnGuardedC3(w, n775, o776)
+						whenOwnGuardedC3(w, n598, o599)
 					}
 					if w.Done() {
 						return
@@ -630,21 +632,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c30, while has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.value) && oldSelf.spec.topology.inner.value in ['b', 'c']
+	// spec.guarded.c30, while (has(self.spec.items) && self.spec.items[0] > 2) ? (has(self.spec.tags) && has(oldSelf.spec.items) && size(self.spec.tags) in oldSelf.spec.items) : (has(oldSelf.spec.items) && oldSelf.spec.items.exists_one(i, i > 1 || (has(oldSelf.spec.items) && oldSelf.spec.items[1] > 1)))
 	{
 		{
-			n808, o809 := &in.Spec, &old.Spec
+			n657, o658 := &in.Spec, &old.Spec
 			{
-				n810, o811 := &n808.Guarded, &o809.Guarded
+				n659, o660 := &n657.Guarded, &o658.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC30(&q, n810, o811)
+				whenOwnGuardedC30(&q, n659, o660)
 				if q.Found() {
 					if ok, err := whenCondGadgetC30(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c30"))
 						}
 					} else if ok {
-						whenOwnGuardedC30(w, n810, o811)
+						whenOwnGuardedC30(w, n659, o660)
 					}
 					if w.Done() {
 						return
@@ -653,21 +655,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c31, while !(has(oldSelf.spec.items) && self.spec.mode.size() in oldSelf.spec.items)
+	// spec.guarded.c31, while has(self.spec.items) && self.spec.items[0] < 1
 	{
 		{
-			n834, o835 := &in.Spec, &old.Spec
+			n672, o673 := &in.Spec, &old.Spec
 			{
-				n836, o837 := &n834.Guarded, &o835.Guarded
+				n674, o675 := &n672.Guarded, &o673.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC31(&q, n836, o837)
+				whenOwnGuardedC31(&q, n674, o675)
 				if q.Found() {
 					if ok, err := whenCondGadgetC31(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c31"))
 						}
 					} else if ok {
-						whenOwnGuardedC31(w, n836, o837)
+						whenOwnGuardedC31(w, n674, o675)
 					}
 					if w.Done() {
 						return
@@ -676,21 +678,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c32, while has(oldSelf.spec.items) && oldSelf.spec.items[2] > 1
+	// spec.guarded.c32, while (((has(self.status) && has(self.status.observed) && has(self.spec.items) && self.status.observed in self.spec.items) ? 2 : 2) <= oldSelf.spec.mode.size()) && ('a' in ['ab', 'ab'])
 	{
 		{
-			n852, o853 := &in.Spec, &old.Spec
+			n709, o710 := &in.Spec, &old.Spec
 			{
-				n854, o855 := &n852.Guarded, &o853.Guarded
+				n711, o712 := &n709.Guarded, &o710.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC32(&q, n854, o855)
+				whenOwnGuardedC32(&q, n711, o712)
 				if q.Found() {
 					if ok, err := whenCondGadgetC32(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c32"))
 						}
 					} else if ok {
-						whenOwnGuardedC32(w, n854, o855)
+						whenOwnGuardedC32(w, n711, o712)
 					}
 					if w.Done() {
 						return
@@ -699,21 +701,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c33, while has(self.spec.topology) && has(self.spec.topology.flag) && self.spec.topology.flag
+	// spec.guarded.c33, while (has(oldSelf.spec.labels) && oldSelf.spec.labels[”] == 'c') ? (size(oldSelf.spec.name) in [1, 2, 1]) : (has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && 'b'.contains(self.spec.topology.inner.value))
 	{
 		{
-			n874, o875 := &in.Spec, &old.Spec
+			n756, o757 := &in.Spec, &old.Spec
 			{
-				n876, o877 := &n874.Guarded, &o875.Guarded
+				n758, o759 := &n756.Guarded, &o757.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC33(&q, n876, o877)
+				whenOwnGuardedC33(&q, n758, o759)
 				if q.Found() {
 					if ok, err := whenCondGadgetC33(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c33"))
 						}
 					} else if ok {
-						whenOwnGuardedC33(w, n876, o877)
+						whenOwnGuardedC33(w, n758, o759)
 					}
 					if w.Done() {
 						return
@@ -722,21 +724,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c34, while has(oldSelf.spec.queue) && ” < oldSelf.spec.queue
+	// spec.guarded.c34, while false
 	{
 		{
-			n891, o892 := &in.Spec, &old.Spec
+			n761, o762 := &in.Spec, &old.Spec
 			{
-				n893, o894 := &n891.Guarded, &o892.Guarded
+				n763, o764 := &n761.Guarded, &o762.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC34(&q, n893, o894)
+				whenOwnGuardedC34(&q, n763, o764)
 				if q.Found() {
 					if ok, err := whenCondGadgetC34(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c34"))
 						}
 					} else if ok {
-						whenOwnGuardedC34(w, n893, o894)
+						whenOwnGuardedC34(w, n763, o764)
 					}
 					if w.Done() {
 						return
@@ -745,21 +747,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c35, while 'a' in ['ab', 'ab']
+	// spec.guarded.c35, while has(oldSelf.spec.suspend) && oldSelf.spec.suspend
 	{
 		{
-			n897, o898 := &in.Spec, &old.Spec
+			n772, o773 := &in.Spec, &old.Spec
 			{
-				n899, o900 := &n897.Guarded, &o898.Guarded
+				n774, o775 := &n772.Guarded, &o773.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC35(&q, n899, o900)
+				whenOwnGuardedC35(&q, n774, o775)
 				if q.Found() {
 					if ok, err := whenCondGadgetC35(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c35"))
 						}
 					} else if ok {
-						whenOwnGuardedC35(w, n899, o900)
+						whenOwnGuardedC35(w, n774, o775)
 					}
 					if w.Done() {
 						return
@@ -768,21 +770,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c36, while (has(oldSelf.spec.items) && oldSelf.spec.items[2] == 2) && ((has(oldSelf.spec.replicas)) && (has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.value) && self.spec.mode.endsWith(oldSelf.spec.topology.inner.value)))
+	// spec.guarded.c36, while ((has(self.spec.items) && self.spec.items[2] > 0) || (size(self.spec.name) in [1, 2, -1])) ? (self.spec.name.contains('a')) : (true)
 	{
 		{
-			n955, o956 := &in.Spec, &old.Spec
+			n798, o799 := &in.Spec, &old.Spec
 			{
-				n957, o958 := &n955.Guarded, &o956.Guarded
+				n800, o801 := &n798.Guarded, &o799.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC36(&q, n957, o958)
+				whenOwnGuardedC36(&q, n800, o801)
 				if q.Found() {
 					if ok, err := whenCondGadgetC36(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c36"))
 						}
 					} else if ok {
-						whenOwnGuardedC36(w, n957, o958)
+						whenOwnGuardedC36(w, n800, o801)
 					}
 					if w.Done() {
 						return
@@ -791,21 +793,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c37, while has(oldSelf.spec.counts) && oldSelf.spec.counts[”] > 0
+	// spec.guarded.c37, while has(oldSelf.spec.note)
 	{
 		{
-			n974, o975 := &in.Spec, &old.Spec
+			n804, o805 := &in.Spec, &old.Spec
 			{
-				n976, o977 := &n974.Guarded, &o975.Guarded
+				n806, o807 := &n804.Guarded, &o805.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC37(&q, n976, o977)
+				whenOwnGuardedC37(&q, n806, o807)
 				if q.Found() {
 					if ok, err := whenCondGadgetC37(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c37"))
 						}
 					} else if ok {
-						whenOwnGuardedC37(w, n976, o977)
+						whenOwnGuardedC37(w, n806, o807)
 					}
 					if w.Done() {
 						return
@@ -814,21 +816,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c38, while ((has(self.spec.items) && self.spec.items[2] > 0) || (size(self.spec.name) in [1, 2, -1])) ? (self.spec.name.contains('a')) : (true)
+	// spec.guarded.c38, while has(self.status) && has(self.status.phase)
 	{
 		{
-			n1010, o1011 := &in.Spec, &old.Spec
+			n815, o816 := &in.Spec, &old.Spec
 			{
-				n1012, o1013 := &n1010.Guarded, &o1011.Guarded
+				n817, o818 := &n815.Guarded, &o816.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC38(&q, n1012, o1013)
+				whenOwnGuardedC38(&q, n817, o818)
 				if q.Found() {
 					if ok, err := whenCondGadgetC38(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c38"))
 						}
 					} else if ok {
-						whenOwnGuardedC38(w, n1012, o1013)
+						whenOwnGuardedC38(w, n817, o818)
 					}
 					if w.Done() {
 						return
@@ -837,21 +839,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c39, while has(oldSelf.spec.note)
+	// spec.guarded.c39, while size(self.spec.name) != size(self.spec.name)
 	{
 		{
-			n1019, o1020 := &in.Spec, &old.Spec
+			n827, o828 := &in.Spec, &old.Spec
 			{
-				n1021, o1022 := &n1019.Guarded, &o1020.Guarded
+				n829, o830 := &n827.Guarded, &o828.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC39(&q, n1021, o1022)
+				whenOwnGuardedC39(&q, n829, o830)
 				if q.Found() {
 					if ok, err := whenCondGadgetC39(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c39"))
 						}
 					} else if ok {
-						whenOwnGuardedC39(w, n1021, o1022)
+						whenOwnGuardedC39(w, n829, o830)
 					}
 					if w.Done() {
 						return
@@ -860,21 +862,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c4, while !(((self.metadata.name in ['b', ”]) ? 2 : -1) == oldSelf.spec.mode.size())
+	// spec.guarded.c4, while has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.value) && 'c'.startsWith(oldSelf.spec.topology.inner.value)
 	{
 		{
-			n1041, o1042 := &in.Spec, &old.Spec
+			n856, o857 := &in.Spec, &old.Spec
 			{
-				n1043, o1044 := &n1041.Guarded, &o1042.Guarded
+				n858, o859 := &n856.Guarded, &o857.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC4(&q, n1043, o1044)
+				whenOwnGuardedC4(&q, n858, o859)
 				if q.Found() {
 					if ok, err := whenCondGadgetC4(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c4"))
 						}
 					} else if ok {
-						whenOwnGuardedC4(w, n1043, o1044)
+						whenOwnGuardedC4(w, n858, o859)
 					}
 					if w.Done() {
 						return
@@ -883,21 +885,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c40, while has(self.status) && has(self.status.phase)
+	// spec.guarded.c40, while has(self.spec.tags) && has(oldSelf.spec.tags) && self.spec.tags != oldSelf.spec.tags
 	{
 		{
-			n1052, o1053 := &in.Spec, &old.Spec
+			n874, o875 := &in.Spec, &old.Spec
 			{
-				n1054, o1055 := &n1052.Guarded, &o1053.Guarded
+				n876, o877 := &n874.Guarded, &o875.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC40(&q, n1054, o1055)
+				whenOwnGuardedC40(&q, n876, o877)
 				if q.Found() {
 					if ok, err := whenCondGadgetC40(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c40"))
 						}
 					} else if ok {
-						whenOwnGuardedC40(w, n1054, o1055)
+						whenOwnGuardedC40(w, n876, o877)
 					}
 					if w.Done() {
 						return
@@ -906,21 +908,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c41, while size(self.spec.name) != size(self.spec.name)
+	// spec.guarded.c41, while has(oldSelf.spec.suspend) && oldSelf.spec.suspend
 	{
 		{
-			n1070, o1071 := &in.Spec, &old.Spec
+			n885, o886 := &in.Spec, &old.Spec
 			{
-				n1072, o1073 := &n1070.Guarded, &o1071.Guarded
+				n887, o888 := &n885.Guarded, &o886.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC41(&q, n1072, o1073)
+				whenOwnGuardedC41(&q, n887, o888)
 				if q.Found() {
 					if ok, err := whenCondGadgetC41(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c41"))
 						}
 					} else if ok {
-						whenOwnGuardedC41(w, n1072, o1073)
+						whenOwnGuardedC41(w, n887, o888)
 					}
 					if w.Done() {
 						return
@@ -929,21 +931,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c42, while has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && ((has(oldSelf.spec.suspend) && oldSelf.spec.suspend) ? 3 : 0) == self.spec.topology.inner.n
+	// spec.guarded.c42, while -1 in [1, 2, 2]
 	{
 		{
-			n1116, o1117 := &in.Spec, &old.Spec
+			n891, o892 := &in.Spec, &old.Spec
 			{
-				n1118, o1119 := &n1116.Guarded, &o1117.Guarded
+				n893, o894 := &n891.Guarded, &o892.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC42(&q, n1118, o1119)
+				whenOwnGuardedC42(&q, n893, o894)
 				if q.Found() {
 					if ok, err := whenCondGadgetC42(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c42"))
 						}
 					} else if ok {
-						whenOwnGuardedC42(w, n1118, o1119)
+						whenOwnGuardedC42(w, n893, o894)
 					}
 					if w.Done() {
 						return
@@ -952,21 +954,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c43, while has(self.spec.ports) && has(self.spec.size) && size(self.spec.ports) < self.spec.size
+	// spec.guarded.c43, while has(self.status) && has(self.status.observed) && has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && self.status.observed != self.spec.topology.inner.n
 	{
 		{
-			n1142, o1143 := &in.Spec, &old.Spec
+			n929, o930 := &in.Spec, &old.Spec
 			{
-				n1144, o1145 := &n1142.Guarded, &o1143.Guarded
+				n931, o932 := &n929.Guarded, &o930.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC43(&q, n1144, o1145)
+				whenOwnGuardedC43(&q, n931, o932)
 				if q.Found() {
 					if ok, err := whenCondGadgetC43(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c43"))
 						}
 					} else if ok {
-						whenOwnGuardedC43(w, n1144, o1145)
+						whenOwnGuardedC43(w, n931, o932)
 					}
 					if w.Done() {
 						return
@@ -975,21 +977,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c44, while (has(oldSelf.spec.queue) && oldSelf.spec.queue >= oldSelf.metadata.name) || (true)
+	// spec.guarded.c44, while ((has(oldSelf.spec.labels) && oldSelf.spec.labels['a'] == ”) ? (has(self.spec.queue) && 'c' > self.spec.queue) : (size(self.spec.name) in [1, 2, 0])) || (((has(oldSelf.spec.items) && oldSelf.spec.items[1] < 3) ? 1 : 1) >= 3)
 	{
 		{
-			n1165, o1166 := &in.Spec, &old.Spec
+			n978, o979 := &in.Spec, &old.Spec
 			{
-				n1167, o1168 := &n1165.Guarded, &o1166.Guarded
+				n980, o981 := &n978.Guarded, &o979.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC44(&q, n1167, o1168)
+				whenOwnGuardedC44(&q, n980, o981)
 				if q.Found() {
 					if ok, err := whenCondGadgetC44(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c44"))
 						}
 					} else if ok {
-						whenOwnGuardedC44(w, n1167, o1168)
+						whenOwnGuardedC44(w, n980, o981)
 					}
 					if w.Done() {
 						return
@@ -998,21 +1000,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c45, while has(oldSelf.spec.note) && has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.value) && oldSelf.spec.note <= oldSelf.spec.topology.inner.value
+	// spec.guarded.c45, while (has(oldSelf.spec.queue) && oldSelf.spec.queue.endsWith(self.metadata.name)) || (has(oldSelf.spec.labels) && oldSelf.spec.labels.exists_one(k, k.startsWith(”) || oldSelf.spec.labels[k] == 'b'))
 	{
 		{
-			n1207, o1208 := &in.Spec, &old.Spec
+			n1017, o1018 := &in.Spec, &old.Spec
 			{
-				n1209, o1210 := &n1207.Guarded, &o1208.Guarded
+				n1019, o1020 := &n1017.Guarded, &o1018.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC45(&q, n1209, o1210)
+				whenOwnGuardedC45(&q, n1019, o1020)
 				if q.Found() {
 					if ok, err := whenCondGadgetC45(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c45"))
 						}
 					} else if ok {
-						whenOwnGuardedC45(w, n1209, o1210)
+						whenOwnGuardedC45(w, n1019, o1020)
 					}
 					if w.Done() {
 						return
@@ -1021,21 +1023,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c46, while has(self.status) && has(self.status.phase) && 'b' == self.status.phase
+	// spec.guarded.c46, while has(self.spec.items) && self.spec.items[2] == 0
 	{
 		{
-			n1224, o1225 := &in.Spec, &old.Spec
+			n1032, o1033 := &in.Spec, &old.Spec
 			{
-				n1226, o1227 := &n1224.Guarded, &o1225.Guarded
+				n1034, o1035 := &n1032.Guarded, &o1033.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC46(&q, n1226, o1227)
+				whenOwnGuardedC46(&q, n1034, o1035)
 				if q.Found() {
 					if ok, err := whenCondGadgetC46(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c46"))
 						}
 					} else if ok {
-						whenOwnGuardedC46(w, n1226, o1227)
+						whenOwnGuardedC46(w, n1034, o1035)
 					}
 					if w.Done() {
 						return
@@ -1044,21 +1046,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c47, while has(self.spec.labels) && self.spec.labels.exists_one(k, k.startsWith('ab') || self.spec.labels[k] == 'b')
+	// spec.guarded.c47, while has(self.spec.suspend) && self.spec.suspend
 	{
 		{
-			n1253, o1254 := &in.Spec, &old.Spec
+			n1043, o1044 := &in.Spec, &old.Spec
 			{
-				n1255, o1256 := &n1253.Guarded, &o1254.Guarded
+				n1045, o1046 := &n1043.Guarded, &o1044.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC47(&q, n1255, o1256)
+				whenOwnGuardedC47(&q, n1045, o1046)
 				if q.Found() {
 					if ok, err := whenCondGadgetC47(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c47"))
 						}
 					} else if ok {
-						whenOwnGuardedC47(w, n1255, o1256)
+						whenOwnGuardedC47(w, n1045, o1046)
 					}
 					if w.Done() {
 						return
@@ -1067,21 +1069,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c48, while has(oldSelf.spec.replicas) && ((has(oldSelf.spec.size) && has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && oldSelf.spec.size != self.spec.topology.inner.n) ? 3 : 1) > oldSelf.spec.replicas
+	// spec.guarded.c48, while ((has(self.spec.tags) && self.spec.tags.exists_one(t, t.size() < 3)) ? 1 : 2) > 0
 	{
 		{
-			n1309, o1310 := &in.Spec, &old.Spec
+			n1064, o1065 := &in.Spec, &old.Spec
 			{
-				n1311, o1312 := &n1309.Guarded, &o1310.Guarded
+				n1066, o1067 := &n1064.Guarded, &o1065.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC48(&q, n1311, o1312)
+				whenOwnGuardedC48(&q, n1066, o1067)
 				if q.Found() {
 					if ok, err := whenCondGadgetC48(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c48"))
 						}
 					} else if ok {
-						whenOwnGuardedC48(w, n1311, o1312)
+						whenOwnGuardedC48(w, n1066, o1067)
 					}
 					if w.Done() {
 						return
@@ -1090,21 +1092,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c49, while has(oldSelf.spec.labels) && oldSelf.spec.labels['b'] == 'b'
+	// spec.guarded.c49, while 'a' <= ”
 	{
 		{
-			n1329, o1330 := &in.Spec, &old.Spec
+			n1071, o1072 := &in.Spec, &old.Spec
 			{
-				n1331, o1332 := &n1329.Guarded, &o1330.Guarded
+				n1073, o1074 := &n1071.Guarded, &o1072.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC49(&q, n1331, o1332)
+				whenOwnGuardedC49(&q, n1073, o1074)
 				if q.Found() {
 					if ok, err := whenCondGadgetC49(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c49"))
 						}
 					} else if ok {
-						whenOwnGuardedC49(w, n1331, o1332)
+						whenOwnGuardedC49(w, n1073, o1074)
 					}
 					if w.Done() {
 						return
@@ -1113,21 +1115,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c5, while false
+	// spec.guarded.c5, while has(self.spec.deadline) && has(self.spec.started) && self.spec.deadline > self.spec.started
 	{
 		{
-			n1333, o1334 := &in.Spec, &old.Spec
+			n1089, o1090 := &in.Spec, &old.Spec
 			{
-				n1335, o1336 := &n1333.Guarded, &o1334.Guarded
+				n1091, o1092 := &n1089.Guarded, &o1090.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC5(&q, n1335, o1336)
+				whenOwnGuardedC5(&q, n1091, o1092)
 				if q.Found() {
 					if ok, err := whenCondGadgetC5(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c5"))
 						}
 					} else if ok {
-						whenOwnGuardedC5(w, n1335, o1336)
+						whenOwnGuardedC5(w, n1091, o1092)
 					}
 					if w.Done() {
 						return
@@ -1136,21 +1138,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c50, while ('c' > oldSelf.metadata.name) || (has(self.status) && has(self.status.phase) && has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && self.status.phase.endsWith(self.spec.topology.inner.value))
+	// spec.guarded.c50, while has(oldSelf.spec.tags) && ” in oldSelf.spec.tags
 	{
 		{
-			n1384, o1385 := &in.Spec, &old.Spec
+			n1104, o1105 := &in.Spec, &old.Spec
 			{
-				n1386, o1387 := &n1384.Guarded, &o1385.Guarded
+				n1106, o1107 := &n1104.Guarded, &o1105.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC50(&q, n1386, o1387)
+				whenOwnGuardedC50(&q, n1106, o1107)
 				if q.Found() {
 					if ok, err := whenCondGadgetC50(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c50"))
 						}
 					} else if ok {
-						whenOwnGuardedC50(w, n1386, o1387)
+						whenOwnGuardedC50(w, n1106, o1107)
 					}
 					if w.Done() {
 						return
@@ -1159,21 +1161,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c51, while has(oldSelf.spec.items) && oldSelf.spec.items[0] <= -1
+	// spec.guarded.c51, while has(self.spec.queue) && has(self.spec.tags) && self.spec.queue in self.spec.tags
 	{
 		{
-			n1402, o1403 := &in.Spec, &old.Spec
+			n1124, o1125 := &in.Spec, &old.Spec
 			{
-				n1404, o1405 := &n1402.Guarded, &o1403.Guarded
+				n1126, o1127 := &n1124.Guarded, &o1125.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC51(&q, n1404, o1405)
+				whenOwnGuardedC51(&q, n1126, o1127)
 				if q.Found() {
 					if ok, err := whenCondGadgetC51(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c51"))
 						}
 					} else if ok {
-						whenOwnGuardedC51(w, n1404, o1405)
+						whenOwnGuardedC51(w, n1126, o1127)
 					}
 					if w.Done() {
 						return
@@ -1182,21 +1184,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c52, while has(self.spec.items) && self.spec.items[0] == 1
+	// spec.guarded.c52, while has(self.status) && has(self.status.observed) && ((has(self.spec.queue) && has(oldSelf.spec.labels) && self.spec.queue in oldSelf.spec.labels) ? -1 : 0) != self.status.observed
 	{
 		{
-			n1420, o1421 := &in.Spec, &old.Spec
+			n1158, o1159 := &in.Spec, &old.Spec
 			{
-				n1422, o1423 := &n1420.Guarded, &o1421.Guarded
+				n1160, o1161 := &n1158.Guarded, &o1159.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC52(&q, n1422, o1423)
+				whenOwnGuardedC52(&q, n1160, o1161)
 				if q.Found() {
 					if ok, err := whenCondGadgetC52(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c52"))
 						}
 					} else if ok {
-						whenOwnGuardedC52(w, n1422, o1423)
+						whenOwnGuardedC52(w, n1160, o1161)
 					}
 					if w.Done() {
 						return
@@ -1205,21 +1207,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c53, while has(oldSelf.spec.queue) && has(self.spec.note) && oldSelf.spec.queue.startsWith(self.spec.note)
+	// spec.guarded.c53, while has(oldSelf.spec.items) && size(self.spec.name) in oldSelf.spec.items
 	{
 		{
-			n1444, o1445 := &in.Spec, &old.Spec
+			n1176, o1177 := &in.Spec, &old.Spec
 			{
-				n1446, o1447 := &n1444.Guarded, &o1445.Guarded
+				n1178, o1179 := &n1176.Guarded, &o1177.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC53(&q, n1446, o1447)
+				whenOwnGuardedC53(&q, n1178, o1179)
 				if q.Found() {
 					if ok, err := whenCondGadgetC53(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c53"))
 						}
 					} else if ok {
-						whenOwnGuardedC53(w, n1446, o1447)
+						whenOwnGuardedC53(w, n1178, o1179)
 					}
 					if w.Done() {
 						return
@@ -1228,21 +1230,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c54, while size(self.spec.name) == oldSelf.spec.mode.size()
+	// spec.guarded.c54, while has(self.spec.counts) && self.spec.counts['b'] > 2
 	{
 		{
-			n1463, o1464 := &in.Spec, &old.Spec
+			n1193, o1194 := &in.Spec, &old.Spec
 			{
-				n1465, o1466 := &n1463.Guarded, &o1464.Guarded
+				n1195, o1196 := &n1193.Guarded, &o1194.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC54(&q, n1465, o1466)
+				whenOwnGuardedC54(&q, n1195, o1196)
 				if q.Found() {
 					if ok, err := whenCondGadgetC54(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c54"))
 						}
 					} else if ok {
-						whenOwnGuardedC54(w, n1465, o1466)
+						whenOwnGuardedC54(w, n1195, o1196)
 					}
 					if w.Done() {
 						return
@@ -1251,21 +1253,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c55, while has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.value)
+	// spec.guarded.c55, while has(oldSelf.spec.suspend) && oldSelf.spec.suspend
 	{
 		{
-			n1487, o1488 := &in.Spec, &old.Spec
+			n1204, o1205 := &in.Spec, &old.Spec
 			{
-				n1489, o1490 := &n1487.Guarded, &o1488.Guarded
+				n1206, o1207 := &n1204.Guarded, &o1205.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC55(&q, n1489, o1490)
+				whenOwnGuardedC55(&q, n1206, o1207)
 				if q.Found() {
 					if ok, err := whenCondGadgetC55(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c55"))
 						}
 					} else if ok {
-						whenOwnGuardedC55(w, n1489, o1490)
+						whenOwnGuardedC55(w, n1206, o1207)
 					}
 					if w.Done() {
 						return
@@ -1274,21 +1276,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c56, while has(self.spec.labels) && self.spec.labels['c'] == 'c'
+	// spec.guarded.c56, while (((0 >= -1) ? -1 : 2) <= 0) && (has(oldSelf.spec.labels) && size(oldSelf.spec.labels) > 0.5)
 	{
 		{
-			n1506, o1507 := &in.Spec, &old.Spec
+			n1225, o1226 := &in.Spec, &old.Spec
 			{
-				n1508, o1509 := &n1506.Guarded, &o1507.Guarded
+				n1227, o1228 := &n1225.Guarded, &o1226.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC56(&q, n1508, o1509)
+				whenOwnGuardedC56(&q, n1227, o1228)
 				if q.Found() {
 					if ok, err := whenCondGadgetC56(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c56"))
 						}
 					} else if ok {
-						whenOwnGuardedC56(w, n1508, o1509)
+						whenOwnGuardedC56(w, n1227, o1228)
 					}
 					if w.Done() {
 						return
@@ -1297,21 +1299,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c57, while has(oldSelf.spec.suspend) && oldSelf.spec.suspend
+	// spec.guarded.c57, while 'b' in ['b', 'b']
 	{
 		{
-			n1520, o1521 := &in.Spec, &old.Spec
+			n1231, o1232 := &in.Spec, &old.Spec
 			{
-				n1522, o1523 := &n1520.Guarded, &o1521.Guarded
+				n1233, o1234 := &n1231.Guarded, &o1232.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC57(&q, n1522, o1523)
+				whenOwnGuardedC57(&q, n1233, o1234)
 				if q.Found() {
 					if ok, err := whenCondGadgetC57(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c57"))
 						}
 					} else if ok {
-						whenOwnGuardedC57(w, n1522, o1523)
+						whenOwnGuardedC57(w, n1233, o1234)
 					}
 					if w.Done() {
 						return
@@ -1320,21 +1322,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c58, while ((has(oldSelf.spec.locked) && oldSelf.spec.locked) ? (has(self.spec.suspend) && self.spec.suspend) : (has(self.spec.locked))) || ((has(oldSelf.spec.labels) && size(oldSelf.spec.name) > size(oldSelf.spec.labels)) && ('b' < self.spec.mode))
+	// spec.guarded.c58, while (has(self.spec.tags) && 'b' in self.spec.tags) && ((has(oldSelf.spec.suspend) && oldSelf.spec.suspend) && (has(oldSelf.status) && has(oldSelf.status.phase) && has(self.spec.labels) && oldSelf.status.phase in self.spec.labels))
 	{
 		{
-			n1578, o1579 := &in.Spec, &old.Spec
+			n1272, o1273 := &in.Spec, &old.Spec
 			{
-				n1580, o1581 := &n1578.Guarded, &o1579.Guarded
+				n1274, o1275 := &n1272.Guarded, &o1273.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC58(&q, n1580, o1581)
+				whenOwnGuardedC58(&q, n1274, o1275)
 				if q.Found() {
 					if ok, err := whenCondGadgetC58(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c58"))
 						}
 					} else if ok {
-						whenOwnGuardedC58(w, n1580, o1581)
+						whenOwnGuardedC58(w, n1274, o1275)
 					}
 					if w.Done() {
 						return
@@ -1343,21 +1345,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c59, while (has(self.spec.queue) && self.spec.name < self.spec.queue) || (has(self.spec.queue) && self.spec.queue in ['c', ”])
+	// spec.guarded.c59, while has(self.spec.tags) && 'c' in self.spec.tags
 	{
 		{
-			n1613, o1614 := &in.Spec, &old.Spec
+			n1288, o1289 := &in.Spec, &old.Spec
 			{
-				n1615, o1616 := &n1613.Guarded, &o1614.Guarded
+				n1290, o1291 := &n1288.Guarded, &o1289.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC59(&q, n1615, o1616)
+				whenOwnGuardedC59(&q, n1290, o1291)
 				if q.Found() {
 					if ok, err := whenCondGadgetC59(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c59"))
 						}
 					} else if ok {
-						whenOwnGuardedC59(w, n1615, o1616)
+						whenOwnGuardedC59(w, n1290, o1291)
 					}
 					if w.Done() {
 						return
@@ -1366,21 +1368,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c6, while (true) && (!(size(oldSelf.spec.name) in [1, 2, 3]))
+	// spec.guarded.c6, while !((has(self.spec.labels) && self.metadata.name in self.spec.labels) || (has(oldSelf.spec.ports) && oldSelf.spec.ports.exists(p, p.name == 'ab' || has(p.port) && p.port == 3)))
 	{
 		{
-			n1629, o1630 := &in.Spec, &old.Spec
+			n1331, o1332 := &in.Spec, &old.Spec
 			{
-				n1631, o1632 := &n1629.Guarded, &o1630.Guarded
+				n1333, o1334 := &n1331.Guarded, &o1332.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC6(&q, n1631, o1632)
+				whenOwnGuardedC6(&q, n1333, o1334)
 				if q.Found() {
 					if ok, err := whenCondGadgetC6(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c6"))
 						}
 					} else if ok {
-						whenOwnGuardedC6(w, n1631, o1632)
+						whenOwnGuardedC6(w, n1333, o1334)
 					}
 					if w.Done() {
 						return
@@ -1389,21 +1391,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c60, while ”.endsWith('ab')
+	// spec.guarded.c60, while has(oldSelf.spec.tags) && oldSelf.spec.tags.exists_one(t, t.size() < 0)
 	{
 		{
-			n1634, o1635 := &in.Spec, &old.Spec
+			n1348, o1349 := &in.Spec, &old.Spec
 			{
-				n1636, o1637 := &n1634.Guarded, &o1635.Guarded
+				n1350, o1351 := &n1348.Guarded, &o1349.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC60(&q, n1636, o1637)
+				whenOwnGuardedC60(&q, n1350, o1351)
 				if q.Found() {
 					if ok, err := whenCondGadgetC60(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c60"))
 						}
 					} else if ok {
-						whenOwnGuardedC60(w, n1636, o1637)
+						whenOwnGuardedC60(w, n1350, o1351)
 					}
 					if w.Done() {
 						return
@@ -1412,21 +1414,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c61, while has(oldSelf.spec.counts) && oldSelf.spec.counts['a'] == 3
+	// spec.guarded.c61, while (has(self.spec.note) && self.spec.note in ['b', 'ab']) ? (has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && self.spec.topology.inner.value.startsWith('a')) : (has(oldSelf.spec.queue))
 	{
 		{
-			n1653, o1654 := &in.Spec, &old.Spec
+			n1390, o1391 := &in.Spec, &old.Spec
 			{
-				n1655, o1656 := &n1653.Guarded, &o1654.Guarded
+				n1392, o1393 := &n1390.Guarded, &o1391.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC61(&q, n1655, o1656)
+				whenOwnGuardedC61(&q, n1392, o1393)
 				if q.Found() {
 					if ok, err := whenCondGadgetC61(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c61"))
 						}
 					} else if ok {
-						whenOwnGuardedC61(w, n1655, o1656)
+						whenOwnGuardedC61(w, n1392, o1393)
 					}
 					if w.Done() {
 						return
@@ -1435,21 +1437,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c62, while has(self.spec.note) && self.spec.note in ['b', 'ab']
+	// spec.guarded.c62, while has(oldSelf.spec.queue)
 	{
 		{
-			n1669, o1670 := &in.Spec, &old.Spec
+			n1396, o1397 := &in.Spec, &old.Spec
 			{
-				n1671, o1672 := &n1669.Guarded, &o1670.Guarded
+				n1398, o1399 := &n1396.Guarded, &o1397.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC62(&q, n1671, o1672)
+				whenOwnGuardedC62(&q, n1398, o1399)
 				if q.Found() {
 					if ok, err := whenCondGadgetC62(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c62"))
 						}
 					} else if ok {
-						whenOwnGuardedC62(w, n1671, o1672)
+						whenOwnGuardedC62(w, n1398, o1399)
 					}
 					if w.Done() {
 						return
@@ -1458,21 +1460,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c63, while has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && self.spec.topology.inner.value.startsWith('a')
+	// spec.guarded.c63, while self.spec.mode.size() > self.spec.mode.size()
 	{
 		{
-			n1703, o1704 := &in.Spec, &old.Spec
+			n1412, o1413 := &in.Spec, &old.Spec
 			{
-				n1705, o1706 := &n1703.Guarded, &o1704.Guarded
+				n1414, o1415 := &n1412.Guarded, &o1413.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC63(&q, n1705, o1706)
+				whenOwnGuardedC63(&q, n1414, o1415)
 				if q.Found() {
 					if ok, err := whenCondGadgetC63(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c63"))
 						}
 					} else if ok {
-						whenOwnGuardedC63(w, n1705, o1706)
+						whenOwnGuardedC63(w, n1414, o1415)
 					}
 					if w.Done() {
 						return
@@ -1481,21 +1483,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c64, while has(oldSelf.spec.queue)
+	// spec.guarded.c64, while has(self.spec.items) && size(self.spec.name) in self.spec.items
 	{
 		{
-			n1712, o1713 := &in.Spec, &old.Spec
+			n1431, o1432 := &in.Spec, &old.Spec
 			{
-				n1714, o1715 := &n1712.Guarded, &o1713.Guarded
+				n1433, o1434 := &n1431.Guarded, &o1432.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC64(&q, n1714, o1715)
+				whenOwnGuardedC64(&q, n1433, o1434)
 				if q.Found() {
 					if ok, err := whenCondGadgetC64(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c64"))
 						}
 					} else if ok {
-						whenOwnGuardedC64(w, n1714, o1715)
+						whenOwnGuardedC64(w, n1433, o1434)
 					}
 					if w.Done() {
 						return
@@ -1504,21 +1506,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c65, while has(oldSelf.spec.queue)
+	// spec.guarded.c65, while 'a' > 'ab'
 	{
 		{
-			n1720, o1721 := &in.Spec, &old.Spec
+			n1437, o1438 := &in.Spec, &old.Spec
 			{
-				n1722, o1723 := &n1720.Guarded, &o1721.Guarded
+				n1439, o1440 := &n1437.Guarded, &o1438.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC65(&q, n1722, o1723)
+				whenOwnGuardedC65(&q, n1439, o1440)
 				if q.Found() {
 					if ok, err := whenCondGadgetC65(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c65"))
 						}
 					} else if ok {
-						whenOwnGuardedC65(w, n1722, o1723)
+						whenOwnGuardedC65(w, n1439, o1440)
 					}
 					if w.Done() {
 						return
@@ -1527,21 +1529,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c66, while self.spec.mode.size() > self.spec.mode.size()
+	// spec.guarded.c66, while self.metadata.name.startsWith(oldSelf.spec.mode)
 	{
 		{
-			n1738, o1739 := &in.Spec, &old.Spec
+			n1449, o1450 := &in.Spec, &old.Spec
 			{
-				n1740, o1741 := &n1738.Guarded, &o1739.Guarded
+				n1451, o1452 := &n1449.Guarded, &o1450.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC66(&q, n1740, o1741)
+				whenOwnGuardedC66(&q, n1451, o1452)
 				if q.Found() {
 					if ok, err := whenCondGadgetC66(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c66"))
 						}
 					} else if ok {
-						whenOwnGuardedC66(w, n1740, o1741)
+						whenOwnGuardedC66(w, n1451, o1452)
 					}
 					if w.Done() {
 						return
@@ -1550,21 +1552,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c67, while has(self.spec.tags) && 'c' in self.spec.tags
+	// spec.guarded.c67, while (has(oldSelf.spec.tags) && oldSelf.spec.tags.exists(t, t.size() < -1)) || (has(oldSelf.status) && has(oldSelf.status.phase) && has(oldSelf.status) && has(oldSelf.status.phase) && oldSelf.status.phase >= oldSelf.status.phase)
 	{
 		{
-			n1756, o1757 := &in.Spec, &old.Spec
+			n1490, o1491 := &in.Spec, &old.Spec
 			{
-				n1758, o1759 := &n1756.Guarded, &o1757.Guarded
+				n1492, o1493 := &n1490.Guarded, &o1491.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC67(&q, n1758, o1759)
+				whenOwnGuardedC67(&q, n1492, o1493)
 				if q.Found() {
 					if ok, err := whenCondGadgetC67(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c67"))
 						}
 					} else if ok {
-						whenOwnGuardedC67(w, n1758, o1759)
+						whenOwnGuardedC67(w, n1492, o1493)
 					}
 					if w.Done() {
 						return
@@ -1573,21 +1575,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c68, while size(oldSelf.spec.name) >= size(self.spec.name)
+	// spec.guarded.c68, while has(oldSelf.status) && has(oldSelf.status.ready) && oldSelf.status.ready
 	{
 		{
-			n1774, o1775 := &in.Spec, &old.Spec
+			n1505, o1506 := &in.Spec, &old.Spec
 			{
-				n1776, o1777 := &n1774.Guarded, &o1775.Guarded
+				n1507, o1508 := &n1505.Guarded, &o1506.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC68(&q, n1776, o1777)
+				whenOwnGuardedC68(&q, n1507, o1508)
 				if q.Found() {
 					if ok, err := whenCondGadgetC68(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c68"))
 						}
 					} else if ok {
-						whenOwnGuardedC68(w, n1776, o1777)
+						whenOwnGuardedC68(w, n1507, o1508)
 					}
 					if w.Done() {
 						return
@@ -1596,21 +1598,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c69, while has(self.spec.labels) && self.spec.labels.all(k, k.startsWith('c') || self.spec.labels[k] == ”)
+	// spec.guarded.c69, while (!(has(self.spec.labels) && self.spec.labels['a'] == 'a')) ? (!(has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.value) && has(self.spec.note) && oldSelf.spec.topology.inner.value == self.spec.note)) : (has(oldSelf.spec.queue) && 'a'.startsWith(oldSelf.spec.queue))
 	{
 		{
-			n1804, o1805 := &in.Spec, &old.Spec
+			n1567, o1568 := &in.Spec, &old.Spec
 			{
-				n1806, o1807 := &n1804.Guarded, &o1805.Guarded
+				n1569, o1570 := &n1567.Guarded, &o1568.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC69(&q, n1806, o1807)
+				whenOwnGuardedC69(&q, n1569, o1570)
 				if q.Found() {
 					if ok, err := whenCondGadgetC69(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c69"))
 						}
 					} else if ok {
-						whenOwnGuardedC69(w, n1806, o1807)
+						whenOwnGuardedC69(w, n1569, o1570)
 					}
 					if w.Done() {
 						return
@@ -1619,21 +1621,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c7, while has(oldSelf.spec.items) && size(oldSelf.spec.items) <= size(oldSelf.spec.name)
+	// spec.guarded.c7, while 0 >= 0.5
 	{
 		{
-			n1828, o1829 := &in.Spec, &old.Spec
+			n1573, o1574 := &in.Spec, &old.Spec
 			{
-				n1830, o1831 := &n1828.Guarded, &o1829.Guarded
+				n1575, o1576 := &n1573.Guarded, &o1574.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC7(&q, n1830, o1831)
+				whenOwnGuardedC7(&q, n1575, o1576)
 				if q.Found() {
 					if ok, err := whenCondGadgetC7(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c7"))
 						}
 					} else if ok {
-						whenOwnGuardedC7(w, n1830, o1831)
+						whenOwnGuardedC7(w, n1575, o1576)
 					}
 					if w.Done() {
 						return
@@ -1642,21 +1644,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c70, while has(oldSelf.spec.items) && oldSelf.spec.items[0] <= 2
+	// spec.guarded.c70, while has(oldSelf.spec.ports) && oldSelf.spec.ports.exists(p, p.name == 'c' || has(p.port) && p.port >= -1)
 	{
 		{
-			n1846, o1847 := &in.Spec, &old.Spec
+			n1599, o1600 := &in.Spec, &old.Spec
 			{
-				n1848, o1849 := &n1846.Guarded, &o1847.Guarded
+				n1601, o1602 := &n1599.Guarded, &o1600.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC70(&q, n1848, o1849)
+				whenOwnGuardedC70(&q, n1601, o1602)
 				if q.Found() {
 					if ok, err := whenCondGadgetC70(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c70"))
 						}
 					} else if ok {
-						whenOwnGuardedC70(w, n1848, o1849)
+						whenOwnGuardedC70(w, n1601, o1602)
 					}
 					if w.Done() {
 						return
@@ -1665,21 +1667,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c71, while has(oldSelf.spec.tags) && oldSelf.spec.tags.exists(t, t.size() < -1)
+	// spec.guarded.c71, while false
 	{
 		{
-			n1866, o1867 := &in.Spec, &old.Spec
+			n1603, o1604 := &in.Spec, &old.Spec
 			{
-				n1868, o1869 := &n1866.Guarded, &o1867.Guarded
+				n1605, o1606 := &n1603.Guarded, &o1604.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC71(&q, n1868, o1869)
+				whenOwnGuardedC71(&q, n1605, o1606)
 				if q.Found() {
 					if ok, err := whenCondGadgetC71(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c71"))
 						}
 					} else if ok {
-						whenOwnGuardedC71(w, n1868, o1869)
+						whenOwnGuardedC71(w, n1605, o1606)
 					}
 					if w.Done() {
 						return
@@ -1688,21 +1690,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c72, while has(oldSelf.spec.labels) && ((has(self.spec.labels) && self.spec.labels['ab'] == 'ab') ? 2 : -1) > size(oldSelf.spec.labels)
+	// spec.guarded.c72, while has(oldSelf.spec.ports) && oldSelf.spec.ports.exists(p, p.name == 'c' || has(p.port) && p.port <= 2)
 	{
 		{
-			n1901, o1902 := &in.Spec, &old.Spec
+			n1629, o1630 := &in.Spec, &old.Spec
 			{
-				n1903, o1904 := &n1901.Guarded, &o1902.Guarded
+				n1631, o1632 := &n1629.Guarded, &o1630.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC72(&q, n1903, o1904)
+				whenOwnGuardedC72(&q, n1631, o1632)
 				if q.Found() {
 					if ok, err := whenCondGadgetC72(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c72"))
 						}
 					} else if ok {
-						whenOwnGuardedC72(w, n1903, o1904)
+						whenOwnGuardedC72(w, n1631, o1632)
 					}
 					if w.Done() {
 						return
@@ -1711,21 +1713,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c73, while has(oldSelf.spec.items) && oldSelf.spec.items[0] < 0
+	// spec.guarded.c73, while has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && self.spec.topology.inner.n < 1.0
 	{
 		{
-			n1919, o1920 := &in.Spec, &old.Spec
+			n1658, o1659 := &in.Spec, &old.Spec
 			{
-				n1921, o1922 := &n1919.Guarded, &o1920.Guarded
+				n1660, o1661 := &n1658.Guarded, &o1659.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC73(&q, n1921, o1922)
+				whenOwnGuardedC73(&q, n1660, o1661)
 				if q.Found() {
 					if ok, err := whenCondGadgetC73(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c73"))
 						}
 					} else if ok {
-						whenOwnGuardedC73(w, n1921, o1922)
+						whenOwnGuardedC73(w, n1660, o1661)
 					}
 					if w.Done() {
 						return
@@ -1734,21 +1736,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c74, while has(self.status) && has(self.status.observed) && has(self.spec.items) && self.status.observed in self.spec.items
+	// spec.guarded.c74, while has(self.spec.items) && self.spec.items.all(i, i > 3 || ((has(self.spec.labels) && self.spec.labels.exists_one(k, k.startsWith(”) || self.spec.labels[k] == 'ab')) || (has(oldSelf.spec.ports) && oldSelf.spec.ports.exists(p, p.name == 'b' || has(p.port) && p.port <= 3))))
 	{
 		{
-			n1947, o1948 := &in.Spec, &old.Spec
+			n1722, o1723 := &in.Spec, &old.Spec
 			{
-				n1949, o1950 := &n1947.Guarded, &o1948.Guarded
+				n1724, o1725 := &n1722.Guarded, &o1723.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC74(&q, n1949, o1950)
+				whenOwnGuardedC74(&q, n1724, o1725)
 				if q.Found() {
 					if ok, err := whenCondGadgetC74(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c74"))
 						}
 					} else if ok {
-						whenOwnGuardedC74(w, n1949, o1950)
+						whenOwnGuardedC74(w, n1724, o1725)
 					}
 					if w.Done() {
 						return
@@ -1757,21 +1759,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c75, while ('c' in ['a', ”]) ? (has(self.spec.note) && has(oldSelf.spec.tags) && self.spec.note in oldSelf.spec.tags) : (has(oldSelf.spec.queue) && 'a'.startsWith(oldSelf.spec.queue))
+	// spec.guarded.c75, while self.spec.mode.size() in [1, 2, 0]
 	{
 		{
-			n1989, o1990 := &in.Spec, &old.Spec
+			n1733, o1734 := &in.Spec, &old.Spec
 			{
-				n1991, o1992 := &n1989.Guarded, &o1990.Guarded
+				n1735, o1736 := &n1733.Guarded, &o1734.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC75(&q, n1991, o1992)
+				whenOwnGuardedC75(&q, n1735, o1736)
 				if q.Found() {
 					if ok, err := whenCondGadgetC75(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c75"))
 						}
 					} else if ok {
-						whenOwnGuardedC75(w, n1991, o1992)
+						whenOwnGuardedC75(w, n1735, o1736)
 					}
 					if w.Done() {
 						return
@@ -1780,21 +1782,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c76, while has(self.spec.counts) && self.spec.counts['ab'] != 2
+	// spec.guarded.c76, while has(self.status) && has(self.status.phase) && self.status.phase.endsWith('a')
 	{
 		{
-			n2008, o2009 := &in.Spec, &old.Spec
+			n1750, o1751 := &in.Spec, &old.Spec
 			{
-				n2010, o2011 := &n2008.Guarded, &o2009.Guarded
+				n1752, o1753 := &n1750.Guarded, &o1751.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC76(&q, n2010, o2011)
+				whenOwnGuardedC76(&q, n1752, o1753)
 				if q.Found() {
 					if ok, err := whenCondGadgetC76(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c76"))
 						}
 					} else if ok {
-						whenOwnGuardedC76(w, n2010, o2011)
+						whenOwnGuardedC76(w, n1752, o1753)
 					}
 					if w.Done() {
 						return
@@ -1803,21 +1805,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c77, while has(self.spec.replicas) && has(oldSelf.spec.items) && self.spec.replicas > size(oldSelf.spec.items)
+	// spec.guarded.c77, while has(self.status) && has(self.status.ready) && self.status.ready
 	{
 		{
-			n2034, o2035 := &in.Spec, &old.Spec
+			n1765, o1766 := &in.Spec, &old.Spec
 			{
-				n2036, o2037 := &n2034.Guarded, &o2035.Guarded
+				n1767, o1768 := &n1765.Guarded, &o1766.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC77(&q, n2036, o2037)
+				whenOwnGuardedC77(&q, n1767, o1768)
 				if q.Found() {
 					if ok, err := whenCondGadgetC77(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c77"))
 						}
 					} else if ok {
-						whenOwnGuardedC77(w, n2036, o2037)
+						whenOwnGuardedC77(w, n1767, o1768)
 					}
 					if w.Done() {
 						return
@@ -1826,21 +1828,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c78, while ((has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && self.spec.topology.inner.n > size(self.spec.name)) && (has(self.spec.counts) && self.spec.counts['ab'] >= 2)) && (has(self.spec.items) && ((has(oldSelf.spec.queue) && oldSelf.spec.queue <= 'b') ? 3 : 2) < size(self.spec.items))
+	// spec.guarded.c78, while false
 	{
 		{
-			n2117, o2118 := &in.Spec, &old.Spec
+			n1769, o1770 := &in.Spec, &old.Spec
 			{
-				n2119, o2120 := &n2117.Guarded, &o2118.Guarded
+				n1771, o1772 := &n1769.Guarded, &o1770.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC78(&q, n2119, o2120)
+				whenOwnGuardedC78(&q, n1771, o1772)
 				if q.Found() {
 					if ok, err := whenCondGadgetC78(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c78"))
 						}
 					} else if ok {
-						whenOwnGuardedC78(w, n2119, o2120)
+						whenOwnGuardedC78(w, n1771, o1772)
 					}
 					if w.Done() {
 						return
@@ -1849,21 +1851,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c79, while has(self.spec.items) && self.spec.items[2] < 0
+	// spec.guarded.c79, while has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value)
 	{
 		{
-			n2136, o2137 := &in.Spec, &old.Spec
+			n1790, o1791 := &in.Spec, &old.Spec
 			{
-				n2138, o2139 := &n2136.Guarded, &o2137.Guarded
+				n1792, o1793 := &n1790.Guarded, &o1791.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC79(&q, n2138, o2139)
+				whenOwnGuardedC79(&q, n1792, o1793)
 				if q.Found() {
 					if ok, err := whenCondGadgetC79(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c79"))
 						}
 					} else if ok {
-						whenOwnGuardedC79(w, n2138, o2139)
+						whenOwnGuardedC79(w, n1792, o1793)
 					}
 					if w.Done() {
 						return
@@ -1872,21 +1874,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c8, while !(has(self.spec.items) && self.spec.items[1] <= 3)
+	// spec.guarded.c8, while has(oldSelf.spec.timeout) && oldSelf.spec.timeout < '0s'
 	{
 		{
-			n2156, o2157 := &in.Spec, &old.Spec
+			n1803, o1804 := &in.Spec, &old.Spec
 			{
-				n2158, o2159 := &n2156.Guarded, &o2157.Guarded
+				n1805, o1806 := &n1803.Guarded, &o1804.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC8(&q, n2158, o2159)
+				whenOwnGuardedC8(&q, n1805, o1806)
 				if q.Found() {
 					if ok, err := whenCondGadgetC8(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c8"))
 						}
 					} else if ok {
-						whenOwnGuardedC8(w, n2158, o2159)
+						whenOwnGuardedC8(w, n1805, o1806)
 					}
 					if w.Done() {
 						return
@@ -1895,21 +1897,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c80, while 'ab'.startsWith('b')
+	// spec.guarded.c80, while has(self.spec.items) && self.spec.items[0] >= -1
 	{
 		{
-			n2162, o2163 := &in.Spec, &old.Spec
+			n1819, o1820 := &in.Spec, &old.Spec
 			{
-				n2164, o2165 := &n2162.Guarded, &o2163.Guarded
+				n1821, o1822 := &n1819.Guarded, &o1820.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC80(&q, n2164, o2165)
+				whenOwnGuardedC80(&q, n1821, o1822)
 				if q.Found() {
 					if ok, err := whenCondGadgetC80(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c80"))
 						}
 					} else if ok {
-						whenOwnGuardedC80(w, n2164, o2165)
+						whenOwnGuardedC80(w, n1821, o1822)
 					}
 					if w.Done() {
 						return
@@ -1918,21 +1920,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c81, while has(self.spec.suspend) && self.spec.suspend
+	// spec.guarded.c81, while (!(has(self.spec.locked) && self.spec.locked)) && (has(oldSelf.spec.items) && oldSelf.spec.items[2] <= 1)
 	{
 		{
-			n2176, o2177 := &in.Spec, &old.Spec
+			n1845, o1846 := &in.Spec, &old.Spec
 			{
-				n2178, o2179 := &n2176.Guarded, &o2177.Guarded
+				n1847, o1848 := &n1845.Guarded, &o1846.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC81(&q, n2178, o2179)
+				whenOwnGuardedC81(&q, n1847, o1848)
 				if q.Found() {
 					if ok, err := whenCondGadgetC81(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c81"))
 						}
 					} else if ok {
-						whenOwnGuardedC81(w, n2178, o2179)
+						whenOwnGuardedC81(w, n1847, o1848)
 					}
 					if w.Done() {
 						return
@@ -1941,21 +1943,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c82, while has(oldSelf.spec.tags) && oldSelf.spec.name in oldSelf.spec.tags
+	// spec.guarded.c82, while has(self.spec.counts) && self.spec.counts[”] > 0
 	{
 		{
-			n2198, o2199 := &in.Spec, &old.Spec
+			n1861, o1862 := &in.Spec, &old.Spec
 			{
-				n2200, o2201 := &n2198.Guarded, &o2199.Guarded
+				n1863, o1864 := &n1861.Guarded, &o1862.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC82(&q, n2200, o2201)
+				whenOwnGuardedC82(&q, n1863, o1864)
 				if q.Found() {
 					if ok, err := whenCondGadgetC82(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c82"))
 						}
 					} else if ok {
-						whenOwnGuardedC82(w, n2200, o2201)
+						whenOwnGuardedC82(w, n1863, o1864)
 					}
 					if w.Done() {
 						return
@@ -1964,21 +1966,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c83, while has(oldSelf.status) && has(oldSelf.status.observed) && oldSelf.status.observed >= 1.0
+	// spec.guarded.c83, while has(self.status) && has(self.status.conditions) && self.status.conditions.exists(c, c.type == 'a' && c.status == 'True')
 	{
 		{
-			n2215, o2216 := &in.Spec, &old.Spec
+			n1886, o1887 := &in.Spec, &old.Spec
 			{
-				n2217, o2218 := &n2215.Guarded, &o2216.Guarded
+				n1888, o1889 := &n1886.Guarded, &o1887.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC83(&q, n2217, o2218)
+				whenOwnGuardedC83(&q, n1888, o1889)
 				if q.Found() {
 					if ok, err := whenCondGadgetC83(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c83"))
 						}
 					} else if ok {
-						whenOwnGuardedC83(w, n2217, o2218)
+						whenOwnGuardedC83(w, n1888, o1889)
 					}
 					if w.Done() {
 						return
@@ -1987,21 +1989,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c84, while has(self.status) && has(self.status.ready) && self.status.ready
+	// spec.guarded.c84, while has(self.spec.topology) && has(self.spec.topology.flag)
 	{
 		{
-			n2231, o2232 := &in.Spec, &old.Spec
+			n1900, o1901 := &in.Spec, &old.Spec
 			{
-				n2233, o2234 := &n2231.Guarded, &o2232.Guarded
+				n1902, o1903 := &n1900.Guarded, &o1901.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC84(&q, n2233, o2234)
+				whenOwnGuardedC84(&q, n1902, o1903)
 				if q.Found() {
 					if ok, err := whenCondGadgetC84(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c84"))
 						}
 					} else if ok {
-						whenOwnGuardedC84(w, n2233, o2234)
+						whenOwnGuardedC84(w, n1902, o1903)
 					}
 					if w.Done() {
 						return
@@ -2010,21 +2012,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c85, while has(self.spec.suspend) && self.spec.suspend
+	// spec.guarded.c85, while !(has(oldSelf.spec.paused) && oldSelf.spec.paused)
 	{
 		{
-			n2245, o2246 := &in.Spec, &old.Spec
+			n1913, o1914 := &in.Spec, &old.Spec
 			{
-				n2247, o2248 := &n2245.Guarded, &o2246.Guarded
+				n1915, o1916 := &n1913.Guarded, &o1914.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC85(&q, n2247, o2248)
+				whenOwnGuardedC85(&q, n1915, o1916)
 				if q.Found() {
 					if ok, err := whenCondGadgetC85(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c85"))
 						}
 					} else if ok {
-						whenOwnGuardedC85(w, n2247, o2248)
+						whenOwnGuardedC85(w, n1915, o1916)
 					}
 					if w.Done() {
 						return
@@ -2033,21 +2035,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c86, while false
+	// spec.guarded.c86, while !(has(oldSelf.spec.suspend) && oldSelf.spec.suspend)
 	{
 		{
-			n2249, o2250 := &in.Spec, &old.Spec
+			n1926, o1927 := &in.Spec, &old.Spec
 			{
-				n2251, o2252 := &n2249.Guarded, &o2250.Guarded
+				n1928, o1929 := &n1926.Guarded, &o1927.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC86(&q, n2251, o2252)
+				whenOwnGuardedC86(&q, n1928, o1929)
 				if q.Found() {
 					if ok, err := whenCondGadgetC86(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c86"))
 						}
 					} else if ok {
-						whenOwnGuardedC86(w, n2251, o2252)
+						whenOwnGuardedC86(w, n1928, o1929)
 					}
 					if w.Done() {
 						return
@@ -2056,21 +2058,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c87, while !(has(oldSelf.spec.paused) && oldSelf.spec.paused)
+	// spec.guarded.c87, while has(oldSelf.spec.topology)
 	{
 		{
-			n2265, o2266 := &in.Spec, &old.Spec
+			n1932, o1933 := &in.Spec, &old.Spec
 			{
-				n2267, o2268 := &n2265.Guarded, &o2266.Guarded
+				n1934, o1935 := &n1932.Guarded, &o1933.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC87(&q, n2267, o2268)
+				whenOwnGuardedC87(&q, n1934, o1935)
 				if q.Found() {
 					if ok, err := whenCondGadgetC87(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c87"))
 						}
 					} else if ok {
-						whenOwnGuardedC87(w, n2267, o2268)
+						whenOwnGuardedC87(w, n1934, o1935)
 					}
 					if w.Done() {
 						return
@@ -2079,21 +2081,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c88, while !(has(oldSelf.spec.suspend) && oldSelf.spec.suspend)
+	// spec.guarded.c88, while has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == "Ready" && c.status == "True")
 	{
 		{
-			n2281, o2282 := &in.Spec, &old.Spec
+			n1957, o1958 := &in.Spec, &old.Spec
 			{
-				n2283, o2284 := &n2281.Guarded, &o2282.Guarded
+				n1959, o1960 := &n1957.Guarded, &o1958.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC88(&q, n2283, o2284)
+				whenOwnGuardedC88(&q, n1959, o1960)
 				if q.Found() {
 					if ok, err := whenCondGadgetC88(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c88"))
 						}
 					} else if ok {
-						whenOwnGuardedC88(w, n2283, o2284)
+						whenOwnGuardedC88(w, n1959, o1960)
 					}
 					if w.Done() {
 						return
@@ -2102,21 +2104,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c89, while has(oldSelf.spec.locked) && oldSelf.spec.locked
+	// spec.guarded.c89, while has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')
 	{
 		{
-			n2296, o2297 := &in.Spec, &old.Spec
+			n1983, o1984 := &in.Spec, &old.Spec
 			{
-				n2298, o2299 := &n2296.Guarded, &o2297.Guarded
+				n1985, o1986 := &n1983.Guarded, &o1984.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC89(&q, n2298, o2299)
+				whenOwnGuardedC89(&q, n1985, o1986)
 				if q.Found() {
 					if ok, err := whenCondGadgetC89(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c89"))
 						}
 					} else if ok {
-						whenOwnGuardedC89(w, n2298, o2299)
+						whenOwnGuardedC89(w, n1985, o1986)
 					}
 					if w.Done() {
 						return
@@ -2125,90 +2127,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c9, while has(oldSelf.spec.queue) && has(self.spec.labels) && oldSelf.spec.queue in self.spec.labels
+	// spec.guarded.c9, while (has(oldSelf.spec.items) && oldSelf.spec.items[2] == 1) && ('c' <= oldSelf.metadata.name)
 	{
 		{
-			n2321, o2322 := &in.Spec, &old.Spec
+			n2003, o2004 := &in.Spec, &old.Spec
 			{
-				n2323, o2324 := &n2321.Guarded, &o2322.Guarded
+				n2005, o2006 := &n2003.Guarded, &o2004.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC9(&q, n2323, o2324)
+				whenOwnGuardedC9(&q, n2005, o2006)
 				if q.Found() {
 					if ok, err := whenCondGadgetC9(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c9"))
 						}
 					} else if ok {
-						whenOwnGuardedC9(w, n2323, o2324)
-					}
-					if w.Done() {
-						return
-					}
-				}
-			}
-		}
-	}
-	// spec.guarded.c90, while has(oldSelf.spec.topology)
-	{
-		{
-			n2329, o2330 := &in.Spec, &old.Spec
-			{
-				n2331, o2332 := &n2329.Guarded, &o2330.Guarded
-				var q immutable.Walk
-				whenOwnGuardedC90(&q, n2331, o2332)
-				if q.Found() {
-					if ok, err := whenCondGadgetC90(in, old); err != nil {
-						if w.Violation() {
-							w.Add(immutable.WhenError(err, "c90"))
-						}
-					} else if ok {
-						whenOwnGuardedC90(w, n2331, o2332)
-					}
-					if w.Done() {
-						return
-					}
-				}
-			}
-		}
-	}
-	// spec.guarded.c91, while has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == "Ready" && c.status == "True")
-	{
-		{
-			n2358, o2359 := &in.Spec, &old.Spec
-			{
-				n2360, o2361 := &n2358.Guarded, &o2359.Guarded
-				var q immutable.Walk
-				whenOwnGuardedC91(&q, n2360, o2361)
-				if q.Found() {
-					if ok, err := whenCondGadgetC91(in, old); err != nil {
-						if w.Violation() {
-							w.Add(immutable.WhenError(err, "c91"))
-						}
-					} else if ok {
-						whenOwnGuardedC91(w, n2360, o2361)
-					}
-					if w.Done() {
-						return
-					}
-				}
-			}
-		}
-	}
-	// spec.guarded.c92, while has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')
-	{
-		{
-			n2387, o2388 := &in.Spec, &old.Spec
-			{
-				n2389, o2390 := &n2387.Guarded, &o2388.Guarded
-				var q immutable.Walk
-				whenOwnGuardedC92(&q, n2389, o2390)
-				if q.Found() {
-					if ok, err := whenCondGadgetC92(in, old); err != nil {
-						if w.Violation() {
-							w.Add(immutable.WhenError(err, "c92"))
-						}
-					} else if ok {
-						whenOwnGuardedC92(w, n2389, o2390)
+						whenOwnGuardedC9(w, n2005, o2006)
 					}
 					if w.Done() {
 						return
@@ -2220,16 +2153,16 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.queue, while has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')
 	{
 		{
-			n2416, o2417 := &in.Spec, &old.Spec
+			n2028, o2029 := &in.Spec, &old.Spec
 			var q immutable.Walk
-			whenOwnGadgetSpecQueue(&q, n2416, o2417)
+			whenOwnGadgetSpecQueue(&q, n2028, o2029)
 			if q.Found() {
 				if ok, err := whenCondGadgetQueue(in, old); err != nil {
 					if w.Violation() {
 						w.Add(immutable.WhenError(err, "field is immutable"))
 					}
 				} else if ok {
-					whenOwnGadgetSpecQueue(w, n2416, o2417)
+					whenOwnGadgetSpecQueue(w, n2028, o2029)
 				}
 				if w.Done() {
 					return
@@ -2240,16 +2173,16 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.size, while has(oldSelf.spec.locked) && oldSelf.spec.locked
 	{
 		{
-			n2428, o2429 := &in.Spec, &old.Spec
+			n2037, o2038 := &in.Spec, &old.Spec
 			var q immutable.Walk
-			whenOwnGadgetSpecSize(&q, n2428, o2429)
+			whenOwnGadgetSpecSize(&q, n2037, o2038)
 			if q.Found() {
 				if ok, err := whenCondGadgetSize(in, old); err != nil {
 					if w.Violation() {
 						w.Add(immutable.WhenError(err, "field is immutable"))
 					}
 				} else if ok {
-					whenOwnGadgetSpecSize(w, n2428, o2429)
+					whenOwnGadgetSpecSize(w, n2037, o2038)
 				}
 				if w.Done() {
 					return
@@ -2260,16 +2193,16 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.template, while !has(self.spec.suspend) || !self.spec.suspend
 	{
 		{
-			n2444, o2445 := &in.Spec, &old.Spec
+			n2049, o2050 := &in.Spec, &old.Spec
 			var q immutable.Walk
-			whenOwnGadgetSpecTemplate(&q, n2444, o2445)
+			whenOwnGadgetSpecTemplate(&q, n2049, o2050)
 			if q.Found() {
 				if ok, err := whenCondGadgetTemplate(in, old); err != nil {
 					if w.Violation() {
 						w.Add(immutable.WhenError(err, "field is immutable"))
 					}
 				} else if ok {
-					whenOwnGadgetSpecTemplate(w, n2444, o2445)
+					whenOwnGadgetSpecTemplate(w, n2049, o2050)
 				}
 				if w.Done() {
 					return
@@ -2279,200 +2212,14 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	}
 }
 
-// whenCondGadgetC0 is the condition of spec.guarded.c0: (size(oldSelf.spec.name) >= 0.5) || (has(oldSelf.spec.ports) && oldSelf.spec.ports.all(p, p.name == 'b' || has(p.port) && p.port >= 3))
+// whenCondGadgetC0 is the condition of spec.guarded.c0: 1 <= 2.0
 func whenCondGadgetC0(self, oldSelf *Gadget) (bool, error) {
-	var v1 bool
-	var e2 error
-	var v3 *GadgetSpec
-	var e4 error
-	if !(true) {
-		e4 = immutable.NoSuchKey("spec")
-	} else {
-		v3 = &oldSelf.Spec
+	l1 := int64(1)
+	var v2 bool
+	{
+		v2 = immutable.CompareIntDouble(l1, float64(2)) <= 0
 	}
-	var v5 string
-	var e6 error
-	if e4 != nil {
-		e6 = e4
-	} else if !(true) {
-		e6 = immutable.NoSuchKey("name")
-	} else {
-		v5 = string(v3.Name)
-	}
-	var v7 int64
-	var e8 error
-	if e6 != nil {
-		e8 = e6
-	} else {
-		v7 = immutable.RuneCount(v5)
-	}
-	var v9 bool
-	var e10 error
-	if e8 != nil {
-		e10 = e8
-	} else {
-		v9 = immutable.CompareIntDouble(v7, float64(0.5)) >= 0
-	}
-	if e10 == nil && v9 {
-		v1, e2 = true, nil
-	} else {
-		e2 = e10
-		var v11 bool
-		var e12 error
-		var v13 *GadgetSpec
-		var e14 error
-		if !(true) {
-			e14 = immutable.NoSuchKey("spec")
-		} else {
-			v13 = &oldSelf.Spec
-		}
-		var v15 bool
-		var e16 error
-		if e14 != nil {
-			e16 = e14
-		} else {
-			v15 = (len(v13.Ports) != 0)
-		}
-		if e16 == nil && !v15 {
-			v11, e12 = false, nil
-		} else {
-			e12 = e16
-			var v17 *GadgetSpec
-			var e18 error
-			if !(true) {
-				e18 = immutable.NoSuchKey("spec")
-			} else {
-				v17 = &oldSelf.Spec
-			}
-			var v19 []Port
-			var e20 error
-			if e18 != nil {
-				e20 = e18
-			} else if !(len(v17.Ports) != 0) {
-				e20 = immutable.NoSuchKey("ports")
-			} else {
-				if v17.Ports == nil {
-					e20 = immutable.ErrNull
-				} else {
-					v19 = v17.Ports
-				}
-			}
-			var v21 bool
-			var e22 error
-			if e20 != nil {
-				e22 = e20
-			} else {
-				found := false
-				for i23 := range v19 {
-					var v24 *Port
-					v24 = &v19[i23]
-					_ = v24
-					var v25 bool
-					var e26 error
-					var v27 string
-					var e28 error
-					if !(true) {
-						e28 = immutable.NoSuchKey("name")
-					} else {
-						v27 = string(v24.Name)
-					}
-					var v29 bool
-					var e30 error
-					if e28 != nil {
-						e30 = e28
-					} else {
-						v29 = v27 == "b"
-					}
-					if e30 == nil && v29 {
-						v25, e26 = true, nil
-					} else {
-						e26 = e30
-						var v31 bool
-						var e32 error
-						var v33 bool
-						{
-							v33 = (v24.Port != nil)
-						}
-						if !v33 {
-							v31, e32 = false, nil
-						} else {
-							var v34 int64
-							var e35 error
-							if !(v24.Port != nil) {
-								e35 = immutable.NoSuchKey("port")
-							} else {
-								if v24.Port == nil {
-									e35 = immutable.ErrNull
-								} else {
-									v34 = int64((*v24.Port))
-								}
-							}
-							var v36 bool
-							var e37 error
-							if e35 != nil {
-								e37 = e35
-							} else {
-								v36 = v34 >= int64(3)
-							}
-							if e37 == nil && !v36 {
-								v31, e32 = false, nil
-							} else {
-								if e32 == nil {
-									e32 = e37
-								}
-								if e32 == nil {
-									v31 = true
-								}
-							}
-						}
-						if e32 == nil && v31 {
-							v25, e26 = true, nil
-						} else {
-							if e26 == nil {
-								e26 = e32
-							}
-							if e26 == nil {
-								v25 = false
-							}
-						}
-					}
-					if e26 == nil && !v25 {
-						found = true
-						break
-					}
-					if e26 != nil && e22 == nil {
-						e22 = e26
-					}
-				}
-				if found {
-					v21, e22 = false, nil
-				} else if e22 == nil {
-					v21 = true
-				}
-			}
-			if e22 == nil && !v21 {
-				v11, e12 = false, nil
-			} else {
-				if e12 == nil {
-					e12 = e22
-				}
-				if e12 == nil {
-					v11 = true
-				}
-			}
-		}
-		if e12 == nil && v11 {
-			v1, e2 = true, nil
-		} else {
-			if e2 == nil {
-				e2 = e12
-			}
-			if e2 == nil {
-				v1 = false
-			}
-		}
-	}
-	return v1, e2
+	return v2, nil
 }
 
 func whenOwnGuardedC0(w *immutable.Walk, in, old *Guarded) {
@@ -2495,252 +2242,418 @@ func whenOwnGuardedC0(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC1 is the condition of spec.guarded.c1: ((('b'.startsWith('ab')) ? (self.spec.mode.size() < 3) : (has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && self.spec.topology.inner.n < 1.0)) ? 2 : 0) > size(oldSelf.spec.name)
+// whenCondGadgetC1 is the condition of spec.guarded.c1: ((has(self.status) && has(self.status.observed) && self.status.observed < 0) ? (has(self.spec.items) && self.spec.items.exists(i, i > 2 || (has(self.spec.items) && -1 in self.spec.items))) : (has(self.status) && has(self.status.observed) && self.status.observed <= -2.5)) ? (has(oldSelf.spec.labels) && oldSelf.spec.labels['c'] == 'b') : (has(oldSelf.spec.ports) && size(oldSelf.spec.ports) < 2.0)
 func whenCondGadgetC1(self, oldSelf *Gadget) (bool, error) {
-	var v42 bool
+	var v7 bool
+	var e8 error
+	var v9 bool
 	{
-		v42 = strings.HasPrefix("b", "ab")
+		v9 = (self.Status != nil)
 	}
-	var v81 bool
-	var e82 error
-	if v42 {
-		var v43 *GadgetSpec
-		var e44 error
-		if !(true) {
-			e44 = immutable.NoSuchKey("spec")
+	if !v9 {
+		v7, e8 = false, nil
+	} else {
+		var v10 *GadgetStatus
+		var e11 error
+		if !(self.Status != nil) {
+			e11 = immutable.NoSuchKey("status")
 		} else {
-			v43 = &self.Spec
+			if self.Status == nil {
+				e11 = immutable.ErrNull
+			} else {
+				v10 = self.Status
+			}
 		}
-		var v45 string
+		var v12 bool
+		var e13 error
+		if e11 != nil {
+			e13 = e11
+		} else {
+			v12 = (v10.Observed != 0)
+		}
+		if e13 == nil && !v12 {
+			v7, e8 = false, nil
+		} else {
+			if e8 == nil {
+				e8 = e13
+			}
+			var v14 *GadgetStatus
+			var e15 error
+			if !(self.Status != nil) {
+				e15 = immutable.NoSuchKey("status")
+			} else {
+				if self.Status == nil {
+					e15 = immutable.ErrNull
+				} else {
+					v14 = self.Status
+				}
+			}
+			var v16 int64
+			var e17 error
+			if e15 != nil {
+				e17 = e15
+			} else if !(v14.Observed != 0) {
+				e17 = immutable.NoSuchKey("observed")
+			} else {
+				v16 = int64(v14.Observed)
+			}
+			var v18 bool
+			var e19 error
+			if e17 != nil {
+				e19 = e17
+			} else {
+				v18 = v16 < int64(0)
+			}
+			if e19 == nil && !v18 {
+				v7, e8 = false, nil
+			} else {
+				if e8 == nil {
+					e8 = e19
+				}
+				if e8 == nil {
+					v7 = true
+				}
+			}
+		}
+	}
+	var v58 bool
+	var e59 error
+	if e8 != nil {
+		e59 = e8
+	} else if v7 {
+		var v20 bool
+		var e21 error
+		var v22 *GadgetSpec
+		{
+			v22 = &self.Spec
+		}
+		var v23 bool
+		{
+			v23 = (len(v22.Items) != 0)
+		}
+		if !v23 {
+			v20, e21 = false, nil
+		} else {
+			var v24 *GadgetSpec
+			{
+				v24 = &self.Spec
+			}
+			var v25 []int64
+			var e26 error
+			if !(len(v24.Items) != 0) {
+				e26 = immutable.NoSuchKey("items")
+			} else {
+				if v24.Items == nil {
+					e26 = immutable.ErrNull
+				} else {
+					v25 = v24.Items
+				}
+			}
+			var v27 bool
+			var e28 error
+			if e26 != nil {
+				e28 = e26
+			} else {
+				found := false
+				for i29 := range v25 {
+					var v30 int64
+					v30 = int64(v25[i29])
+					_ = v30
+					var v31 bool
+					var e32 error
+					var v33 bool
+					{
+						v33 = v30 > int64(2)
+					}
+					if v33 {
+						v31, e32 = true, nil
+					} else {
+						var v34 bool
+						var e35 error
+						var v36 *GadgetSpec
+						{
+							v36 = &self.Spec
+						}
+						var v37 bool
+						{
+							v37 = (len(v36.Items) != 0)
+						}
+						if !v37 {
+							v34, e35 = false, nil
+						} else {
+							var v38 *GadgetSpec
+							{
+								v38 = &self.Spec
+							}
+							var v39 []int64
+							var e40 error
+							if !(len(v38.Items) != 0) {
+								e40 = immutable.NoSuchKey("items")
+							} else {
+								if v38.Items == nil {
+									e40 = immutable.ErrNull
+								} else {
+									v39 = v38.Items
+								}
+							}
+							var v41 bool
+							var e42 error
+							if e40 != nil {
+								e42 = e40
+							} else {
+								v41 = false
+								for i43 := range v39 {
+									var v44 int64
+									v44 = int64(v39[i43])
+									if v44 == int64(-1) {
+										v41 = true
+										break
+									}
+								}
+							}
+							if e42 == nil && !v41 {
+								v34, e35 = false, nil
+							} else {
+								if e35 == nil {
+									e35 = e42
+								}
+								if e35 == nil {
+									v34 = true
+								}
+							}
+						}
+						if e35 == nil && v34 {
+							v31, e32 = true, nil
+						} else {
+							if e32 == nil {
+								e32 = e35
+							}
+							if e32 == nil {
+								v31 = false
+							}
+						}
+					}
+					if e32 == nil && v31 {
+						found = true
+						break
+					}
+					if e32 != nil && e28 == nil {
+						e28 = e32
+					}
+				}
+				if found {
+					v27, e28 = true, nil
+				} else if e28 == nil {
+					v27 = false
+				}
+			}
+			if e28 == nil && !v27 {
+				v20, e21 = false, nil
+			} else {
+				if e21 == nil {
+					e21 = e28
+				}
+				if e21 == nil {
+					v20 = true
+				}
+			}
+		}
+		v58, e59 = v20, e21
+	} else {
+		var v45 bool
 		var e46 error
-		if e44 != nil {
-			e46 = e44
-		} else if !(v43.Mode != "") {
-			e46 = immutable.NoSuchKey("mode")
-		} else {
-			v45 = string(v43.Mode)
+		var v47 bool
+		{
+			v47 = (self.Status != nil)
 		}
-		var v47 int64
-		var e48 error
-		if e46 != nil {
-			e48 = e46
+		if !v47 {
+			v45, e46 = false, nil
 		} else {
-			v47 = immutable.RuneCount(v45)
-		}
-		var v49 bool
-		var e50 error
-		if e48 != nil {
-			e50 = e48
-		} else {
-			v49 = v47 < int64(3)
-		}
-		v81, e82 = v49, e50
-	} else {
-		var v51 bool
-		var e52 error
-		var v53 *GadgetSpec
-		var e54 error
-		if !(true) {
-			e54 = immutable.NoSuchKey("spec")
-		} else {
-			v53 = &self.Spec
-		}
-		var v55 bool
-		var e56 error
-		if e54 != nil {
-			e56 = e54
-		} else {
-			v55 = (v53.Topology != nil)
-		}
-		if e56 == nil && !v55 {
-			v51, e52 = false, nil
-		} else {
-			e52 = e56
-			var v57 *GadgetSpec
-			var e58 error
-			if !(true) {
-				e58 = immutable.NoSuchKey("spec")
+			var v48 *GadgetStatus
+			var e49 error
+			if !(self.Status != nil) {
+				e49 = immutable.NoSuchKey("status")
 			} else {
-				v57 = &self.Spec
-			}
-			var v59 *Topology
-			var e60 error
-			if e58 != nil {
-				e60 = e58
-			} else if !(v57.Topology != nil) {
-				e60 = immutable.NoSuchKey("topology")
-			} else {
-				if v57.Topology == nil {
-					e60 = immutable.ErrNull
+				if self.Status == nil {
+					e49 = immutable.ErrNull
 				} else {
-					v59 = v57.Topology
+					v48 = self.Status
 				}
 			}
-			var v61 bool
-			var e62 error
-			if e60 != nil {
-				e62 = e60
+			var v50 bool
+			var e51 error
+			if e49 != nil {
+				e51 = e49
 			} else {
-				v61 = (v59.Inner != nil)
+				v50 = (v48.Observed != 0)
 			}
-			if e62 == nil && !v61 {
-				v51, e52 = false, nil
+			if e51 == nil && !v50 {
+				v45, e46 = false, nil
 			} else {
-				if e52 == nil {
-					e52 = e62
+				if e46 == nil {
+					e46 = e51
 				}
-				var v63 *GadgetSpec
-				var e64 error
-				if !(true) {
-					e64 = immutable.NoSuchKey("spec")
+				var v52 *GadgetStatus
+				var e53 error
+				if !(self.Status != nil) {
+					e53 = immutable.NoSuchKey("status")
 				} else {
-					v63 = &self.Spec
-				}
-				var v65 *Topology
-				var e66 error
-				if e64 != nil {
-					e66 = e64
-				} else if !(v63.Topology != nil) {
-					e66 = immutable.NoSuchKey("topology")
-				} else {
-					if v63.Topology == nil {
-						e66 = immutable.ErrNull
+					if self.Status == nil {
+						e53 = immutable.ErrNull
 					} else {
-						v65 = v63.Topology
+						v52 = self.Status
 					}
 				}
-				var v67 *Inner
-				var e68 error
-				if e66 != nil {
-					e68 = e66
-				} else if !(v65.Inner != nil) {
-					e68 = immutable.NoSuchKey("inner")
+				var v54 int64
+				var e55 error
+				if e53 != nil {
+					e55 = e53
+				} else if !(v52.Observed != 0) {
+					e55 = immutable.NoSuchKey("observed")
 				} else {
-					if v65.Inner == nil {
-						e68 = immutable.ErrNull
-					} else {
-						v67 = v65.Inner
-					}
+					v54 = int64(v52.Observed)
 				}
-				var v69 bool
-				var e70 error
-				if e68 != nil {
-					e70 = e68
+				var v56 bool
+				var e57 error
+				if e55 != nil {
+					e57 = e55
 				} else {
-					v69 = (v67.N != 0)
+					v56 = immutable.CompareIntDouble(v54, float64(-2.5)) <= 0
 				}
-				if e70 == nil && !v69 {
-					v51, e52 = false, nil
+				if e57 == nil && !v56 {
+					v45, e46 = false, nil
 				} else {
-					if e52 == nil {
-						e52 = e70
+					if e46 == nil {
+						e46 = e57
 					}
-					var v71 *GadgetSpec
-					var e72 error
-					if !(true) {
-						e72 = immutable.NoSuchKey("spec")
-					} else {
-						v71 = &self.Spec
-					}
-					var v73 *Topology
-					var e74 error
-					if e72 != nil {
-						e74 = e72
-					} else if !(v71.Topology != nil) {
-						e74 = immutable.NoSuchKey("topology")
-					} else {
-						if v71.Topology == nil {
-							e74 = immutable.ErrNull
-						} else {
-							v73 = v71.Topology
-						}
-					}
-					var v75 *Inner
-					var e76 error
-					if e74 != nil {
-						e76 = e74
-					} else if !(v73.Inner != nil) {
-						e76 = immutable.NoSuchKey("inner")
-					} else {
-						if v73.Inner == nil {
-							e76 = immutable.ErrNull
-						} else {
-							v75 = v73.Inner
-						}
-					}
-					var v77 int64
-					var e78 error
-					if e76 != nil {
-						e78 = e76
-					} else if !(v75.N != 0) {
-						e78 = immutable.NoSuchKey("n")
-					} else {
-						v77 = int64(v75.N)
-					}
-					var v79 bool
-					var e80 error
-					if e78 != nil {
-						e80 = e78
-					} else {
-						v79 = immutable.CompareIntDouble(v77, float64(1)) < 0
-					}
-					if e80 == nil && !v79 {
-						v51, e52 = false, nil
-					} else {
-						if e52 == nil {
-							e52 = e80
-						}
-						if e52 == nil {
-							v51 = true
-						}
+					if e46 == nil {
+						v45 = true
 					}
 				}
 			}
 		}
-		v81, e82 = v51, e52
+		v58, e59 = v45, e46
 	}
-	var v83 int64
+	var v83 bool
 	var e84 error
-	if e82 != nil {
-		e84 = e82
-	} else if v81 {
-		v83, e84 = int64(2), nil
+	if e59 != nil {
+		e84 = e59
+	} else if v58 {
+		var v60 bool
+		var e61 error
+		var v62 *GadgetSpec
+		{
+			v62 = &oldSelf.Spec
+		}
+		var v63 bool
+		{
+			v63 = (len(v62.Labels) != 0)
+		}
+		if !v63 {
+			v60, e61 = false, nil
+		} else {
+			var v64 *GadgetSpec
+			{
+				v64 = &oldSelf.Spec
+			}
+			var v65 map[string]string
+			var e66 error
+			if !(len(v64.Labels) != 0) {
+				e66 = immutable.NoSuchKey("labels")
+			} else {
+				if v64.Labels == nil {
+					e66 = immutable.ErrNull
+				} else {
+					v65 = v64.Labels
+				}
+			}
+			var v67 string
+			var e68 error
+			if e66 != nil {
+				e68 = e66
+			} else {
+				if mv69, ok := v65[string("c")]; !ok {
+					e68 = immutable.NoSuchKey("c")
+				} else {
+					v67 = string(mv69)
+				}
+			}
+			var v70 bool
+			var e71 error
+			if e68 != nil {
+				e71 = e68
+			} else {
+				v70 = v67 == "b"
+			}
+			if e71 == nil && !v70 {
+				v60, e61 = false, nil
+			} else {
+				if e61 == nil {
+					e61 = e71
+				}
+				if e61 == nil {
+					v60 = true
+				}
+			}
+		}
+		v83, e84 = v60, e61
 	} else {
-		v83, e84 = int64(0), nil
+		var v72 bool
+		var e73 error
+		var v74 *GadgetSpec
+		{
+			v74 = &oldSelf.Spec
+		}
+		var v75 bool
+		{
+			v75 = (len(v74.Ports) != 0)
+		}
+		if !v75 {
+			v72, e73 = false, nil
+		} else {
+			var v76 *GadgetSpec
+			{
+				v76 = &oldSelf.Spec
+			}
+			var v77 []Port
+			var e78 error
+			if !(len(v76.Ports) != 0) {
+				e78 = immutable.NoSuchKey("ports")
+			} else {
+				if v76.Ports == nil {
+					e78 = immutable.ErrNull
+				} else {
+					v77 = v76.Ports
+				}
+			}
+			var v79 int64
+			var e80 error
+			if e78 != nil {
+				e80 = e78
+			} else {
+				v79 = int64(len(v77))
+			}
+			var v81 bool
+			var e82 error
+			if e80 != nil {
+				e82 = e80
+			} else {
+				v81 = immutable.CompareIntDouble(v79, float64(2)) < 0
+			}
+			if e82 == nil && !v81 {
+				v72, e73 = false, nil
+			} else {
+				if e73 == nil {
+					e73 = e82
+				}
+				if e73 == nil {
+					v72 = true
+				}
+			}
+		}
+		v83, e84 = v72, e73
 	}
-	var v85 *GadgetSpec
-	var e86 error
-	if !(true) {
-		e86 = immutable.NoSuchKey("spec")
-	} else {
-		v85 = &oldSelf.Spec
-	}
-	var v87 string
-	var e88 error
-	if e86 != nil {
-		e88 = e86
-	} else if !(true) {
-		e88 = immutable.NoSuchKey("name")
-	} else {
-		v87 = string(v85.Name)
-	}
-	var v89 int64
-	var e90 error
-	if e88 != nil {
-		e90 = e88
-	} else {
-		v89 = immutable.RuneCount(v87)
-	}
-	var v91 bool
-	var e92 error
-	if e84 != nil {
-		e92 = e84
-	} else if e90 != nil {
-		e92 = e90
-	} else {
-		v91 = v83 > v89
-	}
-	return v91, e92
+	return v83, e84
 }
 
 func whenOwnGuardedC1(w *immutable.Walk, in, old *Guarded) {
@@ -2763,24 +2676,185 @@ func whenOwnGuardedC1(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC10 is the condition of spec.guarded.c10: (true) ? (!('b' > 'c')) : (false)
+// whenCondGadgetC10 is the condition of spec.guarded.c10: has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && has(oldSelf.spec.tags) && self.spec.topology.inner.value in oldSelf.spec.tags
 func whenCondGadgetC10(self, oldSelf *Gadget) (bool, error) {
-	var v100 bool
-	if true {
-		l97 := "b"
-		var v98 bool
-		{
-			v98 = l97 > "c"
-		}
-		var v99 bool
-		{
-			v99 = !v98
-		}
-		v100 = v99
-	} else {
-		v100 = false
+	var v89 bool
+	var e90 error
+	var v91 *GadgetSpec
+	{
+		v91 = &self.Spec
 	}
-	return v100, nil
+	var v92 bool
+	{
+		v92 = (v91.Topology != nil)
+	}
+	if !v92 {
+		v89, e90 = false, nil
+	} else {
+		var v93 *GadgetSpec
+		{
+			v93 = &self.Spec
+		}
+		var v94 *Topology
+		var e95 error
+		if !(v93.Topology != nil) {
+			e95 = immutable.NoSuchKey("topology")
+		} else {
+			if v93.Topology == nil {
+				e95 = immutable.ErrNull
+			} else {
+				v94 = v93.Topology
+			}
+		}
+		var v96 bool
+		var e97 error
+		if e95 != nil {
+			e97 = e95
+		} else {
+			v96 = (v94.Inner != nil)
+		}
+		if e97 == nil && !v96 {
+			v89, e90 = false, nil
+		} else {
+			if e90 == nil {
+				e90 = e97
+			}
+			var v98 *GadgetSpec
+			{
+				v98 = &self.Spec
+			}
+			var v99 *Topology
+			var e100 error
+			if !(v98.Topology != nil) {
+				e100 = immutable.NoSuchKey("topology")
+			} else {
+				if v98.Topology == nil {
+					e100 = immutable.ErrNull
+				} else {
+					v99 = v98.Topology
+				}
+			}
+			var v101 *Inner
+			var e102 error
+			if e100 != nil {
+				e102 = e100
+			} else if !(v99.Inner != nil) {
+				e102 = immutable.NoSuchKey("inner")
+			} else {
+				if v99.Inner == nil {
+					e102 = immutable.ErrNull
+				} else {
+					v101 = v99.Inner
+				}
+			}
+			var v103 bool
+			var e104 error
+			if e102 != nil {
+				e104 = e102
+			} else {
+				v103 = (v101.Value != "")
+			}
+			if e104 == nil && !v103 {
+				v89, e90 = false, nil
+			} else {
+				if e90 == nil {
+					e90 = e104
+				}
+				var v105 *GadgetSpec
+				{
+					v105 = &oldSelf.Spec
+				}
+				var v106 bool
+				{
+					v106 = (len(v105.Tags) != 0)
+				}
+				if !v106 {
+					v89, e90 = false, nil
+				} else {
+					var v107 *GadgetSpec
+					{
+						v107 = &self.Spec
+					}
+					var v108 *Topology
+					var e109 error
+					if !(v107.Topology != nil) {
+						e109 = immutable.NoSuchKey("topology")
+					} else {
+						if v107.Topology == nil {
+							e109 = immutable.ErrNull
+						} else {
+							v108 = v107.Topology
+						}
+					}
+					var v110 *Inner
+					var e111 error
+					if e109 != nil {
+						e111 = e109
+					} else if !(v108.Inner != nil) {
+						e111 = immutable.NoSuchKey("inner")
+					} else {
+						if v108.Inner == nil {
+							e111 = immutable.ErrNull
+						} else {
+							v110 = v108.Inner
+						}
+					}
+					var v112 string
+					var e113 error
+					if e111 != nil {
+						e113 = e111
+					} else if !(v110.Value != "") {
+						e113 = immutable.NoSuchKey("value")
+					} else {
+						v112 = string(v110.Value)
+					}
+					var v114 *GadgetSpec
+					{
+						v114 = &oldSelf.Spec
+					}
+					var v115 []string
+					var e116 error
+					if !(len(v114.Tags) != 0) {
+						e116 = immutable.NoSuchKey("tags")
+					} else {
+						if v114.Tags == nil {
+							e116 = immutable.ErrNull
+						} else {
+							v115 = v114.Tags
+						}
+					}
+					var v117 bool
+					var e118 error
+					if e113 != nil {
+						e118 = e113
+					} else if e116 != nil {
+						e118 = e116
+					} else {
+						v117 = false
+						for i119 := range v115 {
+							var v120 string
+							v120 = string(v115[i119])
+							if v120 == v112 {
+								v117 = true
+								break
+							}
+						}
+					}
+					if e118 == nil && !v117 {
+						v89, e90 = false, nil
+					} else {
+						if e90 == nil {
+							e90 = e118
+						}
+						if e90 == nil {
+							v89 = true
+						}
+					}
+				}
+			}
+		}
+	}
+	return v89, e90
 }
 
 func whenOwnGuardedC10(w *immutable.Walk, in, old *Guarded) {
@@ -2803,76 +2877,185 @@ func whenOwnGuardedC10(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC11 is the condition of spec.guarded.c11: has(oldSelf.spec.items) && oldSelf.spec.items[2] == 1
+// whenCondGadgetC11 is the condition of spec.guarded.c11: has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && has(self.spec.items) && self.spec.topology.inner.n in self.spec.items
 func whenCondGadgetC11(self, oldSelf *Gadget) (bool, error) {
-	var v105 bool
-	var e106 error
-	var v107 *GadgetSpec
-	var e108 error
-	if !(true) {
-		e108 = immutable.NoSuchKey("spec")
-	} else {
-		v107 = &oldSelf.Spec
+	var v125 bool
+	var e126 error
+	var v127 *GadgetSpec
+	{
+		v127 = &self.Spec
 	}
-	var v109 bool
-	var e110 error
-	if e108 != nil {
-		e110 = e108
-	} else {
-		v109 = (len(v107.Items) != 0)
+	var v128 bool
+	{
+		v128 = (v127.Topology != nil)
 	}
-	if e110 == nil && !v109 {
-		v105, e106 = false, nil
+	if !v128 {
+		v125, e126 = false, nil
 	} else {
-		e106 = e110
-		var v111 *GadgetSpec
-		var e112 error
-		if !(true) {
-			e112 = immutable.NoSuchKey("spec")
-		} else {
-			v111 = &oldSelf.Spec
+		var v129 *GadgetSpec
+		{
+			v129 = &self.Spec
 		}
-		var v113 []int64
-		var e114 error
-		if e112 != nil {
-			e114 = e112
-		} else if !(len(v111.Items) != 0) {
-			e114 = immutable.NoSuchKey("items")
+		var v130 *Topology
+		var e131 error
+		if !(v129.Topology != nil) {
+			e131 = immutable.NoSuchKey("topology")
 		} else {
-			if v111.Items == nil {
-				e114 = immutable.ErrNull
+			if v129.Topology == nil {
+				e131 = immutable.ErrNull
 			} else {
-				v113 = v111.Items
+				v130 = v129.Topology
 			}
 		}
-		var v115 int64
-		var e116 error
-		if e114 != nil {
-			e116 = e114
-		} else if int64(2) < 0 || int64(2) >= int64(len(v113)) {
-			e116 = immutable.IndexOutOfBounds(int64(2))
+		var v132 bool
+		var e133 error
+		if e131 != nil {
+			e133 = e131
 		} else {
-			v115 = int64(v113[int64(2)])
+			v132 = (v130.Inner != nil)
 		}
-		var v117 bool
-		var e118 error
-		if e116 != nil {
-			e118 = e116
+		if e133 == nil && !v132 {
+			v125, e126 = false, nil
 		} else {
-			v117 = v115 == int64(1)
-		}
-		if e118 == nil && !v117 {
-			v105, e106 = false, nil
-		} else {
-			if e106 == nil {
-				e106 = e118
+			if e126 == nil {
+				e126 = e133
 			}
-			if e106 == nil {
-				v105 = true
+			var v134 *GadgetSpec
+			{
+				v134 = &self.Spec
+			}
+			var v135 *Topology
+			var e136 error
+			if !(v134.Topology != nil) {
+				e136 = immutable.NoSuchKey("topology")
+			} else {
+				if v134.Topology == nil {
+					e136 = immutable.ErrNull
+				} else {
+					v135 = v134.Topology
+				}
+			}
+			var v137 *Inner
+			var e138 error
+			if e136 != nil {
+				e138 = e136
+			} else if !(v135.Inner != nil) {
+				e138 = immutable.NoSuchKey("inner")
+			} else {
+				if v135.Inner == nil {
+					e138 = immutable.ErrNull
+				} else {
+					v137 = v135.Inner
+				}
+			}
+			var v139 bool
+			var e140 error
+			if e138 != nil {
+				e140 = e138
+			} else {
+				v139 = (v137.N != 0)
+			}
+			if e140 == nil && !v139 {
+				v125, e126 = false, nil
+			} else {
+				if e126 == nil {
+					e126 = e140
+				}
+				var v141 *GadgetSpec
+				{
+					v141 = &self.Spec
+				}
+				var v142 bool
+				{
+					v142 = (len(v141.Items) != 0)
+				}
+				if !v142 {
+					v125, e126 = false, nil
+				} else {
+					var v143 *GadgetSpec
+					{
+						v143 = &self.Spec
+					}
+					var v144 *Topology
+					var e145 error
+					if !(v143.Topology != nil) {
+						e145 = immutable.NoSuchKey("topology")
+					} else {
+						if v143.Topology == nil {
+							e145 = immutable.ErrNull
+						} else {
+							v144 = v143.Topology
+						}
+					}
+					var v146 *Inner
+					var e147 error
+					if e145 != nil {
+						e147 = e145
+					} else if !(v144.Inner != nil) {
+						e147 = immutable.NoSuchKey("inner")
+					} else {
+						if v144.Inner == nil {
+							e147 = immutable.ErrNull
+						} else {
+							v146 = v144.Inner
+						}
+					}
+					var v148 int64
+					var e149 error
+					if e147 != nil {
+						e149 = e147
+					} else if !(v146.N != 0) {
+						e149 = immutable.NoSuchKey("n")
+					} else {
+						v148 = int64(v146.N)
+					}
+					var v150 *GadgetSpec
+					{
+						v150 = &self.Spec
+					}
+					var v151 []int64
+					var e152 error
+					if !(len(v150.Items) != 0) {
+						e152 = immutable.NoSuchKey("items")
+					} else {
+						if v150.Items == nil {
+							e152 = immutable.ErrNull
+						} else {
+							v151 = v150.Items
+						}
+					}
+					var v153 bool
+					var e154 error
+					if e149 != nil {
+						e154 = e149
+					} else if e152 != nil {
+						e154 = e152
+					} else {
+						v153 = false
+						for i155 := range v151 {
+							var v156 int64
+							v156 = int64(v151[i155])
+							if v156 == v148 {
+								v153 = true
+								break
+							}
+						}
+					}
+					if e154 == nil && !v153 {
+						v125, e126 = false, nil
+					} else {
+						if e126 == nil {
+							e126 = e154
+						}
+						if e126 == nil {
+							v125 = true
+						}
+					}
+				}
 			}
 		}
 	}
-	return v105, e106
+	return v125, e126
 }
 
 func whenOwnGuardedC11(w *immutable.Walk, in, old *Guarded) {
@@ -2895,74 +3078,66 @@ func whenOwnGuardedC11(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC12 is the condition of spec.guarded.c12: !(has(oldSelf.spec.topology) && has(oldSelf.spec.topology.flag))
+// whenCondGadgetC12 is the condition of spec.guarded.c12: has(self.spec.counts) && self.spec.counts[”] == 2
 func whenCondGadgetC12(self, oldSelf *Gadget) (bool, error) {
-	var v123 bool
-	var e124 error
-	var v125 *GadgetSpec
-	var e126 error
-	if !(true) {
-		e126 = immutable.NoSuchKey("spec")
-	} else {
-		v125 = &oldSelf.Spec
+	var v161 bool
+	var e162 error
+	var v163 *GadgetSpec
+	{
+		v163 = &self.Spec
 	}
-	var v127 bool
-	var e128 error
-	if e126 != nil {
-		e128 = e126
-	} else {
-		v127 = (v125.Topology != nil)
+	var v164 bool
+	{
+		v164 = (len(v163.Counts) != 0)
 	}
-	if e128 == nil && !v127 {
-		v123, e124 = false, nil
+	if !v164 {
+		v161, e162 = false, nil
 	} else {
-		e124 = e128
-		var v129 *GadgetSpec
-		var e130 error
-		if !(true) {
-			e130 = immutable.NoSuchKey("spec")
-		} else {
-			v129 = &oldSelf.Spec
+		var v165 *GadgetSpec
+		{
+			v165 = &self.Spec
 		}
-		var v131 *Topology
-		var e132 error
-		if e130 != nil {
-			e132 = e130
-		} else if !(v129.Topology != nil) {
-			e132 = immutable.NoSuchKey("topology")
+		var v166 map[string]int32
+		var e167 error
+		if !(len(v165.Counts) != 0) {
+			e167 = immutable.NoSuchKey("counts")
 		} else {
-			if v129.Topology == nil {
-				e132 = immutable.ErrNull
+			if v165.Counts == nil {
+				e167 = immutable.ErrNull
 			} else {
-				v131 = v129.Topology
+				v166 = v165.Counts
 			}
 		}
-		var v133 bool
-		var e134 error
-		if e132 != nil {
-			e134 = e132
+		var v168 int64
+		var e169 error
+		if e167 != nil {
+			e169 = e167
 		} else {
-			v133 = (v131.Flag != nil)
-		}
-		if e134 == nil && !v133 {
-			v123, e124 = false, nil
-		} else {
-			if e124 == nil {
-				e124 = e134
+			if mv170, ok := v166[string("")]; !ok {
+				e169 = immutable.NoSuchKey("")
+			} else {
+				v168 = int64(mv170)
 			}
-			if e124 == nil {
-				v123 = true
+		}
+		var v171 bool
+		var e172 error
+		if e169 != nil {
+			e172 = e169
+		} else {
+			v171 = v168 == int64(2)
+		}
+		if e172 == nil && !v171 {
+			v161, e162 = false, nil
+		} else {
+			if e162 == nil {
+				e162 = e172
+			}
+			if e162 == nil {
+				v161 = true
 			}
 		}
 	}
-	var v135 bool
-	var e136 error
-	if e124 != nil {
-		e136 = e124
-	} else {
-		v135 = !v123
-	}
-	return v135, e136
+	return v161, e162
 }
 
 func whenOwnGuardedC12(w *immutable.Walk, in, old *Guarded) {
@@ -2997,140 +3172,64 @@ func equalSliceString(a, b *[]string) bool {
 	return true
 }
 
-// whenCondGadgetC13 is the condition of spec.guarded.c13: has(oldSelf.spec.labels) && oldSelf.spec.labels.all(k, k.startsWith('c') || oldSelf.spec.labels[k] == 'a')
+// whenCondGadgetC13 is the condition of spec.guarded.c13: has(oldSelf.spec.items) && oldSelf.spec.items[1] == 0
 func whenCondGadgetC13(self, oldSelf *Gadget) (bool, error) {
-	var v141 bool
-	var e142 error
-	var v143 *GadgetSpec
-	var e144 error
-	if !(true) {
-		e144 = immutable.NoSuchKey("spec")
-	} else {
-		v143 = &oldSelf.Spec
+	var v177 bool
+	var e178 error
+	var v179 *GadgetSpec
+	{
+		v179 = &oldSelf.Spec
 	}
-	var v145 bool
-	var e146 error
-	if e144 != nil {
-		e146 = e144
-	} else {
-		v145 = (len(v143.Labels) != 0)
+	var v180 bool
+	{
+		v180 = (len(v179.Items) != 0)
 	}
-	if e146 == nil && !v145 {
-		v141, e142 = false, nil
+	if !v180 {
+		v177, e178 = false, nil
 	} else {
-		e142 = e146
-		var v147 *GadgetSpec
-		var e148 error
-		if !(true) {
-			e148 = immutable.NoSuchKey("spec")
-		} else {
-			v147 = &oldSelf.Spec
+		var v181 *GadgetSpec
+		{
+			v181 = &oldSelf.Spec
 		}
-		var v149 map[string]string
-		var e150 error
-		if e148 != nil {
-			e150 = e148
-		} else if !(len(v147.Labels) != 0) {
-			e150 = immutable.NoSuchKey("labels")
+		var v182 []int64
+		var e183 error
+		if !(len(v181.Items) != 0) {
+			e183 = immutable.NoSuchKey("items")
 		} else {
-			if v147.Labels == nil {
-				e150 = immutable.ErrNull
+			if v181.Items == nil {
+				e183 = immutable.ErrNull
 			} else {
-				v149 = v147.Labels
+				v182 = v181.Items
 			}
 		}
-		var v151 bool
-		var e152 error
-		if e150 != nil {
-			e152 = e150
+		var v184 int64
+		var e185 error
+		if e183 != nil {
+			e185 = e183
+		} else if int64(1) < 0 || int64(1) >= int64(len(v182)) {
+			e185 = immutable.IndexOutOfBounds(int64(1))
 		} else {
-			found := false
-			for k153 := range v149 {
-				_ = k153
-				var v154 bool
-				var e155 error
-				var v156 bool
-				{
-					v156 = strings.HasPrefix(string(k153), "c")
-				}
-				if v156 {
-					v154, e155 = true, nil
-				} else {
-					var v157 *GadgetSpec
-					var e158 error
-					if !(true) {
-						e158 = immutable.NoSuchKey("spec")
-					} else {
-						v157 = &oldSelf.Spec
-					}
-					var v159 map[string]string
-					var e160 error
-					if e158 != nil {
-						e160 = e158
-					} else if !(len(v157.Labels) != 0) {
-						e160 = immutable.NoSuchKey("labels")
-					} else {
-						if v157.Labels == nil {
-							e160 = immutable.ErrNull
-						} else {
-							v159 = v157.Labels
-						}
-					}
-					var v161 string
-					var e162 error
-					if e160 != nil {
-						e162 = e160
-					} else {
-						if mv163, ok := v159[string(string(k153))]; !ok {
-							e162 = immutable.NoSuchKey(string(k153))
-						} else {
-							v161 = string(mv163)
-						}
-					}
-					var v164 bool
-					var e165 error
-					if e162 != nil {
-						e165 = e162
-					} else {
-						v164 = v161 == "a"
-					}
-					if e165 == nil && v164 {
-						v154, e155 = true, nil
-					} else {
-						if e155 == nil {
-							e155 = e165
-						}
-						if e155 == nil {
-							v154 = false
-						}
-					}
-				}
-				if e155 == nil && !v154 {
-					found = true
-					break
-				}
-				if e155 != nil && e152 == nil {
-					e152 = e155
-				}
-			}
-			if found {
-				v151, e152 = false, nil
-			} else if e152 == nil {
-				v151 = true
-			}
+			v184 = int64(v182[int64(1)])
 		}
-		if e152 == nil && !v151 {
-			v141, e142 = false, nil
+		var v186 bool
+		var e187 error
+		if e185 != nil {
+			e187 = e185
 		} else {
-			if e142 == nil {
-				e142 = e152
+			v186 = v184 == int64(0)
+		}
+		if e187 == nil && !v186 {
+			v177, e178 = false, nil
+		} else {
+			if e178 == nil {
+				e178 = e187
 			}
-			if e142 == nil {
-				v141 = true
+			if e178 == nil {
+				v177 = true
 			}
 		}
 	}
-	return v141, e142
+	return v177, e178
 }
 
 func whenOwnGuardedC13(w *immutable.Walk, in, old *Guarded) {
@@ -3144,8 +3243,8 @@ func whenOwnGuardedC13(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C13 != nil && !immutable.SameKeys(in.C13, old.C13) {
 			if w.Violation() {
-				for _, c170 := range immutable.MapKeyChanges(in.C13, old.C13) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c13", immutable.QuoteKey(string(c170.Key)), c170.Added))
+				for _, c192 := range immutable.MapKeyChanges(in.C13, old.C13) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c13", immutable.QuoteKey(string(c192.Key)), c192.Added))
 				}
 			}
 			if w.Done() {
@@ -3162,128 +3261,226 @@ func whenOwnGuardedC13(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC14 is the condition of spec.guarded.c14: (self.spec.mode.size() <= -2.5) || (has(self.spec.queue) && oldSelf.spec.name.endsWith(self.spec.queue))
+// whenCondGadgetC14 is the condition of spec.guarded.c14: ((oldSelf.spec.mode.size() <= 0.5) ? (has(oldSelf.spec.counts) && oldSelf.spec.counts['c'] >= 3) : (has(oldSelf.spec.queue) && oldSelf.spec.name.startsWith(oldSelf.spec.queue))) ? (oldSelf.spec.mode.size() in [1, 2, 1]) : (has(oldSelf.spec.note) && ”.startsWith(oldSelf.spec.note))
 func whenCondGadgetC14(self, oldSelf *Gadget) (bool, error) {
-	var v171 bool
-	var e172 error
-	var v173 *GadgetSpec
-	var e174 error
-	if !(true) {
-		e174 = immutable.NoSuchKey("spec")
-	} else {
-		v173 = &self.Spec
+	var v193 *GadgetSpec
+	{
+		v193 = &oldSelf.Spec
 	}
-	var v175 string
-	var e176 error
-	if e174 != nil {
-		e176 = e174
-	} else if !(v173.Mode != "") {
-		e176 = immutable.NoSuchKey("mode")
+	var v194 string
+	var e195 error
+	if !(v193.Mode != "") {
+		e195 = immutable.NoSuchKey("mode")
 	} else {
-		v175 = string(v173.Mode)
+		v194 = string(v193.Mode)
 	}
-	var v177 int64
-	var e178 error
-	if e176 != nil {
-		e178 = e176
+	var v196 int64
+	var e197 error
+	if e195 != nil {
+		e197 = e195
 	} else {
-		v177 = immutable.RuneCount(v175)
+		v196 = immutable.RuneCount(v194)
 	}
-	var v179 bool
-	var e180 error
-	if e178 != nil {
-		e180 = e178
+	var v198 bool
+	var e199 error
+	if e197 != nil {
+		e199 = e197
 	} else {
-		v179 = immutable.CompareIntDouble(v177, float64(-2.5)) <= 0
+		v198 = immutable.CompareIntDouble(v196, float64(0.5)) <= 0
 	}
-	if e180 == nil && v179 {
-		v171, e172 = true, nil
-	} else {
-		e172 = e180
-		var v181 bool
-		var e182 error
-		var v183 *GadgetSpec
-		var e184 error
-		if !(true) {
-			e184 = immutable.NoSuchKey("spec")
-		} else {
-			v183 = &self.Spec
+	var v223 bool
+	var e224 error
+	if e199 != nil {
+		e224 = e199
+	} else if v198 {
+		var v200 bool
+		var e201 error
+		var v202 *GadgetSpec
+		{
+			v202 = &oldSelf.Spec
 		}
-		var v185 bool
-		var e186 error
-		if e184 != nil {
-			e186 = e184
-		} else {
-			v185 = (v183.Queue != "")
+		var v203 bool
+		{
+			v203 = (len(v202.Counts) != 0)
 		}
-		if e186 == nil && !v185 {
-			v181, e182 = false, nil
+		if !v203 {
+			v200, e201 = false, nil
 		} else {
-			e182 = e186
-			var v187 *GadgetSpec
-			var e188 error
-			if !(true) {
-				e188 = immutable.NoSuchKey("spec")
-			} else {
-				v187 = &oldSelf.Spec
+			var v204 *GadgetSpec
+			{
+				v204 = &oldSelf.Spec
 			}
-			var v189 string
-			var e190 error
-			if e188 != nil {
-				e190 = e188
-			} else if !(true) {
-				e190 = immutable.NoSuchKey("name")
+			var v205 map[string]int32
+			var e206 error
+			if !(len(v204.Counts) != 0) {
+				e206 = immutable.NoSuchKey("counts")
 			} else {
-				v189 = string(v187.Name)
-			}
-			var v191 *GadgetSpec
-			var e192 error
-			if !(true) {
-				e192 = immutable.NoSuchKey("spec")
-			} else {
-				v191 = &self.Spec
-			}
-			var v193 string
-			var e194 error
-			if e192 != nil {
-				e194 = e192
-			} else if !(v191.Queue != "") {
-				e194 = immutable.NoSuchKey("queue")
-			} else {
-				v193 = string(v191.Queue)
-			}
-			var v195 bool
-			var e196 error
-			if e190 != nil {
-				e196 = e190
-			} else if e194 != nil {
-				e196 = e194
-			} else {
-				v195 = strings.HasSuffix(v189, v193)
-			}
-			if e196 == nil && !v195 {
-				v181, e182 = false, nil
-			} else {
-				if e182 == nil {
-					e182 = e196
+				if v204.Counts == nil {
+					e206 = immutable.ErrNull
+				} else {
+					v205 = v204.Counts
 				}
-				if e182 == nil {
-					v181 = true
+			}
+			var v207 int64
+			var e208 error
+			if e206 != nil {
+				e208 = e206
+			} else {
+				if mv209, ok := v205[string("c")]; !ok {
+					e208 = immutable.NoSuchKey("c")
+				} else {
+					v207 = int64(mv209)
+				}
+			}
+			var v210 bool
+			var e211 error
+			if e208 != nil {
+				e211 = e208
+			} else {
+				v210 = v207 >= int64(3)
+			}
+			if e211 == nil && !v210 {
+				v200, e201 = false, nil
+			} else {
+				if e201 == nil {
+					e201 = e211
+				}
+				if e201 == nil {
+					v200 = true
 				}
 			}
 		}
-		if e182 == nil && v181 {
-			v171, e172 = true, nil
+		v223, e224 = v200, e201
+	} else {
+		var v212 bool
+		var e213 error
+		var v214 *GadgetSpec
+		{
+			v214 = &oldSelf.Spec
+		}
+		var v215 bool
+		{
+			v215 = (v214.Queue != "")
+		}
+		if !v215 {
+			v212, e213 = false, nil
 		} else {
-			if e172 == nil {
-				e172 = e182
+			var v216 *GadgetSpec
+			{
+				v216 = &oldSelf.Spec
 			}
-			if e172 == nil {
-				v171 = false
+			var v217 string
+			{
+				v217 = string(v216.Name)
+			}
+			var v218 *GadgetSpec
+			{
+				v218 = &oldSelf.Spec
+			}
+			var v219 string
+			var e220 error
+			if !(v218.Queue != "") {
+				e220 = immutable.NoSuchKey("queue")
+			} else {
+				v219 = string(v218.Queue)
+			}
+			var v221 bool
+			var e222 error
+			if e220 != nil {
+				e222 = e220
+			} else {
+				v221 = strings.HasPrefix(v217, v219)
+			}
+			if e222 == nil && !v221 {
+				v212, e213 = false, nil
+			} else {
+				if e213 == nil {
+					e213 = e222
+				}
+				if e213 == nil {
+					v212 = true
+				}
 			}
 		}
+		v223, e224 = v212, e213
 	}
-	return v171, e172
+	var v241 bool
+	var e242 error
+	if e224 != nil {
+		e242 = e224
+	} else if v223 {
+		var v225 *GadgetSpec
+		{
+			v225 = &oldSelf.Spec
+		}
+		var v226 string
+		var e227 error
+		if !(v225.Mode != "") {
+			e227 = immutable.NoSuchKey("mode")
+		} else {
+			v226 = string(v225.Mode)
+		}
+		var v228 int64
+		var e229 error
+		if e227 != nil {
+			e229 = e227
+		} else {
+			v228 = immutable.RuneCount(v226)
+		}
+		var v230 bool
+		var e231 error
+		if e229 != nil {
+			e231 = e229
+		} else {
+			v230 = (v228 == int64(1)) || (v228 == int64(2))
+		}
+		v241, e242 = v230, e231
+	} else {
+		var v232 bool
+		var e233 error
+		var v234 *GadgetSpec
+		{
+			v234 = &oldSelf.Spec
+		}
+		var v235 bool
+		{
+			v235 = (v234.Note != "")
+		}
+		if !v235 {
+			v232, e233 = false, nil
+		} else {
+			var v236 *GadgetSpec
+			{
+				v236 = &oldSelf.Spec
+			}
+			var v237 string
+			var e238 error
+			if !(v236.Note != "") {
+				e238 = immutable.NoSuchKey("note")
+			} else {
+				v237 = string(v236.Note)
+			}
+			var v239 bool
+			var e240 error
+			if e238 != nil {
+				e240 = e238
+			} else {
+				v239 = strings.HasPrefix("", v237)
+			}
+			if e240 == nil && !v239 {
+				v232, e233 = false, nil
+			} else {
+				if e233 == nil {
+					e233 = e240
+				}
+				if e233 == nil {
+					v232 = true
+				}
+			}
+		}
+		v241, e242 = v232, e233
+	}
+	return v241, e242
 }
 
 func whenOwnGuardedC14(w *immutable.Walk, in, old *Guarded) {
@@ -3316,67 +3513,90 @@ func equalInner(a, b *Inner) bool {
 	return true
 }
 
-// whenCondGadgetC15 is the condition of spec.guarded.c15: has(oldSelf.spec.topology) && has(oldSelf.spec.topology.flag)
+// whenCondGadgetC15 is the condition of spec.guarded.c15: has(oldSelf.spec.topology) && has(oldSelf.spec.topology.flag) && oldSelf.spec.topology.flag
 func whenCondGadgetC15(self, oldSelf *Gadget) (bool, error) {
-	var v201 bool
-	var e202 error
-	var v203 *GadgetSpec
-	var e204 error
-	if !(true) {
-		e204 = immutable.NoSuchKey("spec")
-	} else {
-		v203 = &oldSelf.Spec
+	var v247 bool
+	var e248 error
+	var v249 *GadgetSpec
+	{
+		v249 = &oldSelf.Spec
 	}
-	var v205 bool
-	var e206 error
-	if e204 != nil {
-		e206 = e204
-	} else {
-		v205 = (v203.Topology != nil)
+	var v250 bool
+	{
+		v250 = (v249.Topology != nil)
 	}
-	if e206 == nil && !v205 {
-		v201, e202 = false, nil
+	if !v250 {
+		v247, e248 = false, nil
 	} else {
-		e202 = e206
-		var v207 *GadgetSpec
-		var e208 error
-		if !(true) {
-			e208 = immutable.NoSuchKey("spec")
-		} else {
-			v207 = &oldSelf.Spec
+		var v251 *GadgetSpec
+		{
+			v251 = &oldSelf.Spec
 		}
-		var v209 *Topology
-		var e210 error
-		if e208 != nil {
-			e210 = e208
-		} else if !(v207.Topology != nil) {
-			e210 = immutable.NoSuchKey("topology")
+		var v252 *Topology
+		var e253 error
+		if !(v251.Topology != nil) {
+			e253 = immutable.NoSuchKey("topology")
 		} else {
-			if v207.Topology == nil {
-				e210 = immutable.ErrNull
+			if v251.Topology == nil {
+				e253 = immutable.ErrNull
 			} else {
-				v209 = v207.Topology
+				v252 = v251.Topology
 			}
 		}
-		var v211 bool
-		var e212 error
-		if e210 != nil {
-			e212 = e210
+		var v254 bool
+		var e255 error
+		if e253 != nil {
+			e255 = e253
 		} else {
-			v211 = (v209.Flag != nil)
+			v254 = (v252.Flag != nil)
 		}
-		if e212 == nil && !v211 {
-			v201, e202 = false, nil
+		if e255 == nil && !v254 {
+			v247, e248 = false, nil
 		} else {
-			if e202 == nil {
-				e202 = e212
+			if e248 == nil {
+				e248 = e255
 			}
-			if e202 == nil {
-				v201 = true
+			var v256 *GadgetSpec
+			{
+				v256 = &oldSelf.Spec
+			}
+			var v257 *Topology
+			var e258 error
+			if !(v256.Topology != nil) {
+				e258 = immutable.NoSuchKey("topology")
+			} else {
+				if v256.Topology == nil {
+					e258 = immutable.ErrNull
+				} else {
+					v257 = v256.Topology
+				}
+			}
+			var v259 bool
+			var e260 error
+			if e258 != nil {
+				e260 = e258
+			} else if !(v257.Flag != nil) {
+				e260 = immutable.NoSuchKey("flag")
+			} else {
+				if v257.Flag == nil {
+					e260 = immutable.ErrNull
+				} else {
+					v259 = bool((*v257.Flag))
+				}
+			}
+			if e260 == nil && !v259 {
+				v247, e248 = false, nil
+			} else {
+				if e248 == nil {
+					e248 = e260
+				}
+				if e248 == nil {
+					v247 = true
+				}
 			}
 		}
 	}
-	return v201, e202
+	return v247, e248
 }
 
 func whenOwnGuardedC15(w *immutable.Walk, in, old *Guarded) {
@@ -3399,425 +3619,58 @@ func whenOwnGuardedC15(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC16 is the condition of spec.guarded.c16: ((oldSelf.spec.mode.size() <= 0.5) || (has(oldSelf.spec.note))) ? (has(self.spec.tags) && ((has(oldSelf.spec.replicas) && has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && oldSelf.spec.replicas != self.spec.topology.inner.n) ? 1 : 2) < size(self.spec.tags)) : (has(oldSelf.spec.items) && -1 in oldSelf.spec.items)
+// whenCondGadgetC16 is the condition of spec.guarded.c16: has(oldSelf.spec.labels) && 'c' in oldSelf.spec.labels
 func whenCondGadgetC16(self, oldSelf *Gadget) (bool, error) {
-	var v217 bool
-	var e218 error
-	var v219 *GadgetSpec
-	var e220 error
-	if !(true) {
-		e220 = immutable.NoSuchKey("spec")
-	} else {
-		v219 = &oldSelf.Spec
+	var v265 bool
+	var e266 error
+	var v267 *GadgetSpec
+	{
+		v267 = &oldSelf.Spec
 	}
-	var v221 string
-	var e222 error
-	if e220 != nil {
-		e222 = e220
-	} else if !(v219.Mode != "") {
-		e222 = immutable.NoSuchKey("mode")
-	} else {
-		v221 = string(v219.Mode)
+	var v268 bool
+	{
+		v268 = (len(v267.Labels) != 0)
 	}
-	var v223 int64
-	var e224 error
-	if e222 != nil {
-		e224 = e222
+	if !v268 {
+		v265, e266 = false, nil
 	} else {
-		v223 = immutable.RuneCount(v221)
-	}
-	var v225 bool
-	var e226 error
-	if e224 != nil {
-		e226 = e224
-	} else {
-		v225 = immutable.CompareIntDouble(v223, float64(0.5)) <= 0
-	}
-	if e226 == nil && v225 {
-		v217, e218 = true, nil
-	} else {
-		e218 = e226
-		var v227 *GadgetSpec
-		var e228 error
-		if !(true) {
-			e228 = immutable.NoSuchKey("spec")
-		} else {
-			v227 = &oldSelf.Spec
+		var v269 *GadgetSpec
+		{
+			v269 = &oldSelf.Spec
 		}
-		var v229 bool
-		var e230 error
-		if e228 != nil {
-			e230 = e228
+		var v270 map[string]string
+		var e271 error
+		if !(len(v269.Labels) != 0) {
+			e271 = immutable.NoSuchKey("labels")
 		} else {
-			v229 = (v227.Note != "")
-		}
-		if e230 == nil && v229 {
-			v217, e218 = true, nil
-		} else {
-			if e218 == nil {
-				e218 = e230
+			if v269.Labels == nil {
+				e271 = immutable.ErrNull
+			} else {
+				v270 = v269.Labels
 			}
-			if e218 == nil {
-				v217 = false
+		}
+		var v272 bool
+		var e273 error
+		if e271 != nil {
+			e273 = e271
+		} else {
+			if mv274, ok := v270[string("c")]; ok {
+				_ = mv274
+				v272 = true
+			}
+		}
+		if e273 == nil && !v272 {
+			v265, e266 = false, nil
+		} else {
+			if e266 == nil {
+				e266 = e273
+			}
+			if e266 == nil {
+				v265 = true
 			}
 		}
 	}
-	var v299 bool
-	var e300 error
-	if e218 != nil {
-		e300 = e218
-	} else if v217 {
-		var v231 bool
-		var e232 error
-		var v233 *GadgetSpec
-		var e234 error
-		if !(true) {
-			e234 = immutable.NoSuchKey("spec")
-		} else {
-			v233 = &self.Spec
-		}
-		var v235 bool
-		var e236 error
-		if e234 != nil {
-			e236 = e234
-		} else {
-			v235 = (len(v233.Tags) != 0)
-		}
-		if e236 == nil && !v235 {
-			v231, e232 = false, nil
-		} else {
-			e232 = e236
-			var v237 bool
-			var e238 error
-			var v239 *GadgetSpec
-			var e240 error
-			if !(true) {
-				e240 = immutable.NoSuchKey("spec")
-			} else {
-				v239 = &oldSelf.Spec
-			}
-			var v241 bool
-			var e242 error
-			if e240 != nil {
-				e242 = e240
-			} else {
-				v241 = (v239.Replicas != nil)
-			}
-			if e242 == nil && !v241 {
-				v237, e238 = false, nil
-			} else {
-				e238 = e242
-				var v243 *GadgetSpec
-				var e244 error
-				if !(true) {
-					e244 = immutable.NoSuchKey("spec")
-				} else {
-					v243 = &self.Spec
-				}
-				var v245 bool
-				var e246 error
-				if e244 != nil {
-					e246 = e244
-				} else {
-					v245 = (v243.Topology != nil)
-				}
-				if e246 == nil && !v245 {
-					v237, e238 = false, nil
-				} else {
-					if e238 == nil {
-						e238 = e246
-					}
-					var v247 *GadgetSpec
-					var e248 error
-					if !(true) {
-						e248 = immutable.NoSuchKey("spec")
-					} else {
-						v247 = &self.Spec
-					}
-					var v249 *Topology
-					var e250 error
-					if e248 != nil {
-						e250 = e248
-					} else if !(v247.Topology != nil) {
-						e250 = immutable.NoSuchKey("topology")
-					} else {
-						if v247.Topology == nil {
-							e250 = immutable.ErrNull
-						} else {
-							v249 = v247.Topology
-						}
-					}
-					var v251 bool
-					var e252 error
-					if e250 != nil {
-						e252 = e250
-					} else {
-						v251 = (v249.Inner != nil)
-					}
-					if e252 == nil && !v251 {
-						v237, e238 = false, nil
-					} else {
-						if e238 == nil {
-							e238 = e252
-						}
-						var v253 *GadgetSpec
-						var e254 error
-						if !(true) {
-							e254 = immutable.NoSuchKey("spec")
-						} else {
-							v253 = &self.Spec
-						}
-						var v255 *Topology
-						var e256 error
-						if e254 != nil {
-							e256 = e254
-						} else if !(v253.Topology != nil) {
-							e256 = immutable.NoSuchKey("topology")
-						} else {
-							if v253.Topology == nil {
-								e256 = immutable.ErrNull
-							} else {
-								v255 = v253.Topology
-							}
-						}
-						var v257 *Inner
-						var e258 error
-						if e256 != nil {
-							e258 = e256
-						} else if !(v255.Inner != nil) {
-							e258 = immutable.NoSuchKey("inner")
-						} else {
-							if v255.Inner == nil {
-								e258 = immutable.ErrNull
-							} else {
-								v257 = v255.Inner
-							}
-						}
-						var v259 bool
-						var e260 error
-						if e258 != nil {
-							e260 = e258
-						} else {
-							v259 = (v257.N != 0)
-						}
-						if e260 == nil && !v259 {
-							v237, e238 = false, nil
-						} else {
-							if e238 == nil {
-								e238 = e260
-							}
-							var v261 *GadgetSpec
-							var e262 error
-							if !(true) {
-								e262 = immutable.NoSuchKey("spec")
-							} else {
-								v261 = &oldSelf.Spec
-							}
-							var v263 int64
-							var e264 error
-							if e262 != nil {
-								e264 = e262
-							} else if !(v261.Replicas != nil) {
-								e264 = immutable.NoSuchKey("replicas")
-							} else {
-								if v261.Replicas == nil {
-									e264 = immutable.ErrNull
-								} else {
-									v263 = int64((*v261.Replicas))
-								}
-							}
-							var v265 *GadgetSpec
-							var e266 error
-							if !(true) {
-								e266 = immutable.NoSuchKey("spec")
-							} else {
-								v265 = &self.Spec
-							}
-							var v267 *Topology
-							var e268 error
-							if e266 != nil {
-								e268 = e266
-							} else if !(v265.Topology != nil) {
-								e268 = immutable.NoSuchKey("topology")
-							} else {
-								if v265.Topology == nil {
-									e268 = immutable.ErrNull
-								} else {
-									v267 = v265.Topology
-								}
-							}
-							var v269 *Inner
-							var e270 error
-							if e268 != nil {
-								e270 = e268
-							} else if !(v267.Inner != nil) {
-								e270 = immutable.NoSuchKey("inner")
-							} else {
-								if v267.Inner == nil {
-									e270 = immutable.ErrNull
-								} else {
-									v269 = v267.Inner
-								}
-							}
-							var v271 int64
-							var e272 error
-							if e270 != nil {
-								e272 = e270
-							} else if !(v269.N != 0) {
-								e272 = immutable.NoSuchKey("n")
-							} else {
-								v271 = int64(v269.N)
-							}
-							var v273 bool
-							var e274 error
-							if e264 != nil {
-								e274 = e264
-							} else if e272 != nil {
-								e274 = e272
-							} else {
-								v273 = !(v263 == v271)
-							}
-							if e274 == nil && !v273 {
-								v237, e238 = false, nil
-							} else {
-								if e238 == nil {
-									e238 = e274
-								}
-								if e238 == nil {
-									v237 = true
-								}
-							}
-						}
-					}
-				}
-			}
-			var v275 int64
-			var e276 error
-			if e238 != nil {
-				e276 = e238
-			} else if v237 {
-				v275, e276 = int64(1), nil
-			} else {
-				v275, e276 = int64(2), nil
-			}
-			var v277 *GadgetSpec
-			var e278 error
-			if !(true) {
-				e278 = immutable.NoSuchKey("spec")
-			} else {
-				v277 = &self.Spec
-			}
-			var v279 []string
-			var e280 error
-			if e278 != nil {
-				e280 = e278
-			} else if !(len(v277.Tags) != 0) {
-				e280 = immutable.NoSuchKey("tags")
-			} else {
-				if v277.Tags == nil {
-					e280 = immutable.ErrNull
-				} else {
-					v279 = v277.Tags
-				}
-			}
-			var v281 int64
-			var e282 error
-			if e280 != nil {
-				e282 = e280
-			} else {
-				v281 = int64(len(v279))
-			}
-			var v283 bool
-			var e284 error
-			if e276 != nil {
-				e284 = e276
-			} else if e282 != nil {
-				e284 = e282
-			} else {
-				v283 = v275 < v281
-			}
-			if e284 == nil && !v283 {
-				v231, e232 = false, nil
-			} else {
-				if e232 == nil {
-					e232 = e284
-				}
-				if e232 == nil {
-					v231 = true
-				}
-			}
-		}
-		v299, e300 = v231, e232
-	} else {
-		var v285 bool
-		var e286 error
-		var v287 *GadgetSpec
-		var e288 error
-		if !(true) {
-			e288 = immutable.NoSuchKey("spec")
-		} else {
-			v287 = &oldSelf.Spec
-		}
-		var v289 bool
-		var e290 error
-		if e288 != nil {
-			e290 = e288
-		} else {
-			v289 = (len(v287.Items) != 0)
-		}
-		if e290 == nil && !v289 {
-			v285, e286 = false, nil
-		} else {
-			e286 = e290
-			var v291 *GadgetSpec
-			var e292 error
-			if !(true) {
-				e292 = immutable.NoSuchKey("spec")
-			} else {
-				v291 = &oldSelf.Spec
-			}
-			var v293 []int64
-			var e294 error
-			if e292 != nil {
-				e294 = e292
-			} else if !(len(v291.Items) != 0) {
-				e294 = immutable.NoSuchKey("items")
-			} else {
-				if v291.Items == nil {
-					e294 = immutable.ErrNull
-				} else {
-					v293 = v291.Items
-				}
-			}
-			var v295 bool
-			var e296 error
-			if e294 != nil {
-				e296 = e294
-			} else {
-				v295 = false
-				for i297 := range v293 {
-					var v298 int64
-					v298 = int64(v293[i297])
-					if v298 == int64(-1) {
-						v295 = true
-						break
-					}
-				}
-			}
-			if e296 == nil && !v295 {
-				v285, e286 = false, nil
-			} else {
-				if e286 == nil {
-					e286 = e296
-				}
-				if e286 == nil {
-					v285 = true
-				}
-			}
-		}
-		v299, e300 = v285, e286
-	}
-	return v299, e300
+	return v265, e266
 }
 
 func whenOwnGuardedC16(w *immutable.Walk, in, old *Guarded) {
@@ -3840,99 +3693,253 @@ func whenOwnGuardedC16(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC17 is the condition of spec.guarded.c17: ('c' in ['a', 'c']) && (has(self.spec.labels) && self.spec.labels['c'] == 'ab')
+// whenCondGadgetC17 is the condition of spec.guarded.c17: ((has(self.spec.items) && self.spec.mode.size() in self.spec.items) && (has(oldSelf.spec.items) && self.spec.mode.size() in oldSelf.spec.items)) || (has(oldSelf.status) && has(oldSelf.status.phase) && oldSelf.status.phase in ['ab', 'c'])
 func whenCondGadgetC17(self, oldSelf *Gadget) (bool, error) {
-	var v305 bool
-	var e306 error
-	l307 := "c"
-	var v308 bool
+	var v279 bool
+	var e280 error
+	var v281 bool
+	var e282 error
+	var v283 *GadgetSpec
 	{
-		v308 = (l307 == "a") || (l307 == "c")
+		v283 = &self.Spec
 	}
-	if !v308 {
-		v305, e306 = false, nil
+	var v284 bool
+	{
+		v284 = (len(v283.Items) != 0)
+	}
+	if !v284 {
+		v281, e282 = false, nil
 	} else {
-		var v309 bool
-		var e310 error
-		var v311 *GadgetSpec
-		var e312 error
-		if !(true) {
-			e312 = immutable.NoSuchKey("spec")
-		} else {
-			v311 = &self.Spec
+		var v285 *GadgetSpec
+		{
+			v285 = &self.Spec
 		}
+		var v286 string
+		var e287 error
+		if !(v285.Mode != "") {
+			e287 = immutable.NoSuchKey("mode")
+		} else {
+			v286 = string(v285.Mode)
+		}
+		var v288 int64
+		var e289 error
+		if e287 != nil {
+			e289 = e287
+		} else {
+			v288 = immutable.RuneCount(v286)
+		}
+		var v290 *GadgetSpec
+		{
+			v290 = &self.Spec
+		}
+		var v291 []int64
+		var e292 error
+		if !(len(v290.Items) != 0) {
+			e292 = immutable.NoSuchKey("items")
+		} else {
+			if v290.Items == nil {
+				e292 = immutable.ErrNull
+			} else {
+				v291 = v290.Items
+			}
+		}
+		var v293 bool
+		var e294 error
+		if e289 != nil {
+			e294 = e289
+		} else if e292 != nil {
+			e294 = e292
+		} else {
+			v293 = false
+			for i295 := range v291 {
+				var v296 int64
+				v296 = int64(v291[i295])
+				if v296 == v288 {
+					v293 = true
+					break
+				}
+			}
+		}
+		if e294 == nil && !v293 {
+			v281, e282 = false, nil
+		} else {
+			if e282 == nil {
+				e282 = e294
+			}
+			var v297 bool
+			var e298 error
+			var v299 *GadgetSpec
+			{
+				v299 = &oldSelf.Spec
+			}
+			var v300 bool
+			{
+				v300 = (len(v299.Items) != 0)
+			}
+			if !v300 {
+				v297, e298 = false, nil
+			} else {
+				var v301 *GadgetSpec
+				{
+					v301 = &self.Spec
+				}
+				var v302 string
+				var e303 error
+				if !(v301.Mode != "") {
+					e303 = immutable.NoSuchKey("mode")
+				} else {
+					v302 = string(v301.Mode)
+				}
+				var v304 int64
+				var e305 error
+				if e303 != nil {
+					e305 = e303
+				} else {
+					v304 = immutable.RuneCount(v302)
+				}
+				var v306 *GadgetSpec
+				{
+					v306 = &oldSelf.Spec
+				}
+				var v307 []int64
+				var e308 error
+				if !(len(v306.Items) != 0) {
+					e308 = immutable.NoSuchKey("items")
+				} else {
+					if v306.Items == nil {
+						e308 = immutable.ErrNull
+					} else {
+						v307 = v306.Items
+					}
+				}
+				var v309 bool
+				var e310 error
+				if e305 != nil {
+					e310 = e305
+				} else if e308 != nil {
+					e310 = e308
+				} else {
+					v309 = false
+					for i311 := range v307 {
+						var v312 int64
+						v312 = int64(v307[i311])
+						if v312 == v304 {
+							v309 = true
+							break
+						}
+					}
+				}
+				if e310 == nil && !v309 {
+					v297, e298 = false, nil
+				} else {
+					if e298 == nil {
+						e298 = e310
+					}
+					if e298 == nil {
+						v297 = true
+					}
+				}
+			}
+			if e298 == nil && !v297 {
+				v281, e282 = false, nil
+			} else {
+				if e282 == nil {
+					e282 = e298
+				}
+				if e282 == nil {
+					v281 = true
+				}
+			}
+		}
+	}
+	if e282 == nil && v281 {
+		v279, e280 = true, nil
+	} else {
+		e280 = e282
 		var v313 bool
 		var e314 error
-		if e312 != nil {
-			e314 = e312
-		} else {
-			v313 = (len(v311.Labels) != 0)
+		var v315 bool
+		{
+			v315 = (oldSelf.Status != nil)
 		}
-		if e314 == nil && !v313 {
-			v309, e310 = false, nil
+		if !v315 {
+			v313, e314 = false, nil
 		} else {
-			e310 = e314
-			var v315 *GadgetSpec
-			var e316 error
-			if !(true) {
-				e316 = immutable.NoSuchKey("spec")
+			var v316 *GadgetStatus
+			var e317 error
+			if !(oldSelf.Status != nil) {
+				e317 = immutable.NoSuchKey("status")
 			} else {
-				v315 = &self.Spec
-			}
-			var v317 map[string]string
-			var e318 error
-			if e316 != nil {
-				e318 = e316
-			} else if !(len(v315.Labels) != 0) {
-				e318 = immutable.NoSuchKey("labels")
-			} else {
-				if v315.Labels == nil {
-					e318 = immutable.ErrNull
+				if oldSelf.Status == nil {
+					e317 = immutable.ErrNull
 				} else {
-					v317 = v315.Labels
+					v316 = oldSelf.Status
 				}
 			}
-			var v319 string
-			var e320 error
-			if e318 != nil {
-				e320 = e318
+			var v318 bool
+			var e319 error
+			if e317 != nil {
+				e319 = e317
 			} else {
-				if mv321, ok := v317[string("c")]; !ok {
-					e320 = immutable.NoSuchKey("c")
+				v318 = (v316.Phase != "")
+			}
+			if e319 == nil && !v318 {
+				v313, e314 = false, nil
+			} else {
+				if e314 == nil {
+					e314 = e319
+				}
+				var v320 *GadgetStatus
+				var e321 error
+				if !(oldSelf.Status != nil) {
+					e321 = immutable.NoSuchKey("status")
 				} else {
-					v319 = string(mv321)
+					if oldSelf.Status == nil {
+						e321 = immutable.ErrNull
+					} else {
+						v320 = oldSelf.Status
+					}
 				}
-			}
-			var v322 bool
-			var e323 error
-			if e320 != nil {
-				e323 = e320
-			} else {
-				v322 = v319 == "ab"
-			}
-			if e323 == nil && !v322 {
-				v309, e310 = false, nil
-			} else {
-				if e310 == nil {
-					e310 = e323
+				var v322 string
+				var e323 error
+				if e321 != nil {
+					e323 = e321
+				} else if !(v320.Phase != "") {
+					e323 = immutable.NoSuchKey("phase")
+				} else {
+					v322 = string(v320.Phase)
 				}
-				if e310 == nil {
-					v309 = true
+				var v324 bool
+				var e325 error
+				if e323 != nil {
+					e325 = e323
+				} else {
+					v324 = (v322 == "ab") || (v322 == "c")
+				}
+				if e325 == nil && !v324 {
+					v313, e314 = false, nil
+				} else {
+					if e314 == nil {
+						e314 = e325
+					}
+					if e314 == nil {
+						v313 = true
+					}
 				}
 			}
 		}
-		if e310 == nil && !v309 {
-			v305, e306 = false, nil
+		if e314 == nil && v313 {
+			v279, e280 = true, nil
 		} else {
-			if e306 == nil {
-				e306 = e310
+			if e280 == nil {
+				e280 = e314
 			}
-			if e306 == nil {
-				v305 = true
+			if e280 == nil {
+				v279 = false
 			}
 		}
 	}
-	return v305, e306
+	return v279, e280
 }
 
 func whenOwnGuardedC17(w *immutable.Walk, in, old *Guarded) {
@@ -3955,164 +3962,127 @@ func whenOwnGuardedC17(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC18 is the condition of spec.guarded.c18: (has(oldSelf.spec.labels) && oldSelf.spec.labels['b'] == 'b') || (has(oldSelf.spec.counts) && oldSelf.spec.counts[”] > -1)
+// whenCondGadgetC18 is the condition of spec.guarded.c18: has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists_one(c, c.type == 'a' && c.status == 'False')
 func whenCondGadgetC18(self, oldSelf *Gadget) (bool, error) {
-	var v328 bool
-	var e329 error
 	var v330 bool
 	var e331 error
-	var v332 *GadgetSpec
-	var e333 error
-	if !(true) {
-		e333 = immutable.NoSuchKey("spec")
-	} else {
-		v332 = &oldSelf.Spec
+	var v332 bool
+	{
+		v332 = (oldSelf.Status != nil)
 	}
-	var v334 bool
-	var e335 error
-	if e333 != nil {
-		e335 = e333
-	} else {
-		v334 = (len(v332.Labels) != 0)
-	}
-	if e335 == nil && !v334 {
+	if !v332 {
 		v330, e331 = false, nil
 	} else {
-		e331 = e335
-		var v336 *GadgetSpec
-		var e337 error
-		if !(true) {
-			e337 = immutable.NoSuchKey("spec")
+		var v333 *GadgetStatus
+		var e334 error
+		if !(oldSelf.Status != nil) {
+			e334 = immutable.NoSuchKey("status")
 		} else {
-			v336 = &oldSelf.Spec
-		}
-		var v338 map[string]string
-		var e339 error
-		if e337 != nil {
-			e339 = e337
-		} else if !(len(v336.Labels) != 0) {
-			e339 = immutable.NoSuchKey("labels")
-		} else {
-			if v336.Labels == nil {
-				e339 = immutable.ErrNull
+			if oldSelf.Status == nil {
+				e334 = immutable.ErrNull
 			} else {
-				v338 = v336.Labels
+				v333 = oldSelf.Status
 			}
 		}
-		var v340 string
-		var e341 error
-		if e339 != nil {
-			e341 = e339
+		var v335 bool
+		var e336 error
+		if e334 != nil {
+			e336 = e334
 		} else {
-			if mv342, ok := v338[string("b")]; !ok {
-				e341 = immutable.NoSuchKey("b")
-			} else {
-				v340 = string(mv342)
-			}
+			v335 = (len(v333.Conditions) != 0)
 		}
-		var v343 bool
-		var e344 error
-		if e341 != nil {
-			e344 = e341
-		} else {
-			v343 = v340 == "b"
-		}
-		if e344 == nil && !v343 {
+		if e336 == nil && !v335 {
 			v330, e331 = false, nil
 		} else {
 			if e331 == nil {
-				e331 = e344
+				e331 = e336
 			}
-			if e331 == nil {
-				v330 = true
+			var v337 *GadgetStatus
+			var e338 error
+			if !(oldSelf.Status != nil) {
+				e338 = immutable.NoSuchKey("status")
+			} else {
+				if oldSelf.Status == nil {
+					e338 = immutable.ErrNull
+				} else {
+					v337 = oldSelf.Status
+				}
+			}
+			var v339 []Condition
+			var e340 error
+			if e338 != nil {
+				e340 = e338
+			} else if !(len(v337.Conditions) != 0) {
+				e340 = immutable.NoSuchKey("conditions")
+			} else {
+				if v337.Conditions == nil {
+					e340 = immutable.ErrNull
+				} else {
+					v339 = v337.Conditions
+				}
+			}
+			var v341 bool
+			var e342 error
+			if e340 != nil {
+				e342 = e340
+			} else {
+				count := 0
+				for i343 := range v339 {
+					var v344 *Condition
+					v344 = &v339[i343]
+					_ = v344
+					var v345 bool
+					var e346 error
+					var v347 string
+					{
+						v347 = string(v344.Type)
+					}
+					var v348 bool
+					{
+						v348 = v347 == "a"
+					}
+					if !v348 {
+						v345, e346 = false, nil
+					} else {
+						var v349 string
+						{
+							v349 = string(v344.Status)
+						}
+						var v350 bool
+						{
+							v350 = v349 == "False"
+						}
+						if !v350 {
+							v345, e346 = false, nil
+						} else {
+							if e346 == nil {
+								v345 = true
+							}
+						}
+					}
+					if e346 != nil {
+						e342 = e346
+					} else if v345 {
+						count++
+					}
+				}
+				if e342 == nil {
+					v341 = count == 1
+				}
+			}
+			if e342 == nil && !v341 {
+				v330, e331 = false, nil
+			} else {
+				if e331 == nil {
+					e331 = e342
+				}
+				if e331 == nil {
+					v330 = true
+				}
 			}
 		}
 	}
-	if e331 == nil && v330 {
-		v328, e329 = true, nil
-	} else {
-		e329 = e331
-		var v345 bool
-		var e346 error
-		var v347 *GadgetSpec
-		var e348 error
-		if !(true) {
-			e348 = immutable.NoSuchKey("spec")
-		} else {
-			v347 = &oldSelf.Spec
-		}
-		var v349 bool
-		var e350 error
-		if e348 != nil {
-			e350 = e348
-		} else {
-			v349 = (len(v347.Counts) != 0)
-		}
-		if e350 == nil && !v349 {
-			v345, e346 = false, nil
-		} else {
-			e346 = e350
-			var v351 *GadgetSpec
-			var e352 error
-			if !(true) {
-				e352 = immutable.NoSuchKey("spec")
-			} else {
-				v351 = &oldSelf.Spec
-			}
-			var v353 map[string]int32
-			var e354 error
-			if e352 != nil {
-				e354 = e352
-			} else if !(len(v351.Counts) != 0) {
-				e354 = immutable.NoSuchKey("counts")
-			} else {
-				if v351.Counts == nil {
-					e354 = immutable.ErrNull
-				} else {
-					v353 = v351.Counts
-				}
-			}
-			var v355 int64
-			var e356 error
-			if e354 != nil {
-				e356 = e354
-			} else {
-				if mv357, ok := v353[string("")]; !ok {
-					e356 = immutable.NoSuchKey("")
-				} else {
-					v355 = int64(mv357)
-				}
-			}
-			var v358 bool
-			var e359 error
-			if e356 != nil {
-				e359 = e356
-			} else {
-				v358 = v355 > int64(-1)
-			}
-			if e359 == nil && !v358 {
-				v345, e346 = false, nil
-			} else {
-				if e346 == nil {
-					e346 = e359
-				}
-				if e346 == nil {
-					v345 = true
-				}
-			}
-		}
-		if e346 == nil && v345 {
-			v328, e329 = true, nil
-		} else {
-			if e329 == nil {
-				e329 = e346
-			}
-			if e329 == nil {
-				v328 = false
-			}
-		}
-	}
-	return v328, e329
+	return v330, e331
 }
 
 func whenOwnGuardedC18(w *immutable.Walk, in, old *Guarded) {
@@ -4126,8 +4096,8 @@ func whenOwnGuardedC18(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C18 != nil && !immutable.SameKeys(in.C18, old.C18) {
 			if w.Violation() {
-				for _, c364 := range immutable.MapKeyChanges(in.C18, old.C18) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c18", immutable.QuoteKey(string(c364.Key)), c364.Added))
+				for _, c355 := range immutable.MapKeyChanges(in.C18, old.C18) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c18", immutable.QuoteKey(string(c355.Key)), c355.Added))
 				}
 			}
 			if w.Done() {
@@ -4144,171 +4114,81 @@ func whenOwnGuardedC18(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC19 is the condition of spec.guarded.c19: (has(oldSelf.spec.size) && oldSelf.spec.size > 0.5) || (has(oldSelf.spec.items) && self.spec.mode.size() in oldSelf.spec.items)
+// whenCondGadgetC19 is the condition of spec.guarded.c19: has(self.status) && has(self.status.observed) && self.status.observed in [1, 2, -1]
 func whenCondGadgetC19(self, oldSelf *Gadget) (bool, error) {
-	var v365 bool
-	var e366 error
-	var v367 bool
-	var e368 error
-	var v369 *GadgetSpec
-	var e370 error
-	if !(true) {
-		e370 = immutable.NoSuchKey("spec")
-	} else {
-		v369 = &oldSelf.Spec
+	var v356 bool
+	var e357 error
+	var v358 bool
+	{
+		v358 = (self.Status != nil)
 	}
-	var v371 bool
-	var e372 error
-	if e370 != nil {
-		e372 = e370
+	if !v358 {
+		v356, e357 = false, nil
 	} else {
-		v371 = (v369.Size != 0)
-	}
-	if e372 == nil && !v371 {
-		v367, e368 = false, nil
-	} else {
-		e368 = e372
-		var v373 *GadgetSpec
-		var e374 error
-		if !(true) {
-			e374 = immutable.NoSuchKey("spec")
+		var v359 *GadgetStatus
+		var e360 error
+		if !(self.Status != nil) {
+			e360 = immutable.NoSuchKey("status")
 		} else {
-			v373 = &oldSelf.Spec
-		}
-		var v375 int64
-		var e376 error
-		if e374 != nil {
-			e376 = e374
-		} else if !(v373.Size != 0) {
-			e376 = immutable.NoSuchKey("size")
-		} else {
-			v375 = int64(v373.Size)
-		}
-		var v377 bool
-		var e378 error
-		if e376 != nil {
-			e378 = e376
-		} else {
-			v377 = immutable.CompareIntDouble(v375, float64(0.5)) > 0
-		}
-		if e378 == nil && !v377 {
-			v367, e368 = false, nil
-		} else {
-			if e368 == nil {
-				e368 = e378
-			}
-			if e368 == nil {
-				v367 = true
-			}
-		}
-	}
-	if e368 == nil && v367 {
-		v365, e366 = true, nil
-	} else {
-		e366 = e368
-		var v379 bool
-		var e380 error
-		var v381 *GadgetSpec
-		var e382 error
-		if !(true) {
-			e382 = immutable.NoSuchKey("spec")
-		} else {
-			v381 = &oldSelf.Spec
-		}
-		var v383 bool
-		var e384 error
-		if e382 != nil {
-			e384 = e382
-		} else {
-			v383 = (len(v381.Items) != 0)
-		}
-		if e384 == nil && !v383 {
-			v379, e380 = false, nil
-		} else {
-			e380 = e384
-			var v385 *GadgetSpec
-			var e386 error
-			if !(true) {
-				e386 = immutable.NoSuchKey("spec")
+			if self.Status == nil {
+				e360 = immutable.ErrNull
 			} else {
-				v385 = &self.Spec
+				v359 = self.Status
 			}
-			var v387 string
-			var e388 error
-			if e386 != nil {
-				e388 = e386
-			} else if !(v385.Mode != "") {
-				e388 = immutable.NoSuchKey("mode")
-			} else {
-				v387 = string(v385.Mode)
+		}
+		var v361 bool
+		var e362 error
+		if e360 != nil {
+			e362 = e360
+		} else {
+			v361 = (v359.Observed != 0)
+		}
+		if e362 == nil && !v361 {
+			v356, e357 = false, nil
+		} else {
+			if e357 == nil {
+				e357 = e362
 			}
-			var v389 int64
-			var e390 error
-			if e388 != nil {
-				e390 = e388
+			var v363 *GadgetStatus
+			var e364 error
+			if !(self.Status != nil) {
+				e364 = immutable.NoSuchKey("status")
 			} else {
-				v389 = immutable.RuneCount(v387)
-			}
-			var v391 *GadgetSpec
-			var e392 error
-			if !(true) {
-				e392 = immutable.NoSuchKey("spec")
-			} else {
-				v391 = &oldSelf.Spec
-			}
-			var v393 []int64
-			var e394 error
-			if e392 != nil {
-				e394 = e392
-			} else if !(len(v391.Items) != 0) {
-				e394 = immutable.NoSuchKey("items")
-			} else {
-				if v391.Items == nil {
-					e394 = immutable.ErrNull
+				if self.Status == nil {
+					e364 = immutable.ErrNull
 				} else {
-					v393 = v391.Items
+					v363 = self.Status
 				}
 			}
-			var v395 bool
-			var e396 error
-			if e390 != nil {
-				e396 = e390
-			} else if e394 != nil {
-				e396 = e394
+			var v365 int64
+			var e366 error
+			if e364 != nil {
+				e366 = e364
+			} else if !(v363.Observed != 0) {
+				e366 = immutable.NoSuchKey("observed")
 			} else {
-				v395 = false
-				for i397 := range v393 {
-					var v398 int64
-					v398 = int64(v393[i397])
-					if v398 == v389 {
-						v395 = true
-						break
-					}
-				}
+				v365 = int64(v363.Observed)
 			}
-			if e396 == nil && !v395 {
-				v379, e380 = false, nil
+			var v367 bool
+			var e368 error
+			if e366 != nil {
+				e368 = e366
 			} else {
-				if e380 == nil {
-					e380 = e396
-				}
-				if e380 == nil {
-					v379 = true
-				}
+				v367 = (v365 == int64(1)) || (v365 == int64(2)) || (v365 == int64(-1))
 			}
-		}
-		if e380 == nil && v379 {
-			v365, e366 = true, nil
-		} else {
-			if e366 == nil {
-				e366 = e380
-			}
-			if e366 == nil {
-				v365 = false
+			if e368 == nil && !v367 {
+				v356, e357 = false, nil
+			} else {
+				if e357 == nil {
+					e357 = e368
+				}
+				if e357 == nil {
+					v356 = true
+				}
 			}
 		}
 	}
-	return v365, e366
+	return v356, e357
 }
 
 func whenOwnGuardedC19(w *immutable.Walk, in, old *Guarded) {
@@ -4331,321 +4211,72 @@ func whenOwnGuardedC19(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC2 is the condition of spec.guarded.c2: (has(self.status) && has(self.status.phase) && self.status.phase < 'a') ? (((has(self.spec.items) && self.spec.items[1] <= 0) ? -1 : -1) < size(self.spec.name)) : (has(self.status) && has(self.status.observed) && has(self.spec.items) && self.status.observed in self.spec.items)
+// whenCondGadgetC2 is the condition of spec.guarded.c2: has(self.spec.started) && self.spec.started in [self.spec.started]
 func whenCondGadgetC2(self, oldSelf *Gadget) (bool, error) {
-	var v403 bool
-	var e404 error
-	var v405 bool
+	var v373 bool
+	var e374 error
+	var v375 *GadgetSpec
 	{
-		v405 = (self.Status != nil)
+		v375 = &self.Spec
 	}
-	if !v405 {
-		v403, e404 = false, nil
-	} else {
-		var v406 *GadgetStatus
-		var e407 error
-		if !(self.Status != nil) {
-			e407 = immutable.NoSuchKey("status")
-		} else {
-			if self.Status == nil {
-				e407 = immutable.ErrNull
-			} else {
-				v406 = self.Status
-			}
-		}
-		var v408 bool
-		var e409 error
-		if e407 != nil {
-			e409 = e407
-		} else {
-			v408 = (v406.Phase != "")
-		}
-		if e409 == nil && !v408 {
-			v403, e404 = false, nil
-		} else {
-			if e404 == nil {
-				e404 = e409
-			}
-			var v410 *GadgetStatus
-			var e411 error
-			if !(self.Status != nil) {
-				e411 = immutable.NoSuchKey("status")
-			} else {
-				if self.Status == nil {
-					e411 = immutable.ErrNull
-				} else {
-					v410 = self.Status
-				}
-			}
-			var v412 string
-			var e413 error
-			if e411 != nil {
-				e413 = e411
-			} else if !(v410.Phase != "") {
-				e413 = immutable.NoSuchKey("phase")
-			} else {
-				v412 = string(v410.Phase)
-			}
-			var v414 bool
-			var e415 error
-			if e413 != nil {
-				e415 = e413
-			} else {
-				v414 = v412 < "a"
-			}
-			if e415 == nil && !v414 {
-				v403, e404 = false, nil
-			} else {
-				if e404 == nil {
-					e404 = e415
-				}
-				if e404 == nil {
-					v403 = true
-				}
-			}
-		}
+	var v376 bool
+	{
+		v376 = ((v375.Started != nil) && !v375.Started.IsZero())
 	}
-	var v463 bool
-	var e464 error
-	if e404 != nil {
-		e464 = e404
-	} else if v403 {
-		var v416 bool
-		var e417 error
-		var v418 *GadgetSpec
-		var e419 error
-		if !(true) {
-			e419 = immutable.NoSuchKey("spec")
-		} else {
-			v418 = &self.Spec
-		}
-		var v420 bool
-		var e421 error
-		if e419 != nil {
-			e421 = e419
-		} else {
-			v420 = (len(v418.Items) != 0)
-		}
-		if e421 == nil && !v420 {
-			v416, e417 = false, nil
-		} else {
-			e417 = e421
-			var v422 *GadgetSpec
-			var e423 error
-			if !(true) {
-				e423 = immutable.NoSuchKey("spec")
-			} else {
-				v422 = &self.Spec
-			}
-			var v424 []int64
-			var e425 error
-			if e423 != nil {
-				e425 = e423
-			} else if !(len(v422.Items) != 0) {
-				e425 = immutable.NoSuchKey("items")
-			} else {
-				if v422.Items == nil {
-					e425 = immutable.ErrNull
-				} else {
-					v424 = v422.Items
-				}
-			}
-			var v426 int64
-			var e427 error
-			if e425 != nil {
-				e427 = e425
-			} else if int64(1) < 0 || int64(1) >= int64(len(v424)) {
-				e427 = immutable.IndexOutOfBounds(int64(1))
-			} else {
-				v426 = int64(v424[int64(1)])
-			}
-			var v428 bool
-			var e429 error
-			if e427 != nil {
-				e429 = e427
-			} else {
-				v428 = v426 <= int64(0)
-			}
-			if e429 == nil && !v428 {
-				v416, e417 = false, nil
-			} else {
-				if e417 == nil {
-					e417 = e429
-				}
-				if e417 == nil {
-					v416 = true
-				}
-			}
-		}
-		var v430 int64
-		var e431 error
-		if e417 != nil {
-			e431 = e417
-		} else if v416 {
-			v430, e431 = int64(-1), nil
-		} else {
-			v430, e431 = int64(-1), nil
-		}
-		var v432 *GadgetSpec
-		var e433 error
-		if !(true) {
-			e433 = immutable.NoSuchKey("spec")
-		} else {
-			v432 = &self.Spec
-		}
-		var v434 string
-		var e435 error
-		if e433 != nil {
-			e435 = e433
-		} else if !(true) {
-			e435 = immutable.NoSuchKey("name")
-		} else {
-			v434 = string(v432.Name)
-		}
-		var v436 int64
-		var e437 error
-		if e435 != nil {
-			e437 = e435
-		} else {
-			v436 = immutable.RuneCount(v434)
-		}
-		var v438 bool
-		var e439 error
-		if e431 != nil {
-			e439 = e431
-		} else if e437 != nil {
-			e439 = e437
-		} else {
-			v438 = v430 < v436
-		}
-		v463, e464 = v438, e439
+	if !v376 {
+		v373, e374 = false, nil
 	} else {
-		var v440 bool
-		var e441 error
-		var v442 bool
+		var v377 *GadgetSpec
 		{
-			v442 = (self.Status != nil)
+			v377 = &self.Spec
 		}
-		if !v442 {
-			v440, e441 = false, nil
+		var v378 time.Time
+		var e379 error
+		if !((v377.Started != nil) && !v377.Started.IsZero()) {
+			e379 = immutable.NoSuchKey("started")
 		} else {
-			var v443 *GadgetStatus
-			var e444 error
-			if !(self.Status != nil) {
-				e444 = immutable.NoSuchKey("status")
+			if v377.Started == nil {
+				e379 = immutable.ErrNull
 			} else {
-				if self.Status == nil {
-					e444 = immutable.ErrNull
-				} else {
-					v443 = self.Status
-				}
-			}
-			var v445 bool
-			var e446 error
-			if e444 != nil {
-				e446 = e444
-			} else {
-				v445 = (v443.Observed != 0)
-			}
-			if e446 == nil && !v445 {
-				v440, e441 = false, nil
-			} else {
-				if e441 == nil {
-					e441 = e446
-				}
-				var v447 *GadgetSpec
-				var e448 error
-				if !(true) {
-					e448 = immutable.NoSuchKey("spec")
-				} else {
-					v447 = &self.Spec
-				}
-				var v449 bool
-				var e450 error
-				if e448 != nil {
-					e450 = e448
-				} else {
-					v449 = (len(v447.Items) != 0)
-				}
-				if e450 == nil && !v449 {
-					v440, e441 = false, nil
-				} else {
-					if e441 == nil {
-						e441 = e450
-					}
-					var v451 *GadgetStatus
-					var e452 error
-					if !(self.Status != nil) {
-						e452 = immutable.NoSuchKey("status")
-					} else {
-						if self.Status == nil {
-							e452 = immutable.ErrNull
-						} else {
-							v451 = self.Status
-						}
-					}
-					var v453 int64
-					var e454 error
-					if e452 != nil {
-						e454 = e452
-					} else if !(v451.Observed != 0) {
-						e454 = immutable.NoSuchKey("observed")
-					} else {
-						v453 = int64(v451.Observed)
-					}
-					var v455 *GadgetSpec
-					var e456 error
-					if !(true) {
-						e456 = immutable.NoSuchKey("spec")
-					} else {
-						v455 = &self.Spec
-					}
-					var v457 []int64
-					var e458 error
-					if e456 != nil {
-						e458 = e456
-					} else if !(len(v455.Items) != 0) {
-						e458 = immutable.NoSuchKey("items")
-					} else {
-						if v455.Items == nil {
-							e458 = immutable.ErrNull
-						} else {
-							v457 = v455.Items
-						}
-					}
-					var v459 bool
-					var e460 error
-					if e454 != nil {
-						e460 = e454
-					} else if e458 != nil {
-						e460 = e458
-					} else {
-						v459 = false
-						for i461 := range v457 {
-							var v462 int64
-							v462 = int64(v457[i461])
-							if v462 == v453 {
-								v459 = true
-								break
-							}
-						}
-					}
-					if e460 == nil && !v459 {
-						v440, e441 = false, nil
-					} else {
-						if e441 == nil {
-							e441 = e460
-						}
-						if e441 == nil {
-							v440 = true
-						}
-					}
-				}
+				v378, e379 = immutable.TimeValue((*v377.Started))
 			}
 		}
-		v463, e464 = v440, e441
+		var v380 *GadgetSpec
+		{
+			v380 = &self.Spec
+		}
+		var v381 time.Time
+		var e382 error
+		if !((v380.Started != nil) && !v380.Started.IsZero()) {
+			e382 = immutable.NoSuchKey("started")
+		} else {
+			if v380.Started == nil {
+				e382 = immutable.ErrNull
+			} else {
+				v381, e382 = immutable.TimeValue((*v380.Started))
+			}
+		}
+		var v383 bool
+		var e384 error
+		if e379 != nil {
+			e384 = e379
+		} else if e382 != nil {
+			e384 = e382
+		} else {
+			v383 = (v378.Equal(v381))
+		}
+		if e384 == nil && !v383 {
+			v373, e374 = false, nil
+		} else {
+			if e374 == nil {
+				e374 = e384
+			}
+			if e374 == nil {
+				v373 = true
+			}
+		}
 	}
-	return v463, e464
+	return v373, e374
 }
 
 func whenOwnGuardedC2(w *immutable.Walk, in, old *Guarded) {
@@ -4668,81 +4299,259 @@ func whenOwnGuardedC2(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC20 is the condition of spec.guarded.c20: has(oldSelf.status) && has(oldSelf.status.observed) && oldSelf.status.observed in [1, 2, -1]
+// whenCondGadgetC20 is the condition of spec.guarded.c20: (has(oldSelf.spec.labels) && oldSelf.spec.labels['ab'] == 'a') ? (has(oldSelf.status) && has(oldSelf.status.phase) && has(self.spec.tags) && oldSelf.status.phase in self.spec.tags) : (has(self.spec.labels) && has(oldSelf.spec.labels) && self.spec.labels == oldSelf.spec.labels)
 func whenCondGadgetC20(self, oldSelf *Gadget) (bool, error) {
-	var v469 bool
-	var e470 error
-	var v471 bool
+	var v389 bool
+	var e390 error
+	var v391 *GadgetSpec
 	{
-		v471 = (oldSelf.Status != nil)
+		v391 = &oldSelf.Spec
 	}
-	if !v471 {
-		v469, e470 = false, nil
+	var v392 bool
+	{
+		v392 = (len(v391.Labels) != 0)
+	}
+	if !v392 {
+		v389, e390 = false, nil
 	} else {
-		var v472 *GadgetStatus
-		var e473 error
-		if !(oldSelf.Status != nil) {
-			e473 = immutable.NoSuchKey("status")
+		var v393 *GadgetSpec
+		{
+			v393 = &oldSelf.Spec
+		}
+		var v394 map[string]string
+		var e395 error
+		if !(len(v393.Labels) != 0) {
+			e395 = immutable.NoSuchKey("labels")
 		} else {
-			if oldSelf.Status == nil {
-				e473 = immutable.ErrNull
+			if v393.Labels == nil {
+				e395 = immutable.ErrNull
 			} else {
-				v472 = oldSelf.Status
+				v394 = v393.Labels
 			}
 		}
-		var v474 bool
-		var e475 error
-		if e473 != nil {
-			e475 = e473
+		var v396 string
+		var e397 error
+		if e395 != nil {
+			e397 = e395
 		} else {
-			v474 = (v472.Observed != 0)
-		}
-		if e475 == nil && !v474 {
-			v469, e470 = false, nil
-		} else {
-			if e470 == nil {
-				e470 = e475
+			if mv398, ok := v394[string("ab")]; !ok {
+				e397 = immutable.NoSuchKey("ab")
+			} else {
+				v396 = string(mv398)
 			}
-			var v476 *GadgetStatus
-			var e477 error
+		}
+		var v399 bool
+		var e400 error
+		if e397 != nil {
+			e400 = e397
+		} else {
+			v399 = v396 == "a"
+		}
+		if e400 == nil && !v399 {
+			v389, e390 = false, nil
+		} else {
+			if e390 == nil {
+				e390 = e400
+			}
+			if e390 == nil {
+				v389 = true
+			}
+		}
+	}
+	var v435 bool
+	var e436 error
+	if e390 != nil {
+		e436 = e390
+	} else if v389 {
+		var v401 bool
+		var e402 error
+		var v403 bool
+		{
+			v403 = (oldSelf.Status != nil)
+		}
+		if !v403 {
+			v401, e402 = false, nil
+		} else {
+			var v404 *GadgetStatus
+			var e405 error
 			if !(oldSelf.Status != nil) {
-				e477 = immutable.NoSuchKey("status")
+				e405 = immutable.NoSuchKey("status")
 			} else {
 				if oldSelf.Status == nil {
-					e477 = immutable.ErrNull
+					e405 = immutable.ErrNull
 				} else {
-					v476 = oldSelf.Status
+					v404 = oldSelf.Status
 				}
 			}
-			var v478 int64
-			var e479 error
-			if e477 != nil {
-				e479 = e477
-			} else if !(v476.Observed != 0) {
-				e479 = immutable.NoSuchKey("observed")
+			var v406 bool
+			var e407 error
+			if e405 != nil {
+				e407 = e405
 			} else {
-				v478 = int64(v476.Observed)
+				v406 = (v404.Phase != "")
 			}
-			var v480 bool
-			var e481 error
-			if e479 != nil {
-				e481 = e479
+			if e407 == nil && !v406 {
+				v401, e402 = false, nil
 			} else {
-				v480 = (v478 == int64(1)) || (v478 == int64(2)) || (v478 == int64(-1))
-			}
-			if e481 == nil && !v480 {
-				v469, e470 = false, nil
-			} else {
-				if e470 == nil {
-					e470 = e481
+				if e402 == nil {
+					e402 = e407
 				}
-				if e470 == nil {
-					v469 = true
+				var v408 *GadgetSpec
+				{
+					v408 = &self.Spec
+				}
+				var v409 bool
+				{
+					v409 = (len(v408.Tags) != 0)
+				}
+				if !v409 {
+					v401, e402 = false, nil
+				} else {
+					var v410 *GadgetStatus
+					var e411 error
+					if !(oldSelf.Status != nil) {
+						e411 = immutable.NoSuchKey("status")
+					} else {
+						if oldSelf.Status == nil {
+							e411 = immutable.ErrNull
+						} else {
+							v410 = oldSelf.Status
+						}
+					}
+					var v412 string
+					var e413 error
+					if e411 != nil {
+						e413 = e411
+					} else if !(v410.Phase != "") {
+						e413 = immutable.NoSuchKey("phase")
+					} else {
+						v412 = string(v410.Phase)
+					}
+					var v414 *GadgetSpec
+					{
+						v414 = &self.Spec
+					}
+					var v415 []string
+					var e416 error
+					if !(len(v414.Tags) != 0) {
+						e416 = immutable.NoSuchKey("tags")
+					} else {
+						if v414.Tags == nil {
+							e416 = immutable.ErrNull
+						} else {
+							v415 = v414.Tags
+						}
+					}
+					var v417 bool
+					var e418 error
+					if e413 != nil {
+						e418 = e413
+					} else if e416 != nil {
+						e418 = e416
+					} else {
+						v417 = false
+						for i419 := range v415 {
+							var v420 string
+							v420 = string(v415[i419])
+							if v420 == v412 {
+								v417 = true
+								break
+							}
+						}
+					}
+					if e418 == nil && !v417 {
+						v401, e402 = false, nil
+					} else {
+						if e402 == nil {
+							e402 = e418
+						}
+						if e402 == nil {
+							v401 = true
+						}
+					}
 				}
 			}
 		}
+		v435, e436 = v401, e402
+	} else {
+		var v421 bool
+		var e422 error
+		var v423 *GadgetSpec
+		{
+			v423 = &self.Spec
+		}
+		var v424 bool
+		{
+			v424 = (len(v423.Labels) != 0)
+		}
+		if !v424 {
+			v421, e422 = false, nil
+		} else {
+			var v425 *GadgetSpec
+			{
+				v425 = &oldSelf.Spec
+			}
+			var v426 bool
+			{
+				v426 = (len(v425.Labels) != 0)
+			}
+			if !v426 {
+				v421, e422 = false, nil
+			} else {
+				var v427 *GadgetSpec
+				{
+					v427 = &self.Spec
+				}
+				var v428 map[string]string
+				var e429 error
+				if !(len(v427.Labels) != 0) {
+					e429 = immutable.NoSuchKey("labels")
+				} else {
+					if v427.Labels == nil {
+						e429 = immutable.ErrNull
+					} else {
+						v428 = v427.Labels
+					}
+				}
+				var v430 *GadgetSpec
+				{
+					v430 = &oldSelf.Spec
+				}
+				var v431 map[string]string
+				var e432 error
+				if !(len(v430.Labels) != 0) {
+					e432 = immutable.NoSuchKey("labels")
+				} else {
+					if v430.Labels == nil {
+						e432 = immutable.ErrNull
+					} else {
+						v431 = v430.Labels
+					}
+				}
+				var v433 bool
+				var e434 error
+				if e429 != nil {
+					e434 = e429
+				} else if e432 != nil {
+					e434 = e432
+				} else {
+					v433 = maps.Equal(v428, v431)
+				}
+				if e434 == nil && !v433 {
+					v421, e422 = false, nil
+				} else {
+					if e422 == nil {
+						e422 = e434
+					}
+					if e422 == nil {
+						v421 = true
+					}
+				}
+			}
+		}
+		v435, e436 = v421, e422
 	}
-	return v469, e470
+	return v435, e436
 }
 
 func whenOwnGuardedC20(w *immutable.Walk, in, old *Guarded) {
@@ -4765,93 +4574,63 @@ func whenOwnGuardedC20(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC21 is the condition of spec.guarded.c21: !(has(self.spec.tags) && self.spec.tags.exists_one(t, t.size() < 0))
+// whenCondGadgetC21 is the condition of spec.guarded.c21: has(oldSelf.spec.items) && 0 in oldSelf.spec.items
 func whenCondGadgetC21(self, oldSelf *Gadget) (bool, error) {
-	var v486 bool
-	var e487 error
-	var v488 *GadgetSpec
-	var e489 error
-	if !(true) {
-		e489 = immutable.NoSuchKey("spec")
-	} else {
-		v488 = &self.Spec
+	var v441 bool
+	var e442 error
+	var v443 *GadgetSpec
+	{
+		v443 = &oldSelf.Spec
 	}
-	var v490 bool
-	var e491 error
-	if e489 != nil {
-		e491 = e489
-	} else {
-		v490 = (len(v488.Tags) != 0)
+	var v444 bool
+	{
+		v444 = (len(v443.Items) != 0)
 	}
-	if e491 == nil && !v490 {
-		v486, e487 = false, nil
+	if !v444 {
+		v441, e442 = false, nil
 	} else {
-		e487 = e491
-		var v492 *GadgetSpec
-		var e493 error
-		if !(true) {
-			e493 = immutable.NoSuchKey("spec")
-		} else {
-			v492 = &self.Spec
+		var v445 *GadgetSpec
+		{
+			v445 = &oldSelf.Spec
 		}
-		var v494 []string
-		var e495 error
-		if e493 != nil {
-			e495 = e493
-		} else if !(len(v492.Tags) != 0) {
-			e495 = immutable.NoSuchKey("tags")
+		var v446 []int64
+		var e447 error
+		if !(len(v445.Items) != 0) {
+			e447 = immutable.NoSuchKey("items")
 		} else {
-			if v492.Tags == nil {
-				e495 = immutable.ErrNull
+			if v445.Items == nil {
+				e447 = immutable.ErrNull
 			} else {
-				v494 = v492.Tags
+				v446 = v445.Items
 			}
 		}
-		var v496 bool
-		var e497 error
-		if e495 != nil {
-			e497 = e495
+		var v448 bool
+		var e449 error
+		if e447 != nil {
+			e449 = e447
 		} else {
-			count := 0
-			for i498 := range v494 {
-				var v499 string
-				v499 = string(v494[i498])
-				_ = v499
-				var v500 int64
-				{
-					v500 = immutable.RuneCount(v499)
+			v448 = false
+			for i450 := range v446 {
+				var v451 int64
+				v451 = int64(v446[i450])
+				if v451 == int64(0) {
+					v448 = true
+					break
 				}
-				var v501 bool
-				{
-					v501 = v500 < int64(0)
-				}
-				if v501 {
-					count++
-				}
-			}
-			if e497 == nil {
-				v496 = count == 1
 			}
 		}
-		if e497 == nil && !v496 {
-			v486, e487 = false, nil
+		if e449 == nil && !v448 {
+			v441, e442 = false, nil
 		} else {
-			if e487 == nil {
-				e487 = e497
+			if e442 == nil {
+				e442 = e449
 			}
-			if e487 == nil {
-				v486 = true
+			if e442 == nil {
+				v441 = true
 			}
 		}
 	}
-	var v502 bool
-	var e503 error
-	if e487 != nil {
-		e503 = e487
-	} else {
-		v502 = !v486
-	}
-	return v502, e503
+	return v441, e442
 }
 
 func whenOwnGuardedC21(w *immutable.Walk, in, old *Guarded) {
@@ -4874,206 +4653,9 @@ func whenOwnGuardedC21(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC22 is the condition of spec.guarded.c22: (has(oldSelf.status) && has(oldSelf.status.observed) && oldSelf.status.observed < size(self.spec.name)) ? (has(self.spec.items) && size(self.spec.name) in self.spec.items) : (false)
+// whenCondGadgetC22 is the condition of spec.guarded.c22: false
 func whenCondGadgetC22(self, oldSelf *Gadget) (bool, error) {
-	var v508 bool
-	var e509 error
-	var v510 bool
-	{
-		v510 = (oldSelf.Status != nil)
-	}
-	if !v510 {
-		v508, e509 = false, nil
-	} else {
-		var v511 *GadgetStatus
-		var e512 error
-		if !(oldSelf.Status != nil) {
-			e512 = immutable.NoSuchKey("status")
-		} else {
-			if oldSelf.Status == nil {
-				e512 = immutable.ErrNull
-			} else {
-				v511 = oldSelf.Status
-			}
-		}
-		var v513 bool
-		var e514 error
-		if e512 != nil {
-			e514 = e512
-		} else {
-			v513 = (v511.Observed != 0)
-		}
-		if e514 == nil && !v513 {
-			v508, e509 = false, nil
-		} else {
-			if e509 == nil {
-				e509 = e514
-			}
-			var v515 *GadgetStatus
-			var e516 error
-			if !(oldSelf.Status != nil) {
-				e516 = immutable.NoSuchKey("status")
-			} else {
-				if oldSelf.Status == nil {
-					e516 = immutable.ErrNull
-				} else {
-					v515 = oldSelf.Status
-				}
-			}
-			var v517 int64
-			var e518 error
-			if e516 != nil {
-				e518 = e516
-			} else if !(v515.Observed != 0) {
-				e518 = immutable.NoSuchKey("observed")
-			} else {
-				v517 = int64(v515.Observed)
-			}
-			var v519 *GadgetSpec
-			var e520 error
-			if !(true) {
-				e520 = immutable.NoSuchKey("spec")
-			} else {
-				v519 = &self.Spec
-			}
-			var v521 string
-			var e522 error
-			if e520 != nil {
-				e522 = e520
-			} else if !(true) {
-				e522 = immutable.NoSuchKey("name")
-			} else {
-				v521 = string(v519.Name)
-			}
-			var v523 int64
-			var e524 error
-			if e522 != nil {
-				e524 = e522
-			} else {
-				v523 = immutable.RuneCount(v521)
-			}
-			var v525 bool
-			var e526 error
-			if e518 != nil {
-				e526 = e518
-			} else if e524 != nil {
-				e526 = e524
-			} else {
-				v525 = v517 < v523
-			}
-			if e526 == nil && !v525 {
-				v508, e509 = false, nil
-			} else {
-				if e509 == nil {
-					e509 = e526
-				}
-				if e509 == nil {
-					v508 = true
-				}
-			}
-		}
-	}
-	var v547 bool
-	var e548 error
-	if e509 != nil {
-		e548 = e509
-	} else if v508 {
-		var v527 bool
-		var e528 error
-		var v529 *GadgetSpec
-		var e530 error
-		if !(true) {
-			e530 = immutable.NoSuchKey("spec")
-		} else {
-			v529 = &self.Spec
-		}
-		var v531 bool
-		var e532 error
-		if e530 != nil {
-			e532 = e530
-		} else {
-			v531 = (len(v529.Items) != 0)
-		}
-		if e532 == nil && !v531 {
-			v527, e528 = false, nil
-		} else {
-			e528 = e532
-			var v533 *GadgetSpec
-			var e534 error
-			if !(true) {
-				e534 = immutable.NoSuchKey("spec")
-			} else {
-				v533 = &self.Spec
-			}
-			var v535 string
-			var e536 error
-			if e534 != nil {
-				e536 = e534
-			} else if !(true) {
-				e536 = immutable.NoSuchKey("name")
-			} else {
-				v535 = string(v533.Name)
-			}
-			var v537 int64
-			var e538 error
-			if e536 != nil {
-				e538 = e536
-			} else {
-				v537 = immutable.RuneCount(v535)
-			}
-			var v539 *GadgetSpec
-			var e540 error
-			if !(true) {
-				e540 = immutable.NoSuchKey("spec")
-			} else {
-				v539 = &self.Spec
-			}
-			var v541 []int64
-			var e542 error
-			if e540 != nil {
-				e542 = e540
-			} else if !(len(v539.Items) != 0) {
-				e542 = immutable.NoSuchKey("items")
-			} else {
-				if v539.Items == nil {
-					e542 = immutable.ErrNull
-				} else {
-					v541 = v539.Items
-				}
-			}
-			var v543 bool
-			var e544 error
-			if e538 != nil {
-				e544 = e538
-			} else if e542 != nil {
-				e544 = e542
-			} else {
-				v543 = false
-				for i545 := range v541 {
-					var v546 int64
-					v546 = int64(v541[i545])
-					if v546 == v537 {
-						v543 = true
-						break
-					}
-				}
-			}
-			if e544 == nil && !v543 {
-				v527, e528 = false, nil
-			} else {
-				if e528 == nil {
-					e528 = e544
-				}
-				if e528 == nil {
-					v527 = true
-				}
-			}
-		}
-		v547, e548 = v527, e528
-	} else {
-		v547, e548 = false, nil
-	}
-	return v547, e548
+	return false, nil
 }
 
 func whenOwnGuardedC22(w *immutable.Walk, in, old *Guarded) {
@@ -5098,37 +4680,32 @@ func whenOwnGuardedC22(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC23 is the condition of spec.guarded.c23: self.spec.mode.size() in [1, 2, -1]
 func whenCondGadgetC23(self, oldSelf *Gadget) (bool, error) {
-	var v553 *GadgetSpec
-	var e554 error
-	if !(true) {
-		e554 = immutable.NoSuchKey("spec")
-	} else {
-		v553 = &self.Spec
+	var v460 *GadgetSpec
+	{
+		v460 = &self.Spec
 	}
-	var v555 string
-	var e556 error
-	if e554 != nil {
-		e556 = e554
-	} else if !(v553.Mode != "") {
-		e556 = immutable.NoSuchKey("mode")
+	var v461 string
+	var e462 error
+	if !(v460.Mode != "") {
+		e462 = immutable.NoSuchKey("mode")
 	} else {
-		v555 = string(v553.Mode)
+		v461 = string(v460.Mode)
 	}
-	var v557 int64
-	var e558 error
-	if e556 != nil {
-		e558 = e556
+	var v463 int64
+	var e464 error
+	if e462 != nil {
+		e464 = e462
 	} else {
-		v557 = immutable.RuneCount(v555)
+		v463 = immutable.RuneCount(v461)
 	}
-	var v559 bool
-	var e560 error
-	if e558 != nil {
-		e560 = e558
+	var v465 bool
+	var e466 error
+	if e464 != nil {
+		e466 = e464
 	} else {
-		v559 = (v557 == int64(1)) || (v557 == int64(2)) || (v557 == int64(-1))
+		v465 = (v463 == int64(1)) || (v463 == int64(2)) || (v463 == int64(-1))
 	}
-	return v559, e560
+	return v465, e466
 }
 
 func whenOwnGuardedC23(w *immutable.Walk, in, old *Guarded) {
@@ -5142,8 +4719,8 @@ func whenOwnGuardedC23(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C23 != nil && !immutable.SameKeys(in.C23, old.C23) {
 			if w.Violation() {
-				for _, c565 := range immutable.MapKeyChanges(in.C23, old.C23) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c23", immutable.QuoteKey(string(c565.Key)), c565.Added))
+				for _, c471 := range immutable.MapKeyChanges(in.C23, old.C23) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c23", immutable.QuoteKey(string(c471.Key)), c471.Added))
 				}
 			}
 			if w.Done() {
@@ -5162,72 +4739,72 @@ func whenOwnGuardedC23(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC24 is the condition of spec.guarded.c24: has(oldSelf.status) && has(oldSelf.status.ready) && oldSelf.status.ready
 func whenCondGadgetC24(self, oldSelf *Gadget) (bool, error) {
-	var v566 bool
-	var e567 error
-	var v568 bool
+	var v472 bool
+	var e473 error
+	var v474 bool
 	{
-		v568 = (oldSelf.Status != nil)
+		v474 = (oldSelf.Status != nil)
 	}
-	if !v568 {
-		v566, e567 = false, nil
+	if !v474 {
+		v472, e473 = false, nil
 	} else {
-		var v569 *GadgetStatus
-		var e570 error
+		var v475 *GadgetStatus
+		var e476 error
 		if !(oldSelf.Status != nil) {
-			e570 = immutable.NoSuchKey("status")
+			e476 = immutable.NoSuchKey("status")
 		} else {
 			if oldSelf.Status == nil {
-				e570 = immutable.ErrNull
+				e476 = immutable.ErrNull
 			} else {
-				v569 = oldSelf.Status
+				v475 = oldSelf.Status
 			}
 		}
-		var v571 bool
-		var e572 error
-		if e570 != nil {
-			e572 = e570
+		var v477 bool
+		var e478 error
+		if e476 != nil {
+			e478 = e476
 		} else {
-			v571 = (v569.Ready)
+			v477 = (v475.Ready)
 		}
-		if e572 == nil && !v571 {
-			v566, e567 = false, nil
+		if e478 == nil && !v477 {
+			v472, e473 = false, nil
 		} else {
-			if e567 == nil {
-				e567 = e572
+			if e473 == nil {
+				e473 = e478
 			}
-			var v573 *GadgetStatus
-			var e574 error
+			var v479 *GadgetStatus
+			var e480 error
 			if !(oldSelf.Status != nil) {
-				e574 = immutable.NoSuchKey("status")
+				e480 = immutable.NoSuchKey("status")
 			} else {
 				if oldSelf.Status == nil {
-					e574 = immutable.ErrNull
+					e480 = immutable.ErrNull
 				} else {
-					v573 = oldSelf.Status
+					v479 = oldSelf.Status
 				}
 			}
-			var v575 bool
-			var e576 error
-			if e574 != nil {
-				e576 = e574
-			} else if !(v573.Ready) {
-				e576 = immutable.NoSuchKey("ready")
+			var v481 bool
+			var e482 error
+			if e480 != nil {
+				e482 = e480
+			} else if !(v479.Ready) {
+				e482 = immutable.NoSuchKey("ready")
 			} else {
-				v575 = bool(v573.Ready)
+				v481 = bool(v479.Ready)
 			}
-			if e576 == nil && !v575 {
-				v566, e567 = false, nil
+			if e482 == nil && !v481 {
+				v472, e473 = false, nil
 			} else {
-				if e567 == nil {
-					e567 = e576
+				if e473 == nil {
+					e473 = e482
 				}
-				if e567 == nil {
-					v566 = true
+				if e473 == nil {
+					v472 = true
 				}
 			}
 		}
 	}
-	return v566, e567
+	return v472, e473
 }
 
 func whenOwnGuardedC24(w *immutable.Walk, in, old *Guarded) {
@@ -5250,140 +4827,51 @@ func whenOwnGuardedC24(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC25 is the condition of spec.guarded.c25: has(self.spec.labels) && self.spec.labels.all(k, k.startsWith('b') || self.spec.labels[k] == 'a')
+// whenCondGadgetC25 is the condition of spec.guarded.c25: !(has(self.spec.paused) && self.spec.paused)
 func whenCondGadgetC25(self, oldSelf *Gadget) (bool, error) {
-	var v581 bool
-	var e582 error
-	var v583 *GadgetSpec
-	var e584 error
-	if !(true) {
-		e584 = immutable.NoSuchKey("spec")
-	} else {
-		v583 = &self.Spec
+	var v487 bool
+	var e488 error
+	var v489 *GadgetSpec
+	{
+		v489 = &self.Spec
 	}
-	var v585 bool
-	var e586 error
-	if e584 != nil {
-		e586 = e584
-	} else {
-		v585 = (len(v583.Labels) != 0)
+	var v490 bool
+	{
+		v490 = (v489.Paused)
 	}
-	if e586 == nil && !v585 {
-		v581, e582 = false, nil
+	if !v490 {
+		v487, e488 = false, nil
 	} else {
-		e582 = e586
-		var v587 *GadgetSpec
-		var e588 error
-		if !(true) {
-			e588 = immutable.NoSuchKey("spec")
-		} else {
-			v587 = &self.Spec
+		var v491 *GadgetSpec
+		{
+			v491 = &self.Spec
 		}
-		var v589 map[string]string
-		var e590 error
-		if e588 != nil {
-			e590 = e588
-		} else if !(len(v587.Labels) != 0) {
-			e590 = immutable.NoSuchKey("labels")
+		var v492 bool
+		var e493 error
+		if !(v491.Paused) {
+			e493 = immutable.NoSuchKey("paused")
 		} else {
-			if v587.Labels == nil {
-				e590 = immutable.ErrNull
-			} else {
-				v589 = v587.Labels
-			}
+			v492 = bool(v491.Paused)
 		}
-		var v591 bool
-		var e592 error
-		if e590 != nil {
-			e592 = e590
+		if e493 == nil && !v492 {
+			v487, e488 = false, nil
 		} else {
-			found := false
-			for k593 := range v589 {
-				_ = k593
-				var v594 bool
-				var e595 error
-				var v596 bool
-				{
-					v596 = strings.HasPrefix(string(k593), "b")
-				}
-				if v596 {
-					v594, e595 = true, nil
-				} else {
-					var v597 *GadgetSpec
-					var e598 error
-					if !(true) {
-						e598 = immutable.NoSuchKey("spec")
-					} else {
-						v597 = &self.Spec
-					}
-					var v599 map[string]string
-					var e600 error
-					if e598 != nil {
-						e600 = e598
-					} else if !(len(v597.Labels) != 0) {
-						e600 = immutable.NoSuchKey("labels")
-					} else {
-						if v597.Labels == nil {
-							e600 = immutable.ErrNull
-						} else {
-							v599 = v597.Labels
-						}
-					}
-					var v601 string
-					var e602 error
-					if e600 != nil {
-						e602 = e600
-					} else {
-						if mv603, ok := v599[string(string(k593))]; !ok {
-							e602 = immutable.NoSuchKey(string(k593))
-						} else {
-							v601 = string(mv603)
-						}
-					}
-					var v604 bool
-					var e605 error
-					if e602 != nil {
-						e605 = e602
-					} else {
-						v604 = v601 == "a"
-					}
-					if e605 == nil && v604 {
-						v594, e595 = true, nil
-					} else {
-						if e595 == nil {
-							e595 = e605
-						}
-						if e595 == nil {
-							v594 = false
-						}
-					}
-				}
-				if e595 == nil && !v594 {
-					found = true
-					break
-				}
-				if e595 != nil && e592 == nil {
-					e592 = e595
-				}
+			if e488 == nil {
+				e488 = e493
 			}
-			if found {
-				v591, e592 = false, nil
-			} else if e592 == nil {
-				v591 = true
-			}
-		}
-		if e592 == nil && !v591 {
-			v581, e582 = false, nil
-		} else {
-			if e582 == nil {
-				e582 = e592
-			}
-			if e582 == nil {
-				v581 = true
+			if e488 == nil {
+				v487 = true
 			}
 		}
 	}
-	return v581, e582
+	var v494 bool
+	var e495 error
+	if e488 != nil {
+		e495 = e488
+	} else {
+		v494 = !v487
+	}
+	return v494, e495
 }
 
 func whenOwnGuardedC25(w *immutable.Walk, in, old *Guarded) {
@@ -5406,325 +4894,104 @@ func whenOwnGuardedC25(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC26 is the condition of spec.guarded.c26: (!('a' in ['a', 'b'])) ? ((has(self.spec.paused)) && (has(oldSelf.spec.tags) && has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && size(oldSelf.spec.tags) != self.spec.topology.inner.n)) : (has(oldSelf.spec.topology) && has(oldSelf.spec.topology.flag))
+// whenCondGadgetC26 is the condition of spec.guarded.c26: !(has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.n))
 func whenCondGadgetC26(self, oldSelf *Gadget) (bool, error) {
-	l610 := "a"
-	var v611 bool
+	var v500 bool
+	var e501 error
+	var v502 *GadgetSpec
 	{
-		v611 = (l610 == "a") || (l610 == "b")
+		v502 = &oldSelf.Spec
 	}
-	var v612 bool
+	var v503 bool
 	{
-		v612 = !v611
+		v503 = (v502.Topology != nil)
 	}
-	var v671 bool
-	var e672 error
-	if v612 {
-		var v613 bool
-		var e614 error
-		var v615 *GadgetSpec
-		var e616 error
-		if !(true) {
-			e616 = immutable.NoSuchKey("spec")
-		} else {
-			v615 = &self.Spec
-		}
-		var v617 bool
-		var e618 error
-		if e616 != nil {
-			e618 = e616
-		} else {
-			v617 = (v615.Paused)
-		}
-		if e618 == nil && !v617 {
-			v613, e614 = false, nil
-		} else {
-			e614 = e618
-			var v619 bool
-			var e620 error
-			var v621 *GadgetSpec
-			var e622 error
-			if !(true) {
-				e622 = immutable.NoSuchKey("spec")
-			} else {
-				v621 = &oldSelf.Spec
-			}
-			var v623 bool
-			var e624 error
-			if e622 != nil {
-				e624 = e622
-			} else {
-				v623 = (len(v621.Tags) != 0)
-			}
-			if e624 == nil && !v623 {
-				v619, e620 = false, nil
-			} else {
-				e620 = e624
-				var v625 *GadgetSpec
-				var e626 error
-				if !(true) {
-					e626 = immutable.NoSuchKey("spec")
-				} else {
-					v625 = &self.Spec
-				}
-				var v627 bool
-				var e628 error
-				if e626 != nil {
-					e628 = e626
-				} else {
-					v627 = (v625.Topology != nil)
-				}
-				if e628 == nil && !v627 {
-					v619, e620 = false, nil
-				} else {
-					if e620 == nil {
-						e620 = e628
-					}
-					var v629 *GadgetSpec
-					var e630 error
-					if !(true) {
-						e630 = immutable.NoSuchKey("spec")
-					} else {
-						v629 = &self.Spec
-					}
-					var v631 *Topology
-					var e632 error
-					if e630 != nil {
-						e632 = e630
-					} else if !(v629.Topology != nil) {
-						e632 = immutable.NoSuchKey("topology")
-					} else {
-						if v629.Topology == nil {
-							e632 = immutable.ErrNull
-						} else {
-							v631 = v629.Topology
-						}
-					}
-					var v633 bool
-					var e634 error
-					if e632 != nil {
-						e634 = e632
-					} else {
-						v633 = (v631.Inner != nil)
-					}
-					if e634 == nil && !v633 {
-						v619, e620 = false, nil
-					} else {
-						if e620 == nil {
-							e620 = e634
-						}
-						var v635 *GadgetSpec
-						var e636 error
-						if !(true) {
-							e636 = immutable.NoSuchKey("spec")
-						} else {
-							v635 = &self.Spec
-						}
-						var v637 *Topology
-						var e638 error
-						if e636 != nil {
-							e638 = e636
-						} else if !(v635.Topology != nil) {
-							e638 = immutable.NoSuchKey("topology")
-						} else {
-							if v635.Topology == nil {
-								e638 = immutable.ErrNull
-							} else {
-								v637 = v635.Topology
-							}
-						}
-						var v639 *Inner
-						var e640 error
-						if e638 != nil {
-							e640 = e638
-						} else if !(v637.Inner != nil) {
-							e640 = immutable.NoSuchKey("inner")
-						} else {
-							if v637.Inner == nil {
-								e640 = immutable.ErrNull
-							} else {
-								v639 = v637.Inner
-							}
-						}
-						var v641 bool
-						var e642 error
-						if e640 != nil {
-							e642 = e640
-						} else {
-							v641 = (v639.N != 0)
-						}
-						if e642 == nil && !v641 {
-							v619, e620 = false, nil
-						} else {
-							if e620 == nil {
-								e620 = e642
-							}
-							var v643 *GadgetSpec
-							var e644 error
-							if !(true) {
-								e644 = immutable.NoSuchKey("spec")
-							} else {
-								v643 = &oldSelf.Spec
-							}
-							var v645 []string
-							var e646 error
-							if e644 != nil {
-								e646 = e644
-							} else if !(len(v643.Tags) != 0) {
-								e646 = immutable.NoSuchKey("tags")
-							} else {
-								if v643.Tags == nil {
-									e646 = immutable.ErrNull
-								} else {
-									v645 = v643.Tags
-								}
-							}
-							var v647 int64
-							var e648 error
-							if e646 != nil {
-								e648 = e646
-							} else {
-								v647 = int64(len(v645))
-							}
-							var v649 *GadgetSpec
-							var e650 error
-							if !(true) {
-								e650 = immutable.NoSuchKey("spec")
-							} else {
-								v649 = &self.Spec
-							}
-							var v651 *Topology
-							var e652 error
-							if e650 != nil {
-								e652 = e650
-							} else if !(v649.Topology != nil) {
-								e652 = immutable.NoSuchKey("topology")
-							} else {
-								if v649.Topology == nil {
-									e652 = immutable.ErrNull
-								} else {
-									v651 = v649.Topology
-								}
-							}
-							var v653 *Inner
-							var e654 error
-							if e652 != nil {
-								e654 = e652
-							} else if !(v651.Inner != nil) {
-								e654 = immutable.NoSuchKey("inner")
-							} else {
-								if v651.Inner == nil {
-									e654 = immutable.ErrNull
-								} else {
-									v653 = v651.Inner
-								}
-							}
-							var v655 int64
-							var e656 error
-							if e654 != nil {
-								e656 = e654
-							} else if !(v653.N != 0) {
-								e656 = immutable.NoSuchKey("n")
-							} else {
-								v655 = int64(v653.N)
-							}
-							var v657 bool
-							var e658 error
-							if e648 != nil {
-								e658 = e648
-							} else if e656 != nil {
-								e658 = e656
-							} else {
-								v657 = !(v647 == v655)
-							}
-							if e658 == nil && !v657 {
-								v619, e620 = false, nil
-							} else {
-								if e620 == nil {
-									e620 = e658
-								}
-								if e620 == nil {
-									v619 = true
-								}
-							}
-						}
-					}
-				}
-			}
-			if e620 == nil && !v619 {
-				v613, e614 = false, nil
-			} else {
-				if e614 == nil {
-					e614 = e620
-				}
-				if e614 == nil {
-					v613 = true
-				}
-			}
-		}
-		v671, e672 = v613, e614
+	if !v503 {
+		v500, e501 = false, nil
 	} else {
-		var v659 bool
-		var e660 error
-		var v661 *GadgetSpec
-		var e662 error
-		if !(true) {
-			e662 = immutable.NoSuchKey("spec")
-		} else {
-			v661 = &oldSelf.Spec
+		var v504 *GadgetSpec
+		{
+			v504 = &oldSelf.Spec
 		}
-		var v663 bool
-		var e664 error
-		if e662 != nil {
-			e664 = e662
+		var v505 *Topology
+		var e506 error
+		if !(v504.Topology != nil) {
+			e506 = immutable.NoSuchKey("topology")
 		} else {
-			v663 = (v661.Topology != nil)
-		}
-		if e664 == nil && !v663 {
-			v659, e660 = false, nil
-		} else {
-			e660 = e664
-			var v665 *GadgetSpec
-			var e666 error
-			if !(true) {
-				e666 = immutable.NoSuchKey("spec")
+			if v504.Topology == nil {
+				e506 = immutable.ErrNull
 			} else {
-				v665 = &oldSelf.Spec
+				v505 = v504.Topology
 			}
-			var v667 *Topology
-			var e668 error
-			if e666 != nil {
-				e668 = e666
-			} else if !(v665.Topology != nil) {
-				e668 = immutable.NoSuchKey("topology")
+		}
+		var v507 bool
+		var e508 error
+		if e506 != nil {
+			e508 = e506
+		} else {
+			v507 = (v505.Inner != nil)
+		}
+		if e508 == nil && !v507 {
+			v500, e501 = false, nil
+		} else {
+			if e501 == nil {
+				e501 = e508
+			}
+			var v509 *GadgetSpec
+			{
+				v509 = &oldSelf.Spec
+			}
+			var v510 *Topology
+			var e511 error
+			if !(v509.Topology != nil) {
+				e511 = immutable.NoSuchKey("topology")
 			} else {
-				if v665.Topology == nil {
-					e668 = immutable.ErrNull
+				if v509.Topology == nil {
+					e511 = immutable.ErrNull
 				} else {
-					v667 = v665.Topology
+					v510 = v509.Topology
 				}
 			}
-			var v669 bool
-			var e670 error
-			if e668 != nil {
-				e670 = e668
+			var v512 *Inner
+			var e513 error
+			if e511 != nil {
+				e513 = e511
+			} else if !(v510.Inner != nil) {
+				e513 = immutable.NoSuchKey("inner")
 			} else {
-				v669 = (v667.Flag != nil)
-			}
-			if e670 == nil && !v669 {
-				v659, e660 = false, nil
-			} else {
-				if e660 == nil {
-					e660 = e670
+				if v510.Inner == nil {
+					e513 = immutable.ErrNull
+				} else {
+					v512 = v510.Inner
 				}
-				if e660 == nil {
-					v659 = true
+			}
+			var v514 bool
+			var e515 error
+			if e513 != nil {
+				e515 = e513
+			} else {
+				v514 = (v512.N != 0)
+			}
+			if e515 == nil && !v514 {
+				v500, e501 = false, nil
+			} else {
+				if e501 == nil {
+					e501 = e515
+				}
+				if e501 == nil {
+					v500 = true
 				}
 			}
 		}
-		v671, e672 = v659, e660
 	}
-	return v671, e672
+	var v516 bool
+	var e517 error
+	if e501 != nil {
+		e517 = e501
+	} else {
+		v516 = !v500
+	}
+	return v516, e517
 }
 
 func whenOwnGuardedC26(w *immutable.Walk, in, old *Guarded) {
@@ -5747,166 +5014,64 @@ func whenOwnGuardedC26(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC27 is the condition of spec.guarded.c27: (has(self.spec.note) && has(self.spec.queue) && self.spec.note != self.spec.queue) || (has(oldSelf.spec.paused) && oldSelf.spec.paused)
+// whenCondGadgetC27 is the condition of spec.guarded.c27: has(oldSelf.spec.items) && oldSelf.spec.items[1] < 0
 func whenCondGadgetC27(self, oldSelf *Gadget) (bool, error) {
-	var v677 bool
-	var e678 error
-	var v679 bool
-	var e680 error
-	var v681 *GadgetSpec
-	var e682 error
-	if !(true) {
-		e682 = immutable.NoSuchKey("spec")
-	} else {
-		v681 = &self.Spec
+	var v522 bool
+	var e523 error
+	var v524 *GadgetSpec
+	{
+		v524 = &oldSelf.Spec
 	}
-	var v683 bool
-	var e684 error
-	if e682 != nil {
-		e684 = e682
-	} else {
-		v683 = (v681.Note != "")
+	var v525 bool
+	{
+		v525 = (len(v524.Items) != 0)
 	}
-	if e684 == nil && !v683 {
-		v679, e680 = false, nil
+	if !v525 {
+		v522, e523 = false, nil
 	} else {
-		e680 = e684
-		var v685 *GadgetSpec
-		var e686 error
-		if !(true) {
-			e686 = immutable.NoSuchKey("spec")
-		} else {
-			v685 = &self.Spec
+		var v526 *GadgetSpec
+		{
+			v526 = &oldSelf.Spec
 		}
-		var v687 bool
-		var e688 error
-		if e686 != nil {
-			e688 = e686
+		var v527 []int64
+		var e528 error
+		if !(len(v526.Items) != 0) {
+			e528 = immutable.NoSuchKey("items")
 		} else {
-			v687 = (v685.Queue != "")
+			if v526.Items == nil {
+				e528 = immutable.ErrNull
+			} else {
+				v527 = v526.Items
+			}
 		}
-		if e688 == nil && !v687 {
-			v679, e680 = false, nil
+		var v529 int64
+		var e530 error
+		if e528 != nil {
+			e530 = e528
+		} else if int64(1) < 0 || int64(1) >= int64(len(v527)) {
+			e530 = immutable.IndexOutOfBounds(int64(1))
 		} else {
-			if e680 == nil {
-				e680 = e688
+			v529 = int64(v527[int64(1)])
+		}
+		var v531 bool
+		var e532 error
+		if e530 != nil {
+			e532 = e530
+		} else {
+			v531 = v529 < int64(0)
+		}
+		if e532 == nil && !v531 {
+			v522, e523 = false, nil
+		} else {
+			if e523 == nil {
+				e523 = e532
 			}
-			var v689 *GadgetSpec
-			var e690 error
-			if !(true) {
-				e690 = immutable.NoSuchKey("spec")
-			} else {
-				v689 = &self.Spec
-			}
-			var v691 string
-			var e692 error
-			if e690 != nil {
-				e692 = e690
-			} else if !(v689.Note != "") {
-				e692 = immutable.NoSuchKey("note")
-			} else {
-				v691 = string(v689.Note)
-			}
-			var v693 *GadgetSpec
-			var e694 error
-			if !(true) {
-				e694 = immutable.NoSuchKey("spec")
-			} else {
-				v693 = &self.Spec
-			}
-			var v695 string
-			var e696 error
-			if e694 != nil {
-				e696 = e694
-			} else if !(v693.Queue != "") {
-				e696 = immutable.NoSuchKey("queue")
-			} else {
-				v695 = string(v693.Queue)
-			}
-			var v697 bool
-			var e698 error
-			if e692 != nil {
-				e698 = e692
-			} else if e696 != nil {
-				e698 = e696
-			} else {
-				v697 = !(v691 == v695)
-			}
-			if e698 == nil && !v697 {
-				v679, e680 = false, nil
-			} else {
-				if e680 == nil {
-					e680 = e698
-				}
-				if e680 == nil {
-					v679 = true
-				}
+			if e523 == nil {
+				v522 = true
 			}
 		}
 	}
-	if e680 == nil && v679 {
-		v677, e678 = true, nil
-	} else {
-		e678 = e680
-		var v699 bool
-		var e700 error
-		var v701 *GadgetSpec
-		var e702 error
-		if !(true) {
-			e702 = immutable.NoSuchKey("spec")
-		} else {
-			v701 = &oldSelf.Spec
-		}
-		var v703 bool
-		var e704 error
-		if e702 != nil {
-			e704 = e702
-		} else {
-			v703 = (v701.Paused)
-		}
-		if e704 == nil && !v703 {
-			v699, e700 = false, nil
-		} else {
-			e700 = e704
-			var v705 *GadgetSpec
-			var e706 error
-			if !(true) {
-				e706 = immutable.NoSuchKey("spec")
-			} else {
-				v705 = &oldSelf.Spec
-			}
-			var v707 bool
-			var e708 error
-			if e706 != nil {
-				e708 = e706
-			} else if !(v705.Paused) {
-				e708 = immutable.NoSuchKey("paused")
-			} else {
-				v707 = bool(v705.Paused)
-			}
-			if e708 == nil && !v707 {
-				v699, e700 = false, nil
-			} else {
-				if e700 == nil {
-					e700 = e708
-				}
-				if e700 == nil {
-					v699 = true
-				}
-			}
-		}
-		if e700 == nil && v699 {
-			v677, e678 = true, nil
-		} else {
-			if e678 == nil {
-				e678 = e700
-			}
-			if e678 == nil {
-				v677 = false
-			}
-		}
-	}
-	return v677, e678
+	return v522, e523
 }
 
 func whenOwnGuardedC27(w *immutable.Walk, in, old *Guarded) {
@@ -5929,114 +5094,81 @@ func whenOwnGuardedC27(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC28 is the condition of spec.guarded.c28: has(self.spec.queue) && has(self.spec.tags) && self.spec.queue in self.spec.tags
+// whenCondGadgetC28 is the condition of spec.guarded.c28: has(oldSelf.status) && has(oldSelf.status.observed) && oldSelf.status.observed in [1, 2, -1]
 func whenCondGadgetC28(self, oldSelf *Gadget) (bool, error) {
-	var v713 bool
-	var e714 error
-	var v715 *GadgetSpec
-	var e716 error
-	if !(true) {
-		e716 = immutable.NoSuchKey("spec")
-	} else {
-		v715 = &self.Spec
+	var v537 bool
+	var e538 error
+	var v539 bool
+	{
+		v539 = (oldSelf.Status != nil)
 	}
-	var v717 bool
-	var e718 error
-	if e716 != nil {
-		e718 = e716
+	if !v539 {
+		v537, e538 = false, nil
 	} else {
-		v717 = (v715.Queue != "")
-	}
-	if e718 == nil && !v717 {
-		v713, e714 = false, nil
-	} else {
-		e714 = e718
-		var v719 *GadgetSpec
-		var e720 error
-		if !(true) {
-			e720 = immutable.NoSuchKey("spec")
+		var v540 *GadgetStatus
+		var e541 error
+		if !(oldSelf.Status != nil) {
+			e541 = immutable.NoSuchKey("status")
 		} else {
-			v719 = &self.Spec
+			if oldSelf.Status == nil {
+				e541 = immutable.ErrNull
+			} else {
+				v540 = oldSelf.Status
+			}
 		}
-		var v721 bool
-		var e722 error
-		if e720 != nil {
-			e722 = e720
+		var v542 bool
+		var e543 error
+		if e541 != nil {
+			e543 = e541
 		} else {
-			v721 = (len(v719.Tags) != 0)
+			v542 = (v540.Observed != 0)
 		}
-		if e722 == nil && !v721 {
-			v713, e714 = false, nil
+		if e543 == nil && !v542 {
+			v537, e538 = false, nil
 		} else {
-			if e714 == nil {
-				e714 = e722
+			if e538 == nil {
+				e538 = e543
 			}
-			var v723 *GadgetSpec
-			var e724 error
-			if !(true) {
-				e724 = immutable.NoSuchKey("spec")
+			var v544 *GadgetStatus
+			var e545 error
+			if !(oldSelf.Status != nil) {
+				e545 = immutable.NoSuchKey("status")
 			} else {
-				v723 = &self.Spec
-			}
-			var v725 string
-			var e726 error
-			if e724 != nil {
-				e726 = e724
-			} else if !(v723.Queue != "") {
-				e726 = immutable.NoSuchKey("queue")
-			} else {
-				v725 = string(v723.Queue)
-			}
-			var v727 *GadgetSpec
-			var e728 error
-			if !(true) {
-				e728 = immutable.NoSuchKey("spec")
-			} else {
-				v727 = &self.Spec
-			}
-			var v729 []string
-			var e730 error
-			if e728 != nil {
-				e730 = e728
-			} else if !(len(v727.Tags) != 0) {
-				e730 = immutable.NoSuchKey("tags")
-			} else {
-				if v727.Tags == nil {
-					e730 = immutable.ErrNull
+				if oldSelf.Status == nil {
+					e545 = immutable.ErrNull
 				} else {
-					v729 = v727.Tags
+					v544 = oldSelf.Status
 				}
 			}
-			var v731 bool
-			var e732 error
-			if e726 != nil {
-				e732 = e726
-			} else if e730 != nil {
-				e732 = e730
+			var v546 int64
+			var e547 error
+			if e545 != nil {
+				e547 = e545
+			} else if !(v544.Observed != 0) {
+				e547 = immutable.NoSuchKey("observed")
 			} else {
-				v731 = false
-				for i733 := range v729 {
-					var v734 string
-					v734 = string(v729[i733])
-					if v734 == v725 {
-						v731 = true
-						break
-					}
-				}
+				v546 = int64(v544.Observed)
 			}
-			if e732 == nil && !v731 {
-				v713, e714 = false, nil
+			var v548 bool
+			var e549 error
+			if e547 != nil {
+				e549 = e547
 			} else {
-				if e714 == nil {
-					e714 = e732
+				v548 = (v546 == int64(1)) || (v546 == int64(2)) || (v546 == int64(-1))
+			}
+			if e549 == nil && !v548 {
+				v537, e538 = false, nil
+			} else {
+				if e538 == nil {
+					e538 = e549
 				}
-				if e714 == nil {
-					v713 = true
+				if e538 == nil {
+					v537 = true
 				}
 			}
 		}
 	}
-	return v713, e714
+	return v537, e538
 }
 
 func whenOwnGuardedC28(w *immutable.Walk, in, old *Guarded) {
@@ -6050,8 +5182,8 @@ func whenOwnGuardedC28(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C28 != nil && !immutable.SameKeys(in.C28, old.C28) {
 			if w.Violation() {
-				for _, c739 := range immutable.MapKeyChanges(in.C28, old.C28) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c28", immutable.QuoteKey(string(c739.Key)), c739.Added))
+				for _, c554 := range immutable.MapKeyChanges(in.C28, old.C28) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c28", immutable.QuoteKey(string(c554.Key)), c554.Added))
 				}
 			}
 			if w.Done() {
@@ -6068,147 +5200,161 @@ func whenOwnGuardedC28(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC29 is the condition of spec.guarded.c29: has(self.status) && has(self.status.conditions) && self.status.conditions.all(c, c.type == 'Admitted' && c.status == 'False')
+// whenCondGadgetC29 is the condition of spec.guarded.c29: has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && self.spec.topology.inner.value > self.spec.mode
 func whenCondGadgetC29(self, oldSelf *Gadget) (bool, error) {
-	var v740 bool
-	var e741 error
-	var v742 bool
+	var v555 bool
+	var e556 error
+	var v557 *GadgetSpec
 	{
-		v742 = (self.Status != nil)
+		v557 = &self.Spec
 	}
-	if !v742 {
-		v740, e741 = false, nil
+	var v558 bool
+	{
+		v558 = (v557.Topology != nil)
+	}
+	if !v558 {
+		v555, e556 = false, nil
 	} else {
-		var v743 *GadgetStatus
-		var e744 error
-		if !(self.Status != nil) {
-			e744 = immutable.NoSuchKey("status")
+		var v559 *GadgetSpec
+		{
+			v559 = &self.Spec
+		}
+		var v560 *Topology
+		var e561 error
+		if !(v559.Topology != nil) {
+			e561 = immutable.NoSuchKey("topology")
 		} else {
-			if self.Status == nil {
-				e744 = immutable.ErrNull
+			if v559.Topology == nil {
+				e561 = immutable.ErrNull
 			} else {
-				v743 = self.Status
+				v560 = v559.Topology
 			}
 		}
-		var v745 bool
-		var e746 error
-		if e744 != nil {
-			e746 = e744
+		var v562 bool
+		var e563 error
+		if e561 != nil {
+			e563 = e561
 		} else {
-			v745 = (len(v743.Conditions) != 0)
+			v562 = (v560.Inner != nil)
 		}
-		if e746 == nil && !v745 {
-			v740, e741 = false, nil
+		if e563 == nil && !v562 {
+			v555, e556 = false, nil
 		} else {
-			if e741 == nil {
-				e741 = e746
+			if e556 == nil {
+				e556 = e563
 			}
-			var v747 *GadgetStatus
-			var e748 error
-			if !(self.Status != nil) {
-				e748 = immutable.NoSuchKey("status")
+			var v564 *GadgetSpec
+			{
+				v564 = &self.Spec
+			}
+			var v565 *Topology
+			var e566 error
+			if !(v564.Topology != nil) {
+				e566 = immutable.NoSuchKey("topology")
 			} else {
-				if self.Status == nil {
-					e748 = immutable.ErrNull
+				if v564.Topology == nil {
+					e566 = immutable.ErrNull
 				} else {
-					v747 = self.Status
+					v565 = v564.Topology
 				}
 			}
-			var v749 []Condition
-			var e750 error
-			if e748 != nil {
-				e750 = e748
-			} else if !(len(v747.Conditions) != 0) {
-				e750 = immutable.NoSuchKey("conditions")
+			var v567 *Inner
+			var e568 error
+			if e566 != nil {
+				e568 = e566
+			} else if !(v565.Inner != nil) {
+				e568 = immutable.NoSuchKey("inner")
 			} else {
-				if v747.Conditions == nil {
-					e750 = immutable.ErrNull
+				if v565.Inner == nil {
+					e568 = immutable.ErrNull
 				} else {
-					v749 = v747.Conditions
+					v567 = v565.Inner
 				}
 			}
-			var v751 bool
-			var e752 error
-			if e750 != nil {
-				e752 = e750
+			var v569 bool
+			var e570 error
+			if e568 != nil {
+				e570 = e568
 			} else {
-				found := false
-				for i753 := range v749 {
-					var v754 *Condition
-					v754 = &v749[i753]
-					_ = v754
-					var v755 bool
-					var e756 error
-					var v757 string
-					var e758 error
-					if !(true) {
-						e758 = immutable.NoSuchKey("type")
-					} else {
-						v757 = string(v754.Type)
-					}
-					var v759 bool
-					var e760 error
-					if e758 != nil {
-						e760 = e758
-					} else {
-						v759 = v757 == "Admitted"
-					}
-					if e760 == nil && !v759 {
-						v755, e756 = false, nil
-					} else {
-						e756 = e760
-						var v761 string
-						var e762 error
-						if !(true) {
-							e762 = immutable.NoSuchKey("status")
-						} else {
-							v761 = string(v754.Status)
-						}
-						var v763 bool
-						var e764 error
-						if e762 != nil {
-							e764 = e762
-						} else {
-							v763 = v761 == "False"
-						}
-						if e764 == nil && !v763 {
-							v755, e756 = false, nil
-						} else {
-							if e756 == nil {
-								e756 = e764
-							}
-							if e756 == nil {
-								v755 = true
-							}
-						}
-					}
-					if e756 == nil && !v755 {
-						found = true
-						break
-					}
-					if e756 != nil && e752 == nil {
-						e752 = e756
-					}
-				}
-				if found {
-					v751, e752 = false, nil
-				} else if e752 == nil {
-					v751 = true
-				}
+				v569 = (v567.Value != "")
 			}
-			if e752 == nil && !v751 {
-				v740, e741 = false, nil
+			if e570 == nil && !v569 {
+				v555, e556 = false, nil
 			} else {
-				if e741 == nil {
-					e741 = e752
+				if e556 == nil {
+					e556 = e570
 				}
-				if e741 == nil {
-					v740 = true
+				var v571 *GadgetSpec
+				{
+					v571 = &self.Spec
+				}
+				var v572 *Topology
+				var e573 error
+				if !(v571.Topology != nil) {
+					e573 = immutable.NoSuchKey("topology")
+				} else {
+					if v571.Topology == nil {
+						e573 = immutable.ErrNull
+					} else {
+						v572 = v571.Topology
+					}
+				}
+				var v574 *Inner
+				var e575 error
+				if e573 != nil {
+					e575 = e573
+				} else if !(v572.Inner != nil) {
+					e575 = immutable.NoSuchKey("inner")
+				} else {
+					if v572.Inner == nil {
+						e575 = immutable.ErrNull
+					} else {
+						v574 = v572.Inner
+					}
+				}
+				var v576 string
+				var e577 error
+				if e575 != nil {
+					e577 = e575
+				} else if !(v574.Value != "") {
+					e577 = immutable.NoSuchKey("value")
+				} else {
+					v576 = string(v574.Value)
+				}
+				var v578 *GadgetSpec
+				{
+					v578 = &self.Spec
+				}
+				var v579 string
+				var e580 error
+				if !(v578.Mode != "") {
+					e580 = immutable.NoSuchKey("mode")
+				} else {
+					v579 = string(v578.Mode)
+				}
+				var v581 bool
+				var e582 error
+				if e577 != nil {
+					e582 = e577
+				} else if e580 != nil {
+					e582 = e580
+				} else {
+					v581 = v576 > v579
+				}
+				if e582 == nil && !v581 {
+					v555, e556 = false, nil
+				} else {
+					if e556 == nil {
+						e556 = e582
+					}
+					if e556 == nil {
+						v555 = true
+					}
 				}
 			}
 		}
 	}
-	return v740, e741
+	return v555, e556
 }
 
 func whenOwnGuardedC29(w *immutable.Walk, in, old *Guarded) {
@@ -6231,23 +5377,51 @@ func whenOwnGuardedC29(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC3 is the condition of spec.guarded.c3: has(self.spec.replicas)
+// whenCondGadgetC3 is the condition of spec.guarded.c3: has(oldSelf.spec.note) && 'ab' < oldSelf.spec.note
 func whenCondGadgetC3(self, oldSelf *Gadget) (bool, error) {
-	var v769 *GadgetSpec
-	var e770 error
-	if !(true) {
-		e770 = immutable.NoSuchKey("spec")
-	} else {
-		v769 = &self.Spec
+	var v587 bool
+	var e588 error
+	var v589 *GadgetSpec
+	{
+		v589 = &oldSelf.Spec
 	}
-	var v771 bool
-	var e772 error
-	if e770 != nil {
-		e772 = e770
-	} else {
-		v771 = (v769.Replicas != nil)
+	var v590 bool
+	{
+		v590 = (v589.Note != "")
 	}
-	return v771, e772
+	if !v590 {
+		v587, e588 = false, nil
+	} else {
+		var v591 *GadgetSpec
+		{
+			v591 = &oldSelf.Spec
+		}
+		var v592 string
+		var e593 error
+		if !(v591.Note != "") {
+			e593 = immutable.NoSuchKey("note")
+		} else {
+			v592 = string(v591.Note)
+		}
+		var v594 bool
+		var e595 error
+		if e593 != nil {
+			e595 = e593
+		} else {
+			v594 = "ab" < v592
+		}
+		if e595 == nil && !v594 {
+			v587, e588 = false, nil
+		} else {
+			if e588 == nil {
+				e588 = e595
+			}
+			if e588 == nil {
+				v587 = true
+			}
+		}
+	}
+	return v587, e588
 }
 
 func whenOwnGuardedC3(w *immutable.Walk, in, old *Guarded) {
@@ -6261,8 +5435,8 @@ func whenOwnGuardedC3(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C3 != nil && !immutable.SameKeys(in.C3, old.C3) {
 			if w.Violation() {
-				for _, c777 := range immutable.MapKeyChanges(in.C3, old.C3) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c3", immutable.QuoteKey(string(c777.Key)), c777.Added))
+				for _, c600 := range immutable.MapKeyChanges(in.C3, old.C3) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c3", immutable.QuoteKey(string(c600.Key)), c600.Added))
 				}
 			}
 			if w.Done() {
@@ -6279,170 +5453,297 @@ func whenOwnGuardedC3(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC30 is the condition of spec.guarded.c30: has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.value) && oldSelf.spec.topology.inner.value in ['b', 'c']
+// whenCondGadgetC30 is the condition of spec.guarded.c30: (has(self.spec.items) && self.spec.items[0] > 2) ? (has(self.spec.tags) && has(oldSelf.spec.items) && size(self.spec.tags) in oldSelf.spec.items) : (has(oldSelf.spec.items) && oldSelf.spec.items.exists_one(i, i > 1 || (has(oldSelf.spec.items) && oldSelf.spec.items[1] > 1)))
 func whenCondGadgetC30(self, oldSelf *Gadget) (bool, error) {
-	var v778 bool
-	var e779 error
-	var v780 *GadgetSpec
-	var e781 error
-	if !(true) {
-		e781 = immutable.NoSuchKey("spec")
-	} else {
-		v780 = &oldSelf.Spec
+	var v601 bool
+	var e602 error
+	var v603 *GadgetSpec
+	{
+		v603 = &self.Spec
 	}
-	var v782 bool
-	var e783 error
-	if e781 != nil {
-		e783 = e781
-	} else {
-		v782 = (v780.Topology != nil)
+	var v604 bool
+	{
+		v604 = (len(v603.Items) != 0)
 	}
-	if e783 == nil && !v782 {
-		v778, e779 = false, nil
+	if !v604 {
+		v601, e602 = false, nil
 	} else {
-		e779 = e783
-		var v784 *GadgetSpec
-		var e785 error
-		if !(true) {
-			e785 = immutable.NoSuchKey("spec")
-		} else {
-			v784 = &oldSelf.Spec
+		var v605 *GadgetSpec
+		{
+			v605 = &self.Spec
 		}
-		var v786 *Topology
-		var e787 error
-		if e785 != nil {
-			e787 = e785
-		} else if !(v784.Topology != nil) {
-			e787 = immutable.NoSuchKey("topology")
+		var v606 []int64
+		var e607 error
+		if !(len(v605.Items) != 0) {
+			e607 = immutable.NoSuchKey("items")
 		} else {
-			if v784.Topology == nil {
-				e787 = immutable.ErrNull
+			if v605.Items == nil {
+				e607 = immutable.ErrNull
 			} else {
-				v786 = v784.Topology
+				v606 = v605.Items
 			}
 		}
-		var v788 bool
-		var e789 error
-		if e787 != nil {
-			e789 = e787
+		var v608 int64
+		var e609 error
+		if e607 != nil {
+			e609 = e607
+		} else if int64(0) < 0 || int64(0) >= int64(len(v606)) {
+			e609 = immutable.IndexOutOfBounds(int64(0))
 		} else {
-			v788 = (v786.Inner != nil)
+			v608 = int64(v606[int64(0)])
 		}
-		if e789 == nil && !v788 {
-			v778, e779 = false, nil
+		var v610 bool
+		var e611 error
+		if e609 != nil {
+			e611 = e609
 		} else {
-			if e779 == nil {
-				e779 = e789
+			v610 = v608 > int64(2)
+		}
+		if e611 == nil && !v610 {
+			v601, e602 = false, nil
+		} else {
+			if e602 == nil {
+				e602 = e611
 			}
-			var v790 *GadgetSpec
-			var e791 error
-			if !(true) {
-				e791 = immutable.NoSuchKey("spec")
-			} else {
-				v790 = &oldSelf.Spec
+			if e602 == nil {
+				v601 = true
 			}
-			var v792 *Topology
-			var e793 error
-			if e791 != nil {
-				e793 = e791
-			} else if !(v790.Topology != nil) {
-				e793 = immutable.NoSuchKey("topology")
+		}
+	}
+	var v655 bool
+	var e656 error
+	if e602 != nil {
+		e656 = e602
+	} else if v601 {
+		var v612 bool
+		var e613 error
+		var v614 *GadgetSpec
+		{
+			v614 = &self.Spec
+		}
+		var v615 bool
+		{
+			v615 = (len(v614.Tags) != 0)
+		}
+		if !v615 {
+			v612, e613 = false, nil
+		} else {
+			var v616 *GadgetSpec
+			{
+				v616 = &oldSelf.Spec
+			}
+			var v617 bool
+			{
+				v617 = (len(v616.Items) != 0)
+			}
+			if !v617 {
+				v612, e613 = false, nil
 			} else {
-				if v790.Topology == nil {
-					e793 = immutable.ErrNull
-				} else {
-					v792 = v790.Topology
+				var v618 *GadgetSpec
+				{
+					v618 = &self.Spec
 				}
-			}
-			var v794 *Inner
-			var e795 error
-			if e793 != nil {
-				e795 = e793
-			} else if !(v792.Inner != nil) {
-				e795 = immutable.NoSuchKey("inner")
-			} else {
-				if v792.Inner == nil {
-					e795 = immutable.ErrNull
+				var v619 []string
+				var e620 error
+				if !(len(v618.Tags) != 0) {
+					e620 = immutable.NoSuchKey("tags")
 				} else {
-					v794 = v792.Inner
-				}
-			}
-			var v796 bool
-			var e797 error
-			if e795 != nil {
-				e797 = e795
-			} else {
-				v796 = (v794.Value != "")
-			}
-			if e797 == nil && !v796 {
-				v778, e779 = false, nil
-			} else {
-				if e779 == nil {
-					e779 = e797
-				}
-				var v798 *GadgetSpec
-				var e799 error
-				if !(true) {
-					e799 = immutable.NoSuchKey("spec")
-				} else {
-					v798 = &oldSelf.Spec
-				}
-				var v800 *Topology
-				var e801 error
-				if e799 != nil {
-					e801 = e799
-				} else if !(v798.Topology != nil) {
-					e801 = immutable.NoSuchKey("topology")
-				} else {
-					if v798.Topology == nil {
-						e801 = immutable.ErrNull
+					if v618.Tags == nil {
+						e620 = immutable.ErrNull
 					} else {
-						v800 = v798.Topology
+						v619 = v618.Tags
 					}
 				}
-				var v802 *Inner
-				var e803 error
-				if e801 != nil {
-					e803 = e801
-				} else if !(v800.Inner != nil) {
-					e803 = immutable.NoSuchKey("inner")
+				var v621 int64
+				var e622 error
+				if e620 != nil {
+					e622 = e620
 				} else {
-					if v800.Inner == nil {
-						e803 = immutable.ErrNull
+					v621 = int64(len(v619))
+				}
+				var v623 *GadgetSpec
+				{
+					v623 = &oldSelf.Spec
+				}
+				var v624 []int64
+				var e625 error
+				if !(len(v623.Items) != 0) {
+					e625 = immutable.NoSuchKey("items")
+				} else {
+					if v623.Items == nil {
+						e625 = immutable.ErrNull
 					} else {
-						v802 = v800.Inner
+						v624 = v623.Items
 					}
 				}
-				var v804 string
-				var e805 error
-				if e803 != nil {
-					e805 = e803
-				} else if !(v802.Value != "") {
-					e805 = immutable.NoSuchKey("value")
+				var v626 bool
+				var e627 error
+				if e622 != nil {
+					e627 = e622
+				} else if e625 != nil {
+					e627 = e625
 				} else {
-					v804 = string(v802.Value)
-				}
-				var v806 bool
-				var e807 error
-				if e805 != nil {
-					e807 = e805
-				} else {
-					v806 = (v804 == "b") || (v804 == "c")
-				}
-				if e807 == nil && !v806 {
-					v778, e779 = false, nil
-				} else {
-					if e779 == nil {
-						e779 = e807
+					v626 = false
+					for i628 := range v624 {
+						var v629 int64
+						v629 = int64(v624[i628])
+						if v629 == v621 {
+							v626 = true
+							break
+						}
 					}
-					if e779 == nil {
-						v778 = true
+				}
+				if e627 == nil && !v626 {
+					v612, e613 = false, nil
+				} else {
+					if e613 == nil {
+						e613 = e627
+					}
+					if e613 == nil {
+						v612 = true
 					}
 				}
 			}
 		}
+		v655, e656 = v612, e613
+	} else {
+		var v630 bool
+		var e631 error
+		var v632 *GadgetSpec
+		{
+			v632 = &oldSelf.Spec
+		}
+		var v633 bool
+		{
+			v633 = (len(v632.Items) != 0)
+		}
+		if !v633 {
+			v630, e631 = false, nil
+		} else {
+			var v634 *GadgetSpec
+			{
+				v634 = &oldSelf.Spec
+			}
+			var v635 []int64
+			var e636 error
+			if !(len(v634.Items) != 0) {
+				e636 = immutable.NoSuchKey("items")
+			} else {
+				if v634.Items == nil {
+					e636 = immutable.ErrNull
+				} else {
+					v635 = v634.Items
+				}
+			}
+			var v637 bool
+			var e638 error
+			if e636 != nil {
+				e638 = e636
+			} else {
+				count := 0
+				for i639 := range v635 {
+					var v640 int64
+					v640 = int64(v635[i639])
+					_ = v640
+					var v641 bool
+					var e642 error
+					var v643 bool
+					{
+						v643 = v640 > int64(1)
+					}
+					if v643 {
+						v641, e642 = true, nil
+					} else {
+						var v644 bool
+						var e645 error
+						var v646 *GadgetSpec
+						{
+							v646 = &oldSelf.Spec
+						}
+						var v647 bool
+						{
+							v647 = (len(v646.Items) != 0)
+						}
+						if !v647 {
+							v644, e645 = false, nil
+						} else {
+							var v648 *GadgetSpec
+							{
+								v648 = &oldSelf.Spec
+							}
+							var v649 []int64
+							var e650 error
+							if !(len(v648.Items) != 0) {
+								e650 = immutable.NoSuchKey("items")
+							} else {
+								if v648.Items == nil {
+									e650 = immutable.ErrNull
+								} else {
+									v649 = v648.Items
+								}
+							}
+							var v651 int64
+							var e652 error
+							if e650 != nil {
+								e652 = e650
+							} else if int64(1) < 0 || int64(1) >= int64(len(v649)) {
+								e652 = immutable.IndexOutOfBounds(int64(1))
+							} else {
+								v651 = int64(v649[int64(1)])
+							}
+							var v653 bool
+							var e654 error
+							if e652 != nil {
+								e654 = e652
+							} else {
+								v653 = v651 > int64(1)
+							}
+							if e654 == nil && !v653 {
+								v644, e645 = false, nil
+							} else {
+								if e645 == nil {
+									e645 = e654
+								}
+								if e645 == nil {
+									v644 = true
+								}
+							}
+						}
+						if e645 == nil && v644 {
+							v641, e642 = true, nil
+						} else {
+							if e642 == nil {
+								e642 = e645
+							}
+							if e642 == nil {
+								v641 = false
+							}
+						}
+					}
+					if e642 != nil {
+						e638 = e642
+					} else if v641 {
+						count++
+					}
+				}
+				if e638 == nil {
+					v637 = count == 1
+				}
+			}
+			if e638 == nil && !v637 {
+				v630, e631 = false, nil
+			} else {
+				if e631 == nil {
+					e631 = e638
+				}
+				if e631 == nil {
+					v630 = true
+				}
+			}
+		}
+		v655, e656 = v630, e631
 	}
-	return v778, e779
+	return v655, e656
 }
 
 func whenOwnGuardedC30(w *immutable.Walk, in, old *Guarded) {
@@ -6465,107 +5766,64 @@ func whenOwnGuardedC30(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC31 is the condition of spec.guarded.c31: !(has(oldSelf.spec.items) && self.spec.mode.size() in oldSelf.spec.items)
+// whenCondGadgetC31 is the condition of spec.guarded.c31: has(self.spec.items) && self.spec.items[0] < 1
 func whenCondGadgetC31(self, oldSelf *Gadget) (bool, error) {
-	var v812 bool
-	var e813 error
-	var v814 *GadgetSpec
-	var e815 error
-	if !(true) {
-		e815 = immutable.NoSuchKey("spec")
-	} else {
-		v814 = &oldSelf.Spec
+	var v661 bool
+	var e662 error
+	var v663 *GadgetSpec
+	{
+		v663 = &self.Spec
 	}
-	var v816 bool
-	var e817 error
-	if e815 != nil {
-		e817 = e815
-	} else {
-		v816 = (len(v814.Items) != 0)
+	var v664 bool
+	{
+		v664 = (len(v663.Items) != 0)
 	}
-	if e817 == nil && !v816 {
-		v812, e813 = false, nil
+	if !v664 {
+		v661, e662 = false, nil
 	} else {
-		e813 = e817
-		var v818 *GadgetSpec
-		var e819 error
-		if !(true) {
-			e819 = immutable.NoSuchKey("spec")
-		} else {
-			v818 = &self.Spec
+		var v665 *GadgetSpec
+		{
+			v665 = &self.Spec
 		}
-		var v820 string
-		var e821 error
-		if e819 != nil {
-			e821 = e819
-		} else if !(v818.Mode != "") {
-			e821 = immutable.NoSuchKey("mode")
+		var v666 []int64
+		var e667 error
+		if !(len(v665.Items) != 0) {
+			e667 = immutable.NoSuchKey("items")
 		} else {
-			v820 = string(v818.Mode)
-		}
-		var v822 int64
-		var e823 error
-		if e821 != nil {
-			e823 = e821
-		} else {
-			v822 = immutable.RuneCount(v820)
-		}
-		var v824 *GadgetSpec
-		var e825 error
-		if !(true) {
-			e825 = immutable.NoSuchKey("spec")
-		} else {
-			v824 = &oldSelf.Spec
-		}
-		var v826 []int64
-		var e827 error
-		if e825 != nil {
-			e827 = e825
-		} else if !(len(v824.Items) != 0) {
-			e827 = immutable.NoSuchKey("items")
-		} else {
-			if v824.Items == nil {
-				e827 = immutable.ErrNull
+			if v665.Items == nil {
+				e667 = immutable.ErrNull
 			} else {
-				v826 = v824.Items
+				v666 = v665.Items
 			}
 		}
-		var v828 bool
-		var e829 error
-		if e823 != nil {
-			e829 = e823
-		} else if e827 != nil {
-			e829 = e827
+		var v668 int64
+		var e669 error
+		if e667 != nil {
+			e669 = e667
+		} else if int64(0) < 0 || int64(0) >= int64(len(v666)) {
+			e669 = immutable.IndexOutOfBounds(int64(0))
 		} else {
-			v828 = false
-			for i830 := range v826 {
-				var v831 int64
-				v831 = int64(v826[i830])
-				if v831 == v822 {
-					v828 = true
-					break
-				}
-			}
+			v668 = int64(v666[int64(0)])
 		}
-		if e829 == nil && !v828 {
-			v812, e813 = false, nil
+		var v670 bool
+		var e671 error
+		if e669 != nil {
+			e671 = e669
 		} else {
-			if e813 == nil {
-				e813 = e829
+			v670 = v668 < int64(1)
+		}
+		if e671 == nil && !v670 {
+			v661, e662 = false, nil
+		} else {
+			if e662 == nil {
+				e662 = e671
 			}
-			if e813 == nil {
-				v812 = true
+			if e662 == nil {
+				v661 = true
 			}
 		}
 	}
-	var v832 bool
-	var e833 error
-	if e813 != nil {
-		e833 = e813
-	} else {
-		v832 = !v812
-	}
-	return v832, e833
+	return v661, e662
 }
 
 func whenOwnGuardedC31(w *immutable.Walk, in, old *Guarded) {
@@ -6588,76 +5846,173 @@ func whenOwnGuardedC31(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC32 is the condition of spec.guarded.c32: has(oldSelf.spec.items) && oldSelf.spec.items[2] > 1
+// whenCondGadgetC32 is the condition of spec.guarded.c32: (((has(self.status) && has(self.status.observed) && has(self.spec.items) && self.status.observed in self.spec.items) ? 2 : 2) <= oldSelf.spec.mode.size()) && ('a' in ['ab', 'ab'])
 func whenCondGadgetC32(self, oldSelf *Gadget) (bool, error) {
-	var v838 bool
-	var e839 error
-	var v840 *GadgetSpec
-	var e841 error
-	if !(true) {
-		e841 = immutable.NoSuchKey("spec")
-	} else {
-		v840 = &oldSelf.Spec
+	var v676 bool
+	var e677 error
+	var v678 bool
+	var e679 error
+	var v680 bool
+	{
+		v680 = (self.Status != nil)
 	}
-	var v842 bool
-	var e843 error
-	if e841 != nil {
-		e843 = e841
+	if !v680 {
+		v678, e679 = false, nil
 	} else {
-		v842 = (len(v840.Items) != 0)
-	}
-	if e843 == nil && !v842 {
-		v838, e839 = false, nil
-	} else {
-		e839 = e843
-		var v844 *GadgetSpec
-		var e845 error
-		if !(true) {
-			e845 = immutable.NoSuchKey("spec")
+		var v681 *GadgetStatus
+		var e682 error
+		if !(self.Status != nil) {
+			e682 = immutable.NoSuchKey("status")
 		} else {
-			v844 = &oldSelf.Spec
-		}
-		var v846 []int64
-		var e847 error
-		if e845 != nil {
-			e847 = e845
-		} else if !(len(v844.Items) != 0) {
-			e847 = immutable.NoSuchKey("items")
-		} else {
-			if v844.Items == nil {
-				e847 = immutable.ErrNull
+			if self.Status == nil {
+				e682 = immutable.ErrNull
 			} else {
-				v846 = v844.Items
+				v681 = self.Status
 			}
 		}
-		var v848 int64
-		var e849 error
-		if e847 != nil {
-			e849 = e847
-		} else if int64(2) < 0 || int64(2) >= int64(len(v846)) {
-			e849 = immutable.IndexOutOfBounds(int64(2))
+		var v683 bool
+		var e684 error
+		if e682 != nil {
+			e684 = e682
 		} else {
-			v848 = int64(v846[int64(2)])
+			v683 = (v681.Observed != 0)
 		}
-		var v850 bool
-		var e851 error
-		if e849 != nil {
-			e851 = e849
+		if e684 == nil && !v683 {
+			v678, e679 = false, nil
 		} else {
-			v850 = v848 > int64(1)
-		}
-		if e851 == nil && !v850 {
-			v838, e839 = false, nil
-		} else {
-			if e839 == nil {
-				e839 = e851
+			if e679 == nil {
+				e679 = e684
 			}
-			if e839 == nil {
-				v838 = true
+			var v685 *GadgetSpec
+			{
+				v685 = &self.Spec
+			}
+			var v686 bool
+			{
+				v686 = (len(v685.Items) != 0)
+			}
+			if !v686 {
+				v678, e679 = false, nil
+			} else {
+				var v687 *GadgetStatus
+				var e688 error
+				if !(self.Status != nil) {
+					e688 = immutable.NoSuchKey("status")
+				} else {
+					if self.Status == nil {
+						e688 = immutable.ErrNull
+					} else {
+						v687 = self.Status
+					}
+				}
+				var v689 int64
+				var e690 error
+				if e688 != nil {
+					e690 = e688
+				} else if !(v687.Observed != 0) {
+					e690 = immutable.NoSuchKey("observed")
+				} else {
+					v689 = int64(v687.Observed)
+				}
+				var v691 *GadgetSpec
+				{
+					v691 = &self.Spec
+				}
+				var v692 []int64
+				var e693 error
+				if !(len(v691.Items) != 0) {
+					e693 = immutable.NoSuchKey("items")
+				} else {
+					if v691.Items == nil {
+						e693 = immutable.ErrNull
+					} else {
+						v692 = v691.Items
+					}
+				}
+				var v694 bool
+				var e695 error
+				if e690 != nil {
+					e695 = e690
+				} else if e693 != nil {
+					e695 = e693
+				} else {
+					v694 = false
+					for i696 := range v692 {
+						var v697 int64
+						v697 = int64(v692[i696])
+						if v697 == v689 {
+							v694 = true
+							break
+						}
+					}
+				}
+				if e695 == nil && !v694 {
+					v678, e679 = false, nil
+				} else {
+					if e679 == nil {
+						e679 = e695
+					}
+					if e679 == nil {
+						v678 = true
+					}
+				}
 			}
 		}
 	}
-	return v838, e839
+	var v698 int64
+	var e699 error
+	if e679 != nil {
+		e699 = e679
+	} else if v678 {
+		v698, e699 = int64(2), nil
+	} else {
+		v698, e699 = int64(2), nil
+	}
+	var v700 *GadgetSpec
+	{
+		v700 = &oldSelf.Spec
+	}
+	var v701 string
+	var e702 error
+	if !(v700.Mode != "") {
+		e702 = immutable.NoSuchKey("mode")
+	} else {
+		v701 = string(v700.Mode)
+	}
+	var v703 int64
+	var e704 error
+	if e702 != nil {
+		e704 = e702
+	} else {
+		v703 = immutable.RuneCount(v701)
+	}
+	var v705 bool
+	var e706 error
+	if e699 != nil {
+		e706 = e699
+	} else if e704 != nil {
+		e706 = e704
+	} else {
+		v705 = v698 <= v703
+	}
+	if e706 == nil && !v705 {
+		v676, e677 = false, nil
+	} else {
+		e677 = e706
+		l707 := "a"
+		var v708 bool
+		{
+			v708 = (l707 == "ab")
+		}
+		if !v708 {
+			v676, e677 = false, nil
+		} else {
+			if e677 == nil {
+				v676 = true
+			}
+		}
+	}
+	return v676, e677
 }
 
 func whenOwnGuardedC32(w *immutable.Walk, in, old *Guarded) {
@@ -6680,107 +6035,230 @@ func whenOwnGuardedC32(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC33 is the condition of spec.guarded.c33: has(self.spec.topology) && has(self.spec.topology.flag) && self.spec.topology.flag
+// whenCondGadgetC33 is the condition of spec.guarded.c33: (has(oldSelf.spec.labels) && oldSelf.spec.labels[”] == 'c') ? (size(oldSelf.spec.name) in [1, 2, 1]) : (has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && 'b'.contains(self.spec.topology.inner.value))
 func whenCondGadgetC33(self, oldSelf *Gadget) (bool, error) {
-	var v856 bool
-	var e857 error
-	var v858 *GadgetSpec
-	var e859 error
-	if !(true) {
-		e859 = immutable.NoSuchKey("spec")
-	} else {
-		v858 = &self.Spec
+	var v713 bool
+	var e714 error
+	var v715 *GadgetSpec
+	{
+		v715 = &oldSelf.Spec
 	}
-	var v860 bool
-	var e861 error
-	if e859 != nil {
-		e861 = e859
-	} else {
-		v860 = (v858.Topology != nil)
+	var v716 bool
+	{
+		v716 = (len(v715.Labels) != 0)
 	}
-	if e861 == nil && !v860 {
-		v856, e857 = false, nil
+	if !v716 {
+		v713, e714 = false, nil
 	} else {
-		e857 = e861
-		var v862 *GadgetSpec
-		var e863 error
-		if !(true) {
-			e863 = immutable.NoSuchKey("spec")
-		} else {
-			v862 = &self.Spec
+		var v717 *GadgetSpec
+		{
+			v717 = &oldSelf.Spec
 		}
-		var v864 *Topology
-		var e865 error
-		if e863 != nil {
-			e865 = e863
-		} else if !(v862.Topology != nil) {
-			e865 = immutable.NoSuchKey("topology")
+		var v718 map[string]string
+		var e719 error
+		if !(len(v717.Labels) != 0) {
+			e719 = immutable.NoSuchKey("labels")
 		} else {
-			if v862.Topology == nil {
-				e865 = immutable.ErrNull
+			if v717.Labels == nil {
+				e719 = immutable.ErrNull
 			} else {
-				v864 = v862.Topology
+				v718 = v717.Labels
 			}
 		}
-		var v866 bool
-		var e867 error
-		if e865 != nil {
-			e867 = e865
+		var v720 string
+		var e721 error
+		if e719 != nil {
+			e721 = e719
 		} else {
-			v866 = (v864.Flag != nil)
+			if mv722, ok := v718[string("")]; !ok {
+				e721 = immutable.NoSuchKey("")
+			} else {
+				v720 = string(mv722)
+			}
 		}
-		if e867 == nil && !v866 {
-			v856, e857 = false, nil
+		var v723 bool
+		var e724 error
+		if e721 != nil {
+			e724 = e721
 		} else {
-			if e857 == nil {
-				e857 = e867
+			v723 = v720 == "c"
+		}
+		if e724 == nil && !v723 {
+			v713, e714 = false, nil
+		} else {
+			if e714 == nil {
+				e714 = e724
 			}
-			var v868 *GadgetSpec
-			var e869 error
-			if !(true) {
-				e869 = immutable.NoSuchKey("spec")
-			} else {
-				v868 = &self.Spec
+			if e714 == nil {
+				v713 = true
 			}
-			var v870 *Topology
-			var e871 error
-			if e869 != nil {
-				e871 = e869
-			} else if !(v868.Topology != nil) {
-				e871 = immutable.NoSuchKey("topology")
+		}
+	}
+	var v754 bool
+	var e755 error
+	if e714 != nil {
+		e755 = e714
+	} else if v713 {
+		var v725 *GadgetSpec
+		{
+			v725 = &oldSelf.Spec
+		}
+		var v726 string
+		{
+			v726 = string(v725.Name)
+		}
+		var v727 int64
+		{
+			v727 = immutable.RuneCount(v726)
+		}
+		var v728 bool
+		{
+			v728 = (v727 == int64(1)) || (v727 == int64(2))
+		}
+		v754, e755 = v728, nil
+	} else {
+		var v729 bool
+		var e730 error
+		var v731 *GadgetSpec
+		{
+			v731 = &self.Spec
+		}
+		var v732 bool
+		{
+			v732 = (v731.Topology != nil)
+		}
+		if !v732 {
+			v729, e730 = false, nil
+		} else {
+			var v733 *GadgetSpec
+			{
+				v733 = &self.Spec
+			}
+			var v734 *Topology
+			var e735 error
+			if !(v733.Topology != nil) {
+				e735 = immutable.NoSuchKey("topology")
 			} else {
-				if v868.Topology == nil {
-					e871 = immutable.ErrNull
+				if v733.Topology == nil {
+					e735 = immutable.ErrNull
 				} else {
-					v870 = v868.Topology
+					v734 = v733.Topology
 				}
 			}
-			var v872 bool
-			var e873 error
-			if e871 != nil {
-				e873 = e871
-			} else if !(v870.Flag != nil) {
-				e873 = immutable.NoSuchKey("flag")
+			var v736 bool
+			var e737 error
+			if e735 != nil {
+				e737 = e735
 			} else {
-				if v870.Flag == nil {
-					e873 = immutable.ErrNull
+				v736 = (v734.Inner != nil)
+			}
+			if e737 == nil && !v736 {
+				v729, e730 = false, nil
+			} else {
+				if e730 == nil {
+					e730 = e737
+				}
+				var v738 *GadgetSpec
+				{
+					v738 = &self.Spec
+				}
+				var v739 *Topology
+				var e740 error
+				if !(v738.Topology != nil) {
+					e740 = immutable.NoSuchKey("topology")
 				} else {
-					v872 = bool((*v870.Flag))
+					if v738.Topology == nil {
+						e740 = immutable.ErrNull
+					} else {
+						v739 = v738.Topology
+					}
 				}
-			}
-			if e873 == nil && !v872 {
-				v856, e857 = false, nil
-			} else {
-				if e857 == nil {
-					e857 = e873
+				var v741 *Inner
+				var e742 error
+				if e740 != nil {
+					e742 = e740
+				} else if !(v739.Inner != nil) {
+					e742 = immutable.NoSuchKey("inner")
+				} else {
+					if v739.Inner == nil {
+						e742 = immutable.ErrNull
+					} else {
+						v741 = v739.Inner
+					}
 				}
-				if e857 == nil {
-					v856 = true
+				var v743 bool
+				var e744 error
+				if e742 != nil {
+					e744 = e742
+				} else {
+					v743 = (v741.Value != "")
+				}
+				if e744 == nil && !v743 {
+					v729, e730 = false, nil
+				} else {
+					if e730 == nil {
+						e730 = e744
+					}
+					var v745 *GadgetSpec
+					{
+						v745 = &self.Spec
+					}
+					var v746 *Topology
+					var e747 error
+					if !(v745.Topology != nil) {
+						e747 = immutable.NoSuchKey("topology")
+					} else {
+						if v745.Topology == nil {
+							e747 = immutable.ErrNull
+						} else {
+							v746 = v745.Topology
+						}
+					}
+					var v748 *Inner
+					var e749 error
+					if e747 != nil {
+						e749 = e747
+					} else if !(v746.Inner != nil) {
+						e749 = immutable.NoSuchKey("inner")
+					} else {
+						if v746.Inner == nil {
+							e749 = immutable.ErrNull
+						} else {
+							v748 = v746.Inner
+						}
+					}
+					var v750 string
+					var e751 error
+					if e749 != nil {
+						e751 = e749
+					} else if !(v748.Value != "") {
+						e751 = immutable.NoSuchKey("value")
+					} else {
+						v750 = string(v748.Value)
+					}
+					var v752 bool
+					var e753 error
+					if e751 != nil {
+						e753 = e751
+					} else {
+						v752 = strings.Contains("b", v750)
+					}
+					if e753 == nil && !v752 {
+						v729, e730 = false, nil
+					} else {
+						if e730 == nil {
+							e730 = e753
+						}
+						if e730 == nil {
+							v729 = true
+						}
+					}
 				}
 			}
 		}
+		v754, e755 = v729, e730
 	}
-	return v856, e857
+	return v754, e755
 }
 
 func whenOwnGuardedC33(w *immutable.Walk, in, old *Guarded) {
@@ -6794,8 +6272,8 @@ func whenOwnGuardedC33(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C33 != nil && !immutable.SameKeys(in.C33, old.C33) {
 			if w.Violation() {
-				for _, c878 := range immutable.MapKeyChanges(in.C33, old.C33) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c33", immutable.QuoteKey(string(c878.Key)), c878.Added))
+				for _, c760 := range immutable.MapKeyChanges(in.C33, old.C33) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c33", immutable.QuoteKey(string(c760.Key)), c760.Added))
 				}
 			}
 			if w.Done() {
@@ -6812,63 +6290,9 @@ func whenOwnGuardedC33(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC34 is the condition of spec.guarded.c34: has(oldSelf.spec.queue) && ” < oldSelf.spec.queue
+// whenCondGadgetC34 is the condition of spec.guarded.c34: false
 func whenCondGadgetC34(self, oldSelf *Gadget) (bool, error) {
-	var v879 bool
-	var e880 error
-	var v881 *GadgetSpec
-	var e882 error
-	if !(true) {
-		e882 = immutable.NoSuchKey("spec")
-	} else {
-		v881 = &oldSelf.Spec
-	}
-	var v883 bool
-	var e884 error
-	if e882 != nil {
-		e884 = e882
-	} else {
-		v883 = (v881.Queue != "")
-	}
-	if e884 == nil && !v883 {
-		v879, e880 = false, nil
-	} else {
-		e880 = e884
-		var v885 *GadgetSpec
-		var e886 error
-		if !(true) {
-			e886 = immutable.NoSuchKey("spec")
-		} else {
-			v885 = &oldSelf.Spec
-		}
-		var v887 string
-		var e888 error
-		if e886 != nil {
-			e888 = e886
-		} else if !(v885.Queue != "") {
-			e888 = immutable.NoSuchKey("queue")
-		} else {
-			v887 = string(v885.Queue)
-		}
-		var v889 bool
-		var e890 error
-		if e888 != nil {
-			e890 = e888
-		} else {
-			v889 = "" < v887
-		}
-		if e890 == nil && !v889 {
-			v879, e880 = false, nil
-		} else {
-			if e880 == nil {
-				e880 = e890
-			}
-			if e880 == nil {
-				v879 = true
-			}
-		}
-	}
-	return v879, e880
+	return false, nil
 }
 
 func whenOwnGuardedC34(w *immutable.Walk, in, old *Guarded) {
@@ -6891,14 +6315,48 @@ func whenOwnGuardedC34(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC35 is the condition of spec.guarded.c35: 'a' in ['ab', 'ab']
+// whenCondGadgetC35 is the condition of spec.guarded.c35: has(oldSelf.spec.suspend) && oldSelf.spec.suspend
 func whenCondGadgetC35(self, oldSelf *Gadget) (bool, error) {
-	l895 := "a"
-	var v896 bool
+	var v765 bool
+	var e766 error
+	var v767 *GadgetSpec
 	{
-		v896 = (l895 == "ab")
+		v767 = &oldSelf.Spec
 	}
-	return v896, nil
+	var v768 bool
+	{
+		v768 = (v767.Suspend != nil)
+	}
+	if !v768 {
+		v765, e766 = false, nil
+	} else {
+		var v769 *GadgetSpec
+		{
+			v769 = &oldSelf.Spec
+		}
+		var v770 bool
+		var e771 error
+		if !(v769.Suspend != nil) {
+			e771 = immutable.NoSuchKey("suspend")
+		} else {
+			if v769.Suspend == nil {
+				e771 = immutable.ErrNull
+			} else {
+				v770 = bool((*v769.Suspend))
+			}
+		}
+		if e771 == nil && !v770 {
+			v765, e766 = false, nil
+		} else {
+			if e766 == nil {
+				e766 = e771
+			}
+			if e766 == nil {
+				v765 = true
+			}
+		}
+	}
+	return v765, e766
 }
 
 func whenOwnGuardedC35(w *immutable.Walk, in, old *Guarded) {
@@ -6921,293 +6379,115 @@ func whenOwnGuardedC35(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC36 is the condition of spec.guarded.c36: (has(oldSelf.spec.items) && oldSelf.spec.items[2] == 2) && ((has(oldSelf.spec.replicas)) && (has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.value) && self.spec.mode.endsWith(oldSelf.spec.topology.inner.value)))
+// whenCondGadgetC36 is the condition of spec.guarded.c36: ((has(self.spec.items) && self.spec.items[2] > 0) || (size(self.spec.name) in [1, 2, -1])) ? (self.spec.name.contains('a')) : (true)
 func whenCondGadgetC36(self, oldSelf *Gadget) (bool, error) {
-	var v901 bool
-	var e902 error
-	var v903 *GadgetSpec
-	var e904 error
-	if !(true) {
-		e904 = immutable.NoSuchKey("spec")
-	} else {
-		v903 = &oldSelf.Spec
+	var v776 bool
+	var e777 error
+	var v778 bool
+	var e779 error
+	var v780 *GadgetSpec
+	{
+		v780 = &self.Spec
 	}
-	var v905 bool
-	var e906 error
-	if e904 != nil {
-		e906 = e904
-	} else {
-		v905 = (len(v903.Items) != 0)
+	var v781 bool
+	{
+		v781 = (len(v780.Items) != 0)
 	}
-	if e906 == nil && !v905 {
-		v901, e902 = false, nil
+	if !v781 {
+		v778, e779 = false, nil
 	} else {
-		e902 = e906
-		var v907 *GadgetSpec
-		var e908 error
-		if !(true) {
-			e908 = immutable.NoSuchKey("spec")
-		} else {
-			v907 = &oldSelf.Spec
+		var v782 *GadgetSpec
+		{
+			v782 = &self.Spec
 		}
-		var v909 []int64
-		var e910 error
-		if e908 != nil {
-			e910 = e908
-		} else if !(len(v907.Items) != 0) {
-			e910 = immutable.NoSuchKey("items")
+		var v783 []int64
+		var e784 error
+		if !(len(v782.Items) != 0) {
+			e784 = immutable.NoSuchKey("items")
 		} else {
-			if v907.Items == nil {
-				e910 = immutable.ErrNull
+			if v782.Items == nil {
+				e784 = immutable.ErrNull
 			} else {
-				v909 = v907.Items
+				v783 = v782.Items
 			}
 		}
-		var v911 int64
-		var e912 error
-		if e910 != nil {
-			e912 = e910
-		} else if int64(2) < 0 || int64(2) >= int64(len(v909)) {
-			e912 = immutable.IndexOutOfBounds(int64(2))
+		var v785 int64
+		var e786 error
+		if e784 != nil {
+			e786 = e784
+		} else if int64(2) < 0 || int64(2) >= int64(len(v783)) {
+			e786 = immutable.IndexOutOfBounds(int64(2))
 		} else {
-			v911 = int64(v909[int64(2)])
+			v785 = int64(v783[int64(2)])
 		}
-		var v913 bool
-		var e914 error
-		if e912 != nil {
-			e914 = e912
+		var v787 bool
+		var e788 error
+		if e786 != nil {
+			e788 = e786
 		} else {
-			v913 = v911 == int64(2)
+			v787 = v785 > int64(0)
 		}
-		if e914 == nil && !v913 {
-			v901, e902 = false, nil
+		if e788 == nil && !v787 {
+			v778, e779 = false, nil
 		} else {
-			if e902 == nil {
-				e902 = e914
+			if e779 == nil {
+				e779 = e788
 			}
-			var v915 bool
-			var e916 error
-			var v917 *GadgetSpec
-			var e918 error
-			if !(true) {
-				e918 = immutable.NoSuchKey("spec")
-			} else {
-				v917 = &oldSelf.Spec
-			}
-			var v919 bool
-			var e920 error
-			if e918 != nil {
-				e920 = e918
-			} else {
-				v919 = (v917.Replicas != nil)
-			}
-			if e920 == nil && !v919 {
-				v915, e916 = false, nil
-			} else {
-				e916 = e920
-				var v921 bool
-				var e922 error
-				var v923 *GadgetSpec
-				var e924 error
-				if !(true) {
-					e924 = immutable.NoSuchKey("spec")
-				} else {
-					v923 = &oldSelf.Spec
-				}
-				var v925 bool
-				var e926 error
-				if e924 != nil {
-					e926 = e924
-				} else {
-					v925 = (v923.Topology != nil)
-				}
-				if e926 == nil && !v925 {
-					v921, e922 = false, nil
-				} else {
-					e922 = e926
-					var v927 *GadgetSpec
-					var e928 error
-					if !(true) {
-						e928 = immutable.NoSuchKey("spec")
-					} else {
-						v927 = &oldSelf.Spec
-					}
-					var v929 *Topology
-					var e930 error
-					if e928 != nil {
-						e930 = e928
-					} else if !(v927.Topology != nil) {
-						e930 = immutable.NoSuchKey("topology")
-					} else {
-						if v927.Topology == nil {
-							e930 = immutable.ErrNull
-						} else {
-							v929 = v927.Topology
-						}
-					}
-					var v931 bool
-					var e932 error
-					if e930 != nil {
-						e932 = e930
-					} else {
-						v931 = (v929.Inner != nil)
-					}
-					if e932 == nil && !v931 {
-						v921, e922 = false, nil
-					} else {
-						if e922 == nil {
-							e922 = e932
-						}
-						var v933 *GadgetSpec
-						var e934 error
-						if !(true) {
-							e934 = immutable.NoSuchKey("spec")
-						} else {
-							v933 = &oldSelf.Spec
-						}
-						var v935 *Topology
-						var e936 error
-						if e934 != nil {
-							e936 = e934
-						} else if !(v933.Topology != nil) {
-							e936 = immutable.NoSuchKey("topology")
-						} else {
-							if v933.Topology == nil {
-								e936 = immutable.ErrNull
-							} else {
-								v935 = v933.Topology
-							}
-						}
-						var v937 *Inner
-						var e938 error
-						if e936 != nil {
-							e938 = e936
-						} else if !(v935.Inner != nil) {
-							e938 = immutable.NoSuchKey("inner")
-						} else {
-							if v935.Inner == nil {
-								e938 = immutable.ErrNull
-							} else {
-								v937 = v935.Inner
-							}
-						}
-						var v939 bool
-						var e940 error
-						if e938 != nil {
-							e940 = e938
-						} else {
-							v939 = (v937.Value != "")
-						}
-						if e940 == nil && !v939 {
-							v921, e922 = false, nil
-						} else {
-							if e922 == nil {
-								e922 = e940
-							}
-							var v941 *GadgetSpec
-							var e942 error
-							if !(true) {
-								e942 = immutable.NoSuchKey("spec")
-							} else {
-								v941 = &self.Spec
-							}
-							var v943 string
-							var e944 error
-							if e942 != nil {
-								e944 = e942
-							} else if !(v941.Mode != "") {
-								e944 = immutable.NoSuchKey("mode")
-							} else {
-								v943 = string(v941.Mode)
-							}
-							var v945 *GadgetSpec
-							var e946 error
-							if !(true) {
-								e946 = immutable.NoSuchKey("spec")
-							} else {
-								v945 = &oldSelf.Spec
-							}
-							var v947 *Topology
-							var e948 error
-							if e946 != nil {
-								e948 = e946
-							} else if !(v945.Topology != nil) {
-								e948 = immutable.NoSuchKey("topology")
-							} else {
-								if v945.Topology == nil {
-									e948 = immutable.ErrNull
-								} else {
-									v947 = v945.Topology
-								}
-							}
-							var v949 *Inner
-							var e950 error
-							if e948 != nil {
-								e950 = e948
-							} else if !(v947.Inner != nil) {
-								e950 = immutable.NoSuchKey("inner")
-							} else {
-								if v947.Inner == nil {
-									e950 = immutable.ErrNull
-								} else {
-									v949 = v947.Inner
-								}
-							}
-							var v951 string
-							var e952 error
-							if e950 != nil {
-								e952 = e950
-							} else if !(v949.Value != "") {
-								e952 = immutable.NoSuchKey("value")
-							} else {
-								v951 = string(v949.Value)
-							}
-							var v953 bool
-							var e954 error
-							if e944 != nil {
-								e954 = e944
-							} else if e952 != nil {
-								e954 = e952
-							} else {
-								v953 = strings.HasSuffix(v943, v951)
-							}
-							if e954 == nil && !v953 {
-								v921, e922 = false, nil
-							} else {
-								if e922 == nil {
-									e922 = e954
-								}
-								if e922 == nil {
-									v921 = true
-								}
-							}
-						}
-					}
-				}
-				if e922 == nil && !v921 {
-					v915, e916 = false, nil
-				} else {
-					if e916 == nil {
-						e916 = e922
-					}
-					if e916 == nil {
-						v915 = true
-					}
-				}
-			}
-			if e916 == nil && !v915 {
-				v901, e902 = false, nil
-			} else {
-				if e902 == nil {
-					e902 = e916
-				}
-				if e902 == nil {
-					v901 = true
-				}
+			if e779 == nil {
+				v778 = true
 			}
 		}
 	}
-	return v901, e902
+	if e779 == nil && v778 {
+		v776, e777 = true, nil
+	} else {
+		e777 = e779
+		var v789 *GadgetSpec
+		{
+			v789 = &self.Spec
+		}
+		var v790 string
+		{
+			v790 = string(v789.Name)
+		}
+		var v791 int64
+		{
+			v791 = immutable.RuneCount(v790)
+		}
+		var v792 bool
+		{
+			v792 = (v791 == int64(1)) || (v791 == int64(2)) || (v791 == int64(-1))
+		}
+		if v792 {
+			v776, e777 = true, nil
+		} else {
+			if e777 == nil {
+				v776 = false
+			}
+		}
+	}
+	var v796 bool
+	var e797 error
+	if e777 != nil {
+		e797 = e777
+	} else if v776 {
+		var v793 *GadgetSpec
+		{
+			v793 = &self.Spec
+		}
+		var v794 string
+		{
+			v794 = string(v793.Name)
+		}
+		var v795 bool
+		{
+			v795 = strings.Contains(v794, "a")
+		}
+		v796, e797 = v795, nil
+	} else {
+		v796, e797 = true, nil
+	}
+	return v796, e797
 }
 
 func whenOwnGuardedC36(w *immutable.Walk, in, old *Guarded) {
@@ -7230,78 +6510,17 @@ func whenOwnGuardedC36(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC37 is the condition of spec.guarded.c37: has(oldSelf.spec.counts) && oldSelf.spec.counts[”] > 0
+// whenCondGadgetC37 is the condition of spec.guarded.c37: has(oldSelf.spec.note)
 func whenCondGadgetC37(self, oldSelf *Gadget) (bool, error) {
-	var v959 bool
-	var e960 error
-	var v961 *GadgetSpec
-	var e962 error
-	if !(true) {
-		e962 = immutable.NoSuchKey("spec")
-	} else {
-		v961 = &oldSelf.Spec
+	var v802 *GadgetSpec
+	{
+		v802 = &oldSelf.Spec
 	}
-	var v963 bool
-	var e964 error
-	if e962 != nil {
-		e964 = e962
-	} else {
-		v963 = (len(v961.Counts) != 0)
+	var v803 bool
+	{
+		v803 = (v802.Note != "")
 	}
-	if e964 == nil && !v963 {
-		v959, e960 = false, nil
-	} else {
-		e960 = e964
-		var v965 *GadgetSpec
-		var e966 error
-		if !(true) {
-			e966 = immutable.NoSuchKey("spec")
-		} else {
-			v965 = &oldSelf.Spec
-		}
-		var v967 map[string]int32
-		var e968 error
-		if e966 != nil {
-			e968 = e966
-		} else if !(len(v965.Counts) != 0) {
-			e968 = immutable.NoSuchKey("counts")
-		} else {
-			if v965.Counts == nil {
-				e968 = immutable.ErrNull
-			} else {
-				v967 = v965.Counts
-			}
-		}
-		var v969 int64
-		var e970 error
-		if e968 != nil {
-			e970 = e968
-		} else {
-			if mv971, ok := v967[string("")]; !ok {
-				e970 = immutable.NoSuchKey("")
-			} else {
-				v969 = int64(mv971)
-			}
-		}
-		var v972 bool
-		var e973 error
-		if e970 != nil {
-			e973 = e970
-		} else {
-			v972 = v969 > int64(0)
-		}
-		if e973 == nil && !v972 {
-			v959, e960 = false, nil
-		} else {
-			if e960 == nil {
-				e960 = e973
-			}
-			if e960 == nil {
-				v959 = true
-			}
-		}
-	}
-	return v959, e960
+	return v803, nil
 }
 
 func whenOwnGuardedC37(w *immutable.Walk, in, old *Guarded) {
@@ -7324,155 +6543,47 @@ func whenOwnGuardedC37(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC38 is the condition of spec.guarded.c38: ((has(self.spec.items) && self.spec.items[2] > 0) || (size(self.spec.name) in [1, 2, -1])) ? (self.spec.name.contains('a')) : (true)
+// whenCondGadgetC38 is the condition of spec.guarded.c38: has(self.status) && has(self.status.phase)
 func whenCondGadgetC38(self, oldSelf *Gadget) (bool, error) {
-	var v978 bool
-	var e979 error
-	var v980 bool
-	var e981 error
-	var v982 *GadgetSpec
-	var e983 error
-	if !(true) {
-		e983 = immutable.NoSuchKey("spec")
-	} else {
-		v982 = &self.Spec
+	var v808 bool
+	var e809 error
+	var v810 bool
+	{
+		v810 = (self.Status != nil)
 	}
-	var v984 bool
-	var e985 error
-	if e983 != nil {
-		e985 = e983
+	if !v810 {
+		v808, e809 = false, nil
 	} else {
-		v984 = (len(v982.Items) != 0)
-	}
-	if e985 == nil && !v984 {
-		v980, e981 = false, nil
-	} else {
-		e981 = e985
-		var v986 *GadgetSpec
-		var e987 error
-		if !(true) {
-			e987 = immutable.NoSuchKey("spec")
+		var v811 *GadgetStatus
+		var e812 error
+		if !(self.Status != nil) {
+			e812 = immutable.NoSuchKey("status")
 		} else {
-			v986 = &self.Spec
-		}
-		var v988 []int64
-		var e989 error
-		if e987 != nil {
-			e989 = e987
-		} else if !(len(v986.Items) != 0) {
-			e989 = immutable.NoSuchKey("items")
-		} else {
-			if v986.Items == nil {
-				e989 = immutable.ErrNull
+			if self.Status == nil {
+				e812 = immutable.ErrNull
 			} else {
-				v988 = v986.Items
+				v811 = self.Status
 			}
 		}
-		var v990 int64
-		var e991 error
-		if e989 != nil {
-			e991 = e989
-		} else if int64(2) < 0 || int64(2) >= int64(len(v988)) {
-			e991 = immutable.IndexOutOfBounds(int64(2))
+		var v813 bool
+		var e814 error
+		if e812 != nil {
+			e814 = e812
 		} else {
-			v990 = int64(v988[int64(2)])
+			v813 = (v811.Phase != "")
 		}
-		var v992 bool
-		var e993 error
-		if e991 != nil {
-			e993 = e991
+		if e814 == nil && !v813 {
+			v808, e809 = false, nil
 		} else {
-			v992 = v990 > int64(0)
-		}
-		if e993 == nil && !v992 {
-			v980, e981 = false, nil
-		} else {
-			if e981 == nil {
-				e981 = e993
+			if e809 == nil {
+				e809 = e814
 			}
-			if e981 == nil {
-				v980 = true
+			if e809 == nil {
+				v808 = true
 			}
 		}
 	}
-	if e981 == nil && v980 {
-		v978, e979 = true, nil
-	} else {
-		e979 = e981
-		var v994 *GadgetSpec
-		var e995 error
-		if !(true) {
-			e995 = immutable.NoSuchKey("spec")
-		} else {
-			v994 = &self.Spec
-		}
-		var v996 string
-		var e997 error
-		if e995 != nil {
-			e997 = e995
-		} else if !(true) {
-			e997 = immutable.NoSuchKey("name")
-		} else {
-			v996 = string(v994.Name)
-		}
-		var v998 int64
-		var e999 error
-		if e997 != nil {
-			e999 = e997
-		} else {
-			v998 = immutable.RuneCount(v996)
-		}
-		var v1000 bool
-		var e1001 error
-		if e999 != nil {
-			e1001 = e999
-		} else {
-			v1000 = (v998 == int64(1)) || (v998 == int64(2)) || (v998 == int64(-1))
-		}
-		if e1001 == nil && v1000 {
-			v978, e979 = true, nil
-		} else {
-			if e979 == nil {
-				e979 = e1001
-			}
-			if e979 == nil {
-				v978 = false
-			}
-		}
-	}
-	var v1008 bool
-	var e1009 error
-	if e979 != nil {
-		e1009 = e979
-	} else if v978 {
-		var v1002 *GadgetSpec
-		var e1003 error
-		if !(true) {
-			e1003 = immutable.NoSuchKey("spec")
-		} else {
-			v1002 = &self.Spec
-		}
-		var v1004 string
-		var e1005 error
-		if e1003 != nil {
-			e1005 = e1003
-		} else if !(true) {
-			e1005 = immutable.NoSuchKey("name")
-		} else {
-			v1004 = string(v1002.Name)
-		}
-		var v1006 bool
-		var e1007 error
-		if e1005 != nil {
-			e1007 = e1005
-		} else {
-			v1006 = strings.Contains(v1004, "a")
-		}
-		v1008, e1009 = v1006, e1007
-	} else {
-		v1008, e1009 = true, nil
-	}
-	return v1008, e1009
+	return v808, e809
 }
 
 func whenOwnGuardedC38(w *immutable.Walk, in, old *Guarded) {
@@ -7486,8 +6597,8 @@ func whenOwnGuardedC38(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C38 != nil && !immutable.SameKeys(in.C38, old.C38) {
 			if w.Violation() {
-				for _, c1014 := range immutable.MapKeyChanges(in.C38, old.C38) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c38", immutable.QuoteKey(string(c1014.Key)), c1014.Added))
+				for _, c819 := range immutable.MapKeyChanges(in.C38, old.C38) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c38", immutable.QuoteKey(string(c819.Key)), c819.Added))
 				}
 			}
 			if w.Done() {
@@ -7504,23 +6615,37 @@ func whenOwnGuardedC38(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC39 is the condition of spec.guarded.c39: has(oldSelf.spec.note)
+// whenCondGadgetC39 is the condition of spec.guarded.c39: size(self.spec.name) != size(self.spec.name)
 func whenCondGadgetC39(self, oldSelf *Gadget) (bool, error) {
-	var v1015 *GadgetSpec
-	var e1016 error
-	if !(true) {
-		e1016 = immutable.NoSuchKey("spec")
-	} else {
-		v1015 = &oldSelf.Spec
+	var v820 *GadgetSpec
+	{
+		v820 = &self.Spec
 	}
-	var v1017 bool
-	var e1018 error
-	if e1016 != nil {
-		e1018 = e1016
-	} else {
-		v1017 = (v1015.Note != "")
+	var v821 string
+	{
+		v821 = string(v820.Name)
 	}
-	return v1017, e1018
+	var v822 int64
+	{
+		v822 = immutable.RuneCount(v821)
+	}
+	var v823 *GadgetSpec
+	{
+		v823 = &self.Spec
+	}
+	var v824 string
+	{
+		v824 = string(v823.Name)
+	}
+	var v825 int64
+	{
+		v825 = immutable.RuneCount(v824)
+	}
+	var v826 bool
+	{
+		v826 = !(v822 == v825)
+	}
+	return v826, nil
 }
 
 func whenOwnGuardedC39(w *immutable.Walk, in, old *Guarded) {
@@ -7543,80 +6668,148 @@ func whenOwnGuardedC39(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC4 is the condition of spec.guarded.c4: !(((self.metadata.name in ['b', ”]) ? 2 : -1) == oldSelf.spec.mode.size())
+// whenCondGadgetC4 is the condition of spec.guarded.c4: has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.value) && 'c'.startsWith(oldSelf.spec.topology.inner.value)
 func whenCondGadgetC4(self, oldSelf *Gadget) (bool, error) {
-	var v1023 *metav1.ObjectMeta
-	var e1024 error
-	if !(true) {
-		e1024 = immutable.NoSuchKey("metadata")
-	} else {
-		v1023 = &self.ObjectMeta
+	var v831 bool
+	var e832 error
+	var v833 *GadgetSpec
+	{
+		v833 = &oldSelf.Spec
 	}
-	var v1025 string
-	var e1026 error
-	if e1024 != nil {
-		e1026 = e1024
-	} else if !(v1023.Name != "") {
-		e1026 = immutable.NoSuchKey("name")
-	} else {
-		v1025 = string(v1023.Name)
+	var v834 bool
+	{
+		v834 = (v833.Topology != nil)
 	}
-	var v1027 bool
-	var e1028 error
-	if e1026 != nil {
-		e1028 = e1026
+	if !v834 {
+		v831, e832 = false, nil
 	} else {
-		v1027 = (v1025 == "b") || (v1025 == "")
+		var v835 *GadgetSpec
+		{
+			v835 = &oldSelf.Spec
+		}
+		var v836 *Topology
+		var e837 error
+		if !(v835.Topology != nil) {
+			e837 = immutable.NoSuchKey("topology")
+		} else {
+			if v835.Topology == nil {
+				e837 = immutable.ErrNull
+			} else {
+				v836 = v835.Topology
+			}
+		}
+		var v838 bool
+		var e839 error
+		if e837 != nil {
+			e839 = e837
+		} else {
+			v838 = (v836.Inner != nil)
+		}
+		if e839 == nil && !v838 {
+			v831, e832 = false, nil
+		} else {
+			if e832 == nil {
+				e832 = e839
+			}
+			var v840 *GadgetSpec
+			{
+				v840 = &oldSelf.Spec
+			}
+			var v841 *Topology
+			var e842 error
+			if !(v840.Topology != nil) {
+				e842 = immutable.NoSuchKey("topology")
+			} else {
+				if v840.Topology == nil {
+					e842 = immutable.ErrNull
+				} else {
+					v841 = v840.Topology
+				}
+			}
+			var v843 *Inner
+			var e844 error
+			if e842 != nil {
+				e844 = e842
+			} else if !(v841.Inner != nil) {
+				e844 = immutable.NoSuchKey("inner")
+			} else {
+				if v841.Inner == nil {
+					e844 = immutable.ErrNull
+				} else {
+					v843 = v841.Inner
+				}
+			}
+			var v845 bool
+			var e846 error
+			if e844 != nil {
+				e846 = e844
+			} else {
+				v845 = (v843.Value != "")
+			}
+			if e846 == nil && !v845 {
+				v831, e832 = false, nil
+			} else {
+				if e832 == nil {
+					e832 = e846
+				}
+				var v847 *GadgetSpec
+				{
+					v847 = &oldSelf.Spec
+				}
+				var v848 *Topology
+				var e849 error
+				if !(v847.Topology != nil) {
+					e849 = immutable.NoSuchKey("topology")
+				} else {
+					if v847.Topology == nil {
+						e849 = immutable.ErrNull
+					} else {
+						v848 = v847.Topology
+					}
+				}
+				var v850 *Inner
+				var e851 error
+				if e849 != nil {
+					e851 = e849
+				} else if !(v848.Inner != nil) {
+					e851 = immutable.NoSuchKey("inner")
+				} else {
+					if v848.Inner == nil {
+						e851 = immutable.ErrNull
+					} else {
+						v850 = v848.Inner
+					}
+				}
+				var v852 string
+				var e853 error
+				if e851 != nil {
+					e853 = e851
+				} else if !(v850.Value != "") {
+					e853 = immutable.NoSuchKey("value")
+				} else {
+					v852 = string(v850.Value)
+				}
+				var v854 bool
+				var e855 error
+				if e853 != nil {
+					e855 = e853
+				} else {
+					v854 = strings.HasPrefix("c", v852)
+				}
+				if e855 == nil && !v854 {
+					v831, e832 = false, nil
+				} else {
+					if e832 == nil {
+						e832 = e855
+					}
+					if e832 == nil {
+						v831 = true
+					}
+				}
+			}
+		}
 	}
-	var v1029 int64
-	var e1030 error
-	if e1028 != nil {
-		e1030 = e1028
-	} else if v1027 {
-		v1029, e1030 = int64(2), nil
-	} else {
-		v1029, e1030 = int64(-1), nil
-	}
-	var v1031 *GadgetSpec
-	var e1032 error
-	if !(true) {
-		e1032 = immutable.NoSuchKey("spec")
-	} else {
-		v1031 = &oldSelf.Spec
-	}
-	var v1033 string
-	var e1034 error
-	if e1032 != nil {
-		e1034 = e1032
-	} else if !(v1031.Mode != "") {
-		e1034 = immutable.NoSuchKey("mode")
-	} else {
-		v1033 = string(v1031.Mode)
-	}
-	var v1035 int64
-	var e1036 error
-	if e1034 != nil {
-		e1036 = e1034
-	} else {
-		v1035 = immutable.RuneCount(v1033)
-	}
-	var v1037 bool
-	var e1038 error
-	if e1030 != nil {
-		e1038 = e1030
-	} else if e1036 != nil {
-		e1038 = e1036
-	} else {
-		v1037 = v1029 == v1035
-	}
-	var v1039 bool
-	var e1040 error
-	if e1038 != nil {
-		e1040 = e1038
-	} else {
-		v1039 = !v1037
-	}
-	return v1039, e1040
+	return v831, e832
 }
 
 func whenOwnGuardedC4(w *immutable.Walk, in, old *Guarded) {
@@ -7639,47 +6832,84 @@ func whenOwnGuardedC4(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC40 is the condition of spec.guarded.c40: has(self.status) && has(self.status.phase)
+// whenCondGadgetC40 is the condition of spec.guarded.c40: has(self.spec.tags) && has(oldSelf.spec.tags) && self.spec.tags != oldSelf.spec.tags
 func whenCondGadgetC40(self, oldSelf *Gadget) (bool, error) {
-	var v1045 bool
-	var e1046 error
-	var v1047 bool
+	var v860 bool
+	var e861 error
+	var v862 *GadgetSpec
 	{
-		v1047 = (self.Status != nil)
+		v862 = &self.Spec
 	}
-	if !v1047 {
-		v1045, e1046 = false, nil
+	var v863 bool
+	{
+		v863 = (len(v862.Tags) != 0)
+	}
+	if !v863 {
+		v860, e861 = false, nil
 	} else {
-		var v1048 *GadgetStatus
-		var e1049 error
-		if !(self.Status != nil) {
-			e1049 = immutable.NoSuchKey("status")
+		var v864 *GadgetSpec
+		{
+			v864 = &oldSelf.Spec
+		}
+		var v865 bool
+		{
+			v865 = (len(v864.Tags) != 0)
+		}
+		if !v865 {
+			v860, e861 = false, nil
 		} else {
-			if self.Status == nil {
-				e1049 = immutable.ErrNull
+			var v866 *GadgetSpec
+			{
+				v866 = &self.Spec
+			}
+			var v867 []string
+			var e868 error
+			if !(len(v866.Tags) != 0) {
+				e868 = immutable.NoSuchKey("tags")
 			} else {
-				v1048 = self.Status
+				if v866.Tags == nil {
+					e868 = immutable.ErrNull
+				} else {
+					v867 = v866.Tags
+				}
 			}
-		}
-		var v1050 bool
-		var e1051 error
-		if e1049 != nil {
-			e1051 = e1049
-		} else {
-			v1050 = (v1048.Phase != "")
-		}
-		if e1051 == nil && !v1050 {
-			v1045, e1046 = false, nil
-		} else {
-			if e1046 == nil {
-				e1046 = e1051
+			var v869 *GadgetSpec
+			{
+				v869 = &oldSelf.Spec
 			}
-			if e1046 == nil {
-				v1045 = true
+			var v870 []string
+			var e871 error
+			if !(len(v869.Tags) != 0) {
+				e871 = immutable.NoSuchKey("tags")
+			} else {
+				if v869.Tags == nil {
+					e871 = immutable.ErrNull
+				} else {
+					v870 = v869.Tags
+				}
+			}
+			var v872 bool
+			var e873 error
+			if e868 != nil {
+				e873 = e868
+			} else if e871 != nil {
+				e873 = e871
+			} else {
+				v872 = !immutable.SameSet(v867, v870)
+			}
+			if e873 == nil && !v872 {
+				v860, e861 = false, nil
+			} else {
+				if e861 == nil {
+					e861 = e873
+				}
+				if e861 == nil {
+					v860 = true
+				}
 			}
 		}
 	}
-	return v1045, e1046
+	return v860, e861
 }
 
 func whenOwnGuardedC40(w *immutable.Walk, in, old *Guarded) {
@@ -7702,64 +6932,48 @@ func whenOwnGuardedC40(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC41 is the condition of spec.guarded.c41: size(self.spec.name) != size(self.spec.name)
+// whenCondGadgetC41 is the condition of spec.guarded.c41: has(oldSelf.spec.suspend) && oldSelf.spec.suspend
 func whenCondGadgetC41(self, oldSelf *Gadget) (bool, error) {
-	var v1056 *GadgetSpec
-	var e1057 error
-	if !(true) {
-		e1057 = immutable.NoSuchKey("spec")
-	} else {
-		v1056 = &self.Spec
+	var v878 bool
+	var e879 error
+	var v880 *GadgetSpec
+	{
+		v880 = &oldSelf.Spec
 	}
-	var v1058 string
-	var e1059 error
-	if e1057 != nil {
-		e1059 = e1057
-	} else if !(true) {
-		e1059 = immutable.NoSuchKey("name")
-	} else {
-		v1058 = string(v1056.Name)
+	var v881 bool
+	{
+		v881 = (v880.Suspend != nil)
 	}
-	var v1060 int64
-	var e1061 error
-	if e1059 != nil {
-		e1061 = e1059
+	if !v881 {
+		v878, e879 = false, nil
 	} else {
-		v1060 = immutable.RuneCount(v1058)
+		var v882 *GadgetSpec
+		{
+			v882 = &oldSelf.Spec
+		}
+		var v883 bool
+		var e884 error
+		if !(v882.Suspend != nil) {
+			e884 = immutable.NoSuchKey("suspend")
+		} else {
+			if v882.Suspend == nil {
+				e884 = immutable.ErrNull
+			} else {
+				v883 = bool((*v882.Suspend))
+			}
+		}
+		if e884 == nil && !v883 {
+			v878, e879 = false, nil
+		} else {
+			if e879 == nil {
+				e879 = e884
+			}
+			if e879 == nil {
+				v878 = true
+			}
+		}
 	}
-	var v1062 *GadgetSpec
-	var e1063 error
-	if !(true) {
-		e1063 = immutable.NoSuchKey("spec")
-	} else {
-		v1062 = &self.Spec
-	}
-	var v1064 string
-	var e1065 error
-	if e1063 != nil {
-		e1065 = e1063
-	} else if !(true) {
-		e1065 = immutable.NoSuchKey("name")
-	} else {
-		v1064 = string(v1062.Name)
-	}
-	var v1066 int64
-	var e1067 error
-	if e1065 != nil {
-		e1067 = e1065
-	} else {
-		v1066 = immutable.RuneCount(v1064)
-	}
-	var v1068 bool
-	var e1069 error
-	if e1061 != nil {
-		e1069 = e1061
-	} else if e1067 != nil {
-		e1069 = e1067
-	} else {
-		v1068 = !(v1060 == v1066)
-	}
-	return v1068, e1069
+	return v878, e879
 }
 
 func whenOwnGuardedC41(w *immutable.Walk, in, old *Guarded) {
@@ -7782,232 +6996,14 @@ func whenOwnGuardedC41(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC42 is the condition of spec.guarded.c42: has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && ((has(oldSelf.spec.suspend) && oldSelf.spec.suspend) ? 3 : 0) == self.spec.topology.inner.n
+// whenCondGadgetC42 is the condition of spec.guarded.c42: -1 in [1, 2, 2]
 func whenCondGadgetC42(self, oldSelf *Gadget) (bool, error) {
-	var v1074 bool
-	var e1075 error
-	var v1076 *GadgetSpec
-	var e1077 error
-	if !(true) {
-		e1077 = immutable.NoSuchKey("spec")
-	} else {
-		v1076 = &self.Spec
+	l889 := int64(-1)
+	var v890 bool
+	{
+		v890 = (l889 == int64(1)) || (l889 == int64(2))
 	}
-	var v1078 bool
-	var e1079 error
-	if e1077 != nil {
-		e1079 = e1077
-	} else {
-		v1078 = (v1076.Topology != nil)
-	}
-	if e1079 == nil && !v1078 {
-		v1074, e1075 = false, nil
-	} else {
-		e1075 = e1079
-		var v1080 *GadgetSpec
-		var e1081 error
-		if !(true) {
-			e1081 = immutable.NoSuchKey("spec")
-		} else {
-			v1080 = &self.Spec
-		}
-		var v1082 *Topology
-		var e1083 error
-		if e1081 != nil {
-			e1083 = e1081
-		} else if !(v1080.Topology != nil) {
-			e1083 = immutable.NoSuchKey("topology")
-		} else {
-			if v1080.Topology == nil {
-				e1083 = immutable.ErrNull
-			} else {
-				v1082 = v1080.Topology
-			}
-		}
-		var v1084 bool
-		var e1085 error
-		if e1083 != nil {
-			e1085 = e1083
-		} else {
-			v1084 = (v1082.Inner != nil)
-		}
-		if e1085 == nil && !v1084 {
-			v1074, e1075 = false, nil
-		} else {
-			if e1075 == nil {
-				e1075 = e1085
-			}
-			var v1086 *GadgetSpec
-			var e1087 error
-			if !(true) {
-				e1087 = immutable.NoSuchKey("spec")
-			} else {
-				v1086 = &self.Spec
-			}
-			var v1088 *Topology
-			var e1089 error
-			if e1087 != nil {
-				e1089 = e1087
-			} else if !(v1086.Topology != nil) {
-				e1089 = immutable.NoSuchKey("topology")
-			} else {
-				if v1086.Topology == nil {
-					e1089 = immutable.ErrNull
-				} else {
-					v1088 = v1086.Topology
-				}
-			}
-			var v1090 *Inner
-			var e1091 error
-			if e1089 != nil {
-				e1091 = e1089
-			} else if !(v1088.Inner != nil) {
-				e1091 = immutable.NoSuchKey("inner")
-			} else {
-				if v1088.Inner == nil {
-					e1091 = immutable.ErrNull
-				} else {
-					v1090 = v1088.Inner
-				}
-			}
-			var v1092 bool
-			var e1093 error
-			if e1091 != nil {
-				e1093 = e1091
-			} else {
-				v1092 = (v1090.N != 0)
-			}
-			if e1093 == nil && !v1092 {
-				v1074, e1075 = false, nil
-			} else {
-				if e1075 == nil {
-					e1075 = e1093
-				}
-				var v1094 bool
-				var e1095 error
-				var v1096 *GadgetSpec
-				var e1097 error
-				if !(true) {
-					e1097 = immutable.NoSuchKey("spec")
-				} else {
-					v1096 = &oldSelf.Spec
-				}
-				var v1098 bool
-				var e1099 error
-				if e1097 != nil {
-					e1099 = e1097
-				} else {
-					v1098 = (v1096.Suspend != nil)
-				}
-				if e1099 == nil && !v1098 {
-					v1094, e1095 = false, nil
-				} else {
-					e1095 = e1099
-					var v1100 *GadgetSpec
-					var e1101 error
-					if !(true) {
-						e1101 = immutable.NoSuchKey("spec")
-					} else {
-						v1100 = &oldSelf.Spec
-					}
-					var v1102 bool
-					var e1103 error
-					if e1101 != nil {
-						e1103 = e1101
-					} else if !(v1100.Suspend != nil) {
-						e1103 = immutable.NoSuchKey("suspend")
-					} else {
-						if v1100.Suspend == nil {
-							e1103 = immutable.ErrNull
-						} else {
-							v1102 = bool((*v1100.Suspend))
-						}
-					}
-					if e1103 == nil && !v1102 {
-						v1094, e1095 = false, nil
-					} else {
-						if e1095 == nil {
-							e1095 = e1103
-						}
-						if e1095 == nil {
-							v1094 = true
-						}
-					}
-				}
-				var v1104 int64
-				var e1105 error
-				if e1095 != nil {
-					e1105 = e1095
-				} else if v1094 {
-					v1104, e1105 = int64(3), nil
-				} else {
-					v1104, e1105 = int64(0), nil
-				}
-				var v1106 *GadgetSpec
-				var e1107 error
-				if !(true) {
-					e1107 = immutable.NoSuchKey("spec")
-				} else {
-					v1106 = &self.Spec
-				}
-				var v1108 *Topology
-				var e1109 error
-				if e1107 != nil {
-					e1109 = e1107
-				} else if !(v1106.Topology != nil) {
-					e1109 = immutable.NoSuchKey("topology")
-				} else {
-					if v1106.Topology == nil {
-						e1109 = immutable.ErrNull
-					} else {
-						v1108 = v1106.Topology
-					}
-				}
-				var v1110 *Inner
-				var e1111 error
-				if e1109 != nil {
-					e1111 = e1109
-				} else if !(v1108.Inner != nil) {
-					e1111 = immutable.NoSuchKey("inner")
-				} else {
-					if v1108.Inner == nil {
-						e1111 = immutable.ErrNull
-					} else {
-						v1110 = v1108.Inner
-					}
-				}
-				var v1112 int64
-				var e1113 error
-				if e1111 != nil {
-					e1113 = e1111
-				} else if !(v1110.N != 0) {
-					e1113 = immutable.NoSuchKey("n")
-				} else {
-					v1112 = int64(v1110.N)
-				}
-				var v1114 bool
-				var e1115 error
-				if e1105 != nil {
-					e1115 = e1105
-				} else if e1113 != nil {
-					e1115 = e1113
-				} else {
-					v1114 = v1104 == v1112
-				}
-				if e1115 == nil && !v1114 {
-					v1074, e1075 = false, nil
-				} else {
-					if e1075 == nil {
-						e1075 = e1115
-					}
-					if e1075 == nil {
-						v1074 = true
-					}
-				}
-			}
-		}
-	}
-	return v1074, e1075
+	return v890, nil
 }
 
 func whenOwnGuardedC42(w *immutable.Walk, in, old *Guarded) {
@@ -8030,113 +7026,203 @@ func whenOwnGuardedC42(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC43 is the condition of spec.guarded.c43: has(self.spec.ports) && has(self.spec.size) && size(self.spec.ports) < self.spec.size
+// whenCondGadgetC43 is the condition of spec.guarded.c43: has(self.status) && has(self.status.observed) && has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && self.status.observed != self.spec.topology.inner.n
 func whenCondGadgetC43(self, oldSelf *Gadget) (bool, error) {
-	var v1120 bool
-	var e1121 error
-	var v1122 *GadgetSpec
-	var e1123 error
-	if !(true) {
-		e1123 = immutable.NoSuchKey("spec")
-	} else {
-		v1122 = &self.Spec
+	var v895 bool
+	var e896 error
+	var v897 bool
+	{
+		v897 = (self.Status != nil)
 	}
-	var v1124 bool
-	var e1125 error
-	if e1123 != nil {
-		e1125 = e1123
+	if !v897 {
+		v895, e896 = false, nil
 	} else {
-		v1124 = (len(v1122.Ports) != 0)
-	}
-	if e1125 == nil && !v1124 {
-		v1120, e1121 = false, nil
-	} else {
-		e1121 = e1125
-		var v1126 *GadgetSpec
-		var e1127 error
-		if !(true) {
-			e1127 = immutable.NoSuchKey("spec")
+		var v898 *GadgetStatus
+		var e899 error
+		if !(self.Status != nil) {
+			e899 = immutable.NoSuchKey("status")
 		} else {
-			v1126 = &self.Spec
-		}
-		var v1128 bool
-		var e1129 error
-		if e1127 != nil {
-			e1129 = e1127
-		} else {
-			v1128 = (v1126.Size != 0)
-		}
-		if e1129 == nil && !v1128 {
-			v1120, e1121 = false, nil
-		} else {
-			if e1121 == nil {
-				e1121 = e1129
-			}
-			var v1130 *GadgetSpec
-			var e1131 error
-			if !(true) {
-				e1131 = immutable.NoSuchKey("spec")
+			if self.Status == nil {
+				e899 = immutable.ErrNull
 			} else {
-				v1130 = &self.Spec
+				v898 = self.Status
 			}
-			var v1132 []Port
-			var e1133 error
-			if e1131 != nil {
-				e1133 = e1131
-			} else if !(len(v1130.Ports) != 0) {
-				e1133 = immutable.NoSuchKey("ports")
+		}
+		var v900 bool
+		var e901 error
+		if e899 != nil {
+			e901 = e899
+		} else {
+			v900 = (v898.Observed != 0)
+		}
+		if e901 == nil && !v900 {
+			v895, e896 = false, nil
+		} else {
+			if e896 == nil {
+				e896 = e901
+			}
+			var v902 *GadgetSpec
+			{
+				v902 = &self.Spec
+			}
+			var v903 bool
+			{
+				v903 = (v902.Topology != nil)
+			}
+			if !v903 {
+				v895, e896 = false, nil
 			} else {
-				if v1130.Ports == nil {
-					e1133 = immutable.ErrNull
+				var v904 *GadgetSpec
+				{
+					v904 = &self.Spec
+				}
+				var v905 *Topology
+				var e906 error
+				if !(v904.Topology != nil) {
+					e906 = immutable.NoSuchKey("topology")
 				} else {
-					v1132 = v1130.Ports
+					if v904.Topology == nil {
+						e906 = immutable.ErrNull
+					} else {
+						v905 = v904.Topology
+					}
 				}
-			}
-			var v1134 int64
-			var e1135 error
-			if e1133 != nil {
-				e1135 = e1133
-			} else {
-				v1134 = int64(len(v1132))
-			}
-			var v1136 *GadgetSpec
-			var e1137 error
-			if !(true) {
-				e1137 = immutable.NoSuchKey("spec")
-			} else {
-				v1136 = &self.Spec
-			}
-			var v1138 int64
-			var e1139 error
-			if e1137 != nil {
-				e1139 = e1137
-			} else if !(v1136.Size != 0) {
-				e1139 = immutable.NoSuchKey("size")
-			} else {
-				v1138 = int64(v1136.Size)
-			}
-			var v1140 bool
-			var e1141 error
-			if e1135 != nil {
-				e1141 = e1135
-			} else if e1139 != nil {
-				e1141 = e1139
-			} else {
-				v1140 = v1134 < v1138
-			}
-			if e1141 == nil && !v1140 {
-				v1120, e1121 = false, nil
-			} else {
-				if e1121 == nil {
-					e1121 = e1141
+				var v907 bool
+				var e908 error
+				if e906 != nil {
+					e908 = e906
+				} else {
+					v907 = (v905.Inner != nil)
 				}
-				if e1121 == nil {
-					v1120 = true
+				if e908 == nil && !v907 {
+					v895, e896 = false, nil
+				} else {
+					if e896 == nil {
+						e896 = e908
+					}
+					var v909 *GadgetSpec
+					{
+						v909 = &self.Spec
+					}
+					var v910 *Topology
+					var e911 error
+					if !(v909.Topology != nil) {
+						e911 = immutable.NoSuchKey("topology")
+					} else {
+						if v909.Topology == nil {
+							e911 = immutable.ErrNull
+						} else {
+							v910 = v909.Topology
+						}
+					}
+					var v912 *Inner
+					var e913 error
+					if e911 != nil {
+						e913 = e911
+					} else if !(v910.Inner != nil) {
+						e913 = immutable.NoSuchKey("inner")
+					} else {
+						if v910.Inner == nil {
+							e913 = immutable.ErrNull
+						} else {
+							v912 = v910.Inner
+						}
+					}
+					var v914 bool
+					var e915 error
+					if e913 != nil {
+						e915 = e913
+					} else {
+						v914 = (v912.N != 0)
+					}
+					if e915 == nil && !v914 {
+						v895, e896 = false, nil
+					} else {
+						if e896 == nil {
+							e896 = e915
+						}
+						var v916 *GadgetStatus
+						var e917 error
+						if !(self.Status != nil) {
+							e917 = immutable.NoSuchKey("status")
+						} else {
+							if self.Status == nil {
+								e917 = immutable.ErrNull
+							} else {
+								v916 = self.Status
+							}
+						}
+						var v918 int64
+						var e919 error
+						if e917 != nil {
+							e919 = e917
+						} else if !(v916.Observed != 0) {
+							e919 = immutable.NoSuchKey("observed")
+						} else {
+							v918 = int64(v916.Observed)
+						}
+						var v920 *GadgetSpec
+						{
+							v920 = &self.Spec
+						}
+						var v921 *Topology
+						var e922 error
+						if !(v920.Topology != nil) {
+							e922 = immutable.NoSuchKey("topology")
+						} else {
+							if v920.Topology == nil {
+								e922 = immutable.ErrNull
+							} else {
+								v921 = v920.Topology
+							}
+						}
+						var v923 *Inner
+						var e924 error
+						if e922 != nil {
+							e924 = e922
+						} else if !(v921.Inner != nil) {
+							e924 = immutable.NoSuchKey("inner")
+						} else {
+							if v921.Inner == nil {
+								e924 = immutable.ErrNull
+							} else {
+								v923 = v921.Inner
+							}
+						}
+						var v925 int64
+						var e926 error
+						if e924 != nil {
+							e926 = e924
+						} else if !(v923.N != 0) {
+							e926 = immutable.NoSuchKey("n")
+						} else {
+							v925 = int64(v923.N)
+						}
+						var v927 bool
+						var e928 error
+						if e919 != nil {
+							e928 = e919
+						} else if e926 != nil {
+							e928 = e926
+						} else {
+							v927 = !(v918 == v925)
+						}
+						if e928 == nil && !v927 {
+							v895, e896 = false, nil
+						} else {
+							if e896 == nil {
+								e896 = e928
+							}
+							if e896 == nil {
+								v895 = true
+							}
+						}
+					}
 				}
 			}
 		}
 	}
-	return v1120, e1121
+	return v895, e896
 }
 
 func whenOwnGuardedC43(w *immutable.Walk, in, old *Guarded) {
@@ -8150,8 +7236,8 @@ func whenOwnGuardedC43(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C43 != nil && !immutable.SameKeys(in.C43, old.C43) {
 			if w.Violation() {
-				for _, c1146 := range immutable.MapKeyChanges(in.C43, old.C43) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c43", immutable.QuoteKey(string(c1146.Key)), c1146.Added))
+				for _, c933 := range immutable.MapKeyChanges(in.C43, old.C43) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c43", immutable.QuoteKey(string(c933.Key)), c933.Added))
 				}
 			}
 			if w.Done() {
@@ -8168,95 +7254,221 @@ func whenOwnGuardedC43(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC44 is the condition of spec.guarded.c44: (has(oldSelf.spec.queue) && oldSelf.spec.queue >= oldSelf.metadata.name) || (true)
+// whenCondGadgetC44 is the condition of spec.guarded.c44: ((has(oldSelf.spec.labels) && oldSelf.spec.labels['a'] == ”) ? (has(self.spec.queue) && 'c' > self.spec.queue) : (size(self.spec.name) in [1, 2, 0])) || (((has(oldSelf.spec.items) && oldSelf.spec.items[1] < 3) ? 1 : 1) >= 3)
 func whenCondGadgetC44(self, oldSelf *Gadget) (bool, error) {
-	var v1147 bool
-	var e1148 error
-	var v1149 bool
-	var e1150 error
-	var v1151 *GadgetSpec
-	var e1152 error
-	if !(true) {
-		e1152 = immutable.NoSuchKey("spec")
-	} else {
-		v1151 = &oldSelf.Spec
+	var v934 bool
+	var e935 error
+	var v936 bool
+	var e937 error
+	var v938 *GadgetSpec
+	{
+		v938 = &oldSelf.Spec
 	}
-	var v1153 bool
-	var e1154 error
-	if e1152 != nil {
-		e1154 = e1152
-	} else {
-		v1153 = (v1151.Queue != "")
+	var v939 bool
+	{
+		v939 = (len(v938.Labels) != 0)
 	}
-	if e1154 == nil && !v1153 {
-		v1149, e1150 = false, nil
+	if !v939 {
+		v936, e937 = false, nil
 	} else {
-		e1150 = e1154
-		var v1155 *GadgetSpec
-		var e1156 error
-		if !(true) {
-			e1156 = immutable.NoSuchKey("spec")
-		} else {
-			v1155 = &oldSelf.Spec
+		var v940 *GadgetSpec
+		{
+			v940 = &oldSelf.Spec
 		}
-		var v1157 string
-		var e1158 error
-		if e1156 != nil {
-			e1158 = e1156
-		} else if !(v1155.Queue != "") {
-			e1158 = immutable.NoSuchKey("queue")
+		var v941 map[string]string
+		var e942 error
+		if !(len(v940.Labels) != 0) {
+			e942 = immutable.NoSuchKey("labels")
 		} else {
-			v1157 = string(v1155.Queue)
-		}
-		var v1159 *metav1.ObjectMeta
-		var e1160 error
-		if !(true) {
-			e1160 = immutable.NoSuchKey("metadata")
-		} else {
-			v1159 = &oldSelf.ObjectMeta
-		}
-		var v1161 string
-		var e1162 error
-		if e1160 != nil {
-			e1162 = e1160
-		} else if !(v1159.Name != "") {
-			e1162 = immutable.NoSuchKey("name")
-		} else {
-			v1161 = string(v1159.Name)
-		}
-		var v1163 bool
-		var e1164 error
-		if e1158 != nil {
-			e1164 = e1158
-		} else if e1162 != nil {
-			e1164 = e1162
-		} else {
-			v1163 = v1157 >= v1161
-		}
-		if e1164 == nil && !v1163 {
-			v1149, e1150 = false, nil
-		} else {
-			if e1150 == nil {
-				e1150 = e1164
+			if v940.Labels == nil {
+				e942 = immutable.ErrNull
+			} else {
+				v941 = v940.Labels
 			}
-			if e1150 == nil {
-				v1149 = true
+		}
+		var v943 string
+		var e944 error
+		if e942 != nil {
+			e944 = e942
+		} else {
+			if mv945, ok := v941[string("a")]; !ok {
+				e944 = immutable.NoSuchKey("a")
+			} else {
+				v943 = string(mv945)
+			}
+		}
+		var v946 bool
+		var e947 error
+		if e944 != nil {
+			e947 = e944
+		} else {
+			v946 = v943 == ""
+		}
+		if e947 == nil && !v946 {
+			v936, e937 = false, nil
+		} else {
+			if e937 == nil {
+				e937 = e947
+			}
+			if e937 == nil {
+				v936 = true
 			}
 		}
 	}
-	if e1150 == nil && v1149 {
-		v1147, e1148 = true, nil
-	} else {
-		e1148 = e1150
-		if true {
-			v1147, e1148 = true, nil
+	var v961 bool
+	var e962 error
+	if e937 != nil {
+		e962 = e937
+	} else if v936 {
+		var v948 bool
+		var e949 error
+		var v950 *GadgetSpec
+		{
+			v950 = &self.Spec
+		}
+		var v951 bool
+		{
+			v951 = (v950.Queue != "")
+		}
+		if !v951 {
+			v948, e949 = false, nil
 		} else {
-			if e1148 == nil {
-				v1147 = false
+			var v952 *GadgetSpec
+			{
+				v952 = &self.Spec
+			}
+			var v953 string
+			var e954 error
+			if !(v952.Queue != "") {
+				e954 = immutable.NoSuchKey("queue")
+			} else {
+				v953 = string(v952.Queue)
+			}
+			var v955 bool
+			var e956 error
+			if e954 != nil {
+				e956 = e954
+			} else {
+				v955 = "c" > v953
+			}
+			if e956 == nil && !v955 {
+				v948, e949 = false, nil
+			} else {
+				if e949 == nil {
+					e949 = e956
+				}
+				if e949 == nil {
+					v948 = true
+				}
+			}
+		}
+		v961, e962 = v948, e949
+	} else {
+		var v957 *GadgetSpec
+		{
+			v957 = &self.Spec
+		}
+		var v958 string
+		{
+			v958 = string(v957.Name)
+		}
+		var v959 int64
+		{
+			v959 = immutable.RuneCount(v958)
+		}
+		var v960 bool
+		{
+			v960 = (v959 == int64(1)) || (v959 == int64(2)) || (v959 == int64(0))
+		}
+		v961, e962 = v960, nil
+	}
+	if e962 == nil && v961 {
+		v934, e935 = true, nil
+	} else {
+		e935 = e962
+		var v963 bool
+		var e964 error
+		var v965 *GadgetSpec
+		{
+			v965 = &oldSelf.Spec
+		}
+		var v966 bool
+		{
+			v966 = (len(v965.Items) != 0)
+		}
+		if !v966 {
+			v963, e964 = false, nil
+		} else {
+			var v967 *GadgetSpec
+			{
+				v967 = &oldSelf.Spec
+			}
+			var v968 []int64
+			var e969 error
+			if !(len(v967.Items) != 0) {
+				e969 = immutable.NoSuchKey("items")
+			} else {
+				if v967.Items == nil {
+					e969 = immutable.ErrNull
+				} else {
+					v968 = v967.Items
+				}
+			}
+			var v970 int64
+			var e971 error
+			if e969 != nil {
+				e971 = e969
+			} else if int64(1) < 0 || int64(1) >= int64(len(v968)) {
+				e971 = immutable.IndexOutOfBounds(int64(1))
+			} else {
+				v970 = int64(v968[int64(1)])
+			}
+			var v972 bool
+			var e973 error
+			if e971 != nil {
+				e973 = e971
+			} else {
+				v972 = v970 < int64(3)
+			}
+			if e973 == nil && !v972 {
+				v963, e964 = false, nil
+			} else {
+				if e964 == nil {
+					e964 = e973
+				}
+				if e964 == nil {
+					v963 = true
+				}
+			}
+		}
+		var v974 int64
+		var e975 error
+		if e964 != nil {
+			e975 = e964
+		} else if v963 {
+			v974, e975 = int64(1), nil
+		} else {
+			v974, e975 = int64(1), nil
+		}
+		var v976 bool
+		var e977 error
+		if e975 != nil {
+			e977 = e975
+		} else {
+			v976 = v974 >= int64(3)
+		}
+		if e977 == nil && v976 {
+			v934, e935 = true, nil
+		} else {
+			if e935 == nil {
+				e935 = e977
+			}
+			if e935 == nil {
+				v934 = false
 			}
 		}
 	}
-	return v1147, e1148
+	return v934, e935
 }
 
 func whenOwnGuardedC44(w *immutable.Walk, in, old *Guarded) {
@@ -8279,209 +7491,191 @@ func whenOwnGuardedC44(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC45 is the condition of spec.guarded.c45: has(oldSelf.spec.note) && has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.value) && oldSelf.spec.note <= oldSelf.spec.topology.inner.value
+// whenCondGadgetC45 is the condition of spec.guarded.c45: (has(oldSelf.spec.queue) && oldSelf.spec.queue.endsWith(self.metadata.name)) || (has(oldSelf.spec.labels) && oldSelf.spec.labels.exists_one(k, k.startsWith(”) || oldSelf.spec.labels[k] == 'b'))
 func whenCondGadgetC45(self, oldSelf *Gadget) (bool, error) {
-	var v1169 bool
-	var e1170 error
-	var v1171 *GadgetSpec
-	var e1172 error
-	if !(true) {
-		e1172 = immutable.NoSuchKey("spec")
-	} else {
-		v1171 = &oldSelf.Spec
+	var v982 bool
+	var e983 error
+	var v984 bool
+	var e985 error
+	var v986 *GadgetSpec
+	{
+		v986 = &oldSelf.Spec
 	}
-	var v1173 bool
-	var e1174 error
-	if e1172 != nil {
-		e1174 = e1172
-	} else {
-		v1173 = (v1171.Note != "")
+	var v987 bool
+	{
+		v987 = (v986.Queue != "")
 	}
-	if e1174 == nil && !v1173 {
-		v1169, e1170 = false, nil
+	if !v987 {
+		v984, e985 = false, nil
 	} else {
-		e1170 = e1174
-		var v1175 *GadgetSpec
-		var e1176 error
-		if !(true) {
-			e1176 = immutable.NoSuchKey("spec")
-		} else {
-			v1175 = &oldSelf.Spec
+		var v988 *GadgetSpec
+		{
+			v988 = &oldSelf.Spec
 		}
-		var v1177 bool
-		var e1178 error
-		if e1176 != nil {
-			e1178 = e1176
+		var v989 string
+		var e990 error
+		if !(v988.Queue != "") {
+			e990 = immutable.NoSuchKey("queue")
 		} else {
-			v1177 = (v1175.Topology != nil)
+			v989 = string(v988.Queue)
 		}
-		if e1178 == nil && !v1177 {
-			v1169, e1170 = false, nil
+		var v991 *metav1.ObjectMeta
+		{
+			v991 = &self.ObjectMeta
+		}
+		var v992 string
+		var e993 error
+		if !(v991.Name != "") {
+			e993 = immutable.NoSuchKey("name")
 		} else {
-			if e1170 == nil {
-				e1170 = e1178
+			v992 = string(v991.Name)
+		}
+		var v994 bool
+		var e995 error
+		if e990 != nil {
+			e995 = e990
+		} else if e993 != nil {
+			e995 = e993
+		} else {
+			v994 = strings.HasSuffix(v989, v992)
+		}
+		if e995 == nil && !v994 {
+			v984, e985 = false, nil
+		} else {
+			if e985 == nil {
+				e985 = e995
 			}
-			var v1179 *GadgetSpec
-			var e1180 error
-			if !(true) {
-				e1180 = immutable.NoSuchKey("spec")
-			} else {
-				v1179 = &oldSelf.Spec
+			if e985 == nil {
+				v984 = true
 			}
-			var v1181 *Topology
-			var e1182 error
-			if e1180 != nil {
-				e1182 = e1180
-			} else if !(v1179.Topology != nil) {
-				e1182 = immutable.NoSuchKey("topology")
+		}
+	}
+	if e985 == nil && v984 {
+		v982, e983 = true, nil
+	} else {
+		e983 = e985
+		var v996 bool
+		var e997 error
+		var v998 *GadgetSpec
+		{
+			v998 = &oldSelf.Spec
+		}
+		var v999 bool
+		{
+			v999 = (len(v998.Labels) != 0)
+		}
+		if !v999 {
+			v996, e997 = false, nil
+		} else {
+			var v1000 *GadgetSpec
+			{
+				v1000 = &oldSelf.Spec
+			}
+			var v1001 map[string]string
+			var e1002 error
+			if !(len(v1000.Labels) != 0) {
+				e1002 = immutable.NoSuchKey("labels")
 			} else {
-				if v1179.Topology == nil {
-					e1182 = immutable.ErrNull
+				if v1000.Labels == nil {
+					e1002 = immutable.ErrNull
 				} else {
-					v1181 = v1179.Topology
+					v1001 = v1000.Labels
 				}
 			}
-			var v1183 bool
-			var e1184 error
-			if e1182 != nil {
-				e1184 = e1182
+			var v1003 bool
+			var e1004 error
+			if e1002 != nil {
+				e1004 = e1002
 			} else {
-				v1183 = (v1181.Inner != nil)
-			}
-			if e1184 == nil && !v1183 {
-				v1169, e1170 = false, nil
-			} else {
-				if e1170 == nil {
-					e1170 = e1184
-				}
-				var v1185 *GadgetSpec
-				var e1186 error
-				if !(true) {
-					e1186 = immutable.NoSuchKey("spec")
-				} else {
-					v1185 = &oldSelf.Spec
-				}
-				var v1187 *Topology
-				var e1188 error
-				if e1186 != nil {
-					e1188 = e1186
-				} else if !(v1185.Topology != nil) {
-					e1188 = immutable.NoSuchKey("topology")
-				} else {
-					if v1185.Topology == nil {
-						e1188 = immutable.ErrNull
-					} else {
-						v1187 = v1185.Topology
+				count := 0
+				for k1005 := range v1001 {
+					_ = k1005
+					var v1006 bool
+					var e1007 error
+					var v1008 bool
+					{
+						v1008 = strings.HasPrefix(string(k1005), "")
 					}
-				}
-				var v1189 *Inner
-				var e1190 error
-				if e1188 != nil {
-					e1190 = e1188
-				} else if !(v1187.Inner != nil) {
-					e1190 = immutable.NoSuchKey("inner")
-				} else {
-					if v1187.Inner == nil {
-						e1190 = immutable.ErrNull
+					if v1008 {
+						v1006, e1007 = true, nil
 					} else {
-						v1189 = v1187.Inner
-					}
-				}
-				var v1191 bool
-				var e1192 error
-				if e1190 != nil {
-					e1192 = e1190
-				} else {
-					v1191 = (v1189.Value != "")
-				}
-				if e1192 == nil && !v1191 {
-					v1169, e1170 = false, nil
-				} else {
-					if e1170 == nil {
-						e1170 = e1192
-					}
-					var v1193 *GadgetSpec
-					var e1194 error
-					if !(true) {
-						e1194 = immutable.NoSuchKey("spec")
-					} else {
-						v1193 = &oldSelf.Spec
-					}
-					var v1195 string
-					var e1196 error
-					if e1194 != nil {
-						e1196 = e1194
-					} else if !(v1193.Note != "") {
-						e1196 = immutable.NoSuchKey("note")
-					} else {
-						v1195 = string(v1193.Note)
-					}
-					var v1197 *GadgetSpec
-					var e1198 error
-					if !(true) {
-						e1198 = immutable.NoSuchKey("spec")
-					} else {
-						v1197 = &oldSelf.Spec
-					}
-					var v1199 *Topology
-					var e1200 error
-					if e1198 != nil {
-						e1200 = e1198
-					} else if !(v1197.Topology != nil) {
-						e1200 = immutable.NoSuchKey("topology")
-					} else {
-						if v1197.Topology == nil {
-							e1200 = immutable.ErrNull
+						var v1009 *GadgetSpec
+						{
+							v1009 = &oldSelf.Spec
+						}
+						var v1010 map[string]string
+						var e1011 error
+						if !(len(v1009.Labels) != 0) {
+							e1011 = immutable.NoSuchKey("labels")
 						} else {
-							v1199 = v1197.Topology
+							if v1009.Labels == nil {
+								e1011 = immutable.ErrNull
+							} else {
+								v1010 = v1009.Labels
+							}
 						}
-					}
-					var v1201 *Inner
-					var e1202 error
-					if e1200 != nil {
-						e1202 = e1200
-					} else if !(v1199.Inner != nil) {
-						e1202 = immutable.NoSuchKey("inner")
-					} else {
-						if v1199.Inner == nil {
-							e1202 = immutable.ErrNull
+						var v1012 string
+						var e1013 error
+						if e1011 != nil {
+							e1013 = e1011
 						} else {
-							v1201 = v1199.Inner
+							if mv1014, ok := v1010[string(string(k1005))]; !ok {
+								e1013 = immutable.NoSuchKey(string(k1005))
+							} else {
+								v1012 = string(mv1014)
+							}
+						}
+						var v1015 bool
+						var e1016 error
+						if e1013 != nil {
+							e1016 = e1013
+						} else {
+							v1015 = v1012 == "b"
+						}
+						if e1016 == nil && v1015 {
+							v1006, e1007 = true, nil
+						} else {
+							if e1007 == nil {
+								e1007 = e1016
+							}
+							if e1007 == nil {
+								v1006 = false
+							}
 						}
 					}
-					var v1203 string
-					var e1204 error
-					if e1202 != nil {
-						e1204 = e1202
-					} else if !(v1201.Value != "") {
-						e1204 = immutable.NoSuchKey("value")
-					} else {
-						v1203 = string(v1201.Value)
+					if e1007 != nil {
+						e1004 = e1007
+					} else if v1006 {
+						count++
 					}
-					var v1205 bool
-					var e1206 error
-					if e1196 != nil {
-						e1206 = e1196
-					} else if e1204 != nil {
-						e1206 = e1204
-					} else {
-						v1205 = v1195 <= v1203
-					}
-					if e1206 == nil && !v1205 {
-						v1169, e1170 = false, nil
-					} else {
-						if e1170 == nil {
-							e1170 = e1206
-						}
-						if e1170 == nil {
-							v1169 = true
-						}
-					}
+				}
+				if e1004 == nil {
+					v1003 = count == 1
+				}
+			}
+			if e1004 == nil && !v1003 {
+				v996, e997 = false, nil
+			} else {
+				if e997 == nil {
+					e997 = e1004
+				}
+				if e997 == nil {
+					v996 = true
 				}
 			}
 		}
+		if e997 == nil && v996 {
+			v982, e983 = true, nil
+		} else {
+			if e983 == nil {
+				e983 = e997
+			}
+			if e983 == nil {
+				v982 = false
+			}
+		}
 	}
-	return v1169, e1170
+	return v982, e983
 }
 
 func whenOwnGuardedC45(w *immutable.Walk, in, old *Guarded) {
@@ -8504,81 +7698,64 @@ func whenOwnGuardedC45(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC46 is the condition of spec.guarded.c46: has(self.status) && has(self.status.phase) && 'b' == self.status.phase
+// whenCondGadgetC46 is the condition of spec.guarded.c46: has(self.spec.items) && self.spec.items[2] == 0
 func whenCondGadgetC46(self, oldSelf *Gadget) (bool, error) {
-	var v1211 bool
-	var e1212 error
-	var v1213 bool
+	var v1021 bool
+	var e1022 error
+	var v1023 *GadgetSpec
 	{
-		v1213 = (self.Status != nil)
+		v1023 = &self.Spec
 	}
-	if !v1213 {
-		v1211, e1212 = false, nil
+	var v1024 bool
+	{
+		v1024 = (len(v1023.Items) != 0)
+	}
+	if !v1024 {
+		v1021, e1022 = false, nil
 	} else {
-		var v1214 *GadgetStatus
-		var e1215 error
-		if !(self.Status != nil) {
-			e1215 = immutable.NoSuchKey("status")
+		var v1025 *GadgetSpec
+		{
+			v1025 = &self.Spec
+		}
+		var v1026 []int64
+		var e1027 error
+		if !(len(v1025.Items) != 0) {
+			e1027 = immutable.NoSuchKey("items")
 		} else {
-			if self.Status == nil {
-				e1215 = immutable.ErrNull
+			if v1025.Items == nil {
+				e1027 = immutable.ErrNull
 			} else {
-				v1214 = self.Status
+				v1026 = v1025.Items
 			}
 		}
-		var v1216 bool
-		var e1217 error
-		if e1215 != nil {
-			e1217 = e1215
+		var v1028 int64
+		var e1029 error
+		if e1027 != nil {
+			e1029 = e1027
+		} else if int64(2) < 0 || int64(2) >= int64(len(v1026)) {
+			e1029 = immutable.IndexOutOfBounds(int64(2))
 		} else {
-			v1216 = (v1214.Phase != "")
+			v1028 = int64(v1026[int64(2)])
 		}
-		if e1217 == nil && !v1216 {
-			v1211, e1212 = false, nil
+		var v1030 bool
+		var e1031 error
+		if e1029 != nil {
+			e1031 = e1029
 		} else {
-			if e1212 == nil {
-				e1212 = e1217
+			v1030 = v1028 == int64(0)
+		}
+		if e1031 == nil && !v1030 {
+			v1021, e1022 = false, nil
+		} else {
+			if e1022 == nil {
+				e1022 = e1031
 			}
-			var v1218 *GadgetStatus
-			var e1219 error
-			if !(self.Status != nil) {
-				e1219 = immutable.NoSuchKey("status")
-			} else {
-				if self.Status == nil {
-					e1219 = immutable.ErrNull
-				} else {
-					v1218 = self.Status
-				}
-			}
-			var v1220 string
-			var e1221 error
-			if e1219 != nil {
-				e1221 = e1219
-			} else if !(v1218.Phase != "") {
-				e1221 = immutable.NoSuchKey("phase")
-			} else {
-				v1220 = string(v1218.Phase)
-			}
-			var v1222 bool
-			var e1223 error
-			if e1221 != nil {
-				e1223 = e1221
-			} else {
-				v1222 = "b" == v1220
-			}
-			if e1223 == nil && !v1222 {
-				v1211, e1212 = false, nil
-			} else {
-				if e1212 == nil {
-					e1212 = e1223
-				}
-				if e1212 == nil {
-					v1211 = true
-				}
+			if e1022 == nil {
+				v1021 = true
 			}
 		}
 	}
-	return v1211, e1212
+	return v1021, e1022
 }
 
 func whenOwnGuardedC46(w *immutable.Walk, in, old *Guarded) {
@@ -8601,136 +7778,48 @@ func whenOwnGuardedC46(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC47 is the condition of spec.guarded.c47: has(self.spec.labels) && self.spec.labels.exists_one(k, k.startsWith('ab') || self.spec.labels[k] == 'b')
+// whenCondGadgetC47 is the condition of spec.guarded.c47: has(self.spec.suspend) && self.spec.suspend
 func whenCondGadgetC47(self, oldSelf *Gadget) (bool, error) {
-	var v1228 bool
-	var e1229 error
-	var v1230 *GadgetSpec
-	var e1231 error
-	if !(true) {
-		e1231 = immutable.NoSuchKey("spec")
-	} else {
-		v1230 = &self.Spec
+	var v1036 bool
+	var e1037 error
+	var v1038 *GadgetSpec
+	{
+		v1038 = &self.Spec
 	}
-	var v1232 bool
-	var e1233 error
-	if e1231 != nil {
-		e1233 = e1231
-	} else {
-		v1232 = (len(v1230.Labels) != 0)
+	var v1039 bool
+	{
+		v1039 = (v1038.Suspend != nil)
 	}
-	if e1233 == nil && !v1232 {
-		v1228, e1229 = false, nil
+	if !v1039 {
+		v1036, e1037 = false, nil
 	} else {
-		e1229 = e1233
-		var v1234 *GadgetSpec
-		var e1235 error
-		if !(true) {
-			e1235 = immutable.NoSuchKey("spec")
-		} else {
-			v1234 = &self.Spec
+		var v1040 *GadgetSpec
+		{
+			v1040 = &self.Spec
 		}
-		var v1236 map[string]string
-		var e1237 error
-		if e1235 != nil {
-			e1237 = e1235
-		} else if !(len(v1234.Labels) != 0) {
-			e1237 = immutable.NoSuchKey("labels")
+		var v1041 bool
+		var e1042 error
+		if !(v1040.Suspend != nil) {
+			e1042 = immutable.NoSuchKey("suspend")
 		} else {
-			if v1234.Labels == nil {
-				e1237 = immutable.ErrNull
+			if v1040.Suspend == nil {
+				e1042 = immutable.ErrNull
 			} else {
-				v1236 = v1234.Labels
+				v1041 = bool((*v1040.Suspend))
 			}
 		}
-		var v1238 bool
-		var e1239 error
-		if e1237 != nil {
-			e1239 = e1237
+		if e1042 == nil && !v1041 {
+			v1036, e1037 = false, nil
 		} else {
-			count := 0
-			for k1240 := range v1236 {
-				_ = k1240
-				var v1241 bool
-				var e1242 error
-				var v1243 bool
-				{
-					v1243 = strings.HasPrefix(string(k1240), "ab")
-				}
-				if v1243 {
-					v1241, e1242 = true, nil
-				} else {
-					var v1244 *GadgetSpec
-					var e1245 error
-					if !(true) {
-						e1245 = immutable.NoSuchKey("spec")
-					} else {
-						v1244 = &self.Spec
-					}
-					var v1246 map[string]string
-					var e1247 error
-					if e1245 != nil {
-						e1247 = e1245
-					} else if !(len(v1244.Labels) != 0) {
-						e1247 = immutable.NoSuchKey("labels")
-					} else {
-						if v1244.Labels == nil {
-							e1247 = immutable.ErrNull
-						} else {
-							v1246 = v1244.Labels
-						}
-					}
-					var v1248 string
-					var e1249 error
-					if e1247 != nil {
-						e1249 = e1247
-					} else {
-						if mv1250, ok := v1246[string(string(k1240))]; !ok {
-							e1249 = immutable.NoSuchKey(string(k1240))
-						} else {
-							v1248 = string(mv1250)
-						}
-					}
-					var v1251 bool
-					var e1252 error
-					if e1249 != nil {
-						e1252 = e1249
-					} else {
-						v1251 = v1248 == "b"
-					}
-					if e1252 == nil && v1251 {
-						v1241, e1242 = true, nil
-					} else {
-						if e1242 == nil {
-							e1242 = e1252
-						}
-						if e1242 == nil {
-							v1241 = false
-						}
-					}
-				}
-				if e1242 != nil {
-					e1239 = e1242
-				} else if v1241 {
-					count++
-				}
+			if e1037 == nil {
+				e1037 = e1042
 			}
-			if e1239 == nil {
-				v1238 = count == 1
-			}
-		}
-		if e1239 == nil && !v1238 {
-			v1228, e1229 = false, nil
-		} else {
-			if e1229 == nil {
-				e1229 = e1239
-			}
-			if e1229 == nil {
-				v1228 = true
+			if e1037 == nil {
+				v1036 = true
 			}
 		}
 	}
-	return v1228, e1229
+	return v1036, e1037
 }
 
 func whenOwnGuardedC47(w *immutable.Walk, in, old *Guarded) {
@@ -8753,278 +7842,90 @@ func whenOwnGuardedC47(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC48 is the condition of spec.guarded.c48: has(oldSelf.spec.replicas) && ((has(oldSelf.spec.size) && has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && oldSelf.spec.size != self.spec.topology.inner.n) ? 3 : 1) > oldSelf.spec.replicas
+// whenCondGadgetC48 is the condition of spec.guarded.c48: ((has(self.spec.tags) && self.spec.tags.exists_one(t, t.size() < 3)) ? 1 : 2) > 0
 func whenCondGadgetC48(self, oldSelf *Gadget) (bool, error) {
-	var v1257 bool
-	var e1258 error
-	var v1259 *GadgetSpec
-	var e1260 error
-	if !(true) {
-		e1260 = immutable.NoSuchKey("spec")
-	} else {
-		v1259 = &oldSelf.Spec
+	var v1047 bool
+	var e1048 error
+	var v1049 *GadgetSpec
+	{
+		v1049 = &self.Spec
 	}
-	var v1261 bool
-	var e1262 error
-	if e1260 != nil {
-		e1262 = e1260
-	} else {
-		v1261 = (v1259.Replicas != nil)
+	var v1050 bool
+	{
+		v1050 = (len(v1049.Tags) != 0)
 	}
-	if e1262 == nil && !v1261 {
-		v1257, e1258 = false, nil
+	if !v1050 {
+		v1047, e1048 = false, nil
 	} else {
-		e1258 = e1262
-		var v1263 bool
-		var e1264 error
-		var v1265 *GadgetSpec
-		var e1266 error
-		if !(true) {
-			e1266 = immutable.NoSuchKey("spec")
-		} else {
-			v1265 = &oldSelf.Spec
+		var v1051 *GadgetSpec
+		{
+			v1051 = &self.Spec
 		}
-		var v1267 bool
-		var e1268 error
-		if e1266 != nil {
-			e1268 = e1266
+		var v1052 []string
+		var e1053 error
+		if !(len(v1051.Tags) != 0) {
+			e1053 = immutable.NoSuchKey("tags")
 		} else {
-			v1267 = (v1265.Size != 0)
-		}
-		if e1268 == nil && !v1267 {
-			v1263, e1264 = false, nil
-		} else {
-			e1264 = e1268
-			var v1269 *GadgetSpec
-			var e1270 error
-			if !(true) {
-				e1270 = immutable.NoSuchKey("spec")
+			if v1051.Tags == nil {
+				e1053 = immutable.ErrNull
 			} else {
-				v1269 = &self.Spec
-			}
-			var v1271 bool
-			var e1272 error
-			if e1270 != nil {
-				e1272 = e1270
-			} else {
-				v1271 = (v1269.Topology != nil)
-			}
-			if e1272 == nil && !v1271 {
-				v1263, e1264 = false, nil
-			} else {
-				if e1264 == nil {
-					e1264 = e1272
-				}
-				var v1273 *GadgetSpec
-				var e1274 error
-				if !(true) {
-					e1274 = immutable.NoSuchKey("spec")
-				} else {
-					v1273 = &self.Spec
-				}
-				var v1275 *Topology
-				var e1276 error
-				if e1274 != nil {
-					e1276 = e1274
-				} else if !(v1273.Topology != nil) {
-					e1276 = immutable.NoSuchKey("topology")
-				} else {
-					if v1273.Topology == nil {
-						e1276 = immutable.ErrNull
-					} else {
-						v1275 = v1273.Topology
-					}
-				}
-				var v1277 bool
-				var e1278 error
-				if e1276 != nil {
-					e1278 = e1276
-				} else {
-					v1277 = (v1275.Inner != nil)
-				}
-				if e1278 == nil && !v1277 {
-					v1263, e1264 = false, nil
-				} else {
-					if e1264 == nil {
-						e1264 = e1278
-					}
-					var v1279 *GadgetSpec
-					var e1280 error
-					if !(true) {
-						e1280 = immutable.NoSuchKey("spec")
-					} else {
-						v1279 = &self.Spec
-					}
-					var v1281 *Topology
-					var e1282 error
-					if e1280 != nil {
-						e1282 = e1280
-					} else if !(v1279.Topology != nil) {
-						e1282 = immutable.NoSuchKey("topology")
-					} else {
-						if v1279.Topology == nil {
-							e1282 = immutable.ErrNull
-						} else {
-							v1281 = v1279.Topology
-						}
-					}
-					var v1283 *Inner
-					var e1284 error
-					if e1282 != nil {
-						e1284 = e1282
-					} else if !(v1281.Inner != nil) {
-						e1284 = immutable.NoSuchKey("inner")
-					} else {
-						if v1281.Inner == nil {
-							e1284 = immutable.ErrNull
-						} else {
-							v1283 = v1281.Inner
-						}
-					}
-					var v1285 bool
-					var e1286 error
-					if e1284 != nil {
-						e1286 = e1284
-					} else {
-						v1285 = (v1283.N != 0)
-					}
-					if e1286 == nil && !v1285 {
-						v1263, e1264 = false, nil
-					} else {
-						if e1264 == nil {
-							e1264 = e1286
-						}
-						var v1287 *GadgetSpec
-						var e1288 error
-						if !(true) {
-							e1288 = immutable.NoSuchKey("spec")
-						} else {
-							v1287 = &oldSelf.Spec
-						}
-						var v1289 int64
-						var e1290 error
-						if e1288 != nil {
-							e1290 = e1288
-						} else if !(v1287.Size != 0) {
-							e1290 = immutable.NoSuchKey("size")
-						} else {
-							v1289 = int64(v1287.Size)
-						}
-						var v1291 *GadgetSpec
-						var e1292 error
-						if !(true) {
-							e1292 = immutable.NoSuchKey("spec")
-						} else {
-							v1291 = &self.Spec
-						}
-						var v1293 *Topology
-						var e1294 error
-						if e1292 != nil {
-							e1294 = e1292
-						} else if !(v1291.Topology != nil) {
-							e1294 = immutable.NoSuchKey("topology")
-						} else {
-							if v1291.Topology == nil {
-								e1294 = immutable.ErrNull
-							} else {
-								v1293 = v1291.Topology
-							}
-						}
-						var v1295 *Inner
-						var e1296 error
-						if e1294 != nil {
-							e1296 = e1294
-						} else if !(v1293.Inner != nil) {
-							e1296 = immutable.NoSuchKey("inner")
-						} else {
-							if v1293.Inner == nil {
-								e1296 = immutable.ErrNull
-							} else {
-								v1295 = v1293.Inner
-							}
-						}
-						var v1297 int64
-						var e1298 error
-						if e1296 != nil {
-							e1298 = e1296
-						} else if !(v1295.N != 0) {
-							e1298 = immutable.NoSuchKey("n")
-						} else {
-							v1297 = int64(v1295.N)
-						}
-						var v1299 bool
-						var e1300 error
-						if e1290 != nil {
-							e1300 = e1290
-						} else if e1298 != nil {
-							e1300 = e1298
-						} else {
-							v1299 = !(v1289 == v1297)
-						}
-						if e1300 == nil && !v1299 {
-							v1263, e1264 = false, nil
-						} else {
-							if e1264 == nil {
-								e1264 = e1300
-							}
-							if e1264 == nil {
-								v1263 = true
-							}
-						}
-					}
-				}
+				v1052 = v1051.Tags
 			}
 		}
-		var v1301 int64
-		var e1302 error
-		if e1264 != nil {
-			e1302 = e1264
-		} else if v1263 {
-			v1301, e1302 = int64(3), nil
+		var v1054 bool
+		var e1055 error
+		if e1053 != nil {
+			e1055 = e1053
 		} else {
-			v1301, e1302 = int64(1), nil
-		}
-		var v1303 *GadgetSpec
-		var e1304 error
-		if !(true) {
-			e1304 = immutable.NoSuchKey("spec")
-		} else {
-			v1303 = &oldSelf.Spec
-		}
-		var v1305 int64
-		var e1306 error
-		if e1304 != nil {
-			e1306 = e1304
-		} else if !(v1303.Replicas != nil) {
-			e1306 = immutable.NoSuchKey("replicas")
-		} else {
-			if v1303.Replicas == nil {
-				e1306 = immutable.ErrNull
-			} else {
-				v1305 = int64((*v1303.Replicas))
+			count := 0
+			for i1056 := range v1052 {
+				var v1057 string
+				v1057 = string(v1052[i1056])
+				_ = v1057
+				var v1058 int64
+				{
+					v1058 = immutable.RuneCount(v1057)
+				}
+				var v1059 bool
+				{
+					v1059 = v1058 < int64(3)
+				}
+				if v1059 {
+					count++
+				}
+			}
+			if e1055 == nil {
+				v1054 = count == 1
 			}
 		}
-		var v1307 bool
-		var e1308 error
-		if e1302 != nil {
-			e1308 = e1302
-		} else if e1306 != nil {
-			e1308 = e1306
+		if e1055 == nil && !v1054 {
+			v1047, e1048 = false, nil
 		} else {
-			v1307 = v1301 > v1305
-		}
-		if e1308 == nil && !v1307 {
-			v1257, e1258 = false, nil
-		} else {
-			if e1258 == nil {
-				e1258 = e1308
+			if e1048 == nil {
+				e1048 = e1055
 			}
-			if e1258 == nil {
-				v1257 = true
+			if e1048 == nil {
+				v1047 = true
 			}
 		}
 	}
-	return v1257, e1258
+	var v1060 int64
+	var e1061 error
+	if e1048 != nil {
+		e1061 = e1048
+	} else if v1047 {
+		v1060, e1061 = int64(1), nil
+	} else {
+		v1060, e1061 = int64(2), nil
+	}
+	var v1062 bool
+	var e1063 error
+	if e1061 != nil {
+		e1063 = e1061
+	} else {
+		v1062 = v1060 > int64(0)
+	}
+	return v1062, e1063
 }
 
 func whenOwnGuardedC48(w *immutable.Walk, in, old *Guarded) {
@@ -9038,8 +7939,8 @@ func whenOwnGuardedC48(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C48 != nil && !immutable.SameKeys(in.C48, old.C48) {
 			if w.Violation() {
-				for _, c1313 := range immutable.MapKeyChanges(in.C48, old.C48) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c48", immutable.QuoteKey(string(c1313.Key)), c1313.Added))
+				for _, c1068 := range immutable.MapKeyChanges(in.C48, old.C48) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c48", immutable.QuoteKey(string(c1068.Key)), c1068.Added))
 				}
 			}
 			if w.Done() {
@@ -9056,78 +7957,14 @@ func whenOwnGuardedC48(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC49 is the condition of spec.guarded.c49: has(oldSelf.spec.labels) && oldSelf.spec.labels['b'] == 'b'
+// whenCondGadgetC49 is the condition of spec.guarded.c49: 'a' <= ”
 func whenCondGadgetC49(self, oldSelf *Gadget) (bool, error) {
-	var v1314 bool
-	var e1315 error
-	var v1316 *GadgetSpec
-	var e1317 error
-	if !(true) {
-		e1317 = immutable.NoSuchKey("spec")
-	} else {
-		v1316 = &oldSelf.Spec
+	l1069 := "a"
+	var v1070 bool
+	{
+		v1070 = l1069 <= ""
 	}
-	var v1318 bool
-	var e1319 error
-	if e1317 != nil {
-		e1319 = e1317
-	} else {
-		v1318 = (len(v1316.Labels) != 0)
-	}
-	if e1319 == nil && !v1318 {
-		v1314, e1315 = false, nil
-	} else {
-		e1315 = e1319
-		var v1320 *GadgetSpec
-		var e1321 error
-		if !(true) {
-			e1321 = immutable.NoSuchKey("spec")
-		} else {
-			v1320 = &oldSelf.Spec
-		}
-		var v1322 map[string]string
-		var e1323 error
-		if e1321 != nil {
-			e1323 = e1321
-		} else if !(len(v1320.Labels) != 0) {
-			e1323 = immutable.NoSuchKey("labels")
-		} else {
-			if v1320.Labels == nil {
-				e1323 = immutable.ErrNull
-			} else {
-				v1322 = v1320.Labels
-			}
-		}
-		var v1324 string
-		var e1325 error
-		if e1323 != nil {
-			e1325 = e1323
-		} else {
-			if mv1326, ok := v1322[string("b")]; !ok {
-				e1325 = immutable.NoSuchKey("b")
-			} else {
-				v1324 = string(mv1326)
-			}
-		}
-		var v1327 bool
-		var e1328 error
-		if e1325 != nil {
-			e1328 = e1325
-		} else {
-			v1327 = v1324 == "b"
-		}
-		if e1328 == nil && !v1327 {
-			v1314, e1315 = false, nil
-		} else {
-			if e1315 == nil {
-				e1315 = e1328
-			}
-			if e1315 == nil {
-				v1314 = true
-			}
-		}
-	}
-	return v1314, e1315
+	return v1070, nil
 }
 
 func whenOwnGuardedC49(w *immutable.Walk, in, old *Guarded) {
@@ -9150,9 +7987,80 @@ func whenOwnGuardedC49(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC5 is the condition of spec.guarded.c5: false
+// whenCondGadgetC5 is the condition of spec.guarded.c5: has(self.spec.deadline) && has(self.spec.started) && self.spec.deadline > self.spec.started
 func whenCondGadgetC5(self, oldSelf *Gadget) (bool, error) {
-	return false, nil
+	var v1075 bool
+	var e1076 error
+	var v1077 *GadgetSpec
+	{
+		v1077 = &self.Spec
+	}
+	var v1078 bool
+	{
+		v1078 = !v1077.Deadline.IsZero()
+	}
+	if !v1078 {
+		v1075, e1076 = false, nil
+	} else {
+		var v1079 *GadgetSpec
+		{
+			v1079 = &self.Spec
+		}
+		var v1080 bool
+		{
+			v1080 = ((v1079.Started != nil) && !v1079.Started.IsZero())
+		}
+		if !v1080 {
+			v1075, e1076 = false, nil
+		} else {
+			var v1081 *GadgetSpec
+			{
+				v1081 = &self.Spec
+			}
+			var v1082 time.Time
+			var e1083 error
+			if v1081.Deadline.IsZero() {
+				e1083 = immutable.NoSuchKey("deadline")
+			} else {
+				v1082, e1083 = immutable.TimeValue(v1081.Deadline)
+			}
+			var v1084 *GadgetSpec
+			{
+				v1084 = &self.Spec
+			}
+			var v1085 time.Time
+			var e1086 error
+			if !((v1084.Started != nil) && !v1084.Started.IsZero()) {
+				e1086 = immutable.NoSuchKey("started")
+			} else {
+				if v1084.Started == nil {
+					e1086 = immutable.ErrNull
+				} else {
+					v1085, e1086 = immutable.TimeValue((*v1084.Started))
+				}
+			}
+			var v1087 bool
+			var e1088 error
+			if e1083 != nil {
+				e1088 = e1083
+			} else if e1086 != nil {
+				e1088 = e1086
+			} else {
+				v1087 = immutable.CompareTimes(v1082, v1085) > 0
+			}
+			if e1088 == nil && !v1087 {
+				v1075, e1076 = false, nil
+			} else {
+				if e1076 == nil {
+					e1076 = e1088
+				}
+				if e1076 == nil {
+					v1075 = true
+				}
+			}
+		}
+	}
+	return v1075, e1076
 }
 
 func whenOwnGuardedC5(w *immutable.Walk, in, old *Guarded) {
@@ -9175,267 +8083,63 @@ func whenOwnGuardedC5(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC50 is the condition of spec.guarded.c50: ('c' > oldSelf.metadata.name) || (has(self.status) && has(self.status.phase) && has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && self.status.phase.endsWith(self.spec.topology.inner.value))
+// whenCondGadgetC50 is the condition of spec.guarded.c50: has(oldSelf.spec.tags) && ” in oldSelf.spec.tags
 func whenCondGadgetC50(self, oldSelf *Gadget) (bool, error) {
-	var v1337 bool
-	var e1338 error
-	var v1339 *metav1.ObjectMeta
-	var e1340 error
-	if !(true) {
-		e1340 = immutable.NoSuchKey("metadata")
-	} else {
-		v1339 = &oldSelf.ObjectMeta
+	var v1093 bool
+	var e1094 error
+	var v1095 *GadgetSpec
+	{
+		v1095 = &oldSelf.Spec
 	}
-	var v1341 string
-	var e1342 error
-	if e1340 != nil {
-		e1342 = e1340
-	} else if !(v1339.Name != "") {
-		e1342 = immutable.NoSuchKey("name")
-	} else {
-		v1341 = string(v1339.Name)
+	var v1096 bool
+	{
+		v1096 = (len(v1095.Tags) != 0)
 	}
-	var v1343 bool
-	var e1344 error
-	if e1342 != nil {
-		e1344 = e1342
+	if !v1096 {
+		v1093, e1094 = false, nil
 	} else {
-		v1343 = "c" > v1341
-	}
-	if e1344 == nil && v1343 {
-		v1337, e1338 = true, nil
-	} else {
-		e1338 = e1344
-		var v1345 bool
-		var e1346 error
-		var v1347 bool
+		var v1097 *GadgetSpec
 		{
-			v1347 = (self.Status != nil)
+			v1097 = &oldSelf.Spec
 		}
-		if !v1347 {
-			v1345, e1346 = false, nil
+		var v1098 []string
+		var e1099 error
+		if !(len(v1097.Tags) != 0) {
+			e1099 = immutable.NoSuchKey("tags")
 		} else {
-			var v1348 *GadgetStatus
-			var e1349 error
-			if !(self.Status != nil) {
-				e1349 = immutable.NoSuchKey("status")
+			if v1097.Tags == nil {
+				e1099 = immutable.ErrNull
 			} else {
-				if self.Status == nil {
-					e1349 = immutable.ErrNull
-				} else {
-					v1348 = self.Status
-				}
+				v1098 = v1097.Tags
 			}
-			var v1350 bool
-			var e1351 error
-			if e1349 != nil {
-				e1351 = e1349
-			} else {
-				v1350 = (v1348.Phase != "")
-			}
-			if e1351 == nil && !v1350 {
-				v1345, e1346 = false, nil
-			} else {
-				if e1346 == nil {
-					e1346 = e1351
-				}
-				var v1352 *GadgetSpec
-				var e1353 error
-				if !(true) {
-					e1353 = immutable.NoSuchKey("spec")
-				} else {
-					v1352 = &self.Spec
-				}
-				var v1354 bool
-				var e1355 error
-				if e1353 != nil {
-					e1355 = e1353
-				} else {
-					v1354 = (v1352.Topology != nil)
-				}
-				if e1355 == nil && !v1354 {
-					v1345, e1346 = false, nil
-				} else {
-					if e1346 == nil {
-						e1346 = e1355
-					}
-					var v1356 *GadgetSpec
-					var e1357 error
-					if !(true) {
-						e1357 = immutable.NoSuchKey("spec")
-					} else {
-						v1356 = &self.Spec
-					}
-					var v1358 *Topology
-					var e1359 error
-					if e1357 != nil {
-						e1359 = e1357
-					} else if !(v1356.Topology != nil) {
-						e1359 = immutable.NoSuchKey("topology")
-					} else {
-						if v1356.Topology == nil {
-							e1359 = immutable.ErrNull
-						} else {
-							v1358 = v1356.Topology
-						}
-					}
-					var v1360 bool
-					var e1361 error
-					if e1359 != nil {
-						e1361 = e1359
-					} else {
-						v1360 = (v1358.Inner != nil)
-					}
-					if e1361 == nil && !v1360 {
-						v1345, e1346 = false, nil
-					} else {
-						if e1346 == nil {
-							e1346 = e1361
-						}
-						var v1362 *GadgetSpec
-						var e1363 error
-						if !(true) {
-							e1363 = immutable.NoSuchKey("spec")
-						} else {
-							v1362 = &self.Spec
-						}
-						var v1364 *Topology
-						var e1365 error
-						if e1363 != nil {
-							e1365 = e1363
-						} else if !(v1362.Topology != nil) {
-							e1365 = immutable.NoSuchKey("topology")
-						} else {
-							if v1362.Topology == nil {
-								e1365 = immutable.ErrNull
-							} else {
-								v1364 = v1362.Topology
-							}
-						}
-						var v1366 *Inner
-						var e1367 error
-						if e1365 != nil {
-							e1367 = e1365
-						} else if !(v1364.Inner != nil) {
-							e1367 = immutable.NoSuchKey("inner")
-						} else {
-							if v1364.Inner == nil {
-								e1367 = immutable.ErrNull
-							} else {
-								v1366 = v1364.Inner
-							}
-						}
-						var v1368 bool
-						var e1369 error
-						if e1367 != nil {
-							e1369 = e1367
-						} else {
-							v1368 = (v1366.Value != "")
-						}
-						if e1369 == nil && !v1368 {
-							v1345, e1346 = false, nil
-						} else {
-							if e1346 == nil {
-								e1346 = e1369
-							}
-							var v1370 *GadgetStatus
-							var e1371 error
-							if !(self.Status != nil) {
-								e1371 = immutable.NoSuchKey("status")
-							} else {
-								if self.Status == nil {
-									e1371 = immutable.ErrNull
-								} else {
-									v1370 = self.Status
-								}
-							}
-							var v1372 string
-							var e1373 error
-							if e1371 != nil {
-								e1373 = e1371
-							} else if !(v1370.Phase != "") {
-								e1373 = immutable.NoSuchKey("phase")
-							} else {
-								v1372 = string(v1370.Phase)
-							}
-							var v1374 *GadgetSpec
-							var e1375 error
-							if !(true) {
-								e1375 = immutable.NoSuchKey("spec")
-							} else {
-								v1374 = &self.Spec
-							}
-							var v1376 *Topology
-							var e1377 error
-							if e1375 != nil {
-								e1377 = e1375
-							} else if !(v1374.Topology != nil) {
-								e1377 = immutable.NoSuchKey("topology")
-							} else {
-								if v1374.Topology == nil {
-									e1377 = immutable.ErrNull
-								} else {
-									v1376 = v1374.Topology
-								}
-							}
-							var v1378 *Inner
-							var e1379 error
-							if e1377 != nil {
-								e1379 = e1377
-							} else if !(v1376.Inner != nil) {
-								e1379 = immutable.NoSuchKey("inner")
-							} else {
-								if v1376.Inner == nil {
-									e1379 = immutable.ErrNull
-								} else {
-									v1378 = v1376.Inner
-								}
-							}
-							var v1380 string
-							var e1381 error
-							if e1379 != nil {
-								e1381 = e1379
-							} else if !(v1378.Value != "") {
-								e1381 = immutable.NoSuchKey("value")
-							} else {
-								v1380 = string(v1378.Value)
-							}
-							var v1382 bool
-							var e1383 error
-							if e1373 != nil {
-								e1383 = e1373
-							} else if e1381 != nil {
-								e1383 = e1381
-							} else {
-								v1382 = strings.HasSuffix(v1372, v1380)
-							}
-							if e1383 == nil && !v1382 {
-								v1345, e1346 = false, nil
-							} else {
-								if e1346 == nil {
-									e1346 = e1383
-								}
-								if e1346 == nil {
-									v1345 = true
-								}
-							}
-						}
-					}
+		}
+		var v1100 bool
+		var e1101 error
+		if e1099 != nil {
+			e1101 = e1099
+		} else {
+			v1100 = false
+			for i1102 := range v1098 {
+				var v1103 string
+				v1103 = string(v1098[i1102])
+				if v1103 == "" {
+					v1100 = true
+					break
 				}
 			}
 		}
-		if e1346 == nil && v1345 {
-			v1337, e1338 = true, nil
+		if e1101 == nil && !v1100 {
+			v1093, e1094 = false, nil
 		} else {
-			if e1338 == nil {
-				e1338 = e1346
+			if e1094 == nil {
+				e1094 = e1101
 			}
-			if e1338 == nil {
-				v1337 = false
+			if e1094 == nil {
+				v1093 = true
 			}
 		}
 	}
-	return v1337, e1338
+	return v1093, e1094
 }
 
 func whenOwnGuardedC50(w *immutable.Walk, in, old *Guarded) {
@@ -9458,76 +8162,88 @@ func whenOwnGuardedC50(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC51 is the condition of spec.guarded.c51: has(oldSelf.spec.items) && oldSelf.spec.items[0] <= -1
+// whenCondGadgetC51 is the condition of spec.guarded.c51: has(self.spec.queue) && has(self.spec.tags) && self.spec.queue in self.spec.tags
 func whenCondGadgetC51(self, oldSelf *Gadget) (bool, error) {
-	var v1388 bool
-	var e1389 error
-	var v1390 *GadgetSpec
-	var e1391 error
-	if !(true) {
-		e1391 = immutable.NoSuchKey("spec")
-	} else {
-		v1390 = &oldSelf.Spec
+	var v1108 bool
+	var e1109 error
+	var v1110 *GadgetSpec
+	{
+		v1110 = &self.Spec
 	}
-	var v1392 bool
-	var e1393 error
-	if e1391 != nil {
-		e1393 = e1391
-	} else {
-		v1392 = (len(v1390.Items) != 0)
+	var v1111 bool
+	{
+		v1111 = (v1110.Queue != "")
 	}
-	if e1393 == nil && !v1392 {
-		v1388, e1389 = false, nil
+	if !v1111 {
+		v1108, e1109 = false, nil
 	} else {
-		e1389 = e1393
-		var v1394 *GadgetSpec
-		var e1395 error
-		if !(true) {
-			e1395 = immutable.NoSuchKey("spec")
-		} else {
-			v1394 = &oldSelf.Spec
+		var v1112 *GadgetSpec
+		{
+			v1112 = &self.Spec
 		}
-		var v1396 []int64
-		var e1397 error
-		if e1395 != nil {
-			e1397 = e1395
-		} else if !(len(v1394.Items) != 0) {
-			e1397 = immutable.NoSuchKey("items")
+		var v1113 bool
+		{
+			v1113 = (len(v1112.Tags) != 0)
+		}
+		if !v1113 {
+			v1108, e1109 = false, nil
 		} else {
-			if v1394.Items == nil {
-				e1397 = immutable.ErrNull
+			var v1114 *GadgetSpec
+			{
+				v1114 = &self.Spec
+			}
+			var v1115 string
+			var e1116 error
+			if !(v1114.Queue != "") {
+				e1116 = immutable.NoSuchKey("queue")
 			} else {
-				v1396 = v1394.Items
+				v1115 = string(v1114.Queue)
 			}
-		}
-		var v1398 int64
-		var e1399 error
-		if e1397 != nil {
-			e1399 = e1397
-		} else if int64(0) < 0 || int64(0) >= int64(len(v1396)) {
-			e1399 = immutable.IndexOutOfBounds(int64(0))
-		} else {
-			v1398 = int64(v1396[int64(0)])
-		}
-		var v1400 bool
-		var e1401 error
-		if e1399 != nil {
-			e1401 = e1399
-		} else {
-			v1400 = v1398 <= int64(-1)
-		}
-		if e1401 == nil && !v1400 {
-			v1388, e1389 = false, nil
-		} else {
-			if e1389 == nil {
-				e1389 = e1401
+			var v1117 *GadgetSpec
+			{
+				v1117 = &self.Spec
 			}
-			if e1389 == nil {
-				v1388 = true
+			var v1118 []string
+			var e1119 error
+			if !(len(v1117.Tags) != 0) {
+				e1119 = immutable.NoSuchKey("tags")
+			} else {
+				if v1117.Tags == nil {
+					e1119 = immutable.ErrNull
+				} else {
+					v1118 = v1117.Tags
+				}
+			}
+			var v1120 bool
+			var e1121 error
+			if e1116 != nil {
+				e1121 = e1116
+			} else if e1119 != nil {
+				e1121 = e1119
+			} else {
+				v1120 = false
+				for i1122 := range v1118 {
+					var v1123 string
+					v1123 = string(v1118[i1122])
+					if v1123 == v1115 {
+						v1120 = true
+						break
+					}
+				}
+			}
+			if e1121 == nil && !v1120 {
+				v1108, e1109 = false, nil
+			} else {
+				if e1109 == nil {
+					e1109 = e1121
+				}
+				if e1109 == nil {
+					v1108 = true
+				}
 			}
 		}
 	}
-	return v1388, e1389
+	return v1108, e1109
 }
 
 func whenOwnGuardedC51(w *immutable.Walk, in, old *Guarded) {
@@ -9550,76 +8266,166 @@ func whenOwnGuardedC51(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC52 is the condition of spec.guarded.c52: has(self.spec.items) && self.spec.items[0] == 1
+// whenCondGadgetC52 is the condition of spec.guarded.c52: has(self.status) && has(self.status.observed) && ((has(self.spec.queue) && has(oldSelf.spec.labels) && self.spec.queue in oldSelf.spec.labels) ? -1 : 0) != self.status.observed
 func whenCondGadgetC52(self, oldSelf *Gadget) (bool, error) {
-	var v1406 bool
-	var e1407 error
-	var v1408 *GadgetSpec
-	var e1409 error
-	if !(true) {
-		e1409 = immutable.NoSuchKey("spec")
-	} else {
-		v1408 = &self.Spec
+	var v1128 bool
+	var e1129 error
+	var v1130 bool
+	{
+		v1130 = (self.Status != nil)
 	}
-	var v1410 bool
-	var e1411 error
-	if e1409 != nil {
-		e1411 = e1409
+	if !v1130 {
+		v1128, e1129 = false, nil
 	} else {
-		v1410 = (len(v1408.Items) != 0)
-	}
-	if e1411 == nil && !v1410 {
-		v1406, e1407 = false, nil
-	} else {
-		e1407 = e1411
-		var v1412 *GadgetSpec
-		var e1413 error
-		if !(true) {
-			e1413 = immutable.NoSuchKey("spec")
+		var v1131 *GadgetStatus
+		var e1132 error
+		if !(self.Status != nil) {
+			e1132 = immutable.NoSuchKey("status")
 		} else {
-			v1412 = &self.Spec
-		}
-		var v1414 []int64
-		var e1415 error
-		if e1413 != nil {
-			e1415 = e1413
-		} else if !(len(v1412.Items) != 0) {
-			e1415 = immutable.NoSuchKey("items")
-		} else {
-			if v1412.Items == nil {
-				e1415 = immutable.ErrNull
+			if self.Status == nil {
+				e1132 = immutable.ErrNull
 			} else {
-				v1414 = v1412.Items
+				v1131 = self.Status
 			}
 		}
-		var v1416 int64
-		var e1417 error
-		if e1415 != nil {
-			e1417 = e1415
-		} else if int64(0) < 0 || int64(0) >= int64(len(v1414)) {
-			e1417 = immutable.IndexOutOfBounds(int64(0))
+		var v1133 bool
+		var e1134 error
+		if e1132 != nil {
+			e1134 = e1132
 		} else {
-			v1416 = int64(v1414[int64(0)])
+			v1133 = (v1131.Observed != 0)
 		}
-		var v1418 bool
-		var e1419 error
-		if e1417 != nil {
-			e1419 = e1417
+		if e1134 == nil && !v1133 {
+			v1128, e1129 = false, nil
 		} else {
-			v1418 = v1416 == int64(1)
-		}
-		if e1419 == nil && !v1418 {
-			v1406, e1407 = false, nil
-		} else {
-			if e1407 == nil {
-				e1407 = e1419
+			if e1129 == nil {
+				e1129 = e1134
 			}
-			if e1407 == nil {
-				v1406 = true
+			var v1135 bool
+			var e1136 error
+			var v1137 *GadgetSpec
+			{
+				v1137 = &self.Spec
+			}
+			var v1138 bool
+			{
+				v1138 = (v1137.Queue != "")
+			}
+			if !v1138 {
+				v1135, e1136 = false, nil
+			} else {
+				var v1139 *GadgetSpec
+				{
+					v1139 = &oldSelf.Spec
+				}
+				var v1140 bool
+				{
+					v1140 = (len(v1139.Labels) != 0)
+				}
+				if !v1140 {
+					v1135, e1136 = false, nil
+				} else {
+					var v1141 *GadgetSpec
+					{
+						v1141 = &self.Spec
+					}
+					var v1142 string
+					var e1143 error
+					if !(v1141.Queue != "") {
+						e1143 = immutable.NoSuchKey("queue")
+					} else {
+						v1142 = string(v1141.Queue)
+					}
+					var v1144 *GadgetSpec
+					{
+						v1144 = &oldSelf.Spec
+					}
+					var v1145 map[string]string
+					var e1146 error
+					if !(len(v1144.Labels) != 0) {
+						e1146 = immutable.NoSuchKey("labels")
+					} else {
+						if v1144.Labels == nil {
+							e1146 = immutable.ErrNull
+						} else {
+							v1145 = v1144.Labels
+						}
+					}
+					var v1147 bool
+					var e1148 error
+					if e1143 != nil {
+						e1148 = e1143
+					} else if e1146 != nil {
+						e1148 = e1146
+					} else {
+						if mv1149, ok := v1145[string(v1142)]; ok {
+							_ = mv1149
+							v1147 = true
+						}
+					}
+					if e1148 == nil && !v1147 {
+						v1135, e1136 = false, nil
+					} else {
+						if e1136 == nil {
+							e1136 = e1148
+						}
+						if e1136 == nil {
+							v1135 = true
+						}
+					}
+				}
+			}
+			var v1150 int64
+			var e1151 error
+			if e1136 != nil {
+				e1151 = e1136
+			} else if v1135 {
+				v1150, e1151 = int64(-1), nil
+			} else {
+				v1150, e1151 = int64(0), nil
+			}
+			var v1152 *GadgetStatus
+			var e1153 error
+			if !(self.Status != nil) {
+				e1153 = immutable.NoSuchKey("status")
+			} else {
+				if self.Status == nil {
+					e1153 = immutable.ErrNull
+				} else {
+					v1152 = self.Status
+				}
+			}
+			var v1154 int64
+			var e1155 error
+			if e1153 != nil {
+				e1155 = e1153
+			} else if !(v1152.Observed != 0) {
+				e1155 = immutable.NoSuchKey("observed")
+			} else {
+				v1154 = int64(v1152.Observed)
+			}
+			var v1156 bool
+			var e1157 error
+			if e1151 != nil {
+				e1157 = e1151
+			} else if e1155 != nil {
+				e1157 = e1155
+			} else {
+				v1156 = !(v1150 == v1154)
+			}
+			if e1157 == nil && !v1156 {
+				v1128, e1129 = false, nil
+			} else {
+				if e1129 == nil {
+					e1129 = e1157
+				}
+				if e1129 == nil {
+					v1128 = true
+				}
 			}
 		}
 	}
-	return v1406, e1407
+	return v1128, e1129
 }
 
 func whenOwnGuardedC52(w *immutable.Walk, in, old *Guarded) {
@@ -9642,102 +8448,75 @@ func whenOwnGuardedC52(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC53 is the condition of spec.guarded.c53: has(oldSelf.spec.queue) && has(self.spec.note) && oldSelf.spec.queue.startsWith(self.spec.note)
+// whenCondGadgetC53 is the condition of spec.guarded.c53: has(oldSelf.spec.items) && size(self.spec.name) in oldSelf.spec.items
 func whenCondGadgetC53(self, oldSelf *Gadget) (bool, error) {
-	var v1424 bool
-	var e1425 error
-	var v1426 *GadgetSpec
-	var e1427 error
-	if !(true) {
-		e1427 = immutable.NoSuchKey("spec")
-	} else {
-		v1426 = &oldSelf.Spec
+	var v1162 bool
+	var e1163 error
+	var v1164 *GadgetSpec
+	{
+		v1164 = &oldSelf.Spec
 	}
-	var v1428 bool
-	var e1429 error
-	if e1427 != nil {
-		e1429 = e1427
-	} else {
-		v1428 = (v1426.Queue != "")
+	var v1165 bool
+	{
+		v1165 = (len(v1164.Items) != 0)
 	}
-	if e1429 == nil && !v1428 {
-		v1424, e1425 = false, nil
+	if !v1165 {
+		v1162, e1163 = false, nil
 	} else {
-		e1425 = e1429
-		var v1430 *GadgetSpec
-		var e1431 error
-		if !(true) {
-			e1431 = immutable.NoSuchKey("spec")
-		} else {
-			v1430 = &self.Spec
+		var v1166 *GadgetSpec
+		{
+			v1166 = &self.Spec
 		}
-		var v1432 bool
-		var e1433 error
-		if e1431 != nil {
-			e1433 = e1431
-		} else {
-			v1432 = (v1430.Note != "")
+		var v1167 string
+		{
+			v1167 = string(v1166.Name)
 		}
-		if e1433 == nil && !v1432 {
-			v1424, e1425 = false, nil
+		var v1168 int64
+		{
+			v1168 = immutable.RuneCount(v1167)
+		}
+		var v1169 *GadgetSpec
+		{
+			v1169 = &oldSelf.Spec
+		}
+		var v1170 []int64
+		var e1171 error
+		if !(len(v1169.Items) != 0) {
+			e1171 = immutable.NoSuchKey("items")
 		} else {
-			if e1425 == nil {
-				e1425 = e1433
-			}
-			var v1434 *GadgetSpec
-			var e1435 error
-			if !(true) {
-				e1435 = immutable.NoSuchKey("spec")
+			if v1169.Items == nil {
+				e1171 = immutable.ErrNull
 			} else {
-				v1434 = &oldSelf.Spec
+				v1170 = v1169.Items
 			}
-			var v1436 string
-			var e1437 error
-			if e1435 != nil {
-				e1437 = e1435
-			} else if !(v1434.Queue != "") {
-				e1437 = immutable.NoSuchKey("queue")
-			} else {
-				v1436 = string(v1434.Queue)
-			}
-			var v1438 *GadgetSpec
-			var e1439 error
-			if !(true) {
-				e1439 = immutable.NoSuchKey("spec")
-			} else {
-				v1438 = &self.Spec
-			}
-			var v1440 string
-			var e1441 error
-			if e1439 != nil {
-				e1441 = e1439
-			} else if !(v1438.Note != "") {
-				e1441 = immutable.NoSuchKey("note")
-			} else {
-				v1440 = string(v1438.Note)
-			}
-			var v1442 bool
-			var e1443 error
-			if e1437 != nil {
-				e1443 = e1437
-			} else if e1441 != nil {
-				e1443 = e1441
-			} else {
-				v1442 = strings.HasPrefix(v1436, v1440)
-			}
-			if e1443 == nil && !v1442 {
-				v1424, e1425 = false, nil
-			} else {
-				if e1425 == nil {
-					e1425 = e1443
-				}
-				if e1425 == nil {
-					v1424 = true
+		}
+		var v1172 bool
+		var e1173 error
+		if e1171 != nil {
+			e1173 = e1171
+		} else {
+			v1172 = false
+			for i1174 := range v1170 {
+				var v1175 int64
+				v1175 = int64(v1170[i1174])
+				if v1175 == v1168 {
+					v1172 = true
+					break
 				}
 			}
 		}
+		if e1173 == nil && !v1172 {
+			v1162, e1163 = false, nil
+		} else {
+			if e1163 == nil {
+				e1163 = e1173
+			}
+			if e1163 == nil {
+				v1162 = true
+			}
+		}
 	}
-	return v1424, e1425
+	return v1162, e1163
 }
 
 func whenOwnGuardedC53(w *immutable.Walk, in, old *Guarded) {
@@ -9751,8 +8530,8 @@ func whenOwnGuardedC53(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C53 != nil && !immutable.SameKeys(in.C53, old.C53) {
 			if w.Violation() {
-				for _, c1448 := range immutable.MapKeyChanges(in.C53, old.C53) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c53", immutable.QuoteKey(string(c1448.Key)), c1448.Added))
+				for _, c1180 := range immutable.MapKeyChanges(in.C53, old.C53) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c53", immutable.QuoteKey(string(c1180.Key)), c1180.Added))
 				}
 			}
 			if w.Done() {
@@ -9769,64 +8548,66 @@ func whenOwnGuardedC53(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC54 is the condition of spec.guarded.c54: size(self.spec.name) == oldSelf.spec.mode.size()
+// whenCondGadgetC54 is the condition of spec.guarded.c54: has(self.spec.counts) && self.spec.counts['b'] > 2
 func whenCondGadgetC54(self, oldSelf *Gadget) (bool, error) {
-	var v1449 *GadgetSpec
-	var e1450 error
-	if !(true) {
-		e1450 = immutable.NoSuchKey("spec")
-	} else {
-		v1449 = &self.Spec
+	var v1181 bool
+	var e1182 error
+	var v1183 *GadgetSpec
+	{
+		v1183 = &self.Spec
 	}
-	var v1451 string
-	var e1452 error
-	if e1450 != nil {
-		e1452 = e1450
-	} else if !(true) {
-		e1452 = immutable.NoSuchKey("name")
-	} else {
-		v1451 = string(v1449.Name)
+	var v1184 bool
+	{
+		v1184 = (len(v1183.Counts) != 0)
 	}
-	var v1453 int64
-	var e1454 error
-	if e1452 != nil {
-		e1454 = e1452
+	if !v1184 {
+		v1181, e1182 = false, nil
 	} else {
-		v1453 = immutable.RuneCount(v1451)
+		var v1185 *GadgetSpec
+		{
+			v1185 = &self.Spec
+		}
+		var v1186 map[string]int32
+		var e1187 error
+		if !(len(v1185.Counts) != 0) {
+			e1187 = immutable.NoSuchKey("counts")
+		} else {
+			if v1185.Counts == nil {
+				e1187 = immutable.ErrNull
+			} else {
+				v1186 = v1185.Counts
+			}
+		}
+		var v1188 int64
+		var e1189 error
+		if e1187 != nil {
+			e1189 = e1187
+		} else {
+			if mv1190, ok := v1186[string("b")]; !ok {
+				e1189 = immutable.NoSuchKey("b")
+			} else {
+				v1188 = int64(mv1190)
+			}
+		}
+		var v1191 bool
+		var e1192 error
+		if e1189 != nil {
+			e1192 = e1189
+		} else {
+			v1191 = v1188 > int64(2)
+		}
+		if e1192 == nil && !v1191 {
+			v1181, e1182 = false, nil
+		} else {
+			if e1182 == nil {
+				e1182 = e1192
+			}
+			if e1182 == nil {
+				v1181 = true
+			}
+		}
 	}
-	var v1455 *GadgetSpec
-	var e1456 error
-	if !(true) {
-		e1456 = immutable.NoSuchKey("spec")
-	} else {
-		v1455 = &oldSelf.Spec
-	}
-	var v1457 string
-	var e1458 error
-	if e1456 != nil {
-		e1458 = e1456
-	} else if !(v1455.Mode != "") {
-		e1458 = immutable.NoSuchKey("mode")
-	} else {
-		v1457 = string(v1455.Mode)
-	}
-	var v1459 int64
-	var e1460 error
-	if e1458 != nil {
-		e1460 = e1458
-	} else {
-		v1459 = immutable.RuneCount(v1457)
-	}
-	var v1461 bool
-	var e1462 error
-	if e1454 != nil {
-		e1462 = e1454
-	} else if e1460 != nil {
-		e1462 = e1460
-	} else {
-		v1461 = v1453 == v1459
-	}
-	return v1461, e1462
+	return v1181, e1182
 }
 
 func whenOwnGuardedC54(w *immutable.Walk, in, old *Guarded) {
@@ -9849,114 +8630,48 @@ func whenOwnGuardedC54(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC55 is the condition of spec.guarded.c55: has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.value)
+// whenCondGadgetC55 is the condition of spec.guarded.c55: has(oldSelf.spec.suspend) && oldSelf.spec.suspend
 func whenCondGadgetC55(self, oldSelf *Gadget) (bool, error) {
-	var v1467 bool
-	var e1468 error
-	var v1469 *GadgetSpec
-	var e1470 error
-	if !(true) {
-		e1470 = immutable.NoSuchKey("spec")
-	} else {
-		v1469 = &oldSelf.Spec
+	var v1197 bool
+	var e1198 error
+	var v1199 *GadgetSpec
+	{
+		v1199 = &oldSelf.Spec
 	}
-	var v1471 bool
-	var e1472 error
-	if e1470 != nil {
-		e1472 = e1470
-	} else {
-		v1471 = (v1469.Topology != nil)
+	var v1200 bool
+	{
+		v1200 = (v1199.Suspend != nil)
 	}
-	if e1472 == nil && !v1471 {
-		v1467, e1468 = false, nil
+	if !v1200 {
+		v1197, e1198 = false, nil
 	} else {
-		e1468 = e1472
-		var v1473 *GadgetSpec
-		var e1474 error
-		if !(true) {
-			e1474 = immutable.NoSuchKey("spec")
-		} else {
-			v1473 = &oldSelf.Spec
+		var v1201 *GadgetSpec
+		{
+			v1201 = &oldSelf.Spec
 		}
-		var v1475 *Topology
-		var e1476 error
-		if e1474 != nil {
-			e1476 = e1474
-		} else if !(v1473.Topology != nil) {
-			e1476 = immutable.NoSuchKey("topology")
+		var v1202 bool
+		var e1203 error
+		if !(v1201.Suspend != nil) {
+			e1203 = immutable.NoSuchKey("suspend")
 		} else {
-			if v1473.Topology == nil {
-				e1476 = immutable.ErrNull
+			if v1201.Suspend == nil {
+				e1203 = immutable.ErrNull
 			} else {
-				v1475 = v1473.Topology
+				v1202 = bool((*v1201.Suspend))
 			}
 		}
-		var v1477 bool
-		var e1478 error
-		if e1476 != nil {
-			e1478 = e1476
+		if e1203 == nil && !v1202 {
+			v1197, e1198 = false, nil
 		} else {
-			v1477 = (v1475.Inner != nil)
-		}
-		if e1478 == nil && !v1477 {
-			v1467, e1468 = false, nil
-		} else {
-			if e1468 == nil {
-				e1468 = e1478
+			if e1198 == nil {
+				e1198 = e1203
 			}
-			var v1479 *GadgetSpec
-			var e1480 error
-			if !(true) {
-				e1480 = immutable.NoSuchKey("spec")
-			} else {
-				v1479 = &oldSelf.Spec
-			}
-			var v1481 *Topology
-			var e1482 error
-			if e1480 != nil {
-				e1482 = e1480
-			} else if !(v1479.Topology != nil) {
-				e1482 = immutable.NoSuchKey("topology")
-			} else {
-				if v1479.Topology == nil {
-					e1482 = immutable.ErrNull
-				} else {
-					v1481 = v1479.Topology
-				}
-			}
-			var v1483 *Inner
-			var e1484 error
-			if e1482 != nil {
-				e1484 = e1482
-			} else if !(v1481.Inner != nil) {
-				e1484 = immutable.NoSuchKey("inner")
-			} else {
-				if v1481.Inner == nil {
-					e1484 = immutable.ErrNull
-				} else {
-					v1483 = v1481.Inner
-				}
-			}
-			var v1485 bool
-			var e1486 error
-			if e1484 != nil {
-				e1486 = e1484
-			} else {
-				v1485 = (v1483.Value != "")
-			}
-			if e1486 == nil && !v1485 {
-				v1467, e1468 = false, nil
-			} else {
-				if e1468 == nil {
-					e1468 = e1486
-				}
-				if e1468 == nil {
-					v1467 = true
-				}
+			if e1198 == nil {
+				v1197 = true
 			}
 		}
 	}
-	return v1467, e1468
+	return v1197, e1198
 }
 
 func whenOwnGuardedC55(w *immutable.Walk, in, old *Guarded) {
@@ -9979,78 +8694,93 @@ func whenOwnGuardedC55(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC56 is the condition of spec.guarded.c56: has(self.spec.labels) && self.spec.labels['c'] == 'c'
+// whenCondGadgetC56 is the condition of spec.guarded.c56: (((0 >= -1) ? -1 : 2) <= 0) && (has(oldSelf.spec.labels) && size(oldSelf.spec.labels) > 0.5)
 func whenCondGadgetC56(self, oldSelf *Gadget) (bool, error) {
-	var v1491 bool
-	var e1492 error
-	var v1493 *GadgetSpec
-	var e1494 error
-	if !(true) {
-		e1494 = immutable.NoSuchKey("spec")
-	} else {
-		v1493 = &self.Spec
+	var v1208 bool
+	var e1209 error
+	l1210 := int64(0)
+	var v1211 bool
+	{
+		v1211 = l1210 >= int64(-1)
 	}
-	var v1495 bool
-	var e1496 error
-	if e1494 != nil {
-		e1496 = e1494
+	var v1212 int64
+	if v1211 {
+		v1212 = int64(-1)
 	} else {
-		v1495 = (len(v1493.Labels) != 0)
+		v1212 = int64(2)
 	}
-	if e1496 == nil && !v1495 {
-		v1491, e1492 = false, nil
+	var v1213 bool
+	{
+		v1213 = v1212 <= int64(0)
+	}
+	if !v1213 {
+		v1208, e1209 = false, nil
 	} else {
-		e1492 = e1496
-		var v1497 *GadgetSpec
-		var e1498 error
-		if !(true) {
-			e1498 = immutable.NoSuchKey("spec")
-		} else {
-			v1497 = &self.Spec
+		var v1214 bool
+		var e1215 error
+		var v1216 *GadgetSpec
+		{
+			v1216 = &oldSelf.Spec
 		}
-		var v1499 map[string]string
-		var e1500 error
-		if e1498 != nil {
-			e1500 = e1498
-		} else if !(len(v1497.Labels) != 0) {
-			e1500 = immutable.NoSuchKey("labels")
+		var v1217 bool
+		{
+			v1217 = (len(v1216.Labels) != 0)
+		}
+		if !v1217 {
+			v1214, e1215 = false, nil
 		} else {
-			if v1497.Labels == nil {
-				e1500 = immutable.ErrNull
+			var v1218 *GadgetSpec
+			{
+				v1218 = &oldSelf.Spec
+			}
+			var v1219 map[string]string
+			var e1220 error
+			if !(len(v1218.Labels) != 0) {
+				e1220 = immutable.NoSuchKey("labels")
 			} else {
-				v1499 = v1497.Labels
+				if v1218.Labels == nil {
+					e1220 = immutable.ErrNull
+				} else {
+					v1219 = v1218.Labels
+				}
 			}
-		}
-		var v1501 string
-		var e1502 error
-		if e1500 != nil {
-			e1502 = e1500
-		} else {
-			if mv1503, ok := v1499[string("c")]; !ok {
-				e1502 = immutable.NoSuchKey("c")
+			var v1221 int64
+			var e1222 error
+			if e1220 != nil {
+				e1222 = e1220
 			} else {
-				v1501 = string(mv1503)
+				v1221 = int64(len(v1219))
+			}
+			var v1223 bool
+			var e1224 error
+			if e1222 != nil {
+				e1224 = e1222
+			} else {
+				v1223 = immutable.CompareIntDouble(v1221, float64(0.5)) > 0
+			}
+			if e1224 == nil && !v1223 {
+				v1214, e1215 = false, nil
+			} else {
+				if e1215 == nil {
+					e1215 = e1224
+				}
+				if e1215 == nil {
+					v1214 = true
+				}
 			}
 		}
-		var v1504 bool
-		var e1505 error
-		if e1502 != nil {
-			e1505 = e1502
+		if e1215 == nil && !v1214 {
+			v1208, e1209 = false, nil
 		} else {
-			v1504 = v1501 == "c"
-		}
-		if e1505 == nil && !v1504 {
-			v1491, e1492 = false, nil
-		} else {
-			if e1492 == nil {
-				e1492 = e1505
+			if e1209 == nil {
+				e1209 = e1215
 			}
-			if e1492 == nil {
-				v1491 = true
+			if e1209 == nil {
+				v1208 = true
 			}
 		}
 	}
-	return v1491, e1492
+	return v1208, e1209
 }
 
 func whenOwnGuardedC56(w *immutable.Walk, in, old *Guarded) {
@@ -10073,60 +8803,14 @@ func whenOwnGuardedC56(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC57 is the condition of spec.guarded.c57: has(oldSelf.spec.suspend) && oldSelf.spec.suspend
+// whenCondGadgetC57 is the condition of spec.guarded.c57: 'b' in ['b', 'b']
 func whenCondGadgetC57(self, oldSelf *Gadget) (bool, error) {
-	var v1510 bool
-	var e1511 error
-	var v1512 *GadgetSpec
-	var e1513 error
-	if !(true) {
-		e1513 = immutable.NoSuchKey("spec")
-	} else {
-		v1512 = &oldSelf.Spec
+	l1229 := "b"
+	var v1230 bool
+	{
+		v1230 = (l1229 == "b")
 	}
-	var v1514 bool
-	var e1515 error
-	if e1513 != nil {
-		e1515 = e1513
-	} else {
-		v1514 = (v1512.Suspend != nil)
-	}
-	if e1515 == nil && !v1514 {
-		v1510, e1511 = false, nil
-	} else {
-		e1511 = e1515
-		var v1516 *GadgetSpec
-		var e1517 error
-		if !(true) {
-			e1517 = immutable.NoSuchKey("spec")
-		} else {
-			v1516 = &oldSelf.Spec
-		}
-		var v1518 bool
-		var e1519 error
-		if e1517 != nil {
-			e1519 = e1517
-		} else if !(v1516.Suspend != nil) {
-			e1519 = immutable.NoSuchKey("suspend")
-		} else {
-			if v1516.Suspend == nil {
-				e1519 = immutable.ErrNull
-			} else {
-				v1518 = bool((*v1516.Suspend))
-			}
-		}
-		if e1519 == nil && !v1518 {
-			v1510, e1511 = false, nil
-		} else {
-			if e1511 == nil {
-				e1511 = e1519
-			}
-			if e1511 == nil {
-				v1510 = true
-			}
-		}
-	}
-	return v1510, e1511
+	return v1230, nil
 }
 
 func whenOwnGuardedC57(w *immutable.Walk, in, old *Guarded) {
@@ -10149,271 +8833,220 @@ func whenOwnGuardedC57(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC58 is the condition of spec.guarded.c58: ((has(oldSelf.spec.locked) && oldSelf.spec.locked) ? (has(self.spec.suspend) && self.spec.suspend) : (has(self.spec.locked))) || ((has(oldSelf.spec.labels) && size(oldSelf.spec.name) > size(oldSelf.spec.labels)) && ('b' < self.spec.mode))
+// whenCondGadgetC58 is the condition of spec.guarded.c58: (has(self.spec.tags) && 'b' in self.spec.tags) && ((has(oldSelf.spec.suspend) && oldSelf.spec.suspend) && (has(oldSelf.status) && has(oldSelf.status.phase) && has(self.spec.labels) && oldSelf.status.phase in self.spec.labels))
 func whenCondGadgetC58(self, oldSelf *Gadget) (bool, error) {
-	var v1524 bool
-	var e1525 error
-	var v1526 bool
-	var e1527 error
-	var v1528 *GadgetSpec
-	var e1529 error
-	if !(true) {
-		e1529 = immutable.NoSuchKey("spec")
-	} else {
-		v1528 = &oldSelf.Spec
+	var v1235 bool
+	var e1236 error
+	var v1237 *GadgetSpec
+	{
+		v1237 = &self.Spec
 	}
-	var v1530 bool
-	var e1531 error
-	if e1529 != nil {
-		e1531 = e1529
-	} else {
-		v1530 = (v1528.Locked != nil)
+	var v1238 bool
+	{
+		v1238 = (len(v1237.Tags) != 0)
 	}
-	if e1531 == nil && !v1530 {
-		v1526, e1527 = false, nil
+	if !v1238 {
+		v1235, e1236 = false, nil
 	} else {
-		e1527 = e1531
-		var v1532 *GadgetSpec
-		var e1533 error
-		if !(true) {
-			e1533 = immutable.NoSuchKey("spec")
-		} else {
-			v1532 = &oldSelf.Spec
+		var v1239 *GadgetSpec
+		{
+			v1239 = &self.Spec
 		}
-		var v1534 bool
-		var e1535 error
-		if e1533 != nil {
-			e1535 = e1533
-		} else if !(v1532.Locked != nil) {
-			e1535 = immutable.NoSuchKey("locked")
+		var v1240 []string
+		var e1241 error
+		if !(len(v1239.Tags) != 0) {
+			e1241 = immutable.NoSuchKey("tags")
 		} else {
-			if v1532.Locked == nil {
-				e1535 = immutable.ErrNull
+			if v1239.Tags == nil {
+				e1241 = immutable.ErrNull
 			} else {
-				v1534 = bool((*v1532.Locked))
+				v1240 = v1239.Tags
 			}
 		}
-		if e1535 == nil && !v1534 {
-			v1526, e1527 = false, nil
+		var v1242 bool
+		var e1243 error
+		if e1241 != nil {
+			e1243 = e1241
 		} else {
-			if e1527 == nil {
-				e1527 = e1535
+			v1242 = false
+			for i1244 := range v1240 {
+				var v1245 string
+				v1245 = string(v1240[i1244])
+				if v1245 == "b" {
+					v1242 = true
+					break
+				}
 			}
-			if e1527 == nil {
-				v1526 = true
+		}
+		if e1243 == nil && !v1242 {
+			v1235, e1236 = false, nil
+		} else {
+			if e1236 == nil {
+				e1236 = e1243
 			}
-		}
-	}
-	var v1550 bool
-	var e1551 error
-	if e1527 != nil {
-		e1551 = e1527
-	} else if v1526 {
-		var v1536 bool
-		var e1537 error
-		var v1538 *GadgetSpec
-		var e1539 error
-		if !(true) {
-			e1539 = immutable.NoSuchKey("spec")
-		} else {
-			v1538 = &self.Spec
-		}
-		var v1540 bool
-		var e1541 error
-		if e1539 != nil {
-			e1541 = e1539
-		} else {
-			v1540 = (v1538.Suspend != nil)
-		}
-		if e1541 == nil && !v1540 {
-			v1536, e1537 = false, nil
-		} else {
-			e1537 = e1541
-			var v1542 *GadgetSpec
-			var e1543 error
-			if !(true) {
-				e1543 = immutable.NoSuchKey("spec")
+			var v1246 bool
+			var e1247 error
+			var v1248 *GadgetSpec
+			{
+				v1248 = &oldSelf.Spec
+			}
+			var v1249 bool
+			{
+				v1249 = (v1248.Suspend != nil)
+			}
+			if !v1249 {
+				v1246, e1247 = false, nil
 			} else {
-				v1542 = &self.Spec
-			}
-			var v1544 bool
-			var e1545 error
-			if e1543 != nil {
-				e1545 = e1543
-			} else if !(v1542.Suspend != nil) {
-				e1545 = immutable.NoSuchKey("suspend")
-			} else {
-				if v1542.Suspend == nil {
-					e1545 = immutable.ErrNull
+				var v1250 *GadgetSpec
+				{
+					v1250 = &oldSelf.Spec
+				}
+				var v1251 bool
+				var e1252 error
+				if !(v1250.Suspend != nil) {
+					e1252 = immutable.NoSuchKey("suspend")
 				} else {
-					v1544 = bool((*v1542.Suspend))
-				}
-			}
-			if e1545 == nil && !v1544 {
-				v1536, e1537 = false, nil
-			} else {
-				if e1537 == nil {
-					e1537 = e1545
-				}
-				if e1537 == nil {
-					v1536 = true
-				}
-			}
-		}
-		v1550, e1551 = v1536, e1537
-	} else {
-		var v1546 *GadgetSpec
-		var e1547 error
-		if !(true) {
-			e1547 = immutable.NoSuchKey("spec")
-		} else {
-			v1546 = &self.Spec
-		}
-		var v1548 bool
-		var e1549 error
-		if e1547 != nil {
-			e1549 = e1547
-		} else {
-			v1548 = (v1546.Locked != nil)
-		}
-		v1550, e1551 = v1548, e1549
-	}
-	if e1551 == nil && v1550 {
-		v1524, e1525 = true, nil
-	} else {
-		e1525 = e1551
-		var v1552 bool
-		var e1553 error
-		var v1554 *GadgetSpec
-		var e1555 error
-		if !(true) {
-			e1555 = immutable.NoSuchKey("spec")
-		} else {
-			v1554 = &oldSelf.Spec
-		}
-		var v1556 bool
-		var e1557 error
-		if e1555 != nil {
-			e1557 = e1555
-		} else {
-			v1556 = (len(v1554.Labels) != 0)
-		}
-		if e1557 == nil && !v1556 {
-			v1552, e1553 = false, nil
-		} else {
-			e1553 = e1557
-			var v1558 *GadgetSpec
-			var e1559 error
-			if !(true) {
-				e1559 = immutable.NoSuchKey("spec")
-			} else {
-				v1558 = &oldSelf.Spec
-			}
-			var v1560 string
-			var e1561 error
-			if e1559 != nil {
-				e1561 = e1559
-			} else if !(true) {
-				e1561 = immutable.NoSuchKey("name")
-			} else {
-				v1560 = string(v1558.Name)
-			}
-			var v1562 int64
-			var e1563 error
-			if e1561 != nil {
-				e1563 = e1561
-			} else {
-				v1562 = immutable.RuneCount(v1560)
-			}
-			var v1564 *GadgetSpec
-			var e1565 error
-			if !(true) {
-				e1565 = immutable.NoSuchKey("spec")
-			} else {
-				v1564 = &oldSelf.Spec
-			}
-			var v1566 map[string]string
-			var e1567 error
-			if e1565 != nil {
-				e1567 = e1565
-			} else if !(len(v1564.Labels) != 0) {
-				e1567 = immutable.NoSuchKey("labels")
-			} else {
-				if v1564.Labels == nil {
-					e1567 = immutable.ErrNull
-				} else {
-					v1566 = v1564.Labels
-				}
-			}
-			var v1568 int64
-			var e1569 error
-			if e1567 != nil {
-				e1569 = e1567
-			} else {
-				v1568 = int64(len(v1566))
-			}
-			var v1570 bool
-			var e1571 error
-			if e1563 != nil {
-				e1571 = e1563
-			} else if e1569 != nil {
-				e1571 = e1569
-			} else {
-				v1570 = v1562 > v1568
-			}
-			if e1571 == nil && !v1570 {
-				v1552, e1553 = false, nil
-			} else {
-				if e1553 == nil {
-					e1553 = e1571
-				}
-				var v1572 *GadgetSpec
-				var e1573 error
-				if !(true) {
-					e1573 = immutable.NoSuchKey("spec")
-				} else {
-					v1572 = &self.Spec
-				}
-				var v1574 string
-				var e1575 error
-				if e1573 != nil {
-					e1575 = e1573
-				} else if !(v1572.Mode != "") {
-					e1575 = immutable.NoSuchKey("mode")
-				} else {
-					v1574 = string(v1572.Mode)
-				}
-				var v1576 bool
-				var e1577 error
-				if e1575 != nil {
-					e1577 = e1575
-				} else {
-					v1576 = "b" < v1574
-				}
-				if e1577 == nil && !v1576 {
-					v1552, e1553 = false, nil
-				} else {
-					if e1553 == nil {
-						e1553 = e1577
+					if v1250.Suspend == nil {
+						e1252 = immutable.ErrNull
+					} else {
+						v1251 = bool((*v1250.Suspend))
 					}
-					if e1553 == nil {
-						v1552 = true
+				}
+				if e1252 == nil && !v1251 {
+					v1246, e1247 = false, nil
+				} else {
+					if e1247 == nil {
+						e1247 = e1252
+					}
+					var v1253 bool
+					var e1254 error
+					var v1255 bool
+					{
+						v1255 = (oldSelf.Status != nil)
+					}
+					if !v1255 {
+						v1253, e1254 = false, nil
+					} else {
+						var v1256 *GadgetStatus
+						var e1257 error
+						if !(oldSelf.Status != nil) {
+							e1257 = immutable.NoSuchKey("status")
+						} else {
+							if oldSelf.Status == nil {
+								e1257 = immutable.ErrNull
+							} else {
+								v1256 = oldSelf.Status
+							}
+						}
+						var v1258 bool
+						var e1259 error
+						if e1257 != nil {
+							e1259 = e1257
+						} else {
+							v1258 = (v1256.Phase != "")
+						}
+						if e1259 == nil && !v1258 {
+							v1253, e1254 = false, nil
+						} else {
+							if e1254 == nil {
+								e1254 = e1259
+							}
+							var v1260 *GadgetSpec
+							{
+								v1260 = &self.Spec
+							}
+							var v1261 bool
+							{
+								v1261 = (len(v1260.Labels) != 0)
+							}
+							if !v1261 {
+								v1253, e1254 = false, nil
+							} else {
+								var v1262 *GadgetStatus
+								var e1263 error
+								if !(oldSelf.Status != nil) {
+									e1263 = immutable.NoSuchKey("status")
+								} else {
+									if oldSelf.Status == nil {
+										e1263 = immutable.ErrNull
+									} else {
+										v1262 = oldSelf.Status
+									}
+								}
+								var v1264 string
+								var e1265 error
+								if e1263 != nil {
+									e1265 = e1263
+								} else if !(v1262.Phase != "") {
+									e1265 = immutable.NoSuchKey("phase")
+								} else {
+									v1264 = string(v1262.Phase)
+								}
+								var v1266 *GadgetSpec
+								{
+									v1266 = &self.Spec
+								}
+								var v1267 map[string]string
+								var e1268 error
+								if !(len(v1266.Labels) != 0) {
+									e1268 = immutable.NoSuchKey("labels")
+								} else {
+									if v1266.Labels == nil {
+										e1268 = immutable.ErrNull
+									} else {
+										v1267 = v1266.Labels
+									}
+								}
+								var v1269 bool
+								var e1270 error
+								if e1265 != nil {
+									e1270 = e1265
+								} else if e1268 != nil {
+									e1270 = e1268
+								} else {
+									if mv1271, ok := v1267[string(v1264)]; ok {
+										_ = mv1271
+										v1269 = true
+									}
+								}
+								if e1270 == nil && !v1269 {
+									v1253, e1254 = false, nil
+								} else {
+									if e1254 == nil {
+										e1254 = e1270
+									}
+									if e1254 == nil {
+										v1253 = true
+									}
+								}
+							}
+						}
+					}
+					if e1254 == nil && !v1253 {
+						v1246, e1247 = false, nil
+					} else {
+						if e1247 == nil {
+							e1247 = e1254
+						}
+						if e1247 == nil {
+							v1246 = true
+						}
 					}
 				}
 			}
-		}
-		if e1553 == nil && v1552 {
-			v1524, e1525 = true, nil
-		} else {
-			if e1525 == nil {
-				e1525 = e1553
-			}
-			if e1525 == nil {
-				v1524 = false
+			if e1247 == nil && !v1246 {
+				v1235, e1236 = false, nil
+			} else {
+				if e1236 == nil {
+					e1236 = e1247
+				}
+				if e1236 == nil {
+					v1235 = true
+				}
 			}
 		}
 	}
-	return v1524, e1525
+	return v1235, e1236
 }
 
 func whenOwnGuardedC58(w *immutable.Walk, in, old *Guarded) {
@@ -10427,8 +9060,8 @@ func whenOwnGuardedC58(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C58 != nil && !immutable.SameKeys(in.C58, old.C58) {
 			if w.Violation() {
-				for _, c1582 := range immutable.MapKeyChanges(in.C58, old.C58) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c58", immutable.QuoteKey(string(c1582.Key)), c1582.Added))
+				for _, c1276 := range immutable.MapKeyChanges(in.C58, old.C58) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c58", immutable.QuoteKey(string(c1276.Key)), c1276.Added))
 				}
 			}
 			if w.Done() {
@@ -10445,152 +9078,63 @@ func whenOwnGuardedC58(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC59 is the condition of spec.guarded.c59: (has(self.spec.queue) && self.spec.name < self.spec.queue) || (has(self.spec.queue) && self.spec.queue in ['c', ”])
+// whenCondGadgetC59 is the condition of spec.guarded.c59: has(self.spec.tags) && 'c' in self.spec.tags
 func whenCondGadgetC59(self, oldSelf *Gadget) (bool, error) {
-	var v1583 bool
-	var e1584 error
-	var v1585 bool
-	var e1586 error
-	var v1587 *GadgetSpec
-	var e1588 error
-	if !(true) {
-		e1588 = immutable.NoSuchKey("spec")
-	} else {
-		v1587 = &self.Spec
+	var v1277 bool
+	var e1278 error
+	var v1279 *GadgetSpec
+	{
+		v1279 = &self.Spec
 	}
-	var v1589 bool
-	var e1590 error
-	if e1588 != nil {
-		e1590 = e1588
-	} else {
-		v1589 = (v1587.Queue != "")
+	var v1280 bool
+	{
+		v1280 = (len(v1279.Tags) != 0)
 	}
-	if e1590 == nil && !v1589 {
-		v1585, e1586 = false, nil
+	if !v1280 {
+		v1277, e1278 = false, nil
 	} else {
-		e1586 = e1590
-		var v1591 *GadgetSpec
-		var e1592 error
-		if !(true) {
-			e1592 = immutable.NoSuchKey("spec")
-		} else {
-			v1591 = &self.Spec
+		var v1281 *GadgetSpec
+		{
+			v1281 = &self.Spec
 		}
-		var v1593 string
-		var e1594 error
-		if e1592 != nil {
-			e1594 = e1592
-		} else if !(true) {
-			e1594 = immutable.NoSuchKey("name")
+		var v1282 []string
+		var e1283 error
+		if !(len(v1281.Tags) != 0) {
+			e1283 = immutable.NoSuchKey("tags")
 		} else {
-			v1593 = string(v1591.Name)
-		}
-		var v1595 *GadgetSpec
-		var e1596 error
-		if !(true) {
-			e1596 = immutable.NoSuchKey("spec")
-		} else {
-			v1595 = &self.Spec
-		}
-		var v1597 string
-		var e1598 error
-		if e1596 != nil {
-			e1598 = e1596
-		} else if !(v1595.Queue != "") {
-			e1598 = immutable.NoSuchKey("queue")
-		} else {
-			v1597 = string(v1595.Queue)
-		}
-		var v1599 bool
-		var e1600 error
-		if e1594 != nil {
-			e1600 = e1594
-		} else if e1598 != nil {
-			e1600 = e1598
-		} else {
-			v1599 = v1593 < v1597
-		}
-		if e1600 == nil && !v1599 {
-			v1585, e1586 = false, nil
-		} else {
-			if e1586 == nil {
-				e1586 = e1600
-			}
-			if e1586 == nil {
-				v1585 = true
-			}
-		}
-	}
-	if e1586 == nil && v1585 {
-		v1583, e1584 = true, nil
-	} else {
-		e1584 = e1586
-		var v1601 bool
-		var e1602 error
-		var v1603 *GadgetSpec
-		var e1604 error
-		if !(true) {
-			e1604 = immutable.NoSuchKey("spec")
-		} else {
-			v1603 = &self.Spec
-		}
-		var v1605 bool
-		var e1606 error
-		if e1604 != nil {
-			e1606 = e1604
-		} else {
-			v1605 = (v1603.Queue != "")
-		}
-		if e1606 == nil && !v1605 {
-			v1601, e1602 = false, nil
-		} else {
-			e1602 = e1606
-			var v1607 *GadgetSpec
-			var e1608 error
-			if !(true) {
-				e1608 = immutable.NoSuchKey("spec")
+			if v1281.Tags == nil {
+				e1283 = immutable.ErrNull
 			} else {
-				v1607 = &self.Spec
+				v1282 = v1281.Tags
 			}
-			var v1609 string
-			var e1610 error
-			if e1608 != nil {
-				e1610 = e1608
-			} else if !(v1607.Queue != "") {
-				e1610 = immutable.NoSuchKey("queue")
-			} else {
-				v1609 = string(v1607.Queue)
-			}
-			var v1611 bool
-			var e1612 error
-			if e1610 != nil {
-				e1612 = e1610
-			} else {
-				v1611 = (v1609 == "c") || (v1609 == "")
-			}
-			if e1612 == nil && !v1611 {
-				v1601, e1602 = false, nil
-			} else {
-				if e1602 == nil {
-					e1602 = e1612
-				}
-				if e1602 == nil {
-					v1601 = true
+		}
+		var v1284 bool
+		var e1285 error
+		if e1283 != nil {
+			e1285 = e1283
+		} else {
+			v1284 = false
+			for i1286 := range v1282 {
+				var v1287 string
+				v1287 = string(v1282[i1286])
+				if v1287 == "c" {
+					v1284 = true
+					break
 				}
 			}
 		}
-		if e1602 == nil && v1601 {
-			v1583, e1584 = true, nil
+		if e1285 == nil && !v1284 {
+			v1277, e1278 = false, nil
 		} else {
-			if e1584 == nil {
-				e1584 = e1602
+			if e1278 == nil {
+				e1278 = e1285
 			}
-			if e1584 == nil {
-				v1583 = false
+			if e1278 == nil {
+				v1277 = true
 			}
 		}
 	}
-	return v1583, e1584
+	return v1277, e1278
 }
 
 func whenOwnGuardedC59(w *immutable.Walk, in, old *Guarded) {
@@ -10613,62 +9157,220 @@ func whenOwnGuardedC59(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC6 is the condition of spec.guarded.c6: (true) && (!(size(oldSelf.spec.name) in [1, 2, 3]))
+// whenCondGadgetC6 is the condition of spec.guarded.c6: !((has(self.spec.labels) && self.metadata.name in self.spec.labels) || (has(oldSelf.spec.ports) && oldSelf.spec.ports.exists(p, p.name == 'ab' || has(p.port) && p.port == 3)))
 func whenCondGadgetC6(self, oldSelf *Gadget) (bool, error) {
-	var v1617 bool
-	var e1618 error
-	if !true {
-		v1617, e1618 = false, nil
+	var v1292 bool
+	var e1293 error
+	var v1294 bool
+	var e1295 error
+	var v1296 *GadgetSpec
+	{
+		v1296 = &self.Spec
+	}
+	var v1297 bool
+	{
+		v1297 = (len(v1296.Labels) != 0)
+	}
+	if !v1297 {
+		v1294, e1295 = false, nil
 	} else {
-		var v1619 *GadgetSpec
-		var e1620 error
-		if !(true) {
-			e1620 = immutable.NoSuchKey("spec")
-		} else {
-			v1619 = &oldSelf.Spec
+		var v1298 *metav1.ObjectMeta
+		{
+			v1298 = &self.ObjectMeta
 		}
-		var v1621 string
-		var e1622 error
-		if e1620 != nil {
-			e1622 = e1620
-		} else if !(true) {
-			e1622 = immutable.NoSuchKey("name")
+		var v1299 string
+		var e1300 error
+		if !(v1298.Name != "") {
+			e1300 = immutable.NoSuchKey("name")
 		} else {
-			v1621 = string(v1619.Name)
+			v1299 = string(v1298.Name)
 		}
-		var v1623 int64
-		var e1624 error
-		if e1622 != nil {
-			e1624 = e1622
-		} else {
-			v1623 = immutable.RuneCount(v1621)
+		var v1301 *GadgetSpec
+		{
+			v1301 = &self.Spec
 		}
-		var v1625 bool
-		var e1626 error
-		if e1624 != nil {
-			e1626 = e1624
+		var v1302 map[string]string
+		var e1303 error
+		if !(len(v1301.Labels) != 0) {
+			e1303 = immutable.NoSuchKey("labels")
 		} else {
-			v1625 = (v1623 == int64(1)) || (v1623 == int64(2)) || (v1623 == int64(3))
-		}
-		var v1627 bool
-		var e1628 error
-		if e1626 != nil {
-			e1628 = e1626
-		} else {
-			v1627 = !v1625
-		}
-		if e1628 == nil && !v1627 {
-			v1617, e1618 = false, nil
-		} else {
-			if e1618 == nil {
-				e1618 = e1628
+			if v1301.Labels == nil {
+				e1303 = immutable.ErrNull
+			} else {
+				v1302 = v1301.Labels
 			}
-			if e1618 == nil {
-				v1617 = true
+		}
+		var v1304 bool
+		var e1305 error
+		if e1300 != nil {
+			e1305 = e1300
+		} else if e1303 != nil {
+			e1305 = e1303
+		} else {
+			if mv1306, ok := v1302[string(v1299)]; ok {
+				_ = mv1306
+				v1304 = true
+			}
+		}
+		if e1305 == nil && !v1304 {
+			v1294, e1295 = false, nil
+		} else {
+			if e1295 == nil {
+				e1295 = e1305
+			}
+			if e1295 == nil {
+				v1294 = true
 			}
 		}
 	}
-	return v1617, e1618
+	if e1295 == nil && v1294 {
+		v1292, e1293 = true, nil
+	} else {
+		e1293 = e1295
+		var v1307 bool
+		var e1308 error
+		var v1309 *GadgetSpec
+		{
+			v1309 = &oldSelf.Spec
+		}
+		var v1310 bool
+		{
+			v1310 = (len(v1309.Ports) != 0)
+		}
+		if !v1310 {
+			v1307, e1308 = false, nil
+		} else {
+			var v1311 *GadgetSpec
+			{
+				v1311 = &oldSelf.Spec
+			}
+			var v1312 []Port
+			var e1313 error
+			if !(len(v1311.Ports) != 0) {
+				e1313 = immutable.NoSuchKey("ports")
+			} else {
+				if v1311.Ports == nil {
+					e1313 = immutable.ErrNull
+				} else {
+					v1312 = v1311.Ports
+				}
+			}
+			var v1314 bool
+			var e1315 error
+			if e1313 != nil {
+				e1315 = e1313
+			} else {
+				found := false
+				for i1316 := range v1312 {
+					var v1317 *Port
+					v1317 = &v1312[i1316]
+					_ = v1317
+					var v1318 bool
+					var e1319 error
+					var v1320 string
+					{
+						v1320 = string(v1317.Name)
+					}
+					var v1321 bool
+					{
+						v1321 = v1320 == "ab"
+					}
+					if v1321 {
+						v1318, e1319 = true, nil
+					} else {
+						var v1322 bool
+						var e1323 error
+						var v1324 bool
+						{
+							v1324 = (v1317.Port != nil)
+						}
+						if !v1324 {
+							v1322, e1323 = false, nil
+						} else {
+							var v1325 int64
+							var e1326 error
+							if !(v1317.Port != nil) {
+								e1326 = immutable.NoSuchKey("port")
+							} else {
+								if v1317.Port == nil {
+									e1326 = immutable.ErrNull
+								} else {
+									v1325 = int64((*v1317.Port))
+								}
+							}
+							var v1327 bool
+							var e1328 error
+							if e1326 != nil {
+								e1328 = e1326
+							} else {
+								v1327 = v1325 == int64(3)
+							}
+							if e1328 == nil && !v1327 {
+								v1322, e1323 = false, nil
+							} else {
+								if e1323 == nil {
+									e1323 = e1328
+								}
+								if e1323 == nil {
+									v1322 = true
+								}
+							}
+						}
+						if e1323 == nil && v1322 {
+							v1318, e1319 = true, nil
+						} else {
+							if e1319 == nil {
+								e1319 = e1323
+							}
+							if e1319 == nil {
+								v1318 = false
+							}
+						}
+					}
+					if e1319 == nil && v1318 {
+						found = true
+						break
+					}
+					if e1319 != nil && e1315 == nil {
+						e1315 = e1319
+					}
+				}
+				if found {
+					v1314, e1315 = true, nil
+				} else if e1315 == nil {
+					v1314 = false
+				}
+			}
+			if e1315 == nil && !v1314 {
+				v1307, e1308 = false, nil
+			} else {
+				if e1308 == nil {
+					e1308 = e1315
+				}
+				if e1308 == nil {
+					v1307 = true
+				}
+			}
+		}
+		if e1308 == nil && v1307 {
+			v1292, e1293 = true, nil
+		} else {
+			if e1293 == nil {
+				e1293 = e1308
+			}
+			if e1293 == nil {
+				v1292 = false
+			}
+		}
+	}
+	var v1329 bool
+	var e1330 error
+	if e1293 != nil {
+		e1330 = e1293
+	} else {
+		v1329 = !v1292
+	}
+	return v1329, e1330
 }
 
 func whenOwnGuardedC6(w *immutable.Walk, in, old *Guarded) {
@@ -10691,13 +9393,74 @@ func whenOwnGuardedC6(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC60 is the condition of spec.guarded.c60: ”.endsWith('ab')
+// whenCondGadgetC60 is the condition of spec.guarded.c60: has(oldSelf.spec.tags) && oldSelf.spec.tags.exists_one(t, t.size() < 0)
 func whenCondGadgetC60(self, oldSelf *Gadget) (bool, error) {
-	var v1633 bool
+	var v1335 bool
+	var e1336 error
+	var v1337 *GadgetSpec
 	{
-		v1633 = strings.HasSuffix("", "ab")
+		v1337 = &oldSelf.Spec
 	}
-	return v1633, nil
+	var v1338 bool
+	{
+		v1338 = (len(v1337.Tags) != 0)
+	}
+	if !v1338 {
+		v1335, e1336 = false, nil
+	} else {
+		var v1339 *GadgetSpec
+		{
+			v1339 = &oldSelf.Spec
+		}
+		var v1340 []string
+		var e1341 error
+		if !(len(v1339.Tags) != 0) {
+			e1341 = immutable.NoSuchKey("tags")
+		} else {
+			if v1339.Tags == nil {
+				e1341 = immutable.ErrNull
+			} else {
+				v1340 = v1339.Tags
+			}
+		}
+		var v1342 bool
+		var e1343 error
+		if e1341 != nil {
+			e1343 = e1341
+		} else {
+			count := 0
+			for i1344 := range v1340 {
+				var v1345 string
+				v1345 = string(v1340[i1344])
+				_ = v1345
+				var v1346 int64
+				{
+					v1346 = immutable.RuneCount(v1345)
+				}
+				var v1347 bool
+				{
+					v1347 = v1346 < int64(0)
+				}
+				if v1347 {
+					count++
+				}
+			}
+			if e1343 == nil {
+				v1342 = count == 1
+			}
+		}
+		if e1343 == nil && !v1342 {
+			v1335, e1336 = false, nil
+		} else {
+			if e1336 == nil {
+				e1336 = e1343
+			}
+			if e1336 == nil {
+				v1335 = true
+			}
+		}
+	}
+	return v1335, e1336
 }
 
 func whenOwnGuardedC60(w *immutable.Walk, in, old *Guarded) {
@@ -10720,78 +9483,207 @@ func whenOwnGuardedC60(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC61 is the condition of spec.guarded.c61: has(oldSelf.spec.counts) && oldSelf.spec.counts['a'] == 3
+// whenCondGadgetC61 is the condition of spec.guarded.c61: (has(self.spec.note) && self.spec.note in ['b', 'ab']) ? (has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && self.spec.topology.inner.value.startsWith('a')) : (has(oldSelf.spec.queue))
 func whenCondGadgetC61(self, oldSelf *Gadget) (bool, error) {
-	var v1638 bool
-	var e1639 error
-	var v1640 *GadgetSpec
-	var e1641 error
-	if !(true) {
-		e1641 = immutable.NoSuchKey("spec")
-	} else {
-		v1640 = &oldSelf.Spec
+	var v1352 bool
+	var e1353 error
+	var v1354 *GadgetSpec
+	{
+		v1354 = &self.Spec
 	}
-	var v1642 bool
-	var e1643 error
-	if e1641 != nil {
-		e1643 = e1641
-	} else {
-		v1642 = (len(v1640.Counts) != 0)
+	var v1355 bool
+	{
+		v1355 = (v1354.Note != "")
 	}
-	if e1643 == nil && !v1642 {
-		v1638, e1639 = false, nil
+	if !v1355 {
+		v1352, e1353 = false, nil
 	} else {
-		e1639 = e1643
-		var v1644 *GadgetSpec
-		var e1645 error
-		if !(true) {
-			e1645 = immutable.NoSuchKey("spec")
-		} else {
-			v1644 = &oldSelf.Spec
+		var v1356 *GadgetSpec
+		{
+			v1356 = &self.Spec
 		}
-		var v1646 map[string]int32
-		var e1647 error
-		if e1645 != nil {
-			e1647 = e1645
-		} else if !(len(v1644.Counts) != 0) {
-			e1647 = immutable.NoSuchKey("counts")
+		var v1357 string
+		var e1358 error
+		if !(v1356.Note != "") {
+			e1358 = immutable.NoSuchKey("note")
 		} else {
-			if v1644.Counts == nil {
-				e1647 = immutable.ErrNull
+			v1357 = string(v1356.Note)
+		}
+		var v1359 bool
+		var e1360 error
+		if e1358 != nil {
+			e1360 = e1358
+		} else {
+			v1359 = (v1357 == "b") || (v1357 == "ab")
+		}
+		if e1360 == nil && !v1359 {
+			v1352, e1353 = false, nil
+		} else {
+			if e1353 == nil {
+				e1353 = e1360
+			}
+			if e1353 == nil {
+				v1352 = true
+			}
+		}
+	}
+	var v1388 bool
+	var e1389 error
+	if e1353 != nil {
+		e1389 = e1353
+	} else if v1352 {
+		var v1361 bool
+		var e1362 error
+		var v1363 *GadgetSpec
+		{
+			v1363 = &self.Spec
+		}
+		var v1364 bool
+		{
+			v1364 = (v1363.Topology != nil)
+		}
+		if !v1364 {
+			v1361, e1362 = false, nil
+		} else {
+			var v1365 *GadgetSpec
+			{
+				v1365 = &self.Spec
+			}
+			var v1366 *Topology
+			var e1367 error
+			if !(v1365.Topology != nil) {
+				e1367 = immutable.NoSuchKey("topology")
 			} else {
-				v1646 = v1644.Counts
+				if v1365.Topology == nil {
+					e1367 = immutable.ErrNull
+				} else {
+					v1366 = v1365.Topology
+				}
 			}
-		}
-		var v1648 int64
-		var e1649 error
-		if e1647 != nil {
-			e1649 = e1647
-		} else {
-			if mv1650, ok := v1646[string("a")]; !ok {
-				e1649 = immutable.NoSuchKey("a")
+			var v1368 bool
+			var e1369 error
+			if e1367 != nil {
+				e1369 = e1367
 			} else {
-				v1648 = int64(mv1650)
+				v1368 = (v1366.Inner != nil)
+			}
+			if e1369 == nil && !v1368 {
+				v1361, e1362 = false, nil
+			} else {
+				if e1362 == nil {
+					e1362 = e1369
+				}
+				var v1370 *GadgetSpec
+				{
+					v1370 = &self.Spec
+				}
+				var v1371 *Topology
+				var e1372 error
+				if !(v1370.Topology != nil) {
+					e1372 = immutable.NoSuchKey("topology")
+				} else {
+					if v1370.Topology == nil {
+						e1372 = immutable.ErrNull
+					} else {
+						v1371 = v1370.Topology
+					}
+				}
+				var v1373 *Inner
+				var e1374 error
+				if e1372 != nil {
+					e1374 = e1372
+				} else if !(v1371.Inner != nil) {
+					e1374 = immutable.NoSuchKey("inner")
+				} else {
+					if v1371.Inner == nil {
+						e1374 = immutable.ErrNull
+					} else {
+						v1373 = v1371.Inner
+					}
+				}
+				var v1375 bool
+				var e1376 error
+				if e1374 != nil {
+					e1376 = e1374
+				} else {
+					v1375 = (v1373.Value != "")
+				}
+				if e1376 == nil && !v1375 {
+					v1361, e1362 = false, nil
+				} else {
+					if e1362 == nil {
+						e1362 = e1376
+					}
+					var v1377 *GadgetSpec
+					{
+						v1377 = &self.Spec
+					}
+					var v1378 *Topology
+					var e1379 error
+					if !(v1377.Topology != nil) {
+						e1379 = immutable.NoSuchKey("topology")
+					} else {
+						if v1377.Topology == nil {
+							e1379 = immutable.ErrNull
+						} else {
+							v1378 = v1377.Topology
+						}
+					}
+					var v1380 *Inner
+					var e1381 error
+					if e1379 != nil {
+						e1381 = e1379
+					} else if !(v1378.Inner != nil) {
+						e1381 = immutable.NoSuchKey("inner")
+					} else {
+						if v1378.Inner == nil {
+							e1381 = immutable.ErrNull
+						} else {
+							v1380 = v1378.Inner
+						}
+					}
+					var v1382 string
+					var e1383 error
+					if e1381 != nil {
+						e1383 = e1381
+					} else if !(v1380.Value != "") {
+						e1383 = immutable.NoSuchKey("value")
+					} else {
+						v1382 = string(v1380.Value)
+					}
+					var v1384 bool
+					var e1385 error
+					if e1383 != nil {
+						e1385 = e1383
+					} else {
+						v1384 = strings.HasPrefix(v1382, "a")
+					}
+					if e1385 == nil && !v1384 {
+						v1361, e1362 = false, nil
+					} else {
+						if e1362 == nil {
+							e1362 = e1385
+						}
+						if e1362 == nil {
+							v1361 = true
+						}
+					}
+				}
 			}
 		}
-		var v1651 bool
-		var e1652 error
-		if e1649 != nil {
-			e1652 = e1649
-		} else {
-			v1651 = v1648 == int64(3)
+		v1388, e1389 = v1361, e1362
+	} else {
+		var v1386 *GadgetSpec
+		{
+			v1386 = &oldSelf.Spec
 		}
-		if e1652 == nil && !v1651 {
-			v1638, e1639 = false, nil
-		} else {
-			if e1639 == nil {
-				e1639 = e1652
-			}
-			if e1639 == nil {
-				v1638 = true
-			}
+		var v1387 bool
+		{
+			v1387 = (v1386.Queue != "")
 		}
+		v1388, e1389 = v1387, nil
 	}
-	return v1638, e1639
+	return v1388, e1389
 }
 
 func whenOwnGuardedC61(w *immutable.Walk, in, old *Guarded) {
@@ -10814,63 +9706,17 @@ func whenOwnGuardedC61(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC62 is the condition of spec.guarded.c62: has(self.spec.note) && self.spec.note in ['b', 'ab']
+// whenCondGadgetC62 is the condition of spec.guarded.c62: has(oldSelf.spec.queue)
 func whenCondGadgetC62(self, oldSelf *Gadget) (bool, error) {
-	var v1657 bool
-	var e1658 error
-	var v1659 *GadgetSpec
-	var e1660 error
-	if !(true) {
-		e1660 = immutable.NoSuchKey("spec")
-	} else {
-		v1659 = &self.Spec
+	var v1394 *GadgetSpec
+	{
+		v1394 = &oldSelf.Spec
 	}
-	var v1661 bool
-	var e1662 error
-	if e1660 != nil {
-		e1662 = e1660
-	} else {
-		v1661 = (v1659.Note != "")
+	var v1395 bool
+	{
+		v1395 = (v1394.Queue != "")
 	}
-	if e1662 == nil && !v1661 {
-		v1657, e1658 = false, nil
-	} else {
-		e1658 = e1662
-		var v1663 *GadgetSpec
-		var e1664 error
-		if !(true) {
-			e1664 = immutable.NoSuchKey("spec")
-		} else {
-			v1663 = &self.Spec
-		}
-		var v1665 string
-		var e1666 error
-		if e1664 != nil {
-			e1666 = e1664
-		} else if !(v1663.Note != "") {
-			e1666 = immutable.NoSuchKey("note")
-		} else {
-			v1665 = string(v1663.Note)
-		}
-		var v1667 bool
-		var e1668 error
-		if e1666 != nil {
-			e1668 = e1666
-		} else {
-			v1667 = (v1665 == "b") || (v1665 == "ab")
-		}
-		if e1668 == nil && !v1667 {
-			v1657, e1658 = false, nil
-		} else {
-			if e1658 == nil {
-				e1658 = e1668
-			}
-			if e1658 == nil {
-				v1657 = true
-			}
-		}
-	}
-	return v1657, e1658
+	return v1395, nil
 }
 
 func whenOwnGuardedC62(w *immutable.Walk, in, old *Guarded) {
@@ -10893,170 +9739,54 @@ func whenOwnGuardedC62(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC63 is the condition of spec.guarded.c63: has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && self.spec.topology.inner.value.startsWith('a')
+// whenCondGadgetC63 is the condition of spec.guarded.c63: self.spec.mode.size() > self.spec.mode.size()
 func whenCondGadgetC63(self, oldSelf *Gadget) (bool, error) {
-	var v1673 bool
-	var e1674 error
-	var v1675 *GadgetSpec
-	var e1676 error
-	if !(true) {
-		e1676 = immutable.NoSuchKey("spec")
-	} else {
-		v1675 = &self.Spec
+	var v1400 *GadgetSpec
+	{
+		v1400 = &self.Spec
 	}
-	var v1677 bool
-	var e1678 error
-	if e1676 != nil {
-		e1678 = e1676
+	var v1401 string
+	var e1402 error
+	if !(v1400.Mode != "") {
+		e1402 = immutable.NoSuchKey("mode")
 	} else {
-		v1677 = (v1675.Topology != nil)
+		v1401 = string(v1400.Mode)
 	}
-	if e1678 == nil && !v1677 {
-		v1673, e1674 = false, nil
+	var v1403 int64
+	var e1404 error
+	if e1402 != nil {
+		e1404 = e1402
 	} else {
-		e1674 = e1678
-		var v1679 *GadgetSpec
-		var e1680 error
-		if !(true) {
-			e1680 = immutable.NoSuchKey("spec")
-		} else {
-			v1679 = &self.Spec
-		}
-		var v1681 *Topology
-		var e1682 error
-		if e1680 != nil {
-			e1682 = e1680
-		} else if !(v1679.Topology != nil) {
-			e1682 = immutable.NoSuchKey("topology")
-		} else {
-			if v1679.Topology == nil {
-				e1682 = immutable.ErrNull
-			} else {
-				v1681 = v1679.Topology
-			}
-		}
-		var v1683 bool
-		var e1684 error
-		if e1682 != nil {
-			e1684 = e1682
-		} else {
-			v1683 = (v1681.Inner != nil)
-		}
-		if e1684 == nil && !v1683 {
-			v1673, e1674 = false, nil
-		} else {
-			if e1674 == nil {
-				e1674 = e1684
-			}
-			var v1685 *GadgetSpec
-			var e1686 error
-			if !(true) {
-				e1686 = immutable.NoSuchKey("spec")
-			} else {
-				v1685 = &self.Spec
-			}
-			var v1687 *Topology
-			var e1688 error
-			if e1686 != nil {
-				e1688 = e1686
-			} else if !(v1685.Topology != nil) {
-				e1688 = immutable.NoSuchKey("topology")
-			} else {
-				if v1685.Topology == nil {
-					e1688 = immutable.ErrNull
-				} else {
-					v1687 = v1685.Topology
-				}
-			}
-			var v1689 *Inner
-			var e1690 error
-			if e1688 != nil {
-				e1690 = e1688
-			} else if !(v1687.Inner != nil) {
-				e1690 = immutable.NoSuchKey("inner")
-			} else {
-				if v1687.Inner == nil {
-					e1690 = immutable.ErrNull
-				} else {
-					v1689 = v1687.Inner
-				}
-			}
-			var v1691 bool
-			var e1692 error
-			if e1690 != nil {
-				e1692 = e1690
-			} else {
-				v1691 = (v1689.Value != "")
-			}
-			if e1692 == nil && !v1691 {
-				v1673, e1674 = false, nil
-			} else {
-				if e1674 == nil {
-					e1674 = e1692
-				}
-				var v1693 *GadgetSpec
-				var e1694 error
-				if !(true) {
-					e1694 = immutable.NoSuchKey("spec")
-				} else {
-					v1693 = &self.Spec
-				}
-				var v1695 *Topology
-				var e1696 error
-				if e1694 != nil {
-					e1696 = e1694
-				} else if !(v1693.Topology != nil) {
-					e1696 = immutable.NoSuchKey("topology")
-				} else {
-					if v1693.Topology == nil {
-						e1696 = immutable.ErrNull
-					} else {
-						v1695 = v1693.Topology
-					}
-				}
-				var v1697 *Inner
-				var e1698 error
-				if e1696 != nil {
-					e1698 = e1696
-				} else if !(v1695.Inner != nil) {
-					e1698 = immutable.NoSuchKey("inner")
-				} else {
-					if v1695.Inner == nil {
-						e1698 = immutable.ErrNull
-					} else {
-						v1697 = v1695.Inner
-					}
-				}
-				var v1699 string
-				var e1700 error
-				if e1698 != nil {
-					e1700 = e1698
-				} else if !(v1697.Value != "") {
-					e1700 = immutable.NoSuchKey("value")
-				} else {
-					v1699 = string(v1697.Value)
-				}
-				var v1701 bool
-				var e1702 error
-				if e1700 != nil {
-					e1702 = e1700
-				} else {
-					v1701 = strings.HasPrefix(v1699, "a")
-				}
-				if e1702 == nil && !v1701 {
-					v1673, e1674 = false, nil
-				} else {
-					if e1674 == nil {
-						e1674 = e1702
-					}
-					if e1674 == nil {
-						v1673 = true
-					}
-				}
-			}
-		}
+		v1403 = immutable.RuneCount(v1401)
 	}
-	return v1673, e1674
+	var v1405 *GadgetSpec
+	{
+		v1405 = &self.Spec
+	}
+	var v1406 string
+	var e1407 error
+	if !(v1405.Mode != "") {
+		e1407 = immutable.NoSuchKey("mode")
+	} else {
+		v1406 = string(v1405.Mode)
+	}
+	var v1408 int64
+	var e1409 error
+	if e1407 != nil {
+		e1409 = e1407
+	} else {
+		v1408 = immutable.RuneCount(v1406)
+	}
+	var v1410 bool
+	var e1411 error
+	if e1404 != nil {
+		e1411 = e1404
+	} else if e1409 != nil {
+		e1411 = e1409
+	} else {
+		v1410 = v1403 > v1408
+	}
+	return v1410, e1411
 }
 
 func whenOwnGuardedC63(w *immutable.Walk, in, old *Guarded) {
@@ -11070,8 +9800,8 @@ func whenOwnGuardedC63(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C63 != nil && !immutable.SameKeys(in.C63, old.C63) {
 			if w.Violation() {
-				for _, c1707 := range immutable.MapKeyChanges(in.C63, old.C63) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c63", immutable.QuoteKey(string(c1707.Key)), c1707.Added))
+				for _, c1416 := range immutable.MapKeyChanges(in.C63, old.C63) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c63", immutable.QuoteKey(string(c1416.Key)), c1416.Added))
 				}
 			}
 			if w.Done() {
@@ -11088,23 +9818,75 @@ func whenOwnGuardedC63(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC64 is the condition of spec.guarded.c64: has(oldSelf.spec.queue)
+// whenCondGadgetC64 is the condition of spec.guarded.c64: has(self.spec.items) && size(self.spec.name) in self.spec.items
 func whenCondGadgetC64(self, oldSelf *Gadget) (bool, error) {
-	var v1708 *GadgetSpec
-	var e1709 error
-	if !(true) {
-		e1709 = immutable.NoSuchKey("spec")
-	} else {
-		v1708 = &oldSelf.Spec
+	var v1417 bool
+	var e1418 error
+	var v1419 *GadgetSpec
+	{
+		v1419 = &self.Spec
 	}
-	var v1710 bool
-	var e1711 error
-	if e1709 != nil {
-		e1711 = e1709
-	} else {
-		v1710 = (v1708.Queue != "")
+	var v1420 bool
+	{
+		v1420 = (len(v1419.Items) != 0)
 	}
-	return v1710, e1711
+	if !v1420 {
+		v1417, e1418 = false, nil
+	} else {
+		var v1421 *GadgetSpec
+		{
+			v1421 = &self.Spec
+		}
+		var v1422 string
+		{
+			v1422 = string(v1421.Name)
+		}
+		var v1423 int64
+		{
+			v1423 = immutable.RuneCount(v1422)
+		}
+		var v1424 *GadgetSpec
+		{
+			v1424 = &self.Spec
+		}
+		var v1425 []int64
+		var e1426 error
+		if !(len(v1424.Items) != 0) {
+			e1426 = immutable.NoSuchKey("items")
+		} else {
+			if v1424.Items == nil {
+				e1426 = immutable.ErrNull
+			} else {
+				v1425 = v1424.Items
+			}
+		}
+		var v1427 bool
+		var e1428 error
+		if e1426 != nil {
+			e1428 = e1426
+		} else {
+			v1427 = false
+			for i1429 := range v1425 {
+				var v1430 int64
+				v1430 = int64(v1425[i1429])
+				if v1430 == v1423 {
+					v1427 = true
+					break
+				}
+			}
+		}
+		if e1428 == nil && !v1427 {
+			v1417, e1418 = false, nil
+		} else {
+			if e1418 == nil {
+				e1418 = e1428
+			}
+			if e1418 == nil {
+				v1417 = true
+			}
+		}
+	}
+	return v1417, e1418
 }
 
 func whenOwnGuardedC64(w *immutable.Walk, in, old *Guarded) {
@@ -11127,23 +9909,14 @@ func whenOwnGuardedC64(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC65 is the condition of spec.guarded.c65: has(oldSelf.spec.queue)
+// whenCondGadgetC65 is the condition of spec.guarded.c65: 'a' > 'ab'
 func whenCondGadgetC65(self, oldSelf *Gadget) (bool, error) {
-	var v1716 *GadgetSpec
-	var e1717 error
-	if !(true) {
-		e1717 = immutable.NoSuchKey("spec")
-	} else {
-		v1716 = &oldSelf.Spec
+	l1435 := "a"
+	var v1436 bool
+	{
+		v1436 = l1435 > "ab"
 	}
-	var v1718 bool
-	var e1719 error
-	if e1717 != nil {
-		e1719 = e1717
-	} else {
-		v1718 = (v1716.Queue != "")
-	}
-	return v1718, e1719
+	return v1436, nil
 }
 
 func whenOwnGuardedC65(w *immutable.Walk, in, old *Guarded) {
@@ -11166,64 +9939,40 @@ func whenOwnGuardedC65(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC66 is the condition of spec.guarded.c66: self.spec.mode.size() > self.spec.mode.size()
+// whenCondGadgetC66 is the condition of spec.guarded.c66: self.metadata.name.startsWith(oldSelf.spec.mode)
 func whenCondGadgetC66(self, oldSelf *Gadget) (bool, error) {
-	var v1724 *GadgetSpec
-	var e1725 error
-	if !(true) {
-		e1725 = immutable.NoSuchKey("spec")
-	} else {
-		v1724 = &self.Spec
+	var v1441 *metav1.ObjectMeta
+	{
+		v1441 = &self.ObjectMeta
 	}
-	var v1726 string
-	var e1727 error
-	if e1725 != nil {
-		e1727 = e1725
-	} else if !(v1724.Mode != "") {
-		e1727 = immutable.NoSuchKey("mode")
+	var v1442 string
+	var e1443 error
+	if !(v1441.Name != "") {
+		e1443 = immutable.NoSuchKey("name")
 	} else {
-		v1726 = string(v1724.Mode)
+		v1442 = string(v1441.Name)
 	}
-	var v1728 int64
-	var e1729 error
-	if e1727 != nil {
-		e1729 = e1727
+	var v1444 *GadgetSpec
+	{
+		v1444 = &oldSelf.Spec
+	}
+	var v1445 string
+	var e1446 error
+	if !(v1444.Mode != "") {
+		e1446 = immutable.NoSuchKey("mode")
 	} else {
-		v1728 = immutable.RuneCount(v1726)
+		v1445 = string(v1444.Mode)
 	}
-	var v1730 *GadgetSpec
-	var e1731 error
-	if !(true) {
-		e1731 = immutable.NoSuchKey("spec")
+	var v1447 bool
+	var e1448 error
+	if e1443 != nil {
+		e1448 = e1443
+	} else if e1446 != nil {
+		e1448 = e1446
 	} else {
-		v1730 = &self.Spec
+		v1447 = strings.HasPrefix(v1442, v1445)
 	}
-	var v1732 string
-	var e1733 error
-	if e1731 != nil {
-		e1733 = e1731
-	} else if !(v1730.Mode != "") {
-		e1733 = immutable.NoSuchKey("mode")
-	} else {
-		v1732 = string(v1730.Mode)
-	}
-	var v1734 int64
-	var e1735 error
-	if e1733 != nil {
-		e1735 = e1733
-	} else {
-		v1734 = immutable.RuneCount(v1732)
-	}
-	var v1736 bool
-	var e1737 error
-	if e1729 != nil {
-		e1737 = e1729
-	} else if e1735 != nil {
-		e1737 = e1735
-	} else {
-		v1736 = v1728 > v1734
-	}
-	return v1736, e1737
+	return v1447, e1448
 }
 
 func whenOwnGuardedC66(w *immutable.Walk, in, old *Guarded) {
@@ -11246,75 +9995,221 @@ func whenOwnGuardedC66(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC67 is the condition of spec.guarded.c67: has(self.spec.tags) && 'c' in self.spec.tags
+// whenCondGadgetC67 is the condition of spec.guarded.c67: (has(oldSelf.spec.tags) && oldSelf.spec.tags.exists(t, t.size() < -1)) || (has(oldSelf.status) && has(oldSelf.status.phase) && has(oldSelf.status) && has(oldSelf.status.phase) && oldSelf.status.phase >= oldSelf.status.phase)
 func whenCondGadgetC67(self, oldSelf *Gadget) (bool, error) {
-	var v1742 bool
-	var e1743 error
-	var v1744 *GadgetSpec
-	var e1745 error
-	if !(true) {
-		e1745 = immutable.NoSuchKey("spec")
-	} else {
-		v1744 = &self.Spec
+	var v1453 bool
+	var e1454 error
+	var v1455 bool
+	var e1456 error
+	var v1457 *GadgetSpec
+	{
+		v1457 = &oldSelf.Spec
 	}
-	var v1746 bool
-	var e1747 error
-	if e1745 != nil {
-		e1747 = e1745
-	} else {
-		v1746 = (len(v1744.Tags) != 0)
+	var v1458 bool
+	{
+		v1458 = (len(v1457.Tags) != 0)
 	}
-	if e1747 == nil && !v1746 {
-		v1742, e1743 = false, nil
+	if !v1458 {
+		v1455, e1456 = false, nil
 	} else {
-		e1743 = e1747
-		var v1748 *GadgetSpec
-		var e1749 error
-		if !(true) {
-			e1749 = immutable.NoSuchKey("spec")
-		} else {
-			v1748 = &self.Spec
+		var v1459 *GadgetSpec
+		{
+			v1459 = &oldSelf.Spec
 		}
-		var v1750 []string
-		var e1751 error
-		if e1749 != nil {
-			e1751 = e1749
-		} else if !(len(v1748.Tags) != 0) {
-			e1751 = immutable.NoSuchKey("tags")
+		var v1460 []string
+		var e1461 error
+		if !(len(v1459.Tags) != 0) {
+			e1461 = immutable.NoSuchKey("tags")
 		} else {
-			if v1748.Tags == nil {
-				e1751 = immutable.ErrNull
+			if v1459.Tags == nil {
+				e1461 = immutable.ErrNull
 			} else {
-				v1750 = v1748.Tags
+				v1460 = v1459.Tags
 			}
 		}
-		var v1752 bool
-		var e1753 error
-		if e1751 != nil {
-			e1753 = e1751
+		var v1462 bool
+		var e1463 error
+		if e1461 != nil {
+			e1463 = e1461
 		} else {
-			v1752 = false
-			for i1754 := range v1750 {
-				var v1755 string
-				v1755 = string(v1750[i1754])
-				if v1755 == "c" {
-					v1752 = true
+			found := false
+			for i1464 := range v1460 {
+				var v1465 string
+				v1465 = string(v1460[i1464])
+				_ = v1465
+				var v1466 int64
+				{
+					v1466 = immutable.RuneCount(v1465)
+				}
+				var v1467 bool
+				{
+					v1467 = v1466 < int64(-1)
+				}
+				if v1467 {
+					found = true
 					break
 				}
 			}
-		}
-		if e1753 == nil && !v1752 {
-			v1742, e1743 = false, nil
-		} else {
-			if e1743 == nil {
-				e1743 = e1753
+			if found {
+				v1462, e1463 = true, nil
+			} else if e1463 == nil {
+				v1462 = false
 			}
-			if e1743 == nil {
-				v1742 = true
+		}
+		if e1463 == nil && !v1462 {
+			v1455, e1456 = false, nil
+		} else {
+			if e1456 == nil {
+				e1456 = e1463
+			}
+			if e1456 == nil {
+				v1455 = true
 			}
 		}
 	}
-	return v1742, e1743
+	if e1456 == nil && v1455 {
+		v1453, e1454 = true, nil
+	} else {
+		e1454 = e1456
+		var v1468 bool
+		var e1469 error
+		var v1470 bool
+		{
+			v1470 = (oldSelf.Status != nil)
+		}
+		if !v1470 {
+			v1468, e1469 = false, nil
+		} else {
+			var v1471 *GadgetStatus
+			var e1472 error
+			if !(oldSelf.Status != nil) {
+				e1472 = immutable.NoSuchKey("status")
+			} else {
+				if oldSelf.Status == nil {
+					e1472 = immutable.ErrNull
+				} else {
+					v1471 = oldSelf.Status
+				}
+			}
+			var v1473 bool
+			var e1474 error
+			if e1472 != nil {
+				e1474 = e1472
+			} else {
+				v1473 = (v1471.Phase != "")
+			}
+			if e1474 == nil && !v1473 {
+				v1468, e1469 = false, nil
+			} else {
+				if e1469 == nil {
+					e1469 = e1474
+				}
+				var v1475 bool
+				{
+					v1475 = (oldSelf.Status != nil)
+				}
+				if !v1475 {
+					v1468, e1469 = false, nil
+				} else {
+					var v1476 *GadgetStatus
+					var e1477 error
+					if !(oldSelf.Status != nil) {
+						e1477 = immutable.NoSuchKey("status")
+					} else {
+						if oldSelf.Status == nil {
+							e1477 = immutable.ErrNull
+						} else {
+							v1476 = oldSelf.Status
+						}
+					}
+					var v1478 bool
+					var e1479 error
+					if e1477 != nil {
+						e1479 = e1477
+					} else {
+						v1478 = (v1476.Phase != "")
+					}
+					if e1479 == nil && !v1478 {
+						v1468, e1469 = false, nil
+					} else {
+						if e1469 == nil {
+							e1469 = e1479
+						}
+						var v1480 *GadgetStatus
+						var e1481 error
+						if !(oldSelf.Status != nil) {
+							e1481 = immutable.NoSuchKey("status")
+						} else {
+							if oldSelf.Status == nil {
+								e1481 = immutable.ErrNull
+							} else {
+								v1480 = oldSelf.Status
+							}
+						}
+						var v1482 string
+						var e1483 error
+						if e1481 != nil {
+							e1483 = e1481
+						} else if !(v1480.Phase != "") {
+							e1483 = immutable.NoSuchKey("phase")
+						} else {
+							v1482 = string(v1480.Phase)
+						}
+						var v1484 *GadgetStatus
+						var e1485 error
+						if !(oldSelf.Status != nil) {
+							e1485 = immutable.NoSuchKey("status")
+						} else {
+							if oldSelf.Status == nil {
+								e1485 = immutable.ErrNull
+							} else {
+								v1484 = oldSelf.Status
+							}
+						}
+						var v1486 string
+						var e1487 error
+						if e1485 != nil {
+							e1487 = e1485
+						} else if !(v1484.Phase != "") {
+							e1487 = immutable.NoSuchKey("phase")
+						} else {
+							v1486 = string(v1484.Phase)
+						}
+						var v1488 bool
+						var e1489 error
+						if e1483 != nil {
+							e1489 = e1483
+						} else if e1487 != nil {
+							e1489 = e1487
+						} else {
+							v1488 = v1482 >= v1486
+						}
+						if e1489 == nil && !v1488 {
+							v1468, e1469 = false, nil
+						} else {
+							if e1469 == nil {
+								e1469 = e1489
+							}
+							if e1469 == nil {
+								v1468 = true
+							}
+						}
+					}
+				}
+			}
+		}
+		if e1469 == nil && v1468 {
+			v1453, e1454 = true, nil
+		} else {
+			if e1454 == nil {
+				e1454 = e1469
+			}
+			if e1454 == nil {
+				v1453 = false
+			}
+		}
+	}
+	return v1453, e1454
 }
 
 func whenOwnGuardedC67(w *immutable.Walk, in, old *Guarded) {
@@ -11337,64 +10232,74 @@ func whenOwnGuardedC67(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC68 is the condition of spec.guarded.c68: size(oldSelf.spec.name) >= size(self.spec.name)
+// whenCondGadgetC68 is the condition of spec.guarded.c68: has(oldSelf.status) && has(oldSelf.status.ready) && oldSelf.status.ready
 func whenCondGadgetC68(self, oldSelf *Gadget) (bool, error) {
-	var v1760 *GadgetSpec
-	var e1761 error
-	if !(true) {
-		e1761 = immutable.NoSuchKey("spec")
-	} else {
-		v1760 = &oldSelf.Spec
+	var v1494 bool
+	var e1495 error
+	var v1496 bool
+	{
+		v1496 = (oldSelf.Status != nil)
 	}
-	var v1762 string
-	var e1763 error
-	if e1761 != nil {
-		e1763 = e1761
-	} else if !(true) {
-		e1763 = immutable.NoSuchKey("name")
+	if !v1496 {
+		v1494, e1495 = false, nil
 	} else {
-		v1762 = string(v1760.Name)
+		var v1497 *GadgetStatus
+		var e1498 error
+		if !(oldSelf.Status != nil) {
+			e1498 = immutable.NoSuchKey("status")
+		} else {
+			if oldSelf.Status == nil {
+				e1498 = immutable.ErrNull
+			} else {
+				v1497 = oldSelf.Status
+			}
+		}
+		var v1499 bool
+		var e1500 error
+		if e1498 != nil {
+			e1500 = e1498
+		} else {
+			v1499 = (v1497.Ready)
+		}
+		if e1500 == nil && !v1499 {
+			v1494, e1495 = false, nil
+		} else {
+			if e1495 == nil {
+				e1495 = e1500
+			}
+			var v1501 *GadgetStatus
+			var e1502 error
+			if !(oldSelf.Status != nil) {
+				e1502 = immutable.NoSuchKey("status")
+			} else {
+				if oldSelf.Status == nil {
+					e1502 = immutable.ErrNull
+				} else {
+					v1501 = oldSelf.Status
+				}
+			}
+			var v1503 bool
+			var e1504 error
+			if e1502 != nil {
+				e1504 = e1502
+			} else if !(v1501.Ready) {
+				e1504 = immutable.NoSuchKey("ready")
+			} else {
+				v1503 = bool(v1501.Ready)
+			}
+			if e1504 == nil && !v1503 {
+				v1494, e1495 = false, nil
+			} else {
+				if e1495 == nil {
+					e1495 = e1504
+				}
+				if e1495 == nil {
+					v1494 = true
+				}
+			}
+		}
 	}
-	var v1764 int64
-	var e1765 error
-	if e1763 != nil {
-		e1765 = e1763
-	} else {
-		v1764 = immutable.RuneCount(v1762)
-	}
-	var v1766 *GadgetSpec
-	var e1767 error
-	if !(true) {
-		e1767 = immutable.NoSuchKey("spec")
-	} else {
-		v1766 = &self.Spec
-	}
-	var v1768 string
-	var e1769 error
-	if e1767 != nil {
-		e1769 = e1767
-	} else if !(true) {
-		e1769 = immutable.NoSuchKey("name")
-	} else {
-		v1768 = string(v1766.Name)
-	}
-	var v1770 int64
-	var e1771 error
-	if e1769 != nil {
-		e1771 = e1769
-	} else {
-		v1770 = immutable.RuneCount(v1768)
-	}
-	var v1772 bool
-	var e1773 error
-	if e1765 != nil {
-		e1773 = e1765
-	} else if e1771 != nil {
-		e1773 = e1771
-	} else {
-		v1772 = v1764 >= v1770
-	}
-	return v1772, e1773
+	return v1494, e1495
 }
 
 func whenOwnGuardedC68(w *immutable.Walk, in, old *Guarded) {
@@ -11408,8 +10313,8 @@ func whenOwnGuardedC68(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C68 != nil && !immutable.SameKeys(in.C68, old.C68) {
 			if w.Violation() {
-				for _, c1778 := range immutable.MapKeyChanges(in.C68, old.C68) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c68", immutable.QuoteKey(string(c1778.Key)), c1778.Added))
+				for _, c1509 := range immutable.MapKeyChanges(in.C68, old.C68) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c68", immutable.QuoteKey(string(c1509.Key)), c1509.Added))
 				}
 			}
 			if w.Done() {
@@ -11426,140 +10331,295 @@ func whenOwnGuardedC68(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC69 is the condition of spec.guarded.c69: has(self.spec.labels) && self.spec.labels.all(k, k.startsWith('c') || self.spec.labels[k] == ”)
+// whenCondGadgetC69 is the condition of spec.guarded.c69: (!(has(self.spec.labels) && self.spec.labels['a'] == 'a')) ? (!(has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.value) && has(self.spec.note) && oldSelf.spec.topology.inner.value == self.spec.note)) : (has(oldSelf.spec.queue) && 'a'.startsWith(oldSelf.spec.queue))
 func whenCondGadgetC69(self, oldSelf *Gadget) (bool, error) {
-	var v1779 bool
-	var e1780 error
-	var v1781 *GadgetSpec
-	var e1782 error
-	if !(true) {
-		e1782 = immutable.NoSuchKey("spec")
-	} else {
-		v1781 = &self.Spec
+	var v1510 bool
+	var e1511 error
+	var v1512 *GadgetSpec
+	{
+		v1512 = &self.Spec
 	}
-	var v1783 bool
-	var e1784 error
-	if e1782 != nil {
-		e1784 = e1782
-	} else {
-		v1783 = (len(v1781.Labels) != 0)
+	var v1513 bool
+	{
+		v1513 = (len(v1512.Labels) != 0)
 	}
-	if e1784 == nil && !v1783 {
-		v1779, e1780 = false, nil
+	if !v1513 {
+		v1510, e1511 = false, nil
 	} else {
-		e1780 = e1784
-		var v1785 *GadgetSpec
-		var e1786 error
-		if !(true) {
-			e1786 = immutable.NoSuchKey("spec")
-		} else {
-			v1785 = &self.Spec
+		var v1514 *GadgetSpec
+		{
+			v1514 = &self.Spec
 		}
-		var v1787 map[string]string
-		var e1788 error
-		if e1786 != nil {
-			e1788 = e1786
-		} else if !(len(v1785.Labels) != 0) {
-			e1788 = immutable.NoSuchKey("labels")
+		var v1515 map[string]string
+		var e1516 error
+		if !(len(v1514.Labels) != 0) {
+			e1516 = immutable.NoSuchKey("labels")
 		} else {
-			if v1785.Labels == nil {
-				e1788 = immutable.ErrNull
+			if v1514.Labels == nil {
+				e1516 = immutable.ErrNull
 			} else {
-				v1787 = v1785.Labels
+				v1515 = v1514.Labels
 			}
 		}
-		var v1789 bool
-		var e1790 error
-		if e1788 != nil {
-			e1790 = e1788
+		var v1517 string
+		var e1518 error
+		if e1516 != nil {
+			e1518 = e1516
 		} else {
-			found := false
-			for k1791 := range v1787 {
-				_ = k1791
-				var v1792 bool
-				var e1793 error
-				var v1794 bool
-				{
-					v1794 = strings.HasPrefix(string(k1791), "c")
-				}
-				if v1794 {
-					v1792, e1793 = true, nil
-				} else {
-					var v1795 *GadgetSpec
-					var e1796 error
-					if !(true) {
-						e1796 = immutable.NoSuchKey("spec")
-					} else {
-						v1795 = &self.Spec
-					}
-					var v1797 map[string]string
-					var e1798 error
-					if e1796 != nil {
-						e1798 = e1796
-					} else if !(len(v1795.Labels) != 0) {
-						e1798 = immutable.NoSuchKey("labels")
-					} else {
-						if v1795.Labels == nil {
-							e1798 = immutable.ErrNull
-						} else {
-							v1797 = v1795.Labels
-						}
-					}
-					var v1799 string
-					var e1800 error
-					if e1798 != nil {
-						e1800 = e1798
-					} else {
-						if mv1801, ok := v1797[string(string(k1791))]; !ok {
-							e1800 = immutable.NoSuchKey(string(k1791))
-						} else {
-							v1799 = string(mv1801)
-						}
-					}
-					var v1802 bool
-					var e1803 error
-					if e1800 != nil {
-						e1803 = e1800
-					} else {
-						v1802 = v1799 == ""
-					}
-					if e1803 == nil && v1802 {
-						v1792, e1793 = true, nil
-					} else {
-						if e1793 == nil {
-							e1793 = e1803
-						}
-						if e1793 == nil {
-							v1792 = false
-						}
-					}
-				}
-				if e1793 == nil && !v1792 {
-					found = true
-					break
-				}
-				if e1793 != nil && e1790 == nil {
-					e1790 = e1793
-				}
-			}
-			if found {
-				v1789, e1790 = false, nil
-			} else if e1790 == nil {
-				v1789 = true
+			if mv1519, ok := v1515[string("a")]; !ok {
+				e1518 = immutable.NoSuchKey("a")
+			} else {
+				v1517 = string(mv1519)
 			}
 		}
-		if e1790 == nil && !v1789 {
-			v1779, e1780 = false, nil
+		var v1520 bool
+		var e1521 error
+		if e1518 != nil {
+			e1521 = e1518
 		} else {
-			if e1780 == nil {
-				e1780 = e1790
+			v1520 = v1517 == "a"
+		}
+		if e1521 == nil && !v1520 {
+			v1510, e1511 = false, nil
+		} else {
+			if e1511 == nil {
+				e1511 = e1521
 			}
-			if e1780 == nil {
-				v1779 = true
+			if e1511 == nil {
+				v1510 = true
 			}
 		}
 	}
-	return v1779, e1780
+	var v1522 bool
+	var e1523 error
+	if e1511 != nil {
+		e1523 = e1511
+	} else {
+		v1522 = !v1510
+	}
+	var v1565 bool
+	var e1566 error
+	if e1523 != nil {
+		e1566 = e1523
+	} else if v1522 {
+		var v1524 bool
+		var e1525 error
+		var v1526 *GadgetSpec
+		{
+			v1526 = &oldSelf.Spec
+		}
+		var v1527 bool
+		{
+			v1527 = (v1526.Topology != nil)
+		}
+		if !v1527 {
+			v1524, e1525 = false, nil
+		} else {
+			var v1528 *GadgetSpec
+			{
+				v1528 = &oldSelf.Spec
+			}
+			var v1529 *Topology
+			var e1530 error
+			if !(v1528.Topology != nil) {
+				e1530 = immutable.NoSuchKey("topology")
+			} else {
+				if v1528.Topology == nil {
+					e1530 = immutable.ErrNull
+				} else {
+					v1529 = v1528.Topology
+				}
+			}
+			var v1531 bool
+			var e1532 error
+			if e1530 != nil {
+				e1532 = e1530
+			} else {
+				v1531 = (v1529.Inner != nil)
+			}
+			if e1532 == nil && !v1531 {
+				v1524, e1525 = false, nil
+			} else {
+				if e1525 == nil {
+					e1525 = e1532
+				}
+				var v1533 *GadgetSpec
+				{
+					v1533 = &oldSelf.Spec
+				}
+				var v1534 *Topology
+				var e1535 error
+				if !(v1533.Topology != nil) {
+					e1535 = immutable.NoSuchKey("topology")
+				} else {
+					if v1533.Topology == nil {
+						e1535 = immutable.ErrNull
+					} else {
+						v1534 = v1533.Topology
+					}
+				}
+				var v1536 *Inner
+				var e1537 error
+				if e1535 != nil {
+					e1537 = e1535
+				} else if !(v1534.Inner != nil) {
+					e1537 = immutable.NoSuchKey("inner")
+				} else {
+					if v1534.Inner == nil {
+						e1537 = immutable.ErrNull
+					} else {
+						v1536 = v1534.Inner
+					}
+				}
+				var v1538 bool
+				var e1539 error
+				if e1537 != nil {
+					e1539 = e1537
+				} else {
+					v1538 = (v1536.Value != "")
+				}
+				if e1539 == nil && !v1538 {
+					v1524, e1525 = false, nil
+				} else {
+					if e1525 == nil {
+						e1525 = e1539
+					}
+					var v1540 *GadgetSpec
+					{
+						v1540 = &self.Spec
+					}
+					var v1541 bool
+					{
+						v1541 = (v1540.Note != "")
+					}
+					if !v1541 {
+						v1524, e1525 = false, nil
+					} else {
+						var v1542 *GadgetSpec
+						{
+							v1542 = &oldSelf.Spec
+						}
+						var v1543 *Topology
+						var e1544 error
+						if !(v1542.Topology != nil) {
+							e1544 = immutable.NoSuchKey("topology")
+						} else {
+							if v1542.Topology == nil {
+								e1544 = immutable.ErrNull
+							} else {
+								v1543 = v1542.Topology
+							}
+						}
+						var v1545 *Inner
+						var e1546 error
+						if e1544 != nil {
+							e1546 = e1544
+						} else if !(v1543.Inner != nil) {
+							e1546 = immutable.NoSuchKey("inner")
+						} else {
+							if v1543.Inner == nil {
+								e1546 = immutable.ErrNull
+							} else {
+								v1545 = v1543.Inner
+							}
+						}
+						var v1547 string
+						var e1548 error
+						if e1546 != nil {
+							e1548 = e1546
+						} else if !(v1545.Value != "") {
+							e1548 = immutable.NoSuchKey("value")
+						} else {
+							v1547 = string(v1545.Value)
+						}
+						var v1549 *GadgetSpec
+						{
+							v1549 = &self.Spec
+						}
+						var v1550 string
+						var e1551 error
+						if !(v1549.Note != "") {
+							e1551 = immutable.NoSuchKey("note")
+						} else {
+							v1550 = string(v1549.Note)
+						}
+						var v1552 bool
+						var e1553 error
+						if e1548 != nil {
+							e1553 = e1548
+						} else if e1551 != nil {
+							e1553 = e1551
+						} else {
+							v1552 = v1547 == v1550
+						}
+						if e1553 == nil && !v1552 {
+							v1524, e1525 = false, nil
+						} else {
+							if e1525 == nil {
+								e1525 = e1553
+							}
+							if e1525 == nil {
+								v1524 = true
+							}
+						}
+					}
+				}
+			}
+		}
+		var v1554 bool
+		var e1555 error
+		if e1525 != nil {
+			e1555 = e1525
+		} else {
+			v1554 = !v1524
+		}
+		v1565, e1566 = v1554, e1555
+	} else {
+		var v1556 bool
+		var e1557 error
+		var v1558 *GadgetSpec
+		{
+			v1558 = &oldSelf.Spec
+		}
+		var v1559 bool
+		{
+			v1559 = (v1558.Queue != "")
+		}
+		if !v1559 {
+			v1556, e1557 = false, nil
+		} else {
+			var v1560 *GadgetSpec
+			{
+				v1560 = &oldSelf.Spec
+			}
+			var v1561 string
+			var e1562 error
+			if !(v1560.Queue != "") {
+				e1562 = immutable.NoSuchKey("queue")
+			} else {
+				v1561 = string(v1560.Queue)
+			}
+			var v1563 bool
+			var e1564 error
+			if e1562 != nil {
+				e1564 = e1562
+			} else {
+				v1563 = strings.HasPrefix("a", v1561)
+			}
+			if e1564 == nil && !v1563 {
+				v1556, e1557 = false, nil
+			} else {
+				if e1557 == nil {
+					e1557 = e1564
+				}
+				if e1557 == nil {
+					v1556 = true
+				}
+			}
+		}
+		v1565, e1566 = v1556, e1557
+	}
+	return v1565, e1566
 }
 
 func whenOwnGuardedC69(w *immutable.Walk, in, old *Guarded) {
@@ -11582,99 +10642,14 @@ func whenOwnGuardedC69(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC7 is the condition of spec.guarded.c7: has(oldSelf.spec.items) && size(oldSelf.spec.items) <= size(oldSelf.spec.name)
+// whenCondGadgetC7 is the condition of spec.guarded.c7: 0 >= 0.5
 func whenCondGadgetC7(self, oldSelf *Gadget) (bool, error) {
-	var v1808 bool
-	var e1809 error
-	var v1810 *GadgetSpec
-	var e1811 error
-	if !(true) {
-		e1811 = immutable.NoSuchKey("spec")
-	} else {
-		v1810 = &oldSelf.Spec
+	l1571 := int64(0)
+	var v1572 bool
+	{
+		v1572 = immutable.CompareIntDouble(l1571, float64(0.5)) >= 0
 	}
-	var v1812 bool
-	var e1813 error
-	if e1811 != nil {
-		e1813 = e1811
-	} else {
-		v1812 = (len(v1810.Items) != 0)
-	}
-	if e1813 == nil && !v1812 {
-		v1808, e1809 = false, nil
-	} else {
-		e1809 = e1813
-		var v1814 *GadgetSpec
-		var e1815 error
-		if !(true) {
-			e1815 = immutable.NoSuchKey("spec")
-		} else {
-			v1814 = &oldSelf.Spec
-		}
-		var v1816 []int64
-		var e1817 error
-		if e1815 != nil {
-			e1817 = e1815
-		} else if !(len(v1814.Items) != 0) {
-			e1817 = immutable.NoSuchKey("items")
-		} else {
-			if v1814.Items == nil {
-				e1817 = immutable.ErrNull
-			} else {
-				v1816 = v1814.Items
-			}
-		}
-		var v1818 int64
-		var e1819 error
-		if e1817 != nil {
-			e1819 = e1817
-		} else {
-			v1818 = int64(len(v1816))
-		}
-		var v1820 *GadgetSpec
-		var e1821 error
-		if !(true) {
-			e1821 = immutable.NoSuchKey("spec")
-		} else {
-			v1820 = &oldSelf.Spec
-		}
-		var v1822 string
-		var e1823 error
-		if e1821 != nil {
-			e1823 = e1821
-		} else if !(true) {
-			e1823 = immutable.NoSuchKey("name")
-		} else {
-			v1822 = string(v1820.Name)
-		}
-		var v1824 int64
-		var e1825 error
-		if e1823 != nil {
-			e1825 = e1823
-		} else {
-			v1824 = immutable.RuneCount(v1822)
-		}
-		var v1826 bool
-		var e1827 error
-		if e1819 != nil {
-			e1827 = e1819
-		} else if e1825 != nil {
-			e1827 = e1825
-		} else {
-			v1826 = v1818 <= v1824
-		}
-		if e1827 == nil && !v1826 {
-			v1808, e1809 = false, nil
-		} else {
-			if e1809 == nil {
-				e1809 = e1827
-			}
-			if e1809 == nil {
-				v1808 = true
-			}
-		}
-	}
-	return v1808, e1809
+	return v1572, nil
 }
 
 func whenOwnGuardedC7(w *immutable.Walk, in, old *Guarded) {
@@ -11697,76 +10672,134 @@ func whenOwnGuardedC7(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC70 is the condition of spec.guarded.c70: has(oldSelf.spec.items) && oldSelf.spec.items[0] <= 2
+// whenCondGadgetC70 is the condition of spec.guarded.c70: has(oldSelf.spec.ports) && oldSelf.spec.ports.exists(p, p.name == 'c' || has(p.port) && p.port >= -1)
 func whenCondGadgetC70(self, oldSelf *Gadget) (bool, error) {
-	var v1832 bool
-	var e1833 error
-	var v1834 *GadgetSpec
-	var e1835 error
-	if !(true) {
-		e1835 = immutable.NoSuchKey("spec")
-	} else {
-		v1834 = &oldSelf.Spec
+	var v1577 bool
+	var e1578 error
+	var v1579 *GadgetSpec
+	{
+		v1579 = &oldSelf.Spec
 	}
-	var v1836 bool
-	var e1837 error
-	if e1835 != nil {
-		e1837 = e1835
-	} else {
-		v1836 = (len(v1834.Items) != 0)
+	var v1580 bool
+	{
+		v1580 = (len(v1579.Ports) != 0)
 	}
-	if e1837 == nil && !v1836 {
-		v1832, e1833 = false, nil
+	if !v1580 {
+		v1577, e1578 = false, nil
 	} else {
-		e1833 = e1837
-		var v1838 *GadgetSpec
-		var e1839 error
-		if !(true) {
-			e1839 = immutable.NoSuchKey("spec")
-		} else {
-			v1838 = &oldSelf.Spec
+		var v1581 *GadgetSpec
+		{
+			v1581 = &oldSelf.Spec
 		}
-		var v1840 []int64
-		var e1841 error
-		if e1839 != nil {
-			e1841 = e1839
-		} else if !(len(v1838.Items) != 0) {
-			e1841 = immutable.NoSuchKey("items")
+		var v1582 []Port
+		var e1583 error
+		if !(len(v1581.Ports) != 0) {
+			e1583 = immutable.NoSuchKey("ports")
 		} else {
-			if v1838.Items == nil {
-				e1841 = immutable.ErrNull
+			if v1581.Ports == nil {
+				e1583 = immutable.ErrNull
 			} else {
-				v1840 = v1838.Items
+				v1582 = v1581.Ports
 			}
 		}
-		var v1842 int64
-		var e1843 error
-		if e1841 != nil {
-			e1843 = e1841
-		} else if int64(0) < 0 || int64(0) >= int64(len(v1840)) {
-			e1843 = immutable.IndexOutOfBounds(int64(0))
+		var v1584 bool
+		var e1585 error
+		if e1583 != nil {
+			e1585 = e1583
 		} else {
-			v1842 = int64(v1840[int64(0)])
-		}
-		var v1844 bool
-		var e1845 error
-		if e1843 != nil {
-			e1845 = e1843
-		} else {
-			v1844 = v1842 <= int64(2)
-		}
-		if e1845 == nil && !v1844 {
-			v1832, e1833 = false, nil
-		} else {
-			if e1833 == nil {
-				e1833 = e1845
+			found := false
+			for i1586 := range v1582 {
+				var v1587 *Port
+				v1587 = &v1582[i1586]
+				_ = v1587
+				var v1588 bool
+				var e1589 error
+				var v1590 string
+				{
+					v1590 = string(v1587.Name)
+				}
+				var v1591 bool
+				{
+					v1591 = v1590 == "c"
+				}
+				if v1591 {
+					v1588, e1589 = true, nil
+				} else {
+					var v1592 bool
+					var e1593 error
+					var v1594 bool
+					{
+						v1594 = (v1587.Port != nil)
+					}
+					if !v1594 {
+						v1592, e1593 = false, nil
+					} else {
+						var v1595 int64
+						var e1596 error
+						if !(v1587.Port != nil) {
+							e1596 = immutable.NoSuchKey("port")
+						} else {
+							if v1587.Port == nil {
+								e1596 = immutable.ErrNull
+							} else {
+								v1595 = int64((*v1587.Port))
+							}
+						}
+						var v1597 bool
+						var e1598 error
+						if e1596 != nil {
+							e1598 = e1596
+						} else {
+							v1597 = v1595 >= int64(-1)
+						}
+						if e1598 == nil && !v1597 {
+							v1592, e1593 = false, nil
+						} else {
+							if e1593 == nil {
+								e1593 = e1598
+							}
+							if e1593 == nil {
+								v1592 = true
+							}
+						}
+					}
+					if e1593 == nil && v1592 {
+						v1588, e1589 = true, nil
+					} else {
+						if e1589 == nil {
+							e1589 = e1593
+						}
+						if e1589 == nil {
+							v1588 = false
+						}
+					}
+				}
+				if e1589 == nil && v1588 {
+					found = true
+					break
+				}
+				if e1589 != nil && e1585 == nil {
+					e1585 = e1589
+				}
 			}
-			if e1833 == nil {
-				v1832 = true
+			if found {
+				v1584, e1585 = true, nil
+			} else if e1585 == nil {
+				v1584 = false
+			}
+		}
+		if e1585 == nil && !v1584 {
+			v1577, e1578 = false, nil
+		} else {
+			if e1578 == nil {
+				e1578 = e1585
+			}
+			if e1578 == nil {
+				v1577 = true
 			}
 		}
 	}
-	return v1832, e1833
+	return v1577, e1578
 }
 
 func whenOwnGuardedC70(w *immutable.Walk, in, old *Guarded) {
@@ -11789,89 +10822,9 @@ func whenOwnGuardedC70(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC71 is the condition of spec.guarded.c71: has(oldSelf.spec.tags) && oldSelf.spec.tags.exists(t, t.size() < -1)
+// whenCondGadgetC71 is the condition of spec.guarded.c71: false
 func whenCondGadgetC71(self, oldSelf *Gadget) (bool, error) {
-	var v1850 bool
-	var e1851 error
-	var v1852 *GadgetSpec
-	var e1853 error
-	if !(true) {
-		e1853 = immutable.NoSuchKey("spec")
-	} else {
-		v1852 = &oldSelf.Spec
-	}
-	var v1854 bool
-	var e1855 error
-	if e1853 != nil {
-		e1855 = e1853
-	} else {
-		v1854 = (len(v1852.Tags) != 0)
-	}
-	if e1855 == nil && !v1854 {
-		v1850, e1851 = false, nil
-	} else {
-		e1851 = e1855
-		var v1856 *GadgetSpec
-		var e1857 error
-		if !(true) {
-			e1857 = immutable.NoSuchKey("spec")
-		} else {
-			v1856 = &oldSelf.Spec
-		}
-		var v1858 []string
-		var e1859 error
-		if e1857 != nil {
-			e1859 = e1857
-		} else if !(len(v1856.Tags) != 0) {
-			e1859 = immutable.NoSuchKey("tags")
-		} else {
-			if v1856.Tags == nil {
-				e1859 = immutable.ErrNull
-			} else {
-				v1858 = v1856.Tags
-			}
-		}
-		var v1860 bool
-		var e1861 error
-		if e1859 != nil {
-			e1861 = e1859
-		} else {
-			found := false
-			for i1862 := range v1858 {
-				var v1863 string
-				v1863 = string(v1858[i1862])
-				_ = v1863
-				var v1864 int64
-				{
-					v1864 = immutable.RuneCount(v1863)
-				}
-				var v1865 bool
-				{
-					v1865 = v1864 < int64(-1)
-				}
-				if v1865 {
-					found = true
-					break
-				}
-			}
-			if found {
-				v1860, e1861 = true, nil
-			} else if e1861 == nil {
-				v1860 = false
-			}
-		}
-		if e1861 == nil && !v1860 {
-			v1850, e1851 = false, nil
-		} else {
-			if e1851 == nil {
-				e1851 = e1861
-			}
-			if e1851 == nil {
-				v1850 = true
-			}
-		}
-	}
-	return v1850, e1851
+	return false, nil
 }
 
 func whenOwnGuardedC71(w *immutable.Walk, in, old *Guarded) {
@@ -11894,154 +10847,134 @@ func whenOwnGuardedC71(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC72 is the condition of spec.guarded.c72: has(oldSelf.spec.labels) && ((has(self.spec.labels) && self.spec.labels['ab'] == 'ab') ? 2 : -1) > size(oldSelf.spec.labels)
+// whenCondGadgetC72 is the condition of spec.guarded.c72: has(oldSelf.spec.ports) && oldSelf.spec.ports.exists(p, p.name == 'c' || has(p.port) && p.port <= 2)
 func whenCondGadgetC72(self, oldSelf *Gadget) (bool, error) {
-	var v1870 bool
-	var e1871 error
-	var v1872 *GadgetSpec
-	var e1873 error
-	if !(true) {
-		e1873 = immutable.NoSuchKey("spec")
-	} else {
-		v1872 = &oldSelf.Spec
+	var v1607 bool
+	var e1608 error
+	var v1609 *GadgetSpec
+	{
+		v1609 = &oldSelf.Spec
 	}
-	var v1874 bool
-	var e1875 error
-	if e1873 != nil {
-		e1875 = e1873
-	} else {
-		v1874 = (len(v1872.Labels) != 0)
+	var v1610 bool
+	{
+		v1610 = (len(v1609.Ports) != 0)
 	}
-	if e1875 == nil && !v1874 {
-		v1870, e1871 = false, nil
+	if !v1610 {
+		v1607, e1608 = false, nil
 	} else {
-		e1871 = e1875
-		var v1876 bool
-		var e1877 error
-		var v1878 *GadgetSpec
-		var e1879 error
-		if !(true) {
-			e1879 = immutable.NoSuchKey("spec")
-		} else {
-			v1878 = &self.Spec
+		var v1611 *GadgetSpec
+		{
+			v1611 = &oldSelf.Spec
 		}
-		var v1880 bool
-		var e1881 error
-		if e1879 != nil {
-			e1881 = e1879
+		var v1612 []Port
+		var e1613 error
+		if !(len(v1611.Ports) != 0) {
+			e1613 = immutable.NoSuchKey("ports")
 		} else {
-			v1880 = (len(v1878.Labels) != 0)
-		}
-		if e1881 == nil && !v1880 {
-			v1876, e1877 = false, nil
-		} else {
-			e1877 = e1881
-			var v1882 *GadgetSpec
-			var e1883 error
-			if !(true) {
-				e1883 = immutable.NoSuchKey("spec")
+			if v1611.Ports == nil {
+				e1613 = immutable.ErrNull
 			} else {
-				v1882 = &self.Spec
+				v1612 = v1611.Ports
 			}
-			var v1884 map[string]string
-			var e1885 error
-			if e1883 != nil {
-				e1885 = e1883
-			} else if !(len(v1882.Labels) != 0) {
-				e1885 = immutable.NoSuchKey("labels")
-			} else {
-				if v1882.Labels == nil {
-					e1885 = immutable.ErrNull
+		}
+		var v1614 bool
+		var e1615 error
+		if e1613 != nil {
+			e1615 = e1613
+		} else {
+			found := false
+			for i1616 := range v1612 {
+				var v1617 *Port
+				v1617 = &v1612[i1616]
+				_ = v1617
+				var v1618 bool
+				var e1619 error
+				var v1620 string
+				{
+					v1620 = string(v1617.Name)
+				}
+				var v1621 bool
+				{
+					v1621 = v1620 == "c"
+				}
+				if v1621 {
+					v1618, e1619 = true, nil
 				} else {
-					v1884 = v1882.Labels
+					var v1622 bool
+					var e1623 error
+					var v1624 bool
+					{
+						v1624 = (v1617.Port != nil)
+					}
+					if !v1624 {
+						v1622, e1623 = false, nil
+					} else {
+						var v1625 int64
+						var e1626 error
+						if !(v1617.Port != nil) {
+							e1626 = immutable.NoSuchKey("port")
+						} else {
+							if v1617.Port == nil {
+								e1626 = immutable.ErrNull
+							} else {
+								v1625 = int64((*v1617.Port))
+							}
+						}
+						var v1627 bool
+						var e1628 error
+						if e1626 != nil {
+							e1628 = e1626
+						} else {
+							v1627 = v1625 <= int64(2)
+						}
+						if e1628 == nil && !v1627 {
+							v1622, e1623 = false, nil
+						} else {
+							if e1623 == nil {
+								e1623 = e1628
+							}
+							if e1623 == nil {
+								v1622 = true
+							}
+						}
+					}
+					if e1623 == nil && v1622 {
+						v1618, e1619 = true, nil
+					} else {
+						if e1619 == nil {
+							e1619 = e1623
+						}
+						if e1619 == nil {
+							v1618 = false
+						}
+					}
+				}
+				if e1619 == nil && v1618 {
+					found = true
+					break
+				}
+				if e1619 != nil && e1615 == nil {
+					e1615 = e1619
 				}
 			}
-			var v1886 string
-			var e1887 error
-			if e1885 != nil {
-				e1887 = e1885
-			} else {
-				if mv1888, ok := v1884[string("ab")]; !ok {
-					e1887 = immutable.NoSuchKey("ab")
-				} else {
-					v1886 = string(mv1888)
-				}
-			}
-			var v1889 bool
-			var e1890 error
-			if e1887 != nil {
-				e1890 = e1887
-			} else {
-				v1889 = v1886 == "ab"
-			}
-			if e1890 == nil && !v1889 {
-				v1876, e1877 = false, nil
-			} else {
-				if e1877 == nil {
-					e1877 = e1890
-				}
-				if e1877 == nil {
-					v1876 = true
-				}
+			if found {
+				v1614, e1615 = true, nil
+			} else if e1615 == nil {
+				v1614 = false
 			}
 		}
-		var v1891 int64
-		var e1892 error
-		if e1877 != nil {
-			e1892 = e1877
-		} else if v1876 {
-			v1891, e1892 = int64(2), nil
+		if e1615 == nil && !v1614 {
+			v1607, e1608 = false, nil
 		} else {
-			v1891, e1892 = int64(-1), nil
-		}
-		var v1893 *GadgetSpec
-		var e1894 error
-		if !(true) {
-			e1894 = immutable.NoSuchKey("spec")
-		} else {
-			v1893 = &oldSelf.Spec
-		}
-		var v1895 map[string]string
-		var e1896 error
-		if e1894 != nil {
-			e1896 = e1894
-		} else if !(len(v1893.Labels) != 0) {
-			e1896 = immutable.NoSuchKey("labels")
-		} else {
-			if v1893.Labels == nil {
-				e1896 = immutable.ErrNull
-			} else {
-				v1895 = v1893.Labels
+			if e1608 == nil {
+				e1608 = e1615
 			}
-		}
-		var v1897 int64
-		var e1898 error
-		if e1896 != nil {
-			e1898 = e1896
-		} else {
-			v1897 = int64(len(v1895))
-		}
-		var v1899 bool
-		var e1900 error
-		if e1892 != nil {
-			e1900 = e1892
-		} else if e1898 != nil {
-			e1900 = e1898
-		} else {
-			v1899 = v1891 > v1897
-		}
-		if e1900 == nil && !v1899 {
-			v1870, e1871 = false, nil
-		} else {
-			if e1871 == nil {
-				e1871 = e1900
-			}
-			if e1871 == nil {
-				v1870 = true
+			if e1608 == nil {
+				v1607 = true
 			}
 		}
 	}
-	return v1870, e1871
+	return v1607, e1608
 }
 
 func whenOwnGuardedC72(w *immutable.Walk, in, old *Guarded) {
@@ -12064,76 +10997,148 @@ func whenOwnGuardedC72(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC73 is the condition of spec.guarded.c73: has(oldSelf.spec.items) && oldSelf.spec.items[0] < 0
+// whenCondGadgetC73 is the condition of spec.guarded.c73: has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && self.spec.topology.inner.n < 1.0
 func whenCondGadgetC73(self, oldSelf *Gadget) (bool, error) {
-	var v1905 bool
-	var e1906 error
-	var v1907 *GadgetSpec
-	var e1908 error
-	if !(true) {
-		e1908 = immutable.NoSuchKey("spec")
-	} else {
-		v1907 = &oldSelf.Spec
+	var v1633 bool
+	var e1634 error
+	var v1635 *GadgetSpec
+	{
+		v1635 = &self.Spec
 	}
-	var v1909 bool
-	var e1910 error
-	if e1908 != nil {
-		e1910 = e1908
-	} else {
-		v1909 = (len(v1907.Items) != 0)
+	var v1636 bool
+	{
+		v1636 = (v1635.Topology != nil)
 	}
-	if e1910 == nil && !v1909 {
-		v1905, e1906 = false, nil
+	if !v1636 {
+		v1633, e1634 = false, nil
 	} else {
-		e1906 = e1910
-		var v1911 *GadgetSpec
-		var e1912 error
-		if !(true) {
-			e1912 = immutable.NoSuchKey("spec")
-		} else {
-			v1911 = &oldSelf.Spec
+		var v1637 *GadgetSpec
+		{
+			v1637 = &self.Spec
 		}
-		var v1913 []int64
-		var e1914 error
-		if e1912 != nil {
-			e1914 = e1912
-		} else if !(len(v1911.Items) != 0) {
-			e1914 = immutable.NoSuchKey("items")
+		var v1638 *Topology
+		var e1639 error
+		if !(v1637.Topology != nil) {
+			e1639 = immutable.NoSuchKey("topology")
 		} else {
-			if v1911.Items == nil {
-				e1914 = immutable.ErrNull
+			if v1637.Topology == nil {
+				e1639 = immutable.ErrNull
 			} else {
-				v1913 = v1911.Items
+				v1638 = v1637.Topology
 			}
 		}
-		var v1915 int64
-		var e1916 error
-		if e1914 != nil {
-			e1916 = e1914
-		} else if int64(0) < 0 || int64(0) >= int64(len(v1913)) {
-			e1916 = immutable.IndexOutOfBounds(int64(0))
+		var v1640 bool
+		var e1641 error
+		if e1639 != nil {
+			e1641 = e1639
 		} else {
-			v1915 = int64(v1913[int64(0)])
+			v1640 = (v1638.Inner != nil)
 		}
-		var v1917 bool
-		var e1918 error
-		if e1916 != nil {
-			e1918 = e1916
+		if e1641 == nil && !v1640 {
+			v1633, e1634 = false, nil
 		} else {
-			v1917 = v1915 < int64(0)
-		}
-		if e1918 == nil && !v1917 {
-			v1905, e1906 = false, nil
-		} else {
-			if e1906 == nil {
-				e1906 = e1918
+			if e1634 == nil {
+				e1634 = e1641
 			}
-			if e1906 == nil {
-				v1905 = true
+			var v1642 *GadgetSpec
+			{
+				v1642 = &self.Spec
+			}
+			var v1643 *Topology
+			var e1644 error
+			if !(v1642.Topology != nil) {
+				e1644 = immutable.NoSuchKey("topology")
+			} else {
+				if v1642.Topology == nil {
+					e1644 = immutable.ErrNull
+				} else {
+					v1643 = v1642.Topology
+				}
+			}
+			var v1645 *Inner
+			var e1646 error
+			if e1644 != nil {
+				e1646 = e1644
+			} else if !(v1643.Inner != nil) {
+				e1646 = immutable.NoSuchKey("inner")
+			} else {
+				if v1643.Inner == nil {
+					e1646 = immutable.ErrNull
+				} else {
+					v1645 = v1643.Inner
+				}
+			}
+			var v1647 bool
+			var e1648 error
+			if e1646 != nil {
+				e1648 = e1646
+			} else {
+				v1647 = (v1645.N != 0)
+			}
+			if e1648 == nil && !v1647 {
+				v1633, e1634 = false, nil
+			} else {
+				if e1634 == nil {
+					e1634 = e1648
+				}
+				var v1649 *GadgetSpec
+				{
+					v1649 = &self.Spec
+				}
+				var v1650 *Topology
+				var e1651 error
+				if !(v1649.Topology != nil) {
+					e1651 = immutable.NoSuchKey("topology")
+				} else {
+					if v1649.Topology == nil {
+						e1651 = immutable.ErrNull
+					} else {
+						v1650 = v1649.Topology
+					}
+				}
+				var v1652 *Inner
+				var e1653 error
+				if e1651 != nil {
+					e1653 = e1651
+				} else if !(v1650.Inner != nil) {
+					e1653 = immutable.NoSuchKey("inner")
+				} else {
+					if v1650.Inner == nil {
+						e1653 = immutable.ErrNull
+					} else {
+						v1652 = v1650.Inner
+					}
+				}
+				var v1654 int64
+				var e1655 error
+				if e1653 != nil {
+					e1655 = e1653
+				} else if !(v1652.N != 0) {
+					e1655 = immutable.NoSuchKey("n")
+				} else {
+					v1654 = int64(v1652.N)
+				}
+				var v1656 bool
+				var e1657 error
+				if e1655 != nil {
+					e1657 = e1655
+				} else {
+					v1656 = immutable.CompareIntDouble(v1654, float64(1)) < 0
+				}
+				if e1657 == nil && !v1656 {
+					v1633, e1634 = false, nil
+				} else {
+					if e1634 == nil {
+						e1634 = e1657
+					}
+					if e1634 == nil {
+						v1633 = true
+					}
+				}
 			}
 		}
 	}
-	return v1905, e1906
+	return v1633, e1634
 }
 
 func whenOwnGuardedC73(w *immutable.Walk, in, old *Guarded) {
@@ -12147,8 +11152,8 @@ func whenOwnGuardedC73(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C73 != nil && !immutable.SameKeys(in.C73, old.C73) {
 			if w.Violation() {
-				for _, c1923 := range immutable.MapKeyChanges(in.C73, old.C73) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c73", immutable.QuoteKey(string(c1923.Key)), c1923.Added))
+				for _, c1662 := range immutable.MapKeyChanges(in.C73, old.C73) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c73", immutable.QuoteKey(string(c1662.Key)), c1662.Added))
 				}
 			}
 			if w.Done() {
@@ -12165,132 +11170,344 @@ func whenOwnGuardedC73(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC74 is the condition of spec.guarded.c74: has(self.status) && has(self.status.observed) && has(self.spec.items) && self.status.observed in self.spec.items
+// whenCondGadgetC74 is the condition of spec.guarded.c74: has(self.spec.items) && self.spec.items.all(i, i > 3 || ((has(self.spec.labels) && self.spec.labels.exists_one(k, k.startsWith(”) || self.spec.labels[k] == 'ab')) || (has(oldSelf.spec.ports) && oldSelf.spec.ports.exists(p, p.name == 'b' || has(p.port) && p.port <= 3))))
 func whenCondGadgetC74(self, oldSelf *Gadget) (bool, error) {
-	var v1924 bool
-	var e1925 error
-	var v1926 bool
+	var v1663 bool
+	var e1664 error
+	var v1665 *GadgetSpec
 	{
-		v1926 = (self.Status != nil)
+		v1665 = &self.Spec
 	}
-	if !v1926 {
-		v1924, e1925 = false, nil
+	var v1666 bool
+	{
+		v1666 = (len(v1665.Items) != 0)
+	}
+	if !v1666 {
+		v1663, e1664 = false, nil
 	} else {
-		var v1927 *GadgetStatus
-		var e1928 error
-		if !(self.Status != nil) {
-			e1928 = immutable.NoSuchKey("status")
+		var v1667 *GadgetSpec
+		{
+			v1667 = &self.Spec
+		}
+		var v1668 []int64
+		var e1669 error
+		if !(len(v1667.Items) != 0) {
+			e1669 = immutable.NoSuchKey("items")
 		} else {
-			if self.Status == nil {
-				e1928 = immutable.ErrNull
+			if v1667.Items == nil {
+				e1669 = immutable.ErrNull
 			} else {
-				v1927 = self.Status
+				v1668 = v1667.Items
 			}
 		}
-		var v1929 bool
-		var e1930 error
-		if e1928 != nil {
-			e1930 = e1928
+		var v1670 bool
+		var e1671 error
+		if e1669 != nil {
+			e1671 = e1669
 		} else {
-			v1929 = (v1927.Observed != 0)
-		}
-		if e1930 == nil && !v1929 {
-			v1924, e1925 = false, nil
-		} else {
-			if e1925 == nil {
-				e1925 = e1930
-			}
-			var v1931 *GadgetSpec
-			var e1932 error
-			if !(true) {
-				e1932 = immutable.NoSuchKey("spec")
-			} else {
-				v1931 = &self.Spec
-			}
-			var v1933 bool
-			var e1934 error
-			if e1932 != nil {
-				e1934 = e1932
-			} else {
-				v1933 = (len(v1931.Items) != 0)
-			}
-			if e1934 == nil && !v1933 {
-				v1924, e1925 = false, nil
-			} else {
-				if e1925 == nil {
-					e1925 = e1934
+			found := false
+			for i1672 := range v1668 {
+				var v1673 int64
+				v1673 = int64(v1668[i1672])
+				_ = v1673
+				var v1674 bool
+				var e1675 error
+				var v1676 bool
+				{
+					v1676 = v1673 > int64(3)
 				}
-				var v1935 *GadgetStatus
-				var e1936 error
-				if !(self.Status != nil) {
-					e1936 = immutable.NoSuchKey("status")
+				if v1676 {
+					v1674, e1675 = true, nil
 				} else {
-					if self.Status == nil {
-						e1936 = immutable.ErrNull
-					} else {
-						v1935 = self.Status
+					var v1677 bool
+					var e1678 error
+					var v1679 bool
+					var e1680 error
+					var v1681 *GadgetSpec
+					{
+						v1681 = &self.Spec
 					}
-				}
-				var v1937 int64
-				var e1938 error
-				if e1936 != nil {
-					e1938 = e1936
-				} else if !(v1935.Observed != 0) {
-					e1938 = immutable.NoSuchKey("observed")
-				} else {
-					v1937 = int64(v1935.Observed)
-				}
-				var v1939 *GadgetSpec
-				var e1940 error
-				if !(true) {
-					e1940 = immutable.NoSuchKey("spec")
-				} else {
-					v1939 = &self.Spec
-				}
-				var v1941 []int64
-				var e1942 error
-				if e1940 != nil {
-					e1942 = e1940
-				} else if !(len(v1939.Items) != 0) {
-					e1942 = immutable.NoSuchKey("items")
-				} else {
-					if v1939.Items == nil {
-						e1942 = immutable.ErrNull
-					} else {
-						v1941 = v1939.Items
+					var v1682 bool
+					{
+						v1682 = (len(v1681.Labels) != 0)
 					}
-				}
-				var v1943 bool
-				var e1944 error
-				if e1938 != nil {
-					e1944 = e1938
-				} else if e1942 != nil {
-					e1944 = e1942
-				} else {
-					v1943 = false
-					for i1945 := range v1941 {
-						var v1946 int64
-						v1946 = int64(v1941[i1945])
-						if v1946 == v1937 {
-							v1943 = true
-							break
+					if !v1682 {
+						v1679, e1680 = false, nil
+					} else {
+						var v1683 *GadgetSpec
+						{
+							v1683 = &self.Spec
+						}
+						var v1684 map[string]string
+						var e1685 error
+						if !(len(v1683.Labels) != 0) {
+							e1685 = immutable.NoSuchKey("labels")
+						} else {
+							if v1683.Labels == nil {
+								e1685 = immutable.ErrNull
+							} else {
+								v1684 = v1683.Labels
+							}
+						}
+						var v1686 bool
+						var e1687 error
+						if e1685 != nil {
+							e1687 = e1685
+						} else {
+							count := 0
+							for k1688 := range v1684 {
+								_ = k1688
+								var v1689 bool
+								var e1690 error
+								var v1691 bool
+								{
+									v1691 = strings.HasPrefix(string(k1688), "")
+								}
+								if v1691 {
+									v1689, e1690 = true, nil
+								} else {
+									var v1692 *GadgetSpec
+									{
+										v1692 = &self.Spec
+									}
+									var v1693 map[string]string
+									var e1694 error
+									if !(len(v1692.Labels) != 0) {
+										e1694 = immutable.NoSuchKey("labels")
+									} else {
+										if v1692.Labels == nil {
+											e1694 = immutable.ErrNull
+										} else {
+											v1693 = v1692.Labels
+										}
+									}
+									var v1695 string
+									var e1696 error
+									if e1694 != nil {
+										e1696 = e1694
+									} else {
+										if mv1697, ok := v1693[string(string(k1688))]; !ok {
+											e1696 = immutable.NoSuchKey(string(k1688))
+										} else {
+											v1695 = string(mv1697)
+										}
+									}
+									var v1698 bool
+									var e1699 error
+									if e1696 != nil {
+										e1699 = e1696
+									} else {
+										v1698 = v1695 == "ab"
+									}
+									if e1699 == nil && v1698 {
+										v1689, e1690 = true, nil
+									} else {
+										if e1690 == nil {
+											e1690 = e1699
+										}
+										if e1690 == nil {
+											v1689 = false
+										}
+									}
+								}
+								if e1690 != nil {
+									e1687 = e1690
+								} else if v1689 {
+									count++
+								}
+							}
+							if e1687 == nil {
+								v1686 = count == 1
+							}
+						}
+						if e1687 == nil && !v1686 {
+							v1679, e1680 = false, nil
+						} else {
+							if e1680 == nil {
+								e1680 = e1687
+							}
+							if e1680 == nil {
+								v1679 = true
+							}
+						}
+					}
+					if e1680 == nil && v1679 {
+						v1677, e1678 = true, nil
+					} else {
+						e1678 = e1680
+						var v1700 bool
+						var e1701 error
+						var v1702 *GadgetSpec
+						{
+							v1702 = &oldSelf.Spec
+						}
+						var v1703 bool
+						{
+							v1703 = (len(v1702.Ports) != 0)
+						}
+						if !v1703 {
+							v1700, e1701 = false, nil
+						} else {
+							var v1704 *GadgetSpec
+							{
+								v1704 = &oldSelf.Spec
+							}
+							var v1705 []Port
+							var e1706 error
+							if !(len(v1704.Ports) != 0) {
+								e1706 = immutable.NoSuchKey("ports")
+							} else {
+								if v1704.Ports == nil {
+									e1706 = immutable.ErrNull
+								} else {
+									v1705 = v1704.Ports
+								}
+							}
+							var v1707 bool
+							var e1708 error
+							if e1706 != nil {
+								e1708 = e1706
+							} else {
+								found := false
+								for i1709 := range v1705 {
+									var v1710 *Port
+									v1710 = &v1705[i1709]
+									_ = v1710
+									var v1711 bool
+									var e1712 error
+									var v1713 string
+									{
+										v1713 = string(v1710.Name)
+									}
+									var v1714 bool
+									{
+										v1714 = v1713 == "b"
+									}
+									if v1714 {
+										v1711, e1712 = true, nil
+									} else {
+										var v1715 bool
+										var e1716 error
+										var v1717 bool
+										{
+											v1717 = (v1710.Port != nil)
+										}
+										if !v1717 {
+											v1715, e1716 = false, nil
+										} else {
+											var v1718 int64
+											var e1719 error
+											if !(v1710.Port != nil) {
+												e1719 = immutable.NoSuchKey("port")
+											} else {
+												if v1710.Port == nil {
+													e1719 = immutable.ErrNull
+												} else {
+													v1718 = int64((*v1710.Port))
+												}
+											}
+											var v1720 bool
+											var e1721 error
+											if e1719 != nil {
+												e1721 = e1719
+											} else {
+												v1720 = v1718 <= int64(3)
+											}
+											if e1721 == nil && !v1720 {
+												v1715, e1716 = false, nil
+											} else {
+												if e1716 == nil {
+													e1716 = e1721
+												}
+												if e1716 == nil {
+													v1715 = true
+												}
+											}
+										}
+										if e1716 == nil && v1715 {
+											v1711, e1712 = true, nil
+										} else {
+											if e1712 == nil {
+												e1712 = e1716
+											}
+											if e1712 == nil {
+												v1711 = false
+											}
+										}
+									}
+									if e1712 == nil && v1711 {
+										found = true
+										break
+									}
+									if e1712 != nil && e1708 == nil {
+										e1708 = e1712
+									}
+								}
+								if found {
+									v1707, e1708 = true, nil
+								} else if e1708 == nil {
+									v1707 = false
+								}
+							}
+							if e1708 == nil && !v1707 {
+								v1700, e1701 = false, nil
+							} else {
+								if e1701 == nil {
+									e1701 = e1708
+								}
+								if e1701 == nil {
+									v1700 = true
+								}
+							}
+						}
+						if e1701 == nil && v1700 {
+							v1677, e1678 = true, nil
+						} else {
+							if e1678 == nil {
+								e1678 = e1701
+							}
+							if e1678 == nil {
+								v1677 = false
+							}
+						}
+					}
+					if e1678 == nil && v1677 {
+						v1674, e1675 = true, nil
+					} else {
+						if e1675 == nil {
+							e1675 = e1678
+						}
+						if e1675 == nil {
+							v1674 = false
 						}
 					}
 				}
-				if e1944 == nil && !v1943 {
-					v1924, e1925 = false, nil
-				} else {
-					if e1925 == nil {
-						e1925 = e1944
-					}
-					if e1925 == nil {
-						v1924 = true
-					}
+				if e1675 == nil && !v1674 {
+					found = true
+					break
 				}
+				if e1675 != nil && e1671 == nil {
+					e1671 = e1675
+				}
+			}
+			if found {
+				v1670, e1671 = false, nil
+			} else if e1671 == nil {
+				v1670 = true
+			}
+		}
+		if e1671 == nil && !v1670 {
+			v1663, e1664 = false, nil
+		} else {
+			if e1664 == nil {
+				e1664 = e1671
+			}
+			if e1664 == nil {
+				v1663 = true
 			}
 		}
 	}
-	return v1924, e1925
+	return v1663, e1664
 }
 
 func whenOwnGuardedC74(w *immutable.Walk, in, old *Guarded) {
@@ -12313,180 +11530,34 @@ func whenOwnGuardedC74(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC75 is the condition of spec.guarded.c75: ('c' in ['a', ”]) ? (has(self.spec.note) && has(oldSelf.spec.tags) && self.spec.note in oldSelf.spec.tags) : (has(oldSelf.spec.queue) && 'a'.startsWith(oldSelf.spec.queue))
+// whenCondGadgetC75 is the condition of spec.guarded.c75: self.spec.mode.size() in [1, 2, 0]
 func whenCondGadgetC75(self, oldSelf *Gadget) (bool, error) {
-	l1951 := "c"
-	var v1952 bool
+	var v1726 *GadgetSpec
 	{
-		v1952 = (l1951 == "a") || (l1951 == "")
+		v1726 = &self.Spec
 	}
-	var v1987 bool
-	var e1988 error
-	if v1952 {
-		var v1953 bool
-		var e1954 error
-		var v1955 *GadgetSpec
-		var e1956 error
-		if !(true) {
-			e1956 = immutable.NoSuchKey("spec")
-		} else {
-			v1955 = &self.Spec
-		}
-		var v1957 bool
-		var e1958 error
-		if e1956 != nil {
-			e1958 = e1956
-		} else {
-			v1957 = (v1955.Note != "")
-		}
-		if e1958 == nil && !v1957 {
-			v1953, e1954 = false, nil
-		} else {
-			e1954 = e1958
-			var v1959 *GadgetSpec
-			var e1960 error
-			if !(true) {
-				e1960 = immutable.NoSuchKey("spec")
-			} else {
-				v1959 = &oldSelf.Spec
-			}
-			var v1961 bool
-			var e1962 error
-			if e1960 != nil {
-				e1962 = e1960
-			} else {
-				v1961 = (len(v1959.Tags) != 0)
-			}
-			if e1962 == nil && !v1961 {
-				v1953, e1954 = false, nil
-			} else {
-				if e1954 == nil {
-					e1954 = e1962
-				}
-				var v1963 *GadgetSpec
-				var e1964 error
-				if !(true) {
-					e1964 = immutable.NoSuchKey("spec")
-				} else {
-					v1963 = &self.Spec
-				}
-				var v1965 string
-				var e1966 error
-				if e1964 != nil {
-					e1966 = e1964
-				} else if !(v1963.Note != "") {
-					e1966 = immutable.NoSuchKey("note")
-				} else {
-					v1965 = string(v1963.Note)
-				}
-				var v1967 *GadgetSpec
-				var e1968 error
-				if !(true) {
-					e1968 = immutable.NoSuchKey("spec")
-				} else {
-					v1967 = &oldSelf.Spec
-				}
-				var v1969 []string
-				var e1970 error
-				if e1968 != nil {
-					e1970 = e1968
-				} else if !(len(v1967.Tags) != 0) {
-					e1970 = immutable.NoSuchKey("tags")
-				} else {
-					if v1967.Tags == nil {
-						e1970 = immutable.ErrNull
-					} else {
-						v1969 = v1967.Tags
-					}
-				}
-				var v1971 bool
-				var e1972 error
-				if e1966 != nil {
-					e1972 = e1966
-				} else if e1970 != nil {
-					e1972 = e1970
-				} else {
-					v1971 = false
-					for i1973 := range v1969 {
-						var v1974 string
-						v1974 = string(v1969[i1973])
-						if v1974 == v1965 {
-							v1971 = true
-							break
-						}
-					}
-				}
-				if e1972 == nil && !v1971 {
-					v1953, e1954 = false, nil
-				} else {
-					if e1954 == nil {
-						e1954 = e1972
-					}
-					if e1954 == nil {
-						v1953 = true
-					}
-				}
-			}
-		}
-		v1987, e1988 = v1953, e1954
+	var v1727 string
+	var e1728 error
+	if !(v1726.Mode != "") {
+		e1728 = immutable.NoSuchKey("mode")
 	} else {
-		var v1975 bool
-		var e1976 error
-		var v1977 *GadgetSpec
-		var e1978 error
-		if !(true) {
-			e1978 = immutable.NoSuchKey("spec")
-		} else {
-			v1977 = &oldSelf.Spec
-		}
-		var v1979 bool
-		var e1980 error
-		if e1978 != nil {
-			e1980 = e1978
-		} else {
-			v1979 = (v1977.Queue != "")
-		}
-		if e1980 == nil && !v1979 {
-			v1975, e1976 = false, nil
-		} else {
-			e1976 = e1980
-			var v1981 *GadgetSpec
-			var e1982 error
-			if !(true) {
-				e1982 = immutable.NoSuchKey("spec")
-			} else {
-				v1981 = &oldSelf.Spec
-			}
-			var v1983 string
-			var e1984 error
-			if e1982 != nil {
-				e1984 = e1982
-			} else if !(v1981.Queue != "") {
-				e1984 = immutable.NoSuchKey("queue")
-			} else {
-				v1983 = string(v1981.Queue)
-			}
-			var v1985 bool
-			var e1986 error
-			if e1984 != nil {
-				e1986 = e1984
-			} else {
-				v1985 = strings.HasPrefix("a", v1983)
-			}
-			if e1986 == nil && !v1985 {
-				v1975, e1976 = false, nil
-			} else {
-				if e1976 == nil {
-					e1976 = e1986
-				}
-				if e1976 == nil {
-					v1975 = true
-				}
-			}
-		}
-		v1987, e1988 = v1975, e1976
+		v1727 = string(v1726.Mode)
 	}
-	return v1987, e1988
+	var v1729 int64
+	var e1730 error
+	if e1728 != nil {
+		e1730 = e1728
+	} else {
+		v1729 = immutable.RuneCount(v1727)
+	}
+	var v1731 bool
+	var e1732 error
+	if e1730 != nil {
+		e1732 = e1730
+	} else {
+		v1731 = (v1729 == int64(1)) || (v1729 == int64(2)) || (v1729 == int64(0))
+	}
+	return v1731, e1732
 }
 
 func whenOwnGuardedC75(w *immutable.Walk, in, old *Guarded) {
@@ -12509,78 +11580,81 @@ func whenOwnGuardedC75(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC76 is the condition of spec.guarded.c76: has(self.spec.counts) && self.spec.counts['ab'] != 2
+// whenCondGadgetC76 is the condition of spec.guarded.c76: has(self.status) && has(self.status.phase) && self.status.phase.endsWith('a')
 func whenCondGadgetC76(self, oldSelf *Gadget) (bool, error) {
-	var v1993 bool
-	var e1994 error
-	var v1995 *GadgetSpec
-	var e1996 error
-	if !(true) {
-		e1996 = immutable.NoSuchKey("spec")
-	} else {
-		v1995 = &self.Spec
+	var v1737 bool
+	var e1738 error
+	var v1739 bool
+	{
+		v1739 = (self.Status != nil)
 	}
-	var v1997 bool
-	var e1998 error
-	if e1996 != nil {
-		e1998 = e1996
+	if !v1739 {
+		v1737, e1738 = false, nil
 	} else {
-		v1997 = (len(v1995.Counts) != 0)
-	}
-	if e1998 == nil && !v1997 {
-		v1993, e1994 = false, nil
-	} else {
-		e1994 = e1998
-		var v1999 *GadgetSpec
-		var e2000 error
-		if !(true) {
-			e2000 = immutable.NoSuchKey("spec")
+		var v1740 *GadgetStatus
+		var e1741 error
+		if !(self.Status != nil) {
+			e1741 = immutable.NoSuchKey("status")
 		} else {
-			v1999 = &self.Spec
-		}
-		var v2001 map[string]int32
-		var e2002 error
-		if e2000 != nil {
-			e2002 = e2000
-		} else if !(len(v1999.Counts) != 0) {
-			e2002 = immutable.NoSuchKey("counts")
-		} else {
-			if v1999.Counts == nil {
-				e2002 = immutable.ErrNull
+			if self.Status == nil {
+				e1741 = immutable.ErrNull
 			} else {
-				v2001 = v1999.Counts
+				v1740 = self.Status
 			}
 		}
-		var v2003 int64
-		var e2004 error
-		if e2002 != nil {
-			e2004 = e2002
+		var v1742 bool
+		var e1743 error
+		if e1741 != nil {
+			e1743 = e1741
 		} else {
-			if mv2005, ok := v2001[string("ab")]; !ok {
-				e2004 = immutable.NoSuchKey("ab")
+			v1742 = (v1740.Phase != "")
+		}
+		if e1743 == nil && !v1742 {
+			v1737, e1738 = false, nil
+		} else {
+			if e1738 == nil {
+				e1738 = e1743
+			}
+			var v1744 *GadgetStatus
+			var e1745 error
+			if !(self.Status != nil) {
+				e1745 = immutable.NoSuchKey("status")
 			} else {
-				v2003 = int64(mv2005)
+				if self.Status == nil {
+					e1745 = immutable.ErrNull
+				} else {
+					v1744 = self.Status
+				}
 			}
-		}
-		var v2006 bool
-		var e2007 error
-		if e2004 != nil {
-			e2007 = e2004
-		} else {
-			v2006 = !(v2003 == int64(2))
-		}
-		if e2007 == nil && !v2006 {
-			v1993, e1994 = false, nil
-		} else {
-			if e1994 == nil {
-				e1994 = e2007
+			var v1746 string
+			var e1747 error
+			if e1745 != nil {
+				e1747 = e1745
+			} else if !(v1744.Phase != "") {
+				e1747 = immutable.NoSuchKey("phase")
+			} else {
+				v1746 = string(v1744.Phase)
 			}
-			if e1994 == nil {
-				v1993 = true
+			var v1748 bool
+			var e1749 error
+			if e1747 != nil {
+				e1749 = e1747
+			} else {
+				v1748 = strings.HasSuffix(v1746, "a")
+			}
+			if e1749 == nil && !v1748 {
+				v1737, e1738 = false, nil
+			} else {
+				if e1738 == nil {
+					e1738 = e1749
+				}
+				if e1738 == nil {
+					v1737 = true
+				}
 			}
 		}
 	}
-	return v1993, e1994
+	return v1737, e1738
 }
 
 func whenOwnGuardedC76(w *immutable.Walk, in, old *Guarded) {
@@ -12603,117 +11677,74 @@ func whenOwnGuardedC76(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC77 is the condition of spec.guarded.c77: has(self.spec.replicas) && has(oldSelf.spec.items) && self.spec.replicas > size(oldSelf.spec.items)
+// whenCondGadgetC77 is the condition of spec.guarded.c77: has(self.status) && has(self.status.ready) && self.status.ready
 func whenCondGadgetC77(self, oldSelf *Gadget) (bool, error) {
-	var v2012 bool
-	var e2013 error
-	var v2014 *GadgetSpec
-	var e2015 error
-	if !(true) {
-		e2015 = immutable.NoSuchKey("spec")
-	} else {
-		v2014 = &self.Spec
+	var v1754 bool
+	var e1755 error
+	var v1756 bool
+	{
+		v1756 = (self.Status != nil)
 	}
-	var v2016 bool
-	var e2017 error
-	if e2015 != nil {
-		e2017 = e2015
+	if !v1756 {
+		v1754, e1755 = false, nil
 	} else {
-		v2016 = (v2014.Replicas != nil)
-	}
-	if e2017 == nil && !v2016 {
-		v2012, e2013 = false, nil
-	} else {
-		e2013 = e2017
-		var v2018 *GadgetSpec
-		var e2019 error
-		if !(true) {
-			e2019 = immutable.NoSuchKey("spec")
+		var v1757 *GadgetStatus
+		var e1758 error
+		if !(self.Status != nil) {
+			e1758 = immutable.NoSuchKey("status")
 		} else {
-			v2018 = &oldSelf.Spec
-		}
-		var v2020 bool
-		var e2021 error
-		if e2019 != nil {
-			e2021 = e2019
-		} else {
-			v2020 = (len(v2018.Items) != 0)
-		}
-		if e2021 == nil && !v2020 {
-			v2012, e2013 = false, nil
-		} else {
-			if e2013 == nil {
-				e2013 = e2021
-			}
-			var v2022 *GadgetSpec
-			var e2023 error
-			if !(true) {
-				e2023 = immutable.NoSuchKey("spec")
+			if self.Status == nil {
+				e1758 = immutable.ErrNull
 			} else {
-				v2022 = &self.Spec
+				v1757 = self.Status
 			}
-			var v2024 int64
-			var e2025 error
-			if e2023 != nil {
-				e2025 = e2023
-			} else if !(v2022.Replicas != nil) {
-				e2025 = immutable.NoSuchKey("replicas")
+		}
+		var v1759 bool
+		var e1760 error
+		if e1758 != nil {
+			e1760 = e1758
+		} else {
+			v1759 = (v1757.Ready)
+		}
+		if e1760 == nil && !v1759 {
+			v1754, e1755 = false, nil
+		} else {
+			if e1755 == nil {
+				e1755 = e1760
+			}
+			var v1761 *GadgetStatus
+			var e1762 error
+			if !(self.Status != nil) {
+				e1762 = immutable.NoSuchKey("status")
 			} else {
-				if v2022.Replicas == nil {
-					e2025 = immutable.ErrNull
+				if self.Status == nil {
+					e1762 = immutable.ErrNull
 				} else {
-					v2024 = int64((*v2022.Replicas))
+					v1761 = self.Status
 				}
 			}
-			var v2026 *GadgetSpec
-			var e2027 error
-			if !(true) {
-				e2027 = immutable.NoSuchKey("spec")
+			var v1763 bool
+			var e1764 error
+			if e1762 != nil {
+				e1764 = e1762
+			} else if !(v1761.Ready) {
+				e1764 = immutable.NoSuchKey("ready")
 			} else {
-				v2026 = &oldSelf.Spec
+				v1763 = bool(v1761.Ready)
 			}
-			var v2028 []int64
-			var e2029 error
-			if e2027 != nil {
-				e2029 = e2027
-			} else if !(len(v2026.Items) != 0) {
-				e2029 = immutable.NoSuchKey("items")
+			if e1764 == nil && !v1763 {
+				v1754, e1755 = false, nil
 			} else {
-				if v2026.Items == nil {
-					e2029 = immutable.ErrNull
-				} else {
-					v2028 = v2026.Items
+				if e1755 == nil {
+					e1755 = e1764
 				}
-			}
-			var v2030 int64
-			var e2031 error
-			if e2029 != nil {
-				e2031 = e2029
-			} else {
-				v2030 = int64(len(v2028))
-			}
-			var v2032 bool
-			var e2033 error
-			if e2025 != nil {
-				e2033 = e2025
-			} else if e2031 != nil {
-				e2033 = e2031
-			} else {
-				v2032 = v2024 > v2030
-			}
-			if e2033 == nil && !v2032 {
-				v2012, e2013 = false, nil
-			} else {
-				if e2013 == nil {
-					e2013 = e2033
-				}
-				if e2013 == nil {
-					v2012 = true
+				if e1755 == nil {
+					v1754 = true
 				}
 			}
 		}
 	}
-	return v2012, e2013
+	return v1754, e1755
 }
 
 func whenOwnGuardedC77(w *immutable.Walk, in, old *Guarded) {
@@ -12736,408 +11767,9 @@ func whenOwnGuardedC77(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC78 is the condition of spec.guarded.c78: ((has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && self.spec.topology.inner.n > size(self.spec.name)) && (has(self.spec.counts) && self.spec.counts['ab'] >= 2)) && (has(self.spec.items) && ((has(oldSelf.spec.queue) && oldSelf.spec.queue <= 'b') ? 3 : 2) < size(self.spec.items))
+// whenCondGadgetC78 is the condition of spec.guarded.c78: false
 func whenCondGadgetC78(self, oldSelf *Gadget) (bool, error) {
-	var v2038 bool
-	var e2039 error
-	var v2040 *GadgetSpec
-	var e2041 error
-	if !(true) {
-		e2041 = immutable.NoSuchKey("spec")
-	} else {
-		v2040 = &self.Spec
-	}
-	var v2042 bool
-	var e2043 error
-	if e2041 != nil {
-		e2043 = e2041
-	} else {
-		v2042 = (v2040.Topology != nil)
-	}
-	if e2043 == nil && !v2042 {
-		v2038, e2039 = false, nil
-	} else {
-		e2039 = e2043
-		var v2044 *GadgetSpec
-		var e2045 error
-		if !(true) {
-			e2045 = immutable.NoSuchKey("spec")
-		} else {
-			v2044 = &self.Spec
-		}
-		var v2046 *Topology
-		var e2047 error
-		if e2045 != nil {
-			e2047 = e2045
-		} else if !(v2044.Topology != nil) {
-			e2047 = immutable.NoSuchKey("topology")
-		} else {
-			if v2044.Topology == nil {
-				e2047 = immutable.ErrNull
-			} else {
-				v2046 = v2044.Topology
-			}
-		}
-		var v2048 bool
-		var e2049 error
-		if e2047 != nil {
-			e2049 = e2047
-		} else {
-			v2048 = (v2046.Inner != nil)
-		}
-		if e2049 == nil && !v2048 {
-			v2038, e2039 = false, nil
-		} else {
-			if e2039 == nil {
-				e2039 = e2049
-			}
-			var v2050 *GadgetSpec
-			var e2051 error
-			if !(true) {
-				e2051 = immutable.NoSuchKey("spec")
-			} else {
-				v2050 = &self.Spec
-			}
-			var v2052 *Topology
-			var e2053 error
-			if e2051 != nil {
-				e2053 = e2051
-			} else if !(v2050.Topology != nil) {
-				e2053 = immutable.NoSuchKey("topology")
-			} else {
-				if v2050.Topology == nil {
-					e2053 = immutable.ErrNull
-				} else {
-					v2052 = v2050.Topology
-				}
-			}
-			var v2054 *Inner
-			var e2055 error
-			if e2053 != nil {
-				e2055 = e2053
-			} else if !(v2052.Inner != nil) {
-				e2055 = immutable.NoSuchKey("inner")
-			} else {
-				if v2052.Inner == nil {
-					e2055 = immutable.ErrNull
-				} else {
-					v2054 = v2052.Inner
-				}
-			}
-			var v2056 bool
-			var e2057 error
-			if e2055 != nil {
-				e2057 = e2055
-			} else {
-				v2056 = (v2054.N != 0)
-			}
-			if e2057 == nil && !v2056 {
-				v2038, e2039 = false, nil
-			} else {
-				if e2039 == nil {
-					e2039 = e2057
-				}
-				var v2058 *GadgetSpec
-				var e2059 error
-				if !(true) {
-					e2059 = immutable.NoSuchKey("spec")
-				} else {
-					v2058 = &self.Spec
-				}
-				var v2060 *Topology
-				var e2061 error
-				if e2059 != nil {
-					e2061 = e2059
-				} else if !(v2058.Topology != nil) {
-					e2061 = immutable.NoSuchKey("topology")
-				} else {
-					if v2058.Topology == nil {
-						e2061 = immutable.ErrNull
-					} else {
-						v2060 = v2058.Topology
-					}
-				}
-				var v2062 *Inner
-				var e2063 error
-				if e2061 != nil {
-					e2063 = e2061
-				} else if !(v2060.Inner != nil) {
-					e2063 = immutable.NoSuchKey("inner")
-				} else {
-					if v2060.Inner == nil {
-						e2063 = immutable.ErrNull
-					} else {
-						v2062 = v2060.Inner
-					}
-				}
-				var v2064 int64
-				var e2065 error
-				if e2063 != nil {
-					e2065 = e2063
-				} else if !(v2062.N != 0) {
-					e2065 = immutable.NoSuchKey("n")
-				} else {
-					v2064 = int64(v2062.N)
-				}
-				var v2066 *GadgetSpec
-				var e2067 error
-				if !(true) {
-					e2067 = immutable.NoSuchKey("spec")
-				} else {
-					v2066 = &self.Spec
-				}
-				var v2068 string
-				var e2069 error
-				if e2067 != nil {
-					e2069 = e2067
-				} else if !(true) {
-					e2069 = immutable.NoSuchKey("name")
-				} else {
-					v2068 = string(v2066.Name)
-				}
-				var v2070 int64
-				var e2071 error
-				if e2069 != nil {
-					e2071 = e2069
-				} else {
-					v2070 = immutable.RuneCount(v2068)
-				}
-				var v2072 bool
-				var e2073 error
-				if e2065 != nil {
-					e2073 = e2065
-				} else if e2071 != nil {
-					e2073 = e2071
-				} else {
-					v2072 = v2064 > v2070
-				}
-				if e2073 == nil && !v2072 {
-					v2038, e2039 = false, nil
-				} else {
-					if e2039 == nil {
-						e2039 = e2073
-					}
-					var v2074 bool
-					var e2075 error
-					var v2076 *GadgetSpec
-					var e2077 error
-					if !(true) {
-						e2077 = immutable.NoSuchKey("spec")
-					} else {
-						v2076 = &self.Spec
-					}
-					var v2078 bool
-					var e2079 error
-					if e2077 != nil {
-						e2079 = e2077
-					} else {
-						v2078 = (len(v2076.Counts) != 0)
-					}
-					if e2079 == nil && !v2078 {
-						v2074, e2075 = false, nil
-					} else {
-						e2075 = e2079
-						var v2080 *GadgetSpec
-						var e2081 error
-						if !(true) {
-							e2081 = immutable.NoSuchKey("spec")
-						} else {
-							v2080 = &self.Spec
-						}
-						var v2082 map[string]int32
-						var e2083 error
-						if e2081 != nil {
-							e2083 = e2081
-						} else if !(len(v2080.Counts) != 0) {
-							e2083 = immutable.NoSuchKey("counts")
-						} else {
-							if v2080.Counts == nil {
-								e2083 = immutable.ErrNull
-							} else {
-								v2082 = v2080.Counts
-							}
-						}
-						var v2084 int64
-						var e2085 error
-						if e2083 != nil {
-							e2085 = e2083
-						} else {
-							if mv2086, ok := v2082[string("ab")]; !ok {
-								e2085 = immutable.NoSuchKey("ab")
-							} else {
-								v2084 = int64(mv2086)
-							}
-						}
-						var v2087 bool
-						var e2088 error
-						if e2085 != nil {
-							e2088 = e2085
-						} else {
-							v2087 = v2084 >= int64(2)
-						}
-						if e2088 == nil && !v2087 {
-							v2074, e2075 = false, nil
-						} else {
-							if e2075 == nil {
-								e2075 = e2088
-							}
-							if e2075 == nil {
-								v2074 = true
-							}
-						}
-					}
-					if e2075 == nil && !v2074 {
-						v2038, e2039 = false, nil
-					} else {
-						if e2039 == nil {
-							e2039 = e2075
-						}
-						var v2089 bool
-						var e2090 error
-						var v2091 *GadgetSpec
-						var e2092 error
-						if !(true) {
-							e2092 = immutable.NoSuchKey("spec")
-						} else {
-							v2091 = &self.Spec
-						}
-						var v2093 bool
-						var e2094 error
-						if e2092 != nil {
-							e2094 = e2092
-						} else {
-							v2093 = (len(v2091.Items) != 0)
-						}
-						if e2094 == nil && !v2093 {
-							v2089, e2090 = false, nil
-						} else {
-							e2090 = e2094
-							var v2095 bool
-							var e2096 error
-							var v2097 *GadgetSpec
-							var e2098 error
-							if !(true) {
-								e2098 = immutable.NoSuchKey("spec")
-							} else {
-								v2097 = &oldSelf.Spec
-							}
-							var v2099 bool
-							var e2100 error
-							if e2098 != nil {
-								e2100 = e2098
-							} else {
-								v2099 = (v2097.Queue != "")
-							}
-							if e2100 == nil && !v2099 {
-								v2095, e2096 = false, nil
-							} else {
-								e2096 = e2100
-								var v2101 *GadgetSpec
-								var e2102 error
-								if !(true) {
-									e2102 = immutable.NoSuchKey("spec")
-								} else {
-									v2101 = &oldSelf.Spec
-								}
-								var v2103 string
-								var e2104 error
-								if e2102 != nil {
-									e2104 = e2102
-								} else if !(v2101.Queue != "") {
-									e2104 = immutable.NoSuchKey("queue")
-								} else {
-									v2103 = string(v2101.Queue)
-								}
-								var v2105 bool
-								var e2106 error
-								if e2104 != nil {
-									e2106 = e2104
-								} else {
-									v2105 = v2103 <= "b"
-								}
-								if e2106 == nil && !v2105 {
-									v2095, e2096 = false, nil
-								} else {
-									if e2096 == nil {
-										e2096 = e2106
-									}
-									if e2096 == nil {
-										v2095 = true
-									}
-								}
-							}
-							var v2107 int64
-							var e2108 error
-							if e2096 != nil {
-								e2108 = e2096
-							} else if v2095 {
-								v2107, e2108 = int64(3), nil
-							} else {
-								v2107, e2108 = int64(2), nil
-							}
-							var v2109 *GadgetSpec
-							var e2110 error
-							if !(true) {
-								e2110 = immutable.NoSuchKey("spec")
-							} else {
-								v2109 = &self.Spec
-							}
-							var v2111 []int64
-							var e2112 error
-							if e2110 != nil {
-								e2112 = e2110
-							} else if !(len(v2109.Items) != 0) {
-								e2112 = immutable.NoSuchKey("items")
-							} else {
-								if v2109.Items == nil {
-									e2112 = immutable.ErrNull
-								} else {
-									v2111 = v2109.Items
-								}
-							}
-							var v2113 int64
-							var e2114 error
-							if e2112 != nil {
-								e2114 = e2112
-							} else {
-								v2113 = int64(len(v2111))
-							}
-							var v2115 bool
-							var e2116 error
-							if e2108 != nil {
-								e2116 = e2108
-							} else if e2114 != nil {
-								e2116 = e2114
-							} else {
-								v2115 = v2107 < v2113
-							}
-							if e2116 == nil && !v2115 {
-								v2089, e2090 = false, nil
-							} else {
-								if e2090 == nil {
-									e2090 = e2116
-								}
-								if e2090 == nil {
-									v2089 = true
-								}
-							}
-						}
-						if e2090 == nil && !v2089 {
-							v2038, e2039 = false, nil
-						} else {
-							if e2039 == nil {
-								e2039 = e2090
-							}
-							if e2039 == nil {
-								v2038 = true
-							}
-						}
-					}
-				}
-			}
-		}
-	}
-	return v2038, e2039
+	return false, nil
 }
 
 func whenOwnGuardedC78(w *immutable.Walk, in, old *Guarded) {
@@ -13151,8 +11783,8 @@ func whenOwnGuardedC78(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C78 != nil && !immutable.SameKeys(in.C78, old.C78) {
 			if w.Violation() {
-				for _, c2121 := range immutable.MapKeyChanges(in.C78, old.C78) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c78", immutable.QuoteKey(string(c2121.Key)), c2121.Added))
+				for _, c1773 := range immutable.MapKeyChanges(in.C78, old.C78) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c78", immutable.QuoteKey(string(c1773.Key)), c1773.Added))
 				}
 			}
 			if w.Done() {
@@ -13169,76 +11801,97 @@ func whenOwnGuardedC78(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC79 is the condition of spec.guarded.c79: has(self.spec.items) && self.spec.items[2] < 0
+// whenCondGadgetC79 is the condition of spec.guarded.c79: has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value)
 func whenCondGadgetC79(self, oldSelf *Gadget) (bool, error) {
-	var v2122 bool
-	var e2123 error
-	var v2124 *GadgetSpec
-	var e2125 error
-	if !(true) {
-		e2125 = immutable.NoSuchKey("spec")
-	} else {
-		v2124 = &self.Spec
+	var v1774 bool
+	var e1775 error
+	var v1776 *GadgetSpec
+	{
+		v1776 = &self.Spec
 	}
-	var v2126 bool
-	var e2127 error
-	if e2125 != nil {
-		e2127 = e2125
-	} else {
-		v2126 = (len(v2124.Items) != 0)
+	var v1777 bool
+	{
+		v1777 = (v1776.Topology != nil)
 	}
-	if e2127 == nil && !v2126 {
-		v2122, e2123 = false, nil
+	if !v1777 {
+		v1774, e1775 = false, nil
 	} else {
-		e2123 = e2127
-		var v2128 *GadgetSpec
-		var e2129 error
-		if !(true) {
-			e2129 = immutable.NoSuchKey("spec")
-		} else {
-			v2128 = &self.Spec
+		var v1778 *GadgetSpec
+		{
+			v1778 = &self.Spec
 		}
-		var v2130 []int64
-		var e2131 error
-		if e2129 != nil {
-			e2131 = e2129
-		} else if !(len(v2128.Items) != 0) {
-			e2131 = immutable.NoSuchKey("items")
+		var v1779 *Topology
+		var e1780 error
+		if !(v1778.Topology != nil) {
+			e1780 = immutable.NoSuchKey("topology")
 		} else {
-			if v2128.Items == nil {
-				e2131 = immutable.ErrNull
+			if v1778.Topology == nil {
+				e1780 = immutable.ErrNull
 			} else {
-				v2130 = v2128.Items
+				v1779 = v1778.Topology
 			}
 		}
-		var v2132 int64
-		var e2133 error
-		if e2131 != nil {
-			e2133 = e2131
-		} else if int64(2) < 0 || int64(2) >= int64(len(v2130)) {
-			e2133 = immutable.IndexOutOfBounds(int64(2))
+		var v1781 bool
+		var e1782 error
+		if e1780 != nil {
+			e1782 = e1780
 		} else {
-			v2132 = int64(v2130[int64(2)])
+			v1781 = (v1779.Inner != nil)
 		}
-		var v2134 bool
-		var e2135 error
-		if e2133 != nil {
-			e2135 = e2133
+		if e1782 == nil && !v1781 {
+			v1774, e1775 = false, nil
 		} else {
-			v2134 = v2132 < int64(0)
-		}
-		if e2135 == nil && !v2134 {
-			v2122, e2123 = false, nil
-		} else {
-			if e2123 == nil {
-				e2123 = e2135
+			if e1775 == nil {
+				e1775 = e1782
 			}
-			if e2123 == nil {
-				v2122 = true
+			var v1783 *GadgetSpec
+			{
+				v1783 = &self.Spec
+			}
+			var v1784 *Topology
+			var e1785 error
+			if !(v1783.Topology != nil) {
+				e1785 = immutable.NoSuchKey("topology")
+			} else {
+				if v1783.Topology == nil {
+					e1785 = immutable.ErrNull
+				} else {
+					v1784 = v1783.Topology
+				}
+			}
+			var v1786 *Inner
+			var e1787 error
+			if e1785 != nil {
+				e1787 = e1785
+			} else if !(v1784.Inner != nil) {
+				e1787 = immutable.NoSuchKey("inner")
+			} else {
+				if v1784.Inner == nil {
+					e1787 = immutable.ErrNull
+				} else {
+					v1786 = v1784.Inner
+				}
+			}
+			var v1788 bool
+			var e1789 error
+			if e1787 != nil {
+				e1789 = e1787
+			} else {
+				v1788 = (v1786.Value != "")
+			}
+			if e1789 == nil && !v1788 {
+				v1774, e1775 = false, nil
+			} else {
+				if e1775 == nil {
+					e1775 = e1789
+				}
+				if e1775 == nil {
+					v1774 = true
+				}
 			}
 		}
 	}
-	return v2122, e2123
+	return v1774, e1775
 }
 
 func whenOwnGuardedC79(w *immutable.Walk, in, old *Guarded) {
@@ -13261,83 +11914,55 @@ func whenOwnGuardedC79(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC8 is the condition of spec.guarded.c8: !(has(self.spec.items) && self.spec.items[1] <= 3)
+// whenCondGadgetC8 is the condition of spec.guarded.c8: has(oldSelf.spec.timeout) && oldSelf.spec.timeout < '0s'
 func whenCondGadgetC8(self, oldSelf *Gadget) (bool, error) {
-	var v2140 bool
-	var e2141 error
-	var v2142 *GadgetSpec
-	var e2143 error
-	if !(true) {
-		e2143 = immutable.NoSuchKey("spec")
-	} else {
-		v2142 = &self.Spec
+	var v1794 bool
+	var e1795 error
+	var v1796 *GadgetSpec
+	{
+		v1796 = &oldSelf.Spec
 	}
-	var v2144 bool
-	var e2145 error
-	if e2143 != nil {
-		e2145 = e2143
-	} else {
-		v2144 = (len(v2142.Items) != 0)
+	var v1797 bool
+	{
+		v1797 = (v1796.Timeout != nil)
 	}
-	if e2145 == nil && !v2144 {
-		v2140, e2141 = false, nil
+	if !v1797 {
+		v1794, e1795 = false, nil
 	} else {
-		e2141 = e2145
-		var v2146 *GadgetSpec
-		var e2147 error
-		if !(true) {
-			e2147 = immutable.NoSuchKey("spec")
-		} else {
-			v2146 = &self.Spec
+		var v1798 *GadgetSpec
+		{
+			v1798 = &oldSelf.Spec
 		}
-		var v2148 []int64
-		var e2149 error
-		if e2147 != nil {
-			e2149 = e2147
-		} else if !(len(v2146.Items) != 0) {
-			e2149 = immutable.NoSuchKey("items")
+		var v1799 string
+		var e1800 error
+		if !(v1798.Timeout != nil) {
+			e1800 = immutable.NoSuchKey("timeout")
 		} else {
-			if v2146.Items == nil {
-				e2149 = immutable.ErrNull
+			if v1798.Timeout == nil {
+				e1800 = immutable.ErrNull
 			} else {
-				v2148 = v2146.Items
+				v1799 = (*v1798.Timeout).Duration.String()
 			}
 		}
-		var v2150 int64
-		var e2151 error
-		if e2149 != nil {
-			e2151 = e2149
-		} else if int64(1) < 0 || int64(1) >= int64(len(v2148)) {
-			e2151 = immutable.IndexOutOfBounds(int64(1))
+		var v1801 bool
+		var e1802 error
+		if e1800 != nil {
+			e1802 = e1800
 		} else {
-			v2150 = int64(v2148[int64(1)])
+			v1801 = v1799 < "0s"
 		}
-		var v2152 bool
-		var e2153 error
-		if e2151 != nil {
-			e2153 = e2151
+		if e1802 == nil && !v1801 {
+			v1794, e1795 = false, nil
 		} else {
-			v2152 = v2150 <= int64(3)
-		}
-		if e2153 == nil && !v2152 {
-			v2140, e2141 = false, nil
-		} else {
-			if e2141 == nil {
-				e2141 = e2153
+			if e1795 == nil {
+				e1795 = e1802
 			}
-			if e2141 == nil {
-				v2140 = true
+			if e1795 == nil {
+				v1794 = true
 			}
 		}
 	}
-	var v2154 bool
-	var e2155 error
-	if e2141 != nil {
-		e2155 = e2141
-	} else {
-		v2154 = !v2140
-	}
-	return v2154, e2155
+	return v1794, e1795
 }
 
 func whenOwnGuardedC8(w *immutable.Walk, in, old *Guarded) {
@@ -13351,8 +11976,8 @@ func whenOwnGuardedC8(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C8 != nil && !immutable.SameKeys(in.C8, old.C8) {
 			if w.Violation() {
-				for _, c2160 := range immutable.MapKeyChanges(in.C8, old.C8) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c8", immutable.QuoteKey(string(c2160.Key)), c2160.Added))
+				for _, c1807 := range immutable.MapKeyChanges(in.C8, old.C8) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c8", immutable.QuoteKey(string(c1807.Key)), c1807.Added))
 				}
 			}
 			if w.Done() {
@@ -13369,13 +11994,64 @@ func whenOwnGuardedC8(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC80 is the condition of spec.guarded.c80: 'ab'.startsWith('b')
+// whenCondGadgetC80 is the condition of spec.guarded.c80: has(self.spec.items) && self.spec.items[0] >= -1
 func whenCondGadgetC80(self, oldSelf *Gadget) (bool, error) {
-	var v2161 bool
+	var v1808 bool
+	var e1809 error
+	var v1810 *GadgetSpec
 	{
-		v2161 = strings.HasPrefix("ab", "b")
+		v1810 = &self.Spec
 	}
-	return v2161, nil
+	var v1811 bool
+	{
+		v1811 = (len(v1810.Items) != 0)
+	}
+	if !v1811 {
+		v1808, e1809 = false, nil
+	} else {
+		var v1812 *GadgetSpec
+		{
+			v1812 = &self.Spec
+		}
+		var v1813 []int64
+		var e1814 error
+		if !(len(v1812.Items) != 0) {
+			e1814 = immutable.NoSuchKey("items")
+		} else {
+			if v1812.Items == nil {
+				e1814 = immutable.ErrNull
+			} else {
+				v1813 = v1812.Items
+			}
+		}
+		var v1815 int64
+		var e1816 error
+		if e1814 != nil {
+			e1816 = e1814
+		} else if int64(0) < 0 || int64(0) >= int64(len(v1813)) {
+			e1816 = immutable.IndexOutOfBounds(int64(0))
+		} else {
+			v1815 = int64(v1813[int64(0)])
+		}
+		var v1817 bool
+		var e1818 error
+		if e1816 != nil {
+			e1818 = e1816
+		} else {
+			v1817 = v1815 >= int64(-1)
+		}
+		if e1818 == nil && !v1817 {
+			v1808, e1809 = false, nil
+		} else {
+			if e1809 == nil {
+				e1809 = e1818
+			}
+			if e1809 == nil {
+				v1808 = true
+			}
+		}
+	}
+	return v1808, e1809
 }
 
 func whenOwnGuardedC80(w *immutable.Walk, in, old *Guarded) {
@@ -13398,60 +12074,127 @@ func whenOwnGuardedC80(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC81 is the condition of spec.guarded.c81: has(self.spec.suspend) && self.spec.suspend
+// whenCondGadgetC81 is the condition of spec.guarded.c81: (!(has(self.spec.locked) && self.spec.locked)) && (has(oldSelf.spec.items) && oldSelf.spec.items[2] <= 1)
 func whenCondGadgetC81(self, oldSelf *Gadget) (bool, error) {
-	var v2166 bool
-	var e2167 error
-	var v2168 *GadgetSpec
-	var e2169 error
-	if !(true) {
-		e2169 = immutable.NoSuchKey("spec")
-	} else {
-		v2168 = &self.Spec
+	var v1823 bool
+	var e1824 error
+	var v1825 bool
+	var e1826 error
+	var v1827 *GadgetSpec
+	{
+		v1827 = &self.Spec
 	}
-	var v2170 bool
-	var e2171 error
-	if e2169 != nil {
-		e2171 = e2169
-	} else {
-		v2170 = (v2168.Suspend != nil)
+	var v1828 bool
+	{
+		v1828 = (v1827.Locked != nil)
 	}
-	if e2171 == nil && !v2170 {
-		v2166, e2167 = false, nil
+	if !v1828 {
+		v1825, e1826 = false, nil
 	} else {
-		e2167 = e2171
-		var v2172 *GadgetSpec
-		var e2173 error
-		if !(true) {
-			e2173 = immutable.NoSuchKey("spec")
-		} else {
-			v2172 = &self.Spec
+		var v1829 *GadgetSpec
+		{
+			v1829 = &self.Spec
 		}
-		var v2174 bool
-		var e2175 error
-		if e2173 != nil {
-			e2175 = e2173
-		} else if !(v2172.Suspend != nil) {
-			e2175 = immutable.NoSuchKey("suspend")
+		var v1830 bool
+		var e1831 error
+		if !(v1829.Locked != nil) {
+			e1831 = immutable.NoSuchKey("locked")
 		} else {
-			if v2172.Suspend == nil {
-				e2175 = immutable.ErrNull
+			if v1829.Locked == nil {
+				e1831 = immutable.ErrNull
 			} else {
-				v2174 = bool((*v2172.Suspend))
+				v1830 = bool((*v1829.Locked))
 			}
 		}
-		if e2175 == nil && !v2174 {
-			v2166, e2167 = false, nil
+		if e1831 == nil && !v1830 {
+			v1825, e1826 = false, nil
 		} else {
-			if e2167 == nil {
-				e2167 = e2175
+			if e1826 == nil {
+				e1826 = e1831
 			}
-			if e2167 == nil {
-				v2166 = true
+			if e1826 == nil {
+				v1825 = true
 			}
 		}
 	}
-	return v2166, e2167
+	var v1832 bool
+	var e1833 error
+	if e1826 != nil {
+		e1833 = e1826
+	} else {
+		v1832 = !v1825
+	}
+	if e1833 == nil && !v1832 {
+		v1823, e1824 = false, nil
+	} else {
+		e1824 = e1833
+		var v1834 bool
+		var e1835 error
+		var v1836 *GadgetSpec
+		{
+			v1836 = &oldSelf.Spec
+		}
+		var v1837 bool
+		{
+			v1837 = (len(v1836.Items) != 0)
+		}
+		if !v1837 {
+			v1834, e1835 = false, nil
+		} else {
+			var v1838 *GadgetSpec
+			{
+				v1838 = &oldSelf.Spec
+			}
+			var v1839 []int64
+			var e1840 error
+			if !(len(v1838.Items) != 0) {
+				e1840 = immutable.NoSuchKey("items")
+			} else {
+				if v1838.Items == nil {
+					e1840 = immutable.ErrNull
+				} else {
+					v1839 = v1838.Items
+				}
+			}
+			var v1841 int64
+			var e1842 error
+			if e1840 != nil {
+				e1842 = e1840
+			} else if int64(2) < 0 || int64(2) >= int64(len(v1839)) {
+				e1842 = immutable.IndexOutOfBounds(int64(2))
+			} else {
+				v1841 = int64(v1839[int64(2)])
+			}
+			var v1843 bool
+			var e1844 error
+			if e1842 != nil {
+				e1844 = e1842
+			} else {
+				v1843 = v1841 <= int64(1)
+			}
+			if e1844 == nil && !v1843 {
+				v1834, e1835 = false, nil
+			} else {
+				if e1835 == nil {
+					e1835 = e1844
+				}
+				if e1835 == nil {
+					v1834 = true
+				}
+			}
+		}
+		if e1835 == nil && !v1834 {
+			v1823, e1824 = false, nil
+		} else {
+			if e1824 == nil {
+				e1824 = e1835
+			}
+			if e1824 == nil {
+				v1823 = true
+			}
+		}
+	}
+	return v1823, e1824
 }
 
 func whenOwnGuardedC81(w *immutable.Walk, in, old *Guarded) {
@@ -13474,93 +12217,66 @@ func whenOwnGuardedC81(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC82 is the condition of spec.guarded.c82: has(oldSelf.spec.tags) && oldSelf.spec.name in oldSelf.spec.tags
+// whenCondGadgetC82 is the condition of spec.guarded.c82: has(self.spec.counts) && self.spec.counts[”] > 0
 func whenCondGadgetC82(self, oldSelf *Gadget) (bool, error) {
-	var v2180 bool
-	var e2181 error
-	var v2182 *GadgetSpec
-	var e2183 error
-	if !(true) {
-		e2183 = immutable.NoSuchKey("spec")
-	} else {
-		v2182 = &oldSelf.Spec
+	var v1849 bool
+	var e1850 error
+	var v1851 *GadgetSpec
+	{
+		v1851 = &self.Spec
 	}
-	var v2184 bool
-	var e2185 error
-	if e2183 != nil {
-		e2185 = e2183
-	} else {
-		v2184 = (len(v2182.Tags) != 0)
+	var v1852 bool
+	{
+		v1852 = (len(v1851.Counts) != 0)
 	}
-	if e2185 == nil && !v2184 {
-		v2180, e2181 = false, nil
+	if !v1852 {
+		v1849, e1850 = false, nil
 	} else {
-		e2181 = e2185
-		var v2186 *GadgetSpec
-		var e2187 error
-		if !(true) {
-			e2187 = immutable.NoSuchKey("spec")
-		} else {
-			v2186 = &oldSelf.Spec
+		var v1853 *GadgetSpec
+		{
+			v1853 = &self.Spec
 		}
-		var v2188 string
-		var e2189 error
-		if e2187 != nil {
-			e2189 = e2187
-		} else if !(true) {
-			e2189 = immutable.NoSuchKey("name")
+		var v1854 map[string]int32
+		var e1855 error
+		if !(len(v1853.Counts) != 0) {
+			e1855 = immutable.NoSuchKey("counts")
 		} else {
-			v2188 = string(v2186.Name)
-		}
-		var v2190 *GadgetSpec
-		var e2191 error
-		if !(true) {
-			e2191 = immutable.NoSuchKey("spec")
-		} else {
-			v2190 = &oldSelf.Spec
-		}
-		var v2192 []string
-		var e2193 error
-		if e2191 != nil {
-			e2193 = e2191
-		} else if !(len(v2190.Tags) != 0) {
-			e2193 = immutable.NoSuchKey("tags")
-		} else {
-			if v2190.Tags == nil {
-				e2193 = immutable.ErrNull
+			if v1853.Counts == nil {
+				e1855 = immutable.ErrNull
 			} else {
-				v2192 = v2190.Tags
+				v1854 = v1853.Counts
 			}
 		}
-		var v2194 bool
-		var e2195 error
-		if e2189 != nil {
-			e2195 = e2189
-		} else if e2193 != nil {
-			e2195 = e2193
+		var v1856 int64
+		var e1857 error
+		if e1855 != nil {
+			e1857 = e1855
 		} else {
-			v2194 = false
-			for i2196 := range v2192 {
-				var v2197 string
-				v2197 = string(v2192[i2196])
-				if v2197 == v2188 {
-					v2194 = true
-					break
-				}
+			if mv1858, ok := v1854[string("")]; !ok {
+				e1857 = immutable.NoSuchKey("")
+			} else {
+				v1856 = int64(mv1858)
 			}
 		}
-		if e2195 == nil && !v2194 {
-			v2180, e2181 = false, nil
+		var v1859 bool
+		var e1860 error
+		if e1857 != nil {
+			e1860 = e1857
 		} else {
-			if e2181 == nil {
-				e2181 = e2195
+			v1859 = v1856 > int64(0)
+		}
+		if e1860 == nil && !v1859 {
+			v1849, e1850 = false, nil
+		} else {
+			if e1850 == nil {
+				e1850 = e1860
 			}
-			if e2181 == nil {
-				v2180 = true
+			if e1850 == nil {
+				v1849 = true
 			}
 		}
 	}
-	return v2180, e2181
+	return v1849, e1850
 }
 
 func whenOwnGuardedC82(w *immutable.Walk, in, old *Guarded) {
@@ -13583,81 +12299,131 @@ func whenOwnGuardedC82(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC83 is the condition of spec.guarded.c83: has(oldSelf.status) && has(oldSelf.status.observed) && oldSelf.status.observed >= 1.0
+// whenCondGadgetC83 is the condition of spec.guarded.c83: has(self.status) && has(self.status.conditions) && self.status.conditions.exists(c, c.type == 'a' && c.status == 'True')
 func whenCondGadgetC83(self, oldSelf *Gadget) (bool, error) {
-	var v2202 bool
-	var e2203 error
-	var v2204 bool
+	var v1865 bool
+	var e1866 error
+	var v1867 bool
 	{
-		v2204 = (oldSelf.Status != nil)
+		v1867 = (self.Status != nil)
 	}
-	if !v2204 {
-		v2202, e2203 = false, nil
+	if !v1867 {
+		v1865, e1866 = false, nil
 	} else {
-		var v2205 *GadgetStatus
-		var e2206 error
-		if !(oldSelf.Status != nil) {
-			e2206 = immutable.NoSuchKey("status")
+		var v1868 *GadgetStatus
+		var e1869 error
+		if !(self.Status != nil) {
+			e1869 = immutable.NoSuchKey("status")
 		} else {
-			if oldSelf.Status == nil {
-				e2206 = immutable.ErrNull
+			if self.Status == nil {
+				e1869 = immutable.ErrNull
 			} else {
-				v2205 = oldSelf.Status
+				v1868 = self.Status
 			}
 		}
-		var v2207 bool
-		var e2208 error
-		if e2206 != nil {
-			e2208 = e2206
+		var v1870 bool
+		var e1871 error
+		if e1869 != nil {
+			e1871 = e1869
 		} else {
-			v2207 = (v2205.Observed != 0)
+			v1870 = (len(v1868.Conditions) != 0)
 		}
-		if e2208 == nil && !v2207 {
-			v2202, e2203 = false, nil
+		if e1871 == nil && !v1870 {
+			v1865, e1866 = false, nil
 		} else {
-			if e2203 == nil {
-				e2203 = e2208
+			if e1866 == nil {
+				e1866 = e1871
 			}
-			var v2209 *GadgetStatus
-			var e2210 error
-			if !(oldSelf.Status != nil) {
-				e2210 = immutable.NoSuchKey("status")
+			var v1872 *GadgetStatus
+			var e1873 error
+			if !(self.Status != nil) {
+				e1873 = immutable.NoSuchKey("status")
 			} else {
-				if oldSelf.Status == nil {
-					e2210 = immutable.ErrNull
+				if self.Status == nil {
+					e1873 = immutable.ErrNull
 				} else {
-					v2209 = oldSelf.Status
+					v1872 = self.Status
 				}
 			}
-			var v2211 int64
-			var e2212 error
-			if e2210 != nil {
-				e2212 = e2210
-			} else if !(v2209.Observed != 0) {
-				e2212 = immutable.NoSuchKey("observed")
+			var v1874 []Condition
+			var e1875 error
+			if e1873 != nil {
+				e1875 = e1873
+			} else if !(len(v1872.Conditions) != 0) {
+				e1875 = immutable.NoSuchKey("conditions")
 			} else {
-				v2211 = int64(v2209.Observed)
-			}
-			var v2213 bool
-			var e2214 error
-			if e2212 != nil {
-				e2214 = e2212
-			} else {
-				v2213 = immutable.CompareIntDouble(v2211, float64(1)) >= 0
-			}
-			if e2214 == nil && !v2213 {
-				v2202, e2203 = false, nil
-			} else {
-				if e2203 == nil {
-					e2203 = e2214
+				if v1872.Conditions == nil {
+					e1875 = immutable.ErrNull
+				} else {
+					v1874 = v1872.Conditions
 				}
-				if e2203 == nil {
-					v2202 = true
+			}
+			var v1876 bool
+			var e1877 error
+			if e1875 != nil {
+				e1877 = e1875
+			} else {
+				found := false
+				for i1878 := range v1874 {
+					var v1879 *Condition
+					v1879 = &v1874[i1878]
+					_ = v1879
+					var v1880 bool
+					var e1881 error
+					var v1882 string
+					{
+						v1882 = string(v1879.Type)
+					}
+					var v1883 bool
+					{
+						v1883 = v1882 == "a"
+					}
+					if !v1883 {
+						v1880, e1881 = false, nil
+					} else {
+						var v1884 string
+						{
+							v1884 = string(v1879.Status)
+						}
+						var v1885 bool
+						{
+							v1885 = v1884 == "True"
+						}
+						if !v1885 {
+							v1880, e1881 = false, nil
+						} else {
+							if e1881 == nil {
+								v1880 = true
+							}
+						}
+					}
+					if e1881 == nil && v1880 {
+						found = true
+						break
+					}
+					if e1881 != nil && e1877 == nil {
+						e1877 = e1881
+					}
+				}
+				if found {
+					v1876, e1877 = true, nil
+				} else if e1877 == nil {
+					v1876 = false
+				}
+			}
+			if e1877 == nil && !v1876 {
+				v1865, e1866 = false, nil
+			} else {
+				if e1866 == nil {
+					e1866 = e1877
+				}
+				if e1866 == nil {
+					v1865 = true
 				}
 			}
 		}
 	}
-	return v2202, e2203
+	return v1865, e1866
 }
 
 func whenOwnGuardedC83(w *immutable.Walk, in, old *Guarded) {
@@ -13671,8 +12437,8 @@ func whenOwnGuardedC83(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C83 != nil && !immutable.SameKeys(in.C83, old.C83) {
 			if w.Violation() {
-				for _, c2219 := range immutable.MapKeyChanges(in.C83, old.C83) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c83", immutable.QuoteKey(string(c2219.Key)), c2219.Added))
+				for _, c1890 := range immutable.MapKeyChanges(in.C83, old.C83) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c83", immutable.QuoteKey(string(c1890.Key)), c1890.Added))
 				}
 			}
 			if w.Done() {
@@ -13689,74 +12455,55 @@ func whenOwnGuardedC83(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC84 is the condition of spec.guarded.c84: has(self.status) && has(self.status.ready) && self.status.ready
+// whenCondGadgetC84 is the condition of spec.guarded.c84: has(self.spec.topology) && has(self.spec.topology.flag)
 func whenCondGadgetC84(self, oldSelf *Gadget) (bool, error) {
-	var v2220 bool
-	var e2221 error
-	var v2222 bool
+	var v1891 bool
+	var e1892 error
+	var v1893 *GadgetSpec
 	{
-		v2222 = (self.Status != nil)
+		v1893 = &self.Spec
 	}
-	if !v2222 {
-		v2220, e2221 = false, nil
+	var v1894 bool
+	{
+		v1894 = (v1893.Topology != nil)
+	}
+	if !v1894 {
+		v1891, e1892 = false, nil
 	} else {
-		var v2223 *GadgetStatus
-		var e2224 error
-		if !(self.Status != nil) {
-			e2224 = immutable.NoSuchKey("status")
+		var v1895 *GadgetSpec
+		{
+			v1895 = &self.Spec
+		}
+		var v1896 *Topology
+		var e1897 error
+		if !(v1895.Topology != nil) {
+			e1897 = immutable.NoSuchKey("topology")
 		} else {
-			if self.Status == nil {
-				e2224 = immutable.ErrNull
+			if v1895.Topology == nil {
+				e1897 = immutable.ErrNull
 			} else {
-				v2223 = self.Status
+				v1896 = v1895.Topology
 			}
 		}
-		var v2225 bool
-		var e2226 error
-		if e2224 != nil {
-			e2226 = e2224
+		var v1898 bool
+		var e1899 error
+		if e1897 != nil {
+			e1899 = e1897
 		} else {
-			v2225 = (v2223.Ready)
+			v1898 = (v1896.Flag != nil)
 		}
-		if e2226 == nil && !v2225 {
-			v2220, e2221 = false, nil
+		if e1899 == nil && !v1898 {
+			v1891, e1892 = false, nil
 		} else {
-			if e2221 == nil {
-				e2221 = e2226
+			if e1892 == nil {
+				e1892 = e1899
 			}
-			var v2227 *GadgetStatus
-			var e2228 error
-			if !(self.Status != nil) {
-				e2228 = immutable.NoSuchKey("status")
-			} else {
-				if self.Status == nil {
-					e2228 = immutable.ErrNull
-				} else {
-					v2227 = self.Status
-				}
-			}
-			var v2229 bool
-			var e2230 error
-			if e2228 != nil {
-				e2230 = e2228
-			} else if !(v2227.Ready) {
-				e2230 = immutable.NoSuchKey("ready")
-			} else {
-				v2229 = bool(v2227.Ready)
-			}
-			if e2230 == nil && !v2229 {
-				v2220, e2221 = false, nil
-			} else {
-				if e2221 == nil {
-					e2221 = e2230
-				}
-				if e2221 == nil {
-					v2220 = true
-				}
+			if e1892 == nil {
+				v1891 = true
 			}
 		}
 	}
-	return v2220, e2221
+	return v1891, e1892
 }
 
 func whenOwnGuardedC84(w *immutable.Walk, in, old *Guarded) {
@@ -13779,60 +12526,51 @@ func whenOwnGuardedC84(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC85 is the condition of spec.guarded.c85: has(self.spec.suspend) && self.spec.suspend
+// whenCondGadgetC85 is the condition of spec.guarded.c85: !(has(oldSelf.spec.paused) && oldSelf.spec.paused)
 func whenCondGadgetC85(self, oldSelf *Gadget) (bool, error) {
-	var v2235 bool
-	var e2236 error
-	var v2237 *GadgetSpec
-	var e2238 error
-	if !(true) {
-		e2238 = immutable.NoSuchKey("spec")
-	} else {
-		v2237 = &self.Spec
+	var v1904 bool
+	var e1905 error
+	var v1906 *GadgetSpec
+	{
+		v1906 = &oldSelf.Spec
 	}
-	var v2239 bool
-	var e2240 error
-	if e2238 != nil {
-		e2240 = e2238
-	} else {
-		v2239 = (v2237.Suspend != nil)
+	var v1907 bool
+	{
+		v1907 = (v1906.Paused)
 	}
-	if e2240 == nil && !v2239 {
-		v2235, e2236 = false, nil
+	if !v1907 {
+		v1904, e1905 = false, nil
 	} else {
-		e2236 = e2240
-		var v2241 *GadgetSpec
-		var e2242 error
-		if !(true) {
-			e2242 = immutable.NoSuchKey("spec")
-		} else {
-			v2241 = &self.Spec
+		var v1908 *GadgetSpec
+		{
+			v1908 = &oldSelf.Spec
 		}
-		var v2243 bool
-		var e2244 error
-		if e2242 != nil {
-			e2244 = e2242
-		} else if !(v2241.Suspend != nil) {
-			e2244 = immutable.NoSuchKey("suspend")
+		var v1909 bool
+		var e1910 error
+		if !(v1908.Paused) {
+			e1910 = immutable.NoSuchKey("paused")
 		} else {
-			if v2241.Suspend == nil {
-				e2244 = immutable.ErrNull
-			} else {
-				v2243 = bool((*v2241.Suspend))
-			}
+			v1909 = bool(v1908.Paused)
 		}
-		if e2244 == nil && !v2243 {
-			v2235, e2236 = false, nil
+		if e1910 == nil && !v1909 {
+			v1904, e1905 = false, nil
 		} else {
-			if e2236 == nil {
-				e2236 = e2244
+			if e1905 == nil {
+				e1905 = e1910
 			}
-			if e2236 == nil {
-				v2235 = true
+			if e1905 == nil {
+				v1904 = true
 			}
 		}
 	}
-	return v2235, e2236
+	var v1911 bool
+	var e1912 error
+	if e1905 != nil {
+		e1912 = e1905
+	} else {
+		v1911 = !v1904
+	}
+	return v1911, e1912
 }
 
 func whenOwnGuardedC85(w *immutable.Walk, in, old *Guarded) {
@@ -13855,9 +12593,55 @@ func whenOwnGuardedC85(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC86 is the condition of spec.guarded.c86: false
+// whenCondGadgetC86 is the condition of spec.guarded.c86: !(has(oldSelf.spec.suspend) && oldSelf.spec.suspend)
 func whenCondGadgetC86(self, oldSelf *Gadget) (bool, error) {
-	return false, nil
+	var v1917 bool
+	var e1918 error
+	var v1919 *GadgetSpec
+	{
+		v1919 = &oldSelf.Spec
+	}
+	var v1920 bool
+	{
+		v1920 = (v1919.Suspend != nil)
+	}
+	if !v1920 {
+		v1917, e1918 = false, nil
+	} else {
+		var v1921 *GadgetSpec
+		{
+			v1921 = &oldSelf.Spec
+		}
+		var v1922 bool
+		var e1923 error
+		if !(v1921.Suspend != nil) {
+			e1923 = immutable.NoSuchKey("suspend")
+		} else {
+			if v1921.Suspend == nil {
+				e1923 = immutable.ErrNull
+			} else {
+				v1922 = bool((*v1921.Suspend))
+			}
+		}
+		if e1923 == nil && !v1922 {
+			v1917, e1918 = false, nil
+		} else {
+			if e1918 == nil {
+				e1918 = e1923
+			}
+			if e1918 == nil {
+				v1917 = true
+			}
+		}
+	}
+	var v1924 bool
+	var e1925 error
+	if e1918 != nil {
+		e1925 = e1918
+	} else {
+		v1924 = !v1917
+	}
+	return v1924, e1925
 }
 
 func whenOwnGuardedC86(w *immutable.Walk, in, old *Guarded) {
@@ -13880,63 +12664,17 @@ func whenOwnGuardedC86(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC87 is the condition of spec.guarded.c87: !(has(oldSelf.spec.paused) && oldSelf.spec.paused)
+// whenCondGadgetC87 is the condition of spec.guarded.c87: has(oldSelf.spec.topology)
 func whenCondGadgetC87(self, oldSelf *Gadget) (bool, error) {
-	var v2253 bool
-	var e2254 error
-	var v2255 *GadgetSpec
-	var e2256 error
-	if !(true) {
-		e2256 = immutable.NoSuchKey("spec")
-	} else {
-		v2255 = &oldSelf.Spec
+	var v1930 *GadgetSpec
+	{
+		v1930 = &oldSelf.Spec
 	}
-	var v2257 bool
-	var e2258 error
-	if e2256 != nil {
-		e2258 = e2256
-	} else {
-		v2257 = (v2255.Paused)
+	var v1931 bool
+	{
+		v1931 = (v1930.Topology != nil)
 	}
-	if e2258 == nil && !v2257 {
-		v2253, e2254 = false, nil
-	} else {
-		e2254 = e2258
-		var v2259 *GadgetSpec
-		var e2260 error
-		if !(true) {
-			e2260 = immutable.NoSuchKey("spec")
-		} else {
-			v2259 = &oldSelf.Spec
-		}
-		var v2261 bool
-		var e2262 error
-		if e2260 != nil {
-			e2262 = e2260
-		} else if !(v2259.Paused) {
-			e2262 = immutable.NoSuchKey("paused")
-		} else {
-			v2261 = bool(v2259.Paused)
-		}
-		if e2262 == nil && !v2261 {
-			v2253, e2254 = false, nil
-		} else {
-			if e2254 == nil {
-				e2254 = e2262
-			}
-			if e2254 == nil {
-				v2253 = true
-			}
-		}
-	}
-	var v2263 bool
-	var e2264 error
-	if e2254 != nil {
-		e2264 = e2254
-	} else {
-		v2263 = !v2253
-	}
-	return v2263, e2264
+	return v1931, nil
 }
 
 func whenOwnGuardedC87(w *immutable.Walk, in, old *Guarded) {
@@ -13959,67 +12697,131 @@ func whenOwnGuardedC87(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC88 is the condition of spec.guarded.c88: !(has(oldSelf.spec.suspend) && oldSelf.spec.suspend)
+// whenCondGadgetC88 is the condition of spec.guarded.c88: has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == "Ready" && c.status == "True")
 func whenCondGadgetC88(self, oldSelf *Gadget) (bool, error) {
-	var v2269 bool
-	var e2270 error
-	var v2271 *GadgetSpec
-	var e2272 error
-	if !(true) {
-		e2272 = immutable.NoSuchKey("spec")
-	} else {
-		v2271 = &oldSelf.Spec
+	var v1936 bool
+	var e1937 error
+	var v1938 bool
+	{
+		v1938 = (oldSelf.Status != nil)
 	}
-	var v2273 bool
-	var e2274 error
-	if e2272 != nil {
-		e2274 = e2272
+	if !v1938 {
+		v1936, e1937 = false, nil
 	} else {
-		v2273 = (v2271.Suspend != nil)
-	}
-	if e2274 == nil && !v2273 {
-		v2269, e2270 = false, nil
-	} else {
-		e2270 = e2274
-		var v2275 *GadgetSpec
-		var e2276 error
-		if !(true) {
-			e2276 = immutable.NoSuchKey("spec")
+		var v1939 *GadgetStatus
+		var e1940 error
+		if !(oldSelf.Status != nil) {
+			e1940 = immutable.NoSuchKey("status")
 		} else {
-			v2275 = &oldSelf.Spec
-		}
-		var v2277 bool
-		var e2278 error
-		if e2276 != nil {
-			e2278 = e2276
-		} else if !(v2275.Suspend != nil) {
-			e2278 = immutable.NoSuchKey("suspend")
-		} else {
-			if v2275.Suspend == nil {
-				e2278 = immutable.ErrNull
+			if oldSelf.Status == nil {
+				e1940 = immutable.ErrNull
 			} else {
-				v2277 = bool((*v2275.Suspend))
+				v1939 = oldSelf.Status
 			}
 		}
-		if e2278 == nil && !v2277 {
-			v2269, e2270 = false, nil
+		var v1941 bool
+		var e1942 error
+		if e1940 != nil {
+			e1942 = e1940
 		} else {
-			if e2270 == nil {
-				e2270 = e2278
+			v1941 = (len(v1939.Conditions) != 0)
+		}
+		if e1942 == nil && !v1941 {
+			v1936, e1937 = false, nil
+		} else {
+			if e1937 == nil {
+				e1937 = e1942
 			}
-			if e2270 == nil {
-				v2269 = true
+			var v1943 *GadgetStatus
+			var e1944 error
+			if !(oldSelf.Status != nil) {
+				e1944 = immutable.NoSuchKey("status")
+			} else {
+				if oldSelf.Status == nil {
+					e1944 = immutable.ErrNull
+				} else {
+					v1943 = oldSelf.Status
+				}
+			}
+			var v1945 []Condition
+			var e1946 error
+			if e1944 != nil {
+				e1946 = e1944
+			} else if !(len(v1943.Conditions) != 0) {
+				e1946 = immutable.NoSuchKey("conditions")
+			} else {
+				if v1943.Conditions == nil {
+					e1946 = immutable.ErrNull
+				} else {
+					v1945 = v1943.Conditions
+				}
+			}
+			var v1947 bool
+			var e1948 error
+			if e1946 != nil {
+				e1948 = e1946
+			} else {
+				found := false
+				for i1949 := range v1945 {
+					var v1950 *Condition
+					v1950 = &v1945[i1949]
+					_ = v1950
+					var v1951 bool
+					var e1952 error
+					var v1953 string
+					{
+						v1953 = string(v1950.Type)
+					}
+					var v1954 bool
+					{
+						v1954 = v1953 == "Ready"
+					}
+					if !v1954 {
+						v1951, e1952 = false, nil
+					} else {
+						var v1955 string
+						{
+							v1955 = string(v1950.Status)
+						}
+						var v1956 bool
+						{
+							v1956 = v1955 == "True"
+						}
+						if !v1956 {
+							v1951, e1952 = false, nil
+						} else {
+							if e1952 == nil {
+								v1951 = true
+							}
+						}
+					}
+					if e1952 == nil && v1951 {
+						found = true
+						break
+					}
+					if e1952 != nil && e1948 == nil {
+						e1948 = e1952
+					}
+				}
+				if found {
+					v1947, e1948 = true, nil
+				} else if e1948 == nil {
+					v1947 = false
+				}
+			}
+			if e1948 == nil && !v1947 {
+				v1936, e1937 = false, nil
+			} else {
+				if e1937 == nil {
+					e1937 = e1948
+				}
+				if e1937 == nil {
+					v1936 = true
+				}
 			}
 		}
 	}
-	var v2279 bool
-	var e2280 error
-	if e2270 != nil {
-		e2280 = e2270
-	} else {
-		v2279 = !v2269
-	}
-	return v2279, e2280
+	return v1936, e1937
 }
 
 func whenOwnGuardedC88(w *immutable.Walk, in, old *Guarded) {
@@ -14033,8 +12835,8 @@ func whenOwnGuardedC88(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C88 != nil && !immutable.SameKeys(in.C88, old.C88) {
 			if w.Violation() {
-				for _, c2285 := range immutable.MapKeyChanges(in.C88, old.C88) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c88", immutable.QuoteKey(string(c2285.Key)), c2285.Added))
+				for _, c1961 := range immutable.MapKeyChanges(in.C88, old.C88) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c88", immutable.QuoteKey(string(c1961.Key)), c1961.Added))
 				}
 			}
 			if w.Done() {
@@ -14051,60 +12853,131 @@ func whenOwnGuardedC88(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC89 is the condition of spec.guarded.c89: has(oldSelf.spec.locked) && oldSelf.spec.locked
+// whenCondGadgetC89 is the condition of spec.guarded.c89: has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')
 func whenCondGadgetC89(self, oldSelf *Gadget) (bool, error) {
-	var v2286 bool
-	var e2287 error
-	var v2288 *GadgetSpec
-	var e2289 error
-	if !(true) {
-		e2289 = immutable.NoSuchKey("spec")
-	} else {
-		v2288 = &oldSelf.Spec
+	var v1962 bool
+	var e1963 error
+	var v1964 bool
+	{
+		v1964 = (oldSelf.Status != nil)
 	}
-	var v2290 bool
-	var e2291 error
-	if e2289 != nil {
-		e2291 = e2289
+	if !v1964 {
+		v1962, e1963 = false, nil
 	} else {
-		v2290 = (v2288.Locked != nil)
-	}
-	if e2291 == nil && !v2290 {
-		v2286, e2287 = false, nil
-	} else {
-		e2287 = e2291
-		var v2292 *GadgetSpec
-		var e2293 error
-		if !(true) {
-			e2293 = immutable.NoSuchKey("spec")
+		var v1965 *GadgetStatus
+		var e1966 error
+		if !(oldSelf.Status != nil) {
+			e1966 = immutable.NoSuchKey("status")
 		} else {
-			v2292 = &oldSelf.Spec
-		}
-		var v2294 bool
-		var e2295 error
-		if e2293 != nil {
-			e2295 = e2293
-		} else if !(v2292.Locked != nil) {
-			e2295 = immutable.NoSuchKey("locked")
-		} else {
-			if v2292.Locked == nil {
-				e2295 = immutable.ErrNull
+			if oldSelf.Status == nil {
+				e1966 = immutable.ErrNull
 			} else {
-				v2294 = bool((*v2292.Locked))
+				v1965 = oldSelf.Status
 			}
 		}
-		if e2295 == nil && !v2294 {
-			v2286, e2287 = false, nil
+		var v1967 bool
+		var e1968 error
+		if e1966 != nil {
+			e1968 = e1966
 		} else {
-			if e2287 == nil {
-				e2287 = e2295
+			v1967 = (len(v1965.Conditions) != 0)
+		}
+		if e1968 == nil && !v1967 {
+			v1962, e1963 = false, nil
+		} else {
+			if e1963 == nil {
+				e1963 = e1968
 			}
-			if e2287 == nil {
-				v2286 = true
+			var v1969 *GadgetStatus
+			var e1970 error
+			if !(oldSelf.Status != nil) {
+				e1970 = immutable.NoSuchKey("status")
+			} else {
+				if oldSelf.Status == nil {
+					e1970 = immutable.ErrNull
+				} else {
+					v1969 = oldSelf.Status
+				}
+			}
+			var v1971 []Condition
+			var e1972 error
+			if e1970 != nil {
+				e1972 = e1970
+			} else if !(len(v1969.Conditions) != 0) {
+				e1972 = immutable.NoSuchKey("conditions")
+			} else {
+				if v1969.Conditions == nil {
+					e1972 = immutable.ErrNull
+				} else {
+					v1971 = v1969.Conditions
+				}
+			}
+			var v1973 bool
+			var e1974 error
+			if e1972 != nil {
+				e1974 = e1972
+			} else {
+				found := false
+				for i1975 := range v1971 {
+					var v1976 *Condition
+					v1976 = &v1971[i1975]
+					_ = v1976
+					var v1977 bool
+					var e1978 error
+					var v1979 string
+					{
+						v1979 = string(v1976.Type)
+					}
+					var v1980 bool
+					{
+						v1980 = v1979 == "QuotaReserved"
+					}
+					if !v1980 {
+						v1977, e1978 = false, nil
+					} else {
+						var v1981 string
+						{
+							v1981 = string(v1976.Status)
+						}
+						var v1982 bool
+						{
+							v1982 = v1981 == "True"
+						}
+						if !v1982 {
+							v1977, e1978 = false, nil
+						} else {
+							if e1978 == nil {
+								v1977 = true
+							}
+						}
+					}
+					if e1978 == nil && v1977 {
+						found = true
+						break
+					}
+					if e1978 != nil && e1974 == nil {
+						e1974 = e1978
+					}
+				}
+				if found {
+					v1973, e1974 = true, nil
+				} else if e1974 == nil {
+					v1973 = false
+				}
+			}
+			if e1974 == nil && !v1973 {
+				v1962, e1963 = false, nil
+			} else {
+				if e1963 == nil {
+					e1963 = e1974
+				}
+				if e1963 == nil {
+					v1962 = true
+				}
 			}
 		}
 	}
-	return v2286, e2287
+	return v1962, e1963
 }
 
 func whenOwnGuardedC89(w *immutable.Walk, in, old *Guarded) {
@@ -14127,109 +13000,89 @@ func whenOwnGuardedC89(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC9 is the condition of spec.guarded.c9: has(oldSelf.spec.queue) && has(self.spec.labels) && oldSelf.spec.queue in self.spec.labels
+// whenCondGadgetC9 is the condition of spec.guarded.c9: (has(oldSelf.spec.items) && oldSelf.spec.items[2] == 1) && ('c' <= oldSelf.metadata.name)
 func whenCondGadgetC9(self, oldSelf *Gadget) (bool, error) {
-	var v2300 bool
-	var e2301 error
-	var v2302 *GadgetSpec
-	var e2303 error
-	if !(true) {
-		e2303 = immutable.NoSuchKey("spec")
-	} else {
-		v2302 = &oldSelf.Spec
+	var v1987 bool
+	var e1988 error
+	var v1989 *GadgetSpec
+	{
+		v1989 = &oldSelf.Spec
 	}
-	var v2304 bool
-	var e2305 error
-	if e2303 != nil {
-		e2305 = e2303
-	} else {
-		v2304 = (v2302.Queue != "")
+	var v1990 bool
+	{
+		v1990 = (len(v1989.Items) != 0)
 	}
-	if e2305 == nil && !v2304 {
-		v2300, e2301 = false, nil
+	if !v1990 {
+		v1987, e1988 = false, nil
 	} else {
-		e2301 = e2305
-		var v2306 *GadgetSpec
-		var e2307 error
-		if !(true) {
-			e2307 = immutable.NoSuchKey("spec")
-		} else {
-			v2306 = &self.Spec
+		var v1991 *GadgetSpec
+		{
+			v1991 = &oldSelf.Spec
 		}
-		var v2308 bool
-		var e2309 error
-		if e2307 != nil {
-			e2309 = e2307
+		var v1992 []int64
+		var e1993 error
+		if !(len(v1991.Items) != 0) {
+			e1993 = immutable.NoSuchKey("items")
 		} else {
-			v2308 = (len(v2306.Labels) != 0)
+			if v1991.Items == nil {
+				e1993 = immutable.ErrNull
+			} else {
+				v1992 = v1991.Items
+			}
 		}
-		if e2309 == nil && !v2308 {
-			v2300, e2301 = false, nil
+		var v1994 int64
+		var e1995 error
+		if e1993 != nil {
+			e1995 = e1993
+		} else if int64(2) < 0 || int64(2) >= int64(len(v1992)) {
+			e1995 = immutable.IndexOutOfBounds(int64(2))
 		} else {
-			if e2301 == nil {
-				e2301 = e2309
+			v1994 = int64(v1992[int64(2)])
+		}
+		var v1996 bool
+		var e1997 error
+		if e1995 != nil {
+			e1997 = e1995
+		} else {
+			v1996 = v1994 == int64(1)
+		}
+		if e1997 == nil && !v1996 {
+			v1987, e1988 = false, nil
+		} else {
+			if e1988 == nil {
+				e1988 = e1997
 			}
-			var v2310 *GadgetSpec
-			var e2311 error
-			if !(true) {
-				e2311 = immutable.NoSuchKey("spec")
-			} else {
-				v2310 = &oldSelf.Spec
+			var v1998 *metav1.ObjectMeta
+			{
+				v1998 = &oldSelf.ObjectMeta
 			}
-			var v2312 string
-			var e2313 error
-			if e2311 != nil {
-				e2313 = e2311
-			} else if !(v2310.Queue != "") {
-				e2313 = immutable.NoSuchKey("queue")
+			var v1999 string
+			var e2000 error
+			if !(v1998.Name != "") {
+				e2000 = immutable.NoSuchKey("name")
 			} else {
-				v2312 = string(v2310.Queue)
+				v1999 = string(v1998.Name)
 			}
-			var v2314 *GadgetSpec
-			var e2315 error
-			if !(true) {
-				e2315 = immutable.NoSuchKey("spec")
+			var v2001 bool
+			var e2002 error
+			if e2000 != nil {
+				e2002 = e2000
 			} else {
-				v2314 = &self.Spec
+				v2001 = "c" <= v1999
 			}
-			var v2316 map[string]string
-			var e2317 error
-			if e2315 != nil {
-				e2317 = e2315
-			} else if !(len(v2314.Labels) != 0) {
-				e2317 = immutable.NoSuchKey("labels")
+			if e2002 == nil && !v2001 {
+				v1987, e1988 = false, nil
 			} else {
-				if v2314.Labels == nil {
-					e2317 = immutable.ErrNull
-				} else {
-					v2316 = v2314.Labels
+				if e1988 == nil {
+					e1988 = e2002
 				}
-			}
-			var v2318 bool
-			var e2319 error
-			if e2313 != nil {
-				e2319 = e2313
-			} else if e2317 != nil {
-				e2319 = e2317
-			} else {
-				if mv2320, ok := v2316[string(v2312)]; ok {
-					_ = mv2320
-					v2318 = true
-				}
-			}
-			if e2319 == nil && !v2318 {
-				v2300, e2301 = false, nil
-			} else {
-				if e2301 == nil {
-					e2301 = e2319
-				}
-				if e2301 == nil {
-					v2300 = true
+				if e1988 == nil {
+					v1987 = true
 				}
 			}
 		}
 	}
-	return v2300, e2301
+	return v1987, e1988
 }
 
 func whenOwnGuardedC9(w *immutable.Walk, in, old *Guarded) {
@@ -14252,512 +13105,131 @@ func whenOwnGuardedC9(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC90 is the condition of spec.guarded.c90: has(oldSelf.spec.topology)
-func whenCondGadgetC90(self, oldSelf *Gadget) (bool, error) {
-	var v2325 *GadgetSpec
-	var e2326 error
-	if !(true) {
-		e2326 = immutable.NoSuchKey("spec")
-	} else {
-		v2325 = &oldSelf.Spec
-	}
-	var v2327 bool
-	var e2328 error
-	if e2326 != nil {
-		e2328 = e2326
-	} else {
-		v2327 = (v2325.Topology != nil)
-	}
-	return v2327, e2328
-}
-
-func whenOwnGuardedC90(w *immutable.Walk, in, old *Guarded) {
-	if nOK, oOK := (in.C90 != nil), (old.C90 != nil); nOK && oOK {
-		if !((in.C90 == nil) == (old.C90 == nil) && (in.C90 == nil || (*in.C90) == (*old.C90))) {
-			if w.Violation() {
-				w.Add(immutable.ChangedAt("spec.guarded.c90", in.C90))
-			}
-			if w.Done() {
-				return
-			}
-		}
-	} else if nOK != oOK {
-		if w.Violation() {
-			w.Add(immutable.PresenceAt("spec.guarded.c90", "c90", immutable.Whole, nOK))
-		}
-		if w.Done() {
-			return
-		}
-	}
-}
-
-// whenCondGadgetC91 is the condition of spec.guarded.c91: has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == "Ready" && c.status == "True")
-func whenCondGadgetC91(self, oldSelf *Gadget) (bool, error) {
-	var v2333 bool
-	var e2334 error
-	var v2335 bool
-	{
-		v2335 = (oldSelf.Status != nil)
-	}
-	if !v2335 {
-		v2333, e2334 = false, nil
-	} else {
-		var v2336 *GadgetStatus
-		var e2337 error
-		if !(oldSelf.Status != nil) {
-			e2337 = immutable.NoSuchKey("status")
-		} else {
-			if oldSelf.Status == nil {
-				e2337 = immutable.ErrNull
-			} else {
-				v2336 = oldSelf.Status
-			}
-		}
-		var v2338 bool
-		var e2339 error
-		if e2337 != nil {
-			e2339 = e2337
-		} else {
-			v2338 = (len(v2336.Conditions) != 0)
-		}
-		if e2339 == nil && !v2338 {
-			v2333, e2334 = false, nil
-		} else {
-			if e2334 == nil {
-				e2334 = e2339
-			}
-			var v2340 *GadgetStatus
-			var e2341 error
-			if !(oldSelf.Status != nil) {
-				e2341 = immutable.NoSuchKey("status")
-			} else {
-				if oldSelf.Status == nil {
-					e2341 = immutable.ErrNull
-				} else {
-					v2340 = oldSelf.Status
-				}
-			}
-			var v2342 []Condition
-			var e2343 error
-			if e2341 != nil {
-				e2343 = e2341
-			} else if !(len(v2340.Conditions) != 0) {
-				e2343 = immutable.NoSuchKey("conditions")
-			} else {
-				if v2340.Conditions == nil {
-					e2343 = immutable.ErrNull
-				} else {
-					v2342 = v2340.Conditions
-				}
-			}
-			var v2344 bool
-			var e2345 error
-			if e2343 != nil {
-				e2345 = e2343
-			} else {
-				found := false
-				for i2346 := range v2342 {
-					var v2347 *Condition
-					v2347 = &v2342[i2346]
-					_ = v2347
-					var v2348 bool
-					var e2349 error
-					var v2350 string
-					var e2351 error
-					if !(true) {
-						e2351 = immutable.NoSuchKey("type")
-					} else {
-						v2350 = string(v2347.Type)
-					}
-					var v2352 bool
-					var e2353 error
-					if e2351 != nil {
-						e2353 = e2351
-					} else {
-						v2352 = v2350 == "Ready"
-					}
-					if e2353 == nil && !v2352 {
-						v2348, e2349 = false, nil
-					} else {
-						e2349 = e2353
-						var v2354 string
-						var e2355 error
-						if !(true) {
-							e2355 = immutable.NoSuchKey("status")
-						} else {
-							v2354 = string(v2347.Status)
-						}
-						var v2356 bool
-						var e2357 error
-						if e2355 != nil {
-							e2357 = e2355
-						} else {
-							v2356 = v2354 == "True"
-						}
-						if e2357 == nil && !v2356 {
-							v2348, e2349 = false, nil
-						} else {
-							if e2349 == nil {
-								e2349 = e2357
-							}
-							if e2349 == nil {
-								v2348 = true
-							}
-						}
-					}
-					if e2349 == nil && v2348 {
-						found = true
-						break
-					}
-					if e2349 != nil && e2345 == nil {
-						e2345 = e2349
-					}
-				}
-				if found {
-					v2344, e2345 = true, nil
-				} else if e2345 == nil {
-					v2344 = false
-				}
-			}
-			if e2345 == nil && !v2344 {
-				v2333, e2334 = false, nil
-			} else {
-				if e2334 == nil {
-					e2334 = e2345
-				}
-				if e2334 == nil {
-					v2333 = true
-				}
-			}
-		}
-	}
-	return v2333, e2334
-}
-
-func whenOwnGuardedC91(w *immutable.Walk, in, old *Guarded) {
-	if nOK, oOK := (in.C91 != 0), (old.C91 != 0); nOK && oOK {
-		if !(in.C91 == old.C91) {
-			if w.Violation() {
-				w.Add(immutable.ChangedAt("spec.guarded.c91", in.C91))
-			}
-			if w.Done() {
-				return
-			}
-		}
-	} else if oOK && !nOK {
-		if w.Violation() {
-			w.Add(immutable.PresenceAt("spec.guarded.c91", "c91", immutable.Once, nOK))
-		}
-		if w.Done() {
-			return
-		}
-	}
-}
-
-// whenCondGadgetC92 is the condition of spec.guarded.c92: has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')
-func whenCondGadgetC92(self, oldSelf *Gadget) (bool, error) {
-	var v2362 bool
-	var e2363 error
-	var v2364 bool
-	{
-		v2364 = (oldSelf.Status != nil)
-	}
-	if !v2364 {
-		v2362, e2363 = false, nil
-	} else {
-		var v2365 *GadgetStatus
-		var e2366 error
-		if !(oldSelf.Status != nil) {
-			e2366 = immutable.NoSuchKey("status")
-		} else {
-			if oldSelf.Status == nil {
-				e2366 = immutable.ErrNull
-			} else {
-				v2365 = oldSelf.Status
-			}
-		}
-		var v2367 bool
-		var e2368 error
-		if e2366 != nil {
-			e2368 = e2366
-		} else {
-			v2367 = (len(v2365.Conditions) != 0)
-		}
-		if e2368 == nil && !v2367 {
-			v2362, e2363 = false, nil
-		} else {
-			if e2363 == nil {
-				e2363 = e2368
-			}
-			var v2369 *GadgetStatus
-			var e2370 error
-			if !(oldSelf.Status != nil) {
-				e2370 = immutable.NoSuchKey("status")
-			} else {
-				if oldSelf.Status == nil {
-					e2370 = immutable.ErrNull
-				} else {
-					v2369 = oldSelf.Status
-				}
-			}
-			var v2371 []Condition
-			var e2372 error
-			if e2370 != nil {
-				e2372 = e2370
-			} else if !(len(v2369.Conditions) != 0) {
-				e2372 = immutable.NoSuchKey("conditions")
-			} else {
-				if v2369.Conditions == nil {
-					e2372 = immutable.ErrNull
-				} else {
-					v2371 = v2369.Conditions
-				}
-			}
-			var v2373 bool
-			var e2374 error
-			if e2372 != nil {
-				e2374 = e2372
-			} else {
-				found := false
-				for i2375 := range v2371 {
-					var v2376 *Condition
-					v2376 = &v2371[i2375]
-					_ = v2376
-					var v2377 bool
-					var e2378 error
-					var v2379 string
-					var e2380 error
-					if !(true) {
-						e2380 = immutable.NoSuchKey("type")
-					} else {
-						v2379 = string(v2376.Type)
-					}
-					var v2381 bool
-					var e2382 error
-					if e2380 != nil {
-						e2382 = e2380
-					} else {
-						v2381 = v2379 == "QuotaReserved"
-					}
-					if e2382 == nil && !v2381 {
-						v2377, e2378 = false, nil
-					} else {
-						e2378 = e2382
-						var v2383 string
-						var e2384 error
-						if !(true) {
-							e2384 = immutable.NoSuchKey("status")
-						} else {
-							v2383 = string(v2376.Status)
-						}
-						var v2385 bool
-						var e2386 error
-						if e2384 != nil {
-							e2386 = e2384
-						} else {
-							v2385 = v2383 == "True"
-						}
-						if e2386 == nil && !v2385 {
-							v2377, e2378 = false, nil
-						} else {
-							if e2378 == nil {
-								e2378 = e2386
-							}
-							if e2378 == nil {
-								v2377 = true
-							}
-						}
-					}
-					if e2378 == nil && v2377 {
-						found = true
-						break
-					}
-					if e2378 != nil && e2374 == nil {
-						e2374 = e2378
-					}
-				}
-				if found {
-					v2373, e2374 = true, nil
-				} else if e2374 == nil {
-					v2373 = false
-				}
-			}
-			if e2374 == nil && !v2373 {
-				v2362, e2363 = false, nil
-			} else {
-				if e2363 == nil {
-					e2363 = e2374
-				}
-				if e2363 == nil {
-					v2362 = true
-				}
-			}
-		}
-	}
-	return v2362, e2363
-}
-
-func whenOwnGuardedC92(w *immutable.Walk, in, old *Guarded) {
-	if nOK, oOK := (len(in.C92) != 0), (len(old.C92) != 0); nOK && oOK {
-		if !(equalSliceString(&in.C92, &old.C92)) {
-			if w.Violation() {
-				w.Add(immutable.ChangedAt("spec.guarded.c92", in.C92))
-			}
-			if w.Done() {
-				return
-			}
-		}
-	} else if nOK != oOK {
-		if w.Violation() {
-			w.Add(immutable.PresenceAt("spec.guarded.c92", "c92", immutable.Whole, nOK))
-		}
-		if w.Done() {
-			return
-		}
-	}
-}
-
 // whenCondGadgetQueue is the condition of spec.queue: has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')
 func whenCondGadgetQueue(self, oldSelf *Gadget) (bool, error) {
-	var v2391 bool
-	var e2392 error
-	var v2393 bool
+	var v2007 bool
+	var e2008 error
+	var v2009 bool
 	{
-		v2393 = (oldSelf.Status != nil)
+		v2009 = (oldSelf.Status != nil)
 	}
-	if !v2393 {
-		v2391, e2392 = false, nil
+	if !v2009 {
+		v2007, e2008 = false, nil
 	} else {
-		var v2394 *GadgetStatus
-		var e2395 error
+		var v2010 *GadgetStatus
+		var e2011 error
 		if !(oldSelf.Status != nil) {
-			e2395 = immutable.NoSuchKey("status")
+			e2011 = immutable.NoSuchKey("status")
 		} else {
 			if oldSelf.Status == nil {
-				e2395 = immutable.ErrNull
+				e2011 = immutable.ErrNull
 			} else {
-				v2394 = oldSelf.Status
+				v2010 = oldSelf.Status
 			}
 		}
-		var v2396 bool
-		var e2397 error
-		if e2395 != nil {
-			e2397 = e2395
+		var v2012 bool
+		var e2013 error
+		if e2011 != nil {
+			e2013 = e2011
 		} else {
-			v2396 = (len(v2394.Conditions) != 0)
+			v2012 = (len(v2010.Conditions) != 0)
 		}
-		if e2397 == nil && !v2396 {
-			v2391, e2392 = false, nil
+		if e2013 == nil && !v2012 {
+			v2007, e2008 = false, nil
 		} else {
-			if e2392 == nil {
-				e2392 = e2397
+			if e2008 == nil {
+				e2008 = e2013
 			}
-			var v2398 *GadgetStatus
-			var e2399 error
+			var v2014 *GadgetStatus
+			var e2015 error
 			if !(oldSelf.Status != nil) {
-				e2399 = immutable.NoSuchKey("status")
+				e2015 = immutable.NoSuchKey("status")
 			} else {
 				if oldSelf.Status == nil {
-					e2399 = immutable.ErrNull
+					e2015 = immutable.ErrNull
 				} else {
-					v2398 = oldSelf.Status
+					v2014 = oldSelf.Status
 				}
 			}
-			var v2400 []Condition
-			var e2401 error
-			if e2399 != nil {
-				e2401 = e2399
-			} else if !(len(v2398.Conditions) != 0) {
-				e2401 = immutable.NoSuchKey("conditions")
+			var v2016 []Condition
+			var e2017 error
+			if e2015 != nil {
+				e2017 = e2015
+			} else if !(len(v2014.Conditions) != 0) {
+				e2017 = immutable.NoSuchKey("conditions")
 			} else {
-				if v2398.Conditions == nil {
-					e2401 = immutable.ErrNull
+				if v2014.Conditions == nil {
+					e2017 = immutable.ErrNull
 				} else {
-					v2400 = v2398.Conditions
+					v2016 = v2014.Conditions
 				}
 			}
-			var v2402 bool
-			var e2403 error
-			if e2401 != nil {
-				e2403 = e2401
+			var v2018 bool
+			var e2019 error
+			if e2017 != nil {
+				e2019 = e2017
 			} else {
 				found := false
-				for i2404 := range v2400 {
-					var v2405 *Condition
-					v2405 = &v2400[i2404]
-					_ = v2405
-					var v2406 bool
-					var e2407 error
-					var v2408 string
-					var e2409 error
-					if !(true) {
-						e2409 = immutable.NoSuchKey("type")
-					} else {
-						v2408 = string(v2405.Type)
+				for i2020 := range v2016 {
+					var v2021 *Condition
+					v2021 = &v2016[i2020]
+					_ = v2021
+					var v2022 bool
+					var e2023 error
+					var v2024 string
+					{
+						v2024 = string(v2021.Type)
 					}
-					var v2410 bool
-					var e2411 error
-					if e2409 != nil {
-						e2411 = e2409
-					} else {
-						v2410 = v2408 == "QuotaReserved"
+					var v2025 bool
+					{
+						v2025 = v2024 == "QuotaReserved"
 					}
-					if e2411 == nil && !v2410 {
-						v2406, e2407 = false, nil
+					if !v2025 {
+						v2022, e2023 = false, nil
 					} else {
-						e2407 = e2411
-						var v2412 string
-						var e2413 error
-						if !(true) {
-							e2413 = immutable.NoSuchKey("status")
-						} else {
-							v2412 = string(v2405.Status)
+						var v2026 string
+						{
+							v2026 = string(v2021.Status)
 						}
-						var v2414 bool
-						var e2415 error
-						if e2413 != nil {
-							e2415 = e2413
-						} else {
-							v2414 = v2412 == "True"
+						var v2027 bool
+						{
+							v2027 = v2026 == "True"
 						}
-						if e2415 == nil && !v2414 {
-							v2406, e2407 = false, nil
+						if !v2027 {
+							v2022, e2023 = false, nil
 						} else {
-							if e2407 == nil {
-								e2407 = e2415
-							}
-							if e2407 == nil {
-								v2406 = true
+							if e2023 == nil {
+								v2022 = true
 							}
 						}
 					}
-					if e2407 == nil && v2406 {
+					if e2023 == nil && v2022 {
 						found = true
 						break
 					}
-					if e2407 != nil && e2403 == nil {
-						e2403 = e2407
+					if e2023 != nil && e2019 == nil {
+						e2019 = e2023
 					}
 				}
 				if found {
-					v2402, e2403 = true, nil
-				} else if e2403 == nil {
-					v2402 = false
+					v2018, e2019 = true, nil
+				} else if e2019 == nil {
+					v2018 = false
 				}
 			}
-			if e2403 == nil && !v2402 {
-				v2391, e2392 = false, nil
+			if e2019 == nil && !v2018 {
+				v2007, e2008 = false, nil
 			} else {
-				if e2392 == nil {
-					e2392 = e2403
+				if e2008 == nil {
+					e2008 = e2019
 				}
-				if e2392 == nil {
-					v2391 = true
+				if e2008 == nil {
+					v2007 = true
 				}
 			}
 		}
 	}
-	return v2391, e2392
+	return v2007, e2008
 }
 
 func whenOwnGadgetSpecQueue(w *immutable.Walk, in, old *GadgetSpec) {
@@ -14782,58 +13254,46 @@ func whenOwnGadgetSpecQueue(w *immutable.Walk, in, old *GadgetSpec) {
 
 // whenCondGadgetSize is the condition of spec.size: has(oldSelf.spec.locked) && oldSelf.spec.locked
 func whenCondGadgetSize(self, oldSelf *Gadget) (bool, error) {
-	var v2418 bool
-	var e2419 error
-	var v2420 *GadgetSpec
-	var e2421 error
-	if !(true) {
-		e2421 = immutable.NoSuchKey("spec")
-	} else {
-		v2420 = &oldSelf.Spec
+	var v2030 bool
+	var e2031 error
+	var v2032 *GadgetSpec
+	{
+		v2032 = &oldSelf.Spec
 	}
-	var v2422 bool
-	var e2423 error
-	if e2421 != nil {
-		e2423 = e2421
-	} else {
-		v2422 = (v2420.Locked != nil)
+	var v2033 bool
+	{
+		v2033 = (v2032.Locked != nil)
 	}
-	if e2423 == nil && !v2422 {
-		v2418, e2419 = false, nil
+	if !v2033 {
+		v2030, e2031 = false, nil
 	} else {
-		e2419 = e2423
-		var v2424 *GadgetSpec
-		var e2425 error
-		if !(true) {
-			e2425 = immutable.NoSuchKey("spec")
-		} else {
-			v2424 = &oldSelf.Spec
+		var v2034 *GadgetSpec
+		{
+			v2034 = &oldSelf.Spec
 		}
-		var v2426 bool
-		var e2427 error
-		if e2425 != nil {
-			e2427 = e2425
-		} else if !(v2424.Locked != nil) {
-			e2427 = immutable.NoSuchKey("locked")
+		var v2035 bool
+		var e2036 error
+		if !(v2034.Locked != nil) {
+			e2036 = immutable.NoSuchKey("locked")
 		} else {
-			if v2424.Locked == nil {
-				e2427 = immutable.ErrNull
+			if v2034.Locked == nil {
+				e2036 = immutable.ErrNull
 			} else {
-				v2426 = bool((*v2424.Locked))
+				v2035 = bool((*v2034.Locked))
 			}
 		}
-		if e2427 == nil && !v2426 {
-			v2418, e2419 = false, nil
+		if e2036 == nil && !v2035 {
+			v2030, e2031 = false, nil
 		} else {
-			if e2419 == nil {
-				e2419 = e2427
+			if e2031 == nil {
+				e2031 = e2036
 			}
-			if e2419 == nil {
-				v2418 = true
+			if e2031 == nil {
+				v2030 = true
 			}
 		}
 	}
-	return v2418, e2419
+	return v2030, e2031
 }
 
 func whenOwnGadgetSpecSize(w *immutable.Walk, in, old *GadgetSpec) {
@@ -14858,72 +13318,57 @@ func whenOwnGadgetSpecSize(w *immutable.Walk, in, old *GadgetSpec) {
 
 // whenCondGadgetTemplate is the condition of spec.template: !has(self.spec.suspend) || !self.spec.suspend
 func whenCondGadgetTemplate(self, oldSelf *Gadget) (bool, error) {
-	var v2430 bool
-	var e2431 error
-	var v2432 *GadgetSpec
-	var e2433 error
-	if !(true) {
-		e2433 = immutable.NoSuchKey("spec")
-	} else {
-		v2432 = &self.Spec
+	var v2039 bool
+	var e2040 error
+	var v2041 *GadgetSpec
+	{
+		v2041 = &self.Spec
 	}
-	var v2434 bool
-	var e2435 error
-	if e2433 != nil {
-		e2435 = e2433
-	} else {
-		v2434 = (v2432.Suspend != nil)
+	var v2042 bool
+	{
+		v2042 = (v2041.Suspend != nil)
 	}
-	var v2436 bool
-	var e2437 error
-	if e2435 != nil {
-		e2437 = e2435
-	} else {
-		v2436 = !v2434
+	var v2043 bool
+	{
+		v2043 = !v2042
 	}
-	if e2437 == nil && v2436 {
-		v2430, e2431 = true, nil
+	if v2043 {
+		v2039, e2040 = true, nil
 	} else {
-		e2431 = e2437
-		var v2438 *GadgetSpec
-		var e2439 error
-		if !(true) {
-			e2439 = immutable.NoSuchKey("spec")
-		} else {
-			v2438 = &self.Spec
+		var v2044 *GadgetSpec
+		{
+			v2044 = &self.Spec
 		}
-		var v2440 bool
-		var e2441 error
-		if e2439 != nil {
-			e2441 = e2439
-		} else if !(v2438.Suspend != nil) {
-			e2441 = immutable.NoSuchKey("suspend")
+		var v2045 bool
+		var e2046 error
+		if !(v2044.Suspend != nil) {
+			e2046 = immutable.NoSuchKey("suspend")
 		} else {
-			if v2438.Suspend == nil {
-				e2441 = immutable.ErrNull
+			if v2044.Suspend == nil {
+				e2046 = immutable.ErrNull
 			} else {
-				v2440 = bool((*v2438.Suspend))
+				v2045 = bool((*v2044.Suspend))
 			}
 		}
-		var v2442 bool
-		var e2443 error
-		if e2441 != nil {
-			e2443 = e2441
+		var v2047 bool
+		var e2048 error
+		if e2046 != nil {
+			e2048 = e2046
 		} else {
-			v2442 = !v2440
+			v2047 = !v2045
 		}
-		if e2443 == nil && v2442 {
-			v2430, e2431 = true, nil
+		if e2048 == nil && v2047 {
+			v2039, e2040 = true, nil
 		} else {
-			if e2431 == nil {
-				e2431 = e2443
+			if e2040 == nil {
+				e2040 = e2048
 			}
-			if e2431 == nil {
-				v2430 = false
+			if e2040 == nil {
+				v2039 = false
 			}
 		}
 	}
-	return v2430, e2431
+	return v2039, e2040
 }
 
 func whenOwnGadgetSpecTemplate(w *immutable.Walk, in, old *GadgetSpec) {
