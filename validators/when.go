@@ -599,6 +599,12 @@ func (c *whenCompiler) typeOf(gt types.Type, n *schema.Node) (wtype, string) {
 // assign writes the statements that set out (of type t, from typeOf) to the
 // value of Go expression g (addressable, of Go type gt), or its error.
 func (c *whenCompiler) assign(out wval, g string, gt types.Type) {
+	c.assignValue(out, g, gt, false)
+}
+
+// assignValue is assign; present says g is known not to be null (a
+// property read where present: a null one is absent).
+func (c *whenCompiler) assignValue(out wval, g string, gt types.Type, present bool) {
 	gt = types.Unalias(gt)
 	switch {
 	case isMeta(gt, "Time"):
@@ -610,14 +616,22 @@ func (c *whenCompiler) assign(out wval, g string, gt types.Type) {
 	}
 	switch u := gt.Underlying().(type) {
 	case *types.Pointer:
-		c.w("if %s == nil {\n%s = %s.ErrNull\n} else {\n", g, out.e, c.e.pkg(immutablePkg))
+		if !present {
+			c.w("if %s == nil {\n%s = %s.ErrNull\n} else {\n", g, out.e, c.e.pkg(immutablePkg))
+		}
 		if out.t.kind == wObject {
 			c.w("%s = %s\n", out.v, g)
 		} else {
-			c.assign(out, "(*"+g+")", u.Elem())
+			c.assignValue(out, "(*"+g+")", u.Elem(), present)
 		}
-		c.w("}\n")
+		if !present {
+			c.w("}\n")
+		}
 	case *types.Slice, *types.Map:
+		if present {
+			c.w("%s = %s\n", out.v, g)
+			return
+		}
 		c.w("if %s == nil {\n%s = %s.ErrNull\n} else {\n%s = %s\n}\n", g, out.e, c.e.pkg(immutablePkg), out.v, g)
 	case *types.Struct:
 		c.w("%s = &%s\n", out.v, g)
@@ -653,6 +667,14 @@ func notNull(f *jsonField, x string) string {
 		return "!" + g + ".IsZero()"
 	}
 	return ""
+}
+
+// derefType is the pointee of a pointer type, else t.
+func derefType(t types.Type) types.Type {
+	if p, ok := types.Unalias(t).Underlying().(*types.Pointer); ok {
+		return p.Elem()
+	}
+	return t
 }
 
 // assignFails reports whether assign can set an error for a value of Go
@@ -754,7 +776,7 @@ func (c *whenCompiler) selectField(s *when.Syntax, env *scope) wval {
 			return c.refuse(s, "%s: %s", node.Path(), why)
 		}
 	}
-	out := c.declare(ft, fails(x) || presence != "true" || (!ft.meta && assignFails(f.typ)))
+	out := c.declare(ft, fails(x) || presence != "true" || (!ft.meta && isMeta(types.Unalias(derefType(f.typ)), "Time")))
 	if presence == "true" {
 		c.w("%s{\n", guard(out, x))
 	} else {
@@ -763,7 +785,7 @@ func (c *whenCompiler) selectField(s *when.Syntax, env *scope) wval {
 	if ft.meta {
 		c.w("%s = &%s\n", out.v, f.access(x.v))
 	} else {
-		c.assign(out, f.access(x.v), f.typ)
+		c.assignValue(out, f.access(x.v), f.typ, true)
 	}
 	c.w("}\n")
 	return out

@@ -2258,11 +2258,7 @@ func whenCondGadgetC1(self, oldSelf *Gadget) (bool, error) {
 		if !(self.Status != nil) {
 			e11 = immutable.NoSuchKey("status")
 		} else {
-			if self.Status == nil {
-				e11 = immutable.ErrNull
-			} else {
-				v10 = self.Status
-			}
+			v10 = self.Status
 		}
 		var v12 bool
 		var e13 error
@@ -2282,11 +2278,7 @@ func whenCondGadgetC1(self, oldSelf *Gadget) (bool, error) {
 			if !(self.Status != nil) {
 				e15 = immutable.NoSuchKey("status")
 			} else {
-				if self.Status == nil {
-					e15 = immutable.ErrNull
-				} else {
-					v14 = self.Status
-				}
+				v14 = self.Status
 			}
 			var v16 int64
 			var e17 error
@@ -2343,11 +2335,7 @@ func whenCondGadgetC1(self, oldSelf *Gadget) (bool, error) {
 			if !(len(v24.Items) != 0) {
 				e26 = immutable.NoSuchKey("items")
 			} else {
-				if v24.Items == nil {
-					e26 = immutable.ErrNull
-				} else {
-					v25 = v24.Items
-				}
+				v25 = v24.Items
 			}
 			var v27 bool
 			var e28 error
@@ -2390,11 +2378,7 @@ func whenCondGadgetC1(self, oldSelf *Gadget) (bool, error) {
 							if !(len(v38.Items) != 0) {
 								e40 = immutable.NoSuchKey("items")
 							} else {
-								if v38.Items == nil {
-									e40 = immutable.ErrNull
-								} else {
-									v39 = v38.Items
-								}
+								v39 = v38.Items
 							}
 							var v41 bool
 							var e42 error
@@ -2474,11 +2458,7 @@ func whenCondGadgetC1(self, oldSelf *Gadget) (bool, error) {
 			if !(self.Status != nil) {
 				e49 = immutable.NoSuchKey("status")
 			} else {
-				if self.Status == nil {
-					e49 = immutable.ErrNull
-				} else {
-					v48 = self.Status
-				}
+				v48 = self.Status
 			}
 			var v50 bool
 			var e51 error
@@ -2498,11 +2478,7 @@ func whenCondGadgetC1(self, oldSelf *Gadget) (bool, error) {
 				if !(self.Status != nil) {
 					e53 = immutable.NoSuchKey("status")
 				} else {
-					if self.Status == nil {
-						e53 = immutable.ErrNull
-					} else {
-						v52 = self.Status
-					}
+					v52 = self.Status
 				}
 				var v54 int64
 				var e55 error
@@ -2561,11 +2537,7 @@ func whenCondGadgetC1(self, oldSelf *Gadget) (bool, error) {
 			if !(len(v64.Labels) != 0) {
 				e66 = immutable.NoSuchKey("labels")
 			} else {
-				if v64.Labels == nil {
-					e66 = immutable.ErrNull
-				} else {
-					v65 = v64.Labels
-				}
+				v65 = v64.Labels
 			}
 			var v67 string
 			var e68 error
@@ -2620,11 +2592,7 @@ func whenCondGadgetC1(self, oldSelf *Gadget) (bool, error) {
 			if !(len(v76.Ports) != 0) {
 				e78 = immutable.NoSuchKey("ports")
 			} else {
-				if v76.Ports == nil {
-					e78 = immutable.ErrNull
-				} else {
-					v77 = v76.Ports
-				}
+				v77 = v76.Ports
 			}
 			var v79 int64
 			var e80 error
@@ -2700,11 +2668,7 @@ func whenCondGadgetC10(self, oldSelf *Gadget) (bool, error) {
 		if !(v93.Topology != nil) {
 			e95 = immutable.NoSuchKey("topology")
 		} else {
-			if v93.Topology == nil {
-				e95 = immutable.ErrNull
-			} else {
-				v94 = v93.Topology
-			}
+			v94 = v93.Topology
 		}
 		var v96 bool
 		var e97 error
@@ -2728,11 +2692,7 @@ func whenCondGadgetC10(self, oldSelf *Gadget) (bool, error) {
 			if !(v98.Topology != nil) {
 				e100 = immutable.NoSuchKey("topology")
 			} else {
-				if v98.Topology == nil {
-					e100 = immutable.ErrNull
-				} else {
-					v99 = v98.Topology
-				}
+				v99 = v98.Topology
 			}
 			var v101 *Inner
 			var e102 error
@@ -2741,11 +2701,7 @@ func whenCondGadgetC10(self, oldSelf *Gadget) (bool, error) {
 			} else if !(v99.Inner != nil) {
 				e102 = immutable.NoSuchKey("inner")
 			} else {
-				if v99.Inner == nil {
-					e102 = immutable.ErrNull
-				} else {
-					v101 = v99.Inner
-				}
+				v101 = v99.Inner
 			}
 			var v103 bool
 			var e104 error
@@ -2780,11 +2736,7 @@ func whenCondGadgetC10(self, oldSelf *Gadget) (bool, error) {
 					if !(v107.Topology != nil) {
 						e109 = immutable.NoSuchKey("topology")
 					} else {
-						if v107.Topology == nil {
-							e109 = immutable.ErrNull
-						} else {
-							v108 = v107.Topology
-						}
+						v108 = v107.Topology
 					}
 					var v110 *Inner
 					var e111 error
@@ -2793,11 +2745,7 @@ func whenCondGadgetC10(self, oldSelf *Gadget) (bool, error) {
 					} else if !(v108.Inner != nil) {
 						e111 = immutable.NoSuchKey("inner")
 					} else {
-						if v108.Inner == nil {
-							e111 = immutable.ErrNull
-						} else {
-							v110 = v108.Inner
-						}
+						v110 = v108.Inner
 					}
 					var v112 string
 					var e113 error
@@ -2817,11 +2765,7 @@ func whenCondGadgetC10(self, oldSelf *Gadget) (bool, error) {
 					if !(len(v114.Tags) != 0) {
 						e116 = immutable.NoSuchKey("tags")
 					} else {
-						if v114.Tags == nil {
-							e116 = immutable.ErrNull
-						} else {
-							v115 = v114.Tags
-						}
+						v115 = v114.Tags
 					}
 					var v117 bool
 					var e118 error
@@ -2901,11 +2845,7 @@ func whenCondGadgetC11(self, oldSelf *Gadget) (bool, error) {
 		if !(v129.Topology != nil) {
 			e131 = immutable.NoSuchKey("topology")
 		} else {
-			if v129.Topology == nil {
-				e131 = immutable.ErrNull
-			} else {
-				v130 = v129.Topology
-			}
+			v130 = v129.Topology
 		}
 		var v132 bool
 		var e133 error
@@ -2929,11 +2869,7 @@ func whenCondGadgetC11(self, oldSelf *Gadget) (bool, error) {
 			if !(v134.Topology != nil) {
 				e136 = immutable.NoSuchKey("topology")
 			} else {
-				if v134.Topology == nil {
-					e136 = immutable.ErrNull
-				} else {
-					v135 = v134.Topology
-				}
+				v135 = v134.Topology
 			}
 			var v137 *Inner
 			var e138 error
@@ -2942,11 +2878,7 @@ func whenCondGadgetC11(self, oldSelf *Gadget) (bool, error) {
 			} else if !(v135.Inner != nil) {
 				e138 = immutable.NoSuchKey("inner")
 			} else {
-				if v135.Inner == nil {
-					e138 = immutable.ErrNull
-				} else {
-					v137 = v135.Inner
-				}
+				v137 = v135.Inner
 			}
 			var v139 bool
 			var e140 error
@@ -2981,11 +2913,7 @@ func whenCondGadgetC11(self, oldSelf *Gadget) (bool, error) {
 					if !(v143.Topology != nil) {
 						e145 = immutable.NoSuchKey("topology")
 					} else {
-						if v143.Topology == nil {
-							e145 = immutable.ErrNull
-						} else {
-							v144 = v143.Topology
-						}
+						v144 = v143.Topology
 					}
 					var v146 *Inner
 					var e147 error
@@ -2994,11 +2922,7 @@ func whenCondGadgetC11(self, oldSelf *Gadget) (bool, error) {
 					} else if !(v144.Inner != nil) {
 						e147 = immutable.NoSuchKey("inner")
 					} else {
-						if v144.Inner == nil {
-							e147 = immutable.ErrNull
-						} else {
-							v146 = v144.Inner
-						}
+						v146 = v144.Inner
 					}
 					var v148 int64
 					var e149 error
@@ -3018,11 +2942,7 @@ func whenCondGadgetC11(self, oldSelf *Gadget) (bool, error) {
 					if !(len(v150.Items) != 0) {
 						e152 = immutable.NoSuchKey("items")
 					} else {
-						if v150.Items == nil {
-							e152 = immutable.ErrNull
-						} else {
-							v151 = v150.Items
-						}
+						v151 = v150.Items
 					}
 					var v153 bool
 					var e154 error
@@ -3102,11 +3022,7 @@ func whenCondGadgetC12(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v165.Counts) != 0) {
 			e167 = immutable.NoSuchKey("counts")
 		} else {
-			if v165.Counts == nil {
-				e167 = immutable.ErrNull
-			} else {
-				v166 = v165.Counts
-			}
+			v166 = v165.Counts
 		}
 		var v168 int64
 		var e169 error
@@ -3196,11 +3112,7 @@ func whenCondGadgetC13(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v181.Items) != 0) {
 			e183 = immutable.NoSuchKey("items")
 		} else {
-			if v181.Items == nil {
-				e183 = immutable.ErrNull
-			} else {
-				v182 = v181.Items
-			}
+			v182 = v181.Items
 		}
 		var v184 int64
 		var e185 error
@@ -3315,11 +3227,7 @@ func whenCondGadgetC14(self, oldSelf *Gadget) (bool, error) {
 			if !(len(v204.Counts) != 0) {
 				e206 = immutable.NoSuchKey("counts")
 			} else {
-				if v204.Counts == nil {
-					e206 = immutable.ErrNull
-				} else {
-					v205 = v204.Counts
-				}
+				v205 = v204.Counts
 			}
 			var v207 int64
 			var e208 error
@@ -3537,11 +3445,7 @@ func whenCondGadgetC15(self, oldSelf *Gadget) (bool, error) {
 		if !(v251.Topology != nil) {
 			e253 = immutable.NoSuchKey("topology")
 		} else {
-			if v251.Topology == nil {
-				e253 = immutable.ErrNull
-			} else {
-				v252 = v251.Topology
-			}
+			v252 = v251.Topology
 		}
 		var v254 bool
 		var e255 error
@@ -3565,11 +3469,7 @@ func whenCondGadgetC15(self, oldSelf *Gadget) (bool, error) {
 			if !(v256.Topology != nil) {
 				e258 = immutable.NoSuchKey("topology")
 			} else {
-				if v256.Topology == nil {
-					e258 = immutable.ErrNull
-				} else {
-					v257 = v256.Topology
-				}
+				v257 = v256.Topology
 			}
 			var v259 bool
 			var e260 error
@@ -3578,11 +3478,7 @@ func whenCondGadgetC15(self, oldSelf *Gadget) (bool, error) {
 			} else if !(v257.Flag != nil) {
 				e260 = immutable.NoSuchKey("flag")
 			} else {
-				if v257.Flag == nil {
-					e260 = immutable.ErrNull
-				} else {
-					v259 = bool((*v257.Flag))
-				}
+				v259 = bool((*v257.Flag))
 			}
 			if e260 == nil && !v259 {
 				v247, e248 = false, nil
@@ -3643,11 +3539,7 @@ func whenCondGadgetC16(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v269.Labels) != 0) {
 			e271 = immutable.NoSuchKey("labels")
 		} else {
-			if v269.Labels == nil {
-				e271 = immutable.ErrNull
-			} else {
-				v270 = v269.Labels
-			}
+			v270 = v269.Labels
 		}
 		var v272 bool
 		var e273 error
@@ -3737,11 +3629,7 @@ func whenCondGadgetC17(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v290.Items) != 0) {
 			e292 = immutable.NoSuchKey("items")
 		} else {
-			if v290.Items == nil {
-				e292 = immutable.ErrNull
-			} else {
-				v291 = v290.Items
-			}
+			v291 = v290.Items
 		}
 		var v293 bool
 		var e294 error
@@ -3806,11 +3694,7 @@ func whenCondGadgetC17(self, oldSelf *Gadget) (bool, error) {
 				if !(len(v306.Items) != 0) {
 					e308 = immutable.NoSuchKey("items")
 				} else {
-					if v306.Items == nil {
-						e308 = immutable.ErrNull
-					} else {
-						v307 = v306.Items
-					}
+					v307 = v306.Items
 				}
 				var v309 bool
 				var e310 error
@@ -3870,11 +3754,7 @@ func whenCondGadgetC17(self, oldSelf *Gadget) (bool, error) {
 			if !(oldSelf.Status != nil) {
 				e317 = immutable.NoSuchKey("status")
 			} else {
-				if oldSelf.Status == nil {
-					e317 = immutable.ErrNull
-				} else {
-					v316 = oldSelf.Status
-				}
+				v316 = oldSelf.Status
 			}
 			var v318 bool
 			var e319 error
@@ -3894,11 +3774,7 @@ func whenCondGadgetC17(self, oldSelf *Gadget) (bool, error) {
 				if !(oldSelf.Status != nil) {
 					e321 = immutable.NoSuchKey("status")
 				} else {
-					if oldSelf.Status == nil {
-						e321 = immutable.ErrNull
-					} else {
-						v320 = oldSelf.Status
-					}
+					v320 = oldSelf.Status
 				}
 				var v322 string
 				var e323 error
@@ -3978,11 +3854,7 @@ func whenCondGadgetC18(self, oldSelf *Gadget) (bool, error) {
 		if !(oldSelf.Status != nil) {
 			e334 = immutable.NoSuchKey("status")
 		} else {
-			if oldSelf.Status == nil {
-				e334 = immutable.ErrNull
-			} else {
-				v333 = oldSelf.Status
-			}
+			v333 = oldSelf.Status
 		}
 		var v335 bool
 		var e336 error
@@ -4002,11 +3874,7 @@ func whenCondGadgetC18(self, oldSelf *Gadget) (bool, error) {
 			if !(oldSelf.Status != nil) {
 				e338 = immutable.NoSuchKey("status")
 			} else {
-				if oldSelf.Status == nil {
-					e338 = immutable.ErrNull
-				} else {
-					v337 = oldSelf.Status
-				}
+				v337 = oldSelf.Status
 			}
 			var v339 []Condition
 			var e340 error
@@ -4015,11 +3883,7 @@ func whenCondGadgetC18(self, oldSelf *Gadget) (bool, error) {
 			} else if !(len(v337.Conditions) != 0) {
 				e340 = immutable.NoSuchKey("conditions")
 			} else {
-				if v337.Conditions == nil {
-					e340 = immutable.ErrNull
-				} else {
-					v339 = v337.Conditions
-				}
+				v339 = v337.Conditions
 			}
 			var v341 bool
 			var e342 error
@@ -4130,11 +3994,7 @@ func whenCondGadgetC19(self, oldSelf *Gadget) (bool, error) {
 		if !(self.Status != nil) {
 			e360 = immutable.NoSuchKey("status")
 		} else {
-			if self.Status == nil {
-				e360 = immutable.ErrNull
-			} else {
-				v359 = self.Status
-			}
+			v359 = self.Status
 		}
 		var v361 bool
 		var e362 error
@@ -4154,11 +4014,7 @@ func whenCondGadgetC19(self, oldSelf *Gadget) (bool, error) {
 			if !(self.Status != nil) {
 				e364 = immutable.NoSuchKey("status")
 			} else {
-				if self.Status == nil {
-					e364 = immutable.ErrNull
-				} else {
-					v363 = self.Status
-				}
+				v363 = self.Status
 			}
 			var v365 int64
 			var e366 error
@@ -4235,11 +4091,7 @@ func whenCondGadgetC2(self, oldSelf *Gadget) (bool, error) {
 		if !((v377.Started != nil) && !v377.Started.IsZero()) {
 			e379 = immutable.NoSuchKey("started")
 		} else {
-			if v377.Started == nil {
-				e379 = immutable.ErrNull
-			} else {
-				v378, e379 = immutable.TimeValue((*v377.Started))
-			}
+			v378, e379 = immutable.TimeValue((*v377.Started))
 		}
 		var v380 *GadgetSpec
 		{
@@ -4250,11 +4102,7 @@ func whenCondGadgetC2(self, oldSelf *Gadget) (bool, error) {
 		if !((v380.Started != nil) && !v380.Started.IsZero()) {
 			e382 = immutable.NoSuchKey("started")
 		} else {
-			if v380.Started == nil {
-				e382 = immutable.ErrNull
-			} else {
-				v381, e382 = immutable.TimeValue((*v380.Started))
-			}
+			v381, e382 = immutable.TimeValue((*v380.Started))
 		}
 		var v383 bool
 		var e384 error
@@ -4323,11 +4171,7 @@ func whenCondGadgetC20(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v393.Labels) != 0) {
 			e395 = immutable.NoSuchKey("labels")
 		} else {
-			if v393.Labels == nil {
-				e395 = immutable.ErrNull
-			} else {
-				v394 = v393.Labels
-			}
+			v394 = v393.Labels
 		}
 		var v396 string
 		var e397 error
@@ -4377,11 +4221,7 @@ func whenCondGadgetC20(self, oldSelf *Gadget) (bool, error) {
 			if !(oldSelf.Status != nil) {
 				e405 = immutable.NoSuchKey("status")
 			} else {
-				if oldSelf.Status == nil {
-					e405 = immutable.ErrNull
-				} else {
-					v404 = oldSelf.Status
-				}
+				v404 = oldSelf.Status
 			}
 			var v406 bool
 			var e407 error
@@ -4412,11 +4252,7 @@ func whenCondGadgetC20(self, oldSelf *Gadget) (bool, error) {
 					if !(oldSelf.Status != nil) {
 						e411 = immutable.NoSuchKey("status")
 					} else {
-						if oldSelf.Status == nil {
-							e411 = immutable.ErrNull
-						} else {
-							v410 = oldSelf.Status
-						}
+						v410 = oldSelf.Status
 					}
 					var v412 string
 					var e413 error
@@ -4436,11 +4272,7 @@ func whenCondGadgetC20(self, oldSelf *Gadget) (bool, error) {
 					if !(len(v414.Tags) != 0) {
 						e416 = immutable.NoSuchKey("tags")
 					} else {
-						if v414.Tags == nil {
-							e416 = immutable.ErrNull
-						} else {
-							v415 = v414.Tags
-						}
+						v415 = v414.Tags
 					}
 					var v417 bool
 					var e418 error
@@ -4507,11 +4339,7 @@ func whenCondGadgetC20(self, oldSelf *Gadget) (bool, error) {
 				if !(len(v427.Labels) != 0) {
 					e429 = immutable.NoSuchKey("labels")
 				} else {
-					if v427.Labels == nil {
-						e429 = immutable.ErrNull
-					} else {
-						v428 = v427.Labels
-					}
+					v428 = v427.Labels
 				}
 				var v430 *GadgetSpec
 				{
@@ -4522,11 +4350,7 @@ func whenCondGadgetC20(self, oldSelf *Gadget) (bool, error) {
 				if !(len(v430.Labels) != 0) {
 					e432 = immutable.NoSuchKey("labels")
 				} else {
-					if v430.Labels == nil {
-						e432 = immutable.ErrNull
-					} else {
-						v431 = v430.Labels
-					}
+					v431 = v430.Labels
 				}
 				var v433 bool
 				var e434 error
@@ -4598,11 +4422,7 @@ func whenCondGadgetC21(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v445.Items) != 0) {
 			e447 = immutable.NoSuchKey("items")
 		} else {
-			if v445.Items == nil {
-				e447 = immutable.ErrNull
-			} else {
-				v446 = v445.Items
-			}
+			v446 = v445.Items
 		}
 		var v448 bool
 		var e449 error
@@ -4753,11 +4573,7 @@ func whenCondGadgetC24(self, oldSelf *Gadget) (bool, error) {
 		if !(oldSelf.Status != nil) {
 			e476 = immutable.NoSuchKey("status")
 		} else {
-			if oldSelf.Status == nil {
-				e476 = immutable.ErrNull
-			} else {
-				v475 = oldSelf.Status
-			}
+			v475 = oldSelf.Status
 		}
 		var v477 bool
 		var e478 error
@@ -4777,11 +4593,7 @@ func whenCondGadgetC24(self, oldSelf *Gadget) (bool, error) {
 			if !(oldSelf.Status != nil) {
 				e480 = immutable.NoSuchKey("status")
 			} else {
-				if oldSelf.Status == nil {
-					e480 = immutable.ErrNull
-				} else {
-					v479 = oldSelf.Status
-				}
+				v479 = oldSelf.Status
 			}
 			var v481 bool
 			var e482 error
@@ -4918,11 +4730,7 @@ func whenCondGadgetC26(self, oldSelf *Gadget) (bool, error) {
 		if !(v504.Topology != nil) {
 			e506 = immutable.NoSuchKey("topology")
 		} else {
-			if v504.Topology == nil {
-				e506 = immutable.ErrNull
-			} else {
-				v505 = v504.Topology
-			}
+			v505 = v504.Topology
 		}
 		var v507 bool
 		var e508 error
@@ -4946,11 +4754,7 @@ func whenCondGadgetC26(self, oldSelf *Gadget) (bool, error) {
 			if !(v509.Topology != nil) {
 				e511 = immutable.NoSuchKey("topology")
 			} else {
-				if v509.Topology == nil {
-					e511 = immutable.ErrNull
-				} else {
-					v510 = v509.Topology
-				}
+				v510 = v509.Topology
 			}
 			var v512 *Inner
 			var e513 error
@@ -4959,11 +4763,7 @@ func whenCondGadgetC26(self, oldSelf *Gadget) (bool, error) {
 			} else if !(v510.Inner != nil) {
 				e513 = immutable.NoSuchKey("inner")
 			} else {
-				if v510.Inner == nil {
-					e513 = immutable.ErrNull
-				} else {
-					v512 = v510.Inner
-				}
+				v512 = v510.Inner
 			}
 			var v514 bool
 			var e515 error
@@ -5038,11 +4838,7 @@ func whenCondGadgetC27(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v526.Items) != 0) {
 			e528 = immutable.NoSuchKey("items")
 		} else {
-			if v526.Items == nil {
-				e528 = immutable.ErrNull
-			} else {
-				v527 = v526.Items
-			}
+			v527 = v526.Items
 		}
 		var v529 int64
 		var e530 error
@@ -5110,11 +4906,7 @@ func whenCondGadgetC28(self, oldSelf *Gadget) (bool, error) {
 		if !(oldSelf.Status != nil) {
 			e541 = immutable.NoSuchKey("status")
 		} else {
-			if oldSelf.Status == nil {
-				e541 = immutable.ErrNull
-			} else {
-				v540 = oldSelf.Status
-			}
+			v540 = oldSelf.Status
 		}
 		var v542 bool
 		var e543 error
@@ -5134,11 +4926,7 @@ func whenCondGadgetC28(self, oldSelf *Gadget) (bool, error) {
 			if !(oldSelf.Status != nil) {
 				e545 = immutable.NoSuchKey("status")
 			} else {
-				if oldSelf.Status == nil {
-					e545 = immutable.ErrNull
-				} else {
-					v544 = oldSelf.Status
-				}
+				v544 = oldSelf.Status
 			}
 			var v546 int64
 			var e547 error
@@ -5224,11 +5012,7 @@ func whenCondGadgetC29(self, oldSelf *Gadget) (bool, error) {
 		if !(v559.Topology != nil) {
 			e561 = immutable.NoSuchKey("topology")
 		} else {
-			if v559.Topology == nil {
-				e561 = immutable.ErrNull
-			} else {
-				v560 = v559.Topology
-			}
+			v560 = v559.Topology
 		}
 		var v562 bool
 		var e563 error
@@ -5252,11 +5036,7 @@ func whenCondGadgetC29(self, oldSelf *Gadget) (bool, error) {
 			if !(v564.Topology != nil) {
 				e566 = immutable.NoSuchKey("topology")
 			} else {
-				if v564.Topology == nil {
-					e566 = immutable.ErrNull
-				} else {
-					v565 = v564.Topology
-				}
+				v565 = v564.Topology
 			}
 			var v567 *Inner
 			var e568 error
@@ -5265,11 +5045,7 @@ func whenCondGadgetC29(self, oldSelf *Gadget) (bool, error) {
 			} else if !(v565.Inner != nil) {
 				e568 = immutable.NoSuchKey("inner")
 			} else {
-				if v565.Inner == nil {
-					e568 = immutable.ErrNull
-				} else {
-					v567 = v565.Inner
-				}
+				v567 = v565.Inner
 			}
 			var v569 bool
 			var e570 error
@@ -5293,11 +5069,7 @@ func whenCondGadgetC29(self, oldSelf *Gadget) (bool, error) {
 				if !(v571.Topology != nil) {
 					e573 = immutable.NoSuchKey("topology")
 				} else {
-					if v571.Topology == nil {
-						e573 = immutable.ErrNull
-					} else {
-						v572 = v571.Topology
-					}
+					v572 = v571.Topology
 				}
 				var v574 *Inner
 				var e575 error
@@ -5306,11 +5078,7 @@ func whenCondGadgetC29(self, oldSelf *Gadget) (bool, error) {
 				} else if !(v572.Inner != nil) {
 					e575 = immutable.NoSuchKey("inner")
 				} else {
-					if v572.Inner == nil {
-						e575 = immutable.ErrNull
-					} else {
-						v574 = v572.Inner
-					}
+					v574 = v572.Inner
 				}
 				var v576 string
 				var e577 error
@@ -5477,11 +5245,7 @@ func whenCondGadgetC30(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v605.Items) != 0) {
 			e607 = immutable.NoSuchKey("items")
 		} else {
-			if v605.Items == nil {
-				e607 = immutable.ErrNull
-			} else {
-				v606 = v605.Items
-			}
+			v606 = v605.Items
 		}
 		var v608 int64
 		var e609 error
@@ -5548,11 +5312,7 @@ func whenCondGadgetC30(self, oldSelf *Gadget) (bool, error) {
 				if !(len(v618.Tags) != 0) {
 					e620 = immutable.NoSuchKey("tags")
 				} else {
-					if v618.Tags == nil {
-						e620 = immutable.ErrNull
-					} else {
-						v619 = v618.Tags
-					}
+					v619 = v618.Tags
 				}
 				var v621 int64
 				var e622 error
@@ -5570,11 +5330,7 @@ func whenCondGadgetC30(self, oldSelf *Gadget) (bool, error) {
 				if !(len(v623.Items) != 0) {
 					e625 = immutable.NoSuchKey("items")
 				} else {
-					if v623.Items == nil {
-						e625 = immutable.ErrNull
-					} else {
-						v624 = v623.Items
-					}
+					v624 = v623.Items
 				}
 				var v626 bool
 				var e627 error
@@ -5629,11 +5385,7 @@ func whenCondGadgetC30(self, oldSelf *Gadget) (bool, error) {
 			if !(len(v634.Items) != 0) {
 				e636 = immutable.NoSuchKey("items")
 			} else {
-				if v634.Items == nil {
-					e636 = immutable.ErrNull
-				} else {
-					v635 = v634.Items
-				}
+				v635 = v634.Items
 			}
 			var v637 bool
 			var e638 error
@@ -5676,11 +5428,7 @@ func whenCondGadgetC30(self, oldSelf *Gadget) (bool, error) {
 							if !(len(v648.Items) != 0) {
 								e650 = immutable.NoSuchKey("items")
 							} else {
-								if v648.Items == nil {
-									e650 = immutable.ErrNull
-								} else {
-									v649 = v648.Items
-								}
+								v649 = v648.Items
 							}
 							var v651 int64
 							var e652 error
@@ -5790,11 +5538,7 @@ func whenCondGadgetC31(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v665.Items) != 0) {
 			e667 = immutable.NoSuchKey("items")
 		} else {
-			if v665.Items == nil {
-				e667 = immutable.ErrNull
-			} else {
-				v666 = v665.Items
-			}
+			v666 = v665.Items
 		}
 		var v668 int64
 		var e669 error
@@ -5864,11 +5608,7 @@ func whenCondGadgetC32(self, oldSelf *Gadget) (bool, error) {
 		if !(self.Status != nil) {
 			e682 = immutable.NoSuchKey("status")
 		} else {
-			if self.Status == nil {
-				e682 = immutable.ErrNull
-			} else {
-				v681 = self.Status
-			}
+			v681 = self.Status
 		}
 		var v683 bool
 		var e684 error
@@ -5899,11 +5639,7 @@ func whenCondGadgetC32(self, oldSelf *Gadget) (bool, error) {
 				if !(self.Status != nil) {
 					e688 = immutable.NoSuchKey("status")
 				} else {
-					if self.Status == nil {
-						e688 = immutable.ErrNull
-					} else {
-						v687 = self.Status
-					}
+					v687 = self.Status
 				}
 				var v689 int64
 				var e690 error
@@ -5923,11 +5659,7 @@ func whenCondGadgetC32(self, oldSelf *Gadget) (bool, error) {
 				if !(len(v691.Items) != 0) {
 					e693 = immutable.NoSuchKey("items")
 				} else {
-					if v691.Items == nil {
-						e693 = immutable.ErrNull
-					} else {
-						v692 = v691.Items
-					}
+					v692 = v691.Items
 				}
 				var v694 bool
 				var e695 error
@@ -6059,11 +5791,7 @@ func whenCondGadgetC33(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v717.Labels) != 0) {
 			e719 = immutable.NoSuchKey("labels")
 		} else {
-			if v717.Labels == nil {
-				e719 = immutable.ErrNull
-			} else {
-				v718 = v717.Labels
-			}
+			v718 = v717.Labels
 		}
 		var v720 string
 		var e721 error
@@ -6139,11 +5867,7 @@ func whenCondGadgetC33(self, oldSelf *Gadget) (bool, error) {
 			if !(v733.Topology != nil) {
 				e735 = immutable.NoSuchKey("topology")
 			} else {
-				if v733.Topology == nil {
-					e735 = immutable.ErrNull
-				} else {
-					v734 = v733.Topology
-				}
+				v734 = v733.Topology
 			}
 			var v736 bool
 			var e737 error
@@ -6167,11 +5891,7 @@ func whenCondGadgetC33(self, oldSelf *Gadget) (bool, error) {
 				if !(v738.Topology != nil) {
 					e740 = immutable.NoSuchKey("topology")
 				} else {
-					if v738.Topology == nil {
-						e740 = immutable.ErrNull
-					} else {
-						v739 = v738.Topology
-					}
+					v739 = v738.Topology
 				}
 				var v741 *Inner
 				var e742 error
@@ -6180,11 +5900,7 @@ func whenCondGadgetC33(self, oldSelf *Gadget) (bool, error) {
 				} else if !(v739.Inner != nil) {
 					e742 = immutable.NoSuchKey("inner")
 				} else {
-					if v739.Inner == nil {
-						e742 = immutable.ErrNull
-					} else {
-						v741 = v739.Inner
-					}
+					v741 = v739.Inner
 				}
 				var v743 bool
 				var e744 error
@@ -6208,11 +5924,7 @@ func whenCondGadgetC33(self, oldSelf *Gadget) (bool, error) {
 					if !(v745.Topology != nil) {
 						e747 = immutable.NoSuchKey("topology")
 					} else {
-						if v745.Topology == nil {
-							e747 = immutable.ErrNull
-						} else {
-							v746 = v745.Topology
-						}
+						v746 = v745.Topology
 					}
 					var v748 *Inner
 					var e749 error
@@ -6221,11 +5933,7 @@ func whenCondGadgetC33(self, oldSelf *Gadget) (bool, error) {
 					} else if !(v746.Inner != nil) {
 						e749 = immutable.NoSuchKey("inner")
 					} else {
-						if v746.Inner == nil {
-							e749 = immutable.ErrNull
-						} else {
-							v748 = v746.Inner
-						}
+						v748 = v746.Inner
 					}
 					var v750 string
 					var e751 error
@@ -6339,11 +6047,7 @@ func whenCondGadgetC35(self, oldSelf *Gadget) (bool, error) {
 		if !(v769.Suspend != nil) {
 			e771 = immutable.NoSuchKey("suspend")
 		} else {
-			if v769.Suspend == nil {
-				e771 = immutable.ErrNull
-			} else {
-				v770 = bool((*v769.Suspend))
-			}
+			v770 = bool((*v769.Suspend))
 		}
 		if e771 == nil && !v770 {
 			v765, e766 = false, nil
@@ -6405,11 +6109,7 @@ func whenCondGadgetC36(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v782.Items) != 0) {
 			e784 = immutable.NoSuchKey("items")
 		} else {
-			if v782.Items == nil {
-				e784 = immutable.ErrNull
-			} else {
-				v783 = v782.Items
-			}
+			v783 = v782.Items
 		}
 		var v785 int64
 		var e786 error
@@ -6559,11 +6259,7 @@ func whenCondGadgetC38(self, oldSelf *Gadget) (bool, error) {
 		if !(self.Status != nil) {
 			e812 = immutable.NoSuchKey("status")
 		} else {
-			if self.Status == nil {
-				e812 = immutable.ErrNull
-			} else {
-				v811 = self.Status
-			}
+			v811 = self.Status
 		}
 		var v813 bool
 		var e814 error
@@ -6692,11 +6388,7 @@ func whenCondGadgetC4(self, oldSelf *Gadget) (bool, error) {
 		if !(v835.Topology != nil) {
 			e837 = immutable.NoSuchKey("topology")
 		} else {
-			if v835.Topology == nil {
-				e837 = immutable.ErrNull
-			} else {
-				v836 = v835.Topology
-			}
+			v836 = v835.Topology
 		}
 		var v838 bool
 		var e839 error
@@ -6720,11 +6412,7 @@ func whenCondGadgetC4(self, oldSelf *Gadget) (bool, error) {
 			if !(v840.Topology != nil) {
 				e842 = immutable.NoSuchKey("topology")
 			} else {
-				if v840.Topology == nil {
-					e842 = immutable.ErrNull
-				} else {
-					v841 = v840.Topology
-				}
+				v841 = v840.Topology
 			}
 			var v843 *Inner
 			var e844 error
@@ -6733,11 +6421,7 @@ func whenCondGadgetC4(self, oldSelf *Gadget) (bool, error) {
 			} else if !(v841.Inner != nil) {
 				e844 = immutable.NoSuchKey("inner")
 			} else {
-				if v841.Inner == nil {
-					e844 = immutable.ErrNull
-				} else {
-					v843 = v841.Inner
-				}
+				v843 = v841.Inner
 			}
 			var v845 bool
 			var e846 error
@@ -6761,11 +6445,7 @@ func whenCondGadgetC4(self, oldSelf *Gadget) (bool, error) {
 				if !(v847.Topology != nil) {
 					e849 = immutable.NoSuchKey("topology")
 				} else {
-					if v847.Topology == nil {
-						e849 = immutable.ErrNull
-					} else {
-						v848 = v847.Topology
-					}
+					v848 = v847.Topology
 				}
 				var v850 *Inner
 				var e851 error
@@ -6774,11 +6454,7 @@ func whenCondGadgetC4(self, oldSelf *Gadget) (bool, error) {
 				} else if !(v848.Inner != nil) {
 					e851 = immutable.NoSuchKey("inner")
 				} else {
-					if v848.Inner == nil {
-						e851 = immutable.ErrNull
-					} else {
-						v850 = v848.Inner
-					}
+					v850 = v848.Inner
 				}
 				var v852 string
 				var e853 error
@@ -6867,11 +6543,7 @@ func whenCondGadgetC40(self, oldSelf *Gadget) (bool, error) {
 			if !(len(v866.Tags) != 0) {
 				e868 = immutable.NoSuchKey("tags")
 			} else {
-				if v866.Tags == nil {
-					e868 = immutable.ErrNull
-				} else {
-					v867 = v866.Tags
-				}
+				v867 = v866.Tags
 			}
 			var v869 *GadgetSpec
 			{
@@ -6882,11 +6554,7 @@ func whenCondGadgetC40(self, oldSelf *Gadget) (bool, error) {
 			if !(len(v869.Tags) != 0) {
 				e871 = immutable.NoSuchKey("tags")
 			} else {
-				if v869.Tags == nil {
-					e871 = immutable.ErrNull
-				} else {
-					v870 = v869.Tags
-				}
+				v870 = v869.Tags
 			}
 			var v872 bool
 			var e873 error
@@ -6956,11 +6624,7 @@ func whenCondGadgetC41(self, oldSelf *Gadget) (bool, error) {
 		if !(v882.Suspend != nil) {
 			e884 = immutable.NoSuchKey("suspend")
 		} else {
-			if v882.Suspend == nil {
-				e884 = immutable.ErrNull
-			} else {
-				v883 = bool((*v882.Suspend))
-			}
+			v883 = bool((*v882.Suspend))
 		}
 		if e884 == nil && !v883 {
 			v878, e879 = false, nil
@@ -7042,11 +6706,7 @@ func whenCondGadgetC43(self, oldSelf *Gadget) (bool, error) {
 		if !(self.Status != nil) {
 			e899 = immutable.NoSuchKey("status")
 		} else {
-			if self.Status == nil {
-				e899 = immutable.ErrNull
-			} else {
-				v898 = self.Status
-			}
+			v898 = self.Status
 		}
 		var v900 bool
 		var e901 error
@@ -7081,11 +6741,7 @@ func whenCondGadgetC43(self, oldSelf *Gadget) (bool, error) {
 				if !(v904.Topology != nil) {
 					e906 = immutable.NoSuchKey("topology")
 				} else {
-					if v904.Topology == nil {
-						e906 = immutable.ErrNull
-					} else {
-						v905 = v904.Topology
-					}
+					v905 = v904.Topology
 				}
 				var v907 bool
 				var e908 error
@@ -7109,11 +6765,7 @@ func whenCondGadgetC43(self, oldSelf *Gadget) (bool, error) {
 					if !(v909.Topology != nil) {
 						e911 = immutable.NoSuchKey("topology")
 					} else {
-						if v909.Topology == nil {
-							e911 = immutable.ErrNull
-						} else {
-							v910 = v909.Topology
-						}
+						v910 = v909.Topology
 					}
 					var v912 *Inner
 					var e913 error
@@ -7122,11 +6774,7 @@ func whenCondGadgetC43(self, oldSelf *Gadget) (bool, error) {
 					} else if !(v910.Inner != nil) {
 						e913 = immutable.NoSuchKey("inner")
 					} else {
-						if v910.Inner == nil {
-							e913 = immutable.ErrNull
-						} else {
-							v912 = v910.Inner
-						}
+						v912 = v910.Inner
 					}
 					var v914 bool
 					var e915 error
@@ -7146,11 +6794,7 @@ func whenCondGadgetC43(self, oldSelf *Gadget) (bool, error) {
 						if !(self.Status != nil) {
 							e917 = immutable.NoSuchKey("status")
 						} else {
-							if self.Status == nil {
-								e917 = immutable.ErrNull
-							} else {
-								v916 = self.Status
-							}
+							v916 = self.Status
 						}
 						var v918 int64
 						var e919 error
@@ -7170,11 +6814,7 @@ func whenCondGadgetC43(self, oldSelf *Gadget) (bool, error) {
 						if !(v920.Topology != nil) {
 							e922 = immutable.NoSuchKey("topology")
 						} else {
-							if v920.Topology == nil {
-								e922 = immutable.ErrNull
-							} else {
-								v921 = v920.Topology
-							}
+							v921 = v920.Topology
 						}
 						var v923 *Inner
 						var e924 error
@@ -7183,11 +6823,7 @@ func whenCondGadgetC43(self, oldSelf *Gadget) (bool, error) {
 						} else if !(v921.Inner != nil) {
 							e924 = immutable.NoSuchKey("inner")
 						} else {
-							if v921.Inner == nil {
-								e924 = immutable.ErrNull
-							} else {
-								v923 = v921.Inner
-							}
+							v923 = v921.Inner
 						}
 						var v925 int64
 						var e926 error
@@ -7280,11 +6916,7 @@ func whenCondGadgetC44(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v940.Labels) != 0) {
 			e942 = immutable.NoSuchKey("labels")
 		} else {
-			if v940.Labels == nil {
-				e942 = immutable.ErrNull
-			} else {
-				v941 = v940.Labels
-			}
+			v941 = v940.Labels
 		}
 		var v943 string
 		var e944 error
@@ -7408,11 +7040,7 @@ func whenCondGadgetC44(self, oldSelf *Gadget) (bool, error) {
 			if !(len(v967.Items) != 0) {
 				e969 = immutable.NoSuchKey("items")
 			} else {
-				if v967.Items == nil {
-					e969 = immutable.ErrNull
-				} else {
-					v968 = v967.Items
-				}
+				v968 = v967.Items
 			}
 			var v970 int64
 			var e971 error
@@ -7576,11 +7204,7 @@ func whenCondGadgetC45(self, oldSelf *Gadget) (bool, error) {
 			if !(len(v1000.Labels) != 0) {
 				e1002 = immutable.NoSuchKey("labels")
 			} else {
-				if v1000.Labels == nil {
-					e1002 = immutable.ErrNull
-				} else {
-					v1001 = v1000.Labels
-				}
+				v1001 = v1000.Labels
 			}
 			var v1003 bool
 			var e1004 error
@@ -7608,11 +7232,7 @@ func whenCondGadgetC45(self, oldSelf *Gadget) (bool, error) {
 						if !(len(v1009.Labels) != 0) {
 							e1011 = immutable.NoSuchKey("labels")
 						} else {
-							if v1009.Labels == nil {
-								e1011 = immutable.ErrNull
-							} else {
-								v1010 = v1009.Labels
-							}
+							v1010 = v1009.Labels
 						}
 						var v1012 string
 						var e1013 error
@@ -7722,11 +7342,7 @@ func whenCondGadgetC46(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v1025.Items) != 0) {
 			e1027 = immutable.NoSuchKey("items")
 		} else {
-			if v1025.Items == nil {
-				e1027 = immutable.ErrNull
-			} else {
-				v1026 = v1025.Items
-			}
+			v1026 = v1025.Items
 		}
 		var v1028 int64
 		var e1029 error
@@ -7802,11 +7418,7 @@ func whenCondGadgetC47(self, oldSelf *Gadget) (bool, error) {
 		if !(v1040.Suspend != nil) {
 			e1042 = immutable.NoSuchKey("suspend")
 		} else {
-			if v1040.Suspend == nil {
-				e1042 = immutable.ErrNull
-			} else {
-				v1041 = bool((*v1040.Suspend))
-			}
+			v1041 = bool((*v1040.Suspend))
 		}
 		if e1042 == nil && !v1041 {
 			v1036, e1037 = false, nil
@@ -7866,11 +7478,7 @@ func whenCondGadgetC48(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v1051.Tags) != 0) {
 			e1053 = immutable.NoSuchKey("tags")
 		} else {
-			if v1051.Tags == nil {
-				e1053 = immutable.ErrNull
-			} else {
-				v1052 = v1051.Tags
-			}
+			v1052 = v1051.Tags
 		}
 		var v1054 bool
 		var e1055 error
@@ -8033,11 +7641,7 @@ func whenCondGadgetC5(self, oldSelf *Gadget) (bool, error) {
 			if !((v1084.Started != nil) && !v1084.Started.IsZero()) {
 				e1086 = immutable.NoSuchKey("started")
 			} else {
-				if v1084.Started == nil {
-					e1086 = immutable.ErrNull
-				} else {
-					v1085, e1086 = immutable.TimeValue((*v1084.Started))
-				}
+				v1085, e1086 = immutable.TimeValue((*v1084.Started))
 			}
 			var v1087 bool
 			var e1088 error
@@ -8107,11 +7711,7 @@ func whenCondGadgetC50(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v1097.Tags) != 0) {
 			e1099 = immutable.NoSuchKey("tags")
 		} else {
-			if v1097.Tags == nil {
-				e1099 = immutable.ErrNull
-			} else {
-				v1098 = v1097.Tags
-			}
+			v1098 = v1097.Tags
 		}
 		var v1100 bool
 		var e1101 error
@@ -8208,11 +7808,7 @@ func whenCondGadgetC51(self, oldSelf *Gadget) (bool, error) {
 			if !(len(v1117.Tags) != 0) {
 				e1119 = immutable.NoSuchKey("tags")
 			} else {
-				if v1117.Tags == nil {
-					e1119 = immutable.ErrNull
-				} else {
-					v1118 = v1117.Tags
-				}
+				v1118 = v1117.Tags
 			}
 			var v1120 bool
 			var e1121 error
@@ -8282,11 +7878,7 @@ func whenCondGadgetC52(self, oldSelf *Gadget) (bool, error) {
 		if !(self.Status != nil) {
 			e1132 = immutable.NoSuchKey("status")
 		} else {
-			if self.Status == nil {
-				e1132 = immutable.ErrNull
-			} else {
-				v1131 = self.Status
-			}
+			v1131 = self.Status
 		}
 		var v1133 bool
 		var e1134 error
@@ -8345,11 +7937,7 @@ func whenCondGadgetC52(self, oldSelf *Gadget) (bool, error) {
 					if !(len(v1144.Labels) != 0) {
 						e1146 = immutable.NoSuchKey("labels")
 					} else {
-						if v1144.Labels == nil {
-							e1146 = immutable.ErrNull
-						} else {
-							v1145 = v1144.Labels
-						}
+						v1145 = v1144.Labels
 					}
 					var v1147 bool
 					var e1148 error
@@ -8389,11 +7977,7 @@ func whenCondGadgetC52(self, oldSelf *Gadget) (bool, error) {
 			if !(self.Status != nil) {
 				e1153 = immutable.NoSuchKey("status")
 			} else {
-				if self.Status == nil {
-					e1153 = immutable.ErrNull
-				} else {
-					v1152 = self.Status
-				}
+				v1152 = self.Status
 			}
 			var v1154 int64
 			var e1155 error
@@ -8484,11 +8068,7 @@ func whenCondGadgetC53(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v1169.Items) != 0) {
 			e1171 = immutable.NoSuchKey("items")
 		} else {
-			if v1169.Items == nil {
-				e1171 = immutable.ErrNull
-			} else {
-				v1170 = v1169.Items
-			}
+			v1170 = v1169.Items
 		}
 		var v1172 bool
 		var e1173 error
@@ -8572,11 +8152,7 @@ func whenCondGadgetC54(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v1185.Counts) != 0) {
 			e1187 = immutable.NoSuchKey("counts")
 		} else {
-			if v1185.Counts == nil {
-				e1187 = immutable.ErrNull
-			} else {
-				v1186 = v1185.Counts
-			}
+			v1186 = v1185.Counts
 		}
 		var v1188 int64
 		var e1189 error
@@ -8654,11 +8230,7 @@ func whenCondGadgetC55(self, oldSelf *Gadget) (bool, error) {
 		if !(v1201.Suspend != nil) {
 			e1203 = immutable.NoSuchKey("suspend")
 		} else {
-			if v1201.Suspend == nil {
-				e1203 = immutable.ErrNull
-			} else {
-				v1202 = bool((*v1201.Suspend))
-			}
+			v1202 = bool((*v1201.Suspend))
 		}
 		if e1203 == nil && !v1202 {
 			v1197, e1198 = false, nil
@@ -8738,11 +8310,7 @@ func whenCondGadgetC56(self, oldSelf *Gadget) (bool, error) {
 			if !(len(v1218.Labels) != 0) {
 				e1220 = immutable.NoSuchKey("labels")
 			} else {
-				if v1218.Labels == nil {
-					e1220 = immutable.ErrNull
-				} else {
-					v1219 = v1218.Labels
-				}
+				v1219 = v1218.Labels
 			}
 			var v1221 int64
 			var e1222 error
@@ -8857,11 +8425,7 @@ func whenCondGadgetC58(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v1239.Tags) != 0) {
 			e1241 = immutable.NoSuchKey("tags")
 		} else {
-			if v1239.Tags == nil {
-				e1241 = immutable.ErrNull
-			} else {
-				v1240 = v1239.Tags
-			}
+			v1240 = v1239.Tags
 		}
 		var v1242 bool
 		var e1243 error
@@ -8906,11 +8470,7 @@ func whenCondGadgetC58(self, oldSelf *Gadget) (bool, error) {
 				if !(v1250.Suspend != nil) {
 					e1252 = immutable.NoSuchKey("suspend")
 				} else {
-					if v1250.Suspend == nil {
-						e1252 = immutable.ErrNull
-					} else {
-						v1251 = bool((*v1250.Suspend))
-					}
+					v1251 = bool((*v1250.Suspend))
 				}
 				if e1252 == nil && !v1251 {
 					v1246, e1247 = false, nil
@@ -8932,11 +8492,7 @@ func whenCondGadgetC58(self, oldSelf *Gadget) (bool, error) {
 						if !(oldSelf.Status != nil) {
 							e1257 = immutable.NoSuchKey("status")
 						} else {
-							if oldSelf.Status == nil {
-								e1257 = immutable.ErrNull
-							} else {
-								v1256 = oldSelf.Status
-							}
+							v1256 = oldSelf.Status
 						}
 						var v1258 bool
 						var e1259 error
@@ -8967,11 +8523,7 @@ func whenCondGadgetC58(self, oldSelf *Gadget) (bool, error) {
 								if !(oldSelf.Status != nil) {
 									e1263 = immutable.NoSuchKey("status")
 								} else {
-									if oldSelf.Status == nil {
-										e1263 = immutable.ErrNull
-									} else {
-										v1262 = oldSelf.Status
-									}
+									v1262 = oldSelf.Status
 								}
 								var v1264 string
 								var e1265 error
@@ -8991,11 +8543,7 @@ func whenCondGadgetC58(self, oldSelf *Gadget) (bool, error) {
 								if !(len(v1266.Labels) != 0) {
 									e1268 = immutable.NoSuchKey("labels")
 								} else {
-									if v1266.Labels == nil {
-										e1268 = immutable.ErrNull
-									} else {
-										v1267 = v1266.Labels
-									}
+									v1267 = v1266.Labels
 								}
 								var v1269 bool
 								var e1270 error
@@ -9102,11 +8650,7 @@ func whenCondGadgetC59(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v1281.Tags) != 0) {
 			e1283 = immutable.NoSuchKey("tags")
 		} else {
-			if v1281.Tags == nil {
-				e1283 = immutable.ErrNull
-			} else {
-				v1282 = v1281.Tags
-			}
+			v1282 = v1281.Tags
 		}
 		var v1284 bool
 		var e1285 error
@@ -9194,11 +8738,7 @@ func whenCondGadgetC6(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v1301.Labels) != 0) {
 			e1303 = immutable.NoSuchKey("labels")
 		} else {
-			if v1301.Labels == nil {
-				e1303 = immutable.ErrNull
-			} else {
-				v1302 = v1301.Labels
-			}
+			v1302 = v1301.Labels
 		}
 		var v1304 bool
 		var e1305 error
@@ -9249,11 +8789,7 @@ func whenCondGadgetC6(self, oldSelf *Gadget) (bool, error) {
 			if !(len(v1311.Ports) != 0) {
 				e1313 = immutable.NoSuchKey("ports")
 			} else {
-				if v1311.Ports == nil {
-					e1313 = immutable.ErrNull
-				} else {
-					v1312 = v1311.Ports
-				}
+				v1312 = v1311.Ports
 			}
 			var v1314 bool
 			var e1315 error
@@ -9292,11 +8828,7 @@ func whenCondGadgetC6(self, oldSelf *Gadget) (bool, error) {
 							if !(v1317.Port != nil) {
 								e1326 = immutable.NoSuchKey("port")
 							} else {
-								if v1317.Port == nil {
-									e1326 = immutable.ErrNull
-								} else {
-									v1325 = int64((*v1317.Port))
-								}
+								v1325 = int64((*v1317.Port))
 							}
 							var v1327 bool
 							var e1328 error
@@ -9417,11 +8949,7 @@ func whenCondGadgetC60(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v1339.Tags) != 0) {
 			e1341 = immutable.NoSuchKey("tags")
 		} else {
-			if v1339.Tags == nil {
-				e1341 = immutable.ErrNull
-			} else {
-				v1340 = v1339.Tags
-			}
+			v1340 = v1339.Tags
 		}
 		var v1342 bool
 		var e1343 error
@@ -9554,11 +9082,7 @@ func whenCondGadgetC61(self, oldSelf *Gadget) (bool, error) {
 			if !(v1365.Topology != nil) {
 				e1367 = immutable.NoSuchKey("topology")
 			} else {
-				if v1365.Topology == nil {
-					e1367 = immutable.ErrNull
-				} else {
-					v1366 = v1365.Topology
-				}
+				v1366 = v1365.Topology
 			}
 			var v1368 bool
 			var e1369 error
@@ -9582,11 +9106,7 @@ func whenCondGadgetC61(self, oldSelf *Gadget) (bool, error) {
 				if !(v1370.Topology != nil) {
 					e1372 = immutable.NoSuchKey("topology")
 				} else {
-					if v1370.Topology == nil {
-						e1372 = immutable.ErrNull
-					} else {
-						v1371 = v1370.Topology
-					}
+					v1371 = v1370.Topology
 				}
 				var v1373 *Inner
 				var e1374 error
@@ -9595,11 +9115,7 @@ func whenCondGadgetC61(self, oldSelf *Gadget) (bool, error) {
 				} else if !(v1371.Inner != nil) {
 					e1374 = immutable.NoSuchKey("inner")
 				} else {
-					if v1371.Inner == nil {
-						e1374 = immutable.ErrNull
-					} else {
-						v1373 = v1371.Inner
-					}
+					v1373 = v1371.Inner
 				}
 				var v1375 bool
 				var e1376 error
@@ -9623,11 +9139,7 @@ func whenCondGadgetC61(self, oldSelf *Gadget) (bool, error) {
 					if !(v1377.Topology != nil) {
 						e1379 = immutable.NoSuchKey("topology")
 					} else {
-						if v1377.Topology == nil {
-							e1379 = immutable.ErrNull
-						} else {
-							v1378 = v1377.Topology
-						}
+						v1378 = v1377.Topology
 					}
 					var v1380 *Inner
 					var e1381 error
@@ -9636,11 +9148,7 @@ func whenCondGadgetC61(self, oldSelf *Gadget) (bool, error) {
 					} else if !(v1378.Inner != nil) {
 						e1381 = immutable.NoSuchKey("inner")
 					} else {
-						if v1378.Inner == nil {
-							e1381 = immutable.ErrNull
-						} else {
-							v1380 = v1378.Inner
-						}
+						v1380 = v1378.Inner
 					}
 					var v1382 string
 					var e1383 error
@@ -9854,11 +9362,7 @@ func whenCondGadgetC64(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v1424.Items) != 0) {
 			e1426 = immutable.NoSuchKey("items")
 		} else {
-			if v1424.Items == nil {
-				e1426 = immutable.ErrNull
-			} else {
-				v1425 = v1424.Items
-			}
+			v1425 = v1424.Items
 		}
 		var v1427 bool
 		var e1428 error
@@ -10021,11 +9525,7 @@ func whenCondGadgetC67(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v1459.Tags) != 0) {
 			e1461 = immutable.NoSuchKey("tags")
 		} else {
-			if v1459.Tags == nil {
-				e1461 = immutable.ErrNull
-			} else {
-				v1460 = v1459.Tags
-			}
+			v1460 = v1459.Tags
 		}
 		var v1462 bool
 		var e1463 error
@@ -10085,11 +9585,7 @@ func whenCondGadgetC67(self, oldSelf *Gadget) (bool, error) {
 			if !(oldSelf.Status != nil) {
 				e1472 = immutable.NoSuchKey("status")
 			} else {
-				if oldSelf.Status == nil {
-					e1472 = immutable.ErrNull
-				} else {
-					v1471 = oldSelf.Status
-				}
+				v1471 = oldSelf.Status
 			}
 			var v1473 bool
 			var e1474 error
@@ -10116,11 +9612,7 @@ func whenCondGadgetC67(self, oldSelf *Gadget) (bool, error) {
 					if !(oldSelf.Status != nil) {
 						e1477 = immutable.NoSuchKey("status")
 					} else {
-						if oldSelf.Status == nil {
-							e1477 = immutable.ErrNull
-						} else {
-							v1476 = oldSelf.Status
-						}
+						v1476 = oldSelf.Status
 					}
 					var v1478 bool
 					var e1479 error
@@ -10140,11 +9632,7 @@ func whenCondGadgetC67(self, oldSelf *Gadget) (bool, error) {
 						if !(oldSelf.Status != nil) {
 							e1481 = immutable.NoSuchKey("status")
 						} else {
-							if oldSelf.Status == nil {
-								e1481 = immutable.ErrNull
-							} else {
-								v1480 = oldSelf.Status
-							}
+							v1480 = oldSelf.Status
 						}
 						var v1482 string
 						var e1483 error
@@ -10160,11 +9648,7 @@ func whenCondGadgetC67(self, oldSelf *Gadget) (bool, error) {
 						if !(oldSelf.Status != nil) {
 							e1485 = immutable.NoSuchKey("status")
 						} else {
-							if oldSelf.Status == nil {
-								e1485 = immutable.ErrNull
-							} else {
-								v1484 = oldSelf.Status
-							}
+							v1484 = oldSelf.Status
 						}
 						var v1486 string
 						var e1487 error
@@ -10248,11 +9732,7 @@ func whenCondGadgetC68(self, oldSelf *Gadget) (bool, error) {
 		if !(oldSelf.Status != nil) {
 			e1498 = immutable.NoSuchKey("status")
 		} else {
-			if oldSelf.Status == nil {
-				e1498 = immutable.ErrNull
-			} else {
-				v1497 = oldSelf.Status
-			}
+			v1497 = oldSelf.Status
 		}
 		var v1499 bool
 		var e1500 error
@@ -10272,11 +9752,7 @@ func whenCondGadgetC68(self, oldSelf *Gadget) (bool, error) {
 			if !(oldSelf.Status != nil) {
 				e1502 = immutable.NoSuchKey("status")
 			} else {
-				if oldSelf.Status == nil {
-					e1502 = immutable.ErrNull
-				} else {
-					v1501 = oldSelf.Status
-				}
+				v1501 = oldSelf.Status
 			}
 			var v1503 bool
 			var e1504 error
@@ -10355,11 +9831,7 @@ func whenCondGadgetC69(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v1514.Labels) != 0) {
 			e1516 = immutable.NoSuchKey("labels")
 		} else {
-			if v1514.Labels == nil {
-				e1516 = immutable.ErrNull
-			} else {
-				v1515 = v1514.Labels
-			}
+			v1515 = v1514.Labels
 		}
 		var v1517 string
 		var e1518 error
@@ -10424,11 +9896,7 @@ func whenCondGadgetC69(self, oldSelf *Gadget) (bool, error) {
 			if !(v1528.Topology != nil) {
 				e1530 = immutable.NoSuchKey("topology")
 			} else {
-				if v1528.Topology == nil {
-					e1530 = immutable.ErrNull
-				} else {
-					v1529 = v1528.Topology
-				}
+				v1529 = v1528.Topology
 			}
 			var v1531 bool
 			var e1532 error
@@ -10452,11 +9920,7 @@ func whenCondGadgetC69(self, oldSelf *Gadget) (bool, error) {
 				if !(v1533.Topology != nil) {
 					e1535 = immutable.NoSuchKey("topology")
 				} else {
-					if v1533.Topology == nil {
-						e1535 = immutable.ErrNull
-					} else {
-						v1534 = v1533.Topology
-					}
+					v1534 = v1533.Topology
 				}
 				var v1536 *Inner
 				var e1537 error
@@ -10465,11 +9929,7 @@ func whenCondGadgetC69(self, oldSelf *Gadget) (bool, error) {
 				} else if !(v1534.Inner != nil) {
 					e1537 = immutable.NoSuchKey("inner")
 				} else {
-					if v1534.Inner == nil {
-						e1537 = immutable.ErrNull
-					} else {
-						v1536 = v1534.Inner
-					}
+					v1536 = v1534.Inner
 				}
 				var v1538 bool
 				var e1539 error
@@ -10504,11 +9964,7 @@ func whenCondGadgetC69(self, oldSelf *Gadget) (bool, error) {
 						if !(v1542.Topology != nil) {
 							e1544 = immutable.NoSuchKey("topology")
 						} else {
-							if v1542.Topology == nil {
-								e1544 = immutable.ErrNull
-							} else {
-								v1543 = v1542.Topology
-							}
+							v1543 = v1542.Topology
 						}
 						var v1545 *Inner
 						var e1546 error
@@ -10517,11 +9973,7 @@ func whenCondGadgetC69(self, oldSelf *Gadget) (bool, error) {
 						} else if !(v1543.Inner != nil) {
 							e1546 = immutable.NoSuchKey("inner")
 						} else {
-							if v1543.Inner == nil {
-								e1546 = immutable.ErrNull
-							} else {
-								v1545 = v1543.Inner
-							}
+							v1545 = v1543.Inner
 						}
 						var v1547 string
 						var e1548 error
@@ -10696,11 +10148,7 @@ func whenCondGadgetC70(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v1581.Ports) != 0) {
 			e1583 = immutable.NoSuchKey("ports")
 		} else {
-			if v1581.Ports == nil {
-				e1583 = immutable.ErrNull
-			} else {
-				v1582 = v1581.Ports
-			}
+			v1582 = v1581.Ports
 		}
 		var v1584 bool
 		var e1585 error
@@ -10739,11 +10187,7 @@ func whenCondGadgetC70(self, oldSelf *Gadget) (bool, error) {
 						if !(v1587.Port != nil) {
 							e1596 = immutable.NoSuchKey("port")
 						} else {
-							if v1587.Port == nil {
-								e1596 = immutable.ErrNull
-							} else {
-								v1595 = int64((*v1587.Port))
-							}
+							v1595 = int64((*v1587.Port))
 						}
 						var v1597 bool
 						var e1598 error
@@ -10871,11 +10315,7 @@ func whenCondGadgetC72(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v1611.Ports) != 0) {
 			e1613 = immutable.NoSuchKey("ports")
 		} else {
-			if v1611.Ports == nil {
-				e1613 = immutable.ErrNull
-			} else {
-				v1612 = v1611.Ports
-			}
+			v1612 = v1611.Ports
 		}
 		var v1614 bool
 		var e1615 error
@@ -10914,11 +10354,7 @@ func whenCondGadgetC72(self, oldSelf *Gadget) (bool, error) {
 						if !(v1617.Port != nil) {
 							e1626 = immutable.NoSuchKey("port")
 						} else {
-							if v1617.Port == nil {
-								e1626 = immutable.ErrNull
-							} else {
-								v1625 = int64((*v1617.Port))
-							}
+							v1625 = int64((*v1617.Port))
 						}
 						var v1627 bool
 						var e1628 error
@@ -11021,11 +10457,7 @@ func whenCondGadgetC73(self, oldSelf *Gadget) (bool, error) {
 		if !(v1637.Topology != nil) {
 			e1639 = immutable.NoSuchKey("topology")
 		} else {
-			if v1637.Topology == nil {
-				e1639 = immutable.ErrNull
-			} else {
-				v1638 = v1637.Topology
-			}
+			v1638 = v1637.Topology
 		}
 		var v1640 bool
 		var e1641 error
@@ -11049,11 +10481,7 @@ func whenCondGadgetC73(self, oldSelf *Gadget) (bool, error) {
 			if !(v1642.Topology != nil) {
 				e1644 = immutable.NoSuchKey("topology")
 			} else {
-				if v1642.Topology == nil {
-					e1644 = immutable.ErrNull
-				} else {
-					v1643 = v1642.Topology
-				}
+				v1643 = v1642.Topology
 			}
 			var v1645 *Inner
 			var e1646 error
@@ -11062,11 +10490,7 @@ func whenCondGadgetC73(self, oldSelf *Gadget) (bool, error) {
 			} else if !(v1643.Inner != nil) {
 				e1646 = immutable.NoSuchKey("inner")
 			} else {
-				if v1643.Inner == nil {
-					e1646 = immutable.ErrNull
-				} else {
-					v1645 = v1643.Inner
-				}
+				v1645 = v1643.Inner
 			}
 			var v1647 bool
 			var e1648 error
@@ -11090,11 +10514,7 @@ func whenCondGadgetC73(self, oldSelf *Gadget) (bool, error) {
 				if !(v1649.Topology != nil) {
 					e1651 = immutable.NoSuchKey("topology")
 				} else {
-					if v1649.Topology == nil {
-						e1651 = immutable.ErrNull
-					} else {
-						v1650 = v1649.Topology
-					}
+					v1650 = v1649.Topology
 				}
 				var v1652 *Inner
 				var e1653 error
@@ -11103,11 +10523,7 @@ func whenCondGadgetC73(self, oldSelf *Gadget) (bool, error) {
 				} else if !(v1650.Inner != nil) {
 					e1653 = immutable.NoSuchKey("inner")
 				} else {
-					if v1650.Inner == nil {
-						e1653 = immutable.ErrNull
-					} else {
-						v1652 = v1650.Inner
-					}
+					v1652 = v1650.Inner
 				}
 				var v1654 int64
 				var e1655 error
@@ -11194,11 +10610,7 @@ func whenCondGadgetC74(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v1667.Items) != 0) {
 			e1669 = immutable.NoSuchKey("items")
 		} else {
-			if v1667.Items == nil {
-				e1669 = immutable.ErrNull
-			} else {
-				v1668 = v1667.Items
-			}
+			v1668 = v1667.Items
 		}
 		var v1670 bool
 		var e1671 error
@@ -11243,11 +10655,7 @@ func whenCondGadgetC74(self, oldSelf *Gadget) (bool, error) {
 						if !(len(v1683.Labels) != 0) {
 							e1685 = immutable.NoSuchKey("labels")
 						} else {
-							if v1683.Labels == nil {
-								e1685 = immutable.ErrNull
-							} else {
-								v1684 = v1683.Labels
-							}
+							v1684 = v1683.Labels
 						}
 						var v1686 bool
 						var e1687 error
@@ -11275,11 +10683,7 @@ func whenCondGadgetC74(self, oldSelf *Gadget) (bool, error) {
 									if !(len(v1692.Labels) != 0) {
 										e1694 = immutable.NoSuchKey("labels")
 									} else {
-										if v1692.Labels == nil {
-											e1694 = immutable.ErrNull
-										} else {
-											v1693 = v1692.Labels
-										}
+										v1693 = v1692.Labels
 									}
 									var v1695 string
 									var e1696 error
@@ -11357,11 +10761,7 @@ func whenCondGadgetC74(self, oldSelf *Gadget) (bool, error) {
 							if !(len(v1704.Ports) != 0) {
 								e1706 = immutable.NoSuchKey("ports")
 							} else {
-								if v1704.Ports == nil {
-									e1706 = immutable.ErrNull
-								} else {
-									v1705 = v1704.Ports
-								}
+								v1705 = v1704.Ports
 							}
 							var v1707 bool
 							var e1708 error
@@ -11400,11 +10800,7 @@ func whenCondGadgetC74(self, oldSelf *Gadget) (bool, error) {
 											if !(v1710.Port != nil) {
 												e1719 = immutable.NoSuchKey("port")
 											} else {
-												if v1710.Port == nil {
-													e1719 = immutable.ErrNull
-												} else {
-													v1718 = int64((*v1710.Port))
-												}
+												v1718 = int64((*v1710.Port))
 											}
 											var v1720 bool
 											var e1721 error
@@ -11596,11 +10992,7 @@ func whenCondGadgetC76(self, oldSelf *Gadget) (bool, error) {
 		if !(self.Status != nil) {
 			e1741 = immutable.NoSuchKey("status")
 		} else {
-			if self.Status == nil {
-				e1741 = immutable.ErrNull
-			} else {
-				v1740 = self.Status
-			}
+			v1740 = self.Status
 		}
 		var v1742 bool
 		var e1743 error
@@ -11620,11 +11012,7 @@ func whenCondGadgetC76(self, oldSelf *Gadget) (bool, error) {
 			if !(self.Status != nil) {
 				e1745 = immutable.NoSuchKey("status")
 			} else {
-				if self.Status == nil {
-					e1745 = immutable.ErrNull
-				} else {
-					v1744 = self.Status
-				}
+				v1744 = self.Status
 			}
 			var v1746 string
 			var e1747 error
@@ -11693,11 +11081,7 @@ func whenCondGadgetC77(self, oldSelf *Gadget) (bool, error) {
 		if !(self.Status != nil) {
 			e1758 = immutable.NoSuchKey("status")
 		} else {
-			if self.Status == nil {
-				e1758 = immutable.ErrNull
-			} else {
-				v1757 = self.Status
-			}
+			v1757 = self.Status
 		}
 		var v1759 bool
 		var e1760 error
@@ -11717,11 +11101,7 @@ func whenCondGadgetC77(self, oldSelf *Gadget) (bool, error) {
 			if !(self.Status != nil) {
 				e1762 = immutable.NoSuchKey("status")
 			} else {
-				if self.Status == nil {
-					e1762 = immutable.ErrNull
-				} else {
-					v1761 = self.Status
-				}
+				v1761 = self.Status
 			}
 			var v1763 bool
 			var e1764 error
@@ -11825,11 +11205,7 @@ func whenCondGadgetC79(self, oldSelf *Gadget) (bool, error) {
 		if !(v1778.Topology != nil) {
 			e1780 = immutable.NoSuchKey("topology")
 		} else {
-			if v1778.Topology == nil {
-				e1780 = immutable.ErrNull
-			} else {
-				v1779 = v1778.Topology
-			}
+			v1779 = v1778.Topology
 		}
 		var v1781 bool
 		var e1782 error
@@ -11853,11 +11229,7 @@ func whenCondGadgetC79(self, oldSelf *Gadget) (bool, error) {
 			if !(v1783.Topology != nil) {
 				e1785 = immutable.NoSuchKey("topology")
 			} else {
-				if v1783.Topology == nil {
-					e1785 = immutable.ErrNull
-				} else {
-					v1784 = v1783.Topology
-				}
+				v1784 = v1783.Topology
 			}
 			var v1786 *Inner
 			var e1787 error
@@ -11866,11 +11238,7 @@ func whenCondGadgetC79(self, oldSelf *Gadget) (bool, error) {
 			} else if !(v1784.Inner != nil) {
 				e1787 = immutable.NoSuchKey("inner")
 			} else {
-				if v1784.Inner == nil {
-					e1787 = immutable.ErrNull
-				} else {
-					v1786 = v1784.Inner
-				}
+				v1786 = v1784.Inner
 			}
 			var v1788 bool
 			var e1789 error
@@ -11938,11 +11306,7 @@ func whenCondGadgetC8(self, oldSelf *Gadget) (bool, error) {
 		if !(v1798.Timeout != nil) {
 			e1800 = immutable.NoSuchKey("timeout")
 		} else {
-			if v1798.Timeout == nil {
-				e1800 = immutable.ErrNull
-			} else {
-				v1799 = (*v1798.Timeout).Duration.String()
-			}
+			v1799 = (*v1798.Timeout).Duration.String()
 		}
 		var v1801 bool
 		var e1802 error
@@ -12018,11 +11382,7 @@ func whenCondGadgetC80(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v1812.Items) != 0) {
 			e1814 = immutable.NoSuchKey("items")
 		} else {
-			if v1812.Items == nil {
-				e1814 = immutable.ErrNull
-			} else {
-				v1813 = v1812.Items
-			}
+			v1813 = v1812.Items
 		}
 		var v1815 int64
 		var e1816 error
@@ -12100,11 +11460,7 @@ func whenCondGadgetC81(self, oldSelf *Gadget) (bool, error) {
 		if !(v1829.Locked != nil) {
 			e1831 = immutable.NoSuchKey("locked")
 		} else {
-			if v1829.Locked == nil {
-				e1831 = immutable.ErrNull
-			} else {
-				v1830 = bool((*v1829.Locked))
-			}
+			v1830 = bool((*v1829.Locked))
 		}
 		if e1831 == nil && !v1830 {
 			v1825, e1826 = false, nil
@@ -12150,11 +11506,7 @@ func whenCondGadgetC81(self, oldSelf *Gadget) (bool, error) {
 			if !(len(v1838.Items) != 0) {
 				e1840 = immutable.NoSuchKey("items")
 			} else {
-				if v1838.Items == nil {
-					e1840 = immutable.ErrNull
-				} else {
-					v1839 = v1838.Items
-				}
+				v1839 = v1838.Items
 			}
 			var v1841 int64
 			var e1842 error
@@ -12241,11 +11593,7 @@ func whenCondGadgetC82(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v1853.Counts) != 0) {
 			e1855 = immutable.NoSuchKey("counts")
 		} else {
-			if v1853.Counts == nil {
-				e1855 = immutable.ErrNull
-			} else {
-				v1854 = v1853.Counts
-			}
+			v1854 = v1853.Counts
 		}
 		var v1856 int64
 		var e1857 error
@@ -12315,11 +11663,7 @@ func whenCondGadgetC83(self, oldSelf *Gadget) (bool, error) {
 		if !(self.Status != nil) {
 			e1869 = immutable.NoSuchKey("status")
 		} else {
-			if self.Status == nil {
-				e1869 = immutable.ErrNull
-			} else {
-				v1868 = self.Status
-			}
+			v1868 = self.Status
 		}
 		var v1870 bool
 		var e1871 error
@@ -12339,11 +11683,7 @@ func whenCondGadgetC83(self, oldSelf *Gadget) (bool, error) {
 			if !(self.Status != nil) {
 				e1873 = immutable.NoSuchKey("status")
 			} else {
-				if self.Status == nil {
-					e1873 = immutable.ErrNull
-				} else {
-					v1872 = self.Status
-				}
+				v1872 = self.Status
 			}
 			var v1874 []Condition
 			var e1875 error
@@ -12352,11 +11692,7 @@ func whenCondGadgetC83(self, oldSelf *Gadget) (bool, error) {
 			} else if !(len(v1872.Conditions) != 0) {
 				e1875 = immutable.NoSuchKey("conditions")
 			} else {
-				if v1872.Conditions == nil {
-					e1875 = immutable.ErrNull
-				} else {
-					v1874 = v1872.Conditions
-				}
+				v1874 = v1872.Conditions
 			}
 			var v1876 bool
 			var e1877 error
@@ -12479,11 +11815,7 @@ func whenCondGadgetC84(self, oldSelf *Gadget) (bool, error) {
 		if !(v1895.Topology != nil) {
 			e1897 = immutable.NoSuchKey("topology")
 		} else {
-			if v1895.Topology == nil {
-				e1897 = immutable.ErrNull
-			} else {
-				v1896 = v1895.Topology
-			}
+			v1896 = v1895.Topology
 		}
 		var v1898 bool
 		var e1899 error
@@ -12617,11 +11949,7 @@ func whenCondGadgetC86(self, oldSelf *Gadget) (bool, error) {
 		if !(v1921.Suspend != nil) {
 			e1923 = immutable.NoSuchKey("suspend")
 		} else {
-			if v1921.Suspend == nil {
-				e1923 = immutable.ErrNull
-			} else {
-				v1922 = bool((*v1921.Suspend))
-			}
+			v1922 = bool((*v1921.Suspend))
 		}
 		if e1923 == nil && !v1922 {
 			v1917, e1918 = false, nil
@@ -12713,11 +12041,7 @@ func whenCondGadgetC88(self, oldSelf *Gadget) (bool, error) {
 		if !(oldSelf.Status != nil) {
 			e1940 = immutable.NoSuchKey("status")
 		} else {
-			if oldSelf.Status == nil {
-				e1940 = immutable.ErrNull
-			} else {
-				v1939 = oldSelf.Status
-			}
+			v1939 = oldSelf.Status
 		}
 		var v1941 bool
 		var e1942 error
@@ -12737,11 +12061,7 @@ func whenCondGadgetC88(self, oldSelf *Gadget) (bool, error) {
 			if !(oldSelf.Status != nil) {
 				e1944 = immutable.NoSuchKey("status")
 			} else {
-				if oldSelf.Status == nil {
-					e1944 = immutable.ErrNull
-				} else {
-					v1943 = oldSelf.Status
-				}
+				v1943 = oldSelf.Status
 			}
 			var v1945 []Condition
 			var e1946 error
@@ -12750,11 +12070,7 @@ func whenCondGadgetC88(self, oldSelf *Gadget) (bool, error) {
 			} else if !(len(v1943.Conditions) != 0) {
 				e1946 = immutable.NoSuchKey("conditions")
 			} else {
-				if v1943.Conditions == nil {
-					e1946 = immutable.ErrNull
-				} else {
-					v1945 = v1943.Conditions
-				}
+				v1945 = v1943.Conditions
 			}
 			var v1947 bool
 			var e1948 error
@@ -12869,11 +12185,7 @@ func whenCondGadgetC89(self, oldSelf *Gadget) (bool, error) {
 		if !(oldSelf.Status != nil) {
 			e1966 = immutable.NoSuchKey("status")
 		} else {
-			if oldSelf.Status == nil {
-				e1966 = immutable.ErrNull
-			} else {
-				v1965 = oldSelf.Status
-			}
+			v1965 = oldSelf.Status
 		}
 		var v1967 bool
 		var e1968 error
@@ -12893,11 +12205,7 @@ func whenCondGadgetC89(self, oldSelf *Gadget) (bool, error) {
 			if !(oldSelf.Status != nil) {
 				e1970 = immutable.NoSuchKey("status")
 			} else {
-				if oldSelf.Status == nil {
-					e1970 = immutable.ErrNull
-				} else {
-					v1969 = oldSelf.Status
-				}
+				v1969 = oldSelf.Status
 			}
 			var v1971 []Condition
 			var e1972 error
@@ -12906,11 +12214,7 @@ func whenCondGadgetC89(self, oldSelf *Gadget) (bool, error) {
 			} else if !(len(v1969.Conditions) != 0) {
 				e1972 = immutable.NoSuchKey("conditions")
 			} else {
-				if v1969.Conditions == nil {
-					e1972 = immutable.ErrNull
-				} else {
-					v1971 = v1969.Conditions
-				}
+				v1971 = v1969.Conditions
 			}
 			var v1973 bool
 			var e1974 error
@@ -13024,11 +12328,7 @@ func whenCondGadgetC9(self, oldSelf *Gadget) (bool, error) {
 		if !(len(v1991.Items) != 0) {
 			e1993 = immutable.NoSuchKey("items")
 		} else {
-			if v1991.Items == nil {
-				e1993 = immutable.ErrNull
-			} else {
-				v1992 = v1991.Items
-			}
+			v1992 = v1991.Items
 		}
 		var v1994 int64
 		var e1995 error
@@ -13121,11 +12421,7 @@ func whenCondGadgetQueue(self, oldSelf *Gadget) (bool, error) {
 		if !(oldSelf.Status != nil) {
 			e2011 = immutable.NoSuchKey("status")
 		} else {
-			if oldSelf.Status == nil {
-				e2011 = immutable.ErrNull
-			} else {
-				v2010 = oldSelf.Status
-			}
+			v2010 = oldSelf.Status
 		}
 		var v2012 bool
 		var e2013 error
@@ -13145,11 +12441,7 @@ func whenCondGadgetQueue(self, oldSelf *Gadget) (bool, error) {
 			if !(oldSelf.Status != nil) {
 				e2015 = immutable.NoSuchKey("status")
 			} else {
-				if oldSelf.Status == nil {
-					e2015 = immutable.ErrNull
-				} else {
-					v2014 = oldSelf.Status
-				}
+				v2014 = oldSelf.Status
 			}
 			var v2016 []Condition
 			var e2017 error
@@ -13158,11 +12450,7 @@ func whenCondGadgetQueue(self, oldSelf *Gadget) (bool, error) {
 			} else if !(len(v2014.Conditions) != 0) {
 				e2017 = immutable.NoSuchKey("conditions")
 			} else {
-				if v2014.Conditions == nil {
-					e2017 = immutable.ErrNull
-				} else {
-					v2016 = v2014.Conditions
-				}
+				v2016 = v2014.Conditions
 			}
 			var v2018 bool
 			var e2019 error
@@ -13276,11 +12564,7 @@ func whenCondGadgetSize(self, oldSelf *Gadget) (bool, error) {
 		if !(v2034.Locked != nil) {
 			e2036 = immutable.NoSuchKey("locked")
 		} else {
-			if v2034.Locked == nil {
-				e2036 = immutable.ErrNull
-			} else {
-				v2035 = bool((*v2034.Locked))
-			}
+			v2035 = bool((*v2034.Locked))
 		}
 		if e2036 == nil && !v2035 {
 			v2030, e2031 = false, nil
@@ -13344,11 +12628,7 @@ func whenCondGadgetTemplate(self, oldSelf *Gadget) (bool, error) {
 		if !(v2044.Suspend != nil) {
 			e2046 = immutable.NoSuchKey("suspend")
 		} else {
-			if v2044.Suspend == nil {
-				e2046 = immutable.ErrNull
-			} else {
-				v2045 = bool((*v2044.Suspend))
-			}
+			v2045 = bool((*v2044.Suspend))
 		}
 		var v2047 bool
 		var e2048 error
