@@ -554,6 +554,38 @@ func FuzzDifferentialWhen(f *testing.F) {
 	})
 }
 
+// kueueGadgets are the objects of BenchmarkWhen: a gadget holding quota,
+// and the same gadget without.
+func kueueGadgets() (held, free *v1.Gadget) {
+	held = &v1.Gadget{Spec: v1.GadgetSpec{Name: "w", Mode: "a", Queue: "q1", Tags: []string{"a", "b"}, Ports: []v1.Port{{Name: "a"}, {Name: "b"}}},
+		Status: &v1.GadgetStatus{Phase: "Running", Conditions: []v1.Condition{{Type: "Admitted", Status: "True"}, {Type: "PodsReady", Status: "True"}, {Type: "Evicted", Status: "False"}, {Type: "QuotaReserved", Status: "True"}}}}
+	held.Name = "w"
+	free = held.DeepCopy()
+	free.Status.Conditions[3].Status = "False"
+	return held, free
+}
+
+// TestWhenAllocatesNothing: an update that changes nothing, and one whose
+// conditional field changed where the condition is false, allocate
+// nothing (the condition's code allocates only errors).
+func TestWhenAllocatesNothing(t *testing.T) {
+	held, free := kueueGadgets()
+	same := held.DeepCopy()
+	moved := free.DeepCopy()
+	moved.Spec.Queue = "q2"
+	for _, c := range []struct {
+		name     string
+		obj, old *v1.Gadget
+	}{{"unchanged", same, held}, {"changed, the condition false", moved, free}} {
+		if errs := c.obj.ValidateImmutableUpdate(c.old); len(errs) != 0 {
+			t.Fatalf("%s: refused: %v", c.name, errs)
+		}
+		if n := testing.AllocsPerRun(20, func() { c.obj.ValidateImmutableUpdate(c.old) }); n != 0 {
+			t.Errorf("%s: %v allocations", c.name, n)
+		}
+	}
+}
+
 // BenchmarkWhen: the generated validator of the test API on a Kueue-style
 // update: nothing changed; the conditional field spec.queue changed while
 // the old gadget holds quota (the condition evaluated, true: refused), and
@@ -562,11 +594,7 @@ func FuzzDifferentialWhen(f *testing.F) {
 //
 //	go test ./validators -run '^$' -bench BenchmarkWhen -benchmem -count 6
 func BenchmarkWhen(b *testing.B) {
-	old := &v1.Gadget{Spec: v1.GadgetSpec{Name: "w", Mode: "a", Queue: "q1", Tags: []string{"a", "b"}, Ports: []v1.Port{{Name: "a"}, {Name: "b"}}},
-		Status: &v1.GadgetStatus{Phase: "Running", Conditions: []v1.Condition{{Type: "Admitted", Status: "True"}, {Type: "PodsReady", Status: "True"}, {Type: "Evicted", Status: "False"}, {Type: "QuotaReserved", Status: "True"}}}}
-	old.Name = "w"
-	free := old.DeepCopy()
-	free.Status.Conditions[3].Status = "False"
+	old, free := kueueGadgets()
 	for _, c := range []struct {
 		name     string
 		old      *v1.Gadget
