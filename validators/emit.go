@@ -144,7 +144,7 @@ func (e *emitter) skip(c *schema.Node) {
 			Version:  e.version,
 			Path:     c.Path(),
 			Message:  fmt.Sprintf("%s is conditional (+immutable:when=%q): the typed validator does not check it (validators:conditional=skip); the CRD's CEL rule does, on the API server", c.Path(), o.When),
-			Fix:      "drop validators:conditional=skip: the typed validators compile +immutable:when conditions (a condition they cannot compile is an error at its text); where the CRD is installed with its CEL rules, the API server checks it meanwhile",
+			Fix:      "drop validators:conditional=skip: the typed validators compile +immutable:when conditions (one they cannot compile is refused at its text); where the CRD is installed with its CEL rules, the API server checks it meanwhile",
 		})
 	}
 }
