@@ -124,6 +124,14 @@ type Port struct {
 type Topology struct {
 	// +optional
 	Flag *bool `json:"flag,omitempty"`
+
+	// Zone is fixed while the old gadget is locked: a conditional field
+	// below an optional object.
+	// +immutable
+	// +immutable:when="has(oldSelf.spec.locked) && oldSelf.spec.locked"
+	// +optional
+	// +kubebuilder:validation:MaxLength=8
+	Zone string `json:"zone,omitempty"`
 	// +optional
 	Inner *Inner `json:"inner,omitempty"`
 }

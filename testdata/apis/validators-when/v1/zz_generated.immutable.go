@@ -60,6 +60,16 @@ func walkGadgetSpec(w *immutable.Walk, in, old *GadgetSpec, p string) {
 			return
 		}
 	}
+	if nOK, oOK := (in.Topology != nil), (old.Topology != nil); nOK && oOK {
+		if in.Topology != nil && old.Topology != nil {
+			if !w.Report || dirtyTopology(in.Topology, old.Topology) {
+				walkTopology(w, in.Topology, old.Topology, w.Child(p, "topology"))
+				if w.Done() {
+					return
+				}
+			}
+		}
+	}
 }
 
 func walkGuarded(w *immutable.Walk, in, old *Guarded, p string) {
@@ -68,6 +78,15 @@ func walkGuarded(w *immutable.Walk, in, old *Guarded, p string) {
 func dirtyGuarded(in, old *Guarded) bool {
 	var q immutable.Walk
 	walkGuarded(&q, in, old, "")
+	return q.Found()
+}
+
+func walkTopology(w *immutable.Walk, in, old *Topology, p string) {
+}
+
+func dirtyTopology(in, old *Topology) bool {
+	var q immutable.Walk
+	walkTopology(&q, in, old, "")
 	return q.Found()
 }
 
@@ -2206,6 +2225,29 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 				}
 				if w.Done() {
 					return
+				}
+			}
+		}
+	}
+	// spec.topology.zone, while has(oldSelf.spec.locked) && oldSelf.spec.locked
+	{
+		{
+			n2058, o2059 := &in.Spec, &old.Spec
+			if (n2058.Topology != nil) && (o2059.Topology != nil) {
+				n2060, o2061 := n2058.Topology, o2059.Topology
+				var q immutable.Walk
+				whenOwnTopologyZone(&q, n2060, o2061)
+				if q.Found() {
+					if ok, err := whenCondGadgetZone(in, old); err != nil {
+						if w.Violation() {
+							w.Add(immutable.WhenError(err, "field is immutable"))
+						}
+					} else if ok {
+						whenOwnTopologyZone(w, n2060, o2061)
+					}
+					if w.Done() {
+						return
+					}
 				}
 			}
 		}
@@ -12679,4 +12721,64 @@ func equalTemplate(a, b *Template) bool {
 		return false
 	}
 	return true
+}
+
+// whenCondGadgetZone is the condition of spec.topology.zone: has(oldSelf.spec.locked) && oldSelf.spec.locked
+func whenCondGadgetZone(self, oldSelf *Gadget) (bool, error) {
+	var v2051 bool
+	var e2052 error
+	var v2053 *GadgetSpec
+	{
+		v2053 = &oldSelf.Spec
+	}
+	var v2054 bool
+	{
+		v2054 = (v2053.Locked != nil)
+	}
+	if !v2054 {
+		v2051, e2052 = false, nil
+	} else {
+		var v2055 *GadgetSpec
+		{
+			v2055 = &oldSelf.Spec
+		}
+		var v2056 bool
+		var e2057 error
+		if !(v2055.Locked != nil) {
+			e2057 = immutable.NoSuchKey("locked")
+		} else {
+			v2056 = bool((*v2055.Locked))
+		}
+		if e2057 == nil && !v2056 {
+			v2051, e2052 = false, nil
+		} else {
+			if e2052 == nil {
+				e2052 = e2057
+			}
+			if e2052 == nil {
+				v2051 = true
+			}
+		}
+	}
+	return v2051, e2052
+}
+
+func whenOwnTopologyZone(w *immutable.Walk, in, old *Topology) {
+	if nOK, oOK := (in.Zone != ""), (old.Zone != ""); nOK && oOK {
+		if !(in.Zone == old.Zone) {
+			if w.Violation() {
+				w.Add(immutable.ChangedAt("spec.topology.zone", in.Zone))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	} else if nOK != oOK {
+		if w.Violation() {
+			w.Add(immutable.PresenceAt("spec.topology.zone", "zone", immutable.Whole, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
 }
