@@ -83,22 +83,25 @@ func (e *emitter) whenChecks(t *types.Named, root *schema.Node) string {
 	return name
 }
 
-// whenMessages lowers the conditional markers of root as the crd generator
-// does (schema.EmitWhen, on the model, which the validators generator owns
-// for the run) and returns each rule's message, the text of the API
-// server's error when the condition errs; and the lowering's refusals.
+// whenMessages lowers the markers of root as the crd generator does
+// (schema.EmitCEL, on the model, which the validators generator owns for
+// the run and reads no rules of) and returns the message of each
+// conditional marker's root rule, the text of the API server's error when
+// the condition errs; and the lowering's refusals of conditional markers.
 func whenMessages(root *schema.Node) (map[*schema.Node]string, map[*schema.Node]string) {
-	res := schema.EmitWhen(root)
+	res := schema.EmitCEL(root)
 	rules := root.Rules()
 	messages := map[*schema.Node]string{}
 	for _, em := range root.Emitted {
-		if em.Reads != nil && em.Index < len(rules) {
+		if em.Reads != nil && em.Reads.When() != "" && em.Index < len(rules) {
 			messages[em.Reads] = rules[em.Index].Message
 		}
 	}
 	refused := map[*schema.Node]string{}
 	for _, in := range res.Inexpressible {
-		refused[in.Node] = in.Reason
+		if in.Node.When() != "" {
+			refused[in.Node] = in.Reason
+		}
 	}
 	return messages, refused
 }
