@@ -119,7 +119,7 @@ func Checks() []diag.Check {
 		{ID: IDUnreached, Severity: diag.Warning, Title: "a marker on a field or type no CRD kind of the run uses: no typed validator checks it"},
 		{ID: IDUncheckable, Severity: diag.Error, Title: "a marked value the typed validators cannot compare exactly (its Go type)"},
 		{ID: IDConditionalSkipped, Severity: diag.Warning, Title: "a conditional marker (+immutable:when) the typed validators leave unchecked under validators:conditional=skip (the CRD's CEL rule enforces it)"},
-		{ID: IDWhenUncompiled, Severity: diag.Error, Title: "a construct of an +immutable:when condition the typed validators cannot compile into Go with CEL's semantics exactly (an int-or-string, == on list maps, …), at the condition's text"},
+		{ID: IDWhenUncompiled, Severity: diag.Error, Title: "a construct of an +immutable:when condition the typed validators cannot compile into Go with CEL's semantics exactly (an int-or-string ordered, == on list maps, …), at the condition's text"},
 		{ID: IDWhenSubset, Severity: diag.Error, Title: "an +immutable:when condition outside the subset the enforcers evaluate (or not CEL), at the condition's text"},
 	}
 }

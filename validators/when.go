@@ -291,9 +291,10 @@ const (
 	wList   // the Go slice
 	wMap    // the Go map (string keys)
 	wLitList
+	wDyn // an int-or-string: intstr.IntOrString, an int or a string by its JSON
 )
 
-var wkindNames = [...]string{"bool", "int", "uint", "double", "string", "timestamp", "object", "list", "map", "list"}
+var wkindNames = [...]string{"bool", "int", "uint", "double", "string", "timestamp", "object", "list", "map", "list", "int-or-string"}
 
 // wtype is a compiled value's type: its CEL kind and, for objects, lists
 // and maps, the Go type of its representation and its schema.
@@ -547,8 +548,10 @@ func (c *whenCompiler) typeOf(gt types.Type, n *schema.Node) (wtype, string) {
 		return wtype{kind: wString}, ""
 	case n.Nullable():
 		return wtype{}, "a nullable value (CEL null)"
+	case isIntOrString(gt) && n.ExtensionTrue(extension.IntOrString):
+		return wtype{kind: wDyn, gt: gt}, ""
 	case n.ExtensionTrue(extension.IntOrString):
-		return wtype{}, "an int-or-string value (CEL's dyn: an int or a string by its JSON)"
+		return wtype{}, "an int-or-string value that is not an intstr.IntOrString"
 	case n.ExtensionTrue(extension.PreserveUnknownFields), n.EmbeddedResource():
 		return wtype{}, "a value with x-kubernetes-preserve-unknown-fields or an embedded resource"
 	case n.Type() == "string" && (n.Format() == "date-time" || n.Format() == "date"):
@@ -610,6 +613,9 @@ func (c *whenCompiler) assign(out wval, g string, gt types.Type) {
 func (c *whenCompiler) assignValue(out wval, g string, gt types.Type, present bool) {
 	gt = types.Unalias(gt)
 	switch {
+	case isIntOrString(gt):
+		c.w("%s = %s\n", out.v, g)
+		return
 	case isMeta(gt, "Time"):
 		c.w("%s, %s = %s.TimeValue(%s)\n", out.v, out.e, c.e.pkg(immutablePkg), g)
 		return
@@ -955,6 +961,9 @@ func (c *whenCompiler) cmp(l, r wval) (string, bool) {
 
 // equal renders l == r of scalars, as a Go bool expression.
 func (c *whenCompiler) equal(l, r wval) (string, bool) {
+	if l.t.kind == wDyn || r.t.kind == wDyn {
+		return c.dynEqual(l, r)
+	}
 	if l.t.kind == wTime && r.t.kind == wTime {
 		return l.v + ".Equal(" + r.v + ")", true
 	}
@@ -979,6 +988,21 @@ func (c *whenCompiler) relation(s *when.Syntax, env *scope) wval {
 	}
 	if (s.Op == "==" || s.Op == "!=") && (l.t.kind == wList || l.t.kind == wMap) && r.t.kind == l.t.kind {
 		return c.collectionEqual(s, l, r)
+	}
+	if l.t.kind == wDyn || r.t.kind == wDyn {
+		if s.Op != "==" && s.Op != "!=" {
+			return c.refuse(s, "%s on an int-or-string (an error where its JSON is not of the other side's type)", s.Op)
+		}
+		eq, ok := c.equal(l, r)
+		if !ok {
+			return c.refuse(s, "%s on a %s and a %s", s.Op, wkindNames[l.t.kind], wkindNames[r.t.kind])
+		}
+		if s.Op == "!=" {
+			eq = "!(" + eq + ")"
+		}
+		out := c.declare(wtype{kind: wBool}, fails(l, r))
+		c.w("%s{\n%s = %s\n}\n", guard(out, l, r), out.v, eq)
+		return out
 	}
 	if !l.t.scalar() || !r.t.scalar() {
 		if s.Op == "==" || s.Op == "!=" {
@@ -1022,8 +1046,8 @@ func (c *whenCompiler) in(s *when.Syntax, env *scope) wval {
 	if c.refused != nil {
 		return l
 	}
-	if !l.t.scalar() {
-		return c.refuse(s, "in with a %s on the left: the typed validators take scalars", wkindNames[l.t.kind])
+	if !l.t.scalar() && !(l.t.kind == wDyn && r.t.kind == wLitList) {
+		return c.refuse(s, "in with a %s on the left: the typed validators take scalars (an int-or-string: in a list literal)", wkindNames[l.t.kind])
 	}
 	switch r.t.kind {
 	case wLitList:
@@ -1228,4 +1252,37 @@ func negate(x string) string {
 		return x[1:]
 	}
 	return "!(" + x + ")"
+}
+
+// dynEqual renders CEL's == of an int-or-string (its value is an int or a
+// string by its JSON) and an int, uint, double, string or another
+// int-or-string: heterogeneous equality, false across types.
+func (c *whenCompiler) dynEqual(l, r wval) (string, bool) {
+	d, o := l, r
+	if d.t.kind != wDyn {
+		d, o = r, l
+	}
+	ip := c.e.pkg("k8s.io/apimachinery/pkg/util/intstr")
+	imm := c.e.pkg(immutablePkg)
+	isInt := fmt.Sprintf("%s.Type == %s.Int", d.v, ip)
+	switch o.t.kind {
+	case wDyn:
+		a, b := c.operand(d), c.operand(o)
+		return fmt.Sprintf("%s.SameIntOrString(&%s, &%s)", imm, a.v, b.v), true
+	case wInt:
+		return fmt.Sprintf("(%s && int64(%s.IntVal) == %s)", isInt, d.v, o.v), true
+	case wUint:
+		return fmt.Sprintf("(%s && %s.CompareIntUint(int64(%s.IntVal), %s) == 0)", isInt, imm, d.v, o.v), true
+	case wDouble:
+		return fmt.Sprintf("(%s && %s.CompareIntDouble(int64(%s.IntVal), %s) == 0)", isInt, imm, d.v, o.v), true
+	case wString:
+		return fmt.Sprintf("(%s.Type == %s.String && %s.StrVal == %s)", d.v, ip, d.v, o.v), true
+	}
+	return "", false
+}
+
+// isIntOrString reports whether t is intstr.IntOrString.
+func isIntOrString(t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Name() == "IntOrString" && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "k8s.io/apimachinery/pkg/util/intstr"
 }

@@ -216,8 +216,21 @@ func (g *wgen) boolean(d int) string {
 			g2, b := g.guarded("oldSelf", p)
 			return and(g1, g2, a+" "+g.pick("==", "!=")+" "+b)
 		}
-		g1, a := g.guarded(g.root(), "spec.started")
-		return and(g1, a+" in ["+a+"]")
+		if g.r.IntN(2) == 0 {
+			g1, a := g.guarded(g.root(), "spec.started")
+			return and(g1, a+" in ["+a+"]")
+		}
+		switch g.r.IntN(3) {
+		case 0:
+			g1, a := g.guarded("self", "spec.port")
+			g2, b := g.guarded("oldSelf", "spec.port")
+			return and(g1, g2, a+" "+g.pick("==", "!=")+" "+b)
+		case 1:
+			g1, a := g.guarded(g.root(), "spec.port")
+			return and(g1, a+" in "+g.pick("[0, 1]", "['1', 'a']"))
+		}
+		g1, a := g.guarded(g.root(), "spec.port")
+		return and(g1, a+" "+g.pick("==", "!=")+" "+g.pick("0", "1", "1.0", "''", "'a'", "'1'"))
 	case 15:
 		g1, a := g.atom("int")
 		return and(g1, "(("+g.boolean(d-1)+") ? "+g.intLit()+" : "+g.intLit()+") "+g.relop()+" "+a)

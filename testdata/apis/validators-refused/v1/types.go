@@ -12,10 +12,11 @@ import (
 
 // GadgetSpec holds the refused values.
 type GadgetSpec struct {
-	// Paused is fixed while the gadget listens on port 80: a condition on
-	// an int-or-string, which the typed validators do not compile (IG047).
+	// Paused is fixed while the gadget listens above port 80: an
+	// int-or-string ordered, which the typed validators do not compile
+	// (IG047: CEL's verdict is an error where the value is a string).
 	// +immutable
-	// +immutable:when="has(oldSelf.spec.port) && oldSelf.spec.port == 80"
+	// +immutable:when="has(oldSelf.spec.port) && oldSelf.spec.port > 80"
 	// +optional
 	Paused bool `json:"paused,omitempty"`
 

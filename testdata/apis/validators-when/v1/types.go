@@ -10,7 +10,10 @@
 // +groupName=when.example.com
 package v1
 
-import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
 
 // GadgetSpec holds the fields conditions read, a conditional and an
 // unconditional field.
@@ -97,6 +100,25 @@ type GadgetSpec struct {
 	// Timeout is a string to CEL (metav1.Duration's schema has no format).
 	// +optional
 	Timeout *metav1.Duration `json:"timeout,omitempty"`
+
+	// Port is an int or a string (CEL's dyn).
+	// +optional
+	Port *intstr.IntOrString `json:"port,omitempty"`
+
+	// Listener is fixed while the old gadget listens on port 1 or "a": an
+	// int-or-string in a list literal.
+	// +immutable
+	// +immutable:when="has(oldSelf.spec.port) && (oldSelf.spec.port in [1, 2] || oldSelf.spec.port in ['a'])"
+	// +optional
+	// +kubebuilder:validation:MaxLength=8
+	Listener string `json:"listener,omitempty"`
+
+	// Backend is fixed while the port is unchanged and not the double 1.0:
+	// int-or-strings compared with each other and with a double.
+	// +immutable
+	// +immutable:when="has(self.spec.port) && has(oldSelf.spec.port) && self.spec.port == oldSelf.spec.port && oldSelf.spec.port != 1.0"
+	// +optional
+	Backend *int32 `json:"backend,omitempty"`
 
 	// Guarded holds the conditional fields of the differential.
 	// +optional

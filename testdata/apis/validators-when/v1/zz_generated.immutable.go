@@ -11,6 +11,7 @@ import (
 
 	immutable "github.com/immutable-gen/immutable-gen/runtime/immutable"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	intstr "k8s.io/apimachinery/pkg/util/intstr"
 	field "k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -99,21 +100,41 @@ func dirtyGadgetSpec(in, old *GadgetSpec) bool {
 // whenGadget checks the conditional markers (+immutable:when) of Gadget: where
 // a marked field changed, its condition decides.
 func whenGadget(w *immutable.Walk, in, old *Gadget) {
+	// spec.backend, while has(self.spec.port) && has(oldSelf.spec.port) && self.spec.port == oldSelf.spec.port && oldSelf.spec.port != 1.0
+	{
+		{
+			n20, o21 := &in.Spec, &old.Spec
+			var q immutable.Walk
+			whenOwnGadgetSpecBackend(&q, n20, o21)
+			if q.Found() {
+				if ok, err := whenCondGadgetBackend(in, old); err != nil {
+					if w.Violation() {
+						w.Add(immutable.WhenError(err, "field is immutable"))
+					}
+				} else if ok {
+					whenOwnGadgetSpecBackend(w, n20, o21)
+				}
+				if w.Done() {
+					return
+				}
+			}
+		}
+	}
 	// spec.guarded.c0, while 1 <= 2.0
 	{
 		{
-			n3, o4 := &in.Spec, &old.Spec
+			n24, o25 := &in.Spec, &old.Spec
 			{
-				n5, o6 := &n3.Guarded, &o4.Guarded
+				n26, o27 := &n24.Guarded, &o25.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC0(&q, n5, o6)
+				whenOwnGuardedC0(&q, n26, o27)
 				if q.Found() {
 					if ok, err := whenCondGadgetC0(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c0"))
 						}
 					} else if ok {
-						whenOwnGuardedC0(w, n5, o6)
+						whenOwnGuardedC0(w, n26, o27)
 					}
 					if w.Done() {
 						return
@@ -125,18 +146,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c1, while ((has(self.status) && has(self.status.observed) && self.status.observed < 0) ? (has(self.spec.items) && self.spec.items.exists(i, i > 2 || (has(self.spec.items) && -1 in self.spec.items))) : (has(self.status) && has(self.status.observed) && self.status.observed <= -2.5)) ? (has(oldSelf.spec.labels) && oldSelf.spec.labels['c'] == 'b') : (has(oldSelf.spec.ports) && size(oldSelf.spec.ports) < 2.0)
 	{
 		{
-			n85, o86 := &in.Spec, &old.Spec
+			n106, o107 := &in.Spec, &old.Spec
 			{
-				n87, o88 := &n85.Guarded, &o86.Guarded
+				n108, o109 := &n106.Guarded, &o107.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC1(&q, n87, o88)
+				whenOwnGuardedC1(&q, n108, o109)
 				if q.Found() {
 					if ok, err := whenCondGadgetC1(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c1"))
 						}
 					} else if ok {
-						whenOwnGuardedC1(w, n87, o88)
+						whenOwnGuardedC1(w, n108, o109)
 					}
 					if w.Done() {
 						return
@@ -145,21 +166,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c10, while has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && has(oldSelf.spec.tags) && self.spec.topology.inner.value in oldSelf.spec.tags
+	// spec.guarded.c10, while has(self.spec.counts) && self.spec.counts[”] == 2
 	{
 		{
-			n121, o122 := &in.Spec, &old.Spec
+			n122, o123 := &in.Spec, &old.Spec
 			{
-				n123, o124 := &n121.Guarded, &o122.Guarded
+				n124, o125 := &n122.Guarded, &o123.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC10(&q, n123, o124)
+				whenOwnGuardedC10(&q, n124, o125)
 				if q.Found() {
 					if ok, err := whenCondGadgetC10(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c10"))
 						}
 					} else if ok {
-						whenOwnGuardedC10(w, n123, o124)
+						whenOwnGuardedC10(w, n124, o125)
 					}
 					if w.Done() {
 						return
@@ -168,21 +189,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c11, while has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && has(self.spec.items) && self.spec.topology.inner.n in self.spec.items
+	// spec.guarded.c11, while has(oldSelf.spec.items) && oldSelf.spec.items[1] == 0
 	{
 		{
-			n157, o158 := &in.Spec, &old.Spec
+			n137, o138 := &in.Spec, &old.Spec
 			{
-				n159, o160 := &n157.Guarded, &o158.Guarded
+				n139, o140 := &n137.Guarded, &o138.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC11(&q, n159, o160)
+				whenOwnGuardedC11(&q, n139, o140)
 				if q.Found() {
 					if ok, err := whenCondGadgetC11(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c11"))
 						}
 					} else if ok {
-						whenOwnGuardedC11(w, n159, o160)
+						whenOwnGuardedC11(w, n139, o140)
 					}
 					if w.Done() {
 						return
@@ -191,21 +212,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c12, while has(self.spec.counts) && self.spec.counts[”] == 2
+	// spec.guarded.c12, while ((oldSelf.spec.mode.size() <= 0.5) ? (has(oldSelf.spec.counts) && oldSelf.spec.counts['c'] >= 3) : (has(oldSelf.spec.queue) && oldSelf.spec.name.startsWith(oldSelf.spec.queue))) ? (oldSelf.spec.mode.size() in [1, 2, 1]) : (has(oldSelf.spec.note) && ”.startsWith(oldSelf.spec.note))
 	{
 		{
-			n173, o174 := &in.Spec, &old.Spec
+			n191, o192 := &in.Spec, &old.Spec
 			{
-				n175, o176 := &n173.Guarded, &o174.Guarded
+				n193, o194 := &n191.Guarded, &o192.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC12(&q, n175, o176)
+				whenOwnGuardedC12(&q, n193, o194)
 				if q.Found() {
 					if ok, err := whenCondGadgetC12(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c12"))
 						}
 					} else if ok {
-						whenOwnGuardedC12(w, n175, o176)
+						whenOwnGuardedC12(w, n193, o194)
 					}
 					if w.Done() {
 						return
@@ -214,21 +235,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c13, while has(oldSelf.spec.items) && oldSelf.spec.items[1] == 0
+	// spec.guarded.c13, while has(oldSelf.spec.topology) && has(oldSelf.spec.topology.flag) && oldSelf.spec.topology.flag
 	{
 		{
-			n188, o189 := &in.Spec, &old.Spec
+			n209, o210 := &in.Spec, &old.Spec
 			{
-				n190, o191 := &n188.Guarded, &o189.Guarded
+				n211, o212 := &n209.Guarded, &o210.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC13(&q, n190, o191)
+				whenOwnGuardedC13(&q, n211, o212)
 				if q.Found() {
 					if ok, err := whenCondGadgetC13(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c13"))
 						}
 					} else if ok {
-						whenOwnGuardedC13(w, n190, o191)
+						whenOwnGuardedC13(w, n211, o212)
 					}
 					if w.Done() {
 						return
@@ -237,21 +258,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c14, while ((oldSelf.spec.mode.size() <= 0.5) ? (has(oldSelf.spec.counts) && oldSelf.spec.counts['c'] >= 3) : (has(oldSelf.spec.queue) && oldSelf.spec.name.startsWith(oldSelf.spec.queue))) ? (oldSelf.spec.mode.size() in [1, 2, 1]) : (has(oldSelf.spec.note) && ”.startsWith(oldSelf.spec.note))
+	// spec.guarded.c14, while has(oldSelf.spec.labels) && 'c' in oldSelf.spec.labels
 	{
 		{
-			n243, o244 := &in.Spec, &old.Spec
+			n224, o225 := &in.Spec, &old.Spec
 			{
-				n245, o246 := &n243.Guarded, &o244.Guarded
+				n226, o227 := &n224.Guarded, &o225.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC14(&q, n245, o246)
+				whenOwnGuardedC14(&q, n226, o227)
 				if q.Found() {
 					if ok, err := whenCondGadgetC14(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c14"))
 						}
 					} else if ok {
-						whenOwnGuardedC14(w, n245, o246)
+						whenOwnGuardedC14(w, n226, o227)
 					}
 					if w.Done() {
 						return
@@ -260,44 +281,44 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c15, while has(oldSelf.spec.topology) && has(oldSelf.spec.topology.flag) && oldSelf.spec.topology.flag
-	{
-		{
-			n261, o262 := &in.Spec, &old.Spec
-			{
-				n263, o264 := &n261.Guarded, &o262.Guarded
-				var q immutable.Walk
-				whenOwnGuardedC15(&q, n263, o264)
-				if q.Found() {
-					if ok, err := whenCondGadgetC15(in, old); err != nil {
-						if w.Violation() {
-							w.Add(immutable.WhenError(err, "c15"))
-						}
-					} else if ok {
-						whenOwnGuardedC15(w, n263, o264)
-					}
-					if w.Done() {
-						return
-					}
-				}
-			}
-		}
-	}
-	// spec.guarded.c16, while has(oldSelf.spec.labels) && 'c' in oldSelf.spec.labels
+	// spec.guarded.c15, while ((has(self.spec.items) && self.spec.mode.size() in self.spec.items) && (has(oldSelf.spec.items) && self.spec.mode.size() in oldSelf.spec.items)) || (has(oldSelf.status) && has(oldSelf.status.phase) && oldSelf.status.phase in ['ab', 'c'])
 	{
 		{
 			n275, o276 := &in.Spec, &old.Spec
 			{
 				n277, o278 := &n275.Guarded, &o276.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC16(&q, n277, o278)
+				whenOwnGuardedC15(&q, n277, o278)
+				if q.Found() {
+					if ok, err := whenCondGadgetC15(in, old); err != nil {
+						if w.Violation() {
+							w.Add(immutable.WhenError(err, "c15"))
+						}
+					} else if ok {
+						whenOwnGuardedC15(w, n277, o278)
+					}
+					if w.Done() {
+						return
+					}
+				}
+			}
+		}
+	}
+	// spec.guarded.c16, while has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists_one(c, c.type == 'a' && c.status == 'False')
+	{
+		{
+			n300, o301 := &in.Spec, &old.Spec
+			{
+				n302, o303 := &n300.Guarded, &o301.Guarded
+				var q immutable.Walk
+				whenOwnGuardedC16(&q, n302, o303)
 				if q.Found() {
 					if ok, err := whenCondGadgetC16(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c16"))
 						}
 					} else if ok {
-						whenOwnGuardedC16(w, n277, o278)
+						whenOwnGuardedC16(w, n302, o303)
 					}
 					if w.Done() {
 						return
@@ -306,21 +327,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c17, while ((has(self.spec.items) && self.spec.mode.size() in self.spec.items) && (has(oldSelf.spec.items) && self.spec.mode.size() in oldSelf.spec.items)) || (has(oldSelf.status) && has(oldSelf.status.phase) && oldSelf.status.phase in ['ab', 'c'])
+	// spec.guarded.c17, while has(self.status) && has(self.status.observed) && self.status.observed in [1, 2, -1]
 	{
 		{
-			n326, o327 := &in.Spec, &old.Spec
+			n317, o318 := &in.Spec, &old.Spec
 			{
-				n328, o329 := &n326.Guarded, &o327.Guarded
+				n319, o320 := &n317.Guarded, &o318.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC17(&q, n328, o329)
+				whenOwnGuardedC17(&q, n319, o320)
 				if q.Found() {
 					if ok, err := whenCondGadgetC17(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c17"))
 						}
 					} else if ok {
-						whenOwnGuardedC17(w, n328, o329)
+						whenOwnGuardedC17(w, n319, o320)
 					}
 					if w.Done() {
 						return
@@ -329,44 +350,44 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c18, while has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists_one(c, c.type == 'a' && c.status == 'False')
-	{
-		{
-			n351, o352 := &in.Spec, &old.Spec
-			{
-				n353, o354 := &n351.Guarded, &o352.Guarded
-				var q immutable.Walk
-				whenOwnGuardedC18(&q, n353, o354)
-				if q.Found() {
-					if ok, err := whenCondGadgetC18(in, old); err != nil {
-						if w.Violation() {
-							w.Add(immutable.WhenError(err, "c18"))
-						}
-					} else if ok {
-						whenOwnGuardedC18(w, n353, o354)
-					}
-					if w.Done() {
-						return
-					}
-				}
-			}
-		}
-	}
-	// spec.guarded.c19, while has(self.status) && has(self.status.observed) && self.status.observed in [1, 2, -1]
+	// spec.guarded.c18, while (has(oldSelf.spec.labels) && oldSelf.spec.labels['ab'] == 'a') ? (has(oldSelf.status) && has(oldSelf.status.phase) && has(self.spec.tags) && oldSelf.status.phase in self.spec.tags) : (has(self.spec.labels) && has(oldSelf.spec.labels) && self.spec.labels == oldSelf.spec.labels)
 	{
 		{
 			n369, o370 := &in.Spec, &old.Spec
 			{
 				n371, o372 := &n369.Guarded, &o370.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC19(&q, n371, o372)
+				whenOwnGuardedC18(&q, n371, o372)
+				if q.Found() {
+					if ok, err := whenCondGadgetC18(in, old); err != nil {
+						if w.Violation() {
+							w.Add(immutable.WhenError(err, "c18"))
+						}
+					} else if ok {
+						whenOwnGuardedC18(w, n371, o372)
+					}
+					if w.Done() {
+						return
+					}
+				}
+			}
+		}
+	}
+	// spec.guarded.c19, while has(oldSelf.spec.items) && 0 in oldSelf.spec.items
+	{
+		{
+			n385, o386 := &in.Spec, &old.Spec
+			{
+				n387, o388 := &n385.Guarded, &o386.Guarded
+				var q immutable.Walk
+				whenOwnGuardedC19(&q, n387, o388)
 				if q.Found() {
 					if ok, err := whenCondGadgetC19(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c19"))
 						}
 					} else if ok {
-						whenOwnGuardedC19(w, n371, o372)
+						whenOwnGuardedC19(w, n387, o388)
 					}
 					if w.Done() {
 						return
@@ -378,18 +399,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c2, while has(self.spec.started) && self.spec.started in [self.spec.started]
 	{
 		{
-			n385, o386 := &in.Spec, &old.Spec
+			n401, o402 := &in.Spec, &old.Spec
 			{
-				n387, o388 := &n385.Guarded, &o386.Guarded
+				n403, o404 := &n401.Guarded, &o402.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC2(&q, n387, o388)
+				whenOwnGuardedC2(&q, n403, o404)
 				if q.Found() {
 					if ok, err := whenCondGadgetC2(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c2"))
 						}
 					} else if ok {
-						whenOwnGuardedC2(w, n387, o388)
+						whenOwnGuardedC2(w, n403, o404)
 					}
 					if w.Done() {
 						return
@@ -398,21 +419,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c20, while (has(oldSelf.spec.labels) && oldSelf.spec.labels['ab'] == 'a') ? (has(oldSelf.status) && has(oldSelf.status.phase) && has(self.spec.tags) && oldSelf.status.phase in self.spec.tags) : (has(self.spec.labels) && has(oldSelf.spec.labels) && self.spec.labels == oldSelf.spec.labels)
+	// spec.guarded.c20, while false
 	{
 		{
-			n437, o438 := &in.Spec, &old.Spec
+			n405, o406 := &in.Spec, &old.Spec
 			{
-				n439, o440 := &n437.Guarded, &o438.Guarded
+				n407, o408 := &n405.Guarded, &o406.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC20(&q, n439, o440)
+				whenOwnGuardedC20(&q, n407, o408)
 				if q.Found() {
 					if ok, err := whenCondGadgetC20(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c20"))
 						}
 					} else if ok {
-						whenOwnGuardedC20(w, n439, o440)
+						whenOwnGuardedC20(w, n407, o408)
 					}
 					if w.Done() {
 						return
@@ -421,21 +442,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c21, while has(oldSelf.spec.items) && 0 in oldSelf.spec.items
+	// spec.guarded.c21, while self.spec.mode.size() in [1, 2, -1]
 	{
 		{
-			n452, o453 := &in.Spec, &old.Spec
+			n416, o417 := &in.Spec, &old.Spec
 			{
-				n454, o455 := &n452.Guarded, &o453.Guarded
+				n418, o419 := &n416.Guarded, &o417.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC21(&q, n454, o455)
+				whenOwnGuardedC21(&q, n418, o419)
 				if q.Found() {
 					if ok, err := whenCondGadgetC21(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c21"))
 						}
 					} else if ok {
-						whenOwnGuardedC21(w, n454, o455)
+						whenOwnGuardedC21(w, n418, o419)
 					}
 					if w.Done() {
 						return
@@ -444,21 +465,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c22, while false
+	// spec.guarded.c22, while has(oldSelf.status) && has(oldSelf.status.ready) && oldSelf.status.ready
 	{
 		{
-			n456, o457 := &in.Spec, &old.Spec
+			n431, o432 := &in.Spec, &old.Spec
 			{
-				n458, o459 := &n456.Guarded, &o457.Guarded
+				n433, o434 := &n431.Guarded, &o432.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC22(&q, n458, o459)
+				whenOwnGuardedC22(&q, n433, o434)
 				if q.Found() {
 					if ok, err := whenCondGadgetC22(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c22"))
 						}
 					} else if ok {
-						whenOwnGuardedC22(w, n458, o459)
+						whenOwnGuardedC22(w, n433, o434)
 					}
 					if w.Done() {
 						return
@@ -467,21 +488,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c23, while self.spec.mode.size() in [1, 2, -1]
+	// spec.guarded.c23, while !(has(self.spec.paused) && self.spec.paused)
 	{
 		{
-			n467, o468 := &in.Spec, &old.Spec
+			n444, o445 := &in.Spec, &old.Spec
 			{
-				n469, o470 := &n467.Guarded, &o468.Guarded
+				n446, o447 := &n444.Guarded, &o445.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC23(&q, n469, o470)
+				whenOwnGuardedC23(&q, n446, o447)
 				if q.Found() {
 					if ok, err := whenCondGadgetC23(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c23"))
 						}
 					} else if ok {
-						whenOwnGuardedC23(w, n469, o470)
+						whenOwnGuardedC23(w, n446, o447)
 					}
 					if w.Done() {
 						return
@@ -490,21 +511,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c24, while has(oldSelf.status) && has(oldSelf.status.ready) && oldSelf.status.ready
+	// spec.guarded.c24, while !(has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.n))
 	{
 		{
-			n483, o484 := &in.Spec, &old.Spec
+			n467, o468 := &in.Spec, &old.Spec
 			{
-				n485, o486 := &n483.Guarded, &o484.Guarded
+				n469, o470 := &n467.Guarded, &o468.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC24(&q, n485, o486)
+				whenOwnGuardedC24(&q, n469, o470)
 				if q.Found() {
 					if ok, err := whenCondGadgetC24(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c24"))
 						}
 					} else if ok {
-						whenOwnGuardedC24(w, n485, o486)
+						whenOwnGuardedC24(w, n469, o470)
 					}
 					if w.Done() {
 						return
@@ -513,21 +534,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c25, while !(has(self.spec.paused) && self.spec.paused)
+	// spec.guarded.c25, while has(oldSelf.spec.items) && oldSelf.spec.items[1] < 0
 	{
 		{
-			n496, o497 := &in.Spec, &old.Spec
+			n482, o483 := &in.Spec, &old.Spec
 			{
-				n498, o499 := &n496.Guarded, &o497.Guarded
+				n484, o485 := &n482.Guarded, &o483.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC25(&q, n498, o499)
+				whenOwnGuardedC25(&q, n484, o485)
 				if q.Found() {
 					if ok, err := whenCondGadgetC25(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c25"))
 						}
 					} else if ok {
-						whenOwnGuardedC25(w, n498, o499)
+						whenOwnGuardedC25(w, n484, o485)
 					}
 					if w.Done() {
 						return
@@ -536,21 +557,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c26, while !(has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.n))
+	// spec.guarded.c26, while has(oldSelf.status) && has(oldSelf.status.observed) && oldSelf.status.observed in [1, 2, -1]
 	{
 		{
-			n518, o519 := &in.Spec, &old.Spec
+			n499, o500 := &in.Spec, &old.Spec
 			{
-				n520, o521 := &n518.Guarded, &o519.Guarded
+				n501, o502 := &n499.Guarded, &o500.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC26(&q, n520, o521)
+				whenOwnGuardedC26(&q, n501, o502)
 				if q.Found() {
 					if ok, err := whenCondGadgetC26(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c26"))
 						}
 					} else if ok {
-						whenOwnGuardedC26(w, n520, o521)
+						whenOwnGuardedC26(w, n501, o502)
 					}
 					if w.Done() {
 						return
@@ -559,21 +580,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c27, while has(oldSelf.spec.items) && oldSelf.spec.items[1] < 0
+	// spec.guarded.c27, while has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && self.spec.topology.inner.value > self.spec.mode
 	{
 		{
-			n533, o534 := &in.Spec, &old.Spec
+			n531, o532 := &in.Spec, &old.Spec
 			{
-				n535, o536 := &n533.Guarded, &o534.Guarded
+				n533, o534 := &n531.Guarded, &o532.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC27(&q, n535, o536)
+				whenOwnGuardedC27(&q, n533, o534)
 				if q.Found() {
 					if ok, err := whenCondGadgetC27(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c27"))
 						}
 					} else if ok {
-						whenOwnGuardedC27(w, n535, o536)
+						whenOwnGuardedC27(w, n533, o534)
 					}
 					if w.Done() {
 						return
@@ -582,21 +603,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c28, while has(oldSelf.status) && has(oldSelf.status.observed) && oldSelf.status.observed in [1, 2, -1]
+	// spec.guarded.c28, while (has(self.spec.items) && self.spec.items[0] > 2) ? (has(self.spec.tags) && has(oldSelf.spec.items) && size(self.spec.tags) in oldSelf.spec.items) : (has(oldSelf.spec.items) && oldSelf.spec.items.exists_one(i, i > 1 || (has(oldSelf.spec.items) && oldSelf.spec.items[1] > 1)))
 	{
 		{
-			n550, o551 := &in.Spec, &old.Spec
+			n591, o592 := &in.Spec, &old.Spec
 			{
-				n552, o553 := &n550.Guarded, &o551.Guarded
+				n593, o594 := &n591.Guarded, &o592.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC28(&q, n552, o553)
+				whenOwnGuardedC28(&q, n593, o594)
 				if q.Found() {
 					if ok, err := whenCondGadgetC28(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c28"))
 						}
 					} else if ok {
-						whenOwnGuardedC28(w, n552, o553)
+						whenOwnGuardedC28(w, n593, o594)
 					}
 					if w.Done() {
 						return
@@ -605,21 +626,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c29, while has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && self.spec.topology.inner.value > self.spec.mode
+	// spec.guarded.c29, while has(self.spec.items) && self.spec.items[0] < 1
 	{
 		{
-			n583, o584 := &in.Spec, &old.Spec
+			n607, o608 := &in.Spec, &old.Spec
 			{
-				n585, o586 := &n583.Guarded, &o584.Guarded
+				n609, o610 := &n607.Guarded, &o608.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC29(&q, n585, o586)
+				whenOwnGuardedC29(&q, n609, o610)
 				if q.Found() {
 					if ok, err := whenCondGadgetC29(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c29"))
 						}
 					} else if ok {
-						whenOwnGuardedC29(w, n585, o586)
+						whenOwnGuardedC29(w, n609, o610)
 					}
 					if w.Done() {
 						return
@@ -628,21 +649,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c3, while has(oldSelf.spec.note) && 'ab' < oldSelf.spec.note
+	// spec.guarded.c3, while has(oldSelf.status) && has(oldSelf.status.ready) && oldSelf.status.ready
 	{
 		{
-			n596, o597 := &in.Spec, &old.Spec
+			n622, o623 := &in.Spec, &old.Spec
 			{
-				n598, o599 := &n596.Guarded, &o597.Guarded
+				n624, o625 := &n622.Guarded, &o623.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC3(&q, n598, o599)
+				whenOwnGuardedC3(&q, n624, o625)
 				if q.Found() {
 					if ok, err := whenCondGadgetC3(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c3"))
 						}
 					} else if ok {
-						whenOwnGuardedC3(w, n598, o599)
+						whenOwnGuardedC3(w, n624, o625)
 					}
 					if w.Done() {
 						return
@@ -651,21 +672,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c30, while (has(self.spec.items) && self.spec.items[0] > 2) ? (has(self.spec.tags) && has(oldSelf.spec.items) && size(self.spec.tags) in oldSelf.spec.items) : (has(oldSelf.spec.items) && oldSelf.spec.items.exists_one(i, i > 1 || (has(oldSelf.spec.items) && oldSelf.spec.items[1] > 1)))
+	// spec.guarded.c30, while (((has(self.status) && has(self.status.observed) && has(self.spec.items) && self.status.observed in self.spec.items) ? 2 : 2) <= oldSelf.spec.mode.size()) && ('a' in ['ab', 'ab'])
 	{
 		{
-			n657, o658 := &in.Spec, &old.Spec
+			n660, o661 := &in.Spec, &old.Spec
 			{
-				n659, o660 := &n657.Guarded, &o658.Guarded
+				n662, o663 := &n660.Guarded, &o661.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC30(&q, n659, o660)
+				whenOwnGuardedC30(&q, n662, o663)
 				if q.Found() {
 					if ok, err := whenCondGadgetC30(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c30"))
 						}
 					} else if ok {
-						whenOwnGuardedC30(w, n659, o660)
+						whenOwnGuardedC30(w, n662, o663)
 					}
 					if w.Done() {
 						return
@@ -674,21 +695,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c31, while has(self.spec.items) && self.spec.items[0] < 1
+	// spec.guarded.c31, while (has(oldSelf.spec.labels) && oldSelf.spec.labels[”] == 'c') ? (size(oldSelf.spec.name) in [1, 2, 1]) : (has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && 'b'.contains(self.spec.topology.inner.value))
 	{
 		{
-			n672, o673 := &in.Spec, &old.Spec
+			n707, o708 := &in.Spec, &old.Spec
 			{
-				n674, o675 := &n672.Guarded, &o673.Guarded
+				n709, o710 := &n707.Guarded, &o708.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC31(&q, n674, o675)
+				whenOwnGuardedC31(&q, n709, o710)
 				if q.Found() {
 					if ok, err := whenCondGadgetC31(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c31"))
 						}
 					} else if ok {
-						whenOwnGuardedC31(w, n674, o675)
+						whenOwnGuardedC31(w, n709, o710)
 					}
 					if w.Done() {
 						return
@@ -697,21 +718,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c32, while (((has(self.status) && has(self.status.observed) && has(self.spec.items) && self.status.observed in self.spec.items) ? 2 : 2) <= oldSelf.spec.mode.size()) && ('a' in ['ab', 'ab'])
+	// spec.guarded.c32, while false
 	{
 		{
-			n709, o710 := &in.Spec, &old.Spec
+			n711, o712 := &in.Spec, &old.Spec
 			{
-				n711, o712 := &n709.Guarded, &o710.Guarded
+				n713, o714 := &n711.Guarded, &o712.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC32(&q, n711, o712)
+				whenOwnGuardedC32(&q, n713, o714)
 				if q.Found() {
 					if ok, err := whenCondGadgetC32(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c32"))
 						}
 					} else if ok {
-						whenOwnGuardedC32(w, n711, o712)
+						whenOwnGuardedC32(w, n713, o714)
 					}
 					if w.Done() {
 						return
@@ -720,21 +741,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c33, while (has(oldSelf.spec.labels) && oldSelf.spec.labels[”] == 'c') ? (size(oldSelf.spec.name) in [1, 2, 1]) : (has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && 'b'.contains(self.spec.topology.inner.value))
+	// spec.guarded.c33, while has(oldSelf.spec.suspend) && oldSelf.spec.suspend
 	{
 		{
-			n756, o757 := &in.Spec, &old.Spec
+			n722, o723 := &in.Spec, &old.Spec
 			{
-				n758, o759 := &n756.Guarded, &o757.Guarded
+				n724, o725 := &n722.Guarded, &o723.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC33(&q, n758, o759)
+				whenOwnGuardedC33(&q, n724, o725)
 				if q.Found() {
 					if ok, err := whenCondGadgetC33(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c33"))
 						}
 					} else if ok {
-						whenOwnGuardedC33(w, n758, o759)
+						whenOwnGuardedC33(w, n724, o725)
 					}
 					if w.Done() {
 						return
@@ -743,21 +764,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c34, while false
+	// spec.guarded.c34, while ((has(self.spec.items) && self.spec.items[2] > 0) || (size(self.spec.name) in [1, 2, -1])) ? (self.spec.name.contains('a')) : (true)
 	{
 		{
-			n761, o762 := &in.Spec, &old.Spec
+			n749, o750 := &in.Spec, &old.Spec
 			{
-				n763, o764 := &n761.Guarded, &o762.Guarded
+				n751, o752 := &n749.Guarded, &o750.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC34(&q, n763, o764)
+				whenOwnGuardedC34(&q, n751, o752)
 				if q.Found() {
 					if ok, err := whenCondGadgetC34(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c34"))
 						}
 					} else if ok {
-						whenOwnGuardedC34(w, n763, o764)
+						whenOwnGuardedC34(w, n751, o752)
 					}
 					if w.Done() {
 						return
@@ -766,21 +787,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c35, while has(oldSelf.spec.suspend) && oldSelf.spec.suspend
+	// spec.guarded.c35, while has(oldSelf.spec.note)
 	{
 		{
-			n772, o773 := &in.Spec, &old.Spec
+			n755, o756 := &in.Spec, &old.Spec
 			{
-				n774, o775 := &n772.Guarded, &o773.Guarded
+				n757, o758 := &n755.Guarded, &o756.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC35(&q, n774, o775)
+				whenOwnGuardedC35(&q, n757, o758)
 				if q.Found() {
 					if ok, err := whenCondGadgetC35(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c35"))
 						}
 					} else if ok {
-						whenOwnGuardedC35(w, n774, o775)
+						whenOwnGuardedC35(w, n757, o758)
 					}
 					if w.Done() {
 						return
@@ -789,21 +810,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c36, while ((has(self.spec.items) && self.spec.items[2] > 0) || (size(self.spec.name) in [1, 2, -1])) ? (self.spec.name.contains('a')) : (true)
+	// spec.guarded.c36, while has(self.status) && has(self.status.phase)
 	{
 		{
-			n798, o799 := &in.Spec, &old.Spec
+			n766, o767 := &in.Spec, &old.Spec
 			{
-				n800, o801 := &n798.Guarded, &o799.Guarded
+				n768, o769 := &n766.Guarded, &o767.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC36(&q, n800, o801)
+				whenOwnGuardedC36(&q, n768, o769)
 				if q.Found() {
 					if ok, err := whenCondGadgetC36(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c36"))
 						}
 					} else if ok {
-						whenOwnGuardedC36(w, n800, o801)
+						whenOwnGuardedC36(w, n768, o769)
 					}
 					if w.Done() {
 						return
@@ -812,21 +833,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c37, while has(oldSelf.spec.note)
+	// spec.guarded.c37, while size(self.spec.name) != size(self.spec.name)
 	{
 		{
-			n804, o805 := &in.Spec, &old.Spec
+			n777, o778 := &in.Spec, &old.Spec
 			{
-				n806, o807 := &n804.Guarded, &o805.Guarded
+				n779, o780 := &n777.Guarded, &o778.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC37(&q, n806, o807)
+				whenOwnGuardedC37(&q, n779, o780)
 				if q.Found() {
 					if ok, err := whenCondGadgetC37(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c37"))
 						}
 					} else if ok {
-						whenOwnGuardedC37(w, n806, o807)
+						whenOwnGuardedC37(w, n779, o780)
 					}
 					if w.Done() {
 						return
@@ -835,21 +856,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c38, while has(self.status) && has(self.status.phase)
+	// spec.guarded.c38, while has(self.spec.tags) && has(oldSelf.spec.tags) && self.spec.tags != oldSelf.spec.tags
 	{
 		{
-			n815, o816 := &in.Spec, &old.Spec
+			n795, o796 := &in.Spec, &old.Spec
 			{
-				n817, o818 := &n815.Guarded, &o816.Guarded
+				n797, o798 := &n795.Guarded, &o796.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC38(&q, n817, o818)
+				whenOwnGuardedC38(&q, n797, o798)
 				if q.Found() {
 					if ok, err := whenCondGadgetC38(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c38"))
 						}
 					} else if ok {
-						whenOwnGuardedC38(w, n817, o818)
+						whenOwnGuardedC38(w, n797, o798)
 					}
 					if w.Done() {
 						return
@@ -858,21 +879,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c39, while size(self.spec.name) != size(self.spec.name)
+	// spec.guarded.c39, while has(oldSelf.spec.suspend) && oldSelf.spec.suspend
 	{
 		{
-			n827, o828 := &in.Spec, &old.Spec
+			n807, o808 := &in.Spec, &old.Spec
 			{
-				n829, o830 := &n827.Guarded, &o828.Guarded
+				n809, o810 := &n807.Guarded, &o808.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC39(&q, n829, o830)
+				whenOwnGuardedC39(&q, n809, o810)
 				if q.Found() {
 					if ok, err := whenCondGadgetC39(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c39"))
 						}
 					} else if ok {
-						whenOwnGuardedC39(w, n829, o830)
+						whenOwnGuardedC39(w, n809, o810)
 					}
 					if w.Done() {
 						return
@@ -881,21 +902,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c4, while has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.value) && 'c'.startsWith(oldSelf.spec.topology.inner.value)
+	// spec.guarded.c4, while ((has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.value) && 'c'.startsWith(oldSelf.spec.topology.inner.value)) ? -1 : 3) <= self.spec.mode.size()
 	{
 		{
-			n856, o857 := &in.Spec, &old.Spec
+			n845, o846 := &in.Spec, &old.Spec
 			{
-				n858, o859 := &n856.Guarded, &o857.Guarded
+				n847, o848 := &n845.Guarded, &o846.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC4(&q, n858, o859)
+				whenOwnGuardedC4(&q, n847, o848)
 				if q.Found() {
 					if ok, err := whenCondGadgetC4(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c4"))
 						}
 					} else if ok {
-						whenOwnGuardedC4(w, n858, o859)
+						whenOwnGuardedC4(w, n847, o848)
 					}
 					if w.Done() {
 						return
@@ -904,21 +925,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c40, while has(self.spec.tags) && has(oldSelf.spec.tags) && self.spec.tags != oldSelf.spec.tags
+	// spec.guarded.c40, while -1 in [1, 2, 2]
 	{
 		{
-			n874, o875 := &in.Spec, &old.Spec
+			n851, o852 := &in.Spec, &old.Spec
 			{
-				n876, o877 := &n874.Guarded, &o875.Guarded
+				n853, o854 := &n851.Guarded, &o852.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC40(&q, n876, o877)
+				whenOwnGuardedC40(&q, n853, o854)
 				if q.Found() {
 					if ok, err := whenCondGadgetC40(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c40"))
 						}
 					} else if ok {
-						whenOwnGuardedC40(w, n876, o877)
+						whenOwnGuardedC40(w, n853, o854)
 					}
 					if w.Done() {
 						return
@@ -927,21 +948,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c41, while has(oldSelf.spec.suspend) && oldSelf.spec.suspend
+	// spec.guarded.c41, while has(self.status) && has(self.status.observed) && has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && self.status.observed != self.spec.topology.inner.n
 	{
 		{
-			n885, o886 := &in.Spec, &old.Spec
+			n889, o890 := &in.Spec, &old.Spec
 			{
-				n887, o888 := &n885.Guarded, &o886.Guarded
+				n891, o892 := &n889.Guarded, &o890.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC41(&q, n887, o888)
+				whenOwnGuardedC41(&q, n891, o892)
 				if q.Found() {
 					if ok, err := whenCondGadgetC41(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c41"))
 						}
 					} else if ok {
-						whenOwnGuardedC41(w, n887, o888)
+						whenOwnGuardedC41(w, n891, o892)
 					}
 					if w.Done() {
 						return
@@ -950,21 +971,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c42, while -1 in [1, 2, 2]
+	// spec.guarded.c42, while ((has(oldSelf.spec.labels) && oldSelf.spec.labels['a'] == ”) ? (has(self.spec.queue) && 'c' > self.spec.queue) : (size(self.spec.name) in [1, 2, 0])) || (((has(oldSelf.spec.items) && oldSelf.spec.items[1] < 3) ? 1 : 1) >= 3)
 	{
 		{
-			n891, o892 := &in.Spec, &old.Spec
+			n937, o938 := &in.Spec, &old.Spec
 			{
-				n893, o894 := &n891.Guarded, &o892.Guarded
+				n939, o940 := &n937.Guarded, &o938.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC42(&q, n893, o894)
+				whenOwnGuardedC42(&q, n939, o940)
 				if q.Found() {
 					if ok, err := whenCondGadgetC42(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c42"))
 						}
 					} else if ok {
-						whenOwnGuardedC42(w, n893, o894)
+						whenOwnGuardedC42(w, n939, o940)
 					}
 					if w.Done() {
 						return
@@ -973,21 +994,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c43, while has(self.status) && has(self.status.observed) && has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && self.status.observed != self.spec.topology.inner.n
+	// spec.guarded.c43, while (has(oldSelf.spec.queue) && oldSelf.spec.queue.endsWith(self.metadata.name)) || (has(oldSelf.spec.labels) && oldSelf.spec.labels.exists_one(k, k.startsWith(”) || oldSelf.spec.labels[k] == 'b'))
 	{
 		{
-			n929, o930 := &in.Spec, &old.Spec
+			n976, o977 := &in.Spec, &old.Spec
 			{
-				n931, o932 := &n929.Guarded, &o930.Guarded
+				n978, o979 := &n976.Guarded, &o977.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC43(&q, n931, o932)
+				whenOwnGuardedC43(&q, n978, o979)
 				if q.Found() {
 					if ok, err := whenCondGadgetC43(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c43"))
 						}
 					} else if ok {
-						whenOwnGuardedC43(w, n931, o932)
+						whenOwnGuardedC43(w, n978, o979)
 					}
 					if w.Done() {
 						return
@@ -996,21 +1017,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c44, while ((has(oldSelf.spec.labels) && oldSelf.spec.labels['a'] == ”) ? (has(self.spec.queue) && 'c' > self.spec.queue) : (size(self.spec.name) in [1, 2, 0])) || (((has(oldSelf.spec.items) && oldSelf.spec.items[1] < 3) ? 1 : 1) >= 3)
+	// spec.guarded.c44, while has(self.spec.items) && self.spec.items[2] == 0
 	{
 		{
-			n978, o979 := &in.Spec, &old.Spec
+			n992, o993 := &in.Spec, &old.Spec
 			{
-				n980, o981 := &n978.Guarded, &o979.Guarded
+				n994, o995 := &n992.Guarded, &o993.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC44(&q, n980, o981)
+				whenOwnGuardedC44(&q, n994, o995)
 				if q.Found() {
 					if ok, err := whenCondGadgetC44(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c44"))
 						}
 					} else if ok {
-						whenOwnGuardedC44(w, n980, o981)
+						whenOwnGuardedC44(w, n994, o995)
 					}
 					if w.Done() {
 						return
@@ -1019,21 +1040,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c45, while (has(oldSelf.spec.queue) && oldSelf.spec.queue.endsWith(self.metadata.name)) || (has(oldSelf.spec.labels) && oldSelf.spec.labels.exists_one(k, k.startsWith(”) || oldSelf.spec.labels[k] == 'b'))
+	// spec.guarded.c45, while has(self.spec.suspend) && self.spec.suspend
 	{
 		{
-			n1017, o1018 := &in.Spec, &old.Spec
+			n1003, o1004 := &in.Spec, &old.Spec
 			{
-				n1019, o1020 := &n1017.Guarded, &o1018.Guarded
+				n1005, o1006 := &n1003.Guarded, &o1004.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC45(&q, n1019, o1020)
+				whenOwnGuardedC45(&q, n1005, o1006)
 				if q.Found() {
 					if ok, err := whenCondGadgetC45(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c45"))
 						}
 					} else if ok {
-						whenOwnGuardedC45(w, n1019, o1020)
+						whenOwnGuardedC45(w, n1005, o1006)
 					}
 					if w.Done() {
 						return
@@ -1042,21 +1063,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c46, while has(self.spec.items) && self.spec.items[2] == 0
+	// spec.guarded.c46, while ((has(self.spec.tags) && self.spec.tags.exists_one(t, t.size() < 3)) ? 1 : 2) > 0
 	{
 		{
-			n1032, o1033 := &in.Spec, &old.Spec
+			n1024, o1025 := &in.Spec, &old.Spec
 			{
-				n1034, o1035 := &n1032.Guarded, &o1033.Guarded
+				n1026, o1027 := &n1024.Guarded, &o1025.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC46(&q, n1034, o1035)
+				whenOwnGuardedC46(&q, n1026, o1027)
 				if q.Found() {
 					if ok, err := whenCondGadgetC46(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c46"))
 						}
 					} else if ok {
-						whenOwnGuardedC46(w, n1034, o1035)
+						whenOwnGuardedC46(w, n1026, o1027)
 					}
 					if w.Done() {
 						return
@@ -1065,21 +1086,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c47, while has(self.spec.suspend) && self.spec.suspend
+	// spec.guarded.c47, while 'a' <= ”
 	{
 		{
-			n1043, o1044 := &in.Spec, &old.Spec
+			n1030, o1031 := &in.Spec, &old.Spec
 			{
-				n1045, o1046 := &n1043.Guarded, &o1044.Guarded
+				n1032, o1033 := &n1030.Guarded, &o1031.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC47(&q, n1045, o1046)
+				whenOwnGuardedC47(&q, n1032, o1033)
 				if q.Found() {
 					if ok, err := whenCondGadgetC47(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c47"))
 						}
 					} else if ok {
-						whenOwnGuardedC47(w, n1045, o1046)
+						whenOwnGuardedC47(w, n1032, o1033)
 					}
 					if w.Done() {
 						return
@@ -1088,21 +1109,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c48, while ((has(self.spec.tags) && self.spec.tags.exists_one(t, t.size() < 3)) ? 1 : 2) > 0
+	// spec.guarded.c48, while has(oldSelf.spec.tags) && ” in oldSelf.spec.tags
 	{
 		{
-			n1064, o1065 := &in.Spec, &old.Spec
+			n1045, o1046 := &in.Spec, &old.Spec
 			{
-				n1066, o1067 := &n1064.Guarded, &o1065.Guarded
+				n1047, o1048 := &n1045.Guarded, &o1046.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC48(&q, n1066, o1067)
+				whenOwnGuardedC48(&q, n1047, o1048)
 				if q.Found() {
 					if ok, err := whenCondGadgetC48(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c48"))
 						}
 					} else if ok {
-						whenOwnGuardedC48(w, n1066, o1067)
+						whenOwnGuardedC48(w, n1047, o1048)
 					}
 					if w.Done() {
 						return
@@ -1111,21 +1132,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c49, while 'a' <= ”
+	// spec.guarded.c49, while has(self.spec.queue) && has(self.spec.tags) && self.spec.queue in self.spec.tags
 	{
 		{
-			n1071, o1072 := &in.Spec, &old.Spec
+			n1066, o1067 := &in.Spec, &old.Spec
 			{
-				n1073, o1074 := &n1071.Guarded, &o1072.Guarded
+				n1068, o1069 := &n1066.Guarded, &o1067.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC49(&q, n1073, o1074)
+				whenOwnGuardedC49(&q, n1068, o1069)
 				if q.Found() {
 					if ok, err := whenCondGadgetC49(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c49"))
 						}
 					} else if ok {
-						whenOwnGuardedC49(w, n1073, o1074)
+						whenOwnGuardedC49(w, n1068, o1069)
 					}
 					if w.Done() {
 						return
@@ -1134,21 +1155,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c5, while has(self.spec.deadline) && has(self.spec.started) && self.spec.deadline > self.spec.started
+	// spec.guarded.c5, while (has(self.spec.items) && self.spec.items[2] != 2) ? ((has(self.spec.labels) && self.metadata.name in self.spec.labels) || (has(oldSelf.spec.ports) && oldSelf.spec.ports.exists(p, p.name == 'ab' || has(p.port) && p.port == 3))) : (0 >= 0.5)
 	{
 		{
-			n1089, o1090 := &in.Spec, &old.Spec
+			n1122, o1123 := &in.Spec, &old.Spec
 			{
-				n1091, o1092 := &n1089.Guarded, &o1090.Guarded
+				n1124, o1125 := &n1122.Guarded, &o1123.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC5(&q, n1091, o1092)
+				whenOwnGuardedC5(&q, n1124, o1125)
 				if q.Found() {
 					if ok, err := whenCondGadgetC5(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c5"))
 						}
 					} else if ok {
-						whenOwnGuardedC5(w, n1091, o1092)
+						whenOwnGuardedC5(w, n1124, o1125)
 					}
 					if w.Done() {
 						return
@@ -1157,21 +1178,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c50, while has(oldSelf.spec.tags) && ” in oldSelf.spec.tags
+	// spec.guarded.c50, while has(self.status) && has(self.status.observed) && ((has(self.spec.queue) && has(oldSelf.spec.labels) && self.spec.queue in oldSelf.spec.labels) ? -1 : 0) != self.status.observed
 	{
 		{
-			n1104, o1105 := &in.Spec, &old.Spec
+			n1156, o1157 := &in.Spec, &old.Spec
 			{
-				n1106, o1107 := &n1104.Guarded, &o1105.Guarded
+				n1158, o1159 := &n1156.Guarded, &o1157.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC50(&q, n1106, o1107)
+				whenOwnGuardedC50(&q, n1158, o1159)
 				if q.Found() {
 					if ok, err := whenCondGadgetC50(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c50"))
 						}
 					} else if ok {
-						whenOwnGuardedC50(w, n1106, o1107)
+						whenOwnGuardedC50(w, n1158, o1159)
 					}
 					if w.Done() {
 						return
@@ -1180,21 +1201,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c51, while has(self.spec.queue) && has(self.spec.tags) && self.spec.queue in self.spec.tags
+	// spec.guarded.c51, while has(oldSelf.spec.items) && size(self.spec.name) in oldSelf.spec.items
 	{
 		{
-			n1124, o1125 := &in.Spec, &old.Spec
+			n1174, o1175 := &in.Spec, &old.Spec
 			{
-				n1126, o1127 := &n1124.Guarded, &o1125.Guarded
+				n1176, o1177 := &n1174.Guarded, &o1175.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC51(&q, n1126, o1127)
+				whenOwnGuardedC51(&q, n1176, o1177)
 				if q.Found() {
 					if ok, err := whenCondGadgetC51(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c51"))
 						}
 					} else if ok {
-						whenOwnGuardedC51(w, n1126, o1127)
+						whenOwnGuardedC51(w, n1176, o1177)
 					}
 					if w.Done() {
 						return
@@ -1203,21 +1224,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c52, while has(self.status) && has(self.status.observed) && ((has(self.spec.queue) && has(oldSelf.spec.labels) && self.spec.queue in oldSelf.spec.labels) ? -1 : 0) != self.status.observed
+	// spec.guarded.c52, while has(self.spec.counts) && self.spec.counts['b'] > 2
 	{
 		{
-			n1158, o1159 := &in.Spec, &old.Spec
+			n1190, o1191 := &in.Spec, &old.Spec
 			{
-				n1160, o1161 := &n1158.Guarded, &o1159.Guarded
+				n1192, o1193 := &n1190.Guarded, &o1191.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC52(&q, n1160, o1161)
+				whenOwnGuardedC52(&q, n1192, o1193)
 				if q.Found() {
 					if ok, err := whenCondGadgetC52(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c52"))
 						}
 					} else if ok {
-						whenOwnGuardedC52(w, n1160, o1161)
+						whenOwnGuardedC52(w, n1192, o1193)
 					}
 					if w.Done() {
 						return
@@ -1226,21 +1247,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c53, while has(oldSelf.spec.items) && size(self.spec.name) in oldSelf.spec.items
+	// spec.guarded.c53, while has(oldSelf.spec.suspend) && oldSelf.spec.suspend
 	{
 		{
-			n1176, o1177 := &in.Spec, &old.Spec
+			n1201, o1202 := &in.Spec, &old.Spec
 			{
-				n1178, o1179 := &n1176.Guarded, &o1177.Guarded
+				n1203, o1204 := &n1201.Guarded, &o1202.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC53(&q, n1178, o1179)
+				whenOwnGuardedC53(&q, n1203, o1204)
 				if q.Found() {
 					if ok, err := whenCondGadgetC53(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c53"))
 						}
 					} else if ok {
-						whenOwnGuardedC53(w, n1178, o1179)
+						whenOwnGuardedC53(w, n1203, o1204)
 					}
 					if w.Done() {
 						return
@@ -1249,21 +1270,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c54, while has(self.spec.counts) && self.spec.counts['b'] > 2
+	// spec.guarded.c54, while (((0 >= -1) ? -1 : 2) <= 0) && (has(oldSelf.spec.labels) && size(oldSelf.spec.labels) > 0.5)
 	{
 		{
-			n1193, o1194 := &in.Spec, &old.Spec
+			n1223, o1224 := &in.Spec, &old.Spec
 			{
-				n1195, o1196 := &n1193.Guarded, &o1194.Guarded
+				n1225, o1226 := &n1223.Guarded, &o1224.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC54(&q, n1195, o1196)
+				whenOwnGuardedC54(&q, n1225, o1226)
 				if q.Found() {
 					if ok, err := whenCondGadgetC54(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c54"))
 						}
 					} else if ok {
-						whenOwnGuardedC54(w, n1195, o1196)
+						whenOwnGuardedC54(w, n1225, o1226)
 					}
 					if w.Done() {
 						return
@@ -1272,21 +1293,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c55, while has(oldSelf.spec.suspend) && oldSelf.spec.suspend
+	// spec.guarded.c55, while 'b' in ['b', 'b']
 	{
 		{
-			n1204, o1205 := &in.Spec, &old.Spec
+			n1229, o1230 := &in.Spec, &old.Spec
 			{
-				n1206, o1207 := &n1204.Guarded, &o1205.Guarded
+				n1231, o1232 := &n1229.Guarded, &o1230.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC55(&q, n1206, o1207)
+				whenOwnGuardedC55(&q, n1231, o1232)
 				if q.Found() {
 					if ok, err := whenCondGadgetC55(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c55"))
 						}
 					} else if ok {
-						whenOwnGuardedC55(w, n1206, o1207)
+						whenOwnGuardedC55(w, n1231, o1232)
 					}
 					if w.Done() {
 						return
@@ -1295,21 +1316,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c56, while (((0 >= -1) ? -1 : 2) <= 0) && (has(oldSelf.spec.labels) && size(oldSelf.spec.labels) > 0.5)
+	// spec.guarded.c56, while (has(self.spec.tags) && 'b' in self.spec.tags) && ((has(oldSelf.spec.suspend) && oldSelf.spec.suspend) && (has(oldSelf.status) && has(oldSelf.status.phase) && has(self.spec.labels) && oldSelf.status.phase in self.spec.labels))
 	{
 		{
-			n1225, o1226 := &in.Spec, &old.Spec
+			n1270, o1271 := &in.Spec, &old.Spec
 			{
-				n1227, o1228 := &n1225.Guarded, &o1226.Guarded
+				n1272, o1273 := &n1270.Guarded, &o1271.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC56(&q, n1227, o1228)
+				whenOwnGuardedC56(&q, n1272, o1273)
 				if q.Found() {
 					if ok, err := whenCondGadgetC56(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c56"))
 						}
 					} else if ok {
-						whenOwnGuardedC56(w, n1227, o1228)
+						whenOwnGuardedC56(w, n1272, o1273)
 					}
 					if w.Done() {
 						return
@@ -1318,21 +1339,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c57, while 'b' in ['b', 'b']
+	// spec.guarded.c57, while has(self.spec.tags) && 'c' in self.spec.tags
 	{
 		{
-			n1231, o1232 := &in.Spec, &old.Spec
+			n1285, o1286 := &in.Spec, &old.Spec
 			{
-				n1233, o1234 := &n1231.Guarded, &o1232.Guarded
+				n1287, o1288 := &n1285.Guarded, &o1286.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC57(&q, n1233, o1234)
+				whenOwnGuardedC57(&q, n1287, o1288)
 				if q.Found() {
 					if ok, err := whenCondGadgetC57(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c57"))
 						}
 					} else if ok {
-						whenOwnGuardedC57(w, n1233, o1234)
+						whenOwnGuardedC57(w, n1287, o1288)
 					}
 					if w.Done() {
 						return
@@ -1341,21 +1362,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c58, while (has(self.spec.tags) && 'b' in self.spec.tags) && ((has(oldSelf.spec.suspend) && oldSelf.spec.suspend) && (has(oldSelf.status) && has(oldSelf.status.phase) && has(self.spec.labels) && oldSelf.status.phase in self.spec.labels))
+	// spec.guarded.c58, while has(oldSelf.spec.tags) && oldSelf.spec.tags.exists_one(t, t.size() < 0)
 	{
 		{
-			n1272, o1273 := &in.Spec, &old.Spec
+			n1302, o1303 := &in.Spec, &old.Spec
 			{
-				n1274, o1275 := &n1272.Guarded, &o1273.Guarded
+				n1304, o1305 := &n1302.Guarded, &o1303.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC58(&q, n1274, o1275)
+				whenOwnGuardedC58(&q, n1304, o1305)
 				if q.Found() {
 					if ok, err := whenCondGadgetC58(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c58"))
 						}
 					} else if ok {
-						whenOwnGuardedC58(w, n1274, o1275)
+						whenOwnGuardedC58(w, n1304, o1305)
 					}
 					if w.Done() {
 						return
@@ -1364,21 +1385,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c59, while has(self.spec.tags) && 'c' in self.spec.tags
+	// spec.guarded.c59, while (has(self.spec.note) && self.spec.note in ['b', 'ab']) ? (has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && self.spec.topology.inner.value.startsWith('a')) : (has(oldSelf.spec.queue))
 	{
 		{
-			n1288, o1289 := &in.Spec, &old.Spec
+			n1345, o1346 := &in.Spec, &old.Spec
 			{
-				n1290, o1291 := &n1288.Guarded, &o1289.Guarded
+				n1347, o1348 := &n1345.Guarded, &o1346.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC59(&q, n1290, o1291)
+				whenOwnGuardedC59(&q, n1347, o1348)
 				if q.Found() {
 					if ok, err := whenCondGadgetC59(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c59"))
 						}
 					} else if ok {
-						whenOwnGuardedC59(w, n1290, o1291)
+						whenOwnGuardedC59(w, n1347, o1348)
 					}
 					if w.Done() {
 						return
@@ -1387,21 +1408,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c6, while !((has(self.spec.labels) && self.metadata.name in self.spec.labels) || (has(oldSelf.spec.ports) && oldSelf.spec.ports.exists(p, p.name == 'ab' || has(p.port) && p.port == 3)))
+	// spec.guarded.c6, while has(oldSelf.spec.timeout) && oldSelf.spec.timeout < '0s'
 	{
 		{
-			n1331, o1332 := &in.Spec, &old.Spec
+			n1358, o1359 := &in.Spec, &old.Spec
 			{
-				n1333, o1334 := &n1331.Guarded, &o1332.Guarded
+				n1360, o1361 := &n1358.Guarded, &o1359.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC6(&q, n1333, o1334)
+				whenOwnGuardedC6(&q, n1360, o1361)
 				if q.Found() {
 					if ok, err := whenCondGadgetC6(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c6"))
 						}
 					} else if ok {
-						whenOwnGuardedC6(w, n1333, o1334)
+						whenOwnGuardedC6(w, n1360, o1361)
 					}
 					if w.Done() {
 						return
@@ -1410,21 +1431,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c60, while has(oldSelf.spec.tags) && oldSelf.spec.tags.exists_one(t, t.size() < 0)
+	// spec.guarded.c60, while has(oldSelf.spec.queue)
 	{
 		{
-			n1348, o1349 := &in.Spec, &old.Spec
+			n1364, o1365 := &in.Spec, &old.Spec
 			{
-				n1350, o1351 := &n1348.Guarded, &o1349.Guarded
+				n1366, o1367 := &n1364.Guarded, &o1365.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC60(&q, n1350, o1351)
+				whenOwnGuardedC60(&q, n1366, o1367)
 				if q.Found() {
 					if ok, err := whenCondGadgetC60(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c60"))
 						}
 					} else if ok {
-						whenOwnGuardedC60(w, n1350, o1351)
+						whenOwnGuardedC60(w, n1366, o1367)
 					}
 					if w.Done() {
 						return
@@ -1433,21 +1454,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c61, while (has(self.spec.note) && self.spec.note in ['b', 'ab']) ? (has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && self.spec.topology.inner.value.startsWith('a')) : (has(oldSelf.spec.queue))
+	// spec.guarded.c61, while self.spec.mode.size() > self.spec.mode.size()
 	{
 		{
-			n1390, o1391 := &in.Spec, &old.Spec
+			n1380, o1381 := &in.Spec, &old.Spec
 			{
-				n1392, o1393 := &n1390.Guarded, &o1391.Guarded
+				n1382, o1383 := &n1380.Guarded, &o1381.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC61(&q, n1392, o1393)
+				whenOwnGuardedC61(&q, n1382, o1383)
 				if q.Found() {
 					if ok, err := whenCondGadgetC61(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c61"))
 						}
 					} else if ok {
-						whenOwnGuardedC61(w, n1392, o1393)
+						whenOwnGuardedC61(w, n1382, o1383)
 					}
 					if w.Done() {
 						return
@@ -1456,21 +1477,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c62, while has(oldSelf.spec.queue)
+	// spec.guarded.c62, while has(self.spec.items) && size(self.spec.name) in self.spec.items
 	{
 		{
-			n1396, o1397 := &in.Spec, &old.Spec
+			n1398, o1399 := &in.Spec, &old.Spec
 			{
-				n1398, o1399 := &n1396.Guarded, &o1397.Guarded
+				n1400, o1401 := &n1398.Guarded, &o1399.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC62(&q, n1398, o1399)
+				whenOwnGuardedC62(&q, n1400, o1401)
 				if q.Found() {
 					if ok, err := whenCondGadgetC62(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c62"))
 						}
 					} else if ok {
-						whenOwnGuardedC62(w, n1398, o1399)
+						whenOwnGuardedC62(w, n1400, o1401)
 					}
 					if w.Done() {
 						return
@@ -1479,21 +1500,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c63, while self.spec.mode.size() > self.spec.mode.size()
+	// spec.guarded.c63, while 'a' > 'ab'
 	{
 		{
-			n1412, o1413 := &in.Spec, &old.Spec
+			n1404, o1405 := &in.Spec, &old.Spec
 			{
-				n1414, o1415 := &n1412.Guarded, &o1413.Guarded
+				n1406, o1407 := &n1404.Guarded, &o1405.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC63(&q, n1414, o1415)
+				whenOwnGuardedC63(&q, n1406, o1407)
 				if q.Found() {
 					if ok, err := whenCondGadgetC63(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c63"))
 						}
 					} else if ok {
-						whenOwnGuardedC63(w, n1414, o1415)
+						whenOwnGuardedC63(w, n1406, o1407)
 					}
 					if w.Done() {
 						return
@@ -1502,21 +1523,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c64, while has(self.spec.items) && size(self.spec.name) in self.spec.items
+	// spec.guarded.c64, while self.metadata.name.startsWith(oldSelf.spec.mode)
 	{
 		{
-			n1431, o1432 := &in.Spec, &old.Spec
+			n1417, o1418 := &in.Spec, &old.Spec
 			{
-				n1433, o1434 := &n1431.Guarded, &o1432.Guarded
+				n1419, o1420 := &n1417.Guarded, &o1418.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC64(&q, n1433, o1434)
+				whenOwnGuardedC64(&q, n1419, o1420)
 				if q.Found() {
 					if ok, err := whenCondGadgetC64(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c64"))
 						}
 					} else if ok {
-						whenOwnGuardedC64(w, n1433, o1434)
+						whenOwnGuardedC64(w, n1419, o1420)
 					}
 					if w.Done() {
 						return
@@ -1525,21 +1546,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c65, while 'a' > 'ab'
+	// spec.guarded.c65, while (has(oldSelf.spec.tags) && oldSelf.spec.tags.exists(t, t.size() < -1)) || (has(oldSelf.status) && has(oldSelf.status.phase) && has(oldSelf.status) && has(oldSelf.status.phase) && oldSelf.status.phase >= oldSelf.status.phase)
 	{
 		{
-			n1437, o1438 := &in.Spec, &old.Spec
+			n1458, o1459 := &in.Spec, &old.Spec
 			{
-				n1439, o1440 := &n1437.Guarded, &o1438.Guarded
+				n1460, o1461 := &n1458.Guarded, &o1459.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC65(&q, n1439, o1440)
+				whenOwnGuardedC65(&q, n1460, o1461)
 				if q.Found() {
 					if ok, err := whenCondGadgetC65(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c65"))
 						}
 					} else if ok {
-						whenOwnGuardedC65(w, n1439, o1440)
+						whenOwnGuardedC65(w, n1460, o1461)
 					}
 					if w.Done() {
 						return
@@ -1548,21 +1569,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c66, while self.metadata.name.startsWith(oldSelf.spec.mode)
+	// spec.guarded.c66, while has(oldSelf.status) && has(oldSelf.status.ready) && oldSelf.status.ready
 	{
 		{
-			n1449, o1450 := &in.Spec, &old.Spec
+			n1473, o1474 := &in.Spec, &old.Spec
 			{
-				n1451, o1452 := &n1449.Guarded, &o1450.Guarded
+				n1475, o1476 := &n1473.Guarded, &o1474.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC66(&q, n1451, o1452)
+				whenOwnGuardedC66(&q, n1475, o1476)
 				if q.Found() {
 					if ok, err := whenCondGadgetC66(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c66"))
 						}
 					} else if ok {
-						whenOwnGuardedC66(w, n1451, o1452)
+						whenOwnGuardedC66(w, n1475, o1476)
 					}
 					if w.Done() {
 						return
@@ -1571,21 +1592,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c67, while (has(oldSelf.spec.tags) && oldSelf.spec.tags.exists(t, t.size() < -1)) || (has(oldSelf.status) && has(oldSelf.status.phase) && has(oldSelf.status) && has(oldSelf.status.phase) && oldSelf.status.phase >= oldSelf.status.phase)
+	// spec.guarded.c67, while (!(has(self.spec.labels) && self.spec.labels['a'] == 'a')) ? (!(has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.value) && has(self.spec.note) && oldSelf.spec.topology.inner.value == self.spec.note)) : (has(oldSelf.spec.queue) && 'a'.startsWith(oldSelf.spec.queue))
 	{
 		{
-			n1490, o1491 := &in.Spec, &old.Spec
+			n1534, o1535 := &in.Spec, &old.Spec
 			{
-				n1492, o1493 := &n1490.Guarded, &o1491.Guarded
+				n1536, o1537 := &n1534.Guarded, &o1535.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC67(&q, n1492, o1493)
+				whenOwnGuardedC67(&q, n1536, o1537)
 				if q.Found() {
 					if ok, err := whenCondGadgetC67(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c67"))
 						}
 					} else if ok {
-						whenOwnGuardedC67(w, n1492, o1493)
+						whenOwnGuardedC67(w, n1536, o1537)
 					}
 					if w.Done() {
 						return
@@ -1594,21 +1615,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c68, while has(oldSelf.status) && has(oldSelf.status.ready) && oldSelf.status.ready
+	// spec.guarded.c68, while has(oldSelf.spec.ports) && oldSelf.spec.ports.exists(p, p.name == 'c' || has(p.port) && p.port >= -1)
 	{
 		{
-			n1505, o1506 := &in.Spec, &old.Spec
+			n1560, o1561 := &in.Spec, &old.Spec
 			{
-				n1507, o1508 := &n1505.Guarded, &o1506.Guarded
+				n1562, o1563 := &n1560.Guarded, &o1561.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC68(&q, n1507, o1508)
+				whenOwnGuardedC68(&q, n1562, o1563)
 				if q.Found() {
 					if ok, err := whenCondGadgetC68(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c68"))
 						}
 					} else if ok {
-						whenOwnGuardedC68(w, n1507, o1508)
+						whenOwnGuardedC68(w, n1562, o1563)
 					}
 					if w.Done() {
 						return
@@ -1617,21 +1638,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c69, while (!(has(self.spec.labels) && self.spec.labels['a'] == 'a')) ? (!(has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.value) && has(self.spec.note) && oldSelf.spec.topology.inner.value == self.spec.note)) : (has(oldSelf.spec.queue) && 'a'.startsWith(oldSelf.spec.queue))
+	// spec.guarded.c69, while false
 	{
 		{
-			n1567, o1568 := &in.Spec, &old.Spec
+			n1565, o1566 := &in.Spec, &old.Spec
 			{
-				n1569, o1570 := &n1567.Guarded, &o1568.Guarded
+				n1567, o1568 := &n1565.Guarded, &o1566.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC69(&q, n1569, o1570)
+				whenOwnGuardedC69(&q, n1567, o1568)
 				if q.Found() {
 					if ok, err := whenCondGadgetC69(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c69"))
 						}
 					} else if ok {
-						whenOwnGuardedC69(w, n1569, o1570)
+						whenOwnGuardedC69(w, n1567, o1568)
 					}
 					if w.Done() {
 						return
@@ -1640,21 +1661,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c7, while 0 >= 0.5
+	// spec.guarded.c7, while (has(oldSelf.spec.items) && oldSelf.spec.items[2] == 1) && ('c' <= oldSelf.metadata.name)
 	{
 		{
-			n1573, o1574 := &in.Spec, &old.Spec
+			n1585, o1586 := &in.Spec, &old.Spec
 			{
-				n1575, o1576 := &n1573.Guarded, &o1574.Guarded
+				n1587, o1588 := &n1585.Guarded, &o1586.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC7(&q, n1575, o1576)
+				whenOwnGuardedC7(&q, n1587, o1588)
 				if q.Found() {
 					if ok, err := whenCondGadgetC7(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c7"))
 						}
 					} else if ok {
-						whenOwnGuardedC7(w, n1575, o1576)
+						whenOwnGuardedC7(w, n1587, o1588)
 					}
 					if w.Done() {
 						return
@@ -1663,21 +1684,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c70, while has(oldSelf.spec.ports) && oldSelf.spec.ports.exists(p, p.name == 'c' || has(p.port) && p.port >= -1)
+	// spec.guarded.c70, while has(oldSelf.spec.ports) && oldSelf.spec.ports.exists(p, p.name == 'c' || has(p.port) && p.port <= 2)
 	{
 		{
-			n1599, o1600 := &in.Spec, &old.Spec
+			n1611, o1612 := &in.Spec, &old.Spec
 			{
-				n1601, o1602 := &n1599.Guarded, &o1600.Guarded
+				n1613, o1614 := &n1611.Guarded, &o1612.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC70(&q, n1601, o1602)
+				whenOwnGuardedC70(&q, n1613, o1614)
 				if q.Found() {
 					if ok, err := whenCondGadgetC70(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c70"))
 						}
 					} else if ok {
-						whenOwnGuardedC70(w, n1601, o1602)
+						whenOwnGuardedC70(w, n1613, o1614)
 					}
 					if w.Done() {
 						return
@@ -1686,21 +1707,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c71, while false
+	// spec.guarded.c71, while has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && self.spec.topology.inner.n < 1.0
 	{
 		{
-			n1603, o1604 := &in.Spec, &old.Spec
+			n1640, o1641 := &in.Spec, &old.Spec
 			{
-				n1605, o1606 := &n1603.Guarded, &o1604.Guarded
+				n1642, o1643 := &n1640.Guarded, &o1641.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC71(&q, n1605, o1606)
+				whenOwnGuardedC71(&q, n1642, o1643)
 				if q.Found() {
 					if ok, err := whenCondGadgetC71(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c71"))
 						}
 					} else if ok {
-						whenOwnGuardedC71(w, n1605, o1606)
+						whenOwnGuardedC71(w, n1642, o1643)
 					}
 					if w.Done() {
 						return
@@ -1709,21 +1730,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c72, while has(oldSelf.spec.ports) && oldSelf.spec.ports.exists(p, p.name == 'c' || has(p.port) && p.port <= 2)
+	// spec.guarded.c72, while has(self.spec.items) && self.spec.items.all(i, i > 3 || ((has(self.spec.labels) && self.spec.labels.exists_one(k, k.startsWith(”) || self.spec.labels[k] == 'ab')) || (has(oldSelf.spec.ports) && oldSelf.spec.ports.exists(p, p.name == 'b' || has(p.port) && p.port <= 3))))
 	{
 		{
-			n1629, o1630 := &in.Spec, &old.Spec
+			n1703, o1704 := &in.Spec, &old.Spec
 			{
-				n1631, o1632 := &n1629.Guarded, &o1630.Guarded
+				n1705, o1706 := &n1703.Guarded, &o1704.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC72(&q, n1631, o1632)
+				whenOwnGuardedC72(&q, n1705, o1706)
 				if q.Found() {
 					if ok, err := whenCondGadgetC72(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c72"))
 						}
 					} else if ok {
-						whenOwnGuardedC72(w, n1631, o1632)
+						whenOwnGuardedC72(w, n1705, o1706)
 					}
 					if w.Done() {
 						return
@@ -1732,21 +1753,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c73, while has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && self.spec.topology.inner.n < 1.0
+	// spec.guarded.c73, while self.spec.mode.size() in [1, 2, 0]
 	{
 		{
-			n1658, o1659 := &in.Spec, &old.Spec
+			n1714, o1715 := &in.Spec, &old.Spec
 			{
-				n1660, o1661 := &n1658.Guarded, &o1659.Guarded
+				n1716, o1717 := &n1714.Guarded, &o1715.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC73(&q, n1660, o1661)
+				whenOwnGuardedC73(&q, n1716, o1717)
 				if q.Found() {
 					if ok, err := whenCondGadgetC73(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c73"))
 						}
 					} else if ok {
-						whenOwnGuardedC73(w, n1660, o1661)
+						whenOwnGuardedC73(w, n1716, o1717)
 					}
 					if w.Done() {
 						return
@@ -1755,21 +1776,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c74, while has(self.spec.items) && self.spec.items.all(i, i > 3 || ((has(self.spec.labels) && self.spec.labels.exists_one(k, k.startsWith(”) || self.spec.labels[k] == 'ab')) || (has(oldSelf.spec.ports) && oldSelf.spec.ports.exists(p, p.name == 'b' || has(p.port) && p.port <= 3))))
+	// spec.guarded.c74, while has(self.status) && has(self.status.phase) && self.status.phase.endsWith('a')
 	{
 		{
-			n1722, o1723 := &in.Spec, &old.Spec
+			n1732, o1733 := &in.Spec, &old.Spec
 			{
-				n1724, o1725 := &n1722.Guarded, &o1723.Guarded
+				n1734, o1735 := &n1732.Guarded, &o1733.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC74(&q, n1724, o1725)
+				whenOwnGuardedC74(&q, n1734, o1735)
 				if q.Found() {
 					if ok, err := whenCondGadgetC74(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c74"))
 						}
 					} else if ok {
-						whenOwnGuardedC74(w, n1724, o1725)
+						whenOwnGuardedC74(w, n1734, o1735)
 					}
 					if w.Done() {
 						return
@@ -1778,21 +1799,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c75, while self.spec.mode.size() in [1, 2, 0]
+	// spec.guarded.c75, while has(self.status) && has(self.status.ready) && self.status.ready
 	{
 		{
-			n1733, o1734 := &in.Spec, &old.Spec
+			n1747, o1748 := &in.Spec, &old.Spec
 			{
-				n1735, o1736 := &n1733.Guarded, &o1734.Guarded
+				n1749, o1750 := &n1747.Guarded, &o1748.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC75(&q, n1735, o1736)
+				whenOwnGuardedC75(&q, n1749, o1750)
 				if q.Found() {
 					if ok, err := whenCondGadgetC75(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c75"))
 						}
 					} else if ok {
-						whenOwnGuardedC75(w, n1735, o1736)
+						whenOwnGuardedC75(w, n1749, o1750)
 					}
 					if w.Done() {
 						return
@@ -1801,21 +1822,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c76, while has(self.status) && has(self.status.phase) && self.status.phase.endsWith('a')
+	// spec.guarded.c76, while false
 	{
 		{
-			n1750, o1751 := &in.Spec, &old.Spec
+			n1751, o1752 := &in.Spec, &old.Spec
 			{
-				n1752, o1753 := &n1750.Guarded, &o1751.Guarded
+				n1753, o1754 := &n1751.Guarded, &o1752.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC76(&q, n1752, o1753)
+				whenOwnGuardedC76(&q, n1753, o1754)
 				if q.Found() {
 					if ok, err := whenCondGadgetC76(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c76"))
 						}
 					} else if ok {
-						whenOwnGuardedC76(w, n1752, o1753)
+						whenOwnGuardedC76(w, n1753, o1754)
 					}
 					if w.Done() {
 						return
@@ -1824,21 +1845,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c77, while has(self.status) && has(self.status.ready) && self.status.ready
+	// spec.guarded.c77, while has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value)
 	{
 		{
-			n1765, o1766 := &in.Spec, &old.Spec
+			n1771, o1772 := &in.Spec, &old.Spec
 			{
-				n1767, o1768 := &n1765.Guarded, &o1766.Guarded
+				n1773, o1774 := &n1771.Guarded, &o1772.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC77(&q, n1767, o1768)
+				whenOwnGuardedC77(&q, n1773, o1774)
 				if q.Found() {
 					if ok, err := whenCondGadgetC77(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c77"))
 						}
 					} else if ok {
-						whenOwnGuardedC77(w, n1767, o1768)
+						whenOwnGuardedC77(w, n1773, o1774)
 					}
 					if w.Done() {
 						return
@@ -1847,21 +1868,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c78, while false
+	// spec.guarded.c78, while has(self.spec.items) && self.spec.items[0] >= -1
 	{
 		{
-			n1769, o1770 := &in.Spec, &old.Spec
+			n1786, o1787 := &in.Spec, &old.Spec
 			{
-				n1771, o1772 := &n1769.Guarded, &o1770.Guarded
+				n1788, o1789 := &n1786.Guarded, &o1787.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC78(&q, n1771, o1772)
+				whenOwnGuardedC78(&q, n1788, o1789)
 				if q.Found() {
 					if ok, err := whenCondGadgetC78(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c78"))
 						}
 					} else if ok {
-						whenOwnGuardedC78(w, n1771, o1772)
+						whenOwnGuardedC78(w, n1788, o1789)
 					}
 					if w.Done() {
 						return
@@ -1870,21 +1891,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c79, while has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value)
+	// spec.guarded.c79, while (!(has(self.spec.locked) && self.spec.locked)) && (has(oldSelf.spec.items) && oldSelf.spec.items[2] <= 1)
 	{
 		{
-			n1790, o1791 := &in.Spec, &old.Spec
+			n1813, o1814 := &in.Spec, &old.Spec
 			{
-				n1792, o1793 := &n1790.Guarded, &o1791.Guarded
+				n1815, o1816 := &n1813.Guarded, &o1814.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC79(&q, n1792, o1793)
+				whenOwnGuardedC79(&q, n1815, o1816)
 				if q.Found() {
 					if ok, err := whenCondGadgetC79(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c79"))
 						}
 					} else if ok {
-						whenOwnGuardedC79(w, n1792, o1793)
+						whenOwnGuardedC79(w, n1815, o1816)
 					}
 					if w.Done() {
 						return
@@ -1893,21 +1914,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c8, while has(oldSelf.spec.timeout) && oldSelf.spec.timeout < '0s'
+	// spec.guarded.c8, while has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && has(oldSelf.spec.tags) && self.spec.topology.inner.value in oldSelf.spec.tags
 	{
 		{
-			n1803, o1804 := &in.Spec, &old.Spec
+			n1849, o1850 := &in.Spec, &old.Spec
 			{
-				n1805, o1806 := &n1803.Guarded, &o1804.Guarded
+				n1851, o1852 := &n1849.Guarded, &o1850.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC8(&q, n1805, o1806)
+				whenOwnGuardedC8(&q, n1851, o1852)
 				if q.Found() {
 					if ok, err := whenCondGadgetC8(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c8"))
 						}
 					} else if ok {
-						whenOwnGuardedC8(w, n1805, o1806)
+						whenOwnGuardedC8(w, n1851, o1852)
 					}
 					if w.Done() {
 						return
@@ -1916,21 +1937,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c80, while has(self.spec.items) && self.spec.items[0] >= -1
+	// spec.guarded.c80, while has(self.spec.counts) && self.spec.counts[”] > 0
 	{
 		{
-			n1819, o1820 := &in.Spec, &old.Spec
+			n1866, o1867 := &in.Spec, &old.Spec
 			{
-				n1821, o1822 := &n1819.Guarded, &o1820.Guarded
+				n1868, o1869 := &n1866.Guarded, &o1867.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC80(&q, n1821, o1822)
+				whenOwnGuardedC80(&q, n1868, o1869)
 				if q.Found() {
 					if ok, err := whenCondGadgetC80(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c80"))
 						}
 					} else if ok {
-						whenOwnGuardedC80(w, n1821, o1822)
+						whenOwnGuardedC80(w, n1868, o1869)
 					}
 					if w.Done() {
 						return
@@ -1939,21 +1960,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c81, while (!(has(self.spec.locked) && self.spec.locked)) && (has(oldSelf.spec.items) && oldSelf.spec.items[2] <= 1)
+	// spec.guarded.c81, while has(self.status) && has(self.status.conditions) && self.status.conditions.exists(c, c.type == 'a' && c.status == 'True')
 	{
 		{
-			n1845, o1846 := &in.Spec, &old.Spec
+			n1891, o1892 := &in.Spec, &old.Spec
 			{
-				n1847, o1848 := &n1845.Guarded, &o1846.Guarded
+				n1893, o1894 := &n1891.Guarded, &o1892.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC81(&q, n1847, o1848)
+				whenOwnGuardedC81(&q, n1893, o1894)
 				if q.Found() {
 					if ok, err := whenCondGadgetC81(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c81"))
 						}
 					} else if ok {
-						whenOwnGuardedC81(w, n1847, o1848)
+						whenOwnGuardedC81(w, n1893, o1894)
 					}
 					if w.Done() {
 						return
@@ -1962,21 +1983,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c82, while has(self.spec.counts) && self.spec.counts[”] > 0
+	// spec.guarded.c82, while has(self.spec.topology) && has(self.spec.topology.flag)
 	{
 		{
-			n1861, o1862 := &in.Spec, &old.Spec
+			n1904, o1905 := &in.Spec, &old.Spec
 			{
-				n1863, o1864 := &n1861.Guarded, &o1862.Guarded
+				n1906, o1907 := &n1904.Guarded, &o1905.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC82(&q, n1863, o1864)
+				whenOwnGuardedC82(&q, n1906, o1907)
 				if q.Found() {
 					if ok, err := whenCondGadgetC82(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c82"))
 						}
 					} else if ok {
-						whenOwnGuardedC82(w, n1863, o1864)
+						whenOwnGuardedC82(w, n1906, o1907)
 					}
 					if w.Done() {
 						return
@@ -1985,21 +2006,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c83, while has(self.status) && has(self.status.conditions) && self.status.conditions.exists(c, c.type == 'a' && c.status == 'True')
+	// spec.guarded.c83, while ((has(self.spec.items) && size(self.spec.name) in self.spec.items) ? (has(oldSelf.spec.counts) && oldSelf.spec.counts['ab'] == 1) : (has(self.spec.size) && has(self.spec.items) && self.spec.size in self.spec.items)) || (has(self.status) && has(self.status.ready))
 	{
 		{
-			n1886, o1887 := &in.Spec, &old.Spec
+			n1961, o1962 := &in.Spec, &old.Spec
 			{
-				n1888, o1889 := &n1886.Guarded, &o1887.Guarded
+				n1963, o1964 := &n1961.Guarded, &o1962.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC83(&q, n1888, o1889)
+				whenOwnGuardedC83(&q, n1963, o1964)
 				if q.Found() {
 					if ok, err := whenCondGadgetC83(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c83"))
 						}
 					} else if ok {
-						whenOwnGuardedC83(w, n1888, o1889)
+						whenOwnGuardedC83(w, n1963, o1964)
 					}
 					if w.Done() {
 						return
@@ -2008,21 +2029,21 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c84, while has(self.spec.topology) && has(self.spec.topology.flag)
+	// spec.guarded.c84, while has(oldSelf.spec.size) && ((has(self.spec.queue) && has(oldSelf.status) && has(oldSelf.status.phase) && self.spec.queue < oldSelf.status.phase) ? 0 : -1) < oldSelf.spec.size
 	{
 		{
-			n1900, o1901 := &in.Spec, &old.Spec
+			n1995, o1996 := &in.Spec, &old.Spec
 			{
-				n1902, o1903 := &n1900.Guarded, &o1901.Guarded
+				n1997, o1998 := &n1995.Guarded, &o1996.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC84(&q, n1902, o1903)
+				whenOwnGuardedC84(&q, n1997, o1998)
 				if q.Found() {
 					if ok, err := whenCondGadgetC84(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c84"))
 						}
 					} else if ok {
-						whenOwnGuardedC84(w, n1902, o1903)
+						whenOwnGuardedC84(w, n1997, o1998)
 					}
 					if w.Done() {
 						return
@@ -2034,18 +2055,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c85, while !(has(oldSelf.spec.paused) && oldSelf.spec.paused)
 	{
 		{
-			n1913, o1914 := &in.Spec, &old.Spec
+			n2008, o2009 := &in.Spec, &old.Spec
 			{
-				n1915, o1916 := &n1913.Guarded, &o1914.Guarded
+				n2010, o2011 := &n2008.Guarded, &o2009.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC85(&q, n1915, o1916)
+				whenOwnGuardedC85(&q, n2010, o2011)
 				if q.Found() {
 					if ok, err := whenCondGadgetC85(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c85"))
 						}
 					} else if ok {
-						whenOwnGuardedC85(w, n1915, o1916)
+						whenOwnGuardedC85(w, n2010, o2011)
 					}
 					if w.Done() {
 						return
@@ -2057,18 +2078,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c86, while !(has(oldSelf.spec.suspend) && oldSelf.spec.suspend)
 	{
 		{
-			n1926, o1927 := &in.Spec, &old.Spec
+			n2021, o2022 := &in.Spec, &old.Spec
 			{
-				n1928, o1929 := &n1926.Guarded, &o1927.Guarded
+				n2023, o2024 := &n2021.Guarded, &o2022.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC86(&q, n1928, o1929)
+				whenOwnGuardedC86(&q, n2023, o2024)
 				if q.Found() {
 					if ok, err := whenCondGadgetC86(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c86"))
 						}
 					} else if ok {
-						whenOwnGuardedC86(w, n1928, o1929)
+						whenOwnGuardedC86(w, n2023, o2024)
 					}
 					if w.Done() {
 						return
@@ -2080,18 +2101,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c87, while has(oldSelf.spec.topology)
 	{
 		{
-			n1932, o1933 := &in.Spec, &old.Spec
+			n2027, o2028 := &in.Spec, &old.Spec
 			{
-				n1934, o1935 := &n1932.Guarded, &o1933.Guarded
+				n2029, o2030 := &n2027.Guarded, &o2028.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC87(&q, n1934, o1935)
+				whenOwnGuardedC87(&q, n2029, o2030)
 				if q.Found() {
 					if ok, err := whenCondGadgetC87(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c87"))
 						}
 					} else if ok {
-						whenOwnGuardedC87(w, n1934, o1935)
+						whenOwnGuardedC87(w, n2029, o2030)
 					}
 					if w.Done() {
 						return
@@ -2103,18 +2124,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c88, while has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == "Ready" && c.status == "True")
 	{
 		{
-			n1957, o1958 := &in.Spec, &old.Spec
+			n2052, o2053 := &in.Spec, &old.Spec
 			{
-				n1959, o1960 := &n1957.Guarded, &o1958.Guarded
+				n2054, o2055 := &n2052.Guarded, &o2053.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC88(&q, n1959, o1960)
+				whenOwnGuardedC88(&q, n2054, o2055)
 				if q.Found() {
 					if ok, err := whenCondGadgetC88(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c88"))
 						}
 					} else if ok {
-						whenOwnGuardedC88(w, n1959, o1960)
+						whenOwnGuardedC88(w, n2054, o2055)
 					}
 					if w.Done() {
 						return
@@ -2126,18 +2147,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.guarded.c89, while has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')
 	{
 		{
-			n1983, o1984 := &in.Spec, &old.Spec
+			n2078, o2079 := &in.Spec, &old.Spec
 			{
-				n1985, o1986 := &n1983.Guarded, &o1984.Guarded
+				n2080, o2081 := &n2078.Guarded, &o2079.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC89(&q, n1985, o1986)
+				whenOwnGuardedC89(&q, n2080, o2081)
 				if q.Found() {
 					if ok, err := whenCondGadgetC89(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c89"))
 						}
 					} else if ok {
-						whenOwnGuardedC89(w, n1985, o1986)
+						whenOwnGuardedC89(w, n2080, o2081)
 					}
 					if w.Done() {
 						return
@@ -2146,25 +2167,45 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 			}
 		}
 	}
-	// spec.guarded.c9, while (has(oldSelf.spec.items) && oldSelf.spec.items[2] == 1) && ('c' <= oldSelf.metadata.name)
+	// spec.guarded.c9, while has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && has(self.spec.items) && self.spec.topology.inner.n in self.spec.items
 	{
 		{
-			n2003, o2004 := &in.Spec, &old.Spec
+			n2114, o2115 := &in.Spec, &old.Spec
 			{
-				n2005, o2006 := &n2003.Guarded, &o2004.Guarded
+				n2116, o2117 := &n2114.Guarded, &o2115.Guarded
 				var q immutable.Walk
-				whenOwnGuardedC9(&q, n2005, o2006)
+				whenOwnGuardedC9(&q, n2116, o2117)
 				if q.Found() {
 					if ok, err := whenCondGadgetC9(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "c9"))
 						}
 					} else if ok {
-						whenOwnGuardedC9(w, n2005, o2006)
+						whenOwnGuardedC9(w, n2116, o2117)
 					}
 					if w.Done() {
 						return
 					}
+				}
+			}
+		}
+	}
+	// spec.listener, while has(oldSelf.spec.port) && (oldSelf.spec.port in [1, 2] || oldSelf.spec.port in ['a'])
+	{
+		{
+			n2134, o2135 := &in.Spec, &old.Spec
+			var q immutable.Walk
+			whenOwnGadgetSpecListener(&q, n2134, o2135)
+			if q.Found() {
+				if ok, err := whenCondGadgetListener(in, old); err != nil {
+					if w.Violation() {
+						w.Add(immutable.WhenError(err, "field is immutable"))
+					}
+				} else if ok {
+					whenOwnGadgetSpecListener(w, n2134, o2135)
+				}
+				if w.Done() {
+					return
 				}
 			}
 		}
@@ -2172,16 +2213,16 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.queue, while has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')
 	{
 		{
-			n2028, o2029 := &in.Spec, &old.Spec
+			n2157, o2158 := &in.Spec, &old.Spec
 			var q immutable.Walk
-			whenOwnGadgetSpecQueue(&q, n2028, o2029)
+			whenOwnGadgetSpecQueue(&q, n2157, o2158)
 			if q.Found() {
 				if ok, err := whenCondGadgetQueue(in, old); err != nil {
 					if w.Violation() {
 						w.Add(immutable.WhenError(err, "field is immutable"))
 					}
 				} else if ok {
-					whenOwnGadgetSpecQueue(w, n2028, o2029)
+					whenOwnGadgetSpecQueue(w, n2157, o2158)
 				}
 				if w.Done() {
 					return
@@ -2192,16 +2233,16 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.size, while has(oldSelf.spec.locked) && oldSelf.spec.locked
 	{
 		{
-			n2037, o2038 := &in.Spec, &old.Spec
+			n2166, o2167 := &in.Spec, &old.Spec
 			var q immutable.Walk
-			whenOwnGadgetSpecSize(&q, n2037, o2038)
+			whenOwnGadgetSpecSize(&q, n2166, o2167)
 			if q.Found() {
 				if ok, err := whenCondGadgetSize(in, old); err != nil {
 					if w.Violation() {
 						w.Add(immutable.WhenError(err, "field is immutable"))
 					}
 				} else if ok {
-					whenOwnGadgetSpecSize(w, n2037, o2038)
+					whenOwnGadgetSpecSize(w, n2166, o2167)
 				}
 				if w.Done() {
 					return
@@ -2212,16 +2253,16 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.template, while !has(self.spec.suspend) || !self.spec.suspend
 	{
 		{
-			n2049, o2050 := &in.Spec, &old.Spec
+			n2178, o2179 := &in.Spec, &old.Spec
 			var q immutable.Walk
-			whenOwnGadgetSpecTemplate(&q, n2049, o2050)
+			whenOwnGadgetSpecTemplate(&q, n2178, o2179)
 			if q.Found() {
 				if ok, err := whenCondGadgetTemplate(in, old); err != nil {
 					if w.Violation() {
 						w.Add(immutable.WhenError(err, "field is immutable"))
 					}
 				} else if ok {
-					whenOwnGadgetSpecTemplate(w, n2049, o2050)
+					whenOwnGadgetSpecTemplate(w, n2178, o2179)
 				}
 				if w.Done() {
 					return
@@ -2232,18 +2273,18 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	// spec.topology.zone, while has(oldSelf.spec.locked) && oldSelf.spec.locked
 	{
 		{
-			n2058, o2059 := &in.Spec, &old.Spec
-			if (n2058.Topology != nil) && (o2059.Topology != nil) {
-				n2060, o2061 := n2058.Topology, o2059.Topology
+			n2187, o2188 := &in.Spec, &old.Spec
+			if (n2187.Topology != nil) && (o2188.Topology != nil) {
+				n2189, o2190 := n2187.Topology, o2188.Topology
 				var q immutable.Walk
-				whenOwnTopologyZone(&q, n2060, o2061)
+				whenOwnTopologyZone(&q, n2189, o2190)
 				if q.Found() {
 					if ok, err := whenCondGadgetZone(in, old); err != nil {
 						if w.Violation() {
 							w.Add(immutable.WhenError(err, "field is immutable"))
 						}
 					} else if ok {
-						whenOwnTopologyZone(w, n2060, o2061)
+						whenOwnTopologyZone(w, n2189, o2190)
 					}
 					if w.Done() {
 						return
@@ -2254,14 +2295,131 @@ func whenGadget(w *immutable.Walk, in, old *Gadget) {
 	}
 }
 
+// whenCondGadgetBackend is the condition of spec.backend: has(self.spec.port) && has(oldSelf.spec.port) && self.spec.port == oldSelf.spec.port && oldSelf.spec.port != 1.0
+func whenCondGadgetBackend(self, oldSelf *Gadget) (bool, error) {
+	var v1 bool
+	var e2 error
+	var v3 *GadgetSpec
+	{
+		v3 = &self.Spec
+	}
+	var v4 bool
+	{
+		v4 = (v3.Port != nil)
+	}
+	if !v4 {
+		v1, e2 = false, nil
+	} else {
+		var v5 *GadgetSpec
+		{
+			v5 = &oldSelf.Spec
+		}
+		var v6 bool
+		{
+			v6 = (v5.Port != nil)
+		}
+		if !v6 {
+			v1, e2 = false, nil
+		} else {
+			var v7 *GadgetSpec
+			{
+				v7 = &self.Spec
+			}
+			var v8 intstr.IntOrString
+			var e9 error
+			if !(v7.Port != nil) {
+				e9 = immutable.NoSuchKey("port")
+			} else {
+				v8 = (*v7.Port)
+			}
+			var v10 *GadgetSpec
+			{
+				v10 = &oldSelf.Spec
+			}
+			var v11 intstr.IntOrString
+			var e12 error
+			if !(v10.Port != nil) {
+				e12 = immutable.NoSuchKey("port")
+			} else {
+				v11 = (*v10.Port)
+			}
+			var v13 bool
+			var e14 error
+			if e9 != nil {
+				e14 = e9
+			} else if e12 != nil {
+				e14 = e12
+			} else {
+				v13 = immutable.SameIntOrString(&v8, &v11)
+			}
+			if e14 == nil && !v13 {
+				v1, e2 = false, nil
+			} else {
+				if e2 == nil {
+					e2 = e14
+				}
+				var v15 *GadgetSpec
+				{
+					v15 = &oldSelf.Spec
+				}
+				var v16 intstr.IntOrString
+				var e17 error
+				if !(v15.Port != nil) {
+					e17 = immutable.NoSuchKey("port")
+				} else {
+					v16 = (*v15.Port)
+				}
+				var v18 bool
+				var e19 error
+				if e17 != nil {
+					e19 = e17
+				} else {
+					v18 = !(v16.Type == intstr.Int && immutable.CompareIntDouble(int64(v16.IntVal), float64(1)) == 0)
+				}
+				if e19 == nil && !v18 {
+					v1, e2 = false, nil
+				} else {
+					if e2 == nil {
+						e2 = e19
+					}
+					if e2 == nil {
+						v1 = true
+					}
+				}
+			}
+		}
+	}
+	return v1, e2
+}
+
+func whenOwnGadgetSpecBackend(w *immutable.Walk, in, old *GadgetSpec) {
+	if nOK, oOK := (in.Backend != nil), (old.Backend != nil); nOK && oOK {
+		if !((in.Backend == nil) == (old.Backend == nil) && (in.Backend == nil || (*in.Backend) == (*old.Backend))) {
+			if w.Violation() {
+				w.Add(immutable.ChangedAt("spec.backend", in.Backend))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	} else if nOK != oOK {
+		if w.Violation() {
+			w.Add(immutable.PresenceAt("spec.backend", "backend", immutable.Whole, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
+}
+
 // whenCondGadgetC0 is the condition of spec.guarded.c0: 1 <= 2.0
 func whenCondGadgetC0(self, oldSelf *Gadget) (bool, error) {
-	l1 := int64(1)
-	var v2 bool
+	l22 := int64(1)
+	var v23 bool
 	{
-		v2 = immutable.CompareIntDouble(l1, float64(2)) <= 0
+		v23 = immutable.CompareIntDouble(l22, float64(2)) <= 0
 	}
-	return v2, nil
+	return v23, nil
 }
 
 func whenOwnGuardedC0(w *immutable.Walk, in, old *Guarded) {
@@ -2286,384 +2444,384 @@ func whenOwnGuardedC0(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC1 is the condition of spec.guarded.c1: ((has(self.status) && has(self.status.observed) && self.status.observed < 0) ? (has(self.spec.items) && self.spec.items.exists(i, i > 2 || (has(self.spec.items) && -1 in self.spec.items))) : (has(self.status) && has(self.status.observed) && self.status.observed <= -2.5)) ? (has(oldSelf.spec.labels) && oldSelf.spec.labels['c'] == 'b') : (has(oldSelf.spec.ports) && size(oldSelf.spec.ports) < 2.0)
 func whenCondGadgetC1(self, oldSelf *Gadget) (bool, error) {
-	var v7 bool
-	var e8 error
-	var v9 bool
+	var v28 bool
+	var e29 error
+	var v30 bool
 	{
-		v9 = (self.Status != nil)
+		v30 = (self.Status != nil)
 	}
-	if !v9 {
-		v7, e8 = false, nil
+	if !v30 {
+		v28, e29 = false, nil
 	} else {
-		var v10 *GadgetStatus
-		var e11 error
+		var v31 *GadgetStatus
+		var e32 error
 		if !(self.Status != nil) {
-			e11 = immutable.NoSuchKey("status")
+			e32 = immutable.NoSuchKey("status")
 		} else {
-			v10 = self.Status
+			v31 = self.Status
 		}
-		var v12 bool
-		var e13 error
-		if e11 != nil {
-			e13 = e11
+		var v33 bool
+		var e34 error
+		if e32 != nil {
+			e34 = e32
 		} else {
-			v12 = (v10.Observed != 0)
+			v33 = (v31.Observed != 0)
 		}
-		if e13 == nil && !v12 {
-			v7, e8 = false, nil
+		if e34 == nil && !v33 {
+			v28, e29 = false, nil
 		} else {
-			if e8 == nil {
-				e8 = e13
+			if e29 == nil {
+				e29 = e34
 			}
-			var v14 *GadgetStatus
-			var e15 error
+			var v35 *GadgetStatus
+			var e36 error
 			if !(self.Status != nil) {
-				e15 = immutable.NoSuchKey("status")
+				e36 = immutable.NoSuchKey("status")
 			} else {
-				v14 = self.Status
+				v35 = self.Status
 			}
-			var v16 int64
-			var e17 error
-			if e15 != nil {
-				e17 = e15
-			} else if !(v14.Observed != 0) {
-				e17 = immutable.NoSuchKey("observed")
+			var v37 int64
+			var e38 error
+			if e36 != nil {
+				e38 = e36
+			} else if !(v35.Observed != 0) {
+				e38 = immutable.NoSuchKey("observed")
 			} else {
-				v16 = int64(v14.Observed)
+				v37 = int64(v35.Observed)
 			}
-			var v18 bool
-			var e19 error
-			if e17 != nil {
-				e19 = e17
+			var v39 bool
+			var e40 error
+			if e38 != nil {
+				e40 = e38
 			} else {
-				v18 = v16 < int64(0)
+				v39 = v37 < int64(0)
 			}
-			if e19 == nil && !v18 {
-				v7, e8 = false, nil
+			if e40 == nil && !v39 {
+				v28, e29 = false, nil
 			} else {
-				if e8 == nil {
-					e8 = e19
+				if e29 == nil {
+					e29 = e40
 				}
-				if e8 == nil {
-					v7 = true
+				if e29 == nil {
+					v28 = true
 				}
 			}
 		}
 	}
-	var v58 bool
-	var e59 error
-	if e8 != nil {
-		e59 = e8
-	} else if v7 {
-		var v20 bool
-		var e21 error
-		var v22 *GadgetSpec
+	var v79 bool
+	var e80 error
+	if e29 != nil {
+		e80 = e29
+	} else if v28 {
+		var v41 bool
+		var e42 error
+		var v43 *GadgetSpec
 		{
-			v22 = &self.Spec
+			v43 = &self.Spec
 		}
-		var v23 bool
+		var v44 bool
 		{
-			v23 = (len(v22.Items) != 0)
+			v44 = (len(v43.Items) != 0)
 		}
-		if !v23 {
-			v20, e21 = false, nil
+		if !v44 {
+			v41, e42 = false, nil
 		} else {
-			var v24 *GadgetSpec
+			var v45 *GadgetSpec
 			{
-				v24 = &self.Spec
+				v45 = &self.Spec
 			}
-			var v25 []int64
-			var e26 error
-			if !(len(v24.Items) != 0) {
-				e26 = immutable.NoSuchKey("items")
+			var v46 []int64
+			var e47 error
+			if !(len(v45.Items) != 0) {
+				e47 = immutable.NoSuchKey("items")
 			} else {
-				v25 = v24.Items
+				v46 = v45.Items
 			}
-			var v27 bool
-			var e28 error
-			if e26 != nil {
-				e28 = e26
+			var v48 bool
+			var e49 error
+			if e47 != nil {
+				e49 = e47
 			} else {
 				found := false
-				for i29 := range v25 {
-					var v30 int64
-					v30 = int64(v25[i29])
-					_ = v30
-					var v31 bool
-					var e32 error
-					var v33 bool
+				for i50 := range v46 {
+					var v51 int64
+					v51 = int64(v46[i50])
+					_ = v51
+					var v52 bool
+					var e53 error
+					var v54 bool
 					{
-						v33 = v30 > int64(2)
+						v54 = v51 > int64(2)
 					}
-					if v33 {
-						v31, e32 = true, nil
+					if v54 {
+						v52, e53 = true, nil
 					} else {
-						var v34 bool
-						var e35 error
-						var v36 *GadgetSpec
+						var v55 bool
+						var e56 error
+						var v57 *GadgetSpec
 						{
-							v36 = &self.Spec
+							v57 = &self.Spec
 						}
-						var v37 bool
+						var v58 bool
 						{
-							v37 = (len(v36.Items) != 0)
+							v58 = (len(v57.Items) != 0)
 						}
-						if !v37 {
-							v34, e35 = false, nil
+						if !v58 {
+							v55, e56 = false, nil
 						} else {
-							var v38 *GadgetSpec
+							var v59 *GadgetSpec
 							{
-								v38 = &self.Spec
+								v59 = &self.Spec
 							}
-							var v39 []int64
-							var e40 error
-							if !(len(v38.Items) != 0) {
-								e40 = immutable.NoSuchKey("items")
+							var v60 []int64
+							var e61 error
+							if !(len(v59.Items) != 0) {
+								e61 = immutable.NoSuchKey("items")
 							} else {
-								v39 = v38.Items
+								v60 = v59.Items
 							}
-							var v41 bool
-							var e42 error
-							if e40 != nil {
-								e42 = e40
+							var v62 bool
+							var e63 error
+							if e61 != nil {
+								e63 = e61
 							} else {
-								v41 = false
-								for i43 := range v39 {
-									var v44 int64
-									v44 = int64(v39[i43])
-									if v44 == int64(-1) {
-										v41 = true
+								v62 = false
+								for i64 := range v60 {
+									var v65 int64
+									v65 = int64(v60[i64])
+									if v65 == int64(-1) {
+										v62 = true
 										break
 									}
 								}
 							}
-							if e42 == nil && !v41 {
-								v34, e35 = false, nil
+							if e63 == nil && !v62 {
+								v55, e56 = false, nil
 							} else {
-								if e35 == nil {
-									e35 = e42
+								if e56 == nil {
+									e56 = e63
 								}
-								if e35 == nil {
-									v34 = true
+								if e56 == nil {
+									v55 = true
 								}
 							}
 						}
-						if e35 == nil && v34 {
-							v31, e32 = true, nil
+						if e56 == nil && v55 {
+							v52, e53 = true, nil
 						} else {
-							if e32 == nil {
-								e32 = e35
+							if e53 == nil {
+								e53 = e56
 							}
-							if e32 == nil {
-								v31 = false
+							if e53 == nil {
+								v52 = false
 							}
 						}
 					}
-					if e32 == nil && v31 {
+					if e53 == nil && v52 {
 						found = true
 						break
 					}
-					if e32 != nil && e28 == nil {
-						e28 = e32
+					if e53 != nil && e49 == nil {
+						e49 = e53
 					}
 				}
 				if found {
-					v27, e28 = true, nil
-				} else if e28 == nil {
-					v27 = false
+					v48, e49 = true, nil
+				} else if e49 == nil {
+					v48 = false
 				}
 			}
-			if e28 == nil && !v27 {
-				v20, e21 = false, nil
+			if e49 == nil && !v48 {
+				v41, e42 = false, nil
 			} else {
-				if e21 == nil {
-					e21 = e28
+				if e42 == nil {
+					e42 = e49
 				}
-				if e21 == nil {
-					v20 = true
+				if e42 == nil {
+					v41 = true
 				}
 			}
 		}
-		v58, e59 = v20, e21
+		v79, e80 = v41, e42
 	} else {
-		var v45 bool
-		var e46 error
-		var v47 bool
+		var v66 bool
+		var e67 error
+		var v68 bool
 		{
-			v47 = (self.Status != nil)
+			v68 = (self.Status != nil)
 		}
-		if !v47 {
-			v45, e46 = false, nil
+		if !v68 {
+			v66, e67 = false, nil
 		} else {
-			var v48 *GadgetStatus
-			var e49 error
+			var v69 *GadgetStatus
+			var e70 error
 			if !(self.Status != nil) {
-				e49 = immutable.NoSuchKey("status")
+				e70 = immutable.NoSuchKey("status")
 			} else {
-				v48 = self.Status
+				v69 = self.Status
 			}
-			var v50 bool
-			var e51 error
-			if e49 != nil {
-				e51 = e49
+			var v71 bool
+			var e72 error
+			if e70 != nil {
+				e72 = e70
 			} else {
-				v50 = (v48.Observed != 0)
+				v71 = (v69.Observed != 0)
 			}
-			if e51 == nil && !v50 {
-				v45, e46 = false, nil
+			if e72 == nil && !v71 {
+				v66, e67 = false, nil
 			} else {
-				if e46 == nil {
-					e46 = e51
+				if e67 == nil {
+					e67 = e72
 				}
-				var v52 *GadgetStatus
-				var e53 error
+				var v73 *GadgetStatus
+				var e74 error
 				if !(self.Status != nil) {
-					e53 = immutable.NoSuchKey("status")
+					e74 = immutable.NoSuchKey("status")
 				} else {
-					v52 = self.Status
+					v73 = self.Status
 				}
-				var v54 int64
-				var e55 error
-				if e53 != nil {
-					e55 = e53
-				} else if !(v52.Observed != 0) {
-					e55 = immutable.NoSuchKey("observed")
+				var v75 int64
+				var e76 error
+				if e74 != nil {
+					e76 = e74
+				} else if !(v73.Observed != 0) {
+					e76 = immutable.NoSuchKey("observed")
 				} else {
-					v54 = int64(v52.Observed)
+					v75 = int64(v73.Observed)
 				}
-				var v56 bool
-				var e57 error
-				if e55 != nil {
-					e57 = e55
+				var v77 bool
+				var e78 error
+				if e76 != nil {
+					e78 = e76
 				} else {
-					v56 = immutable.CompareIntDouble(v54, float64(-2.5)) <= 0
+					v77 = immutable.CompareIntDouble(v75, float64(-2.5)) <= 0
 				}
-				if e57 == nil && !v56 {
-					v45, e46 = false, nil
+				if e78 == nil && !v77 {
+					v66, e67 = false, nil
 				} else {
-					if e46 == nil {
-						e46 = e57
+					if e67 == nil {
+						e67 = e78
 					}
-					if e46 == nil {
-						v45 = true
+					if e67 == nil {
+						v66 = true
 					}
 				}
 			}
 		}
-		v58, e59 = v45, e46
+		v79, e80 = v66, e67
 	}
-	var v83 bool
-	var e84 error
-	if e59 != nil {
-		e84 = e59
-	} else if v58 {
-		var v60 bool
-		var e61 error
-		var v62 *GadgetSpec
+	var v104 bool
+	var e105 error
+	if e80 != nil {
+		e105 = e80
+	} else if v79 {
+		var v81 bool
+		var e82 error
+		var v83 *GadgetSpec
 		{
-			v62 = &oldSelf.Spec
+			v83 = &oldSelf.Spec
 		}
-		var v63 bool
+		var v84 bool
 		{
-			v63 = (len(v62.Labels) != 0)
+			v84 = (len(v83.Labels) != 0)
 		}
-		if !v63 {
-			v60, e61 = false, nil
+		if !v84 {
+			v81, e82 = false, nil
 		} else {
-			var v64 *GadgetSpec
+			var v85 *GadgetSpec
 			{
-				v64 = &oldSelf.Spec
+				v85 = &oldSelf.Spec
 			}
-			var v65 map[string]string
-			var e66 error
-			if !(len(v64.Labels) != 0) {
-				e66 = immutable.NoSuchKey("labels")
+			var v86 map[string]string
+			var e87 error
+			if !(len(v85.Labels) != 0) {
+				e87 = immutable.NoSuchKey("labels")
 			} else {
-				v65 = v64.Labels
+				v86 = v85.Labels
 			}
-			var v67 string
-			var e68 error
-			if e66 != nil {
-				e68 = e66
+			var v88 string
+			var e89 error
+			if e87 != nil {
+				e89 = e87
 			} else {
-				if mv69, ok := v65[string("c")]; !ok {
-					e68 = immutable.NoSuchKey("c")
+				if mv90, ok := v86[string("c")]; !ok {
+					e89 = immutable.NoSuchKey("c")
 				} else {
-					v67 = string(mv69)
+					v88 = string(mv90)
 				}
 			}
-			var v70 bool
-			var e71 error
-			if e68 != nil {
-				e71 = e68
+			var v91 bool
+			var e92 error
+			if e89 != nil {
+				e92 = e89
 			} else {
-				v70 = v67 == "b"
+				v91 = v88 == "b"
 			}
-			if e71 == nil && !v70 {
-				v60, e61 = false, nil
+			if e92 == nil && !v91 {
+				v81, e82 = false, nil
 			} else {
-				if e61 == nil {
-					e61 = e71
+				if e82 == nil {
+					e82 = e92
 				}
-				if e61 == nil {
-					v60 = true
+				if e82 == nil {
+					v81 = true
 				}
 			}
 		}
-		v83, e84 = v60, e61
+		v104, e105 = v81, e82
 	} else {
-		var v72 bool
-		var e73 error
-		var v74 *GadgetSpec
+		var v93 bool
+		var e94 error
+		var v95 *GadgetSpec
 		{
-			v74 = &oldSelf.Spec
+			v95 = &oldSelf.Spec
 		}
-		var v75 bool
+		var v96 bool
 		{
-			v75 = (len(v74.Ports) != 0)
+			v96 = (len(v95.Ports) != 0)
 		}
-		if !v75 {
-			v72, e73 = false, nil
+		if !v96 {
+			v93, e94 = false, nil
 		} else {
-			var v76 *GadgetSpec
+			var v97 *GadgetSpec
 			{
-				v76 = &oldSelf.Spec
+				v97 = &oldSelf.Spec
 			}
-			var v77 []Port
-			var e78 error
-			if !(len(v76.Ports) != 0) {
-				e78 = immutable.NoSuchKey("ports")
+			var v98 []Port
+			var e99 error
+			if !(len(v97.Ports) != 0) {
+				e99 = immutable.NoSuchKey("ports")
 			} else {
-				v77 = v76.Ports
+				v98 = v97.Ports
 			}
-			var v79 int64
-			var e80 error
-			if e78 != nil {
-				e80 = e78
+			var v100 int64
+			var e101 error
+			if e99 != nil {
+				e101 = e99
 			} else {
-				v79 = int64(len(v77))
+				v100 = int64(len(v98))
 			}
-			var v81 bool
-			var e82 error
-			if e80 != nil {
-				e82 = e80
+			var v102 bool
+			var e103 error
+			if e101 != nil {
+				e103 = e101
 			} else {
-				v81 = immutable.CompareIntDouble(v79, float64(2)) < 0
+				v102 = immutable.CompareIntDouble(v100, float64(2)) < 0
 			}
-			if e82 == nil && !v81 {
-				v72, e73 = false, nil
+			if e103 == nil && !v102 {
+				v93, e94 = false, nil
 			} else {
-				if e73 == nil {
-					e73 = e82
+				if e94 == nil {
+					e94 = e103
 				}
-				if e73 == nil {
-					v72 = true
+				if e94 == nil {
+					v93 = true
 				}
 			}
 		}
-		v83, e84 = v72, e73
+		v104, e105 = v93, e94
 	}
-	return v83, e84
+	return v104, e105
 }
 
 func whenOwnGuardedC1(w *immutable.Walk, in, old *Guarded) {
@@ -2686,161 +2844,62 @@ func whenOwnGuardedC1(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC10 is the condition of spec.guarded.c10: has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && has(oldSelf.spec.tags) && self.spec.topology.inner.value in oldSelf.spec.tags
+// whenCondGadgetC10 is the condition of spec.guarded.c10: has(self.spec.counts) && self.spec.counts[”] == 2
 func whenCondGadgetC10(self, oldSelf *Gadget) (bool, error) {
-	var v89 bool
-	var e90 error
-	var v91 *GadgetSpec
+	var v110 bool
+	var e111 error
+	var v112 *GadgetSpec
 	{
-		v91 = &self.Spec
+		v112 = &self.Spec
 	}
-	var v92 bool
+	var v113 bool
 	{
-		v92 = (v91.Topology != nil)
+		v113 = (len(v112.Counts) != 0)
 	}
-	if !v92 {
-		v89, e90 = false, nil
+	if !v113 {
+		v110, e111 = false, nil
 	} else {
-		var v93 *GadgetSpec
+		var v114 *GadgetSpec
 		{
-			v93 = &self.Spec
+			v114 = &self.Spec
 		}
-		var v94 *Topology
-		var e95 error
-		if !(v93.Topology != nil) {
-			e95 = immutable.NoSuchKey("topology")
+		var v115 map[string]int32
+		var e116 error
+		if !(len(v114.Counts) != 0) {
+			e116 = immutable.NoSuchKey("counts")
 		} else {
-			v94 = v93.Topology
+			v115 = v114.Counts
 		}
-		var v96 bool
-		var e97 error
-		if e95 != nil {
-			e97 = e95
+		var v117 int64
+		var e118 error
+		if e116 != nil {
+			e118 = e116
 		} else {
-			v96 = (v94.Inner != nil)
+			if mv119, ok := v115[string("")]; !ok {
+				e118 = immutable.NoSuchKey("")
+			} else {
+				v117 = int64(mv119)
+			}
 		}
-		if e97 == nil && !v96 {
-			v89, e90 = false, nil
+		var v120 bool
+		var e121 error
+		if e118 != nil {
+			e121 = e118
 		} else {
-			if e90 == nil {
-				e90 = e97
+			v120 = v117 == int64(2)
+		}
+		if e121 == nil && !v120 {
+			v110, e111 = false, nil
+		} else {
+			if e111 == nil {
+				e111 = e121
 			}
-			var v98 *GadgetSpec
-			{
-				v98 = &self.Spec
-			}
-			var v99 *Topology
-			var e100 error
-			if !(v98.Topology != nil) {
-				e100 = immutable.NoSuchKey("topology")
-			} else {
-				v99 = v98.Topology
-			}
-			var v101 *Inner
-			var e102 error
-			if e100 != nil {
-				e102 = e100
-			} else if !(v99.Inner != nil) {
-				e102 = immutable.NoSuchKey("inner")
-			} else {
-				v101 = v99.Inner
-			}
-			var v103 bool
-			var e104 error
-			if e102 != nil {
-				e104 = e102
-			} else {
-				v103 = (v101.Value != "")
-			}
-			if e104 == nil && !v103 {
-				v89, e90 = false, nil
-			} else {
-				if e90 == nil {
-					e90 = e104
-				}
-				var v105 *GadgetSpec
-				{
-					v105 = &oldSelf.Spec
-				}
-				var v106 bool
-				{
-					v106 = (len(v105.Tags) != 0)
-				}
-				if !v106 {
-					v89, e90 = false, nil
-				} else {
-					var v107 *GadgetSpec
-					{
-						v107 = &self.Spec
-					}
-					var v108 *Topology
-					var e109 error
-					if !(v107.Topology != nil) {
-						e109 = immutable.NoSuchKey("topology")
-					} else {
-						v108 = v107.Topology
-					}
-					var v110 *Inner
-					var e111 error
-					if e109 != nil {
-						e111 = e109
-					} else if !(v108.Inner != nil) {
-						e111 = immutable.NoSuchKey("inner")
-					} else {
-						v110 = v108.Inner
-					}
-					var v112 string
-					var e113 error
-					if e111 != nil {
-						e113 = e111
-					} else if !(v110.Value != "") {
-						e113 = immutable.NoSuchKey("value")
-					} else {
-						v112 = string(v110.Value)
-					}
-					var v114 *GadgetSpec
-					{
-						v114 = &oldSelf.Spec
-					}
-					var v115 []string
-					var e116 error
-					if !(len(v114.Tags) != 0) {
-						e116 = immutable.NoSuchKey("tags")
-					} else {
-						v115 = v114.Tags
-					}
-					var v117 bool
-					var e118 error
-					if e113 != nil {
-						e118 = e113
-					} else if e116 != nil {
-						e118 = e116
-					} else {
-						v117 = false
-						for i119 := range v115 {
-							var v120 string
-							v120 = string(v115[i119])
-							if v120 == v112 {
-								v117 = true
-								break
-							}
-						}
-					}
-					if e118 == nil && !v117 {
-						v89, e90 = false, nil
-					} else {
-						if e90 == nil {
-							e90 = e118
-						}
-						if e90 == nil {
-							v89 = true
-						}
-					}
-				}
+			if e111 == nil {
+				v110 = true
 			}
 		}
 	}
-	return v89, e90
+	return v110, e111
 }
 
 func whenOwnGuardedC10(w *immutable.Walk, in, old *Guarded) {
@@ -2863,161 +2922,60 @@ func whenOwnGuardedC10(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC11 is the condition of spec.guarded.c11: has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && has(self.spec.items) && self.spec.topology.inner.n in self.spec.items
+// whenCondGadgetC11 is the condition of spec.guarded.c11: has(oldSelf.spec.items) && oldSelf.spec.items[1] == 0
 func whenCondGadgetC11(self, oldSelf *Gadget) (bool, error) {
-	var v125 bool
-	var e126 error
-	var v127 *GadgetSpec
+	var v126 bool
+	var e127 error
+	var v128 *GadgetSpec
 	{
-		v127 = &self.Spec
+		v128 = &oldSelf.Spec
 	}
-	var v128 bool
+	var v129 bool
 	{
-		v128 = (v127.Topology != nil)
+		v129 = (len(v128.Items) != 0)
 	}
-	if !v128 {
-		v125, e126 = false, nil
+	if !v129 {
+		v126, e127 = false, nil
 	} else {
-		var v129 *GadgetSpec
+		var v130 *GadgetSpec
 		{
-			v129 = &self.Spec
+			v130 = &oldSelf.Spec
 		}
-		var v130 *Topology
-		var e131 error
-		if !(v129.Topology != nil) {
-			e131 = immutable.NoSuchKey("topology")
+		var v131 []int64
+		var e132 error
+		if !(len(v130.Items) != 0) {
+			e132 = immutable.NoSuchKey("items")
 		} else {
-			v130 = v129.Topology
+			v131 = v130.Items
 		}
-		var v132 bool
-		var e133 error
-		if e131 != nil {
-			e133 = e131
+		var v133 int64
+		var e134 error
+		if e132 != nil {
+			e134 = e132
+		} else if int64(1) < 0 || int64(1) >= int64(len(v131)) {
+			e134 = immutable.IndexOutOfBounds(int64(1))
 		} else {
-			v132 = (v130.Inner != nil)
+			v133 = int64(v131[int64(1)])
 		}
-		if e133 == nil && !v132 {
-			v125, e126 = false, nil
+		var v135 bool
+		var e136 error
+		if e134 != nil {
+			e136 = e134
 		} else {
-			if e126 == nil {
-				e126 = e133
+			v135 = v133 == int64(0)
+		}
+		if e136 == nil && !v135 {
+			v126, e127 = false, nil
+		} else {
+			if e127 == nil {
+				e127 = e136
 			}
-			var v134 *GadgetSpec
-			{
-				v134 = &self.Spec
-			}
-			var v135 *Topology
-			var e136 error
-			if !(v134.Topology != nil) {
-				e136 = immutable.NoSuchKey("topology")
-			} else {
-				v135 = v134.Topology
-			}
-			var v137 *Inner
-			var e138 error
-			if e136 != nil {
-				e138 = e136
-			} else if !(v135.Inner != nil) {
-				e138 = immutable.NoSuchKey("inner")
-			} else {
-				v137 = v135.Inner
-			}
-			var v139 bool
-			var e140 error
-			if e138 != nil {
-				e140 = e138
-			} else {
-				v139 = (v137.N != 0)
-			}
-			if e140 == nil && !v139 {
-				v125, e126 = false, nil
-			} else {
-				if e126 == nil {
-					e126 = e140
-				}
-				var v141 *GadgetSpec
-				{
-					v141 = &self.Spec
-				}
-				var v142 bool
-				{
-					v142 = (len(v141.Items) != 0)
-				}
-				if !v142 {
-					v125, e126 = false, nil
-				} else {
-					var v143 *GadgetSpec
-					{
-						v143 = &self.Spec
-					}
-					var v144 *Topology
-					var e145 error
-					if !(v143.Topology != nil) {
-						e145 = immutable.NoSuchKey("topology")
-					} else {
-						v144 = v143.Topology
-					}
-					var v146 *Inner
-					var e147 error
-					if e145 != nil {
-						e147 = e145
-					} else if !(v144.Inner != nil) {
-						e147 = immutable.NoSuchKey("inner")
-					} else {
-						v146 = v144.Inner
-					}
-					var v148 int64
-					var e149 error
-					if e147 != nil {
-						e149 = e147
-					} else if !(v146.N != 0) {
-						e149 = immutable.NoSuchKey("n")
-					} else {
-						v148 = int64(v146.N)
-					}
-					var v150 *GadgetSpec
-					{
-						v150 = &self.Spec
-					}
-					var v151 []int64
-					var e152 error
-					if !(len(v150.Items) != 0) {
-						e152 = immutable.NoSuchKey("items")
-					} else {
-						v151 = v150.Items
-					}
-					var v153 bool
-					var e154 error
-					if e149 != nil {
-						e154 = e149
-					} else if e152 != nil {
-						e154 = e152
-					} else {
-						v153 = false
-						for i155 := range v151 {
-							var v156 int64
-							v156 = int64(v151[i155])
-							if v156 == v148 {
-								v153 = true
-								break
-							}
-						}
-					}
-					if e154 == nil && !v153 {
-						v125, e126 = false, nil
-					} else {
-						if e126 == nil {
-							e126 = e154
-						}
-						if e126 == nil {
-							v125 = true
-						}
-					}
-				}
+			if e127 == nil {
+				v126 = true
 			}
 		}
 	}
-	return v125, e126
+	return v126, e127
 }
 
 func whenOwnGuardedC11(w *immutable.Walk, in, old *Guarded) {
@@ -3040,62 +2998,222 @@ func whenOwnGuardedC11(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC12 is the condition of spec.guarded.c12: has(self.spec.counts) && self.spec.counts[”] == 2
+// whenCondGadgetC12 is the condition of spec.guarded.c12: ((oldSelf.spec.mode.size() <= 0.5) ? (has(oldSelf.spec.counts) && oldSelf.spec.counts['c'] >= 3) : (has(oldSelf.spec.queue) && oldSelf.spec.name.startsWith(oldSelf.spec.queue))) ? (oldSelf.spec.mode.size() in [1, 2, 1]) : (has(oldSelf.spec.note) && ”.startsWith(oldSelf.spec.note))
 func whenCondGadgetC12(self, oldSelf *Gadget) (bool, error) {
-	var v161 bool
-	var e162 error
-	var v163 *GadgetSpec
+	var v141 *GadgetSpec
 	{
-		v163 = &self.Spec
+		v141 = &oldSelf.Spec
 	}
-	var v164 bool
-	{
-		v164 = (len(v163.Counts) != 0)
-	}
-	if !v164 {
-		v161, e162 = false, nil
+	var v142 string
+	var e143 error
+	if !(v141.Mode != "") {
+		e143 = immutable.NoSuchKey("mode")
 	} else {
-		var v165 *GadgetSpec
-		{
-			v165 = &self.Spec
-		}
-		var v166 map[string]int32
-		var e167 error
-		if !(len(v165.Counts) != 0) {
-			e167 = immutable.NoSuchKey("counts")
-		} else {
-			v166 = v165.Counts
-		}
-		var v168 int64
-		var e169 error
-		if e167 != nil {
-			e169 = e167
-		} else {
-			if mv170, ok := v166[string("")]; !ok {
-				e169 = immutable.NoSuchKey("")
-			} else {
-				v168 = int64(mv170)
-			}
-		}
-		var v171 bool
-		var e172 error
-		if e169 != nil {
-			e172 = e169
-		} else {
-			v171 = v168 == int64(2)
-		}
-		if e172 == nil && !v171 {
-			v161, e162 = false, nil
-		} else {
-			if e162 == nil {
-				e162 = e172
-			}
-			if e162 == nil {
-				v161 = true
-			}
-		}
+		v142 = string(v141.Mode)
 	}
-	return v161, e162
+	var v144 int64
+	var e145 error
+	if e143 != nil {
+		e145 = e143
+	} else {
+		v144 = immutable.RuneCount(v142)
+	}
+	var v146 bool
+	var e147 error
+	if e145 != nil {
+		e147 = e145
+	} else {
+		v146 = immutable.CompareIntDouble(v144, float64(0.5)) <= 0
+	}
+	var v171 bool
+	var e172 error
+	if e147 != nil {
+		e172 = e147
+	} else if v146 {
+		var v148 bool
+		var e149 error
+		var v150 *GadgetSpec
+		{
+			v150 = &oldSelf.Spec
+		}
+		var v151 bool
+		{
+			v151 = (len(v150.Counts) != 0)
+		}
+		if !v151 {
+			v148, e149 = false, nil
+		} else {
+			var v152 *GadgetSpec
+			{
+				v152 = &oldSelf.Spec
+			}
+			var v153 map[string]int32
+			var e154 error
+			if !(len(v152.Counts) != 0) {
+				e154 = immutable.NoSuchKey("counts")
+			} else {
+				v153 = v152.Counts
+			}
+			var v155 int64
+			var e156 error
+			if e154 != nil {
+				e156 = e154
+			} else {
+				if mv157, ok := v153[string("c")]; !ok {
+					e156 = immutable.NoSuchKey("c")
+				} else {
+					v155 = int64(mv157)
+				}
+			}
+			var v158 bool
+			var e159 error
+			if e156 != nil {
+				e159 = e156
+			} else {
+				v158 = v155 >= int64(3)
+			}
+			if e159 == nil && !v158 {
+				v148, e149 = false, nil
+			} else {
+				if e149 == nil {
+					e149 = e159
+				}
+				if e149 == nil {
+					v148 = true
+				}
+			}
+		}
+		v171, e172 = v148, e149
+	} else {
+		var v160 bool
+		var e161 error
+		var v162 *GadgetSpec
+		{
+			v162 = &oldSelf.Spec
+		}
+		var v163 bool
+		{
+			v163 = (v162.Queue != "")
+		}
+		if !v163 {
+			v160, e161 = false, nil
+		} else {
+			var v164 *GadgetSpec
+			{
+				v164 = &oldSelf.Spec
+			}
+			var v165 string
+			{
+				v165 = string(v164.Name)
+			}
+			var v166 *GadgetSpec
+			{
+				v166 = &oldSelf.Spec
+			}
+			var v167 string
+			var e168 error
+			if !(v166.Queue != "") {
+				e168 = immutable.NoSuchKey("queue")
+			} else {
+				v167 = string(v166.Queue)
+			}
+			var v169 bool
+			var e170 error
+			if e168 != nil {
+				e170 = e168
+			} else {
+				v169 = strings.HasPrefix(v165, v167)
+			}
+			if e170 == nil && !v169 {
+				v160, e161 = false, nil
+			} else {
+				if e161 == nil {
+					e161 = e170
+				}
+				if e161 == nil {
+					v160 = true
+				}
+			}
+		}
+		v171, e172 = v160, e161
+	}
+	var v189 bool
+	var e190 error
+	if e172 != nil {
+		e190 = e172
+	} else if v171 {
+		var v173 *GadgetSpec
+		{
+			v173 = &oldSelf.Spec
+		}
+		var v174 string
+		var e175 error
+		if !(v173.Mode != "") {
+			e175 = immutable.NoSuchKey("mode")
+		} else {
+			v174 = string(v173.Mode)
+		}
+		var v176 int64
+		var e177 error
+		if e175 != nil {
+			e177 = e175
+		} else {
+			v176 = immutable.RuneCount(v174)
+		}
+		var v178 bool
+		var e179 error
+		if e177 != nil {
+			e179 = e177
+		} else {
+			v178 = (v176 == int64(1)) || (v176 == int64(2))
+		}
+		v189, e190 = v178, e179
+	} else {
+		var v180 bool
+		var e181 error
+		var v182 *GadgetSpec
+		{
+			v182 = &oldSelf.Spec
+		}
+		var v183 bool
+		{
+			v183 = (v182.Note != "")
+		}
+		if !v183 {
+			v180, e181 = false, nil
+		} else {
+			var v184 *GadgetSpec
+			{
+				v184 = &oldSelf.Spec
+			}
+			var v185 string
+			var e186 error
+			if !(v184.Note != "") {
+				e186 = immutable.NoSuchKey("note")
+			} else {
+				v185 = string(v184.Note)
+			}
+			var v187 bool
+			var e188 error
+			if e186 != nil {
+				e188 = e186
+			} else {
+				v187 = strings.HasPrefix("", v185)
+			}
+			if e188 == nil && !v187 {
+				v180, e181 = false, nil
+			} else {
+				if e181 == nil {
+					e181 = e188
+				}
+				if e181 == nil {
+					v180 = true
+				}
+			}
+		}
+		v189, e190 = v180, e181
+	}
+	return v189, e190
 }
 
 func whenOwnGuardedC12(w *immutable.Walk, in, old *Guarded) {
@@ -3130,60 +3248,78 @@ func equalSliceString(a, b *[]string) bool {
 	return true
 }
 
-// whenCondGadgetC13 is the condition of spec.guarded.c13: has(oldSelf.spec.items) && oldSelf.spec.items[1] == 0
+// whenCondGadgetC13 is the condition of spec.guarded.c13: has(oldSelf.spec.topology) && has(oldSelf.spec.topology.flag) && oldSelf.spec.topology.flag
 func whenCondGadgetC13(self, oldSelf *Gadget) (bool, error) {
-	var v177 bool
-	var e178 error
-	var v179 *GadgetSpec
+	var v195 bool
+	var e196 error
+	var v197 *GadgetSpec
 	{
-		v179 = &oldSelf.Spec
+		v197 = &oldSelf.Spec
 	}
-	var v180 bool
+	var v198 bool
 	{
-		v180 = (len(v179.Items) != 0)
+		v198 = (v197.Topology != nil)
 	}
-	if !v180 {
-		v177, e178 = false, nil
+	if !v198 {
+		v195, e196 = false, nil
 	} else {
-		var v181 *GadgetSpec
+		var v199 *GadgetSpec
 		{
-			v181 = &oldSelf.Spec
+			v199 = &oldSelf.Spec
 		}
-		var v182 []int64
-		var e183 error
-		if !(len(v181.Items) != 0) {
-			e183 = immutable.NoSuchKey("items")
+		var v200 *Topology
+		var e201 error
+		if !(v199.Topology != nil) {
+			e201 = immutable.NoSuchKey("topology")
 		} else {
-			v182 = v181.Items
+			v200 = v199.Topology
 		}
-		var v184 int64
-		var e185 error
-		if e183 != nil {
-			e185 = e183
-		} else if int64(1) < 0 || int64(1) >= int64(len(v182)) {
-			e185 = immutable.IndexOutOfBounds(int64(1))
+		var v202 bool
+		var e203 error
+		if e201 != nil {
+			e203 = e201
 		} else {
-			v184 = int64(v182[int64(1)])
+			v202 = (v200.Flag != nil)
 		}
-		var v186 bool
-		var e187 error
-		if e185 != nil {
-			e187 = e185
+		if e203 == nil && !v202 {
+			v195, e196 = false, nil
 		} else {
-			v186 = v184 == int64(0)
-		}
-		if e187 == nil && !v186 {
-			v177, e178 = false, nil
-		} else {
-			if e178 == nil {
-				e178 = e187
+			if e196 == nil {
+				e196 = e203
 			}
-			if e178 == nil {
-				v177 = true
+			var v204 *GadgetSpec
+			{
+				v204 = &oldSelf.Spec
+			}
+			var v205 *Topology
+			var e206 error
+			if !(v204.Topology != nil) {
+				e206 = immutable.NoSuchKey("topology")
+			} else {
+				v205 = v204.Topology
+			}
+			var v207 bool
+			var e208 error
+			if e206 != nil {
+				e208 = e206
+			} else if !(v205.Flag != nil) {
+				e208 = immutable.NoSuchKey("flag")
+			} else {
+				v207 = bool((*v205.Flag))
+			}
+			if e208 == nil && !v207 {
+				v195, e196 = false, nil
+			} else {
+				if e196 == nil {
+					e196 = e208
+				}
+				if e196 == nil {
+					v195 = true
+				}
 			}
 		}
 	}
-	return v177, e178
+	return v195, e196
 }
 
 func whenOwnGuardedC13(w *immutable.Walk, in, old *Guarded) {
@@ -3197,8 +3333,8 @@ func whenOwnGuardedC13(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C13 != nil && !immutable.SameKeys(in.C13, old.C13) {
 			if w.Violation() {
-				for _, c192 := range immutable.MapKeyChanges(in.C13, old.C13) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c13", immutable.QuoteKey(string(c192.Key)), c192.Added))
+				for _, c213 := range immutable.MapKeyChanges(in.C13, old.C13) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c13", immutable.QuoteKey(string(c213.Key)), c213.Added))
 				}
 			}
 			if w.Done() {
@@ -3215,222 +3351,54 @@ func whenOwnGuardedC13(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC14 is the condition of spec.guarded.c14: ((oldSelf.spec.mode.size() <= 0.5) ? (has(oldSelf.spec.counts) && oldSelf.spec.counts['c'] >= 3) : (has(oldSelf.spec.queue) && oldSelf.spec.name.startsWith(oldSelf.spec.queue))) ? (oldSelf.spec.mode.size() in [1, 2, 1]) : (has(oldSelf.spec.note) && ”.startsWith(oldSelf.spec.note))
+// whenCondGadgetC14 is the condition of spec.guarded.c14: has(oldSelf.spec.labels) && 'c' in oldSelf.spec.labels
 func whenCondGadgetC14(self, oldSelf *Gadget) (bool, error) {
-	var v193 *GadgetSpec
+	var v214 bool
+	var e215 error
+	var v216 *GadgetSpec
 	{
-		v193 = &oldSelf.Spec
+		v216 = &oldSelf.Spec
 	}
-	var v194 string
-	var e195 error
-	if !(v193.Mode != "") {
-		e195 = immutable.NoSuchKey("mode")
+	var v217 bool
+	{
+		v217 = (len(v216.Labels) != 0)
+	}
+	if !v217 {
+		v214, e215 = false, nil
 	} else {
-		v194 = string(v193.Mode)
+		var v218 *GadgetSpec
+		{
+			v218 = &oldSelf.Spec
+		}
+		var v219 map[string]string
+		var e220 error
+		if !(len(v218.Labels) != 0) {
+			e220 = immutable.NoSuchKey("labels")
+		} else {
+			v219 = v218.Labels
+		}
+		var v221 bool
+		var e222 error
+		if e220 != nil {
+			e222 = e220
+		} else {
+			if mv223, ok := v219[string("c")]; ok {
+				_ = mv223
+				v221 = true
+			}
+		}
+		if e222 == nil && !v221 {
+			v214, e215 = false, nil
+		} else {
+			if e215 == nil {
+				e215 = e222
+			}
+			if e215 == nil {
+				v214 = true
+			}
+		}
 	}
-	var v196 int64
-	var e197 error
-	if e195 != nil {
-		e197 = e195
-	} else {
-		v196 = immutable.RuneCount(v194)
-	}
-	var v198 bool
-	var e199 error
-	if e197 != nil {
-		e199 = e197
-	} else {
-		v198 = immutable.CompareIntDouble(v196, float64(0.5)) <= 0
-	}
-	var v223 bool
-	var e224 error
-	if e199 != nil {
-		e224 = e199
-	} else if v198 {
-		var v200 bool
-		var e201 error
-		var v202 *GadgetSpec
-		{
-			v202 = &oldSelf.Spec
-		}
-		var v203 bool
-		{
-			v203 = (len(v202.Counts) != 0)
-		}
-		if !v203 {
-			v200, e201 = false, nil
-		} else {
-			var v204 *GadgetSpec
-			{
-				v204 = &oldSelf.Spec
-			}
-			var v205 map[string]int32
-			var e206 error
-			if !(len(v204.Counts) != 0) {
-				e206 = immutable.NoSuchKey("counts")
-			} else {
-				v205 = v204.Counts
-			}
-			var v207 int64
-			var e208 error
-			if e206 != nil {
-				e208 = e206
-			} else {
-				if mv209, ok := v205[string("c")]; !ok {
-					e208 = immutable.NoSuchKey("c")
-				} else {
-					v207 = int64(mv209)
-				}
-			}
-			var v210 bool
-			var e211 error
-			if e208 != nil {
-				e211 = e208
-			} else {
-				v210 = v207 >= int64(3)
-			}
-			if e211 == nil && !v210 {
-				v200, e201 = false, nil
-			} else {
-				if e201 == nil {
-					e201 = e211
-				}
-				if e201 == nil {
-					v200 = true
-				}
-			}
-		}
-		v223, e224 = v200, e201
-	} else {
-		var v212 bool
-		var e213 error
-		var v214 *GadgetSpec
-		{
-			v214 = &oldSelf.Spec
-		}
-		var v215 bool
-		{
-			v215 = (v214.Queue != "")
-		}
-		if !v215 {
-			v212, e213 = false, nil
-		} else {
-			var v216 *GadgetSpec
-			{
-				v216 = &oldSelf.Spec
-			}
-			var v217 string
-			{
-				v217 = string(v216.Name)
-			}
-			var v218 *GadgetSpec
-			{
-				v218 = &oldSelf.Spec
-			}
-			var v219 string
-			var e220 error
-			if !(v218.Queue != "") {
-				e220 = immutable.NoSuchKey("queue")
-			} else {
-				v219 = string(v218.Queue)
-			}
-			var v221 bool
-			var e222 error
-			if e220 != nil {
-				e222 = e220
-			} else {
-				v221 = strings.HasPrefix(v217, v219)
-			}
-			if e222 == nil && !v221 {
-				v212, e213 = false, nil
-			} else {
-				if e213 == nil {
-					e213 = e222
-				}
-				if e213 == nil {
-					v212 = true
-				}
-			}
-		}
-		v223, e224 = v212, e213
-	}
-	var v241 bool
-	var e242 error
-	if e224 != nil {
-		e242 = e224
-	} else if v223 {
-		var v225 *GadgetSpec
-		{
-			v225 = &oldSelf.Spec
-		}
-		var v226 string
-		var e227 error
-		if !(v225.Mode != "") {
-			e227 = immutable.NoSuchKey("mode")
-		} else {
-			v226 = string(v225.Mode)
-		}
-		var v228 int64
-		var e229 error
-		if e227 != nil {
-			e229 = e227
-		} else {
-			v228 = immutable.RuneCount(v226)
-		}
-		var v230 bool
-		var e231 error
-		if e229 != nil {
-			e231 = e229
-		} else {
-			v230 = (v228 == int64(1)) || (v228 == int64(2))
-		}
-		v241, e242 = v230, e231
-	} else {
-		var v232 bool
-		var e233 error
-		var v234 *GadgetSpec
-		{
-			v234 = &oldSelf.Spec
-		}
-		var v235 bool
-		{
-			v235 = (v234.Note != "")
-		}
-		if !v235 {
-			v232, e233 = false, nil
-		} else {
-			var v236 *GadgetSpec
-			{
-				v236 = &oldSelf.Spec
-			}
-			var v237 string
-			var e238 error
-			if !(v236.Note != "") {
-				e238 = immutable.NoSuchKey("note")
-			} else {
-				v237 = string(v236.Note)
-			}
-			var v239 bool
-			var e240 error
-			if e238 != nil {
-				e240 = e238
-			} else {
-				v239 = strings.HasPrefix("", v237)
-			}
-			if e240 == nil && !v239 {
-				v232, e233 = false, nil
-			} else {
-				if e233 == nil {
-					e233 = e240
-				}
-				if e233 == nil {
-					v232 = true
-				}
-			}
-		}
-		v241, e242 = v232, e233
-	}
-	return v241, e242
+	return v214, e215
 }
 
 func whenOwnGuardedC14(w *immutable.Walk, in, old *Guarded) {
@@ -3463,78 +3431,237 @@ func equalInner(a, b *Inner) bool {
 	return true
 }
 
-// whenCondGadgetC15 is the condition of spec.guarded.c15: has(oldSelf.spec.topology) && has(oldSelf.spec.topology.flag) && oldSelf.spec.topology.flag
+// whenCondGadgetC15 is the condition of spec.guarded.c15: ((has(self.spec.items) && self.spec.mode.size() in self.spec.items) && (has(oldSelf.spec.items) && self.spec.mode.size() in oldSelf.spec.items)) || (has(oldSelf.status) && has(oldSelf.status.phase) && oldSelf.status.phase in ['ab', 'c'])
 func whenCondGadgetC15(self, oldSelf *Gadget) (bool, error) {
-	var v247 bool
-	var e248 error
-	var v249 *GadgetSpec
+	var v228 bool
+	var e229 error
+	var v230 bool
+	var e231 error
+	var v232 *GadgetSpec
 	{
-		v249 = &oldSelf.Spec
+		v232 = &self.Spec
 	}
-	var v250 bool
+	var v233 bool
 	{
-		v250 = (v249.Topology != nil)
+		v233 = (len(v232.Items) != 0)
 	}
-	if !v250 {
-		v247, e248 = false, nil
+	if !v233 {
+		v230, e231 = false, nil
 	} else {
-		var v251 *GadgetSpec
+		var v234 *GadgetSpec
 		{
-			v251 = &oldSelf.Spec
+			v234 = &self.Spec
 		}
-		var v252 *Topology
-		var e253 error
-		if !(v251.Topology != nil) {
-			e253 = immutable.NoSuchKey("topology")
+		var v235 string
+		var e236 error
+		if !(v234.Mode != "") {
+			e236 = immutable.NoSuchKey("mode")
 		} else {
-			v252 = v251.Topology
+			v235 = string(v234.Mode)
 		}
-		var v254 bool
-		var e255 error
-		if e253 != nil {
-			e255 = e253
+		var v237 int64
+		var e238 error
+		if e236 != nil {
+			e238 = e236
 		} else {
-			v254 = (v252.Flag != nil)
+			v237 = immutable.RuneCount(v235)
 		}
-		if e255 == nil && !v254 {
-			v247, e248 = false, nil
+		var v239 *GadgetSpec
+		{
+			v239 = &self.Spec
+		}
+		var v240 []int64
+		var e241 error
+		if !(len(v239.Items) != 0) {
+			e241 = immutable.NoSuchKey("items")
 		} else {
-			if e248 == nil {
-				e248 = e255
-			}
-			var v256 *GadgetSpec
-			{
-				v256 = &oldSelf.Spec
-			}
-			var v257 *Topology
-			var e258 error
-			if !(v256.Topology != nil) {
-				e258 = immutable.NoSuchKey("topology")
-			} else {
-				v257 = v256.Topology
-			}
-			var v259 bool
-			var e260 error
-			if e258 != nil {
-				e260 = e258
-			} else if !(v257.Flag != nil) {
-				e260 = immutable.NoSuchKey("flag")
-			} else {
-				v259 = bool((*v257.Flag))
-			}
-			if e260 == nil && !v259 {
-				v247, e248 = false, nil
-			} else {
-				if e248 == nil {
-					e248 = e260
+			v240 = v239.Items
+		}
+		var v242 bool
+		var e243 error
+		if e238 != nil {
+			e243 = e238
+		} else if e241 != nil {
+			e243 = e241
+		} else {
+			v242 = false
+			for i244 := range v240 {
+				var v245 int64
+				v245 = int64(v240[i244])
+				if v245 == v237 {
+					v242 = true
+					break
 				}
-				if e248 == nil {
-					v247 = true
+			}
+		}
+		if e243 == nil && !v242 {
+			v230, e231 = false, nil
+		} else {
+			if e231 == nil {
+				e231 = e243
+			}
+			var v246 bool
+			var e247 error
+			var v248 *GadgetSpec
+			{
+				v248 = &oldSelf.Spec
+			}
+			var v249 bool
+			{
+				v249 = (len(v248.Items) != 0)
+			}
+			if !v249 {
+				v246, e247 = false, nil
+			} else {
+				var v250 *GadgetSpec
+				{
+					v250 = &self.Spec
+				}
+				var v251 string
+				var e252 error
+				if !(v250.Mode != "") {
+					e252 = immutable.NoSuchKey("mode")
+				} else {
+					v251 = string(v250.Mode)
+				}
+				var v253 int64
+				var e254 error
+				if e252 != nil {
+					e254 = e252
+				} else {
+					v253 = immutable.RuneCount(v251)
+				}
+				var v255 *GadgetSpec
+				{
+					v255 = &oldSelf.Spec
+				}
+				var v256 []int64
+				var e257 error
+				if !(len(v255.Items) != 0) {
+					e257 = immutable.NoSuchKey("items")
+				} else {
+					v256 = v255.Items
+				}
+				var v258 bool
+				var e259 error
+				if e254 != nil {
+					e259 = e254
+				} else if e257 != nil {
+					e259 = e257
+				} else {
+					v258 = false
+					for i260 := range v256 {
+						var v261 int64
+						v261 = int64(v256[i260])
+						if v261 == v253 {
+							v258 = true
+							break
+						}
+					}
+				}
+				if e259 == nil && !v258 {
+					v246, e247 = false, nil
+				} else {
+					if e247 == nil {
+						e247 = e259
+					}
+					if e247 == nil {
+						v246 = true
+					}
+				}
+			}
+			if e247 == nil && !v246 {
+				v230, e231 = false, nil
+			} else {
+				if e231 == nil {
+					e231 = e247
+				}
+				if e231 == nil {
+					v230 = true
 				}
 			}
 		}
 	}
-	return v247, e248
+	if e231 == nil && v230 {
+		v228, e229 = true, nil
+	} else {
+		e229 = e231
+		var v262 bool
+		var e263 error
+		var v264 bool
+		{
+			v264 = (oldSelf.Status != nil)
+		}
+		if !v264 {
+			v262, e263 = false, nil
+		} else {
+			var v265 *GadgetStatus
+			var e266 error
+			if !(oldSelf.Status != nil) {
+				e266 = immutable.NoSuchKey("status")
+			} else {
+				v265 = oldSelf.Status
+			}
+			var v267 bool
+			var e268 error
+			if e266 != nil {
+				e268 = e266
+			} else {
+				v267 = (v265.Phase != "")
+			}
+			if e268 == nil && !v267 {
+				v262, e263 = false, nil
+			} else {
+				if e263 == nil {
+					e263 = e268
+				}
+				var v269 *GadgetStatus
+				var e270 error
+				if !(oldSelf.Status != nil) {
+					e270 = immutable.NoSuchKey("status")
+				} else {
+					v269 = oldSelf.Status
+				}
+				var v271 string
+				var e272 error
+				if e270 != nil {
+					e272 = e270
+				} else if !(v269.Phase != "") {
+					e272 = immutable.NoSuchKey("phase")
+				} else {
+					v271 = string(v269.Phase)
+				}
+				var v273 bool
+				var e274 error
+				if e272 != nil {
+					e274 = e272
+				} else {
+					v273 = (v271 == "ab") || (v271 == "c")
+				}
+				if e274 == nil && !v273 {
+					v262, e263 = false, nil
+				} else {
+					if e263 == nil {
+						e263 = e274
+					}
+					if e263 == nil {
+						v262 = true
+					}
+				}
+			}
+		}
+		if e263 == nil && v262 {
+			v228, e229 = true, nil
+		} else {
+			if e229 == nil {
+				e229 = e263
+			}
+			if e229 == nil {
+				v228 = false
+			}
+		}
+	}
+	return v228, e229
 }
 
 func whenOwnGuardedC15(w *immutable.Walk, in, old *Guarded) {
@@ -3557,54 +3684,115 @@ func whenOwnGuardedC15(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC16 is the condition of spec.guarded.c16: has(oldSelf.spec.labels) && 'c' in oldSelf.spec.labels
+// whenCondGadgetC16 is the condition of spec.guarded.c16: has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists_one(c, c.type == 'a' && c.status == 'False')
 func whenCondGadgetC16(self, oldSelf *Gadget) (bool, error) {
-	var v265 bool
-	var e266 error
-	var v267 *GadgetSpec
+	var v279 bool
+	var e280 error
+	var v281 bool
 	{
-		v267 = &oldSelf.Spec
+		v281 = (oldSelf.Status != nil)
 	}
-	var v268 bool
-	{
-		v268 = (len(v267.Labels) != 0)
-	}
-	if !v268 {
-		v265, e266 = false, nil
+	if !v281 {
+		v279, e280 = false, nil
 	} else {
-		var v269 *GadgetSpec
-		{
-			v269 = &oldSelf.Spec
-		}
-		var v270 map[string]string
-		var e271 error
-		if !(len(v269.Labels) != 0) {
-			e271 = immutable.NoSuchKey("labels")
+		var v282 *GadgetStatus
+		var e283 error
+		if !(oldSelf.Status != nil) {
+			e283 = immutable.NoSuchKey("status")
 		} else {
-			v270 = v269.Labels
+			v282 = oldSelf.Status
 		}
-		var v272 bool
-		var e273 error
-		if e271 != nil {
-			e273 = e271
+		var v284 bool
+		var e285 error
+		if e283 != nil {
+			e285 = e283
 		} else {
-			if mv274, ok := v270[string("c")]; ok {
-				_ = mv274
-				v272 = true
+			v284 = (len(v282.Conditions) != 0)
+		}
+		if e285 == nil && !v284 {
+			v279, e280 = false, nil
+		} else {
+			if e280 == nil {
+				e280 = e285
 			}
-		}
-		if e273 == nil && !v272 {
-			v265, e266 = false, nil
-		} else {
-			if e266 == nil {
-				e266 = e273
+			var v286 *GadgetStatus
+			var e287 error
+			if !(oldSelf.Status != nil) {
+				e287 = immutable.NoSuchKey("status")
+			} else {
+				v286 = oldSelf.Status
 			}
-			if e266 == nil {
-				v265 = true
+			var v288 []Condition
+			var e289 error
+			if e287 != nil {
+				e289 = e287
+			} else if !(len(v286.Conditions) != 0) {
+				e289 = immutable.NoSuchKey("conditions")
+			} else {
+				v288 = v286.Conditions
+			}
+			var v290 bool
+			var e291 error
+			if e289 != nil {
+				e291 = e289
+			} else {
+				count := 0
+				for i292 := range v288 {
+					var v293 *Condition
+					v293 = &v288[i292]
+					_ = v293
+					var v294 bool
+					var e295 error
+					var v296 string
+					{
+						v296 = string(v293.Type)
+					}
+					var v297 bool
+					{
+						v297 = v296 == "a"
+					}
+					if !v297 {
+						v294, e295 = false, nil
+					} else {
+						var v298 string
+						{
+							v298 = string(v293.Status)
+						}
+						var v299 bool
+						{
+							v299 = v298 == "False"
+						}
+						if !v299 {
+							v294, e295 = false, nil
+						} else {
+							if e295 == nil {
+								v294 = true
+							}
+						}
+					}
+					if e295 != nil {
+						e291 = e295
+					} else if v294 {
+						count++
+					}
+				}
+				if e291 == nil {
+					v290 = count == 1
+				}
+			}
+			if e291 == nil && !v290 {
+				v279, e280 = false, nil
+			} else {
+				if e280 == nil {
+					e280 = e291
+				}
+				if e280 == nil {
+					v279 = true
+				}
 			}
 		}
 	}
-	return v265, e266
+	return v279, e280
 }
 
 func whenOwnGuardedC16(w *immutable.Walk, in, old *Guarded) {
@@ -3627,237 +3815,73 @@ func whenOwnGuardedC16(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC17 is the condition of spec.guarded.c17: ((has(self.spec.items) && self.spec.mode.size() in self.spec.items) && (has(oldSelf.spec.items) && self.spec.mode.size() in oldSelf.spec.items)) || (has(oldSelf.status) && has(oldSelf.status.phase) && oldSelf.status.phase in ['ab', 'c'])
+// whenCondGadgetC17 is the condition of spec.guarded.c17: has(self.status) && has(self.status.observed) && self.status.observed in [1, 2, -1]
 func whenCondGadgetC17(self, oldSelf *Gadget) (bool, error) {
-	var v279 bool
-	var e280 error
-	var v281 bool
-	var e282 error
-	var v283 *GadgetSpec
+	var v304 bool
+	var e305 error
+	var v306 bool
 	{
-		v283 = &self.Spec
+		v306 = (self.Status != nil)
 	}
-	var v284 bool
-	{
-		v284 = (len(v283.Items) != 0)
-	}
-	if !v284 {
-		v281, e282 = false, nil
+	if !v306 {
+		v304, e305 = false, nil
 	} else {
-		var v285 *GadgetSpec
-		{
-			v285 = &self.Spec
-		}
-		var v286 string
-		var e287 error
-		if !(v285.Mode != "") {
-			e287 = immutable.NoSuchKey("mode")
+		var v307 *GadgetStatus
+		var e308 error
+		if !(self.Status != nil) {
+			e308 = immutable.NoSuchKey("status")
 		} else {
-			v286 = string(v285.Mode)
+			v307 = self.Status
 		}
-		var v288 int64
-		var e289 error
-		if e287 != nil {
-			e289 = e287
+		var v309 bool
+		var e310 error
+		if e308 != nil {
+			e310 = e308
 		} else {
-			v288 = immutable.RuneCount(v286)
+			v309 = (v307.Observed != 0)
 		}
-		var v290 *GadgetSpec
-		{
-			v290 = &self.Spec
-		}
-		var v291 []int64
-		var e292 error
-		if !(len(v290.Items) != 0) {
-			e292 = immutable.NoSuchKey("items")
+		if e310 == nil && !v309 {
+			v304, e305 = false, nil
 		} else {
-			v291 = v290.Items
-		}
-		var v293 bool
-		var e294 error
-		if e289 != nil {
-			e294 = e289
-		} else if e292 != nil {
-			e294 = e292
-		} else {
-			v293 = false
-			for i295 := range v291 {
-				var v296 int64
-				v296 = int64(v291[i295])
-				if v296 == v288 {
-					v293 = true
-					break
-				}
+			if e305 == nil {
+				e305 = e310
 			}
-		}
-		if e294 == nil && !v293 {
-			v281, e282 = false, nil
-		} else {
-			if e282 == nil {
-				e282 = e294
-			}
-			var v297 bool
-			var e298 error
-			var v299 *GadgetSpec
-			{
-				v299 = &oldSelf.Spec
-			}
-			var v300 bool
-			{
-				v300 = (len(v299.Items) != 0)
-			}
-			if !v300 {
-				v297, e298 = false, nil
+			var v311 *GadgetStatus
+			var e312 error
+			if !(self.Status != nil) {
+				e312 = immutable.NoSuchKey("status")
 			} else {
-				var v301 *GadgetSpec
-				{
-					v301 = &self.Spec
-				}
-				var v302 string
-				var e303 error
-				if !(v301.Mode != "") {
-					e303 = immutable.NoSuchKey("mode")
-				} else {
-					v302 = string(v301.Mode)
-				}
-				var v304 int64
-				var e305 error
-				if e303 != nil {
-					e305 = e303
-				} else {
-					v304 = immutable.RuneCount(v302)
-				}
-				var v306 *GadgetSpec
-				{
-					v306 = &oldSelf.Spec
-				}
-				var v307 []int64
-				var e308 error
-				if !(len(v306.Items) != 0) {
-					e308 = immutable.NoSuchKey("items")
-				} else {
-					v307 = v306.Items
-				}
-				var v309 bool
-				var e310 error
-				if e305 != nil {
-					e310 = e305
-				} else if e308 != nil {
-					e310 = e308
-				} else {
-					v309 = false
-					for i311 := range v307 {
-						var v312 int64
-						v312 = int64(v307[i311])
-						if v312 == v304 {
-							v309 = true
-							break
-						}
-					}
-				}
-				if e310 == nil && !v309 {
-					v297, e298 = false, nil
-				} else {
-					if e298 == nil {
-						e298 = e310
-					}
-					if e298 == nil {
-						v297 = true
-					}
-				}
+				v311 = self.Status
 			}
-			if e298 == nil && !v297 {
-				v281, e282 = false, nil
+			var v313 int64
+			var e314 error
+			if e312 != nil {
+				e314 = e312
+			} else if !(v311.Observed != 0) {
+				e314 = immutable.NoSuchKey("observed")
 			} else {
-				if e282 == nil {
-					e282 = e298
+				v313 = int64(v311.Observed)
+			}
+			var v315 bool
+			var e316 error
+			if e314 != nil {
+				e316 = e314
+			} else {
+				v315 = (v313 == int64(1)) || (v313 == int64(2)) || (v313 == int64(-1))
+			}
+			if e316 == nil && !v315 {
+				v304, e305 = false, nil
+			} else {
+				if e305 == nil {
+					e305 = e316
 				}
-				if e282 == nil {
-					v281 = true
+				if e305 == nil {
+					v304 = true
 				}
 			}
 		}
 	}
-	if e282 == nil && v281 {
-		v279, e280 = true, nil
-	} else {
-		e280 = e282
-		var v313 bool
-		var e314 error
-		var v315 bool
-		{
-			v315 = (oldSelf.Status != nil)
-		}
-		if !v315 {
-			v313, e314 = false, nil
-		} else {
-			var v316 *GadgetStatus
-			var e317 error
-			if !(oldSelf.Status != nil) {
-				e317 = immutable.NoSuchKey("status")
-			} else {
-				v316 = oldSelf.Status
-			}
-			var v318 bool
-			var e319 error
-			if e317 != nil {
-				e319 = e317
-			} else {
-				v318 = (v316.Phase != "")
-			}
-			if e319 == nil && !v318 {
-				v313, e314 = false, nil
-			} else {
-				if e314 == nil {
-					e314 = e319
-				}
-				var v320 *GadgetStatus
-				var e321 error
-				if !(oldSelf.Status != nil) {
-					e321 = immutable.NoSuchKey("status")
-				} else {
-					v320 = oldSelf.Status
-				}
-				var v322 string
-				var e323 error
-				if e321 != nil {
-					e323 = e321
-				} else if !(v320.Phase != "") {
-					e323 = immutable.NoSuchKey("phase")
-				} else {
-					v322 = string(v320.Phase)
-				}
-				var v324 bool
-				var e325 error
-				if e323 != nil {
-					e325 = e323
-				} else {
-					v324 = (v322 == "ab") || (v322 == "c")
-				}
-				if e325 == nil && !v324 {
-					v313, e314 = false, nil
-				} else {
-					if e314 == nil {
-						e314 = e325
-					}
-					if e314 == nil {
-						v313 = true
-					}
-				}
-			}
-		}
-		if e314 == nil && v313 {
-			v279, e280 = true, nil
-		} else {
-			if e280 == nil {
-				e280 = e314
-			}
-			if e280 == nil {
-				v279 = false
-			}
-		}
-	}
-	return v279, e280
+	return v304, e305
 }
 
 func whenOwnGuardedC17(w *immutable.Walk, in, old *Guarded) {
@@ -3880,115 +3904,235 @@ func whenOwnGuardedC17(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC18 is the condition of spec.guarded.c18: has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists_one(c, c.type == 'a' && c.status == 'False')
+// whenCondGadgetC18 is the condition of spec.guarded.c18: (has(oldSelf.spec.labels) && oldSelf.spec.labels['ab'] == 'a') ? (has(oldSelf.status) && has(oldSelf.status.phase) && has(self.spec.tags) && oldSelf.status.phase in self.spec.tags) : (has(self.spec.labels) && has(oldSelf.spec.labels) && self.spec.labels == oldSelf.spec.labels)
 func whenCondGadgetC18(self, oldSelf *Gadget) (bool, error) {
-	var v330 bool
-	var e331 error
-	var v332 bool
+	var v321 bool
+	var e322 error
+	var v323 *GadgetSpec
 	{
-		v332 = (oldSelf.Status != nil)
+		v323 = &oldSelf.Spec
 	}
-	if !v332 {
-		v330, e331 = false, nil
+	var v324 bool
+	{
+		v324 = (len(v323.Labels) != 0)
+	}
+	if !v324 {
+		v321, e322 = false, nil
 	} else {
-		var v333 *GadgetStatus
+		var v325 *GadgetSpec
+		{
+			v325 = &oldSelf.Spec
+		}
+		var v326 map[string]string
+		var e327 error
+		if !(len(v325.Labels) != 0) {
+			e327 = immutable.NoSuchKey("labels")
+		} else {
+			v326 = v325.Labels
+		}
+		var v328 string
+		var e329 error
+		if e327 != nil {
+			e329 = e327
+		} else {
+			if mv330, ok := v326[string("ab")]; !ok {
+				e329 = immutable.NoSuchKey("ab")
+			} else {
+				v328 = string(mv330)
+			}
+		}
+		var v331 bool
+		var e332 error
+		if e329 != nil {
+			e332 = e329
+		} else {
+			v331 = v328 == "a"
+		}
+		if e332 == nil && !v331 {
+			v321, e322 = false, nil
+		} else {
+			if e322 == nil {
+				e322 = e332
+			}
+			if e322 == nil {
+				v321 = true
+			}
+		}
+	}
+	var v367 bool
+	var e368 error
+	if e322 != nil {
+		e368 = e322
+	} else if v321 {
+		var v333 bool
 		var e334 error
-		if !(oldSelf.Status != nil) {
-			e334 = immutable.NoSuchKey("status")
-		} else {
-			v333 = oldSelf.Status
-		}
 		var v335 bool
-		var e336 error
-		if e334 != nil {
-			e336 = e334
-		} else {
-			v335 = (len(v333.Conditions) != 0)
+		{
+			v335 = (oldSelf.Status != nil)
 		}
-		if e336 == nil && !v335 {
-			v330, e331 = false, nil
+		if !v335 {
+			v333, e334 = false, nil
 		} else {
-			if e331 == nil {
-				e331 = e336
-			}
-			var v337 *GadgetStatus
-			var e338 error
+			var v336 *GadgetStatus
+			var e337 error
 			if !(oldSelf.Status != nil) {
-				e338 = immutable.NoSuchKey("status")
+				e337 = immutable.NoSuchKey("status")
 			} else {
-				v337 = oldSelf.Status
+				v336 = oldSelf.Status
 			}
-			var v339 []Condition
-			var e340 error
-			if e338 != nil {
-				e340 = e338
-			} else if !(len(v337.Conditions) != 0) {
-				e340 = immutable.NoSuchKey("conditions")
+			var v338 bool
+			var e339 error
+			if e337 != nil {
+				e339 = e337
 			} else {
-				v339 = v337.Conditions
+				v338 = (v336.Phase != "")
 			}
-			var v341 bool
-			var e342 error
-			if e340 != nil {
-				e342 = e340
+			if e339 == nil && !v338 {
+				v333, e334 = false, nil
 			} else {
-				count := 0
-				for i343 := range v339 {
-					var v344 *Condition
-					v344 = &v339[i343]
-					_ = v344
-					var v345 bool
-					var e346 error
-					var v347 string
-					{
-						v347 = string(v344.Type)
-					}
-					var v348 bool
-					{
-						v348 = v347 == "a"
-					}
-					if !v348 {
-						v345, e346 = false, nil
+				if e334 == nil {
+					e334 = e339
+				}
+				var v340 *GadgetSpec
+				{
+					v340 = &self.Spec
+				}
+				var v341 bool
+				{
+					v341 = (len(v340.Tags) != 0)
+				}
+				if !v341 {
+					v333, e334 = false, nil
+				} else {
+					var v342 *GadgetStatus
+					var e343 error
+					if !(oldSelf.Status != nil) {
+						e343 = immutable.NoSuchKey("status")
 					} else {
-						var v349 string
-						{
-							v349 = string(v344.Status)
-						}
-						var v350 bool
-						{
-							v350 = v349 == "False"
-						}
-						if !v350 {
-							v345, e346 = false, nil
-						} else {
-							if e346 == nil {
-								v345 = true
+						v342 = oldSelf.Status
+					}
+					var v344 string
+					var e345 error
+					if e343 != nil {
+						e345 = e343
+					} else if !(v342.Phase != "") {
+						e345 = immutable.NoSuchKey("phase")
+					} else {
+						v344 = string(v342.Phase)
+					}
+					var v346 *GadgetSpec
+					{
+						v346 = &self.Spec
+					}
+					var v347 []string
+					var e348 error
+					if !(len(v346.Tags) != 0) {
+						e348 = immutable.NoSuchKey("tags")
+					} else {
+						v347 = v346.Tags
+					}
+					var v349 bool
+					var e350 error
+					if e345 != nil {
+						e350 = e345
+					} else if e348 != nil {
+						e350 = e348
+					} else {
+						v349 = false
+						for i351 := range v347 {
+							var v352 string
+							v352 = string(v347[i351])
+							if v352 == v344 {
+								v349 = true
+								break
 							}
 						}
 					}
-					if e346 != nil {
-						e342 = e346
-					} else if v345 {
-						count++
+					if e350 == nil && !v349 {
+						v333, e334 = false, nil
+					} else {
+						if e334 == nil {
+							e334 = e350
+						}
+						if e334 == nil {
+							v333 = true
+						}
 					}
-				}
-				if e342 == nil {
-					v341 = count == 1
-				}
-			}
-			if e342 == nil && !v341 {
-				v330, e331 = false, nil
-			} else {
-				if e331 == nil {
-					e331 = e342
-				}
-				if e331 == nil {
-					v330 = true
 				}
 			}
 		}
+		v367, e368 = v333, e334
+	} else {
+		var v353 bool
+		var e354 error
+		var v355 *GadgetSpec
+		{
+			v355 = &self.Spec
+		}
+		var v356 bool
+		{
+			v356 = (len(v355.Labels) != 0)
+		}
+		if !v356 {
+			v353, e354 = false, nil
+		} else {
+			var v357 *GadgetSpec
+			{
+				v357 = &oldSelf.Spec
+			}
+			var v358 bool
+			{
+				v358 = (len(v357.Labels) != 0)
+			}
+			if !v358 {
+				v353, e354 = false, nil
+			} else {
+				var v359 *GadgetSpec
+				{
+					v359 = &self.Spec
+				}
+				var v360 map[string]string
+				var e361 error
+				if !(len(v359.Labels) != 0) {
+					e361 = immutable.NoSuchKey("labels")
+				} else {
+					v360 = v359.Labels
+				}
+				var v362 *GadgetSpec
+				{
+					v362 = &oldSelf.Spec
+				}
+				var v363 map[string]string
+				var e364 error
+				if !(len(v362.Labels) != 0) {
+					e364 = immutable.NoSuchKey("labels")
+				} else {
+					v363 = v362.Labels
+				}
+				var v365 bool
+				var e366 error
+				if e361 != nil {
+					e366 = e361
+				} else if e364 != nil {
+					e366 = e364
+				} else {
+					v365 = maps.Equal(v360, v363)
+				}
+				if e366 == nil && !v365 {
+					v353, e354 = false, nil
+				} else {
+					if e354 == nil {
+						e354 = e366
+					}
+					if e354 == nil {
+						v353 = true
+					}
+				}
+			}
+		}
+		v367, e368 = v353, e354
 	}
-	return v330, e331
+	return v367, e368
 }
 
 func whenOwnGuardedC18(w *immutable.Walk, in, old *Guarded) {
@@ -4002,8 +4146,8 @@ func whenOwnGuardedC18(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C18 != nil && !immutable.SameKeys(in.C18, old.C18) {
 			if w.Violation() {
-				for _, c355 := range immutable.MapKeyChanges(in.C18, old.C18) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c18", immutable.QuoteKey(string(c355.Key)), c355.Added))
+				for _, c373 := range immutable.MapKeyChanges(in.C18, old.C18) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c18", immutable.QuoteKey(string(c373.Key)), c373.Added))
 				}
 			}
 			if w.Done() {
@@ -4020,73 +4164,59 @@ func whenOwnGuardedC18(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC19 is the condition of spec.guarded.c19: has(self.status) && has(self.status.observed) && self.status.observed in [1, 2, -1]
+// whenCondGadgetC19 is the condition of spec.guarded.c19: has(oldSelf.spec.items) && 0 in oldSelf.spec.items
 func whenCondGadgetC19(self, oldSelf *Gadget) (bool, error) {
-	var v356 bool
-	var e357 error
-	var v358 bool
+	var v374 bool
+	var e375 error
+	var v376 *GadgetSpec
 	{
-		v358 = (self.Status != nil)
+		v376 = &oldSelf.Spec
 	}
-	if !v358 {
-		v356, e357 = false, nil
+	var v377 bool
+	{
+		v377 = (len(v376.Items) != 0)
+	}
+	if !v377 {
+		v374, e375 = false, nil
 	} else {
-		var v359 *GadgetStatus
-		var e360 error
-		if !(self.Status != nil) {
-			e360 = immutable.NoSuchKey("status")
-		} else {
-			v359 = self.Status
+		var v378 *GadgetSpec
+		{
+			v378 = &oldSelf.Spec
 		}
-		var v361 bool
-		var e362 error
-		if e360 != nil {
-			e362 = e360
+		var v379 []int64
+		var e380 error
+		if !(len(v378.Items) != 0) {
+			e380 = immutable.NoSuchKey("items")
 		} else {
-			v361 = (v359.Observed != 0)
+			v379 = v378.Items
 		}
-		if e362 == nil && !v361 {
-			v356, e357 = false, nil
+		var v381 bool
+		var e382 error
+		if e380 != nil {
+			e382 = e380
 		} else {
-			if e357 == nil {
-				e357 = e362
-			}
-			var v363 *GadgetStatus
-			var e364 error
-			if !(self.Status != nil) {
-				e364 = immutable.NoSuchKey("status")
-			} else {
-				v363 = self.Status
-			}
-			var v365 int64
-			var e366 error
-			if e364 != nil {
-				e366 = e364
-			} else if !(v363.Observed != 0) {
-				e366 = immutable.NoSuchKey("observed")
-			} else {
-				v365 = int64(v363.Observed)
-			}
-			var v367 bool
-			var e368 error
-			if e366 != nil {
-				e368 = e366
-			} else {
-				v367 = (v365 == int64(1)) || (v365 == int64(2)) || (v365 == int64(-1))
-			}
-			if e368 == nil && !v367 {
-				v356, e357 = false, nil
-			} else {
-				if e357 == nil {
-					e357 = e368
+			v381 = false
+			for i383 := range v379 {
+				var v384 int64
+				v384 = int64(v379[i383])
+				if v384 == int64(0) {
+					v381 = true
+					break
 				}
-				if e357 == nil {
-					v356 = true
-				}
+			}
+		}
+		if e382 == nil && !v381 {
+			v374, e375 = false, nil
+		} else {
+			if e375 == nil {
+				e375 = e382
+			}
+			if e375 == nil {
+				v374 = true
 			}
 		}
 	}
-	return v356, e357
+	return v374, e375
 }
 
 func whenOwnGuardedC19(w *immutable.Walk, in, old *Guarded) {
@@ -4111,62 +4241,62 @@ func whenOwnGuardedC19(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC2 is the condition of spec.guarded.c2: has(self.spec.started) && self.spec.started in [self.spec.started]
 func whenCondGadgetC2(self, oldSelf *Gadget) (bool, error) {
-	var v373 bool
-	var e374 error
-	var v375 *GadgetSpec
+	var v389 bool
+	var e390 error
+	var v391 *GadgetSpec
 	{
-		v375 = &self.Spec
+		v391 = &self.Spec
 	}
-	var v376 bool
+	var v392 bool
 	{
-		v376 = ((v375.Started != nil) && !v375.Started.IsZero())
+		v392 = ((v391.Started != nil) && !v391.Started.IsZero())
 	}
-	if !v376 {
-		v373, e374 = false, nil
+	if !v392 {
+		v389, e390 = false, nil
 	} else {
-		var v377 *GadgetSpec
+		var v393 *GadgetSpec
 		{
-			v377 = &self.Spec
+			v393 = &self.Spec
 		}
-		var v378 time.Time
-		var e379 error
-		if !((v377.Started != nil) && !v377.Started.IsZero()) {
-			e379 = immutable.NoSuchKey("started")
+		var v394 time.Time
+		var e395 error
+		if !((v393.Started != nil) && !v393.Started.IsZero()) {
+			e395 = immutable.NoSuchKey("started")
 		} else {
-			v378, e379 = immutable.TimeValue((*v377.Started))
+			v394, e395 = immutable.TimeValue((*v393.Started))
 		}
-		var v380 *GadgetSpec
+		var v396 *GadgetSpec
 		{
-			v380 = &self.Spec
+			v396 = &self.Spec
 		}
-		var v381 time.Time
-		var e382 error
-		if !((v380.Started != nil) && !v380.Started.IsZero()) {
-			e382 = immutable.NoSuchKey("started")
+		var v397 time.Time
+		var e398 error
+		if !((v396.Started != nil) && !v396.Started.IsZero()) {
+			e398 = immutable.NoSuchKey("started")
 		} else {
-			v381, e382 = immutable.TimeValue((*v380.Started))
+			v397, e398 = immutable.TimeValue((*v396.Started))
 		}
-		var v383 bool
-		var e384 error
-		if e379 != nil {
-			e384 = e379
-		} else if e382 != nil {
-			e384 = e382
+		var v399 bool
+		var e400 error
+		if e395 != nil {
+			e400 = e395
+		} else if e398 != nil {
+			e400 = e398
 		} else {
-			v383 = (v378.Equal(v381))
+			v399 = (v394.Equal(v397))
 		}
-		if e384 == nil && !v383 {
-			v373, e374 = false, nil
+		if e400 == nil && !v399 {
+			v389, e390 = false, nil
 		} else {
-			if e374 == nil {
-				e374 = e384
+			if e390 == nil {
+				e390 = e400
 			}
-			if e374 == nil {
-				v373 = true
+			if e390 == nil {
+				v389 = true
 			}
 		}
 	}
-	return v373, e374
+	return v389, e390
 }
 
 func whenOwnGuardedC2(w *immutable.Walk, in, old *Guarded) {
@@ -4189,235 +4319,9 @@ func whenOwnGuardedC2(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC20 is the condition of spec.guarded.c20: (has(oldSelf.spec.labels) && oldSelf.spec.labels['ab'] == 'a') ? (has(oldSelf.status) && has(oldSelf.status.phase) && has(self.spec.tags) && oldSelf.status.phase in self.spec.tags) : (has(self.spec.labels) && has(oldSelf.spec.labels) && self.spec.labels == oldSelf.spec.labels)
+// whenCondGadgetC20 is the condition of spec.guarded.c20: false
 func whenCondGadgetC20(self, oldSelf *Gadget) (bool, error) {
-	var v389 bool
-	var e390 error
-	var v391 *GadgetSpec
-	{
-		v391 = &oldSelf.Spec
-	}
-	var v392 bool
-	{
-		v392 = (len(v391.Labels) != 0)
-	}
-	if !v392 {
-		v389, e390 = false, nil
-	} else {
-		var v393 *GadgetSpec
-		{
-			v393 = &oldSelf.Spec
-		}
-		var v394 map[string]string
-		var e395 error
-		if !(len(v393.Labels) != 0) {
-			e395 = immutable.NoSuchKey("labels")
-		} else {
-			v394 = v393.Labels
-		}
-		var v396 string
-		var e397 error
-		if e395 != nil {
-			e397 = e395
-		} else {
-			if mv398, ok := v394[string("ab")]; !ok {
-				e397 = immutable.NoSuchKey("ab")
-			} else {
-				v396 = string(mv398)
-			}
-		}
-		var v399 bool
-		var e400 error
-		if e397 != nil {
-			e400 = e397
-		} else {
-			v399 = v396 == "a"
-		}
-		if e400 == nil && !v399 {
-			v389, e390 = false, nil
-		} else {
-			if e390 == nil {
-				e390 = e400
-			}
-			if e390 == nil {
-				v389 = true
-			}
-		}
-	}
-	var v435 bool
-	var e436 error
-	if e390 != nil {
-		e436 = e390
-	} else if v389 {
-		var v401 bool
-		var e402 error
-		var v403 bool
-		{
-			v403 = (oldSelf.Status != nil)
-		}
-		if !v403 {
-			v401, e402 = false, nil
-		} else {
-			var v404 *GadgetStatus
-			var e405 error
-			if !(oldSelf.Status != nil) {
-				e405 = immutable.NoSuchKey("status")
-			} else {
-				v404 = oldSelf.Status
-			}
-			var v406 bool
-			var e407 error
-			if e405 != nil {
-				e407 = e405
-			} else {
-				v406 = (v404.Phase != "")
-			}
-			if e407 == nil && !v406 {
-				v401, e402 = false, nil
-			} else {
-				if e402 == nil {
-					e402 = e407
-				}
-				var v408 *GadgetSpec
-				{
-					v408 = &self.Spec
-				}
-				var v409 bool
-				{
-					v409 = (len(v408.Tags) != 0)
-				}
-				if !v409 {
-					v401, e402 = false, nil
-				} else {
-					var v410 *GadgetStatus
-					var e411 error
-					if !(oldSelf.Status != nil) {
-						e411 = immutable.NoSuchKey("status")
-					} else {
-						v410 = oldSelf.Status
-					}
-					var v412 string
-					var e413 error
-					if e411 != nil {
-						e413 = e411
-					} else if !(v410.Phase != "") {
-						e413 = immutable.NoSuchKey("phase")
-					} else {
-						v412 = string(v410.Phase)
-					}
-					var v414 *GadgetSpec
-					{
-						v414 = &self.Spec
-					}
-					var v415 []string
-					var e416 error
-					if !(len(v414.Tags) != 0) {
-						e416 = immutable.NoSuchKey("tags")
-					} else {
-						v415 = v414.Tags
-					}
-					var v417 bool
-					var e418 error
-					if e413 != nil {
-						e418 = e413
-					} else if e416 != nil {
-						e418 = e416
-					} else {
-						v417 = false
-						for i419 := range v415 {
-							var v420 string
-							v420 = string(v415[i419])
-							if v420 == v412 {
-								v417 = true
-								break
-							}
-						}
-					}
-					if e418 == nil && !v417 {
-						v401, e402 = false, nil
-					} else {
-						if e402 == nil {
-							e402 = e418
-						}
-						if e402 == nil {
-							v401 = true
-						}
-					}
-				}
-			}
-		}
-		v435, e436 = v401, e402
-	} else {
-		var v421 bool
-		var e422 error
-		var v423 *GadgetSpec
-		{
-			v423 = &self.Spec
-		}
-		var v424 bool
-		{
-			v424 = (len(v423.Labels) != 0)
-		}
-		if !v424 {
-			v421, e422 = false, nil
-		} else {
-			var v425 *GadgetSpec
-			{
-				v425 = &oldSelf.Spec
-			}
-			var v426 bool
-			{
-				v426 = (len(v425.Labels) != 0)
-			}
-			if !v426 {
-				v421, e422 = false, nil
-			} else {
-				var v427 *GadgetSpec
-				{
-					v427 = &self.Spec
-				}
-				var v428 map[string]string
-				var e429 error
-				if !(len(v427.Labels) != 0) {
-					e429 = immutable.NoSuchKey("labels")
-				} else {
-					v428 = v427.Labels
-				}
-				var v430 *GadgetSpec
-				{
-					v430 = &oldSelf.Spec
-				}
-				var v431 map[string]string
-				var e432 error
-				if !(len(v430.Labels) != 0) {
-					e432 = immutable.NoSuchKey("labels")
-				} else {
-					v431 = v430.Labels
-				}
-				var v433 bool
-				var e434 error
-				if e429 != nil {
-					e434 = e429
-				} else if e432 != nil {
-					e434 = e432
-				} else {
-					v433 = maps.Equal(v428, v431)
-				}
-				if e434 == nil && !v433 {
-					v421, e422 = false, nil
-				} else {
-					if e422 == nil {
-						e422 = e434
-					}
-					if e422 == nil {
-						v421 = true
-					}
-				}
-			}
-		}
-		v435, e436 = v421, e422
-	}
-	return v435, e436
+	return false, nil
 }
 
 func whenOwnGuardedC20(w *immutable.Walk, in, old *Guarded) {
@@ -4440,59 +4344,34 @@ func whenOwnGuardedC20(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC21 is the condition of spec.guarded.c21: has(oldSelf.spec.items) && 0 in oldSelf.spec.items
+// whenCondGadgetC21 is the condition of spec.guarded.c21: self.spec.mode.size() in [1, 2, -1]
 func whenCondGadgetC21(self, oldSelf *Gadget) (bool, error) {
-	var v441 bool
-	var e442 error
-	var v443 *GadgetSpec
+	var v409 *GadgetSpec
 	{
-		v443 = &oldSelf.Spec
+		v409 = &self.Spec
 	}
-	var v444 bool
-	{
-		v444 = (len(v443.Items) != 0)
-	}
-	if !v444 {
-		v441, e442 = false, nil
+	var v410 string
+	var e411 error
+	if !(v409.Mode != "") {
+		e411 = immutable.NoSuchKey("mode")
 	} else {
-		var v445 *GadgetSpec
-		{
-			v445 = &oldSelf.Spec
-		}
-		var v446 []int64
-		var e447 error
-		if !(len(v445.Items) != 0) {
-			e447 = immutable.NoSuchKey("items")
-		} else {
-			v446 = v445.Items
-		}
-		var v448 bool
-		var e449 error
-		if e447 != nil {
-			e449 = e447
-		} else {
-			v448 = false
-			for i450 := range v446 {
-				var v451 int64
-				v451 = int64(v446[i450])
-				if v451 == int64(0) {
-					v448 = true
-					break
-				}
-			}
-		}
-		if e449 == nil && !v448 {
-			v441, e442 = false, nil
-		} else {
-			if e442 == nil {
-				e442 = e449
-			}
-			if e442 == nil {
-				v441 = true
-			}
-		}
+		v410 = string(v409.Mode)
 	}
-	return v441, e442
+	var v412 int64
+	var e413 error
+	if e411 != nil {
+		e413 = e411
+	} else {
+		v412 = immutable.RuneCount(v410)
+	}
+	var v414 bool
+	var e415 error
+	if e413 != nil {
+		e415 = e413
+	} else {
+		v414 = (v412 == int64(1)) || (v412 == int64(2)) || (v412 == int64(-1))
+	}
+	return v414, e415
 }
 
 func whenOwnGuardedC21(w *immutable.Walk, in, old *Guarded) {
@@ -4515,9 +4394,66 @@ func whenOwnGuardedC21(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC22 is the condition of spec.guarded.c22: false
+// whenCondGadgetC22 is the condition of spec.guarded.c22: has(oldSelf.status) && has(oldSelf.status.ready) && oldSelf.status.ready
 func whenCondGadgetC22(self, oldSelf *Gadget) (bool, error) {
-	return false, nil
+	var v420 bool
+	var e421 error
+	var v422 bool
+	{
+		v422 = (oldSelf.Status != nil)
+	}
+	if !v422 {
+		v420, e421 = false, nil
+	} else {
+		var v423 *GadgetStatus
+		var e424 error
+		if !(oldSelf.Status != nil) {
+			e424 = immutable.NoSuchKey("status")
+		} else {
+			v423 = oldSelf.Status
+		}
+		var v425 bool
+		var e426 error
+		if e424 != nil {
+			e426 = e424
+		} else {
+			v425 = (v423.Ready)
+		}
+		if e426 == nil && !v425 {
+			v420, e421 = false, nil
+		} else {
+			if e421 == nil {
+				e421 = e426
+			}
+			var v427 *GadgetStatus
+			var e428 error
+			if !(oldSelf.Status != nil) {
+				e428 = immutable.NoSuchKey("status")
+			} else {
+				v427 = oldSelf.Status
+			}
+			var v429 bool
+			var e430 error
+			if e428 != nil {
+				e430 = e428
+			} else if !(v427.Ready) {
+				e430 = immutable.NoSuchKey("ready")
+			} else {
+				v429 = bool(v427.Ready)
+			}
+			if e430 == nil && !v429 {
+				v420, e421 = false, nil
+			} else {
+				if e421 == nil {
+					e421 = e430
+				}
+				if e421 == nil {
+					v420 = true
+				}
+			}
+		}
+	}
+	return v420, e421
 }
 
 func whenOwnGuardedC22(w *immutable.Walk, in, old *Guarded) {
@@ -4540,34 +4476,51 @@ func whenOwnGuardedC22(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC23 is the condition of spec.guarded.c23: self.spec.mode.size() in [1, 2, -1]
+// whenCondGadgetC23 is the condition of spec.guarded.c23: !(has(self.spec.paused) && self.spec.paused)
 func whenCondGadgetC23(self, oldSelf *Gadget) (bool, error) {
-	var v460 *GadgetSpec
+	var v435 bool
+	var e436 error
+	var v437 *GadgetSpec
 	{
-		v460 = &self.Spec
+		v437 = &self.Spec
 	}
-	var v461 string
-	var e462 error
-	if !(v460.Mode != "") {
-		e462 = immutable.NoSuchKey("mode")
+	var v438 bool
+	{
+		v438 = (v437.Paused)
+	}
+	if !v438 {
+		v435, e436 = false, nil
 	} else {
-		v461 = string(v460.Mode)
+		var v439 *GadgetSpec
+		{
+			v439 = &self.Spec
+		}
+		var v440 bool
+		var e441 error
+		if !(v439.Paused) {
+			e441 = immutable.NoSuchKey("paused")
+		} else {
+			v440 = bool(v439.Paused)
+		}
+		if e441 == nil && !v440 {
+			v435, e436 = false, nil
+		} else {
+			if e436 == nil {
+				e436 = e441
+			}
+			if e436 == nil {
+				v435 = true
+			}
+		}
 	}
-	var v463 int64
-	var e464 error
-	if e462 != nil {
-		e464 = e462
+	var v442 bool
+	var e443 error
+	if e436 != nil {
+		e443 = e436
 	} else {
-		v463 = immutable.RuneCount(v461)
+		v442 = !v435
 	}
-	var v465 bool
-	var e466 error
-	if e464 != nil {
-		e466 = e464
-	} else {
-		v465 = (v463 == int64(1)) || (v463 == int64(2)) || (v463 == int64(-1))
-	}
-	return v465, e466
+	return v442, e443
 }
 
 func whenOwnGuardedC23(w *immutable.Walk, in, old *Guarded) {
@@ -4581,8 +4534,8 @@ func whenOwnGuardedC23(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C23 != nil && !immutable.SameKeys(in.C23, old.C23) {
 			if w.Violation() {
-				for _, c471 := range immutable.MapKeyChanges(in.C23, old.C23) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c23", immutable.QuoteKey(string(c471.Key)), c471.Added))
+				for _, c448 := range immutable.MapKeyChanges(in.C23, old.C23) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c23", immutable.QuoteKey(string(c448.Key)), c448.Added))
 				}
 			}
 			if w.Done() {
@@ -4599,66 +4552,92 @@ func whenOwnGuardedC23(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC24 is the condition of spec.guarded.c24: has(oldSelf.status) && has(oldSelf.status.ready) && oldSelf.status.ready
+// whenCondGadgetC24 is the condition of spec.guarded.c24: !(has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.n))
 func whenCondGadgetC24(self, oldSelf *Gadget) (bool, error) {
-	var v472 bool
-	var e473 error
-	var v474 bool
+	var v449 bool
+	var e450 error
+	var v451 *GadgetSpec
 	{
-		v474 = (oldSelf.Status != nil)
+		v451 = &oldSelf.Spec
 	}
-	if !v474 {
-		v472, e473 = false, nil
+	var v452 bool
+	{
+		v452 = (v451.Topology != nil)
+	}
+	if !v452 {
+		v449, e450 = false, nil
 	} else {
-		var v475 *GadgetStatus
-		var e476 error
-		if !(oldSelf.Status != nil) {
-			e476 = immutable.NoSuchKey("status")
-		} else {
-			v475 = oldSelf.Status
+		var v453 *GadgetSpec
+		{
+			v453 = &oldSelf.Spec
 		}
-		var v477 bool
-		var e478 error
-		if e476 != nil {
-			e478 = e476
+		var v454 *Topology
+		var e455 error
+		if !(v453.Topology != nil) {
+			e455 = immutable.NoSuchKey("topology")
 		} else {
-			v477 = (v475.Ready)
+			v454 = v453.Topology
 		}
-		if e478 == nil && !v477 {
-			v472, e473 = false, nil
+		var v456 bool
+		var e457 error
+		if e455 != nil {
+			e457 = e455
 		} else {
-			if e473 == nil {
-				e473 = e478
+			v456 = (v454.Inner != nil)
+		}
+		if e457 == nil && !v456 {
+			v449, e450 = false, nil
+		} else {
+			if e450 == nil {
+				e450 = e457
 			}
-			var v479 *GadgetStatus
-			var e480 error
-			if !(oldSelf.Status != nil) {
-				e480 = immutable.NoSuchKey("status")
-			} else {
-				v479 = oldSelf.Status
+			var v458 *GadgetSpec
+			{
+				v458 = &oldSelf.Spec
 			}
-			var v481 bool
-			var e482 error
-			if e480 != nil {
-				e482 = e480
-			} else if !(v479.Ready) {
-				e482 = immutable.NoSuchKey("ready")
+			var v459 *Topology
+			var e460 error
+			if !(v458.Topology != nil) {
+				e460 = immutable.NoSuchKey("topology")
 			} else {
-				v481 = bool(v479.Ready)
+				v459 = v458.Topology
 			}
-			if e482 == nil && !v481 {
-				v472, e473 = false, nil
+			var v461 *Inner
+			var e462 error
+			if e460 != nil {
+				e462 = e460
+			} else if !(v459.Inner != nil) {
+				e462 = immutable.NoSuchKey("inner")
 			} else {
-				if e473 == nil {
-					e473 = e482
+				v461 = v459.Inner
+			}
+			var v463 bool
+			var e464 error
+			if e462 != nil {
+				e464 = e462
+			} else {
+				v463 = (v461.N != 0)
+			}
+			if e464 == nil && !v463 {
+				v449, e450 = false, nil
+			} else {
+				if e450 == nil {
+					e450 = e464
 				}
-				if e473 == nil {
-					v472 = true
+				if e450 == nil {
+					v449 = true
 				}
 			}
 		}
 	}
-	return v472, e473
+	var v465 bool
+	var e466 error
+	if e450 != nil {
+		e466 = e450
+	} else {
+		v465 = !v449
+	}
+	return v465, e466
 }
 
 func whenOwnGuardedC24(w *immutable.Walk, in, old *Guarded) {
@@ -4681,51 +4660,60 @@ func whenOwnGuardedC24(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC25 is the condition of spec.guarded.c25: !(has(self.spec.paused) && self.spec.paused)
+// whenCondGadgetC25 is the condition of spec.guarded.c25: has(oldSelf.spec.items) && oldSelf.spec.items[1] < 0
 func whenCondGadgetC25(self, oldSelf *Gadget) (bool, error) {
-	var v487 bool
-	var e488 error
-	var v489 *GadgetSpec
+	var v471 bool
+	var e472 error
+	var v473 *GadgetSpec
 	{
-		v489 = &self.Spec
+		v473 = &oldSelf.Spec
 	}
-	var v490 bool
+	var v474 bool
 	{
-		v490 = (v489.Paused)
+		v474 = (len(v473.Items) != 0)
 	}
-	if !v490 {
-		v487, e488 = false, nil
+	if !v474 {
+		v471, e472 = false, nil
 	} else {
-		var v491 *GadgetSpec
+		var v475 *GadgetSpec
 		{
-			v491 = &self.Spec
+			v475 = &oldSelf.Spec
 		}
-		var v492 bool
-		var e493 error
-		if !(v491.Paused) {
-			e493 = immutable.NoSuchKey("paused")
+		var v476 []int64
+		var e477 error
+		if !(len(v475.Items) != 0) {
+			e477 = immutable.NoSuchKey("items")
 		} else {
-			v492 = bool(v491.Paused)
+			v476 = v475.Items
 		}
-		if e493 == nil && !v492 {
-			v487, e488 = false, nil
+		var v478 int64
+		var e479 error
+		if e477 != nil {
+			e479 = e477
+		} else if int64(1) < 0 || int64(1) >= int64(len(v476)) {
+			e479 = immutable.IndexOutOfBounds(int64(1))
 		} else {
-			if e488 == nil {
-				e488 = e493
+			v478 = int64(v476[int64(1)])
+		}
+		var v480 bool
+		var e481 error
+		if e479 != nil {
+			e481 = e479
+		} else {
+			v480 = v478 < int64(0)
+		}
+		if e481 == nil && !v480 {
+			v471, e472 = false, nil
+		} else {
+			if e472 == nil {
+				e472 = e481
 			}
-			if e488 == nil {
-				v487 = true
+			if e472 == nil {
+				v471 = true
 			}
 		}
 	}
-	var v494 bool
-	var e495 error
-	if e488 != nil {
-		e495 = e488
-	} else {
-		v494 = !v487
-	}
-	return v494, e495
+	return v471, e472
 }
 
 func whenOwnGuardedC25(w *immutable.Walk, in, old *Guarded) {
@@ -4748,92 +4736,73 @@ func whenOwnGuardedC25(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC26 is the condition of spec.guarded.c26: !(has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.n))
+// whenCondGadgetC26 is the condition of spec.guarded.c26: has(oldSelf.status) && has(oldSelf.status.observed) && oldSelf.status.observed in [1, 2, -1]
 func whenCondGadgetC26(self, oldSelf *Gadget) (bool, error) {
-	var v500 bool
-	var e501 error
-	var v502 *GadgetSpec
+	var v486 bool
+	var e487 error
+	var v488 bool
 	{
-		v502 = &oldSelf.Spec
+		v488 = (oldSelf.Status != nil)
 	}
-	var v503 bool
-	{
-		v503 = (v502.Topology != nil)
-	}
-	if !v503 {
-		v500, e501 = false, nil
+	if !v488 {
+		v486, e487 = false, nil
 	} else {
-		var v504 *GadgetSpec
-		{
-			v504 = &oldSelf.Spec
-		}
-		var v505 *Topology
-		var e506 error
-		if !(v504.Topology != nil) {
-			e506 = immutable.NoSuchKey("topology")
+		var v489 *GadgetStatus
+		var e490 error
+		if !(oldSelf.Status != nil) {
+			e490 = immutable.NoSuchKey("status")
 		} else {
-			v505 = v504.Topology
+			v489 = oldSelf.Status
 		}
-		var v507 bool
-		var e508 error
-		if e506 != nil {
-			e508 = e506
+		var v491 bool
+		var e492 error
+		if e490 != nil {
+			e492 = e490
 		} else {
-			v507 = (v505.Inner != nil)
+			v491 = (v489.Observed != 0)
 		}
-		if e508 == nil && !v507 {
-			v500, e501 = false, nil
+		if e492 == nil && !v491 {
+			v486, e487 = false, nil
 		} else {
-			if e501 == nil {
-				e501 = e508
+			if e487 == nil {
+				e487 = e492
 			}
-			var v509 *GadgetSpec
-			{
-				v509 = &oldSelf.Spec
-			}
-			var v510 *Topology
-			var e511 error
-			if !(v509.Topology != nil) {
-				e511 = immutable.NoSuchKey("topology")
+			var v493 *GadgetStatus
+			var e494 error
+			if !(oldSelf.Status != nil) {
+				e494 = immutable.NoSuchKey("status")
 			} else {
-				v510 = v509.Topology
+				v493 = oldSelf.Status
 			}
-			var v512 *Inner
-			var e513 error
-			if e511 != nil {
-				e513 = e511
-			} else if !(v510.Inner != nil) {
-				e513 = immutable.NoSuchKey("inner")
+			var v495 int64
+			var e496 error
+			if e494 != nil {
+				e496 = e494
+			} else if !(v493.Observed != 0) {
+				e496 = immutable.NoSuchKey("observed")
 			} else {
-				v512 = v510.Inner
+				v495 = int64(v493.Observed)
 			}
-			var v514 bool
-			var e515 error
-			if e513 != nil {
-				e515 = e513
+			var v497 bool
+			var e498 error
+			if e496 != nil {
+				e498 = e496
 			} else {
-				v514 = (v512.N != 0)
+				v497 = (v495 == int64(1)) || (v495 == int64(2)) || (v495 == int64(-1))
 			}
-			if e515 == nil && !v514 {
-				v500, e501 = false, nil
+			if e498 == nil && !v497 {
+				v486, e487 = false, nil
 			} else {
-				if e501 == nil {
-					e501 = e515
+				if e487 == nil {
+					e487 = e498
 				}
-				if e501 == nil {
-					v500 = true
+				if e487 == nil {
+					v486 = true
 				}
 			}
 		}
 	}
-	var v516 bool
-	var e517 error
-	if e501 != nil {
-		e517 = e501
-	} else {
-		v516 = !v500
-	}
-	return v516, e517
+	return v486, e487
 }
 
 func whenOwnGuardedC26(w *immutable.Walk, in, old *Guarded) {
@@ -4856,60 +4825,141 @@ func whenOwnGuardedC26(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC27 is the condition of spec.guarded.c27: has(oldSelf.spec.items) && oldSelf.spec.items[1] < 0
+// whenCondGadgetC27 is the condition of spec.guarded.c27: has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && self.spec.topology.inner.value > self.spec.mode
 func whenCondGadgetC27(self, oldSelf *Gadget) (bool, error) {
-	var v522 bool
-	var e523 error
-	var v524 *GadgetSpec
+	var v503 bool
+	var e504 error
+	var v505 *GadgetSpec
 	{
-		v524 = &oldSelf.Spec
+		v505 = &self.Spec
 	}
-	var v525 bool
+	var v506 bool
 	{
-		v525 = (len(v524.Items) != 0)
+		v506 = (v505.Topology != nil)
 	}
-	if !v525 {
-		v522, e523 = false, nil
+	if !v506 {
+		v503, e504 = false, nil
 	} else {
-		var v526 *GadgetSpec
+		var v507 *GadgetSpec
 		{
-			v526 = &oldSelf.Spec
+			v507 = &self.Spec
 		}
-		var v527 []int64
-		var e528 error
-		if !(len(v526.Items) != 0) {
-			e528 = immutable.NoSuchKey("items")
+		var v508 *Topology
+		var e509 error
+		if !(v507.Topology != nil) {
+			e509 = immutable.NoSuchKey("topology")
 		} else {
-			v527 = v526.Items
+			v508 = v507.Topology
 		}
-		var v529 int64
-		var e530 error
-		if e528 != nil {
-			e530 = e528
-		} else if int64(1) < 0 || int64(1) >= int64(len(v527)) {
-			e530 = immutable.IndexOutOfBounds(int64(1))
+		var v510 bool
+		var e511 error
+		if e509 != nil {
+			e511 = e509
 		} else {
-			v529 = int64(v527[int64(1)])
+			v510 = (v508.Inner != nil)
 		}
-		var v531 bool
-		var e532 error
-		if e530 != nil {
-			e532 = e530
+		if e511 == nil && !v510 {
+			v503, e504 = false, nil
 		} else {
-			v531 = v529 < int64(0)
-		}
-		if e532 == nil && !v531 {
-			v522, e523 = false, nil
-		} else {
-			if e523 == nil {
-				e523 = e532
+			if e504 == nil {
+				e504 = e511
 			}
-			if e523 == nil {
-				v522 = true
+			var v512 *GadgetSpec
+			{
+				v512 = &self.Spec
+			}
+			var v513 *Topology
+			var e514 error
+			if !(v512.Topology != nil) {
+				e514 = immutable.NoSuchKey("topology")
+			} else {
+				v513 = v512.Topology
+			}
+			var v515 *Inner
+			var e516 error
+			if e514 != nil {
+				e516 = e514
+			} else if !(v513.Inner != nil) {
+				e516 = immutable.NoSuchKey("inner")
+			} else {
+				v515 = v513.Inner
+			}
+			var v517 bool
+			var e518 error
+			if e516 != nil {
+				e518 = e516
+			} else {
+				v517 = (v515.Value != "")
+			}
+			if e518 == nil && !v517 {
+				v503, e504 = false, nil
+			} else {
+				if e504 == nil {
+					e504 = e518
+				}
+				var v519 *GadgetSpec
+				{
+					v519 = &self.Spec
+				}
+				var v520 *Topology
+				var e521 error
+				if !(v519.Topology != nil) {
+					e521 = immutable.NoSuchKey("topology")
+				} else {
+					v520 = v519.Topology
+				}
+				var v522 *Inner
+				var e523 error
+				if e521 != nil {
+					e523 = e521
+				} else if !(v520.Inner != nil) {
+					e523 = immutable.NoSuchKey("inner")
+				} else {
+					v522 = v520.Inner
+				}
+				var v524 string
+				var e525 error
+				if e523 != nil {
+					e525 = e523
+				} else if !(v522.Value != "") {
+					e525 = immutable.NoSuchKey("value")
+				} else {
+					v524 = string(v522.Value)
+				}
+				var v526 *GadgetSpec
+				{
+					v526 = &self.Spec
+				}
+				var v527 string
+				var e528 error
+				if !(v526.Mode != "") {
+					e528 = immutable.NoSuchKey("mode")
+				} else {
+					v527 = string(v526.Mode)
+				}
+				var v529 bool
+				var e530 error
+				if e525 != nil {
+					e530 = e525
+				} else if e528 != nil {
+					e530 = e528
+				} else {
+					v529 = v524 > v527
+				}
+				if e530 == nil && !v529 {
+					v503, e504 = false, nil
+				} else {
+					if e504 == nil {
+						e504 = e530
+					}
+					if e504 == nil {
+						v503 = true
+					}
+				}
 			}
 		}
 	}
-	return v522, e523
+	return v503, e504
 }
 
 func whenOwnGuardedC27(w *immutable.Walk, in, old *Guarded) {
@@ -4932,73 +4982,277 @@ func whenOwnGuardedC27(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC28 is the condition of spec.guarded.c28: has(oldSelf.status) && has(oldSelf.status.observed) && oldSelf.status.observed in [1, 2, -1]
+// whenCondGadgetC28 is the condition of spec.guarded.c28: (has(self.spec.items) && self.spec.items[0] > 2) ? (has(self.spec.tags) && has(oldSelf.spec.items) && size(self.spec.tags) in oldSelf.spec.items) : (has(oldSelf.spec.items) && oldSelf.spec.items.exists_one(i, i > 1 || (has(oldSelf.spec.items) && oldSelf.spec.items[1] > 1)))
 func whenCondGadgetC28(self, oldSelf *Gadget) (bool, error) {
-	var v537 bool
-	var e538 error
-	var v539 bool
+	var v535 bool
+	var e536 error
+	var v537 *GadgetSpec
 	{
-		v539 = (oldSelf.Status != nil)
+		v537 = &self.Spec
 	}
-	if !v539 {
-		v537, e538 = false, nil
+	var v538 bool
+	{
+		v538 = (len(v537.Items) != 0)
+	}
+	if !v538 {
+		v535, e536 = false, nil
 	} else {
-		var v540 *GadgetStatus
-		var e541 error
-		if !(oldSelf.Status != nil) {
-			e541 = immutable.NoSuchKey("status")
-		} else {
-			v540 = oldSelf.Status
+		var v539 *GadgetSpec
+		{
+			v539 = &self.Spec
 		}
-		var v542 bool
+		var v540 []int64
+		var e541 error
+		if !(len(v539.Items) != 0) {
+			e541 = immutable.NoSuchKey("items")
+		} else {
+			v540 = v539.Items
+		}
+		var v542 int64
 		var e543 error
 		if e541 != nil {
 			e543 = e541
+		} else if int64(0) < 0 || int64(0) >= int64(len(v540)) {
+			e543 = immutable.IndexOutOfBounds(int64(0))
 		} else {
-			v542 = (v540.Observed != 0)
+			v542 = int64(v540[int64(0)])
 		}
-		if e543 == nil && !v542 {
-			v537, e538 = false, nil
+		var v544 bool
+		var e545 error
+		if e543 != nil {
+			e545 = e543
 		} else {
-			if e538 == nil {
-				e538 = e543
+			v544 = v542 > int64(2)
+		}
+		if e545 == nil && !v544 {
+			v535, e536 = false, nil
+		} else {
+			if e536 == nil {
+				e536 = e545
 			}
-			var v544 *GadgetStatus
-			var e545 error
-			if !(oldSelf.Status != nil) {
-				e545 = immutable.NoSuchKey("status")
-			} else {
-				v544 = oldSelf.Status
-			}
-			var v546 int64
-			var e547 error
-			if e545 != nil {
-				e547 = e545
-			} else if !(v544.Observed != 0) {
-				e547 = immutable.NoSuchKey("observed")
-			} else {
-				v546 = int64(v544.Observed)
-			}
-			var v548 bool
-			var e549 error
-			if e547 != nil {
-				e549 = e547
-			} else {
-				v548 = (v546 == int64(1)) || (v546 == int64(2)) || (v546 == int64(-1))
-			}
-			if e549 == nil && !v548 {
-				v537, e538 = false, nil
-			} else {
-				if e538 == nil {
-					e538 = e549
-				}
-				if e538 == nil {
-					v537 = true
-				}
+			if e536 == nil {
+				v535 = true
 			}
 		}
 	}
-	return v537, e538
+	var v589 bool
+	var e590 error
+	if e536 != nil {
+		e590 = e536
+	} else if v535 {
+		var v546 bool
+		var e547 error
+		var v548 *GadgetSpec
+		{
+			v548 = &self.Spec
+		}
+		var v549 bool
+		{
+			v549 = (len(v548.Tags) != 0)
+		}
+		if !v549 {
+			v546, e547 = false, nil
+		} else {
+			var v550 *GadgetSpec
+			{
+				v550 = &oldSelf.Spec
+			}
+			var v551 bool
+			{
+				v551 = (len(v550.Items) != 0)
+			}
+			if !v551 {
+				v546, e547 = false, nil
+			} else {
+				var v552 *GadgetSpec
+				{
+					v552 = &self.Spec
+				}
+				var v553 []string
+				var e554 error
+				if !(len(v552.Tags) != 0) {
+					e554 = immutable.NoSuchKey("tags")
+				} else {
+					v553 = v552.Tags
+				}
+				var v555 int64
+				var e556 error
+				if e554 != nil {
+					e556 = e554
+				} else {
+					v555 = int64(len(v553))
+				}
+				var v557 *GadgetSpec
+				{
+					v557 = &oldSelf.Spec
+				}
+				var v558 []int64
+				var e559 error
+				if !(len(v557.Items) != 0) {
+					e559 = immutable.NoSuchKey("items")
+				} else {
+					v558 = v557.Items
+				}
+				var v560 bool
+				var e561 error
+				if e556 != nil {
+					e561 = e556
+				} else if e559 != nil {
+					e561 = e559
+				} else {
+					v560 = false
+					for i562 := range v558 {
+						var v563 int64
+						v563 = int64(v558[i562])
+						if v563 == v555 {
+							v560 = true
+							break
+						}
+					}
+				}
+				if e561 == nil && !v560 {
+					v546, e547 = false, nil
+				} else {
+					if e547 == nil {
+						e547 = e561
+					}
+					if e547 == nil {
+						v546 = true
+					}
+				}
+			}
+		}
+		v589, e590 = v546, e547
+	} else {
+		var v564 bool
+		var e565 error
+		var v566 *GadgetSpec
+		{
+			v566 = &oldSelf.Spec
+		}
+		var v567 bool
+		{
+			v567 = (len(v566.Items) != 0)
+		}
+		if !v567 {
+			v564, e565 = false, nil
+		} else {
+			var v568 *GadgetSpec
+			{
+				v568 = &oldSelf.Spec
+			}
+			var v569 []int64
+			var e570 error
+			if !(len(v568.Items) != 0) {
+				e570 = immutable.NoSuchKey("items")
+			} else {
+				v569 = v568.Items
+			}
+			var v571 bool
+			var e572 error
+			if e570 != nil {
+				e572 = e570
+			} else {
+				count := 0
+				for i573 := range v569 {
+					var v574 int64
+					v574 = int64(v569[i573])
+					_ = v574
+					var v575 bool
+					var e576 error
+					var v577 bool
+					{
+						v577 = v574 > int64(1)
+					}
+					if v577 {
+						v575, e576 = true, nil
+					} else {
+						var v578 bool
+						var e579 error
+						var v580 *GadgetSpec
+						{
+							v580 = &oldSelf.Spec
+						}
+						var v581 bool
+						{
+							v581 = (len(v580.Items) != 0)
+						}
+						if !v581 {
+							v578, e579 = false, nil
+						} else {
+							var v582 *GadgetSpec
+							{
+								v582 = &oldSelf.Spec
+							}
+							var v583 []int64
+							var e584 error
+							if !(len(v582.Items) != 0) {
+								e584 = immutable.NoSuchKey("items")
+							} else {
+								v583 = v582.Items
+							}
+							var v585 int64
+							var e586 error
+							if e584 != nil {
+								e586 = e584
+							} else if int64(1) < 0 || int64(1) >= int64(len(v583)) {
+								e586 = immutable.IndexOutOfBounds(int64(1))
+							} else {
+								v585 = int64(v583[int64(1)])
+							}
+							var v587 bool
+							var e588 error
+							if e586 != nil {
+								e588 = e586
+							} else {
+								v587 = v585 > int64(1)
+							}
+							if e588 == nil && !v587 {
+								v578, e579 = false, nil
+							} else {
+								if e579 == nil {
+									e579 = e588
+								}
+								if e579 == nil {
+									v578 = true
+								}
+							}
+						}
+						if e579 == nil && v578 {
+							v575, e576 = true, nil
+						} else {
+							if e576 == nil {
+								e576 = e579
+							}
+							if e576 == nil {
+								v575 = false
+							}
+						}
+					}
+					if e576 != nil {
+						e572 = e576
+					} else if v575 {
+						count++
+					}
+				}
+				if e572 == nil {
+					v571 = count == 1
+				}
+			}
+			if e572 == nil && !v571 {
+				v564, e565 = false, nil
+			} else {
+				if e565 == nil {
+					e565 = e572
+				}
+				if e565 == nil {
+					v564 = true
+				}
+			}
+		}
+		v589, e590 = v564, e565
+	}
+	return v589, e590
 }
 
 func whenOwnGuardedC28(w *immutable.Walk, in, old *Guarded) {
@@ -5012,8 +5266,8 @@ func whenOwnGuardedC28(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C28 != nil && !immutable.SameKeys(in.C28, old.C28) {
 			if w.Violation() {
-				for _, c554 := range immutable.MapKeyChanges(in.C28, old.C28) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c28", immutable.QuoteKey(string(c554.Key)), c554.Added))
+				for _, c595 := range immutable.MapKeyChanges(in.C28, old.C28) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c28", immutable.QuoteKey(string(c595.Key)), c595.Added))
 				}
 			}
 			if w.Done() {
@@ -5030,141 +5284,60 @@ func whenOwnGuardedC28(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC29 is the condition of spec.guarded.c29: has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && self.spec.topology.inner.value > self.spec.mode
+// whenCondGadgetC29 is the condition of spec.guarded.c29: has(self.spec.items) && self.spec.items[0] < 1
 func whenCondGadgetC29(self, oldSelf *Gadget) (bool, error) {
-	var v555 bool
-	var e556 error
-	var v557 *GadgetSpec
+	var v596 bool
+	var e597 error
+	var v598 *GadgetSpec
 	{
-		v557 = &self.Spec
+		v598 = &self.Spec
 	}
-	var v558 bool
+	var v599 bool
 	{
-		v558 = (v557.Topology != nil)
+		v599 = (len(v598.Items) != 0)
 	}
-	if !v558 {
-		v555, e556 = false, nil
+	if !v599 {
+		v596, e597 = false, nil
 	} else {
-		var v559 *GadgetSpec
+		var v600 *GadgetSpec
 		{
-			v559 = &self.Spec
+			v600 = &self.Spec
 		}
-		var v560 *Topology
-		var e561 error
-		if !(v559.Topology != nil) {
-			e561 = immutable.NoSuchKey("topology")
+		var v601 []int64
+		var e602 error
+		if !(len(v600.Items) != 0) {
+			e602 = immutable.NoSuchKey("items")
 		} else {
-			v560 = v559.Topology
+			v601 = v600.Items
 		}
-		var v562 bool
-		var e563 error
-		if e561 != nil {
-			e563 = e561
+		var v603 int64
+		var e604 error
+		if e602 != nil {
+			e604 = e602
+		} else if int64(0) < 0 || int64(0) >= int64(len(v601)) {
+			e604 = immutable.IndexOutOfBounds(int64(0))
 		} else {
-			v562 = (v560.Inner != nil)
+			v603 = int64(v601[int64(0)])
 		}
-		if e563 == nil && !v562 {
-			v555, e556 = false, nil
+		var v605 bool
+		var e606 error
+		if e604 != nil {
+			e606 = e604
 		} else {
-			if e556 == nil {
-				e556 = e563
+			v605 = v603 < int64(1)
+		}
+		if e606 == nil && !v605 {
+			v596, e597 = false, nil
+		} else {
+			if e597 == nil {
+				e597 = e606
 			}
-			var v564 *GadgetSpec
-			{
-				v564 = &self.Spec
-			}
-			var v565 *Topology
-			var e566 error
-			if !(v564.Topology != nil) {
-				e566 = immutable.NoSuchKey("topology")
-			} else {
-				v565 = v564.Topology
-			}
-			var v567 *Inner
-			var e568 error
-			if e566 != nil {
-				e568 = e566
-			} else if !(v565.Inner != nil) {
-				e568 = immutable.NoSuchKey("inner")
-			} else {
-				v567 = v565.Inner
-			}
-			var v569 bool
-			var e570 error
-			if e568 != nil {
-				e570 = e568
-			} else {
-				v569 = (v567.Value != "")
-			}
-			if e570 == nil && !v569 {
-				v555, e556 = false, nil
-			} else {
-				if e556 == nil {
-					e556 = e570
-				}
-				var v571 *GadgetSpec
-				{
-					v571 = &self.Spec
-				}
-				var v572 *Topology
-				var e573 error
-				if !(v571.Topology != nil) {
-					e573 = immutable.NoSuchKey("topology")
-				} else {
-					v572 = v571.Topology
-				}
-				var v574 *Inner
-				var e575 error
-				if e573 != nil {
-					e575 = e573
-				} else if !(v572.Inner != nil) {
-					e575 = immutable.NoSuchKey("inner")
-				} else {
-					v574 = v572.Inner
-				}
-				var v576 string
-				var e577 error
-				if e575 != nil {
-					e577 = e575
-				} else if !(v574.Value != "") {
-					e577 = immutable.NoSuchKey("value")
-				} else {
-					v576 = string(v574.Value)
-				}
-				var v578 *GadgetSpec
-				{
-					v578 = &self.Spec
-				}
-				var v579 string
-				var e580 error
-				if !(v578.Mode != "") {
-					e580 = immutable.NoSuchKey("mode")
-				} else {
-					v579 = string(v578.Mode)
-				}
-				var v581 bool
-				var e582 error
-				if e577 != nil {
-					e582 = e577
-				} else if e580 != nil {
-					e582 = e580
-				} else {
-					v581 = v576 > v579
-				}
-				if e582 == nil && !v581 {
-					v555, e556 = false, nil
-				} else {
-					if e556 == nil {
-						e556 = e582
-					}
-					if e556 == nil {
-						v555 = true
-					}
-				}
+			if e597 == nil {
+				v596 = true
 			}
 		}
 	}
-	return v555, e556
+	return v596, e597
 }
 
 func whenOwnGuardedC29(w *immutable.Walk, in, old *Guarded) {
@@ -5187,51 +5360,66 @@ func whenOwnGuardedC29(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC3 is the condition of spec.guarded.c3: has(oldSelf.spec.note) && 'ab' < oldSelf.spec.note
+// whenCondGadgetC3 is the condition of spec.guarded.c3: has(oldSelf.status) && has(oldSelf.status.ready) && oldSelf.status.ready
 func whenCondGadgetC3(self, oldSelf *Gadget) (bool, error) {
-	var v587 bool
-	var e588 error
-	var v589 *GadgetSpec
+	var v611 bool
+	var e612 error
+	var v613 bool
 	{
-		v589 = &oldSelf.Spec
+		v613 = (oldSelf.Status != nil)
 	}
-	var v590 bool
-	{
-		v590 = (v589.Note != "")
-	}
-	if !v590 {
-		v587, e588 = false, nil
+	if !v613 {
+		v611, e612 = false, nil
 	} else {
-		var v591 *GadgetSpec
-		{
-			v591 = &oldSelf.Spec
-		}
-		var v592 string
-		var e593 error
-		if !(v591.Note != "") {
-			e593 = immutable.NoSuchKey("note")
+		var v614 *GadgetStatus
+		var e615 error
+		if !(oldSelf.Status != nil) {
+			e615 = immutable.NoSuchKey("status")
 		} else {
-			v592 = string(v591.Note)
+			v614 = oldSelf.Status
 		}
-		var v594 bool
-		var e595 error
-		if e593 != nil {
-			e595 = e593
+		var v616 bool
+		var e617 error
+		if e615 != nil {
+			e617 = e615
 		} else {
-			v594 = "ab" < v592
+			v616 = (v614.Ready)
 		}
-		if e595 == nil && !v594 {
-			v587, e588 = false, nil
+		if e617 == nil && !v616 {
+			v611, e612 = false, nil
 		} else {
-			if e588 == nil {
-				e588 = e595
+			if e612 == nil {
+				e612 = e617
 			}
-			if e588 == nil {
-				v587 = true
+			var v618 *GadgetStatus
+			var e619 error
+			if !(oldSelf.Status != nil) {
+				e619 = immutable.NoSuchKey("status")
+			} else {
+				v618 = oldSelf.Status
+			}
+			var v620 bool
+			var e621 error
+			if e619 != nil {
+				e621 = e619
+			} else if !(v618.Ready) {
+				e621 = immutable.NoSuchKey("ready")
+			} else {
+				v620 = bool(v618.Ready)
+			}
+			if e621 == nil && !v620 {
+				v611, e612 = false, nil
+			} else {
+				if e612 == nil {
+					e612 = e621
+				}
+				if e612 == nil {
+					v611 = true
+				}
 			}
 		}
 	}
-	return v587, e588
+	return v611, e612
 }
 
 func whenOwnGuardedC3(w *immutable.Walk, in, old *Guarded) {
@@ -5245,8 +5433,8 @@ func whenOwnGuardedC3(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C3 != nil && !immutable.SameKeys(in.C3, old.C3) {
 			if w.Violation() {
-				for _, c600 := range immutable.MapKeyChanges(in.C3, old.C3) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c3", immutable.QuoteKey(string(c600.Key)), c600.Added))
+				for _, c626 := range immutable.MapKeyChanges(in.C3, old.C3) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c3", immutable.QuoteKey(string(c626.Key)), c626.Added))
 				}
 			}
 			if w.Done() {
@@ -5263,277 +5451,161 @@ func whenOwnGuardedC3(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC30 is the condition of spec.guarded.c30: (has(self.spec.items) && self.spec.items[0] > 2) ? (has(self.spec.tags) && has(oldSelf.spec.items) && size(self.spec.tags) in oldSelf.spec.items) : (has(oldSelf.spec.items) && oldSelf.spec.items.exists_one(i, i > 1 || (has(oldSelf.spec.items) && oldSelf.spec.items[1] > 1)))
+// whenCondGadgetC30 is the condition of spec.guarded.c30: (((has(self.status) && has(self.status.observed) && has(self.spec.items) && self.status.observed in self.spec.items) ? 2 : 2) <= oldSelf.spec.mode.size()) && ('a' in ['ab', 'ab'])
 func whenCondGadgetC30(self, oldSelf *Gadget) (bool, error) {
-	var v601 bool
-	var e602 error
-	var v603 *GadgetSpec
+	var v627 bool
+	var e628 error
+	var v629 bool
+	var e630 error
+	var v631 bool
 	{
-		v603 = &self.Spec
+		v631 = (self.Status != nil)
 	}
-	var v604 bool
-	{
-		v604 = (len(v603.Items) != 0)
-	}
-	if !v604 {
-		v601, e602 = false, nil
+	if !v631 {
+		v629, e630 = false, nil
 	} else {
-		var v605 *GadgetSpec
-		{
-			v605 = &self.Spec
-		}
-		var v606 []int64
-		var e607 error
-		if !(len(v605.Items) != 0) {
-			e607 = immutable.NoSuchKey("items")
+		var v632 *GadgetStatus
+		var e633 error
+		if !(self.Status != nil) {
+			e633 = immutable.NoSuchKey("status")
 		} else {
-			v606 = v605.Items
+			v632 = self.Status
 		}
-		var v608 int64
-		var e609 error
-		if e607 != nil {
-			e609 = e607
-		} else if int64(0) < 0 || int64(0) >= int64(len(v606)) {
-			e609 = immutable.IndexOutOfBounds(int64(0))
+		var v634 bool
+		var e635 error
+		if e633 != nil {
+			e635 = e633
 		} else {
-			v608 = int64(v606[int64(0)])
+			v634 = (v632.Observed != 0)
 		}
-		var v610 bool
-		var e611 error
-		if e609 != nil {
-			e611 = e609
+		if e635 == nil && !v634 {
+			v629, e630 = false, nil
 		} else {
-			v610 = v608 > int64(2)
-		}
-		if e611 == nil && !v610 {
-			v601, e602 = false, nil
-		} else {
-			if e602 == nil {
-				e602 = e611
+			if e630 == nil {
+				e630 = e635
 			}
-			if e602 == nil {
-				v601 = true
-			}
-		}
-	}
-	var v655 bool
-	var e656 error
-	if e602 != nil {
-		e656 = e602
-	} else if v601 {
-		var v612 bool
-		var e613 error
-		var v614 *GadgetSpec
-		{
-			v614 = &self.Spec
-		}
-		var v615 bool
-		{
-			v615 = (len(v614.Tags) != 0)
-		}
-		if !v615 {
-			v612, e613 = false, nil
-		} else {
-			var v616 *GadgetSpec
+			var v636 *GadgetSpec
 			{
-				v616 = &oldSelf.Spec
+				v636 = &self.Spec
 			}
-			var v617 bool
+			var v637 bool
 			{
-				v617 = (len(v616.Items) != 0)
+				v637 = (len(v636.Items) != 0)
 			}
-			if !v617 {
-				v612, e613 = false, nil
+			if !v637 {
+				v629, e630 = false, nil
 			} else {
-				var v618 *GadgetSpec
+				var v638 *GadgetStatus
+				var e639 error
+				if !(self.Status != nil) {
+					e639 = immutable.NoSuchKey("status")
+				} else {
+					v638 = self.Status
+				}
+				var v640 int64
+				var e641 error
+				if e639 != nil {
+					e641 = e639
+				} else if !(v638.Observed != 0) {
+					e641 = immutable.NoSuchKey("observed")
+				} else {
+					v640 = int64(v638.Observed)
+				}
+				var v642 *GadgetSpec
 				{
-					v618 = &self.Spec
+					v642 = &self.Spec
 				}
-				var v619 []string
-				var e620 error
-				if !(len(v618.Tags) != 0) {
-					e620 = immutable.NoSuchKey("tags")
+				var v643 []int64
+				var e644 error
+				if !(len(v642.Items) != 0) {
+					e644 = immutable.NoSuchKey("items")
 				} else {
-					v619 = v618.Tags
+					v643 = v642.Items
 				}
-				var v621 int64
-				var e622 error
-				if e620 != nil {
-					e622 = e620
+				var v645 bool
+				var e646 error
+				if e641 != nil {
+					e646 = e641
+				} else if e644 != nil {
+					e646 = e644
 				} else {
-					v621 = int64(len(v619))
-				}
-				var v623 *GadgetSpec
-				{
-					v623 = &oldSelf.Spec
-				}
-				var v624 []int64
-				var e625 error
-				if !(len(v623.Items) != 0) {
-					e625 = immutable.NoSuchKey("items")
-				} else {
-					v624 = v623.Items
-				}
-				var v626 bool
-				var e627 error
-				if e622 != nil {
-					e627 = e622
-				} else if e625 != nil {
-					e627 = e625
-				} else {
-					v626 = false
-					for i628 := range v624 {
-						var v629 int64
-						v629 = int64(v624[i628])
-						if v629 == v621 {
-							v626 = true
+					v645 = false
+					for i647 := range v643 {
+						var v648 int64
+						v648 = int64(v643[i647])
+						if v648 == v640 {
+							v645 = true
 							break
 						}
 					}
 				}
-				if e627 == nil && !v626 {
-					v612, e613 = false, nil
+				if e646 == nil && !v645 {
+					v629, e630 = false, nil
 				} else {
-					if e613 == nil {
-						e613 = e627
+					if e630 == nil {
+						e630 = e646
 					}
-					if e613 == nil {
-						v612 = true
+					if e630 == nil {
+						v629 = true
 					}
 				}
 			}
 		}
-		v655, e656 = v612, e613
-	} else {
-		var v630 bool
-		var e631 error
-		var v632 *GadgetSpec
-		{
-			v632 = &oldSelf.Spec
-		}
-		var v633 bool
-		{
-			v633 = (len(v632.Items) != 0)
-		}
-		if !v633 {
-			v630, e631 = false, nil
-		} else {
-			var v634 *GadgetSpec
-			{
-				v634 = &oldSelf.Spec
-			}
-			var v635 []int64
-			var e636 error
-			if !(len(v634.Items) != 0) {
-				e636 = immutable.NoSuchKey("items")
-			} else {
-				v635 = v634.Items
-			}
-			var v637 bool
-			var e638 error
-			if e636 != nil {
-				e638 = e636
-			} else {
-				count := 0
-				for i639 := range v635 {
-					var v640 int64
-					v640 = int64(v635[i639])
-					_ = v640
-					var v641 bool
-					var e642 error
-					var v643 bool
-					{
-						v643 = v640 > int64(1)
-					}
-					if v643 {
-						v641, e642 = true, nil
-					} else {
-						var v644 bool
-						var e645 error
-						var v646 *GadgetSpec
-						{
-							v646 = &oldSelf.Spec
-						}
-						var v647 bool
-						{
-							v647 = (len(v646.Items) != 0)
-						}
-						if !v647 {
-							v644, e645 = false, nil
-						} else {
-							var v648 *GadgetSpec
-							{
-								v648 = &oldSelf.Spec
-							}
-							var v649 []int64
-							var e650 error
-							if !(len(v648.Items) != 0) {
-								e650 = immutable.NoSuchKey("items")
-							} else {
-								v649 = v648.Items
-							}
-							var v651 int64
-							var e652 error
-							if e650 != nil {
-								e652 = e650
-							} else if int64(1) < 0 || int64(1) >= int64(len(v649)) {
-								e652 = immutable.IndexOutOfBounds(int64(1))
-							} else {
-								v651 = int64(v649[int64(1)])
-							}
-							var v653 bool
-							var e654 error
-							if e652 != nil {
-								e654 = e652
-							} else {
-								v653 = v651 > int64(1)
-							}
-							if e654 == nil && !v653 {
-								v644, e645 = false, nil
-							} else {
-								if e645 == nil {
-									e645 = e654
-								}
-								if e645 == nil {
-									v644 = true
-								}
-							}
-						}
-						if e645 == nil && v644 {
-							v641, e642 = true, nil
-						} else {
-							if e642 == nil {
-								e642 = e645
-							}
-							if e642 == nil {
-								v641 = false
-							}
-						}
-					}
-					if e642 != nil {
-						e638 = e642
-					} else if v641 {
-						count++
-					}
-				}
-				if e638 == nil {
-					v637 = count == 1
-				}
-			}
-			if e638 == nil && !v637 {
-				v630, e631 = false, nil
-			} else {
-				if e631 == nil {
-					e631 = e638
-				}
-				if e631 == nil {
-					v630 = true
-				}
-			}
-		}
-		v655, e656 = v630, e631
 	}
-	return v655, e656
+	var v649 int64
+	var e650 error
+	if e630 != nil {
+		e650 = e630
+	} else if v629 {
+		v649, e650 = int64(2), nil
+	} else {
+		v649, e650 = int64(2), nil
+	}
+	var v651 *GadgetSpec
+	{
+		v651 = &oldSelf.Spec
+	}
+	var v652 string
+	var e653 error
+	if !(v651.Mode != "") {
+		e653 = immutable.NoSuchKey("mode")
+	} else {
+		v652 = string(v651.Mode)
+	}
+	var v654 int64
+	var e655 error
+	if e653 != nil {
+		e655 = e653
+	} else {
+		v654 = immutable.RuneCount(v652)
+	}
+	var v656 bool
+	var e657 error
+	if e650 != nil {
+		e657 = e650
+	} else if e655 != nil {
+		e657 = e655
+	} else {
+		v656 = v649 <= v654
+	}
+	if e657 == nil && !v656 {
+		v627, e628 = false, nil
+	} else {
+		e628 = e657
+		l658 := "a"
+		var v659 bool
+		{
+			v659 = (l658 == "ab")
+		}
+		if !v659 {
+			v627, e628 = false, nil
+		} else {
+			if e628 == nil {
+				v627 = true
+			}
+		}
+	}
+	return v627, e628
 }
 
 func whenOwnGuardedC30(w *immutable.Walk, in, old *Guarded) {
@@ -5556,60 +5628,206 @@ func whenOwnGuardedC30(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC31 is the condition of spec.guarded.c31: has(self.spec.items) && self.spec.items[0] < 1
+// whenCondGadgetC31 is the condition of spec.guarded.c31: (has(oldSelf.spec.labels) && oldSelf.spec.labels[”] == 'c') ? (size(oldSelf.spec.name) in [1, 2, 1]) : (has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && 'b'.contains(self.spec.topology.inner.value))
 func whenCondGadgetC31(self, oldSelf *Gadget) (bool, error) {
-	var v661 bool
-	var e662 error
-	var v663 *GadgetSpec
-	{
-		v663 = &self.Spec
-	}
 	var v664 bool
+	var e665 error
+	var v666 *GadgetSpec
 	{
-		v664 = (len(v663.Items) != 0)
+		v666 = &oldSelf.Spec
 	}
-	if !v664 {
-		v661, e662 = false, nil
+	var v667 bool
+	{
+		v667 = (len(v666.Labels) != 0)
+	}
+	if !v667 {
+		v664, e665 = false, nil
 	} else {
-		var v665 *GadgetSpec
+		var v668 *GadgetSpec
 		{
-			v665 = &self.Spec
+			v668 = &oldSelf.Spec
 		}
-		var v666 []int64
-		var e667 error
-		if !(len(v665.Items) != 0) {
-			e667 = immutable.NoSuchKey("items")
+		var v669 map[string]string
+		var e670 error
+		if !(len(v668.Labels) != 0) {
+			e670 = immutable.NoSuchKey("labels")
 		} else {
-			v666 = v665.Items
+			v669 = v668.Labels
 		}
-		var v668 int64
-		var e669 error
-		if e667 != nil {
-			e669 = e667
-		} else if int64(0) < 0 || int64(0) >= int64(len(v666)) {
-			e669 = immutable.IndexOutOfBounds(int64(0))
+		var v671 string
+		var e672 error
+		if e670 != nil {
+			e672 = e670
 		} else {
-			v668 = int64(v666[int64(0)])
-		}
-		var v670 bool
-		var e671 error
-		if e669 != nil {
-			e671 = e669
-		} else {
-			v670 = v668 < int64(1)
-		}
-		if e671 == nil && !v670 {
-			v661, e662 = false, nil
-		} else {
-			if e662 == nil {
-				e662 = e671
+			if mv673, ok := v669[string("")]; !ok {
+				e672 = immutable.NoSuchKey("")
+			} else {
+				v671 = string(mv673)
 			}
-			if e662 == nil {
-				v661 = true
+		}
+		var v674 bool
+		var e675 error
+		if e672 != nil {
+			e675 = e672
+		} else {
+			v674 = v671 == "c"
+		}
+		if e675 == nil && !v674 {
+			v664, e665 = false, nil
+		} else {
+			if e665 == nil {
+				e665 = e675
+			}
+			if e665 == nil {
+				v664 = true
 			}
 		}
 	}
-	return v661, e662
+	var v705 bool
+	var e706 error
+	if e665 != nil {
+		e706 = e665
+	} else if v664 {
+		var v676 *GadgetSpec
+		{
+			v676 = &oldSelf.Spec
+		}
+		var v677 string
+		{
+			v677 = string(v676.Name)
+		}
+		var v678 int64
+		{
+			v678 = immutable.RuneCount(v677)
+		}
+		var v679 bool
+		{
+			v679 = (v678 == int64(1)) || (v678 == int64(2))
+		}
+		v705, e706 = v679, nil
+	} else {
+		var v680 bool
+		var e681 error
+		var v682 *GadgetSpec
+		{
+			v682 = &self.Spec
+		}
+		var v683 bool
+		{
+			v683 = (v682.Topology != nil)
+		}
+		if !v683 {
+			v680, e681 = false, nil
+		} else {
+			var v684 *GadgetSpec
+			{
+				v684 = &self.Spec
+			}
+			var v685 *Topology
+			var e686 error
+			if !(v684.Topology != nil) {
+				e686 = immutable.NoSuchKey("topology")
+			} else {
+				v685 = v684.Topology
+			}
+			var v687 bool
+			var e688 error
+			if e686 != nil {
+				e688 = e686
+			} else {
+				v687 = (v685.Inner != nil)
+			}
+			if e688 == nil && !v687 {
+				v680, e681 = false, nil
+			} else {
+				if e681 == nil {
+					e681 = e688
+				}
+				var v689 *GadgetSpec
+				{
+					v689 = &self.Spec
+				}
+				var v690 *Topology
+				var e691 error
+				if !(v689.Topology != nil) {
+					e691 = immutable.NoSuchKey("topology")
+				} else {
+					v690 = v689.Topology
+				}
+				var v692 *Inner
+				var e693 error
+				if e691 != nil {
+					e693 = e691
+				} else if !(v690.Inner != nil) {
+					e693 = immutable.NoSuchKey("inner")
+				} else {
+					v692 = v690.Inner
+				}
+				var v694 bool
+				var e695 error
+				if e693 != nil {
+					e695 = e693
+				} else {
+					v694 = (v692.Value != "")
+				}
+				if e695 == nil && !v694 {
+					v680, e681 = false, nil
+				} else {
+					if e681 == nil {
+						e681 = e695
+					}
+					var v696 *GadgetSpec
+					{
+						v696 = &self.Spec
+					}
+					var v697 *Topology
+					var e698 error
+					if !(v696.Topology != nil) {
+						e698 = immutable.NoSuchKey("topology")
+					} else {
+						v697 = v696.Topology
+					}
+					var v699 *Inner
+					var e700 error
+					if e698 != nil {
+						e700 = e698
+					} else if !(v697.Inner != nil) {
+						e700 = immutable.NoSuchKey("inner")
+					} else {
+						v699 = v697.Inner
+					}
+					var v701 string
+					var e702 error
+					if e700 != nil {
+						e702 = e700
+					} else if !(v699.Value != "") {
+						e702 = immutable.NoSuchKey("value")
+					} else {
+						v701 = string(v699.Value)
+					}
+					var v703 bool
+					var e704 error
+					if e702 != nil {
+						e704 = e702
+					} else {
+						v703 = strings.Contains("b", v701)
+					}
+					if e704 == nil && !v703 {
+						v680, e681 = false, nil
+					} else {
+						if e681 == nil {
+							e681 = e704
+						}
+						if e681 == nil {
+							v680 = true
+						}
+					}
+				}
+			}
+		}
+		v705, e706 = v680, e681
+	}
+	return v705, e706
 }
 
 func whenOwnGuardedC31(w *immutable.Walk, in, old *Guarded) {
@@ -5632,161 +5850,9 @@ func whenOwnGuardedC31(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC32 is the condition of spec.guarded.c32: (((has(self.status) && has(self.status.observed) && has(self.spec.items) && self.status.observed in self.spec.items) ? 2 : 2) <= oldSelf.spec.mode.size()) && ('a' in ['ab', 'ab'])
+// whenCondGadgetC32 is the condition of spec.guarded.c32: false
 func whenCondGadgetC32(self, oldSelf *Gadget) (bool, error) {
-	var v676 bool
-	var e677 error
-	var v678 bool
-	var e679 error
-	var v680 bool
-	{
-		v680 = (self.Status != nil)
-	}
-	if !v680 {
-		v678, e679 = false, nil
-	} else {
-		var v681 *GadgetStatus
-		var e682 error
-		if !(self.Status != nil) {
-			e682 = immutable.NoSuchKey("status")
-		} else {
-			v681 = self.Status
-		}
-		var v683 bool
-		var e684 error
-		if e682 != nil {
-			e684 = e682
-		} else {
-			v683 = (v681.Observed != 0)
-		}
-		if e684 == nil && !v683 {
-			v678, e679 = false, nil
-		} else {
-			if e679 == nil {
-				e679 = e684
-			}
-			var v685 *GadgetSpec
-			{
-				v685 = &self.Spec
-			}
-			var v686 bool
-			{
-				v686 = (len(v685.Items) != 0)
-			}
-			if !v686 {
-				v678, e679 = false, nil
-			} else {
-				var v687 *GadgetStatus
-				var e688 error
-				if !(self.Status != nil) {
-					e688 = immutable.NoSuchKey("status")
-				} else {
-					v687 = self.Status
-				}
-				var v689 int64
-				var e690 error
-				if e688 != nil {
-					e690 = e688
-				} else if !(v687.Observed != 0) {
-					e690 = immutable.NoSuchKey("observed")
-				} else {
-					v689 = int64(v687.Observed)
-				}
-				var v691 *GadgetSpec
-				{
-					v691 = &self.Spec
-				}
-				var v692 []int64
-				var e693 error
-				if !(len(v691.Items) != 0) {
-					e693 = immutable.NoSuchKey("items")
-				} else {
-					v692 = v691.Items
-				}
-				var v694 bool
-				var e695 error
-				if e690 != nil {
-					e695 = e690
-				} else if e693 != nil {
-					e695 = e693
-				} else {
-					v694 = false
-					for i696 := range v692 {
-						var v697 int64
-						v697 = int64(v692[i696])
-						if v697 == v689 {
-							v694 = true
-							break
-						}
-					}
-				}
-				if e695 == nil && !v694 {
-					v678, e679 = false, nil
-				} else {
-					if e679 == nil {
-						e679 = e695
-					}
-					if e679 == nil {
-						v678 = true
-					}
-				}
-			}
-		}
-	}
-	var v698 int64
-	var e699 error
-	if e679 != nil {
-		e699 = e679
-	} else if v678 {
-		v698, e699 = int64(2), nil
-	} else {
-		v698, e699 = int64(2), nil
-	}
-	var v700 *GadgetSpec
-	{
-		v700 = &oldSelf.Spec
-	}
-	var v701 string
-	var e702 error
-	if !(v700.Mode != "") {
-		e702 = immutable.NoSuchKey("mode")
-	} else {
-		v701 = string(v700.Mode)
-	}
-	var v703 int64
-	var e704 error
-	if e702 != nil {
-		e704 = e702
-	} else {
-		v703 = immutable.RuneCount(v701)
-	}
-	var v705 bool
-	var e706 error
-	if e699 != nil {
-		e706 = e699
-	} else if e704 != nil {
-		e706 = e704
-	} else {
-		v705 = v698 <= v703
-	}
-	if e706 == nil && !v705 {
-		v676, e677 = false, nil
-	} else {
-		e677 = e706
-		l707 := "a"
-		var v708 bool
-		{
-			v708 = (l707 == "ab")
-		}
-		if !v708 {
-			v676, e677 = false, nil
-		} else {
-			if e677 == nil {
-				v676 = true
-			}
-		}
-	}
-	return v676, e677
+	return false, nil
 }
 
 func whenOwnGuardedC32(w *immutable.Walk, in, old *Guarded) {
@@ -5809,206 +5875,44 @@ func whenOwnGuardedC32(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC33 is the condition of spec.guarded.c33: (has(oldSelf.spec.labels) && oldSelf.spec.labels[”] == 'c') ? (size(oldSelf.spec.name) in [1, 2, 1]) : (has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && 'b'.contains(self.spec.topology.inner.value))
+// whenCondGadgetC33 is the condition of spec.guarded.c33: has(oldSelf.spec.suspend) && oldSelf.spec.suspend
 func whenCondGadgetC33(self, oldSelf *Gadget) (bool, error) {
-	var v713 bool
-	var e714 error
-	var v715 *GadgetSpec
+	var v715 bool
+	var e716 error
+	var v717 *GadgetSpec
 	{
-		v715 = &oldSelf.Spec
+		v717 = &oldSelf.Spec
 	}
-	var v716 bool
+	var v718 bool
 	{
-		v716 = (len(v715.Labels) != 0)
+		v718 = (v717.Suspend != nil)
 	}
-	if !v716 {
-		v713, e714 = false, nil
+	if !v718 {
+		v715, e716 = false, nil
 	} else {
-		var v717 *GadgetSpec
+		var v719 *GadgetSpec
 		{
-			v717 = &oldSelf.Spec
+			v719 = &oldSelf.Spec
 		}
-		var v718 map[string]string
-		var e719 error
-		if !(len(v717.Labels) != 0) {
-			e719 = immutable.NoSuchKey("labels")
-		} else {
-			v718 = v717.Labels
-		}
-		var v720 string
+		var v720 bool
 		var e721 error
-		if e719 != nil {
-			e721 = e719
+		if !(v719.Suspend != nil) {
+			e721 = immutable.NoSuchKey("suspend")
 		} else {
-			if mv722, ok := v718[string("")]; !ok {
-				e721 = immutable.NoSuchKey("")
-			} else {
-				v720 = string(mv722)
-			}
+			v720 = bool((*v719.Suspend))
 		}
-		var v723 bool
-		var e724 error
-		if e721 != nil {
-			e724 = e721
+		if e721 == nil && !v720 {
+			v715, e716 = false, nil
 		} else {
-			v723 = v720 == "c"
-		}
-		if e724 == nil && !v723 {
-			v713, e714 = false, nil
-		} else {
-			if e714 == nil {
-				e714 = e724
+			if e716 == nil {
+				e716 = e721
 			}
-			if e714 == nil {
-				v713 = true
+			if e716 == nil {
+				v715 = true
 			}
 		}
 	}
-	var v754 bool
-	var e755 error
-	if e714 != nil {
-		e755 = e714
-	} else if v713 {
-		var v725 *GadgetSpec
-		{
-			v725 = &oldSelf.Spec
-		}
-		var v726 string
-		{
-			v726 = string(v725.Name)
-		}
-		var v727 int64
-		{
-			v727 = immutable.RuneCount(v726)
-		}
-		var v728 bool
-		{
-			v728 = (v727 == int64(1)) || (v727 == int64(2))
-		}
-		v754, e755 = v728, nil
-	} else {
-		var v729 bool
-		var e730 error
-		var v731 *GadgetSpec
-		{
-			v731 = &self.Spec
-		}
-		var v732 bool
-		{
-			v732 = (v731.Topology != nil)
-		}
-		if !v732 {
-			v729, e730 = false, nil
-		} else {
-			var v733 *GadgetSpec
-			{
-				v733 = &self.Spec
-			}
-			var v734 *Topology
-			var e735 error
-			if !(v733.Topology != nil) {
-				e735 = immutable.NoSuchKey("topology")
-			} else {
-				v734 = v733.Topology
-			}
-			var v736 bool
-			var e737 error
-			if e735 != nil {
-				e737 = e735
-			} else {
-				v736 = (v734.Inner != nil)
-			}
-			if e737 == nil && !v736 {
-				v729, e730 = false, nil
-			} else {
-				if e730 == nil {
-					e730 = e737
-				}
-				var v738 *GadgetSpec
-				{
-					v738 = &self.Spec
-				}
-				var v739 *Topology
-				var e740 error
-				if !(v738.Topology != nil) {
-					e740 = immutable.NoSuchKey("topology")
-				} else {
-					v739 = v738.Topology
-				}
-				var v741 *Inner
-				var e742 error
-				if e740 != nil {
-					e742 = e740
-				} else if !(v739.Inner != nil) {
-					e742 = immutable.NoSuchKey("inner")
-				} else {
-					v741 = v739.Inner
-				}
-				var v743 bool
-				var e744 error
-				if e742 != nil {
-					e744 = e742
-				} else {
-					v743 = (v741.Value != "")
-				}
-				if e744 == nil && !v743 {
-					v729, e730 = false, nil
-				} else {
-					if e730 == nil {
-						e730 = e744
-					}
-					var v745 *GadgetSpec
-					{
-						v745 = &self.Spec
-					}
-					var v746 *Topology
-					var e747 error
-					if !(v745.Topology != nil) {
-						e747 = immutable.NoSuchKey("topology")
-					} else {
-						v746 = v745.Topology
-					}
-					var v748 *Inner
-					var e749 error
-					if e747 != nil {
-						e749 = e747
-					} else if !(v746.Inner != nil) {
-						e749 = immutable.NoSuchKey("inner")
-					} else {
-						v748 = v746.Inner
-					}
-					var v750 string
-					var e751 error
-					if e749 != nil {
-						e751 = e749
-					} else if !(v748.Value != "") {
-						e751 = immutable.NoSuchKey("value")
-					} else {
-						v750 = string(v748.Value)
-					}
-					var v752 bool
-					var e753 error
-					if e751 != nil {
-						e753 = e751
-					} else {
-						v752 = strings.Contains("b", v750)
-					}
-					if e753 == nil && !v752 {
-						v729, e730 = false, nil
-					} else {
-						if e730 == nil {
-							e730 = e753
-						}
-						if e730 == nil {
-							v729 = true
-						}
-					}
-				}
-			}
-		}
-		v754, e755 = v729, e730
-	}
-	return v754, e755
+	return v715, e716
 }
 
 func whenOwnGuardedC33(w *immutable.Walk, in, old *Guarded) {
@@ -6022,8 +5926,8 @@ func whenOwnGuardedC33(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C33 != nil && !immutable.SameKeys(in.C33, old.C33) {
 			if w.Violation() {
-				for _, c760 := range immutable.MapKeyChanges(in.C33, old.C33) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c33", immutable.QuoteKey(string(c760.Key)), c760.Added))
+				for _, c726 := range immutable.MapKeyChanges(in.C33, old.C33) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c33", immutable.QuoteKey(string(c726.Key)), c726.Added))
 				}
 			}
 			if w.Done() {
@@ -6040,9 +5944,111 @@ func whenOwnGuardedC33(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC34 is the condition of spec.guarded.c34: false
+// whenCondGadgetC34 is the condition of spec.guarded.c34: ((has(self.spec.items) && self.spec.items[2] > 0) || (size(self.spec.name) in [1, 2, -1])) ? (self.spec.name.contains('a')) : (true)
 func whenCondGadgetC34(self, oldSelf *Gadget) (bool, error) {
-	return false, nil
+	var v727 bool
+	var e728 error
+	var v729 bool
+	var e730 error
+	var v731 *GadgetSpec
+	{
+		v731 = &self.Spec
+	}
+	var v732 bool
+	{
+		v732 = (len(v731.Items) != 0)
+	}
+	if !v732 {
+		v729, e730 = false, nil
+	} else {
+		var v733 *GadgetSpec
+		{
+			v733 = &self.Spec
+		}
+		var v734 []int64
+		var e735 error
+		if !(len(v733.Items) != 0) {
+			e735 = immutable.NoSuchKey("items")
+		} else {
+			v734 = v733.Items
+		}
+		var v736 int64
+		var e737 error
+		if e735 != nil {
+			e737 = e735
+		} else if int64(2) < 0 || int64(2) >= int64(len(v734)) {
+			e737 = immutable.IndexOutOfBounds(int64(2))
+		} else {
+			v736 = int64(v734[int64(2)])
+		}
+		var v738 bool
+		var e739 error
+		if e737 != nil {
+			e739 = e737
+		} else {
+			v738 = v736 > int64(0)
+		}
+		if e739 == nil && !v738 {
+			v729, e730 = false, nil
+		} else {
+			if e730 == nil {
+				e730 = e739
+			}
+			if e730 == nil {
+				v729 = true
+			}
+		}
+	}
+	if e730 == nil && v729 {
+		v727, e728 = true, nil
+	} else {
+		e728 = e730
+		var v740 *GadgetSpec
+		{
+			v740 = &self.Spec
+		}
+		var v741 string
+		{
+			v741 = string(v740.Name)
+		}
+		var v742 int64
+		{
+			v742 = immutable.RuneCount(v741)
+		}
+		var v743 bool
+		{
+			v743 = (v742 == int64(1)) || (v742 == int64(2)) || (v742 == int64(-1))
+		}
+		if v743 {
+			v727, e728 = true, nil
+		} else {
+			if e728 == nil {
+				v727 = false
+			}
+		}
+	}
+	var v747 bool
+	var e748 error
+	if e728 != nil {
+		e748 = e728
+	} else if v727 {
+		var v744 *GadgetSpec
+		{
+			v744 = &self.Spec
+		}
+		var v745 string
+		{
+			v745 = string(v744.Name)
+		}
+		var v746 bool
+		{
+			v746 = strings.Contains(v745, "a")
+		}
+		v747, e748 = v746, nil
+	} else {
+		v747, e748 = true, nil
+	}
+	return v747, e748
 }
 
 func whenOwnGuardedC34(w *immutable.Walk, in, old *Guarded) {
@@ -6065,44 +6071,17 @@ func whenOwnGuardedC34(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC35 is the condition of spec.guarded.c35: has(oldSelf.spec.suspend) && oldSelf.spec.suspend
+// whenCondGadgetC35 is the condition of spec.guarded.c35: has(oldSelf.spec.note)
 func whenCondGadgetC35(self, oldSelf *Gadget) (bool, error) {
-	var v765 bool
-	var e766 error
-	var v767 *GadgetSpec
+	var v753 *GadgetSpec
 	{
-		v767 = &oldSelf.Spec
+		v753 = &oldSelf.Spec
 	}
-	var v768 bool
+	var v754 bool
 	{
-		v768 = (v767.Suspend != nil)
+		v754 = (v753.Note != "")
 	}
-	if !v768 {
-		v765, e766 = false, nil
-	} else {
-		var v769 *GadgetSpec
-		{
-			v769 = &oldSelf.Spec
-		}
-		var v770 bool
-		var e771 error
-		if !(v769.Suspend != nil) {
-			e771 = immutable.NoSuchKey("suspend")
-		} else {
-			v770 = bool((*v769.Suspend))
-		}
-		if e771 == nil && !v770 {
-			v765, e766 = false, nil
-		} else {
-			if e766 == nil {
-				e766 = e771
-			}
-			if e766 == nil {
-				v765 = true
-			}
-		}
-	}
-	return v765, e766
+	return v754, nil
 }
 
 func whenOwnGuardedC35(w *immutable.Walk, in, old *Guarded) {
@@ -6125,111 +6104,43 @@ func whenOwnGuardedC35(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC36 is the condition of spec.guarded.c36: ((has(self.spec.items) && self.spec.items[2] > 0) || (size(self.spec.name) in [1, 2, -1])) ? (self.spec.name.contains('a')) : (true)
+// whenCondGadgetC36 is the condition of spec.guarded.c36: has(self.status) && has(self.status.phase)
 func whenCondGadgetC36(self, oldSelf *Gadget) (bool, error) {
-	var v776 bool
-	var e777 error
-	var v778 bool
-	var e779 error
-	var v780 *GadgetSpec
+	var v759 bool
+	var e760 error
+	var v761 bool
 	{
-		v780 = &self.Spec
+		v761 = (self.Status != nil)
 	}
-	var v781 bool
-	{
-		v781 = (len(v780.Items) != 0)
-	}
-	if !v781 {
-		v778, e779 = false, nil
+	if !v761 {
+		v759, e760 = false, nil
 	} else {
-		var v782 *GadgetSpec
-		{
-			v782 = &self.Spec
-		}
-		var v783 []int64
-		var e784 error
-		if !(len(v782.Items) != 0) {
-			e784 = immutable.NoSuchKey("items")
+		var v762 *GadgetStatus
+		var e763 error
+		if !(self.Status != nil) {
+			e763 = immutable.NoSuchKey("status")
 		} else {
-			v783 = v782.Items
+			v762 = self.Status
 		}
-		var v785 int64
-		var e786 error
-		if e784 != nil {
-			e786 = e784
-		} else if int64(2) < 0 || int64(2) >= int64(len(v783)) {
-			e786 = immutable.IndexOutOfBounds(int64(2))
+		var v764 bool
+		var e765 error
+		if e763 != nil {
+			e765 = e763
 		} else {
-			v785 = int64(v783[int64(2)])
+			v764 = (v762.Phase != "")
 		}
-		var v787 bool
-		var e788 error
-		if e786 != nil {
-			e788 = e786
+		if e765 == nil && !v764 {
+			v759, e760 = false, nil
 		} else {
-			v787 = v785 > int64(0)
-		}
-		if e788 == nil && !v787 {
-			v778, e779 = false, nil
-		} else {
-			if e779 == nil {
-				e779 = e788
+			if e760 == nil {
+				e760 = e765
 			}
-			if e779 == nil {
-				v778 = true
+			if e760 == nil {
+				v759 = true
 			}
 		}
 	}
-	if e779 == nil && v778 {
-		v776, e777 = true, nil
-	} else {
-		e777 = e779
-		var v789 *GadgetSpec
-		{
-			v789 = &self.Spec
-		}
-		var v790 string
-		{
-			v790 = string(v789.Name)
-		}
-		var v791 int64
-		{
-			v791 = immutable.RuneCount(v790)
-		}
-		var v792 bool
-		{
-			v792 = (v791 == int64(1)) || (v791 == int64(2)) || (v791 == int64(-1))
-		}
-		if v792 {
-			v776, e777 = true, nil
-		} else {
-			if e777 == nil {
-				v776 = false
-			}
-		}
-	}
-	var v796 bool
-	var e797 error
-	if e777 != nil {
-		e797 = e777
-	} else if v776 {
-		var v793 *GadgetSpec
-		{
-			v793 = &self.Spec
-		}
-		var v794 string
-		{
-			v794 = string(v793.Name)
-		}
-		var v795 bool
-		{
-			v795 = strings.Contains(v794, "a")
-		}
-		v796, e797 = v795, nil
-	} else {
-		v796, e797 = true, nil
-	}
-	return v796, e797
+	return v759, e760
 }
 
 func whenOwnGuardedC36(w *immutable.Walk, in, old *Guarded) {
@@ -6252,17 +6163,37 @@ func whenOwnGuardedC36(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC37 is the condition of spec.guarded.c37: has(oldSelf.spec.note)
+// whenCondGadgetC37 is the condition of spec.guarded.c37: size(self.spec.name) != size(self.spec.name)
 func whenCondGadgetC37(self, oldSelf *Gadget) (bool, error) {
-	var v802 *GadgetSpec
+	var v770 *GadgetSpec
 	{
-		v802 = &oldSelf.Spec
+		v770 = &self.Spec
 	}
-	var v803 bool
+	var v771 string
 	{
-		v803 = (v802.Note != "")
+		v771 = string(v770.Name)
 	}
-	return v803, nil
+	var v772 int64
+	{
+		v772 = immutable.RuneCount(v771)
+	}
+	var v773 *GadgetSpec
+	{
+		v773 = &self.Spec
+	}
+	var v774 string
+	{
+		v774 = string(v773.Name)
+	}
+	var v775 int64
+	{
+		v775 = immutable.RuneCount(v774)
+	}
+	var v776 bool
+	{
+		v776 = !(v772 == v775)
+	}
+	return v776, nil
 }
 
 func whenOwnGuardedC37(w *immutable.Walk, in, old *Guarded) {
@@ -6285,43 +6216,76 @@ func whenOwnGuardedC37(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC38 is the condition of spec.guarded.c38: has(self.status) && has(self.status.phase)
+// whenCondGadgetC38 is the condition of spec.guarded.c38: has(self.spec.tags) && has(oldSelf.spec.tags) && self.spec.tags != oldSelf.spec.tags
 func whenCondGadgetC38(self, oldSelf *Gadget) (bool, error) {
-	var v808 bool
-	var e809 error
-	var v810 bool
+	var v781 bool
+	var e782 error
+	var v783 *GadgetSpec
 	{
-		v810 = (self.Status != nil)
+		v783 = &self.Spec
 	}
-	if !v810 {
-		v808, e809 = false, nil
+	var v784 bool
+	{
+		v784 = (len(v783.Tags) != 0)
+	}
+	if !v784 {
+		v781, e782 = false, nil
 	} else {
-		var v811 *GadgetStatus
-		var e812 error
-		if !(self.Status != nil) {
-			e812 = immutable.NoSuchKey("status")
-		} else {
-			v811 = self.Status
+		var v785 *GadgetSpec
+		{
+			v785 = &oldSelf.Spec
 		}
-		var v813 bool
-		var e814 error
-		if e812 != nil {
-			e814 = e812
-		} else {
-			v813 = (v811.Phase != "")
+		var v786 bool
+		{
+			v786 = (len(v785.Tags) != 0)
 		}
-		if e814 == nil && !v813 {
-			v808, e809 = false, nil
+		if !v786 {
+			v781, e782 = false, nil
 		} else {
-			if e809 == nil {
-				e809 = e814
+			var v787 *GadgetSpec
+			{
+				v787 = &self.Spec
 			}
-			if e809 == nil {
-				v808 = true
+			var v788 []string
+			var e789 error
+			if !(len(v787.Tags) != 0) {
+				e789 = immutable.NoSuchKey("tags")
+			} else {
+				v788 = v787.Tags
+			}
+			var v790 *GadgetSpec
+			{
+				v790 = &oldSelf.Spec
+			}
+			var v791 []string
+			var e792 error
+			if !(len(v790.Tags) != 0) {
+				e792 = immutable.NoSuchKey("tags")
+			} else {
+				v791 = v790.Tags
+			}
+			var v793 bool
+			var e794 error
+			if e789 != nil {
+				e794 = e789
+			} else if e792 != nil {
+				e794 = e792
+			} else {
+				v793 = !immutable.SameSet(v788, v791)
+			}
+			if e794 == nil && !v793 {
+				v781, e782 = false, nil
+			} else {
+				if e782 == nil {
+					e782 = e794
+				}
+				if e782 == nil {
+					v781 = true
+				}
 			}
 		}
 	}
-	return v808, e809
+	return v781, e782
 }
 
 func whenOwnGuardedC38(w *immutable.Walk, in, old *Guarded) {
@@ -6335,8 +6299,8 @@ func whenOwnGuardedC38(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C38 != nil && !immutable.SameKeys(in.C38, old.C38) {
 			if w.Violation() {
-				for _, c819 := range immutable.MapKeyChanges(in.C38, old.C38) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c38", immutable.QuoteKey(string(c819.Key)), c819.Added))
+				for _, c799 := range immutable.MapKeyChanges(in.C38, old.C38) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c38", immutable.QuoteKey(string(c799.Key)), c799.Added))
 				}
 			}
 			if w.Done() {
@@ -6353,37 +6317,44 @@ func whenOwnGuardedC38(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC39 is the condition of spec.guarded.c39: size(self.spec.name) != size(self.spec.name)
+// whenCondGadgetC39 is the condition of spec.guarded.c39: has(oldSelf.spec.suspend) && oldSelf.spec.suspend
 func whenCondGadgetC39(self, oldSelf *Gadget) (bool, error) {
-	var v820 *GadgetSpec
+	var v800 bool
+	var e801 error
+	var v802 *GadgetSpec
 	{
-		v820 = &self.Spec
+		v802 = &oldSelf.Spec
 	}
-	var v821 string
+	var v803 bool
 	{
-		v821 = string(v820.Name)
+		v803 = (v802.Suspend != nil)
 	}
-	var v822 int64
-	{
-		v822 = immutable.RuneCount(v821)
+	if !v803 {
+		v800, e801 = false, nil
+	} else {
+		var v804 *GadgetSpec
+		{
+			v804 = &oldSelf.Spec
+		}
+		var v805 bool
+		var e806 error
+		if !(v804.Suspend != nil) {
+			e806 = immutable.NoSuchKey("suspend")
+		} else {
+			v805 = bool((*v804.Suspend))
+		}
+		if e806 == nil && !v805 {
+			v800, e801 = false, nil
+		} else {
+			if e801 == nil {
+				e801 = e806
+			}
+			if e801 == nil {
+				v800 = true
+			}
+		}
 	}
-	var v823 *GadgetSpec
-	{
-		v823 = &self.Spec
-	}
-	var v824 string
-	{
-		v824 = string(v823.Name)
-	}
-	var v825 int64
-	{
-		v825 = immutable.RuneCount(v824)
-	}
-	var v826 bool
-	{
-		v826 = !(v822 == v825)
-	}
-	return v826, nil
+	return v800, e801
 }
 
 func whenOwnGuardedC39(w *immutable.Walk, in, old *Guarded) {
@@ -6406,128 +6377,164 @@ func whenOwnGuardedC39(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC4 is the condition of spec.guarded.c4: has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.value) && 'c'.startsWith(oldSelf.spec.topology.inner.value)
+// whenCondGadgetC4 is the condition of spec.guarded.c4: ((has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.value) && 'c'.startsWith(oldSelf.spec.topology.inner.value)) ? -1 : 3) <= self.spec.mode.size()
 func whenCondGadgetC4(self, oldSelf *Gadget) (bool, error) {
-	var v831 bool
-	var e832 error
-	var v833 *GadgetSpec
+	var v811 bool
+	var e812 error
+	var v813 *GadgetSpec
 	{
-		v833 = &oldSelf.Spec
+		v813 = &oldSelf.Spec
 	}
-	var v834 bool
+	var v814 bool
 	{
-		v834 = (v833.Topology != nil)
+		v814 = (v813.Topology != nil)
 	}
-	if !v834 {
-		v831, e832 = false, nil
+	if !v814 {
+		v811, e812 = false, nil
 	} else {
-		var v835 *GadgetSpec
+		var v815 *GadgetSpec
 		{
-			v835 = &oldSelf.Spec
+			v815 = &oldSelf.Spec
 		}
-		var v836 *Topology
-		var e837 error
-		if !(v835.Topology != nil) {
-			e837 = immutable.NoSuchKey("topology")
+		var v816 *Topology
+		var e817 error
+		if !(v815.Topology != nil) {
+			e817 = immutable.NoSuchKey("topology")
 		} else {
-			v836 = v835.Topology
+			v816 = v815.Topology
 		}
-		var v838 bool
-		var e839 error
-		if e837 != nil {
-			e839 = e837
+		var v818 bool
+		var e819 error
+		if e817 != nil {
+			e819 = e817
 		} else {
-			v838 = (v836.Inner != nil)
+			v818 = (v816.Inner != nil)
 		}
-		if e839 == nil && !v838 {
-			v831, e832 = false, nil
+		if e819 == nil && !v818 {
+			v811, e812 = false, nil
 		} else {
-			if e832 == nil {
-				e832 = e839
+			if e812 == nil {
+				e812 = e819
 			}
-			var v840 *GadgetSpec
+			var v820 *GadgetSpec
 			{
-				v840 = &oldSelf.Spec
+				v820 = &oldSelf.Spec
 			}
-			var v841 *Topology
-			var e842 error
-			if !(v840.Topology != nil) {
-				e842 = immutable.NoSuchKey("topology")
+			var v821 *Topology
+			var e822 error
+			if !(v820.Topology != nil) {
+				e822 = immutable.NoSuchKey("topology")
 			} else {
-				v841 = v840.Topology
+				v821 = v820.Topology
 			}
-			var v843 *Inner
-			var e844 error
-			if e842 != nil {
-				e844 = e842
-			} else if !(v841.Inner != nil) {
-				e844 = immutable.NoSuchKey("inner")
+			var v823 *Inner
+			var e824 error
+			if e822 != nil {
+				e824 = e822
+			} else if !(v821.Inner != nil) {
+				e824 = immutable.NoSuchKey("inner")
 			} else {
-				v843 = v841.Inner
+				v823 = v821.Inner
 			}
-			var v845 bool
-			var e846 error
-			if e844 != nil {
-				e846 = e844
+			var v825 bool
+			var e826 error
+			if e824 != nil {
+				e826 = e824
 			} else {
-				v845 = (v843.Value != "")
+				v825 = (v823.Value != "")
 			}
-			if e846 == nil && !v845 {
-				v831, e832 = false, nil
+			if e826 == nil && !v825 {
+				v811, e812 = false, nil
 			} else {
-				if e832 == nil {
-					e832 = e846
+				if e812 == nil {
+					e812 = e826
 				}
-				var v847 *GadgetSpec
+				var v827 *GadgetSpec
 				{
-					v847 = &oldSelf.Spec
+					v827 = &oldSelf.Spec
 				}
-				var v848 *Topology
-				var e849 error
-				if !(v847.Topology != nil) {
-					e849 = immutable.NoSuchKey("topology")
+				var v828 *Topology
+				var e829 error
+				if !(v827.Topology != nil) {
+					e829 = immutable.NoSuchKey("topology")
 				} else {
-					v848 = v847.Topology
+					v828 = v827.Topology
 				}
-				var v850 *Inner
-				var e851 error
-				if e849 != nil {
-					e851 = e849
-				} else if !(v848.Inner != nil) {
-					e851 = immutable.NoSuchKey("inner")
+				var v830 *Inner
+				var e831 error
+				if e829 != nil {
+					e831 = e829
+				} else if !(v828.Inner != nil) {
+					e831 = immutable.NoSuchKey("inner")
 				} else {
-					v850 = v848.Inner
+					v830 = v828.Inner
 				}
-				var v852 string
-				var e853 error
-				if e851 != nil {
-					e853 = e851
-				} else if !(v850.Value != "") {
-					e853 = immutable.NoSuchKey("value")
+				var v832 string
+				var e833 error
+				if e831 != nil {
+					e833 = e831
+				} else if !(v830.Value != "") {
+					e833 = immutable.NoSuchKey("value")
 				} else {
-					v852 = string(v850.Value)
+					v832 = string(v830.Value)
 				}
-				var v854 bool
-				var e855 error
-				if e853 != nil {
-					e855 = e853
+				var v834 bool
+				var e835 error
+				if e833 != nil {
+					e835 = e833
 				} else {
-					v854 = strings.HasPrefix("c", v852)
+					v834 = strings.HasPrefix("c", v832)
 				}
-				if e855 == nil && !v854 {
-					v831, e832 = false, nil
+				if e835 == nil && !v834 {
+					v811, e812 = false, nil
 				} else {
-					if e832 == nil {
-						e832 = e855
+					if e812 == nil {
+						e812 = e835
 					}
-					if e832 == nil {
-						v831 = true
+					if e812 == nil {
+						v811 = true
 					}
 				}
 			}
 		}
 	}
-	return v831, e832
+	var v836 int64
+	var e837 error
+	if e812 != nil {
+		e837 = e812
+	} else if v811 {
+		v836, e837 = int64(-1), nil
+	} else {
+		v836, e837 = int64(3), nil
+	}
+	var v838 *GadgetSpec
+	{
+		v838 = &self.Spec
+	}
+	var v839 string
+	var e840 error
+	if !(v838.Mode != "") {
+		e840 = immutable.NoSuchKey("mode")
+	} else {
+		v839 = string(v838.Mode)
+	}
+	var v841 int64
+	var e842 error
+	if e840 != nil {
+		e842 = e840
+	} else {
+		v841 = immutable.RuneCount(v839)
+	}
+	var v843 bool
+	var e844 error
+	if e837 != nil {
+		e844 = e837
+	} else if e842 != nil {
+		e844 = e842
+	} else {
+		v843 = v836 <= v841
+	}
+	return v843, e844
 }
 
 func whenOwnGuardedC4(w *immutable.Walk, in, old *Guarded) {
@@ -6550,76 +6557,14 @@ func whenOwnGuardedC4(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC40 is the condition of spec.guarded.c40: has(self.spec.tags) && has(oldSelf.spec.tags) && self.spec.tags != oldSelf.spec.tags
+// whenCondGadgetC40 is the condition of spec.guarded.c40: -1 in [1, 2, 2]
 func whenCondGadgetC40(self, oldSelf *Gadget) (bool, error) {
-	var v860 bool
-	var e861 error
-	var v862 *GadgetSpec
+	l849 := int64(-1)
+	var v850 bool
 	{
-		v862 = &self.Spec
+		v850 = (l849 == int64(1)) || (l849 == int64(2))
 	}
-	var v863 bool
-	{
-		v863 = (len(v862.Tags) != 0)
-	}
-	if !v863 {
-		v860, e861 = false, nil
-	} else {
-		var v864 *GadgetSpec
-		{
-			v864 = &oldSelf.Spec
-		}
-		var v865 bool
-		{
-			v865 = (len(v864.Tags) != 0)
-		}
-		if !v865 {
-			v860, e861 = false, nil
-		} else {
-			var v866 *GadgetSpec
-			{
-				v866 = &self.Spec
-			}
-			var v867 []string
-			var e868 error
-			if !(len(v866.Tags) != 0) {
-				e868 = immutable.NoSuchKey("tags")
-			} else {
-				v867 = v866.Tags
-			}
-			var v869 *GadgetSpec
-			{
-				v869 = &oldSelf.Spec
-			}
-			var v870 []string
-			var e871 error
-			if !(len(v869.Tags) != 0) {
-				e871 = immutable.NoSuchKey("tags")
-			} else {
-				v870 = v869.Tags
-			}
-			var v872 bool
-			var e873 error
-			if e868 != nil {
-				e873 = e868
-			} else if e871 != nil {
-				e873 = e871
-			} else {
-				v872 = !immutable.SameSet(v867, v870)
-			}
-			if e873 == nil && !v872 {
-				v860, e861 = false, nil
-			} else {
-				if e861 == nil {
-					e861 = e873
-				}
-				if e861 == nil {
-					v860 = true
-				}
-			}
-		}
-	}
-	return v860, e861
+	return v850, nil
 }
 
 func whenOwnGuardedC40(w *immutable.Walk, in, old *Guarded) {
@@ -6642,44 +6587,175 @@ func whenOwnGuardedC40(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC41 is the condition of spec.guarded.c41: has(oldSelf.spec.suspend) && oldSelf.spec.suspend
+// whenCondGadgetC41 is the condition of spec.guarded.c41: has(self.status) && has(self.status.observed) && has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && self.status.observed != self.spec.topology.inner.n
 func whenCondGadgetC41(self, oldSelf *Gadget) (bool, error) {
-	var v878 bool
-	var e879 error
-	var v880 *GadgetSpec
+	var v855 bool
+	var e856 error
+	var v857 bool
 	{
-		v880 = &oldSelf.Spec
+		v857 = (self.Status != nil)
 	}
-	var v881 bool
-	{
-		v881 = (v880.Suspend != nil)
-	}
-	if !v881 {
-		v878, e879 = false, nil
+	if !v857 {
+		v855, e856 = false, nil
 	} else {
-		var v882 *GadgetSpec
-		{
-			v882 = &oldSelf.Spec
-		}
-		var v883 bool
-		var e884 error
-		if !(v882.Suspend != nil) {
-			e884 = immutable.NoSuchKey("suspend")
+		var v858 *GadgetStatus
+		var e859 error
+		if !(self.Status != nil) {
+			e859 = immutable.NoSuchKey("status")
 		} else {
-			v883 = bool((*v882.Suspend))
+			v858 = self.Status
 		}
-		if e884 == nil && !v883 {
-			v878, e879 = false, nil
+		var v860 bool
+		var e861 error
+		if e859 != nil {
+			e861 = e859
 		} else {
-			if e879 == nil {
-				e879 = e884
+			v860 = (v858.Observed != 0)
+		}
+		if e861 == nil && !v860 {
+			v855, e856 = false, nil
+		} else {
+			if e856 == nil {
+				e856 = e861
 			}
-			if e879 == nil {
-				v878 = true
+			var v862 *GadgetSpec
+			{
+				v862 = &self.Spec
+			}
+			var v863 bool
+			{
+				v863 = (v862.Topology != nil)
+			}
+			if !v863 {
+				v855, e856 = false, nil
+			} else {
+				var v864 *GadgetSpec
+				{
+					v864 = &self.Spec
+				}
+				var v865 *Topology
+				var e866 error
+				if !(v864.Topology != nil) {
+					e866 = immutable.NoSuchKey("topology")
+				} else {
+					v865 = v864.Topology
+				}
+				var v867 bool
+				var e868 error
+				if e866 != nil {
+					e868 = e866
+				} else {
+					v867 = (v865.Inner != nil)
+				}
+				if e868 == nil && !v867 {
+					v855, e856 = false, nil
+				} else {
+					if e856 == nil {
+						e856 = e868
+					}
+					var v869 *GadgetSpec
+					{
+						v869 = &self.Spec
+					}
+					var v870 *Topology
+					var e871 error
+					if !(v869.Topology != nil) {
+						e871 = immutable.NoSuchKey("topology")
+					} else {
+						v870 = v869.Topology
+					}
+					var v872 *Inner
+					var e873 error
+					if e871 != nil {
+						e873 = e871
+					} else if !(v870.Inner != nil) {
+						e873 = immutable.NoSuchKey("inner")
+					} else {
+						v872 = v870.Inner
+					}
+					var v874 bool
+					var e875 error
+					if e873 != nil {
+						e875 = e873
+					} else {
+						v874 = (v872.N != 0)
+					}
+					if e875 == nil && !v874 {
+						v855, e856 = false, nil
+					} else {
+						if e856 == nil {
+							e856 = e875
+						}
+						var v876 *GadgetStatus
+						var e877 error
+						if !(self.Status != nil) {
+							e877 = immutable.NoSuchKey("status")
+						} else {
+							v876 = self.Status
+						}
+						var v878 int64
+						var e879 error
+						if e877 != nil {
+							e879 = e877
+						} else if !(v876.Observed != 0) {
+							e879 = immutable.NoSuchKey("observed")
+						} else {
+							v878 = int64(v876.Observed)
+						}
+						var v880 *GadgetSpec
+						{
+							v880 = &self.Spec
+						}
+						var v881 *Topology
+						var e882 error
+						if !(v880.Topology != nil) {
+							e882 = immutable.NoSuchKey("topology")
+						} else {
+							v881 = v880.Topology
+						}
+						var v883 *Inner
+						var e884 error
+						if e882 != nil {
+							e884 = e882
+						} else if !(v881.Inner != nil) {
+							e884 = immutable.NoSuchKey("inner")
+						} else {
+							v883 = v881.Inner
+						}
+						var v885 int64
+						var e886 error
+						if e884 != nil {
+							e886 = e884
+						} else if !(v883.N != 0) {
+							e886 = immutable.NoSuchKey("n")
+						} else {
+							v885 = int64(v883.N)
+						}
+						var v887 bool
+						var e888 error
+						if e879 != nil {
+							e888 = e879
+						} else if e886 != nil {
+							e888 = e886
+						} else {
+							v887 = !(v878 == v885)
+						}
+						if e888 == nil && !v887 {
+							v855, e856 = false, nil
+						} else {
+							if e856 == nil {
+								e856 = e888
+							}
+							if e856 == nil {
+								v855 = true
+							}
+						}
+					}
+				}
 			}
 		}
 	}
-	return v878, e879
+	return v855, e856
 }
 
 func whenOwnGuardedC41(w *immutable.Walk, in, old *Guarded) {
@@ -6702,14 +6778,213 @@ func whenOwnGuardedC41(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC42 is the condition of spec.guarded.c42: -1 in [1, 2, 2]
+// whenCondGadgetC42 is the condition of spec.guarded.c42: ((has(oldSelf.spec.labels) && oldSelf.spec.labels['a'] == ”) ? (has(self.spec.queue) && 'c' > self.spec.queue) : (size(self.spec.name) in [1, 2, 0])) || (((has(oldSelf.spec.items) && oldSelf.spec.items[1] < 3) ? 1 : 1) >= 3)
 func whenCondGadgetC42(self, oldSelf *Gadget) (bool, error) {
-	l889 := int64(-1)
-	var v890 bool
+	var v893 bool
+	var e894 error
+	var v895 bool
+	var e896 error
+	var v897 *GadgetSpec
 	{
-		v890 = (l889 == int64(1)) || (l889 == int64(2))
+		v897 = &oldSelf.Spec
 	}
-	return v890, nil
+	var v898 bool
+	{
+		v898 = (len(v897.Labels) != 0)
+	}
+	if !v898 {
+		v895, e896 = false, nil
+	} else {
+		var v899 *GadgetSpec
+		{
+			v899 = &oldSelf.Spec
+		}
+		var v900 map[string]string
+		var e901 error
+		if !(len(v899.Labels) != 0) {
+			e901 = immutable.NoSuchKey("labels")
+		} else {
+			v900 = v899.Labels
+		}
+		var v902 string
+		var e903 error
+		if e901 != nil {
+			e903 = e901
+		} else {
+			if mv904, ok := v900[string("a")]; !ok {
+				e903 = immutable.NoSuchKey("a")
+			} else {
+				v902 = string(mv904)
+			}
+		}
+		var v905 bool
+		var e906 error
+		if e903 != nil {
+			e906 = e903
+		} else {
+			v905 = v902 == ""
+		}
+		if e906 == nil && !v905 {
+			v895, e896 = false, nil
+		} else {
+			if e896 == nil {
+				e896 = e906
+			}
+			if e896 == nil {
+				v895 = true
+			}
+		}
+	}
+	var v920 bool
+	var e921 error
+	if e896 != nil {
+		e921 = e896
+	} else if v895 {
+		var v907 bool
+		var e908 error
+		var v909 *GadgetSpec
+		{
+			v909 = &self.Spec
+		}
+		var v910 bool
+		{
+			v910 = (v909.Queue != "")
+		}
+		if !v910 {
+			v907, e908 = false, nil
+		} else {
+			var v911 *GadgetSpec
+			{
+				v911 = &self.Spec
+			}
+			var v912 string
+			var e913 error
+			if !(v911.Queue != "") {
+				e913 = immutable.NoSuchKey("queue")
+			} else {
+				v912 = string(v911.Queue)
+			}
+			var v914 bool
+			var e915 error
+			if e913 != nil {
+				e915 = e913
+			} else {
+				v914 = "c" > v912
+			}
+			if e915 == nil && !v914 {
+				v907, e908 = false, nil
+			} else {
+				if e908 == nil {
+					e908 = e915
+				}
+				if e908 == nil {
+					v907 = true
+				}
+			}
+		}
+		v920, e921 = v907, e908
+	} else {
+		var v916 *GadgetSpec
+		{
+			v916 = &self.Spec
+		}
+		var v917 string
+		{
+			v917 = string(v916.Name)
+		}
+		var v918 int64
+		{
+			v918 = immutable.RuneCount(v917)
+		}
+		var v919 bool
+		{
+			v919 = (v918 == int64(1)) || (v918 == int64(2)) || (v918 == int64(0))
+		}
+		v920, e921 = v919, nil
+	}
+	if e921 == nil && v920 {
+		v893, e894 = true, nil
+	} else {
+		e894 = e921
+		var v922 bool
+		var e923 error
+		var v924 *GadgetSpec
+		{
+			v924 = &oldSelf.Spec
+		}
+		var v925 bool
+		{
+			v925 = (len(v924.Items) != 0)
+		}
+		if !v925 {
+			v922, e923 = false, nil
+		} else {
+			var v926 *GadgetSpec
+			{
+				v926 = &oldSelf.Spec
+			}
+			var v927 []int64
+			var e928 error
+			if !(len(v926.Items) != 0) {
+				e928 = immutable.NoSuchKey("items")
+			} else {
+				v927 = v926.Items
+			}
+			var v929 int64
+			var e930 error
+			if e928 != nil {
+				e930 = e928
+			} else if int64(1) < 0 || int64(1) >= int64(len(v927)) {
+				e930 = immutable.IndexOutOfBounds(int64(1))
+			} else {
+				v929 = int64(v927[int64(1)])
+			}
+			var v931 bool
+			var e932 error
+			if e930 != nil {
+				e932 = e930
+			} else {
+				v931 = v929 < int64(3)
+			}
+			if e932 == nil && !v931 {
+				v922, e923 = false, nil
+			} else {
+				if e923 == nil {
+					e923 = e932
+				}
+				if e923 == nil {
+					v922 = true
+				}
+			}
+		}
+		var v933 int64
+		var e934 error
+		if e923 != nil {
+			e934 = e923
+		} else if v922 {
+			v933, e934 = int64(1), nil
+		} else {
+			v933, e934 = int64(1), nil
+		}
+		var v935 bool
+		var e936 error
+		if e934 != nil {
+			e936 = e934
+		} else {
+			v935 = v933 >= int64(3)
+		}
+		if e936 == nil && v935 {
+			v893, e894 = true, nil
+		} else {
+			if e894 == nil {
+				e894 = e936
+			}
+			if e894 == nil {
+				v893 = false
+			}
+		}
+	}
+	return v893, e894
 }
 
 func whenOwnGuardedC42(w *immutable.Walk, in, old *Guarded) {
@@ -6732,175 +7007,183 @@ func whenOwnGuardedC42(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC43 is the condition of spec.guarded.c43: has(self.status) && has(self.status.observed) && has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && self.status.observed != self.spec.topology.inner.n
+// whenCondGadgetC43 is the condition of spec.guarded.c43: (has(oldSelf.spec.queue) && oldSelf.spec.queue.endsWith(self.metadata.name)) || (has(oldSelf.spec.labels) && oldSelf.spec.labels.exists_one(k, k.startsWith(”) || oldSelf.spec.labels[k] == 'b'))
 func whenCondGadgetC43(self, oldSelf *Gadget) (bool, error) {
-	var v895 bool
-	var e896 error
-	var v897 bool
+	var v941 bool
+	var e942 error
+	var v943 bool
+	var e944 error
+	var v945 *GadgetSpec
 	{
-		v897 = (self.Status != nil)
+		v945 = &oldSelf.Spec
 	}
-	if !v897 {
-		v895, e896 = false, nil
+	var v946 bool
+	{
+		v946 = (v945.Queue != "")
+	}
+	if !v946 {
+		v943, e944 = false, nil
 	} else {
-		var v898 *GadgetStatus
-		var e899 error
-		if !(self.Status != nil) {
-			e899 = immutable.NoSuchKey("status")
-		} else {
-			v898 = self.Status
+		var v947 *GadgetSpec
+		{
+			v947 = &oldSelf.Spec
 		}
-		var v900 bool
-		var e901 error
-		if e899 != nil {
-			e901 = e899
+		var v948 string
+		var e949 error
+		if !(v947.Queue != "") {
+			e949 = immutable.NoSuchKey("queue")
 		} else {
-			v900 = (v898.Observed != 0)
+			v948 = string(v947.Queue)
 		}
-		if e901 == nil && !v900 {
-			v895, e896 = false, nil
+		var v950 *metav1.ObjectMeta
+		{
+			v950 = &self.ObjectMeta
+		}
+		var v951 string
+		var e952 error
+		if !(v950.Name != "") {
+			e952 = immutable.NoSuchKey("name")
 		} else {
-			if e896 == nil {
-				e896 = e901
+			v951 = string(v950.Name)
+		}
+		var v953 bool
+		var e954 error
+		if e949 != nil {
+			e954 = e949
+		} else if e952 != nil {
+			e954 = e952
+		} else {
+			v953 = strings.HasSuffix(v948, v951)
+		}
+		if e954 == nil && !v953 {
+			v943, e944 = false, nil
+		} else {
+			if e944 == nil {
+				e944 = e954
 			}
-			var v902 *GadgetSpec
-			{
-				v902 = &self.Spec
-			}
-			var v903 bool
-			{
-				v903 = (v902.Topology != nil)
-			}
-			if !v903 {
-				v895, e896 = false, nil
-			} else {
-				var v904 *GadgetSpec
-				{
-					v904 = &self.Spec
-				}
-				var v905 *Topology
-				var e906 error
-				if !(v904.Topology != nil) {
-					e906 = immutable.NoSuchKey("topology")
-				} else {
-					v905 = v904.Topology
-				}
-				var v907 bool
-				var e908 error
-				if e906 != nil {
-					e908 = e906
-				} else {
-					v907 = (v905.Inner != nil)
-				}
-				if e908 == nil && !v907 {
-					v895, e896 = false, nil
-				} else {
-					if e896 == nil {
-						e896 = e908
-					}
-					var v909 *GadgetSpec
-					{
-						v909 = &self.Spec
-					}
-					var v910 *Topology
-					var e911 error
-					if !(v909.Topology != nil) {
-						e911 = immutable.NoSuchKey("topology")
-					} else {
-						v910 = v909.Topology
-					}
-					var v912 *Inner
-					var e913 error
-					if e911 != nil {
-						e913 = e911
-					} else if !(v910.Inner != nil) {
-						e913 = immutable.NoSuchKey("inner")
-					} else {
-						v912 = v910.Inner
-					}
-					var v914 bool
-					var e915 error
-					if e913 != nil {
-						e915 = e913
-					} else {
-						v914 = (v912.N != 0)
-					}
-					if e915 == nil && !v914 {
-						v895, e896 = false, nil
-					} else {
-						if e896 == nil {
-							e896 = e915
-						}
-						var v916 *GadgetStatus
-						var e917 error
-						if !(self.Status != nil) {
-							e917 = immutable.NoSuchKey("status")
-						} else {
-							v916 = self.Status
-						}
-						var v918 int64
-						var e919 error
-						if e917 != nil {
-							e919 = e917
-						} else if !(v916.Observed != 0) {
-							e919 = immutable.NoSuchKey("observed")
-						} else {
-							v918 = int64(v916.Observed)
-						}
-						var v920 *GadgetSpec
-						{
-							v920 = &self.Spec
-						}
-						var v921 *Topology
-						var e922 error
-						if !(v920.Topology != nil) {
-							e922 = immutable.NoSuchKey("topology")
-						} else {
-							v921 = v920.Topology
-						}
-						var v923 *Inner
-						var e924 error
-						if e922 != nil {
-							e924 = e922
-						} else if !(v921.Inner != nil) {
-							e924 = immutable.NoSuchKey("inner")
-						} else {
-							v923 = v921.Inner
-						}
-						var v925 int64
-						var e926 error
-						if e924 != nil {
-							e926 = e924
-						} else if !(v923.N != 0) {
-							e926 = immutable.NoSuchKey("n")
-						} else {
-							v925 = int64(v923.N)
-						}
-						var v927 bool
-						var e928 error
-						if e919 != nil {
-							e928 = e919
-						} else if e926 != nil {
-							e928 = e926
-						} else {
-							v927 = !(v918 == v925)
-						}
-						if e928 == nil && !v927 {
-							v895, e896 = false, nil
-						} else {
-							if e896 == nil {
-								e896 = e928
-							}
-							if e896 == nil {
-								v895 = true
-							}
-						}
-					}
-				}
+			if e944 == nil {
+				v943 = true
 			}
 		}
 	}
-	return v895, e896
+	if e944 == nil && v943 {
+		v941, e942 = true, nil
+	} else {
+		e942 = e944
+		var v955 bool
+		var e956 error
+		var v957 *GadgetSpec
+		{
+			v957 = &oldSelf.Spec
+		}
+		var v958 bool
+		{
+			v958 = (len(v957.Labels) != 0)
+		}
+		if !v958 {
+			v955, e956 = false, nil
+		} else {
+			var v959 *GadgetSpec
+			{
+				v959 = &oldSelf.Spec
+			}
+			var v960 map[string]string
+			var e961 error
+			if !(len(v959.Labels) != 0) {
+				e961 = immutable.NoSuchKey("labels")
+			} else {
+				v960 = v959.Labels
+			}
+			var v962 bool
+			var e963 error
+			if e961 != nil {
+				e963 = e961
+			} else {
+				count := 0
+				for k964 := range v960 {
+					_ = k964
+					var v965 bool
+					var e966 error
+					var v967 bool
+					{
+						v967 = strings.HasPrefix(string(k964), "")
+					}
+					if v967 {
+						v965, e966 = true, nil
+					} else {
+						var v968 *GadgetSpec
+						{
+							v968 = &oldSelf.Spec
+						}
+						var v969 map[string]string
+						var e970 error
+						if !(len(v968.Labels) != 0) {
+							e970 = immutable.NoSuchKey("labels")
+						} else {
+							v969 = v968.Labels
+						}
+						var v971 string
+						var e972 error
+						if e970 != nil {
+							e972 = e970
+						} else {
+							if mv973, ok := v969[string(string(k964))]; !ok {
+								e972 = immutable.NoSuchKey(string(k964))
+							} else {
+								v971 = string(mv973)
+							}
+						}
+						var v974 bool
+						var e975 error
+						if e972 != nil {
+							e975 = e972
+						} else {
+							v974 = v971 == "b"
+						}
+						if e975 == nil && v974 {
+							v965, e966 = true, nil
+						} else {
+							if e966 == nil {
+								e966 = e975
+							}
+							if e966 == nil {
+								v965 = false
+							}
+						}
+					}
+					if e966 != nil {
+						e963 = e966
+					} else if v965 {
+						count++
+					}
+				}
+				if e963 == nil {
+					v962 = count == 1
+				}
+			}
+			if e963 == nil && !v962 {
+				v955, e956 = false, nil
+			} else {
+				if e956 == nil {
+					e956 = e963
+				}
+				if e956 == nil {
+					v955 = true
+				}
+			}
+		}
+		if e956 == nil && v955 {
+			v941, e942 = true, nil
+		} else {
+			if e942 == nil {
+				e942 = e956
+			}
+			if e942 == nil {
+				v941 = false
+			}
+		}
+	}
+	return v941, e942
 }
 
 func whenOwnGuardedC43(w *immutable.Walk, in, old *Guarded) {
@@ -6914,8 +7197,8 @@ func whenOwnGuardedC43(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C43 != nil && !immutable.SameKeys(in.C43, old.C43) {
 			if w.Violation() {
-				for _, c933 := range immutable.MapKeyChanges(in.C43, old.C43) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c43", immutable.QuoteKey(string(c933.Key)), c933.Added))
+				for _, c980 := range immutable.MapKeyChanges(in.C43, old.C43) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c43", immutable.QuoteKey(string(c980.Key)), c980.Added))
 				}
 			}
 			if w.Done() {
@@ -6932,213 +7215,60 @@ func whenOwnGuardedC43(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC44 is the condition of spec.guarded.c44: ((has(oldSelf.spec.labels) && oldSelf.spec.labels['a'] == ”) ? (has(self.spec.queue) && 'c' > self.spec.queue) : (size(self.spec.name) in [1, 2, 0])) || (((has(oldSelf.spec.items) && oldSelf.spec.items[1] < 3) ? 1 : 1) >= 3)
+// whenCondGadgetC44 is the condition of spec.guarded.c44: has(self.spec.items) && self.spec.items[2] == 0
 func whenCondGadgetC44(self, oldSelf *Gadget) (bool, error) {
-	var v934 bool
-	var e935 error
-	var v936 bool
-	var e937 error
-	var v938 *GadgetSpec
+	var v981 bool
+	var e982 error
+	var v983 *GadgetSpec
 	{
-		v938 = &oldSelf.Spec
+		v983 = &self.Spec
 	}
-	var v939 bool
+	var v984 bool
 	{
-		v939 = (len(v938.Labels) != 0)
+		v984 = (len(v983.Items) != 0)
 	}
-	if !v939 {
-		v936, e937 = false, nil
+	if !v984 {
+		v981, e982 = false, nil
 	} else {
-		var v940 *GadgetSpec
+		var v985 *GadgetSpec
 		{
-			v940 = &oldSelf.Spec
+			v985 = &self.Spec
 		}
-		var v941 map[string]string
-		var e942 error
-		if !(len(v940.Labels) != 0) {
-			e942 = immutable.NoSuchKey("labels")
+		var v986 []int64
+		var e987 error
+		if !(len(v985.Items) != 0) {
+			e987 = immutable.NoSuchKey("items")
 		} else {
-			v941 = v940.Labels
+			v986 = v985.Items
 		}
-		var v943 string
-		var e944 error
-		if e942 != nil {
-			e944 = e942
+		var v988 int64
+		var e989 error
+		if e987 != nil {
+			e989 = e987
+		} else if int64(2) < 0 || int64(2) >= int64(len(v986)) {
+			e989 = immutable.IndexOutOfBounds(int64(2))
 		} else {
-			if mv945, ok := v941[string("a")]; !ok {
-				e944 = immutable.NoSuchKey("a")
-			} else {
-				v943 = string(mv945)
+			v988 = int64(v986[int64(2)])
+		}
+		var v990 bool
+		var e991 error
+		if e989 != nil {
+			e991 = e989
+		} else {
+			v990 = v988 == int64(0)
+		}
+		if e991 == nil && !v990 {
+			v981, e982 = false, nil
+		} else {
+			if e982 == nil {
+				e982 = e991
 			}
-		}
-		var v946 bool
-		var e947 error
-		if e944 != nil {
-			e947 = e944
-		} else {
-			v946 = v943 == ""
-		}
-		if e947 == nil && !v946 {
-			v936, e937 = false, nil
-		} else {
-			if e937 == nil {
-				e937 = e947
-			}
-			if e937 == nil {
-				v936 = true
+			if e982 == nil {
+				v981 = true
 			}
 		}
 	}
-	var v961 bool
-	var e962 error
-	if e937 != nil {
-		e962 = e937
-	} else if v936 {
-		var v948 bool
-		var e949 error
-		var v950 *GadgetSpec
-		{
-			v950 = &self.Spec
-		}
-		var v951 bool
-		{
-			v951 = (v950.Queue != "")
-		}
-		if !v951 {
-			v948, e949 = false, nil
-		} else {
-			var v952 *GadgetSpec
-			{
-				v952 = &self.Spec
-			}
-			var v953 string
-			var e954 error
-			if !(v952.Queue != "") {
-				e954 = immutable.NoSuchKey("queue")
-			} else {
-				v953 = string(v952.Queue)
-			}
-			var v955 bool
-			var e956 error
-			if e954 != nil {
-				e956 = e954
-			} else {
-				v955 = "c" > v953
-			}
-			if e956 == nil && !v955 {
-				v948, e949 = false, nil
-			} else {
-				if e949 == nil {
-					e949 = e956
-				}
-				if e949 == nil {
-					v948 = true
-				}
-			}
-		}
-		v961, e962 = v948, e949
-	} else {
-		var v957 *GadgetSpec
-		{
-			v957 = &self.Spec
-		}
-		var v958 string
-		{
-			v958 = string(v957.Name)
-		}
-		var v959 int64
-		{
-			v959 = immutable.RuneCount(v958)
-		}
-		var v960 bool
-		{
-			v960 = (v959 == int64(1)) || (v959 == int64(2)) || (v959 == int64(0))
-		}
-		v961, e962 = v960, nil
-	}
-	if e962 == nil && v961 {
-		v934, e935 = true, nil
-	} else {
-		e935 = e962
-		var v963 bool
-		var e964 error
-		var v965 *GadgetSpec
-		{
-			v965 = &oldSelf.Spec
-		}
-		var v966 bool
-		{
-			v966 = (len(v965.Items) != 0)
-		}
-		if !v966 {
-			v963, e964 = false, nil
-		} else {
-			var v967 *GadgetSpec
-			{
-				v967 = &oldSelf.Spec
-			}
-			var v968 []int64
-			var e969 error
-			if !(len(v967.Items) != 0) {
-				e969 = immutable.NoSuchKey("items")
-			} else {
-				v968 = v967.Items
-			}
-			var v970 int64
-			var e971 error
-			if e969 != nil {
-				e971 = e969
-			} else if int64(1) < 0 || int64(1) >= int64(len(v968)) {
-				e971 = immutable.IndexOutOfBounds(int64(1))
-			} else {
-				v970 = int64(v968[int64(1)])
-			}
-			var v972 bool
-			var e973 error
-			if e971 != nil {
-				e973 = e971
-			} else {
-				v972 = v970 < int64(3)
-			}
-			if e973 == nil && !v972 {
-				v963, e964 = false, nil
-			} else {
-				if e964 == nil {
-					e964 = e973
-				}
-				if e964 == nil {
-					v963 = true
-				}
-			}
-		}
-		var v974 int64
-		var e975 error
-		if e964 != nil {
-			e975 = e964
-		} else if v963 {
-			v974, e975 = int64(1), nil
-		} else {
-			v974, e975 = int64(1), nil
-		}
-		var v976 bool
-		var e977 error
-		if e975 != nil {
-			e977 = e975
-		} else {
-			v976 = v974 >= int64(3)
-		}
-		if e977 == nil && v976 {
-			v934, e935 = true, nil
-		} else {
-			if e935 == nil {
-				e935 = e977
-			}
-			if e935 == nil {
-				v934 = false
-			}
-		}
-	}
-	return v934, e935
+	return v981, e982
 }
 
 func whenOwnGuardedC44(w *immutable.Walk, in, old *Guarded) {
@@ -7161,183 +7291,44 @@ func whenOwnGuardedC44(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC45 is the condition of spec.guarded.c45: (has(oldSelf.spec.queue) && oldSelf.spec.queue.endsWith(self.metadata.name)) || (has(oldSelf.spec.labels) && oldSelf.spec.labels.exists_one(k, k.startsWith(”) || oldSelf.spec.labels[k] == 'b'))
+// whenCondGadgetC45 is the condition of spec.guarded.c45: has(self.spec.suspend) && self.spec.suspend
 func whenCondGadgetC45(self, oldSelf *Gadget) (bool, error) {
-	var v982 bool
-	var e983 error
-	var v984 bool
-	var e985 error
-	var v986 *GadgetSpec
+	var v996 bool
+	var e997 error
+	var v998 *GadgetSpec
 	{
-		v986 = &oldSelf.Spec
+		v998 = &self.Spec
 	}
-	var v987 bool
+	var v999 bool
 	{
-		v987 = (v986.Queue != "")
+		v999 = (v998.Suspend != nil)
 	}
-	if !v987 {
-		v984, e985 = false, nil
+	if !v999 {
+		v996, e997 = false, nil
 	} else {
-		var v988 *GadgetSpec
+		var v1000 *GadgetSpec
 		{
-			v988 = &oldSelf.Spec
+			v1000 = &self.Spec
 		}
-		var v989 string
-		var e990 error
-		if !(v988.Queue != "") {
-			e990 = immutable.NoSuchKey("queue")
+		var v1001 bool
+		var e1002 error
+		if !(v1000.Suspend != nil) {
+			e1002 = immutable.NoSuchKey("suspend")
 		} else {
-			v989 = string(v988.Queue)
+			v1001 = bool((*v1000.Suspend))
 		}
-		var v991 *metav1.ObjectMeta
-		{
-			v991 = &self.ObjectMeta
-		}
-		var v992 string
-		var e993 error
-		if !(v991.Name != "") {
-			e993 = immutable.NoSuchKey("name")
-		} else {
-			v992 = string(v991.Name)
-		}
-		var v994 bool
-		var e995 error
-		if e990 != nil {
-			e995 = e990
-		} else if e993 != nil {
-			e995 = e993
-		} else {
-			v994 = strings.HasSuffix(v989, v992)
-		}
-		if e995 == nil && !v994 {
-			v984, e985 = false, nil
-		} else {
-			if e985 == nil {
-				e985 = e995
-			}
-			if e985 == nil {
-				v984 = true
-			}
-		}
-	}
-	if e985 == nil && v984 {
-		v982, e983 = true, nil
-	} else {
-		e983 = e985
-		var v996 bool
-		var e997 error
-		var v998 *GadgetSpec
-		{
-			v998 = &oldSelf.Spec
-		}
-		var v999 bool
-		{
-			v999 = (len(v998.Labels) != 0)
-		}
-		if !v999 {
+		if e1002 == nil && !v1001 {
 			v996, e997 = false, nil
 		} else {
-			var v1000 *GadgetSpec
-			{
-				v1000 = &oldSelf.Spec
+			if e997 == nil {
+				e997 = e1002
 			}
-			var v1001 map[string]string
-			var e1002 error
-			if !(len(v1000.Labels) != 0) {
-				e1002 = immutable.NoSuchKey("labels")
-			} else {
-				v1001 = v1000.Labels
-			}
-			var v1003 bool
-			var e1004 error
-			if e1002 != nil {
-				e1004 = e1002
-			} else {
-				count := 0
-				for k1005 := range v1001 {
-					_ = k1005
-					var v1006 bool
-					var e1007 error
-					var v1008 bool
-					{
-						v1008 = strings.HasPrefix(string(k1005), "")
-					}
-					if v1008 {
-						v1006, e1007 = true, nil
-					} else {
-						var v1009 *GadgetSpec
-						{
-							v1009 = &oldSelf.Spec
-						}
-						var v1010 map[string]string
-						var e1011 error
-						if !(len(v1009.Labels) != 0) {
-							e1011 = immutable.NoSuchKey("labels")
-						} else {
-							v1010 = v1009.Labels
-						}
-						var v1012 string
-						var e1013 error
-						if e1011 != nil {
-							e1013 = e1011
-						} else {
-							if mv1014, ok := v1010[string(string(k1005))]; !ok {
-								e1013 = immutable.NoSuchKey(string(k1005))
-							} else {
-								v1012 = string(mv1014)
-							}
-						}
-						var v1015 bool
-						var e1016 error
-						if e1013 != nil {
-							e1016 = e1013
-						} else {
-							v1015 = v1012 == "b"
-						}
-						if e1016 == nil && v1015 {
-							v1006, e1007 = true, nil
-						} else {
-							if e1007 == nil {
-								e1007 = e1016
-							}
-							if e1007 == nil {
-								v1006 = false
-							}
-						}
-					}
-					if e1007 != nil {
-						e1004 = e1007
-					} else if v1006 {
-						count++
-					}
-				}
-				if e1004 == nil {
-					v1003 = count == 1
-				}
-			}
-			if e1004 == nil && !v1003 {
-				v996, e997 = false, nil
-			} else {
-				if e997 == nil {
-					e997 = e1004
-				}
-				if e997 == nil {
-					v996 = true
-				}
-			}
-		}
-		if e997 == nil && v996 {
-			v982, e983 = true, nil
-		} else {
-			if e983 == nil {
-				e983 = e997
-			}
-			if e983 == nil {
-				v982 = false
+			if e997 == nil {
+				v996 = true
 			}
 		}
 	}
-	return v982, e983
+	return v996, e997
 }
 
 func whenOwnGuardedC45(w *immutable.Walk, in, old *Guarded) {
@@ -7360,60 +7351,86 @@ func whenOwnGuardedC45(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC46 is the condition of spec.guarded.c46: has(self.spec.items) && self.spec.items[2] == 0
+// whenCondGadgetC46 is the condition of spec.guarded.c46: ((has(self.spec.tags) && self.spec.tags.exists_one(t, t.size() < 3)) ? 1 : 2) > 0
 func whenCondGadgetC46(self, oldSelf *Gadget) (bool, error) {
-	var v1021 bool
-	var e1022 error
-	var v1023 *GadgetSpec
+	var v1007 bool
+	var e1008 error
+	var v1009 *GadgetSpec
 	{
-		v1023 = &self.Spec
+		v1009 = &self.Spec
 	}
-	var v1024 bool
+	var v1010 bool
 	{
-		v1024 = (len(v1023.Items) != 0)
+		v1010 = (len(v1009.Tags) != 0)
 	}
-	if !v1024 {
-		v1021, e1022 = false, nil
+	if !v1010 {
+		v1007, e1008 = false, nil
 	} else {
-		var v1025 *GadgetSpec
+		var v1011 *GadgetSpec
 		{
-			v1025 = &self.Spec
+			v1011 = &self.Spec
 		}
-		var v1026 []int64
-		var e1027 error
-		if !(len(v1025.Items) != 0) {
-			e1027 = immutable.NoSuchKey("items")
+		var v1012 []string
+		var e1013 error
+		if !(len(v1011.Tags) != 0) {
+			e1013 = immutable.NoSuchKey("tags")
 		} else {
-			v1026 = v1025.Items
+			v1012 = v1011.Tags
 		}
-		var v1028 int64
-		var e1029 error
-		if e1027 != nil {
-			e1029 = e1027
-		} else if int64(2) < 0 || int64(2) >= int64(len(v1026)) {
-			e1029 = immutable.IndexOutOfBounds(int64(2))
+		var v1014 bool
+		var e1015 error
+		if e1013 != nil {
+			e1015 = e1013
 		} else {
-			v1028 = int64(v1026[int64(2)])
-		}
-		var v1030 bool
-		var e1031 error
-		if e1029 != nil {
-			e1031 = e1029
-		} else {
-			v1030 = v1028 == int64(0)
-		}
-		if e1031 == nil && !v1030 {
-			v1021, e1022 = false, nil
-		} else {
-			if e1022 == nil {
-				e1022 = e1031
+			count := 0
+			for i1016 := range v1012 {
+				var v1017 string
+				v1017 = string(v1012[i1016])
+				_ = v1017
+				var v1018 int64
+				{
+					v1018 = immutable.RuneCount(v1017)
+				}
+				var v1019 bool
+				{
+					v1019 = v1018 < int64(3)
+				}
+				if v1019 {
+					count++
+				}
 			}
-			if e1022 == nil {
-				v1021 = true
+			if e1015 == nil {
+				v1014 = count == 1
+			}
+		}
+		if e1015 == nil && !v1014 {
+			v1007, e1008 = false, nil
+		} else {
+			if e1008 == nil {
+				e1008 = e1015
+			}
+			if e1008 == nil {
+				v1007 = true
 			}
 		}
 	}
-	return v1021, e1022
+	var v1020 int64
+	var e1021 error
+	if e1008 != nil {
+		e1021 = e1008
+	} else if v1007 {
+		v1020, e1021 = int64(1), nil
+	} else {
+		v1020, e1021 = int64(2), nil
+	}
+	var v1022 bool
+	var e1023 error
+	if e1021 != nil {
+		e1023 = e1021
+	} else {
+		v1022 = v1020 > int64(0)
+	}
+	return v1022, e1023
 }
 
 func whenOwnGuardedC46(w *immutable.Walk, in, old *Guarded) {
@@ -7436,44 +7453,14 @@ func whenOwnGuardedC46(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC47 is the condition of spec.guarded.c47: has(self.spec.suspend) && self.spec.suspend
+// whenCondGadgetC47 is the condition of spec.guarded.c47: 'a' <= ”
 func whenCondGadgetC47(self, oldSelf *Gadget) (bool, error) {
-	var v1036 bool
-	var e1037 error
-	var v1038 *GadgetSpec
+	l1028 := "a"
+	var v1029 bool
 	{
-		v1038 = &self.Spec
+		v1029 = l1028 <= ""
 	}
-	var v1039 bool
-	{
-		v1039 = (v1038.Suspend != nil)
-	}
-	if !v1039 {
-		v1036, e1037 = false, nil
-	} else {
-		var v1040 *GadgetSpec
-		{
-			v1040 = &self.Spec
-		}
-		var v1041 bool
-		var e1042 error
-		if !(v1040.Suspend != nil) {
-			e1042 = immutable.NoSuchKey("suspend")
-		} else {
-			v1041 = bool((*v1040.Suspend))
-		}
-		if e1042 == nil && !v1041 {
-			v1036, e1037 = false, nil
-		} else {
-			if e1037 == nil {
-				e1037 = e1042
-			}
-			if e1037 == nil {
-				v1036 = true
-			}
-		}
-	}
-	return v1036, e1037
+	return v1029, nil
 }
 
 func whenOwnGuardedC47(w *immutable.Walk, in, old *Guarded) {
@@ -7496,86 +7483,59 @@ func whenOwnGuardedC47(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC48 is the condition of spec.guarded.c48: ((has(self.spec.tags) && self.spec.tags.exists_one(t, t.size() < 3)) ? 1 : 2) > 0
+// whenCondGadgetC48 is the condition of spec.guarded.c48: has(oldSelf.spec.tags) && ” in oldSelf.spec.tags
 func whenCondGadgetC48(self, oldSelf *Gadget) (bool, error) {
-	var v1047 bool
-	var e1048 error
-	var v1049 *GadgetSpec
+	var v1034 bool
+	var e1035 error
+	var v1036 *GadgetSpec
 	{
-		v1049 = &self.Spec
+		v1036 = &oldSelf.Spec
 	}
-	var v1050 bool
+	var v1037 bool
 	{
-		v1050 = (len(v1049.Tags) != 0)
+		v1037 = (len(v1036.Tags) != 0)
 	}
-	if !v1050 {
-		v1047, e1048 = false, nil
+	if !v1037 {
+		v1034, e1035 = false, nil
 	} else {
-		var v1051 *GadgetSpec
+		var v1038 *GadgetSpec
 		{
-			v1051 = &self.Spec
+			v1038 = &oldSelf.Spec
 		}
-		var v1052 []string
-		var e1053 error
-		if !(len(v1051.Tags) != 0) {
-			e1053 = immutable.NoSuchKey("tags")
+		var v1039 []string
+		var e1040 error
+		if !(len(v1038.Tags) != 0) {
+			e1040 = immutable.NoSuchKey("tags")
 		} else {
-			v1052 = v1051.Tags
+			v1039 = v1038.Tags
 		}
-		var v1054 bool
-		var e1055 error
-		if e1053 != nil {
-			e1055 = e1053
+		var v1041 bool
+		var e1042 error
+		if e1040 != nil {
+			e1042 = e1040
 		} else {
-			count := 0
-			for i1056 := range v1052 {
-				var v1057 string
-				v1057 = string(v1052[i1056])
-				_ = v1057
-				var v1058 int64
-				{
-					v1058 = immutable.RuneCount(v1057)
-				}
-				var v1059 bool
-				{
-					v1059 = v1058 < int64(3)
-				}
-				if v1059 {
-					count++
+			v1041 = false
+			for i1043 := range v1039 {
+				var v1044 string
+				v1044 = string(v1039[i1043])
+				if v1044 == "" {
+					v1041 = true
+					break
 				}
 			}
-			if e1055 == nil {
-				v1054 = count == 1
-			}
 		}
-		if e1055 == nil && !v1054 {
-			v1047, e1048 = false, nil
+		if e1042 == nil && !v1041 {
+			v1034, e1035 = false, nil
 		} else {
-			if e1048 == nil {
-				e1048 = e1055
+			if e1035 == nil {
+				e1035 = e1042
 			}
-			if e1048 == nil {
-				v1047 = true
+			if e1035 == nil {
+				v1034 = true
 			}
 		}
 	}
-	var v1060 int64
-	var e1061 error
-	if e1048 != nil {
-		e1061 = e1048
-	} else if v1047 {
-		v1060, e1061 = int64(1), nil
-	} else {
-		v1060, e1061 = int64(2), nil
-	}
-	var v1062 bool
-	var e1063 error
-	if e1061 != nil {
-		e1063 = e1061
-	} else {
-		v1062 = v1060 > int64(0)
-	}
-	return v1062, e1063
+	return v1034, e1035
 }
 
 func whenOwnGuardedC48(w *immutable.Walk, in, old *Guarded) {
@@ -7589,8 +7549,8 @@ func whenOwnGuardedC48(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C48 != nil && !immutable.SameKeys(in.C48, old.C48) {
 			if w.Violation() {
-				for _, c1068 := range immutable.MapKeyChanges(in.C48, old.C48) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c48", immutable.QuoteKey(string(c1068.Key)), c1068.Added))
+				for _, c1049 := range immutable.MapKeyChanges(in.C48, old.C48) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c48", immutable.QuoteKey(string(c1049.Key)), c1049.Added))
 				}
 			}
 			if w.Done() {
@@ -7607,14 +7567,84 @@ func whenOwnGuardedC48(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC49 is the condition of spec.guarded.c49: 'a' <= ”
+// whenCondGadgetC49 is the condition of spec.guarded.c49: has(self.spec.queue) && has(self.spec.tags) && self.spec.queue in self.spec.tags
 func whenCondGadgetC49(self, oldSelf *Gadget) (bool, error) {
-	l1069 := "a"
-	var v1070 bool
+	var v1050 bool
+	var e1051 error
+	var v1052 *GadgetSpec
 	{
-		v1070 = l1069 <= ""
+		v1052 = &self.Spec
 	}
-	return v1070, nil
+	var v1053 bool
+	{
+		v1053 = (v1052.Queue != "")
+	}
+	if !v1053 {
+		v1050, e1051 = false, nil
+	} else {
+		var v1054 *GadgetSpec
+		{
+			v1054 = &self.Spec
+		}
+		var v1055 bool
+		{
+			v1055 = (len(v1054.Tags) != 0)
+		}
+		if !v1055 {
+			v1050, e1051 = false, nil
+		} else {
+			var v1056 *GadgetSpec
+			{
+				v1056 = &self.Spec
+			}
+			var v1057 string
+			var e1058 error
+			if !(v1056.Queue != "") {
+				e1058 = immutable.NoSuchKey("queue")
+			} else {
+				v1057 = string(v1056.Queue)
+			}
+			var v1059 *GadgetSpec
+			{
+				v1059 = &self.Spec
+			}
+			var v1060 []string
+			var e1061 error
+			if !(len(v1059.Tags) != 0) {
+				e1061 = immutable.NoSuchKey("tags")
+			} else {
+				v1060 = v1059.Tags
+			}
+			var v1062 bool
+			var e1063 error
+			if e1058 != nil {
+				e1063 = e1058
+			} else if e1061 != nil {
+				e1063 = e1061
+			} else {
+				v1062 = false
+				for i1064 := range v1060 {
+					var v1065 string
+					v1065 = string(v1060[i1064])
+					if v1065 == v1057 {
+						v1062 = true
+						break
+					}
+				}
+			}
+			if e1063 == nil && !v1062 {
+				v1050, e1051 = false, nil
+			} else {
+				if e1051 == nil {
+					e1051 = e1063
+				}
+				if e1051 == nil {
+					v1050 = true
+				}
+			}
+		}
+	}
+	return v1050, e1051
 }
 
 func whenOwnGuardedC49(w *immutable.Walk, in, old *Guarded) {
@@ -7637,76 +7667,266 @@ func whenOwnGuardedC49(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC5 is the condition of spec.guarded.c5: has(self.spec.deadline) && has(self.spec.started) && self.spec.deadline > self.spec.started
+// whenCondGadgetC5 is the condition of spec.guarded.c5: (has(self.spec.items) && self.spec.items[2] != 2) ? ((has(self.spec.labels) && self.metadata.name in self.spec.labels) || (has(oldSelf.spec.ports) && oldSelf.spec.ports.exists(p, p.name == 'ab' || has(p.port) && p.port == 3))) : (0 >= 0.5)
 func whenCondGadgetC5(self, oldSelf *Gadget) (bool, error) {
-	var v1075 bool
-	var e1076 error
-	var v1077 *GadgetSpec
+	var v1070 bool
+	var e1071 error
+	var v1072 *GadgetSpec
 	{
-		v1077 = &self.Spec
+		v1072 = &self.Spec
 	}
-	var v1078 bool
+	var v1073 bool
 	{
-		v1078 = !v1077.Deadline.IsZero()
+		v1073 = (len(v1072.Items) != 0)
 	}
-	if !v1078 {
-		v1075, e1076 = false, nil
+	if !v1073 {
+		v1070, e1071 = false, nil
 	} else {
-		var v1079 *GadgetSpec
+		var v1074 *GadgetSpec
 		{
-			v1079 = &self.Spec
+			v1074 = &self.Spec
 		}
-		var v1080 bool
-		{
-			v1080 = ((v1079.Started != nil) && !v1079.Started.IsZero())
-		}
-		if !v1080 {
-			v1075, e1076 = false, nil
+		var v1075 []int64
+		var e1076 error
+		if !(len(v1074.Items) != 0) {
+			e1076 = immutable.NoSuchKey("items")
 		} else {
-			var v1081 *GadgetSpec
-			{
-				v1081 = &self.Spec
+			v1075 = v1074.Items
+		}
+		var v1077 int64
+		var e1078 error
+		if e1076 != nil {
+			e1078 = e1076
+		} else if int64(2) < 0 || int64(2) >= int64(len(v1075)) {
+			e1078 = immutable.IndexOutOfBounds(int64(2))
+		} else {
+			v1077 = int64(v1075[int64(2)])
+		}
+		var v1079 bool
+		var e1080 error
+		if e1078 != nil {
+			e1080 = e1078
+		} else {
+			v1079 = !(v1077 == int64(2))
+		}
+		if e1080 == nil && !v1079 {
+			v1070, e1071 = false, nil
+		} else {
+			if e1071 == nil {
+				e1071 = e1080
 			}
-			var v1082 time.Time
-			var e1083 error
-			if v1081.Deadline.IsZero() {
-				e1083 = immutable.NoSuchKey("deadline")
-			} else {
-				v1082, e1083 = immutable.TimeValue(v1081.Deadline)
-			}
-			var v1084 *GadgetSpec
-			{
-				v1084 = &self.Spec
-			}
-			var v1085 time.Time
-			var e1086 error
-			if !((v1084.Started != nil) && !v1084.Started.IsZero()) {
-				e1086 = immutable.NoSuchKey("started")
-			} else {
-				v1085, e1086 = immutable.TimeValue((*v1084.Started))
-			}
-			var v1087 bool
-			var e1088 error
-			if e1083 != nil {
-				e1088 = e1083
-			} else if e1086 != nil {
-				e1088 = e1086
-			} else {
-				v1087 = immutable.CompareTimes(v1082, v1085) > 0
-			}
-			if e1088 == nil && !v1087 {
-				v1075, e1076 = false, nil
-			} else {
-				if e1076 == nil {
-					e1076 = e1088
-				}
-				if e1076 == nil {
-					v1075 = true
-				}
+			if e1071 == nil {
+				v1070 = true
 			}
 		}
 	}
-	return v1075, e1076
+	var v1120 bool
+	var e1121 error
+	if e1071 != nil {
+		e1121 = e1071
+	} else if v1070 {
+		var v1081 bool
+		var e1082 error
+		var v1083 bool
+		var e1084 error
+		var v1085 *GadgetSpec
+		{
+			v1085 = &self.Spec
+		}
+		var v1086 bool
+		{
+			v1086 = (len(v1085.Labels) != 0)
+		}
+		if !v1086 {
+			v1083, e1084 = false, nil
+		} else {
+			var v1087 *metav1.ObjectMeta
+			{
+				v1087 = &self.ObjectMeta
+			}
+			var v1088 string
+			var e1089 error
+			if !(v1087.Name != "") {
+				e1089 = immutable.NoSuchKey("name")
+			} else {
+				v1088 = string(v1087.Name)
+			}
+			var v1090 *GadgetSpec
+			{
+				v1090 = &self.Spec
+			}
+			var v1091 map[string]string
+			var e1092 error
+			if !(len(v1090.Labels) != 0) {
+				e1092 = immutable.NoSuchKey("labels")
+			} else {
+				v1091 = v1090.Labels
+			}
+			var v1093 bool
+			var e1094 error
+			if e1089 != nil {
+				e1094 = e1089
+			} else if e1092 != nil {
+				e1094 = e1092
+			} else {
+				if mv1095, ok := v1091[string(v1088)]; ok {
+					_ = mv1095
+					v1093 = true
+				}
+			}
+			if e1094 == nil && !v1093 {
+				v1083, e1084 = false, nil
+			} else {
+				if e1084 == nil {
+					e1084 = e1094
+				}
+				if e1084 == nil {
+					v1083 = true
+				}
+			}
+		}
+		if e1084 == nil && v1083 {
+			v1081, e1082 = true, nil
+		} else {
+			e1082 = e1084
+			var v1096 bool
+			var e1097 error
+			var v1098 *GadgetSpec
+			{
+				v1098 = &oldSelf.Spec
+			}
+			var v1099 bool
+			{
+				v1099 = (len(v1098.Ports) != 0)
+			}
+			if !v1099 {
+				v1096, e1097 = false, nil
+			} else {
+				var v1100 *GadgetSpec
+				{
+					v1100 = &oldSelf.Spec
+				}
+				var v1101 []Port
+				var e1102 error
+				if !(len(v1100.Ports) != 0) {
+					e1102 = immutable.NoSuchKey("ports")
+				} else {
+					v1101 = v1100.Ports
+				}
+				var v1103 bool
+				var e1104 error
+				if e1102 != nil {
+					e1104 = e1102
+				} else {
+					found := false
+					for i1105 := range v1101 {
+						var v1106 *Port
+						v1106 = &v1101[i1105]
+						_ = v1106
+						var v1107 bool
+						var e1108 error
+						var v1109 string
+						{
+							v1109 = string(v1106.Name)
+						}
+						var v1110 bool
+						{
+							v1110 = v1109 == "ab"
+						}
+						if v1110 {
+							v1107, e1108 = true, nil
+						} else {
+							var v1111 bool
+							var e1112 error
+							var v1113 bool
+							{
+								v1113 = (v1106.Port != nil)
+							}
+							if !v1113 {
+								v1111, e1112 = false, nil
+							} else {
+								var v1114 int64
+								var e1115 error
+								if !(v1106.Port != nil) {
+									e1115 = immutable.NoSuchKey("port")
+								} else {
+									v1114 = int64((*v1106.Port))
+								}
+								var v1116 bool
+								var e1117 error
+								if e1115 != nil {
+									e1117 = e1115
+								} else {
+									v1116 = v1114 == int64(3)
+								}
+								if e1117 == nil && !v1116 {
+									v1111, e1112 = false, nil
+								} else {
+									if e1112 == nil {
+										e1112 = e1117
+									}
+									if e1112 == nil {
+										v1111 = true
+									}
+								}
+							}
+							if e1112 == nil && v1111 {
+								v1107, e1108 = true, nil
+							} else {
+								if e1108 == nil {
+									e1108 = e1112
+								}
+								if e1108 == nil {
+									v1107 = false
+								}
+							}
+						}
+						if e1108 == nil && v1107 {
+							found = true
+							break
+						}
+						if e1108 != nil && e1104 == nil {
+							e1104 = e1108
+						}
+					}
+					if found {
+						v1103, e1104 = true, nil
+					} else if e1104 == nil {
+						v1103 = false
+					}
+				}
+				if e1104 == nil && !v1103 {
+					v1096, e1097 = false, nil
+				} else {
+					if e1097 == nil {
+						e1097 = e1104
+					}
+					if e1097 == nil {
+						v1096 = true
+					}
+				}
+			}
+			if e1097 == nil && v1096 {
+				v1081, e1082 = true, nil
+			} else {
+				if e1082 == nil {
+					e1082 = e1097
+				}
+				if e1082 == nil {
+					v1081 = false
+				}
+			}
+		}
+		v1120, e1121 = v1081, e1082
+	} else {
+		l1118 := int64(0)
+		var v1119 bool
+		{
+			v1119 = immutable.CompareIntDouble(l1118, float64(0.5)) >= 0
+		}
+		v1120, e1121 = v1119, nil
+	}
+	return v1120, e1121
 }
 
 func whenOwnGuardedC5(w *immutable.Walk, in, old *Guarded) {
@@ -7729,59 +7949,154 @@ func whenOwnGuardedC5(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC50 is the condition of spec.guarded.c50: has(oldSelf.spec.tags) && ” in oldSelf.spec.tags
+// whenCondGadgetC50 is the condition of spec.guarded.c50: has(self.status) && has(self.status.observed) && ((has(self.spec.queue) && has(oldSelf.spec.labels) && self.spec.queue in oldSelf.spec.labels) ? -1 : 0) != self.status.observed
 func whenCondGadgetC50(self, oldSelf *Gadget) (bool, error) {
-	var v1093 bool
-	var e1094 error
-	var v1095 *GadgetSpec
+	var v1126 bool
+	var e1127 error
+	var v1128 bool
 	{
-		v1095 = &oldSelf.Spec
+		v1128 = (self.Status != nil)
 	}
-	var v1096 bool
-	{
-		v1096 = (len(v1095.Tags) != 0)
-	}
-	if !v1096 {
-		v1093, e1094 = false, nil
+	if !v1128 {
+		v1126, e1127 = false, nil
 	} else {
-		var v1097 *GadgetSpec
-		{
-			v1097 = &oldSelf.Spec
-		}
-		var v1098 []string
-		var e1099 error
-		if !(len(v1097.Tags) != 0) {
-			e1099 = immutable.NoSuchKey("tags")
+		var v1129 *GadgetStatus
+		var e1130 error
+		if !(self.Status != nil) {
+			e1130 = immutable.NoSuchKey("status")
 		} else {
-			v1098 = v1097.Tags
+			v1129 = self.Status
 		}
-		var v1100 bool
-		var e1101 error
-		if e1099 != nil {
-			e1101 = e1099
+		var v1131 bool
+		var e1132 error
+		if e1130 != nil {
+			e1132 = e1130
 		} else {
-			v1100 = false
-			for i1102 := range v1098 {
-				var v1103 string
-				v1103 = string(v1098[i1102])
-				if v1103 == "" {
-					v1100 = true
-					break
+			v1131 = (v1129.Observed != 0)
+		}
+		if e1132 == nil && !v1131 {
+			v1126, e1127 = false, nil
+		} else {
+			if e1127 == nil {
+				e1127 = e1132
+			}
+			var v1133 bool
+			var e1134 error
+			var v1135 *GadgetSpec
+			{
+				v1135 = &self.Spec
+			}
+			var v1136 bool
+			{
+				v1136 = (v1135.Queue != "")
+			}
+			if !v1136 {
+				v1133, e1134 = false, nil
+			} else {
+				var v1137 *GadgetSpec
+				{
+					v1137 = &oldSelf.Spec
+				}
+				var v1138 bool
+				{
+					v1138 = (len(v1137.Labels) != 0)
+				}
+				if !v1138 {
+					v1133, e1134 = false, nil
+				} else {
+					var v1139 *GadgetSpec
+					{
+						v1139 = &self.Spec
+					}
+					var v1140 string
+					var e1141 error
+					if !(v1139.Queue != "") {
+						e1141 = immutable.NoSuchKey("queue")
+					} else {
+						v1140 = string(v1139.Queue)
+					}
+					var v1142 *GadgetSpec
+					{
+						v1142 = &oldSelf.Spec
+					}
+					var v1143 map[string]string
+					var e1144 error
+					if !(len(v1142.Labels) != 0) {
+						e1144 = immutable.NoSuchKey("labels")
+					} else {
+						v1143 = v1142.Labels
+					}
+					var v1145 bool
+					var e1146 error
+					if e1141 != nil {
+						e1146 = e1141
+					} else if e1144 != nil {
+						e1146 = e1144
+					} else {
+						if mv1147, ok := v1143[string(v1140)]; ok {
+							_ = mv1147
+							v1145 = true
+						}
+					}
+					if e1146 == nil && !v1145 {
+						v1133, e1134 = false, nil
+					} else {
+						if e1134 == nil {
+							e1134 = e1146
+						}
+						if e1134 == nil {
+							v1133 = true
+						}
+					}
+				}
+			}
+			var v1148 int64
+			var e1149 error
+			if e1134 != nil {
+				e1149 = e1134
+			} else if v1133 {
+				v1148, e1149 = int64(-1), nil
+			} else {
+				v1148, e1149 = int64(0), nil
+			}
+			var v1150 *GadgetStatus
+			var e1151 error
+			if !(self.Status != nil) {
+				e1151 = immutable.NoSuchKey("status")
+			} else {
+				v1150 = self.Status
+			}
+			var v1152 int64
+			var e1153 error
+			if e1151 != nil {
+				e1153 = e1151
+			} else if !(v1150.Observed != 0) {
+				e1153 = immutable.NoSuchKey("observed")
+			} else {
+				v1152 = int64(v1150.Observed)
+			}
+			var v1154 bool
+			var e1155 error
+			if e1149 != nil {
+				e1155 = e1149
+			} else if e1153 != nil {
+				e1155 = e1153
+			} else {
+				v1154 = !(v1148 == v1152)
+			}
+			if e1155 == nil && !v1154 {
+				v1126, e1127 = false, nil
+			} else {
+				if e1127 == nil {
+					e1127 = e1155
+				}
+				if e1127 == nil {
+					v1126 = true
 				}
 			}
 		}
-		if e1101 == nil && !v1100 {
-			v1093, e1094 = false, nil
-		} else {
-			if e1094 == nil {
-				e1094 = e1101
-			}
-			if e1094 == nil {
-				v1093 = true
-			}
-		}
 	}
-	return v1093, e1094
+	return v1126, e1127
 }
 
 func whenOwnGuardedC50(w *immutable.Walk, in, old *Guarded) {
@@ -7804,84 +8119,71 @@ func whenOwnGuardedC50(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC51 is the condition of spec.guarded.c51: has(self.spec.queue) && has(self.spec.tags) && self.spec.queue in self.spec.tags
+// whenCondGadgetC51 is the condition of spec.guarded.c51: has(oldSelf.spec.items) && size(self.spec.name) in oldSelf.spec.items
 func whenCondGadgetC51(self, oldSelf *Gadget) (bool, error) {
-	var v1108 bool
-	var e1109 error
-	var v1110 *GadgetSpec
+	var v1160 bool
+	var e1161 error
+	var v1162 *GadgetSpec
 	{
-		v1110 = &self.Spec
+		v1162 = &oldSelf.Spec
 	}
-	var v1111 bool
+	var v1163 bool
 	{
-		v1111 = (v1110.Queue != "")
+		v1163 = (len(v1162.Items) != 0)
 	}
-	if !v1111 {
-		v1108, e1109 = false, nil
+	if !v1163 {
+		v1160, e1161 = false, nil
 	} else {
-		var v1112 *GadgetSpec
+		var v1164 *GadgetSpec
 		{
-			v1112 = &self.Spec
+			v1164 = &self.Spec
 		}
-		var v1113 bool
+		var v1165 string
 		{
-			v1113 = (len(v1112.Tags) != 0)
+			v1165 = string(v1164.Name)
 		}
-		if !v1113 {
-			v1108, e1109 = false, nil
+		var v1166 int64
+		{
+			v1166 = immutable.RuneCount(v1165)
+		}
+		var v1167 *GadgetSpec
+		{
+			v1167 = &oldSelf.Spec
+		}
+		var v1168 []int64
+		var e1169 error
+		if !(len(v1167.Items) != 0) {
+			e1169 = immutable.NoSuchKey("items")
 		} else {
-			var v1114 *GadgetSpec
-			{
-				v1114 = &self.Spec
-			}
-			var v1115 string
-			var e1116 error
-			if !(v1114.Queue != "") {
-				e1116 = immutable.NoSuchKey("queue")
-			} else {
-				v1115 = string(v1114.Queue)
-			}
-			var v1117 *GadgetSpec
-			{
-				v1117 = &self.Spec
-			}
-			var v1118 []string
-			var e1119 error
-			if !(len(v1117.Tags) != 0) {
-				e1119 = immutable.NoSuchKey("tags")
-			} else {
-				v1118 = v1117.Tags
-			}
-			var v1120 bool
-			var e1121 error
-			if e1116 != nil {
-				e1121 = e1116
-			} else if e1119 != nil {
-				e1121 = e1119
-			} else {
-				v1120 = false
-				for i1122 := range v1118 {
-					var v1123 string
-					v1123 = string(v1118[i1122])
-					if v1123 == v1115 {
-						v1120 = true
-						break
-					}
+			v1168 = v1167.Items
+		}
+		var v1170 bool
+		var e1171 error
+		if e1169 != nil {
+			e1171 = e1169
+		} else {
+			v1170 = false
+			for i1172 := range v1168 {
+				var v1173 int64
+				v1173 = int64(v1168[i1172])
+				if v1173 == v1166 {
+					v1170 = true
+					break
 				}
 			}
-			if e1121 == nil && !v1120 {
-				v1108, e1109 = false, nil
-			} else {
-				if e1109 == nil {
-					e1109 = e1121
-				}
-				if e1109 == nil {
-					v1108 = true
-				}
+		}
+		if e1171 == nil && !v1170 {
+			v1160, e1161 = false, nil
+		} else {
+			if e1161 == nil {
+				e1161 = e1171
+			}
+			if e1161 == nil {
+				v1160 = true
 			}
 		}
 	}
-	return v1108, e1109
+	return v1160, e1161
 }
 
 func whenOwnGuardedC51(w *immutable.Walk, in, old *Guarded) {
@@ -7904,154 +8206,62 @@ func whenOwnGuardedC51(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC52 is the condition of spec.guarded.c52: has(self.status) && has(self.status.observed) && ((has(self.spec.queue) && has(oldSelf.spec.labels) && self.spec.queue in oldSelf.spec.labels) ? -1 : 0) != self.status.observed
+// whenCondGadgetC52 is the condition of spec.guarded.c52: has(self.spec.counts) && self.spec.counts['b'] > 2
 func whenCondGadgetC52(self, oldSelf *Gadget) (bool, error) {
-	var v1128 bool
-	var e1129 error
-	var v1130 bool
+	var v1178 bool
+	var e1179 error
+	var v1180 *GadgetSpec
 	{
-		v1130 = (self.Status != nil)
+		v1180 = &self.Spec
 	}
-	if !v1130 {
-		v1128, e1129 = false, nil
+	var v1181 bool
+	{
+		v1181 = (len(v1180.Counts) != 0)
+	}
+	if !v1181 {
+		v1178, e1179 = false, nil
 	} else {
-		var v1131 *GadgetStatus
-		var e1132 error
-		if !(self.Status != nil) {
-			e1132 = immutable.NoSuchKey("status")
-		} else {
-			v1131 = self.Status
+		var v1182 *GadgetSpec
+		{
+			v1182 = &self.Spec
 		}
-		var v1133 bool
-		var e1134 error
-		if e1132 != nil {
-			e1134 = e1132
+		var v1183 map[string]int32
+		var e1184 error
+		if !(len(v1182.Counts) != 0) {
+			e1184 = immutable.NoSuchKey("counts")
 		} else {
-			v1133 = (v1131.Observed != 0)
+			v1183 = v1182.Counts
 		}
-		if e1134 == nil && !v1133 {
-			v1128, e1129 = false, nil
+		var v1185 int64
+		var e1186 error
+		if e1184 != nil {
+			e1186 = e1184
 		} else {
-			if e1129 == nil {
-				e1129 = e1134
-			}
-			var v1135 bool
-			var e1136 error
-			var v1137 *GadgetSpec
-			{
-				v1137 = &self.Spec
-			}
-			var v1138 bool
-			{
-				v1138 = (v1137.Queue != "")
-			}
-			if !v1138 {
-				v1135, e1136 = false, nil
+			if mv1187, ok := v1183[string("b")]; !ok {
+				e1186 = immutable.NoSuchKey("b")
 			} else {
-				var v1139 *GadgetSpec
-				{
-					v1139 = &oldSelf.Spec
-				}
-				var v1140 bool
-				{
-					v1140 = (len(v1139.Labels) != 0)
-				}
-				if !v1140 {
-					v1135, e1136 = false, nil
-				} else {
-					var v1141 *GadgetSpec
-					{
-						v1141 = &self.Spec
-					}
-					var v1142 string
-					var e1143 error
-					if !(v1141.Queue != "") {
-						e1143 = immutable.NoSuchKey("queue")
-					} else {
-						v1142 = string(v1141.Queue)
-					}
-					var v1144 *GadgetSpec
-					{
-						v1144 = &oldSelf.Spec
-					}
-					var v1145 map[string]string
-					var e1146 error
-					if !(len(v1144.Labels) != 0) {
-						e1146 = immutable.NoSuchKey("labels")
-					} else {
-						v1145 = v1144.Labels
-					}
-					var v1147 bool
-					var e1148 error
-					if e1143 != nil {
-						e1148 = e1143
-					} else if e1146 != nil {
-						e1148 = e1146
-					} else {
-						if mv1149, ok := v1145[string(v1142)]; ok {
-							_ = mv1149
-							v1147 = true
-						}
-					}
-					if e1148 == nil && !v1147 {
-						v1135, e1136 = false, nil
-					} else {
-						if e1136 == nil {
-							e1136 = e1148
-						}
-						if e1136 == nil {
-							v1135 = true
-						}
-					}
-				}
+				v1185 = int64(mv1187)
 			}
-			var v1150 int64
-			var e1151 error
-			if e1136 != nil {
-				e1151 = e1136
-			} else if v1135 {
-				v1150, e1151 = int64(-1), nil
-			} else {
-				v1150, e1151 = int64(0), nil
+		}
+		var v1188 bool
+		var e1189 error
+		if e1186 != nil {
+			e1189 = e1186
+		} else {
+			v1188 = v1185 > int64(2)
+		}
+		if e1189 == nil && !v1188 {
+			v1178, e1179 = false, nil
+		} else {
+			if e1179 == nil {
+				e1179 = e1189
 			}
-			var v1152 *GadgetStatus
-			var e1153 error
-			if !(self.Status != nil) {
-				e1153 = immutable.NoSuchKey("status")
-			} else {
-				v1152 = self.Status
-			}
-			var v1154 int64
-			var e1155 error
-			if e1153 != nil {
-				e1155 = e1153
-			} else if !(v1152.Observed != 0) {
-				e1155 = immutable.NoSuchKey("observed")
-			} else {
-				v1154 = int64(v1152.Observed)
-			}
-			var v1156 bool
-			var e1157 error
-			if e1151 != nil {
-				e1157 = e1151
-			} else if e1155 != nil {
-				e1157 = e1155
-			} else {
-				v1156 = !(v1150 == v1154)
-			}
-			if e1157 == nil && !v1156 {
-				v1128, e1129 = false, nil
-			} else {
-				if e1129 == nil {
-					e1129 = e1157
-				}
-				if e1129 == nil {
-					v1128 = true
-				}
+			if e1179 == nil {
+				v1178 = true
 			}
 		}
 	}
-	return v1128, e1129
+	return v1178, e1179
 }
 
 func whenOwnGuardedC52(w *immutable.Walk, in, old *Guarded) {
@@ -8074,71 +8284,44 @@ func whenOwnGuardedC52(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC53 is the condition of spec.guarded.c53: has(oldSelf.spec.items) && size(self.spec.name) in oldSelf.spec.items
+// whenCondGadgetC53 is the condition of spec.guarded.c53: has(oldSelf.spec.suspend) && oldSelf.spec.suspend
 func whenCondGadgetC53(self, oldSelf *Gadget) (bool, error) {
-	var v1162 bool
-	var e1163 error
-	var v1164 *GadgetSpec
+	var v1194 bool
+	var e1195 error
+	var v1196 *GadgetSpec
 	{
-		v1164 = &oldSelf.Spec
+		v1196 = &oldSelf.Spec
 	}
-	var v1165 bool
+	var v1197 bool
 	{
-		v1165 = (len(v1164.Items) != 0)
+		v1197 = (v1196.Suspend != nil)
 	}
-	if !v1165 {
-		v1162, e1163 = false, nil
+	if !v1197 {
+		v1194, e1195 = false, nil
 	} else {
-		var v1166 *GadgetSpec
+		var v1198 *GadgetSpec
 		{
-			v1166 = &self.Spec
+			v1198 = &oldSelf.Spec
 		}
-		var v1167 string
-		{
-			v1167 = string(v1166.Name)
-		}
-		var v1168 int64
-		{
-			v1168 = immutable.RuneCount(v1167)
-		}
-		var v1169 *GadgetSpec
-		{
-			v1169 = &oldSelf.Spec
-		}
-		var v1170 []int64
-		var e1171 error
-		if !(len(v1169.Items) != 0) {
-			e1171 = immutable.NoSuchKey("items")
+		var v1199 bool
+		var e1200 error
+		if !(v1198.Suspend != nil) {
+			e1200 = immutable.NoSuchKey("suspend")
 		} else {
-			v1170 = v1169.Items
+			v1199 = bool((*v1198.Suspend))
 		}
-		var v1172 bool
-		var e1173 error
-		if e1171 != nil {
-			e1173 = e1171
+		if e1200 == nil && !v1199 {
+			v1194, e1195 = false, nil
 		} else {
-			v1172 = false
-			for i1174 := range v1170 {
-				var v1175 int64
-				v1175 = int64(v1170[i1174])
-				if v1175 == v1168 {
-					v1172 = true
-					break
-				}
+			if e1195 == nil {
+				e1195 = e1200
 			}
-		}
-		if e1173 == nil && !v1172 {
-			v1162, e1163 = false, nil
-		} else {
-			if e1163 == nil {
-				e1163 = e1173
-			}
-			if e1163 == nil {
-				v1162 = true
+			if e1195 == nil {
+				v1194 = true
 			}
 		}
 	}
-	return v1162, e1163
+	return v1194, e1195
 }
 
 func whenOwnGuardedC53(w *immutable.Walk, in, old *Guarded) {
@@ -8152,8 +8335,8 @@ func whenOwnGuardedC53(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C53 != nil && !immutable.SameKeys(in.C53, old.C53) {
 			if w.Violation() {
-				for _, c1180 := range immutable.MapKeyChanges(in.C53, old.C53) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c53", immutable.QuoteKey(string(c1180.Key)), c1180.Added))
+				for _, c1205 := range immutable.MapKeyChanges(in.C53, old.C53) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c53", immutable.QuoteKey(string(c1205.Key)), c1205.Added))
 				}
 			}
 			if w.Done() {
@@ -8170,62 +8353,89 @@ func whenOwnGuardedC53(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC54 is the condition of spec.guarded.c54: has(self.spec.counts) && self.spec.counts['b'] > 2
+// whenCondGadgetC54 is the condition of spec.guarded.c54: (((0 >= -1) ? -1 : 2) <= 0) && (has(oldSelf.spec.labels) && size(oldSelf.spec.labels) > 0.5)
 func whenCondGadgetC54(self, oldSelf *Gadget) (bool, error) {
-	var v1181 bool
-	var e1182 error
-	var v1183 *GadgetSpec
+	var v1206 bool
+	var e1207 error
+	l1208 := int64(0)
+	var v1209 bool
 	{
-		v1183 = &self.Spec
+		v1209 = l1208 >= int64(-1)
 	}
-	var v1184 bool
-	{
-		v1184 = (len(v1183.Counts) != 0)
-	}
-	if !v1184 {
-		v1181, e1182 = false, nil
+	var v1210 int64
+	if v1209 {
+		v1210 = int64(-1)
 	} else {
-		var v1185 *GadgetSpec
+		v1210 = int64(2)
+	}
+	var v1211 bool
+	{
+		v1211 = v1210 <= int64(0)
+	}
+	if !v1211 {
+		v1206, e1207 = false, nil
+	} else {
+		var v1212 bool
+		var e1213 error
+		var v1214 *GadgetSpec
 		{
-			v1185 = &self.Spec
+			v1214 = &oldSelf.Spec
 		}
-		var v1186 map[string]int32
-		var e1187 error
-		if !(len(v1185.Counts) != 0) {
-			e1187 = immutable.NoSuchKey("counts")
-		} else {
-			v1186 = v1185.Counts
+		var v1215 bool
+		{
+			v1215 = (len(v1214.Labels) != 0)
 		}
-		var v1188 int64
-		var e1189 error
-		if e1187 != nil {
-			e1189 = e1187
+		if !v1215 {
+			v1212, e1213 = false, nil
 		} else {
-			if mv1190, ok := v1186[string("b")]; !ok {
-				e1189 = immutable.NoSuchKey("b")
+			var v1216 *GadgetSpec
+			{
+				v1216 = &oldSelf.Spec
+			}
+			var v1217 map[string]string
+			var e1218 error
+			if !(len(v1216.Labels) != 0) {
+				e1218 = immutable.NoSuchKey("labels")
 			} else {
-				v1188 = int64(mv1190)
+				v1217 = v1216.Labels
+			}
+			var v1219 int64
+			var e1220 error
+			if e1218 != nil {
+				e1220 = e1218
+			} else {
+				v1219 = int64(len(v1217))
+			}
+			var v1221 bool
+			var e1222 error
+			if e1220 != nil {
+				e1222 = e1220
+			} else {
+				v1221 = immutable.CompareIntDouble(v1219, float64(0.5)) > 0
+			}
+			if e1222 == nil && !v1221 {
+				v1212, e1213 = false, nil
+			} else {
+				if e1213 == nil {
+					e1213 = e1222
+				}
+				if e1213 == nil {
+					v1212 = true
+				}
 			}
 		}
-		var v1191 bool
-		var e1192 error
-		if e1189 != nil {
-			e1192 = e1189
+		if e1213 == nil && !v1212 {
+			v1206, e1207 = false, nil
 		} else {
-			v1191 = v1188 > int64(2)
-		}
-		if e1192 == nil && !v1191 {
-			v1181, e1182 = false, nil
-		} else {
-			if e1182 == nil {
-				e1182 = e1192
+			if e1207 == nil {
+				e1207 = e1213
 			}
-			if e1182 == nil {
-				v1181 = true
+			if e1207 == nil {
+				v1206 = true
 			}
 		}
 	}
-	return v1181, e1182
+	return v1206, e1207
 }
 
 func whenOwnGuardedC54(w *immutable.Walk, in, old *Guarded) {
@@ -8248,44 +8458,14 @@ func whenOwnGuardedC54(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC55 is the condition of spec.guarded.c55: has(oldSelf.spec.suspend) && oldSelf.spec.suspend
+// whenCondGadgetC55 is the condition of spec.guarded.c55: 'b' in ['b', 'b']
 func whenCondGadgetC55(self, oldSelf *Gadget) (bool, error) {
-	var v1197 bool
-	var e1198 error
-	var v1199 *GadgetSpec
+	l1227 := "b"
+	var v1228 bool
 	{
-		v1199 = &oldSelf.Spec
+		v1228 = (l1227 == "b")
 	}
-	var v1200 bool
-	{
-		v1200 = (v1199.Suspend != nil)
-	}
-	if !v1200 {
-		v1197, e1198 = false, nil
-	} else {
-		var v1201 *GadgetSpec
-		{
-			v1201 = &oldSelf.Spec
-		}
-		var v1202 bool
-		var e1203 error
-		if !(v1201.Suspend != nil) {
-			e1203 = immutable.NoSuchKey("suspend")
-		} else {
-			v1202 = bool((*v1201.Suspend))
-		}
-		if e1203 == nil && !v1202 {
-			v1197, e1198 = false, nil
-		} else {
-			if e1198 == nil {
-				e1198 = e1203
-			}
-			if e1198 == nil {
-				v1197 = true
-			}
-		}
-	}
-	return v1197, e1198
+	return v1228, nil
 }
 
 func whenOwnGuardedC55(w *immutable.Walk, in, old *Guarded) {
@@ -8308,89 +8488,200 @@ func whenOwnGuardedC55(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC56 is the condition of spec.guarded.c56: (((0 >= -1) ? -1 : 2) <= 0) && (has(oldSelf.spec.labels) && size(oldSelf.spec.labels) > 0.5)
+// whenCondGadgetC56 is the condition of spec.guarded.c56: (has(self.spec.tags) && 'b' in self.spec.tags) && ((has(oldSelf.spec.suspend) && oldSelf.spec.suspend) && (has(oldSelf.status) && has(oldSelf.status.phase) && has(self.spec.labels) && oldSelf.status.phase in self.spec.labels))
 func whenCondGadgetC56(self, oldSelf *Gadget) (bool, error) {
-	var v1208 bool
-	var e1209 error
-	l1210 := int64(0)
-	var v1211 bool
+	var v1233 bool
+	var e1234 error
+	var v1235 *GadgetSpec
 	{
-		v1211 = l1210 >= int64(-1)
+		v1235 = &self.Spec
 	}
-	var v1212 int64
-	if v1211 {
-		v1212 = int64(-1)
-	} else {
-		v1212 = int64(2)
-	}
-	var v1213 bool
+	var v1236 bool
 	{
-		v1213 = v1212 <= int64(0)
+		v1236 = (len(v1235.Tags) != 0)
 	}
-	if !v1213 {
-		v1208, e1209 = false, nil
+	if !v1236 {
+		v1233, e1234 = false, nil
 	} else {
-		var v1214 bool
-		var e1215 error
-		var v1216 *GadgetSpec
+		var v1237 *GadgetSpec
 		{
-			v1216 = &oldSelf.Spec
+			v1237 = &self.Spec
 		}
-		var v1217 bool
-		{
-			v1217 = (len(v1216.Labels) != 0)
-		}
-		if !v1217 {
-			v1214, e1215 = false, nil
+		var v1238 []string
+		var e1239 error
+		if !(len(v1237.Tags) != 0) {
+			e1239 = immutable.NoSuchKey("tags")
 		} else {
-			var v1218 *GadgetSpec
+			v1238 = v1237.Tags
+		}
+		var v1240 bool
+		var e1241 error
+		if e1239 != nil {
+			e1241 = e1239
+		} else {
+			v1240 = false
+			for i1242 := range v1238 {
+				var v1243 string
+				v1243 = string(v1238[i1242])
+				if v1243 == "b" {
+					v1240 = true
+					break
+				}
+			}
+		}
+		if e1241 == nil && !v1240 {
+			v1233, e1234 = false, nil
+		} else {
+			if e1234 == nil {
+				e1234 = e1241
+			}
+			var v1244 bool
+			var e1245 error
+			var v1246 *GadgetSpec
 			{
-				v1218 = &oldSelf.Spec
+				v1246 = &oldSelf.Spec
 			}
-			var v1219 map[string]string
-			var e1220 error
-			if !(len(v1218.Labels) != 0) {
-				e1220 = immutable.NoSuchKey("labels")
-			} else {
-				v1219 = v1218.Labels
+			var v1247 bool
+			{
+				v1247 = (v1246.Suspend != nil)
 			}
-			var v1221 int64
-			var e1222 error
-			if e1220 != nil {
-				e1222 = e1220
+			if !v1247 {
+				v1244, e1245 = false, nil
 			} else {
-				v1221 = int64(len(v1219))
-			}
-			var v1223 bool
-			var e1224 error
-			if e1222 != nil {
-				e1224 = e1222
-			} else {
-				v1223 = immutable.CompareIntDouble(v1221, float64(0.5)) > 0
-			}
-			if e1224 == nil && !v1223 {
-				v1214, e1215 = false, nil
-			} else {
-				if e1215 == nil {
-					e1215 = e1224
+				var v1248 *GadgetSpec
+				{
+					v1248 = &oldSelf.Spec
 				}
-				if e1215 == nil {
-					v1214 = true
+				var v1249 bool
+				var e1250 error
+				if !(v1248.Suspend != nil) {
+					e1250 = immutable.NoSuchKey("suspend")
+				} else {
+					v1249 = bool((*v1248.Suspend))
+				}
+				if e1250 == nil && !v1249 {
+					v1244, e1245 = false, nil
+				} else {
+					if e1245 == nil {
+						e1245 = e1250
+					}
+					var v1251 bool
+					var e1252 error
+					var v1253 bool
+					{
+						v1253 = (oldSelf.Status != nil)
+					}
+					if !v1253 {
+						v1251, e1252 = false, nil
+					} else {
+						var v1254 *GadgetStatus
+						var e1255 error
+						if !(oldSelf.Status != nil) {
+							e1255 = immutable.NoSuchKey("status")
+						} else {
+							v1254 = oldSelf.Status
+						}
+						var v1256 bool
+						var e1257 error
+						if e1255 != nil {
+							e1257 = e1255
+						} else {
+							v1256 = (v1254.Phase != "")
+						}
+						if e1257 == nil && !v1256 {
+							v1251, e1252 = false, nil
+						} else {
+							if e1252 == nil {
+								e1252 = e1257
+							}
+							var v1258 *GadgetSpec
+							{
+								v1258 = &self.Spec
+							}
+							var v1259 bool
+							{
+								v1259 = (len(v1258.Labels) != 0)
+							}
+							if !v1259 {
+								v1251, e1252 = false, nil
+							} else {
+								var v1260 *GadgetStatus
+								var e1261 error
+								if !(oldSelf.Status != nil) {
+									e1261 = immutable.NoSuchKey("status")
+								} else {
+									v1260 = oldSelf.Status
+								}
+								var v1262 string
+								var e1263 error
+								if e1261 != nil {
+									e1263 = e1261
+								} else if !(v1260.Phase != "") {
+									e1263 = immutable.NoSuchKey("phase")
+								} else {
+									v1262 = string(v1260.Phase)
+								}
+								var v1264 *GadgetSpec
+								{
+									v1264 = &self.Spec
+								}
+								var v1265 map[string]string
+								var e1266 error
+								if !(len(v1264.Labels) != 0) {
+									e1266 = immutable.NoSuchKey("labels")
+								} else {
+									v1265 = v1264.Labels
+								}
+								var v1267 bool
+								var e1268 error
+								if e1263 != nil {
+									e1268 = e1263
+								} else if e1266 != nil {
+									e1268 = e1266
+								} else {
+									if mv1269, ok := v1265[string(v1262)]; ok {
+										_ = mv1269
+										v1267 = true
+									}
+								}
+								if e1268 == nil && !v1267 {
+									v1251, e1252 = false, nil
+								} else {
+									if e1252 == nil {
+										e1252 = e1268
+									}
+									if e1252 == nil {
+										v1251 = true
+									}
+								}
+							}
+						}
+					}
+					if e1252 == nil && !v1251 {
+						v1244, e1245 = false, nil
+					} else {
+						if e1245 == nil {
+							e1245 = e1252
+						}
+						if e1245 == nil {
+							v1244 = true
+						}
+					}
 				}
 			}
-		}
-		if e1215 == nil && !v1214 {
-			v1208, e1209 = false, nil
-		} else {
-			if e1209 == nil {
-				e1209 = e1215
-			}
-			if e1209 == nil {
-				v1208 = true
+			if e1245 == nil && !v1244 {
+				v1233, e1234 = false, nil
+			} else {
+				if e1234 == nil {
+					e1234 = e1245
+				}
+				if e1234 == nil {
+					v1233 = true
+				}
 			}
 		}
 	}
-	return v1208, e1209
+	return v1233, e1234
 }
 
 func whenOwnGuardedC56(w *immutable.Walk, in, old *Guarded) {
@@ -8413,14 +8704,59 @@ func whenOwnGuardedC56(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC57 is the condition of spec.guarded.c57: 'b' in ['b', 'b']
+// whenCondGadgetC57 is the condition of spec.guarded.c57: has(self.spec.tags) && 'c' in self.spec.tags
 func whenCondGadgetC57(self, oldSelf *Gadget) (bool, error) {
-	l1229 := "b"
-	var v1230 bool
+	var v1274 bool
+	var e1275 error
+	var v1276 *GadgetSpec
 	{
-		v1230 = (l1229 == "b")
+		v1276 = &self.Spec
 	}
-	return v1230, nil
+	var v1277 bool
+	{
+		v1277 = (len(v1276.Tags) != 0)
+	}
+	if !v1277 {
+		v1274, e1275 = false, nil
+	} else {
+		var v1278 *GadgetSpec
+		{
+			v1278 = &self.Spec
+		}
+		var v1279 []string
+		var e1280 error
+		if !(len(v1278.Tags) != 0) {
+			e1280 = immutable.NoSuchKey("tags")
+		} else {
+			v1279 = v1278.Tags
+		}
+		var v1281 bool
+		var e1282 error
+		if e1280 != nil {
+			e1282 = e1280
+		} else {
+			v1281 = false
+			for i1283 := range v1279 {
+				var v1284 string
+				v1284 = string(v1279[i1283])
+				if v1284 == "c" {
+					v1281 = true
+					break
+				}
+			}
+		}
+		if e1282 == nil && !v1281 {
+			v1274, e1275 = false, nil
+		} else {
+			if e1275 == nil {
+				e1275 = e1282
+			}
+			if e1275 == nil {
+				v1274 = true
+			}
+		}
+	}
+	return v1274, e1275
 }
 
 func whenOwnGuardedC57(w *immutable.Walk, in, old *Guarded) {
@@ -8443,200 +8779,70 @@ func whenOwnGuardedC57(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC58 is the condition of spec.guarded.c58: (has(self.spec.tags) && 'b' in self.spec.tags) && ((has(oldSelf.spec.suspend) && oldSelf.spec.suspend) && (has(oldSelf.status) && has(oldSelf.status.phase) && has(self.spec.labels) && oldSelf.status.phase in self.spec.labels))
+// whenCondGadgetC58 is the condition of spec.guarded.c58: has(oldSelf.spec.tags) && oldSelf.spec.tags.exists_one(t, t.size() < 0)
 func whenCondGadgetC58(self, oldSelf *Gadget) (bool, error) {
-	var v1235 bool
-	var e1236 error
-	var v1237 *GadgetSpec
+	var v1289 bool
+	var e1290 error
+	var v1291 *GadgetSpec
 	{
-		v1237 = &self.Spec
+		v1291 = &oldSelf.Spec
 	}
-	var v1238 bool
+	var v1292 bool
 	{
-		v1238 = (len(v1237.Tags) != 0)
+		v1292 = (len(v1291.Tags) != 0)
 	}
-	if !v1238 {
-		v1235, e1236 = false, nil
+	if !v1292 {
+		v1289, e1290 = false, nil
 	} else {
-		var v1239 *GadgetSpec
+		var v1293 *GadgetSpec
 		{
-			v1239 = &self.Spec
+			v1293 = &oldSelf.Spec
 		}
-		var v1240 []string
-		var e1241 error
-		if !(len(v1239.Tags) != 0) {
-			e1241 = immutable.NoSuchKey("tags")
+		var v1294 []string
+		var e1295 error
+		if !(len(v1293.Tags) != 0) {
+			e1295 = immutable.NoSuchKey("tags")
 		} else {
-			v1240 = v1239.Tags
+			v1294 = v1293.Tags
 		}
-		var v1242 bool
-		var e1243 error
-		if e1241 != nil {
-			e1243 = e1241
+		var v1296 bool
+		var e1297 error
+		if e1295 != nil {
+			e1297 = e1295
 		} else {
-			v1242 = false
-			for i1244 := range v1240 {
-				var v1245 string
-				v1245 = string(v1240[i1244])
-				if v1245 == "b" {
-					v1242 = true
-					break
-				}
-			}
-		}
-		if e1243 == nil && !v1242 {
-			v1235, e1236 = false, nil
-		} else {
-			if e1236 == nil {
-				e1236 = e1243
-			}
-			var v1246 bool
-			var e1247 error
-			var v1248 *GadgetSpec
-			{
-				v1248 = &oldSelf.Spec
-			}
-			var v1249 bool
-			{
-				v1249 = (v1248.Suspend != nil)
-			}
-			if !v1249 {
-				v1246, e1247 = false, nil
-			} else {
-				var v1250 *GadgetSpec
+			count := 0
+			for i1298 := range v1294 {
+				var v1299 string
+				v1299 = string(v1294[i1298])
+				_ = v1299
+				var v1300 int64
 				{
-					v1250 = &oldSelf.Spec
+					v1300 = immutable.RuneCount(v1299)
 				}
-				var v1251 bool
-				var e1252 error
-				if !(v1250.Suspend != nil) {
-					e1252 = immutable.NoSuchKey("suspend")
-				} else {
-					v1251 = bool((*v1250.Suspend))
+				var v1301 bool
+				{
+					v1301 = v1300 < int64(0)
 				}
-				if e1252 == nil && !v1251 {
-					v1246, e1247 = false, nil
-				} else {
-					if e1247 == nil {
-						e1247 = e1252
-					}
-					var v1253 bool
-					var e1254 error
-					var v1255 bool
-					{
-						v1255 = (oldSelf.Status != nil)
-					}
-					if !v1255 {
-						v1253, e1254 = false, nil
-					} else {
-						var v1256 *GadgetStatus
-						var e1257 error
-						if !(oldSelf.Status != nil) {
-							e1257 = immutable.NoSuchKey("status")
-						} else {
-							v1256 = oldSelf.Status
-						}
-						var v1258 bool
-						var e1259 error
-						if e1257 != nil {
-							e1259 = e1257
-						} else {
-							v1258 = (v1256.Phase != "")
-						}
-						if e1259 == nil && !v1258 {
-							v1253, e1254 = false, nil
-						} else {
-							if e1254 == nil {
-								e1254 = e1259
-							}
-							var v1260 *GadgetSpec
-							{
-								v1260 = &self.Spec
-							}
-							var v1261 bool
-							{
-								v1261 = (len(v1260.Labels) != 0)
-							}
-							if !v1261 {
-								v1253, e1254 = false, nil
-							} else {
-								var v1262 *GadgetStatus
-								var e1263 error
-								if !(oldSelf.Status != nil) {
-									e1263 = immutable.NoSuchKey("status")
-								} else {
-									v1262 = oldSelf.Status
-								}
-								var v1264 string
-								var e1265 error
-								if e1263 != nil {
-									e1265 = e1263
-								} else if !(v1262.Phase != "") {
-									e1265 = immutable.NoSuchKey("phase")
-								} else {
-									v1264 = string(v1262.Phase)
-								}
-								var v1266 *GadgetSpec
-								{
-									v1266 = &self.Spec
-								}
-								var v1267 map[string]string
-								var e1268 error
-								if !(len(v1266.Labels) != 0) {
-									e1268 = immutable.NoSuchKey("labels")
-								} else {
-									v1267 = v1266.Labels
-								}
-								var v1269 bool
-								var e1270 error
-								if e1265 != nil {
-									e1270 = e1265
-								} else if e1268 != nil {
-									e1270 = e1268
-								} else {
-									if mv1271, ok := v1267[string(v1264)]; ok {
-										_ = mv1271
-										v1269 = true
-									}
-								}
-								if e1270 == nil && !v1269 {
-									v1253, e1254 = false, nil
-								} else {
-									if e1254 == nil {
-										e1254 = e1270
-									}
-									if e1254 == nil {
-										v1253 = true
-									}
-								}
-							}
-						}
-					}
-					if e1254 == nil && !v1253 {
-						v1246, e1247 = false, nil
-					} else {
-						if e1247 == nil {
-							e1247 = e1254
-						}
-						if e1247 == nil {
-							v1246 = true
-						}
-					}
+				if v1301 {
+					count++
 				}
 			}
-			if e1247 == nil && !v1246 {
-				v1235, e1236 = false, nil
-			} else {
-				if e1236 == nil {
-					e1236 = e1247
-				}
-				if e1236 == nil {
-					v1235 = true
-				}
+			if e1297 == nil {
+				v1296 = count == 1
+			}
+		}
+		if e1297 == nil && !v1296 {
+			v1289, e1290 = false, nil
+		} else {
+			if e1290 == nil {
+				e1290 = e1297
+			}
+			if e1290 == nil {
+				v1289 = true
 			}
 		}
 	}
-	return v1235, e1236
+	return v1289, e1290
 }
 
 func whenOwnGuardedC58(w *immutable.Walk, in, old *Guarded) {
@@ -8650,8 +8856,8 @@ func whenOwnGuardedC58(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C58 != nil && !immutable.SameKeys(in.C58, old.C58) {
 			if w.Violation() {
-				for _, c1276 := range immutable.MapKeyChanges(in.C58, old.C58) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c58", immutable.QuoteKey(string(c1276.Key)), c1276.Added))
+				for _, c1306 := range immutable.MapKeyChanges(in.C58, old.C58) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c58", immutable.QuoteKey(string(c1306.Key)), c1306.Added))
 				}
 			}
 			if w.Done() {
@@ -8668,59 +8874,187 @@ func whenOwnGuardedC58(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC59 is the condition of spec.guarded.c59: has(self.spec.tags) && 'c' in self.spec.tags
+// whenCondGadgetC59 is the condition of spec.guarded.c59: (has(self.spec.note) && self.spec.note in ['b', 'ab']) ? (has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && self.spec.topology.inner.value.startsWith('a')) : (has(oldSelf.spec.queue))
 func whenCondGadgetC59(self, oldSelf *Gadget) (bool, error) {
-	var v1277 bool
-	var e1278 error
-	var v1279 *GadgetSpec
+	var v1307 bool
+	var e1308 error
+	var v1309 *GadgetSpec
 	{
-		v1279 = &self.Spec
+		v1309 = &self.Spec
 	}
-	var v1280 bool
+	var v1310 bool
 	{
-		v1280 = (len(v1279.Tags) != 0)
+		v1310 = (v1309.Note != "")
 	}
-	if !v1280 {
-		v1277, e1278 = false, nil
+	if !v1310 {
+		v1307, e1308 = false, nil
 	} else {
-		var v1281 *GadgetSpec
+		var v1311 *GadgetSpec
 		{
-			v1281 = &self.Spec
+			v1311 = &self.Spec
 		}
-		var v1282 []string
-		var e1283 error
-		if !(len(v1281.Tags) != 0) {
-			e1283 = immutable.NoSuchKey("tags")
+		var v1312 string
+		var e1313 error
+		if !(v1311.Note != "") {
+			e1313 = immutable.NoSuchKey("note")
 		} else {
-			v1282 = v1281.Tags
+			v1312 = string(v1311.Note)
 		}
-		var v1284 bool
-		var e1285 error
-		if e1283 != nil {
-			e1285 = e1283
+		var v1314 bool
+		var e1315 error
+		if e1313 != nil {
+			e1315 = e1313
 		} else {
-			v1284 = false
-			for i1286 := range v1282 {
-				var v1287 string
-				v1287 = string(v1282[i1286])
-				if v1287 == "c" {
-					v1284 = true
-					break
+			v1314 = (v1312 == "b") || (v1312 == "ab")
+		}
+		if e1315 == nil && !v1314 {
+			v1307, e1308 = false, nil
+		} else {
+			if e1308 == nil {
+				e1308 = e1315
+			}
+			if e1308 == nil {
+				v1307 = true
+			}
+		}
+	}
+	var v1343 bool
+	var e1344 error
+	if e1308 != nil {
+		e1344 = e1308
+	} else if v1307 {
+		var v1316 bool
+		var e1317 error
+		var v1318 *GadgetSpec
+		{
+			v1318 = &self.Spec
+		}
+		var v1319 bool
+		{
+			v1319 = (v1318.Topology != nil)
+		}
+		if !v1319 {
+			v1316, e1317 = false, nil
+		} else {
+			var v1320 *GadgetSpec
+			{
+				v1320 = &self.Spec
+			}
+			var v1321 *Topology
+			var e1322 error
+			if !(v1320.Topology != nil) {
+				e1322 = immutable.NoSuchKey("topology")
+			} else {
+				v1321 = v1320.Topology
+			}
+			var v1323 bool
+			var e1324 error
+			if e1322 != nil {
+				e1324 = e1322
+			} else {
+				v1323 = (v1321.Inner != nil)
+			}
+			if e1324 == nil && !v1323 {
+				v1316, e1317 = false, nil
+			} else {
+				if e1317 == nil {
+					e1317 = e1324
+				}
+				var v1325 *GadgetSpec
+				{
+					v1325 = &self.Spec
+				}
+				var v1326 *Topology
+				var e1327 error
+				if !(v1325.Topology != nil) {
+					e1327 = immutable.NoSuchKey("topology")
+				} else {
+					v1326 = v1325.Topology
+				}
+				var v1328 *Inner
+				var e1329 error
+				if e1327 != nil {
+					e1329 = e1327
+				} else if !(v1326.Inner != nil) {
+					e1329 = immutable.NoSuchKey("inner")
+				} else {
+					v1328 = v1326.Inner
+				}
+				var v1330 bool
+				var e1331 error
+				if e1329 != nil {
+					e1331 = e1329
+				} else {
+					v1330 = (v1328.Value != "")
+				}
+				if e1331 == nil && !v1330 {
+					v1316, e1317 = false, nil
+				} else {
+					if e1317 == nil {
+						e1317 = e1331
+					}
+					var v1332 *GadgetSpec
+					{
+						v1332 = &self.Spec
+					}
+					var v1333 *Topology
+					var e1334 error
+					if !(v1332.Topology != nil) {
+						e1334 = immutable.NoSuchKey("topology")
+					} else {
+						v1333 = v1332.Topology
+					}
+					var v1335 *Inner
+					var e1336 error
+					if e1334 != nil {
+						e1336 = e1334
+					} else if !(v1333.Inner != nil) {
+						e1336 = immutable.NoSuchKey("inner")
+					} else {
+						v1335 = v1333.Inner
+					}
+					var v1337 string
+					var e1338 error
+					if e1336 != nil {
+						e1338 = e1336
+					} else if !(v1335.Value != "") {
+						e1338 = immutable.NoSuchKey("value")
+					} else {
+						v1337 = string(v1335.Value)
+					}
+					var v1339 bool
+					var e1340 error
+					if e1338 != nil {
+						e1340 = e1338
+					} else {
+						v1339 = strings.HasPrefix(v1337, "a")
+					}
+					if e1340 == nil && !v1339 {
+						v1316, e1317 = false, nil
+					} else {
+						if e1317 == nil {
+							e1317 = e1340
+						}
+						if e1317 == nil {
+							v1316 = true
+						}
+					}
 				}
 			}
 		}
-		if e1285 == nil && !v1284 {
-			v1277, e1278 = false, nil
-		} else {
-			if e1278 == nil {
-				e1278 = e1285
-			}
-			if e1278 == nil {
-				v1277 = true
-			}
+		v1343, e1344 = v1316, e1317
+	} else {
+		var v1341 *GadgetSpec
+		{
+			v1341 = &oldSelf.Spec
 		}
+		var v1342 bool
+		{
+			v1342 = (v1341.Queue != "")
+		}
+		v1343, e1344 = v1342, nil
 	}
-	return v1277, e1278
+	return v1343, e1344
 }
 
 func whenOwnGuardedC59(w *immutable.Walk, in, old *Guarded) {
@@ -8743,208 +9077,51 @@ func whenOwnGuardedC59(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC6 is the condition of spec.guarded.c6: !((has(self.spec.labels) && self.metadata.name in self.spec.labels) || (has(oldSelf.spec.ports) && oldSelf.spec.ports.exists(p, p.name == 'ab' || has(p.port) && p.port == 3)))
+// whenCondGadgetC6 is the condition of spec.guarded.c6: has(oldSelf.spec.timeout) && oldSelf.spec.timeout < '0s'
 func whenCondGadgetC6(self, oldSelf *Gadget) (bool, error) {
-	var v1292 bool
-	var e1293 error
-	var v1294 bool
-	var e1295 error
-	var v1296 *GadgetSpec
+	var v1349 bool
+	var e1350 error
+	var v1351 *GadgetSpec
 	{
-		v1296 = &self.Spec
+		v1351 = &oldSelf.Spec
 	}
-	var v1297 bool
+	var v1352 bool
 	{
-		v1297 = (len(v1296.Labels) != 0)
+		v1352 = (v1351.Timeout != nil)
 	}
-	if !v1297 {
-		v1294, e1295 = false, nil
+	if !v1352 {
+		v1349, e1350 = false, nil
 	} else {
-		var v1298 *metav1.ObjectMeta
+		var v1353 *GadgetSpec
 		{
-			v1298 = &self.ObjectMeta
+			v1353 = &oldSelf.Spec
 		}
-		var v1299 string
-		var e1300 error
-		if !(v1298.Name != "") {
-			e1300 = immutable.NoSuchKey("name")
+		var v1354 string
+		var e1355 error
+		if !(v1353.Timeout != nil) {
+			e1355 = immutable.NoSuchKey("timeout")
 		} else {
-			v1299 = string(v1298.Name)
+			v1354 = (*v1353.Timeout).Duration.String()
 		}
-		var v1301 *GadgetSpec
-		{
-			v1301 = &self.Spec
-		}
-		var v1302 map[string]string
-		var e1303 error
-		if !(len(v1301.Labels) != 0) {
-			e1303 = immutable.NoSuchKey("labels")
+		var v1356 bool
+		var e1357 error
+		if e1355 != nil {
+			e1357 = e1355
 		} else {
-			v1302 = v1301.Labels
+			v1356 = v1354 < "0s"
 		}
-		var v1304 bool
-		var e1305 error
-		if e1300 != nil {
-			e1305 = e1300
-		} else if e1303 != nil {
-			e1305 = e1303
+		if e1357 == nil && !v1356 {
+			v1349, e1350 = false, nil
 		} else {
-			if mv1306, ok := v1302[string(v1299)]; ok {
-				_ = mv1306
-				v1304 = true
+			if e1350 == nil {
+				e1350 = e1357
 			}
-		}
-		if e1305 == nil && !v1304 {
-			v1294, e1295 = false, nil
-		} else {
-			if e1295 == nil {
-				e1295 = e1305
-			}
-			if e1295 == nil {
-				v1294 = true
+			if e1350 == nil {
+				v1349 = true
 			}
 		}
 	}
-	if e1295 == nil && v1294 {
-		v1292, e1293 = true, nil
-	} else {
-		e1293 = e1295
-		var v1307 bool
-		var e1308 error
-		var v1309 *GadgetSpec
-		{
-			v1309 = &oldSelf.Spec
-		}
-		var v1310 bool
-		{
-			v1310 = (len(v1309.Ports) != 0)
-		}
-		if !v1310 {
-			v1307, e1308 = false, nil
-		} else {
-			var v1311 *GadgetSpec
-			{
-				v1311 = &oldSelf.Spec
-			}
-			var v1312 []Port
-			var e1313 error
-			if !(len(v1311.Ports) != 0) {
-				e1313 = immutable.NoSuchKey("ports")
-			} else {
-				v1312 = v1311.Ports
-			}
-			var v1314 bool
-			var e1315 error
-			if e1313 != nil {
-				e1315 = e1313
-			} else {
-				found := false
-				for i1316 := range v1312 {
-					var v1317 *Port
-					v1317 = &v1312[i1316]
-					_ = v1317
-					var v1318 bool
-					var e1319 error
-					var v1320 string
-					{
-						v1320 = string(v1317.Name)
-					}
-					var v1321 bool
-					{
-						v1321 = v1320 == "ab"
-					}
-					if v1321 {
-						v1318, e1319 = true, nil
-					} else {
-						var v1322 bool
-						var e1323 error
-						var v1324 bool
-						{
-							v1324 = (v1317.Port != nil)
-						}
-						if !v1324 {
-							v1322, e1323 = false, nil
-						} else {
-							var v1325 int64
-							var e1326 error
-							if !(v1317.Port != nil) {
-								e1326 = immutable.NoSuchKey("port")
-							} else {
-								v1325 = int64((*v1317.Port))
-							}
-							var v1327 bool
-							var e1328 error
-							if e1326 != nil {
-								e1328 = e1326
-							} else {
-								v1327 = v1325 == int64(3)
-							}
-							if e1328 == nil && !v1327 {
-								v1322, e1323 = false, nil
-							} else {
-								if e1323 == nil {
-									e1323 = e1328
-								}
-								if e1323 == nil {
-									v1322 = true
-								}
-							}
-						}
-						if e1323 == nil && v1322 {
-							v1318, e1319 = true, nil
-						} else {
-							if e1319 == nil {
-								e1319 = e1323
-							}
-							if e1319 == nil {
-								v1318 = false
-							}
-						}
-					}
-					if e1319 == nil && v1318 {
-						found = true
-						break
-					}
-					if e1319 != nil && e1315 == nil {
-						e1315 = e1319
-					}
-				}
-				if found {
-					v1314, e1315 = true, nil
-				} else if e1315 == nil {
-					v1314 = false
-				}
-			}
-			if e1315 == nil && !v1314 {
-				v1307, e1308 = false, nil
-			} else {
-				if e1308 == nil {
-					e1308 = e1315
-				}
-				if e1308 == nil {
-					v1307 = true
-				}
-			}
-		}
-		if e1308 == nil && v1307 {
-			v1292, e1293 = true, nil
-		} else {
-			if e1293 == nil {
-				e1293 = e1308
-			}
-			if e1293 == nil {
-				v1292 = false
-			}
-		}
-	}
-	var v1329 bool
-	var e1330 error
-	if e1293 != nil {
-		e1330 = e1293
-	} else {
-		v1329 = !v1292
-	}
-	return v1329, e1330
+	return v1349, e1350
 }
 
 func whenOwnGuardedC6(w *immutable.Walk, in, old *Guarded) {
@@ -8967,70 +9144,17 @@ func whenOwnGuardedC6(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC60 is the condition of spec.guarded.c60: has(oldSelf.spec.tags) && oldSelf.spec.tags.exists_one(t, t.size() < 0)
+// whenCondGadgetC60 is the condition of spec.guarded.c60: has(oldSelf.spec.queue)
 func whenCondGadgetC60(self, oldSelf *Gadget) (bool, error) {
-	var v1335 bool
-	var e1336 error
-	var v1337 *GadgetSpec
+	var v1362 *GadgetSpec
 	{
-		v1337 = &oldSelf.Spec
+		v1362 = &oldSelf.Spec
 	}
-	var v1338 bool
+	var v1363 bool
 	{
-		v1338 = (len(v1337.Tags) != 0)
+		v1363 = (v1362.Queue != "")
 	}
-	if !v1338 {
-		v1335, e1336 = false, nil
-	} else {
-		var v1339 *GadgetSpec
-		{
-			v1339 = &oldSelf.Spec
-		}
-		var v1340 []string
-		var e1341 error
-		if !(len(v1339.Tags) != 0) {
-			e1341 = immutable.NoSuchKey("tags")
-		} else {
-			v1340 = v1339.Tags
-		}
-		var v1342 bool
-		var e1343 error
-		if e1341 != nil {
-			e1343 = e1341
-		} else {
-			count := 0
-			for i1344 := range v1340 {
-				var v1345 string
-				v1345 = string(v1340[i1344])
-				_ = v1345
-				var v1346 int64
-				{
-					v1346 = immutable.RuneCount(v1345)
-				}
-				var v1347 bool
-				{
-					v1347 = v1346 < int64(0)
-				}
-				if v1347 {
-					count++
-				}
-			}
-			if e1343 == nil {
-				v1342 = count == 1
-			}
-		}
-		if e1343 == nil && !v1342 {
-			v1335, e1336 = false, nil
-		} else {
-			if e1336 == nil {
-				e1336 = e1343
-			}
-			if e1336 == nil {
-				v1335 = true
-			}
-		}
-	}
-	return v1335, e1336
+	return v1363, nil
 }
 
 func whenOwnGuardedC60(w *immutable.Walk, in, old *Guarded) {
@@ -9053,187 +9177,54 @@ func whenOwnGuardedC60(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC61 is the condition of spec.guarded.c61: (has(self.spec.note) && self.spec.note in ['b', 'ab']) ? (has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && self.spec.topology.inner.value.startsWith('a')) : (has(oldSelf.spec.queue))
+// whenCondGadgetC61 is the condition of spec.guarded.c61: self.spec.mode.size() > self.spec.mode.size()
 func whenCondGadgetC61(self, oldSelf *Gadget) (bool, error) {
-	var v1352 bool
-	var e1353 error
-	var v1354 *GadgetSpec
+	var v1368 *GadgetSpec
 	{
-		v1354 = &self.Spec
+		v1368 = &self.Spec
 	}
-	var v1355 bool
+	var v1369 string
+	var e1370 error
+	if !(v1368.Mode != "") {
+		e1370 = immutable.NoSuchKey("mode")
+	} else {
+		v1369 = string(v1368.Mode)
+	}
+	var v1371 int64
+	var e1372 error
+	if e1370 != nil {
+		e1372 = e1370
+	} else {
+		v1371 = immutable.RuneCount(v1369)
+	}
+	var v1373 *GadgetSpec
 	{
-		v1355 = (v1354.Note != "")
+		v1373 = &self.Spec
 	}
-	if !v1355 {
-		v1352, e1353 = false, nil
+	var v1374 string
+	var e1375 error
+	if !(v1373.Mode != "") {
+		e1375 = immutable.NoSuchKey("mode")
 	} else {
-		var v1356 *GadgetSpec
-		{
-			v1356 = &self.Spec
-		}
-		var v1357 string
-		var e1358 error
-		if !(v1356.Note != "") {
-			e1358 = immutable.NoSuchKey("note")
-		} else {
-			v1357 = string(v1356.Note)
-		}
-		var v1359 bool
-		var e1360 error
-		if e1358 != nil {
-			e1360 = e1358
-		} else {
-			v1359 = (v1357 == "b") || (v1357 == "ab")
-		}
-		if e1360 == nil && !v1359 {
-			v1352, e1353 = false, nil
-		} else {
-			if e1353 == nil {
-				e1353 = e1360
-			}
-			if e1353 == nil {
-				v1352 = true
-			}
-		}
+		v1374 = string(v1373.Mode)
 	}
-	var v1388 bool
-	var e1389 error
-	if e1353 != nil {
-		e1389 = e1353
-	} else if v1352 {
-		var v1361 bool
-		var e1362 error
-		var v1363 *GadgetSpec
-		{
-			v1363 = &self.Spec
-		}
-		var v1364 bool
-		{
-			v1364 = (v1363.Topology != nil)
-		}
-		if !v1364 {
-			v1361, e1362 = false, nil
-		} else {
-			var v1365 *GadgetSpec
-			{
-				v1365 = &self.Spec
-			}
-			var v1366 *Topology
-			var e1367 error
-			if !(v1365.Topology != nil) {
-				e1367 = immutable.NoSuchKey("topology")
-			} else {
-				v1366 = v1365.Topology
-			}
-			var v1368 bool
-			var e1369 error
-			if e1367 != nil {
-				e1369 = e1367
-			} else {
-				v1368 = (v1366.Inner != nil)
-			}
-			if e1369 == nil && !v1368 {
-				v1361, e1362 = false, nil
-			} else {
-				if e1362 == nil {
-					e1362 = e1369
-				}
-				var v1370 *GadgetSpec
-				{
-					v1370 = &self.Spec
-				}
-				var v1371 *Topology
-				var e1372 error
-				if !(v1370.Topology != nil) {
-					e1372 = immutable.NoSuchKey("topology")
-				} else {
-					v1371 = v1370.Topology
-				}
-				var v1373 *Inner
-				var e1374 error
-				if e1372 != nil {
-					e1374 = e1372
-				} else if !(v1371.Inner != nil) {
-					e1374 = immutable.NoSuchKey("inner")
-				} else {
-					v1373 = v1371.Inner
-				}
-				var v1375 bool
-				var e1376 error
-				if e1374 != nil {
-					e1376 = e1374
-				} else {
-					v1375 = (v1373.Value != "")
-				}
-				if e1376 == nil && !v1375 {
-					v1361, e1362 = false, nil
-				} else {
-					if e1362 == nil {
-						e1362 = e1376
-					}
-					var v1377 *GadgetSpec
-					{
-						v1377 = &self.Spec
-					}
-					var v1378 *Topology
-					var e1379 error
-					if !(v1377.Topology != nil) {
-						e1379 = immutable.NoSuchKey("topology")
-					} else {
-						v1378 = v1377.Topology
-					}
-					var v1380 *Inner
-					var e1381 error
-					if e1379 != nil {
-						e1381 = e1379
-					} else if !(v1378.Inner != nil) {
-						e1381 = immutable.NoSuchKey("inner")
-					} else {
-						v1380 = v1378.Inner
-					}
-					var v1382 string
-					var e1383 error
-					if e1381 != nil {
-						e1383 = e1381
-					} else if !(v1380.Value != "") {
-						e1383 = immutable.NoSuchKey("value")
-					} else {
-						v1382 = string(v1380.Value)
-					}
-					var v1384 bool
-					var e1385 error
-					if e1383 != nil {
-						e1385 = e1383
-					} else {
-						v1384 = strings.HasPrefix(v1382, "a")
-					}
-					if e1385 == nil && !v1384 {
-						v1361, e1362 = false, nil
-					} else {
-						if e1362 == nil {
-							e1362 = e1385
-						}
-						if e1362 == nil {
-							v1361 = true
-						}
-					}
-				}
-			}
-		}
-		v1388, e1389 = v1361, e1362
+	var v1376 int64
+	var e1377 error
+	if e1375 != nil {
+		e1377 = e1375
 	} else {
-		var v1386 *GadgetSpec
-		{
-			v1386 = &oldSelf.Spec
-		}
-		var v1387 bool
-		{
-			v1387 = (v1386.Queue != "")
-		}
-		v1388, e1389 = v1387, nil
+		v1376 = immutable.RuneCount(v1374)
 	}
-	return v1388, e1389
+	var v1378 bool
+	var e1379 error
+	if e1372 != nil {
+		e1379 = e1372
+	} else if e1377 != nil {
+		e1379 = e1377
+	} else {
+		v1378 = v1371 > v1376
+	}
+	return v1378, e1379
 }
 
 func whenOwnGuardedC61(w *immutable.Walk, in, old *Guarded) {
@@ -9256,17 +9247,71 @@ func whenOwnGuardedC61(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC62 is the condition of spec.guarded.c62: has(oldSelf.spec.queue)
+// whenCondGadgetC62 is the condition of spec.guarded.c62: has(self.spec.items) && size(self.spec.name) in self.spec.items
 func whenCondGadgetC62(self, oldSelf *Gadget) (bool, error) {
-	var v1394 *GadgetSpec
+	var v1384 bool
+	var e1385 error
+	var v1386 *GadgetSpec
 	{
-		v1394 = &oldSelf.Spec
+		v1386 = &self.Spec
 	}
-	var v1395 bool
+	var v1387 bool
 	{
-		v1395 = (v1394.Queue != "")
+		v1387 = (len(v1386.Items) != 0)
 	}
-	return v1395, nil
+	if !v1387 {
+		v1384, e1385 = false, nil
+	} else {
+		var v1388 *GadgetSpec
+		{
+			v1388 = &self.Spec
+		}
+		var v1389 string
+		{
+			v1389 = string(v1388.Name)
+		}
+		var v1390 int64
+		{
+			v1390 = immutable.RuneCount(v1389)
+		}
+		var v1391 *GadgetSpec
+		{
+			v1391 = &self.Spec
+		}
+		var v1392 []int64
+		var e1393 error
+		if !(len(v1391.Items) != 0) {
+			e1393 = immutable.NoSuchKey("items")
+		} else {
+			v1392 = v1391.Items
+		}
+		var v1394 bool
+		var e1395 error
+		if e1393 != nil {
+			e1395 = e1393
+		} else {
+			v1394 = false
+			for i1396 := range v1392 {
+				var v1397 int64
+				v1397 = int64(v1392[i1396])
+				if v1397 == v1390 {
+					v1394 = true
+					break
+				}
+			}
+		}
+		if e1395 == nil && !v1394 {
+			v1384, e1385 = false, nil
+		} else {
+			if e1385 == nil {
+				e1385 = e1395
+			}
+			if e1385 == nil {
+				v1384 = true
+			}
+		}
+	}
+	return v1384, e1385
 }
 
 func whenOwnGuardedC62(w *immutable.Walk, in, old *Guarded) {
@@ -9289,54 +9334,14 @@ func whenOwnGuardedC62(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC63 is the condition of spec.guarded.c63: self.spec.mode.size() > self.spec.mode.size()
+// whenCondGadgetC63 is the condition of spec.guarded.c63: 'a' > 'ab'
 func whenCondGadgetC63(self, oldSelf *Gadget) (bool, error) {
-	var v1400 *GadgetSpec
+	l1402 := "a"
+	var v1403 bool
 	{
-		v1400 = &self.Spec
+		v1403 = l1402 > "ab"
 	}
-	var v1401 string
-	var e1402 error
-	if !(v1400.Mode != "") {
-		e1402 = immutable.NoSuchKey("mode")
-	} else {
-		v1401 = string(v1400.Mode)
-	}
-	var v1403 int64
-	var e1404 error
-	if e1402 != nil {
-		e1404 = e1402
-	} else {
-		v1403 = immutable.RuneCount(v1401)
-	}
-	var v1405 *GadgetSpec
-	{
-		v1405 = &self.Spec
-	}
-	var v1406 string
-	var e1407 error
-	if !(v1405.Mode != "") {
-		e1407 = immutable.NoSuchKey("mode")
-	} else {
-		v1406 = string(v1405.Mode)
-	}
-	var v1408 int64
-	var e1409 error
-	if e1407 != nil {
-		e1409 = e1407
-	} else {
-		v1408 = immutable.RuneCount(v1406)
-	}
-	var v1410 bool
-	var e1411 error
-	if e1404 != nil {
-		e1411 = e1404
-	} else if e1409 != nil {
-		e1411 = e1409
-	} else {
-		v1410 = v1403 > v1408
-	}
-	return v1410, e1411
+	return v1403, nil
 }
 
 func whenOwnGuardedC63(w *immutable.Walk, in, old *Guarded) {
@@ -9350,8 +9355,8 @@ func whenOwnGuardedC63(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C63 != nil && !immutable.SameKeys(in.C63, old.C63) {
 			if w.Violation() {
-				for _, c1416 := range immutable.MapKeyChanges(in.C63, old.C63) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c63", immutable.QuoteKey(string(c1416.Key)), c1416.Added))
+				for _, c1408 := range immutable.MapKeyChanges(in.C63, old.C63) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c63", immutable.QuoteKey(string(c1408.Key)), c1408.Added))
 				}
 			}
 			if w.Done() {
@@ -9368,71 +9373,40 @@ func whenOwnGuardedC63(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC64 is the condition of spec.guarded.c64: has(self.spec.items) && size(self.spec.name) in self.spec.items
+// whenCondGadgetC64 is the condition of spec.guarded.c64: self.metadata.name.startsWith(oldSelf.spec.mode)
 func whenCondGadgetC64(self, oldSelf *Gadget) (bool, error) {
-	var v1417 bool
-	var e1418 error
-	var v1419 *GadgetSpec
+	var v1409 *metav1.ObjectMeta
 	{
-		v1419 = &self.Spec
+		v1409 = &self.ObjectMeta
 	}
-	var v1420 bool
-	{
-		v1420 = (len(v1419.Items) != 0)
-	}
-	if !v1420 {
-		v1417, e1418 = false, nil
+	var v1410 string
+	var e1411 error
+	if !(v1409.Name != "") {
+		e1411 = immutable.NoSuchKey("name")
 	} else {
-		var v1421 *GadgetSpec
-		{
-			v1421 = &self.Spec
-		}
-		var v1422 string
-		{
-			v1422 = string(v1421.Name)
-		}
-		var v1423 int64
-		{
-			v1423 = immutable.RuneCount(v1422)
-		}
-		var v1424 *GadgetSpec
-		{
-			v1424 = &self.Spec
-		}
-		var v1425 []int64
-		var e1426 error
-		if !(len(v1424.Items) != 0) {
-			e1426 = immutable.NoSuchKey("items")
-		} else {
-			v1425 = v1424.Items
-		}
-		var v1427 bool
-		var e1428 error
-		if e1426 != nil {
-			e1428 = e1426
-		} else {
-			v1427 = false
-			for i1429 := range v1425 {
-				var v1430 int64
-				v1430 = int64(v1425[i1429])
-				if v1430 == v1423 {
-					v1427 = true
-					break
-				}
-			}
-		}
-		if e1428 == nil && !v1427 {
-			v1417, e1418 = false, nil
-		} else {
-			if e1418 == nil {
-				e1418 = e1428
-			}
-			if e1418 == nil {
-				v1417 = true
-			}
-		}
+		v1410 = string(v1409.Name)
 	}
-	return v1417, e1418
+	var v1412 *GadgetSpec
+	{
+		v1412 = &oldSelf.Spec
+	}
+	var v1413 string
+	var e1414 error
+	if !(v1412.Mode != "") {
+		e1414 = immutable.NoSuchKey("mode")
+	} else {
+		v1413 = string(v1412.Mode)
+	}
+	var v1415 bool
+	var e1416 error
+	if e1411 != nil {
+		e1416 = e1411
+	} else if e1414 != nil {
+		e1416 = e1414
+	} else {
+		v1415 = strings.HasPrefix(v1410, v1413)
+	}
+	return v1415, e1416
 }
 
 func whenOwnGuardedC64(w *immutable.Walk, in, old *Guarded) {
@@ -9455,14 +9429,201 @@ func whenOwnGuardedC64(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC65 is the condition of spec.guarded.c65: 'a' > 'ab'
+// whenCondGadgetC65 is the condition of spec.guarded.c65: (has(oldSelf.spec.tags) && oldSelf.spec.tags.exists(t, t.size() < -1)) || (has(oldSelf.status) && has(oldSelf.status.phase) && has(oldSelf.status) && has(oldSelf.status.phase) && oldSelf.status.phase >= oldSelf.status.phase)
 func whenCondGadgetC65(self, oldSelf *Gadget) (bool, error) {
-	l1435 := "a"
-	var v1436 bool
+	var v1421 bool
+	var e1422 error
+	var v1423 bool
+	var e1424 error
+	var v1425 *GadgetSpec
 	{
-		v1436 = l1435 > "ab"
+		v1425 = &oldSelf.Spec
 	}
-	return v1436, nil
+	var v1426 bool
+	{
+		v1426 = (len(v1425.Tags) != 0)
+	}
+	if !v1426 {
+		v1423, e1424 = false, nil
+	} else {
+		var v1427 *GadgetSpec
+		{
+			v1427 = &oldSelf.Spec
+		}
+		var v1428 []string
+		var e1429 error
+		if !(len(v1427.Tags) != 0) {
+			e1429 = immutable.NoSuchKey("tags")
+		} else {
+			v1428 = v1427.Tags
+		}
+		var v1430 bool
+		var e1431 error
+		if e1429 != nil {
+			e1431 = e1429
+		} else {
+			found := false
+			for i1432 := range v1428 {
+				var v1433 string
+				v1433 = string(v1428[i1432])
+				_ = v1433
+				var v1434 int64
+				{
+					v1434 = immutable.RuneCount(v1433)
+				}
+				var v1435 bool
+				{
+					v1435 = v1434 < int64(-1)
+				}
+				if v1435 {
+					found = true
+					break
+				}
+			}
+			if found {
+				v1430, e1431 = true, nil
+			} else if e1431 == nil {
+				v1430 = false
+			}
+		}
+		if e1431 == nil && !v1430 {
+			v1423, e1424 = false, nil
+		} else {
+			if e1424 == nil {
+				e1424 = e1431
+			}
+			if e1424 == nil {
+				v1423 = true
+			}
+		}
+	}
+	if e1424 == nil && v1423 {
+		v1421, e1422 = true, nil
+	} else {
+		e1422 = e1424
+		var v1436 bool
+		var e1437 error
+		var v1438 bool
+		{
+			v1438 = (oldSelf.Status != nil)
+		}
+		if !v1438 {
+			v1436, e1437 = false, nil
+		} else {
+			var v1439 *GadgetStatus
+			var e1440 error
+			if !(oldSelf.Status != nil) {
+				e1440 = immutable.NoSuchKey("status")
+			} else {
+				v1439 = oldSelf.Status
+			}
+			var v1441 bool
+			var e1442 error
+			if e1440 != nil {
+				e1442 = e1440
+			} else {
+				v1441 = (v1439.Phase != "")
+			}
+			if e1442 == nil && !v1441 {
+				v1436, e1437 = false, nil
+			} else {
+				if e1437 == nil {
+					e1437 = e1442
+				}
+				var v1443 bool
+				{
+					v1443 = (oldSelf.Status != nil)
+				}
+				if !v1443 {
+					v1436, e1437 = false, nil
+				} else {
+					var v1444 *GadgetStatus
+					var e1445 error
+					if !(oldSelf.Status != nil) {
+						e1445 = immutable.NoSuchKey("status")
+					} else {
+						v1444 = oldSelf.Status
+					}
+					var v1446 bool
+					var e1447 error
+					if e1445 != nil {
+						e1447 = e1445
+					} else {
+						v1446 = (v1444.Phase != "")
+					}
+					if e1447 == nil && !v1446 {
+						v1436, e1437 = false, nil
+					} else {
+						if e1437 == nil {
+							e1437 = e1447
+						}
+						var v1448 *GadgetStatus
+						var e1449 error
+						if !(oldSelf.Status != nil) {
+							e1449 = immutable.NoSuchKey("status")
+						} else {
+							v1448 = oldSelf.Status
+						}
+						var v1450 string
+						var e1451 error
+						if e1449 != nil {
+							e1451 = e1449
+						} else if !(v1448.Phase != "") {
+							e1451 = immutable.NoSuchKey("phase")
+						} else {
+							v1450 = string(v1448.Phase)
+						}
+						var v1452 *GadgetStatus
+						var e1453 error
+						if !(oldSelf.Status != nil) {
+							e1453 = immutable.NoSuchKey("status")
+						} else {
+							v1452 = oldSelf.Status
+						}
+						var v1454 string
+						var e1455 error
+						if e1453 != nil {
+							e1455 = e1453
+						} else if !(v1452.Phase != "") {
+							e1455 = immutable.NoSuchKey("phase")
+						} else {
+							v1454 = string(v1452.Phase)
+						}
+						var v1456 bool
+						var e1457 error
+						if e1451 != nil {
+							e1457 = e1451
+						} else if e1455 != nil {
+							e1457 = e1455
+						} else {
+							v1456 = v1450 >= v1454
+						}
+						if e1457 == nil && !v1456 {
+							v1436, e1437 = false, nil
+						} else {
+							if e1437 == nil {
+								e1437 = e1457
+							}
+							if e1437 == nil {
+								v1436 = true
+							}
+						}
+					}
+				}
+			}
+		}
+		if e1437 == nil && v1436 {
+			v1421, e1422 = true, nil
+		} else {
+			if e1422 == nil {
+				e1422 = e1437
+			}
+			if e1422 == nil {
+				v1421 = false
+			}
+		}
+	}
+	return v1421, e1422
 }
 
 func whenOwnGuardedC65(w *immutable.Walk, in, old *Guarded) {
@@ -9485,40 +9646,66 @@ func whenOwnGuardedC65(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC66 is the condition of spec.guarded.c66: self.metadata.name.startsWith(oldSelf.spec.mode)
+// whenCondGadgetC66 is the condition of spec.guarded.c66: has(oldSelf.status) && has(oldSelf.status.ready) && oldSelf.status.ready
 func whenCondGadgetC66(self, oldSelf *Gadget) (bool, error) {
-	var v1441 *metav1.ObjectMeta
+	var v1462 bool
+	var e1463 error
+	var v1464 bool
 	{
-		v1441 = &self.ObjectMeta
+		v1464 = (oldSelf.Status != nil)
 	}
-	var v1442 string
-	var e1443 error
-	if !(v1441.Name != "") {
-		e1443 = immutable.NoSuchKey("name")
+	if !v1464 {
+		v1462, e1463 = false, nil
 	} else {
-		v1442 = string(v1441.Name)
+		var v1465 *GadgetStatus
+		var e1466 error
+		if !(oldSelf.Status != nil) {
+			e1466 = immutable.NoSuchKey("status")
+		} else {
+			v1465 = oldSelf.Status
+		}
+		var v1467 bool
+		var e1468 error
+		if e1466 != nil {
+			e1468 = e1466
+		} else {
+			v1467 = (v1465.Ready)
+		}
+		if e1468 == nil && !v1467 {
+			v1462, e1463 = false, nil
+		} else {
+			if e1463 == nil {
+				e1463 = e1468
+			}
+			var v1469 *GadgetStatus
+			var e1470 error
+			if !(oldSelf.Status != nil) {
+				e1470 = immutable.NoSuchKey("status")
+			} else {
+				v1469 = oldSelf.Status
+			}
+			var v1471 bool
+			var e1472 error
+			if e1470 != nil {
+				e1472 = e1470
+			} else if !(v1469.Ready) {
+				e1472 = immutable.NoSuchKey("ready")
+			} else {
+				v1471 = bool(v1469.Ready)
+			}
+			if e1472 == nil && !v1471 {
+				v1462, e1463 = false, nil
+			} else {
+				if e1463 == nil {
+					e1463 = e1472
+				}
+				if e1463 == nil {
+					v1462 = true
+				}
+			}
+		}
 	}
-	var v1444 *GadgetSpec
-	{
-		v1444 = &oldSelf.Spec
-	}
-	var v1445 string
-	var e1446 error
-	if !(v1444.Mode != "") {
-		e1446 = immutable.NoSuchKey("mode")
-	} else {
-		v1445 = string(v1444.Mode)
-	}
-	var v1447 bool
-	var e1448 error
-	if e1443 != nil {
-		e1448 = e1443
-	} else if e1446 != nil {
-		e1448 = e1446
-	} else {
-		v1447 = strings.HasPrefix(v1442, v1445)
-	}
-	return v1447, e1448
+	return v1462, e1463
 }
 
 func whenOwnGuardedC66(w *immutable.Walk, in, old *Guarded) {
@@ -9541,201 +9728,271 @@ func whenOwnGuardedC66(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC67 is the condition of spec.guarded.c67: (has(oldSelf.spec.tags) && oldSelf.spec.tags.exists(t, t.size() < -1)) || (has(oldSelf.status) && has(oldSelf.status.phase) && has(oldSelf.status) && has(oldSelf.status.phase) && oldSelf.status.phase >= oldSelf.status.phase)
+// whenCondGadgetC67 is the condition of spec.guarded.c67: (!(has(self.spec.labels) && self.spec.labels['a'] == 'a')) ? (!(has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.value) && has(self.spec.note) && oldSelf.spec.topology.inner.value == self.spec.note)) : (has(oldSelf.spec.queue) && 'a'.startsWith(oldSelf.spec.queue))
 func whenCondGadgetC67(self, oldSelf *Gadget) (bool, error) {
-	var v1453 bool
-	var e1454 error
-	var v1455 bool
-	var e1456 error
-	var v1457 *GadgetSpec
+	var v1477 bool
+	var e1478 error
+	var v1479 *GadgetSpec
 	{
-		v1457 = &oldSelf.Spec
+		v1479 = &self.Spec
 	}
-	var v1458 bool
+	var v1480 bool
 	{
-		v1458 = (len(v1457.Tags) != 0)
+		v1480 = (len(v1479.Labels) != 0)
 	}
-	if !v1458 {
-		v1455, e1456 = false, nil
+	if !v1480 {
+		v1477, e1478 = false, nil
 	} else {
-		var v1459 *GadgetSpec
+		var v1481 *GadgetSpec
 		{
-			v1459 = &oldSelf.Spec
+			v1481 = &self.Spec
 		}
-		var v1460 []string
-		var e1461 error
-		if !(len(v1459.Tags) != 0) {
-			e1461 = immutable.NoSuchKey("tags")
+		var v1482 map[string]string
+		var e1483 error
+		if !(len(v1481.Labels) != 0) {
+			e1483 = immutable.NoSuchKey("labels")
 		} else {
-			v1460 = v1459.Tags
+			v1482 = v1481.Labels
 		}
-		var v1462 bool
-		var e1463 error
-		if e1461 != nil {
-			e1463 = e1461
+		var v1484 string
+		var e1485 error
+		if e1483 != nil {
+			e1485 = e1483
 		} else {
-			found := false
-			for i1464 := range v1460 {
-				var v1465 string
-				v1465 = string(v1460[i1464])
-				_ = v1465
-				var v1466 int64
-				{
-					v1466 = immutable.RuneCount(v1465)
-				}
-				var v1467 bool
-				{
-					v1467 = v1466 < int64(-1)
-				}
-				if v1467 {
-					found = true
-					break
-				}
-			}
-			if found {
-				v1462, e1463 = true, nil
-			} else if e1463 == nil {
-				v1462 = false
+			if mv1486, ok := v1482[string("a")]; !ok {
+				e1485 = immutable.NoSuchKey("a")
+			} else {
+				v1484 = string(mv1486)
 			}
 		}
-		if e1463 == nil && !v1462 {
-			v1455, e1456 = false, nil
+		var v1487 bool
+		var e1488 error
+		if e1485 != nil {
+			e1488 = e1485
 		} else {
-			if e1456 == nil {
-				e1456 = e1463
+			v1487 = v1484 == "a"
+		}
+		if e1488 == nil && !v1487 {
+			v1477, e1478 = false, nil
+		} else {
+			if e1478 == nil {
+				e1478 = e1488
 			}
-			if e1456 == nil {
-				v1455 = true
+			if e1478 == nil {
+				v1477 = true
 			}
 		}
 	}
-	if e1456 == nil && v1455 {
-		v1453, e1454 = true, nil
+	var v1489 bool
+	var e1490 error
+	if e1478 != nil {
+		e1490 = e1478
 	} else {
-		e1454 = e1456
-		var v1468 bool
-		var e1469 error
-		var v1470 bool
+		v1489 = !v1477
+	}
+	var v1532 bool
+	var e1533 error
+	if e1490 != nil {
+		e1533 = e1490
+	} else if v1489 {
+		var v1491 bool
+		var e1492 error
+		var v1493 *GadgetSpec
 		{
-			v1470 = (oldSelf.Status != nil)
+			v1493 = &oldSelf.Spec
 		}
-		if !v1470 {
-			v1468, e1469 = false, nil
+		var v1494 bool
+		{
+			v1494 = (v1493.Topology != nil)
+		}
+		if !v1494 {
+			v1491, e1492 = false, nil
 		} else {
-			var v1471 *GadgetStatus
-			var e1472 error
-			if !(oldSelf.Status != nil) {
-				e1472 = immutable.NoSuchKey("status")
-			} else {
-				v1471 = oldSelf.Status
+			var v1495 *GadgetSpec
+			{
+				v1495 = &oldSelf.Spec
 			}
-			var v1473 bool
-			var e1474 error
-			if e1472 != nil {
-				e1474 = e1472
+			var v1496 *Topology
+			var e1497 error
+			if !(v1495.Topology != nil) {
+				e1497 = immutable.NoSuchKey("topology")
 			} else {
-				v1473 = (v1471.Phase != "")
+				v1496 = v1495.Topology
 			}
-			if e1474 == nil && !v1473 {
-				v1468, e1469 = false, nil
+			var v1498 bool
+			var e1499 error
+			if e1497 != nil {
+				e1499 = e1497
 			} else {
-				if e1469 == nil {
-					e1469 = e1474
+				v1498 = (v1496.Inner != nil)
+			}
+			if e1499 == nil && !v1498 {
+				v1491, e1492 = false, nil
+			} else {
+				if e1492 == nil {
+					e1492 = e1499
 				}
-				var v1475 bool
+				var v1500 *GadgetSpec
 				{
-					v1475 = (oldSelf.Status != nil)
+					v1500 = &oldSelf.Spec
 				}
-				if !v1475 {
-					v1468, e1469 = false, nil
+				var v1501 *Topology
+				var e1502 error
+				if !(v1500.Topology != nil) {
+					e1502 = immutable.NoSuchKey("topology")
 				} else {
-					var v1476 *GadgetStatus
-					var e1477 error
-					if !(oldSelf.Status != nil) {
-						e1477 = immutable.NoSuchKey("status")
-					} else {
-						v1476 = oldSelf.Status
+					v1501 = v1500.Topology
+				}
+				var v1503 *Inner
+				var e1504 error
+				if e1502 != nil {
+					e1504 = e1502
+				} else if !(v1501.Inner != nil) {
+					e1504 = immutable.NoSuchKey("inner")
+				} else {
+					v1503 = v1501.Inner
+				}
+				var v1505 bool
+				var e1506 error
+				if e1504 != nil {
+					e1506 = e1504
+				} else {
+					v1505 = (v1503.Value != "")
+				}
+				if e1506 == nil && !v1505 {
+					v1491, e1492 = false, nil
+				} else {
+					if e1492 == nil {
+						e1492 = e1506
 					}
-					var v1478 bool
-					var e1479 error
-					if e1477 != nil {
-						e1479 = e1477
-					} else {
-						v1478 = (v1476.Phase != "")
+					var v1507 *GadgetSpec
+					{
+						v1507 = &self.Spec
 					}
-					if e1479 == nil && !v1478 {
-						v1468, e1469 = false, nil
+					var v1508 bool
+					{
+						v1508 = (v1507.Note != "")
+					}
+					if !v1508 {
+						v1491, e1492 = false, nil
 					} else {
-						if e1469 == nil {
-							e1469 = e1479
+						var v1509 *GadgetSpec
+						{
+							v1509 = &oldSelf.Spec
 						}
-						var v1480 *GadgetStatus
-						var e1481 error
-						if !(oldSelf.Status != nil) {
-							e1481 = immutable.NoSuchKey("status")
+						var v1510 *Topology
+						var e1511 error
+						if !(v1509.Topology != nil) {
+							e1511 = immutable.NoSuchKey("topology")
 						} else {
-							v1480 = oldSelf.Status
+							v1510 = v1509.Topology
 						}
-						var v1482 string
-						var e1483 error
-						if e1481 != nil {
-							e1483 = e1481
-						} else if !(v1480.Phase != "") {
-							e1483 = immutable.NoSuchKey("phase")
+						var v1512 *Inner
+						var e1513 error
+						if e1511 != nil {
+							e1513 = e1511
+						} else if !(v1510.Inner != nil) {
+							e1513 = immutable.NoSuchKey("inner")
 						} else {
-							v1482 = string(v1480.Phase)
+							v1512 = v1510.Inner
 						}
-						var v1484 *GadgetStatus
-						var e1485 error
-						if !(oldSelf.Status != nil) {
-							e1485 = immutable.NoSuchKey("status")
+						var v1514 string
+						var e1515 error
+						if e1513 != nil {
+							e1515 = e1513
+						} else if !(v1512.Value != "") {
+							e1515 = immutable.NoSuchKey("value")
 						} else {
-							v1484 = oldSelf.Status
+							v1514 = string(v1512.Value)
 						}
-						var v1486 string
-						var e1487 error
-						if e1485 != nil {
-							e1487 = e1485
-						} else if !(v1484.Phase != "") {
-							e1487 = immutable.NoSuchKey("phase")
-						} else {
-							v1486 = string(v1484.Phase)
+						var v1516 *GadgetSpec
+						{
+							v1516 = &self.Spec
 						}
-						var v1488 bool
-						var e1489 error
-						if e1483 != nil {
-							e1489 = e1483
-						} else if e1487 != nil {
-							e1489 = e1487
+						var v1517 string
+						var e1518 error
+						if !(v1516.Note != "") {
+							e1518 = immutable.NoSuchKey("note")
 						} else {
-							v1488 = v1482 >= v1486
+							v1517 = string(v1516.Note)
 						}
-						if e1489 == nil && !v1488 {
-							v1468, e1469 = false, nil
+						var v1519 bool
+						var e1520 error
+						if e1515 != nil {
+							e1520 = e1515
+						} else if e1518 != nil {
+							e1520 = e1518
 						} else {
-							if e1469 == nil {
-								e1469 = e1489
+							v1519 = v1514 == v1517
+						}
+						if e1520 == nil && !v1519 {
+							v1491, e1492 = false, nil
+						} else {
+							if e1492 == nil {
+								e1492 = e1520
 							}
-							if e1469 == nil {
-								v1468 = true
+							if e1492 == nil {
+								v1491 = true
 							}
 						}
 					}
 				}
 			}
 		}
-		if e1469 == nil && v1468 {
-			v1453, e1454 = true, nil
+		var v1521 bool
+		var e1522 error
+		if e1492 != nil {
+			e1522 = e1492
 		} else {
-			if e1454 == nil {
-				e1454 = e1469
+			v1521 = !v1491
+		}
+		v1532, e1533 = v1521, e1522
+	} else {
+		var v1523 bool
+		var e1524 error
+		var v1525 *GadgetSpec
+		{
+			v1525 = &oldSelf.Spec
+		}
+		var v1526 bool
+		{
+			v1526 = (v1525.Queue != "")
+		}
+		if !v1526 {
+			v1523, e1524 = false, nil
+		} else {
+			var v1527 *GadgetSpec
+			{
+				v1527 = &oldSelf.Spec
 			}
-			if e1454 == nil {
-				v1453 = false
+			var v1528 string
+			var e1529 error
+			if !(v1527.Queue != "") {
+				e1529 = immutable.NoSuchKey("queue")
+			} else {
+				v1528 = string(v1527.Queue)
+			}
+			var v1530 bool
+			var e1531 error
+			if e1529 != nil {
+				e1531 = e1529
+			} else {
+				v1530 = strings.HasPrefix("a", v1528)
+			}
+			if e1531 == nil && !v1530 {
+				v1523, e1524 = false, nil
+			} else {
+				if e1524 == nil {
+					e1524 = e1531
+				}
+				if e1524 == nil {
+					v1523 = true
+				}
 			}
 		}
+		v1532, e1533 = v1523, e1524
 	}
-	return v1453, e1454
+	return v1532, e1533
 }
 
 func whenOwnGuardedC67(w *immutable.Walk, in, old *Guarded) {
@@ -9758,66 +10015,126 @@ func whenOwnGuardedC67(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC68 is the condition of spec.guarded.c68: has(oldSelf.status) && has(oldSelf.status.ready) && oldSelf.status.ready
+// whenCondGadgetC68 is the condition of spec.guarded.c68: has(oldSelf.spec.ports) && oldSelf.spec.ports.exists(p, p.name == 'c' || has(p.port) && p.port >= -1)
 func whenCondGadgetC68(self, oldSelf *Gadget) (bool, error) {
-	var v1494 bool
-	var e1495 error
-	var v1496 bool
+	var v1538 bool
+	var e1539 error
+	var v1540 *GadgetSpec
 	{
-		v1496 = (oldSelf.Status != nil)
+		v1540 = &oldSelf.Spec
 	}
-	if !v1496 {
-		v1494, e1495 = false, nil
+	var v1541 bool
+	{
+		v1541 = (len(v1540.Ports) != 0)
+	}
+	if !v1541 {
+		v1538, e1539 = false, nil
 	} else {
-		var v1497 *GadgetStatus
-		var e1498 error
-		if !(oldSelf.Status != nil) {
-			e1498 = immutable.NoSuchKey("status")
-		} else {
-			v1497 = oldSelf.Status
+		var v1542 *GadgetSpec
+		{
+			v1542 = &oldSelf.Spec
 		}
-		var v1499 bool
-		var e1500 error
-		if e1498 != nil {
-			e1500 = e1498
+		var v1543 []Port
+		var e1544 error
+		if !(len(v1542.Ports) != 0) {
+			e1544 = immutable.NoSuchKey("ports")
 		} else {
-			v1499 = (v1497.Ready)
+			v1543 = v1542.Ports
 		}
-		if e1500 == nil && !v1499 {
-			v1494, e1495 = false, nil
+		var v1545 bool
+		var e1546 error
+		if e1544 != nil {
+			e1546 = e1544
 		} else {
-			if e1495 == nil {
-				e1495 = e1500
-			}
-			var v1501 *GadgetStatus
-			var e1502 error
-			if !(oldSelf.Status != nil) {
-				e1502 = immutable.NoSuchKey("status")
-			} else {
-				v1501 = oldSelf.Status
-			}
-			var v1503 bool
-			var e1504 error
-			if e1502 != nil {
-				e1504 = e1502
-			} else if !(v1501.Ready) {
-				e1504 = immutable.NoSuchKey("ready")
-			} else {
-				v1503 = bool(v1501.Ready)
-			}
-			if e1504 == nil && !v1503 {
-				v1494, e1495 = false, nil
-			} else {
-				if e1495 == nil {
-					e1495 = e1504
+			found := false
+			for i1547 := range v1543 {
+				var v1548 *Port
+				v1548 = &v1543[i1547]
+				_ = v1548
+				var v1549 bool
+				var e1550 error
+				var v1551 string
+				{
+					v1551 = string(v1548.Name)
 				}
-				if e1495 == nil {
-					v1494 = true
+				var v1552 bool
+				{
+					v1552 = v1551 == "c"
 				}
+				if v1552 {
+					v1549, e1550 = true, nil
+				} else {
+					var v1553 bool
+					var e1554 error
+					var v1555 bool
+					{
+						v1555 = (v1548.Port != nil)
+					}
+					if !v1555 {
+						v1553, e1554 = false, nil
+					} else {
+						var v1556 int64
+						var e1557 error
+						if !(v1548.Port != nil) {
+							e1557 = immutable.NoSuchKey("port")
+						} else {
+							v1556 = int64((*v1548.Port))
+						}
+						var v1558 bool
+						var e1559 error
+						if e1557 != nil {
+							e1559 = e1557
+						} else {
+							v1558 = v1556 >= int64(-1)
+						}
+						if e1559 == nil && !v1558 {
+							v1553, e1554 = false, nil
+						} else {
+							if e1554 == nil {
+								e1554 = e1559
+							}
+							if e1554 == nil {
+								v1553 = true
+							}
+						}
+					}
+					if e1554 == nil && v1553 {
+						v1549, e1550 = true, nil
+					} else {
+						if e1550 == nil {
+							e1550 = e1554
+						}
+						if e1550 == nil {
+							v1549 = false
+						}
+					}
+				}
+				if e1550 == nil && v1549 {
+					found = true
+					break
+				}
+				if e1550 != nil && e1546 == nil {
+					e1546 = e1550
+				}
+			}
+			if found {
+				v1545, e1546 = true, nil
+			} else if e1546 == nil {
+				v1545 = false
+			}
+		}
+		if e1546 == nil && !v1545 {
+			v1538, e1539 = false, nil
+		} else {
+			if e1539 == nil {
+				e1539 = e1546
+			}
+			if e1539 == nil {
+				v1538 = true
 			}
 		}
 	}
-	return v1494, e1495
+	return v1538, e1539
 }
 
 func whenOwnGuardedC68(w *immutable.Walk, in, old *Guarded) {
@@ -9831,8 +10148,8 @@ func whenOwnGuardedC68(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C68 != nil && !immutable.SameKeys(in.C68, old.C68) {
 			if w.Violation() {
-				for _, c1509 := range immutable.MapKeyChanges(in.C68, old.C68) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c68", immutable.QuoteKey(string(c1509.Key)), c1509.Added))
+				for _, c1564 := range immutable.MapKeyChanges(in.C68, old.C68) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c68", immutable.QuoteKey(string(c1564.Key)), c1564.Added))
 				}
 			}
 			if w.Done() {
@@ -9849,271 +10166,9 @@ func whenOwnGuardedC68(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC69 is the condition of spec.guarded.c69: (!(has(self.spec.labels) && self.spec.labels['a'] == 'a')) ? (!(has(oldSelf.spec.topology) && has(oldSelf.spec.topology.inner) && has(oldSelf.spec.topology.inner.value) && has(self.spec.note) && oldSelf.spec.topology.inner.value == self.spec.note)) : (has(oldSelf.spec.queue) && 'a'.startsWith(oldSelf.spec.queue))
+// whenCondGadgetC69 is the condition of spec.guarded.c69: false
 func whenCondGadgetC69(self, oldSelf *Gadget) (bool, error) {
-	var v1510 bool
-	var e1511 error
-	var v1512 *GadgetSpec
-	{
-		v1512 = &self.Spec
-	}
-	var v1513 bool
-	{
-		v1513 = (len(v1512.Labels) != 0)
-	}
-	if !v1513 {
-		v1510, e1511 = false, nil
-	} else {
-		var v1514 *GadgetSpec
-		{
-			v1514 = &self.Spec
-		}
-		var v1515 map[string]string
-		var e1516 error
-		if !(len(v1514.Labels) != 0) {
-			e1516 = immutable.NoSuchKey("labels")
-		} else {
-			v1515 = v1514.Labels
-		}
-		var v1517 string
-		var e1518 error
-		if e1516 != nil {
-			e1518 = e1516
-		} else {
-			if mv1519, ok := v1515[string("a")]; !ok {
-				e1518 = immutable.NoSuchKey("a")
-			} else {
-				v1517 = string(mv1519)
-			}
-		}
-		var v1520 bool
-		var e1521 error
-		if e1518 != nil {
-			e1521 = e1518
-		} else {
-			v1520 = v1517 == "a"
-		}
-		if e1521 == nil && !v1520 {
-			v1510, e1511 = false, nil
-		} else {
-			if e1511 == nil {
-				e1511 = e1521
-			}
-			if e1511 == nil {
-				v1510 = true
-			}
-		}
-	}
-	var v1522 bool
-	var e1523 error
-	if e1511 != nil {
-		e1523 = e1511
-	} else {
-		v1522 = !v1510
-	}
-	var v1565 bool
-	var e1566 error
-	if e1523 != nil {
-		e1566 = e1523
-	} else if v1522 {
-		var v1524 bool
-		var e1525 error
-		var v1526 *GadgetSpec
-		{
-			v1526 = &oldSelf.Spec
-		}
-		var v1527 bool
-		{
-			v1527 = (v1526.Topology != nil)
-		}
-		if !v1527 {
-			v1524, e1525 = false, nil
-		} else {
-			var v1528 *GadgetSpec
-			{
-				v1528 = &oldSelf.Spec
-			}
-			var v1529 *Topology
-			var e1530 error
-			if !(v1528.Topology != nil) {
-				e1530 = immutable.NoSuchKey("topology")
-			} else {
-				v1529 = v1528.Topology
-			}
-			var v1531 bool
-			var e1532 error
-			if e1530 != nil {
-				e1532 = e1530
-			} else {
-				v1531 = (v1529.Inner != nil)
-			}
-			if e1532 == nil && !v1531 {
-				v1524, e1525 = false, nil
-			} else {
-				if e1525 == nil {
-					e1525 = e1532
-				}
-				var v1533 *GadgetSpec
-				{
-					v1533 = &oldSelf.Spec
-				}
-				var v1534 *Topology
-				var e1535 error
-				if !(v1533.Topology != nil) {
-					e1535 = immutable.NoSuchKey("topology")
-				} else {
-					v1534 = v1533.Topology
-				}
-				var v1536 *Inner
-				var e1537 error
-				if e1535 != nil {
-					e1537 = e1535
-				} else if !(v1534.Inner != nil) {
-					e1537 = immutable.NoSuchKey("inner")
-				} else {
-					v1536 = v1534.Inner
-				}
-				var v1538 bool
-				var e1539 error
-				if e1537 != nil {
-					e1539 = e1537
-				} else {
-					v1538 = (v1536.Value != "")
-				}
-				if e1539 == nil && !v1538 {
-					v1524, e1525 = false, nil
-				} else {
-					if e1525 == nil {
-						e1525 = e1539
-					}
-					var v1540 *GadgetSpec
-					{
-						v1540 = &self.Spec
-					}
-					var v1541 bool
-					{
-						v1541 = (v1540.Note != "")
-					}
-					if !v1541 {
-						v1524, e1525 = false, nil
-					} else {
-						var v1542 *GadgetSpec
-						{
-							v1542 = &oldSelf.Spec
-						}
-						var v1543 *Topology
-						var e1544 error
-						if !(v1542.Topology != nil) {
-							e1544 = immutable.NoSuchKey("topology")
-						} else {
-							v1543 = v1542.Topology
-						}
-						var v1545 *Inner
-						var e1546 error
-						if e1544 != nil {
-							e1546 = e1544
-						} else if !(v1543.Inner != nil) {
-							e1546 = immutable.NoSuchKey("inner")
-						} else {
-							v1545 = v1543.Inner
-						}
-						var v1547 string
-						var e1548 error
-						if e1546 != nil {
-							e1548 = e1546
-						} else if !(v1545.Value != "") {
-							e1548 = immutable.NoSuchKey("value")
-						} else {
-							v1547 = string(v1545.Value)
-						}
-						var v1549 *GadgetSpec
-						{
-							v1549 = &self.Spec
-						}
-						var v1550 string
-						var e1551 error
-						if !(v1549.Note != "") {
-							e1551 = immutable.NoSuchKey("note")
-						} else {
-							v1550 = string(v1549.Note)
-						}
-						var v1552 bool
-						var e1553 error
-						if e1548 != nil {
-							e1553 = e1548
-						} else if e1551 != nil {
-							e1553 = e1551
-						} else {
-							v1552 = v1547 == v1550
-						}
-						if e1553 == nil && !v1552 {
-							v1524, e1525 = false, nil
-						} else {
-							if e1525 == nil {
-								e1525 = e1553
-							}
-							if e1525 == nil {
-								v1524 = true
-							}
-						}
-					}
-				}
-			}
-		}
-		var v1554 bool
-		var e1555 error
-		if e1525 != nil {
-			e1555 = e1525
-		} else {
-			v1554 = !v1524
-		}
-		v1565, e1566 = v1554, e1555
-	} else {
-		var v1556 bool
-		var e1557 error
-		var v1558 *GadgetSpec
-		{
-			v1558 = &oldSelf.Spec
-		}
-		var v1559 bool
-		{
-			v1559 = (v1558.Queue != "")
-		}
-		if !v1559 {
-			v1556, e1557 = false, nil
-		} else {
-			var v1560 *GadgetSpec
-			{
-				v1560 = &oldSelf.Spec
-			}
-			var v1561 string
-			var e1562 error
-			if !(v1560.Queue != "") {
-				e1562 = immutable.NoSuchKey("queue")
-			} else {
-				v1561 = string(v1560.Queue)
-			}
-			var v1563 bool
-			var e1564 error
-			if e1562 != nil {
-				e1564 = e1562
-			} else {
-				v1563 = strings.HasPrefix("a", v1561)
-			}
-			if e1564 == nil && !v1563 {
-				v1556, e1557 = false, nil
-			} else {
-				if e1557 == nil {
-					e1557 = e1564
-				}
-				if e1557 == nil {
-					v1556 = true
-				}
-			}
-		}
-		v1565, e1566 = v1556, e1557
-	}
-	return v1565, e1566
+	return false, nil
 }
 
 func whenOwnGuardedC69(w *immutable.Walk, in, old *Guarded) {
@@ -10136,14 +10191,85 @@ func whenOwnGuardedC69(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC7 is the condition of spec.guarded.c7: 0 >= 0.5
+// whenCondGadgetC7 is the condition of spec.guarded.c7: (has(oldSelf.spec.items) && oldSelf.spec.items[2] == 1) && ('c' <= oldSelf.metadata.name)
 func whenCondGadgetC7(self, oldSelf *Gadget) (bool, error) {
-	l1571 := int64(0)
+	var v1569 bool
+	var e1570 error
+	var v1571 *GadgetSpec
+	{
+		v1571 = &oldSelf.Spec
+	}
 	var v1572 bool
 	{
-		v1572 = immutable.CompareIntDouble(l1571, float64(0.5)) >= 0
+		v1572 = (len(v1571.Items) != 0)
 	}
-	return v1572, nil
+	if !v1572 {
+		v1569, e1570 = false, nil
+	} else {
+		var v1573 *GadgetSpec
+		{
+			v1573 = &oldSelf.Spec
+		}
+		var v1574 []int64
+		var e1575 error
+		if !(len(v1573.Items) != 0) {
+			e1575 = immutable.NoSuchKey("items")
+		} else {
+			v1574 = v1573.Items
+		}
+		var v1576 int64
+		var e1577 error
+		if e1575 != nil {
+			e1577 = e1575
+		} else if int64(2) < 0 || int64(2) >= int64(len(v1574)) {
+			e1577 = immutable.IndexOutOfBounds(int64(2))
+		} else {
+			v1576 = int64(v1574[int64(2)])
+		}
+		var v1578 bool
+		var e1579 error
+		if e1577 != nil {
+			e1579 = e1577
+		} else {
+			v1578 = v1576 == int64(1)
+		}
+		if e1579 == nil && !v1578 {
+			v1569, e1570 = false, nil
+		} else {
+			if e1570 == nil {
+				e1570 = e1579
+			}
+			var v1580 *metav1.ObjectMeta
+			{
+				v1580 = &oldSelf.ObjectMeta
+			}
+			var v1581 string
+			var e1582 error
+			if !(v1580.Name != "") {
+				e1582 = immutable.NoSuchKey("name")
+			} else {
+				v1581 = string(v1580.Name)
+			}
+			var v1583 bool
+			var e1584 error
+			if e1582 != nil {
+				e1584 = e1582
+			} else {
+				v1583 = "c" <= v1581
+			}
+			if e1584 == nil && !v1583 {
+				v1569, e1570 = false, nil
+			} else {
+				if e1570 == nil {
+					e1570 = e1584
+				}
+				if e1570 == nil {
+					v1569 = true
+				}
+			}
+		}
+	}
+	return v1569, e1570
 }
 
 func whenOwnGuardedC7(w *immutable.Walk, in, old *Guarded) {
@@ -10166,126 +10292,126 @@ func whenOwnGuardedC7(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC70 is the condition of spec.guarded.c70: has(oldSelf.spec.ports) && oldSelf.spec.ports.exists(p, p.name == 'c' || has(p.port) && p.port >= -1)
+// whenCondGadgetC70 is the condition of spec.guarded.c70: has(oldSelf.spec.ports) && oldSelf.spec.ports.exists(p, p.name == 'c' || has(p.port) && p.port <= 2)
 func whenCondGadgetC70(self, oldSelf *Gadget) (bool, error) {
-	var v1577 bool
-	var e1578 error
-	var v1579 *GadgetSpec
+	var v1589 bool
+	var e1590 error
+	var v1591 *GadgetSpec
 	{
-		v1579 = &oldSelf.Spec
+		v1591 = &oldSelf.Spec
 	}
-	var v1580 bool
+	var v1592 bool
 	{
-		v1580 = (len(v1579.Ports) != 0)
+		v1592 = (len(v1591.Ports) != 0)
 	}
-	if !v1580 {
-		v1577, e1578 = false, nil
+	if !v1592 {
+		v1589, e1590 = false, nil
 	} else {
-		var v1581 *GadgetSpec
+		var v1593 *GadgetSpec
 		{
-			v1581 = &oldSelf.Spec
+			v1593 = &oldSelf.Spec
 		}
-		var v1582 []Port
-		var e1583 error
-		if !(len(v1581.Ports) != 0) {
-			e1583 = immutable.NoSuchKey("ports")
+		var v1594 []Port
+		var e1595 error
+		if !(len(v1593.Ports) != 0) {
+			e1595 = immutable.NoSuchKey("ports")
 		} else {
-			v1582 = v1581.Ports
+			v1594 = v1593.Ports
 		}
-		var v1584 bool
-		var e1585 error
-		if e1583 != nil {
-			e1585 = e1583
+		var v1596 bool
+		var e1597 error
+		if e1595 != nil {
+			e1597 = e1595
 		} else {
 			found := false
-			for i1586 := range v1582 {
-				var v1587 *Port
-				v1587 = &v1582[i1586]
-				_ = v1587
-				var v1588 bool
-				var e1589 error
-				var v1590 string
+			for i1598 := range v1594 {
+				var v1599 *Port
+				v1599 = &v1594[i1598]
+				_ = v1599
+				var v1600 bool
+				var e1601 error
+				var v1602 string
 				{
-					v1590 = string(v1587.Name)
+					v1602 = string(v1599.Name)
 				}
-				var v1591 bool
+				var v1603 bool
 				{
-					v1591 = v1590 == "c"
+					v1603 = v1602 == "c"
 				}
-				if v1591 {
-					v1588, e1589 = true, nil
+				if v1603 {
+					v1600, e1601 = true, nil
 				} else {
-					var v1592 bool
-					var e1593 error
-					var v1594 bool
+					var v1604 bool
+					var e1605 error
+					var v1606 bool
 					{
-						v1594 = (v1587.Port != nil)
+						v1606 = (v1599.Port != nil)
 					}
-					if !v1594 {
-						v1592, e1593 = false, nil
+					if !v1606 {
+						v1604, e1605 = false, nil
 					} else {
-						var v1595 int64
-						var e1596 error
-						if !(v1587.Port != nil) {
-							e1596 = immutable.NoSuchKey("port")
+						var v1607 int64
+						var e1608 error
+						if !(v1599.Port != nil) {
+							e1608 = immutable.NoSuchKey("port")
 						} else {
-							v1595 = int64((*v1587.Port))
+							v1607 = int64((*v1599.Port))
 						}
-						var v1597 bool
-						var e1598 error
-						if e1596 != nil {
-							e1598 = e1596
+						var v1609 bool
+						var e1610 error
+						if e1608 != nil {
+							e1610 = e1608
 						} else {
-							v1597 = v1595 >= int64(-1)
+							v1609 = v1607 <= int64(2)
 						}
-						if e1598 == nil && !v1597 {
-							v1592, e1593 = false, nil
+						if e1610 == nil && !v1609 {
+							v1604, e1605 = false, nil
 						} else {
-							if e1593 == nil {
-								e1593 = e1598
+							if e1605 == nil {
+								e1605 = e1610
 							}
-							if e1593 == nil {
-								v1592 = true
+							if e1605 == nil {
+								v1604 = true
 							}
 						}
 					}
-					if e1593 == nil && v1592 {
-						v1588, e1589 = true, nil
+					if e1605 == nil && v1604 {
+						v1600, e1601 = true, nil
 					} else {
-						if e1589 == nil {
-							e1589 = e1593
+						if e1601 == nil {
+							e1601 = e1605
 						}
-						if e1589 == nil {
-							v1588 = false
+						if e1601 == nil {
+							v1600 = false
 						}
 					}
 				}
-				if e1589 == nil && v1588 {
+				if e1601 == nil && v1600 {
 					found = true
 					break
 				}
-				if e1589 != nil && e1585 == nil {
-					e1585 = e1589
+				if e1601 != nil && e1597 == nil {
+					e1597 = e1601
 				}
 			}
 			if found {
-				v1584, e1585 = true, nil
-			} else if e1585 == nil {
-				v1584 = false
+				v1596, e1597 = true, nil
+			} else if e1597 == nil {
+				v1596 = false
 			}
 		}
-		if e1585 == nil && !v1584 {
-			v1577, e1578 = false, nil
+		if e1597 == nil && !v1596 {
+			v1589, e1590 = false, nil
 		} else {
-			if e1578 == nil {
-				e1578 = e1585
+			if e1590 == nil {
+				e1590 = e1597
 			}
-			if e1578 == nil {
-				v1577 = true
+			if e1590 == nil {
+				v1589 = true
 			}
 		}
 	}
-	return v1577, e1578
+	return v1589, e1590
 }
 
 func whenOwnGuardedC70(w *immutable.Walk, in, old *Guarded) {
@@ -10308,9 +10434,128 @@ func whenOwnGuardedC70(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC71 is the condition of spec.guarded.c71: false
+// whenCondGadgetC71 is the condition of spec.guarded.c71: has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && self.spec.topology.inner.n < 1.0
 func whenCondGadgetC71(self, oldSelf *Gadget) (bool, error) {
-	return false, nil
+	var v1615 bool
+	var e1616 error
+	var v1617 *GadgetSpec
+	{
+		v1617 = &self.Spec
+	}
+	var v1618 bool
+	{
+		v1618 = (v1617.Topology != nil)
+	}
+	if !v1618 {
+		v1615, e1616 = false, nil
+	} else {
+		var v1619 *GadgetSpec
+		{
+			v1619 = &self.Spec
+		}
+		var v1620 *Topology
+		var e1621 error
+		if !(v1619.Topology != nil) {
+			e1621 = immutable.NoSuchKey("topology")
+		} else {
+			v1620 = v1619.Topology
+		}
+		var v1622 bool
+		var e1623 error
+		if e1621 != nil {
+			e1623 = e1621
+		} else {
+			v1622 = (v1620.Inner != nil)
+		}
+		if e1623 == nil && !v1622 {
+			v1615, e1616 = false, nil
+		} else {
+			if e1616 == nil {
+				e1616 = e1623
+			}
+			var v1624 *GadgetSpec
+			{
+				v1624 = &self.Spec
+			}
+			var v1625 *Topology
+			var e1626 error
+			if !(v1624.Topology != nil) {
+				e1626 = immutable.NoSuchKey("topology")
+			} else {
+				v1625 = v1624.Topology
+			}
+			var v1627 *Inner
+			var e1628 error
+			if e1626 != nil {
+				e1628 = e1626
+			} else if !(v1625.Inner != nil) {
+				e1628 = immutable.NoSuchKey("inner")
+			} else {
+				v1627 = v1625.Inner
+			}
+			var v1629 bool
+			var e1630 error
+			if e1628 != nil {
+				e1630 = e1628
+			} else {
+				v1629 = (v1627.N != 0)
+			}
+			if e1630 == nil && !v1629 {
+				v1615, e1616 = false, nil
+			} else {
+				if e1616 == nil {
+					e1616 = e1630
+				}
+				var v1631 *GadgetSpec
+				{
+					v1631 = &self.Spec
+				}
+				var v1632 *Topology
+				var e1633 error
+				if !(v1631.Topology != nil) {
+					e1633 = immutable.NoSuchKey("topology")
+				} else {
+					v1632 = v1631.Topology
+				}
+				var v1634 *Inner
+				var e1635 error
+				if e1633 != nil {
+					e1635 = e1633
+				} else if !(v1632.Inner != nil) {
+					e1635 = immutable.NoSuchKey("inner")
+				} else {
+					v1634 = v1632.Inner
+				}
+				var v1636 int64
+				var e1637 error
+				if e1635 != nil {
+					e1637 = e1635
+				} else if !(v1634.N != 0) {
+					e1637 = immutable.NoSuchKey("n")
+				} else {
+					v1636 = int64(v1634.N)
+				}
+				var v1638 bool
+				var e1639 error
+				if e1637 != nil {
+					e1639 = e1637
+				} else {
+					v1638 = immutable.CompareIntDouble(v1636, float64(1)) < 0
+				}
+				if e1639 == nil && !v1638 {
+					v1615, e1616 = false, nil
+				} else {
+					if e1616 == nil {
+						e1616 = e1639
+					}
+					if e1616 == nil {
+						v1615 = true
+					}
+				}
+			}
+		}
+	}
+	return v1615, e1616
 }
 
 func whenOwnGuardedC71(w *immutable.Walk, in, old *Guarded) {
@@ -10333,126 +10578,324 @@ func whenOwnGuardedC71(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC72 is the condition of spec.guarded.c72: has(oldSelf.spec.ports) && oldSelf.spec.ports.exists(p, p.name == 'c' || has(p.port) && p.port <= 2)
+// whenCondGadgetC72 is the condition of spec.guarded.c72: has(self.spec.items) && self.spec.items.all(i, i > 3 || ((has(self.spec.labels) && self.spec.labels.exists_one(k, k.startsWith(”) || self.spec.labels[k] == 'ab')) || (has(oldSelf.spec.ports) && oldSelf.spec.ports.exists(p, p.name == 'b' || has(p.port) && p.port <= 3))))
 func whenCondGadgetC72(self, oldSelf *Gadget) (bool, error) {
-	var v1607 bool
-	var e1608 error
-	var v1609 *GadgetSpec
+	var v1644 bool
+	var e1645 error
+	var v1646 *GadgetSpec
 	{
-		v1609 = &oldSelf.Spec
+		v1646 = &self.Spec
 	}
-	var v1610 bool
+	var v1647 bool
 	{
-		v1610 = (len(v1609.Ports) != 0)
+		v1647 = (len(v1646.Items) != 0)
 	}
-	if !v1610 {
-		v1607, e1608 = false, nil
+	if !v1647 {
+		v1644, e1645 = false, nil
 	} else {
-		var v1611 *GadgetSpec
+		var v1648 *GadgetSpec
 		{
-			v1611 = &oldSelf.Spec
+			v1648 = &self.Spec
 		}
-		var v1612 []Port
-		var e1613 error
-		if !(len(v1611.Ports) != 0) {
-			e1613 = immutable.NoSuchKey("ports")
+		var v1649 []int64
+		var e1650 error
+		if !(len(v1648.Items) != 0) {
+			e1650 = immutable.NoSuchKey("items")
 		} else {
-			v1612 = v1611.Ports
+			v1649 = v1648.Items
 		}
-		var v1614 bool
-		var e1615 error
-		if e1613 != nil {
-			e1615 = e1613
+		var v1651 bool
+		var e1652 error
+		if e1650 != nil {
+			e1652 = e1650
 		} else {
 			found := false
-			for i1616 := range v1612 {
-				var v1617 *Port
-				v1617 = &v1612[i1616]
-				_ = v1617
-				var v1618 bool
-				var e1619 error
-				var v1620 string
+			for i1653 := range v1649 {
+				var v1654 int64
+				v1654 = int64(v1649[i1653])
+				_ = v1654
+				var v1655 bool
+				var e1656 error
+				var v1657 bool
 				{
-					v1620 = string(v1617.Name)
+					v1657 = v1654 > int64(3)
 				}
-				var v1621 bool
-				{
-					v1621 = v1620 == "c"
-				}
-				if v1621 {
-					v1618, e1619 = true, nil
+				if v1657 {
+					v1655, e1656 = true, nil
 				} else {
-					var v1622 bool
-					var e1623 error
-					var v1624 bool
+					var v1658 bool
+					var e1659 error
+					var v1660 bool
+					var e1661 error
+					var v1662 *GadgetSpec
 					{
-						v1624 = (v1617.Port != nil)
+						v1662 = &self.Spec
 					}
-					if !v1624 {
-						v1622, e1623 = false, nil
+					var v1663 bool
+					{
+						v1663 = (len(v1662.Labels) != 0)
+					}
+					if !v1663 {
+						v1660, e1661 = false, nil
 					} else {
-						var v1625 int64
-						var e1626 error
-						if !(v1617.Port != nil) {
-							e1626 = immutable.NoSuchKey("port")
-						} else {
-							v1625 = int64((*v1617.Port))
+						var v1664 *GadgetSpec
+						{
+							v1664 = &self.Spec
 						}
-						var v1627 bool
-						var e1628 error
-						if e1626 != nil {
-							e1628 = e1626
+						var v1665 map[string]string
+						var e1666 error
+						if !(len(v1664.Labels) != 0) {
+							e1666 = immutable.NoSuchKey("labels")
 						} else {
-							v1627 = v1625 <= int64(2)
+							v1665 = v1664.Labels
 						}
-						if e1628 == nil && !v1627 {
-							v1622, e1623 = false, nil
+						var v1667 bool
+						var e1668 error
+						if e1666 != nil {
+							e1668 = e1666
 						} else {
-							if e1623 == nil {
-								e1623 = e1628
+							count := 0
+							for k1669 := range v1665 {
+								_ = k1669
+								var v1670 bool
+								var e1671 error
+								var v1672 bool
+								{
+									v1672 = strings.HasPrefix(string(k1669), "")
+								}
+								if v1672 {
+									v1670, e1671 = true, nil
+								} else {
+									var v1673 *GadgetSpec
+									{
+										v1673 = &self.Spec
+									}
+									var v1674 map[string]string
+									var e1675 error
+									if !(len(v1673.Labels) != 0) {
+										e1675 = immutable.NoSuchKey("labels")
+									} else {
+										v1674 = v1673.Labels
+									}
+									var v1676 string
+									var e1677 error
+									if e1675 != nil {
+										e1677 = e1675
+									} else {
+										if mv1678, ok := v1674[string(string(k1669))]; !ok {
+											e1677 = immutable.NoSuchKey(string(k1669))
+										} else {
+											v1676 = string(mv1678)
+										}
+									}
+									var v1679 bool
+									var e1680 error
+									if e1677 != nil {
+										e1680 = e1677
+									} else {
+										v1679 = v1676 == "ab"
+									}
+									if e1680 == nil && v1679 {
+										v1670, e1671 = true, nil
+									} else {
+										if e1671 == nil {
+											e1671 = e1680
+										}
+										if e1671 == nil {
+											v1670 = false
+										}
+									}
+								}
+								if e1671 != nil {
+									e1668 = e1671
+								} else if v1670 {
+									count++
+								}
 							}
-							if e1623 == nil {
-								v1622 = true
+							if e1668 == nil {
+								v1667 = count == 1
+							}
+						}
+						if e1668 == nil && !v1667 {
+							v1660, e1661 = false, nil
+						} else {
+							if e1661 == nil {
+								e1661 = e1668
+							}
+							if e1661 == nil {
+								v1660 = true
 							}
 						}
 					}
-					if e1623 == nil && v1622 {
-						v1618, e1619 = true, nil
+					if e1661 == nil && v1660 {
+						v1658, e1659 = true, nil
 					} else {
-						if e1619 == nil {
-							e1619 = e1623
+						e1659 = e1661
+						var v1681 bool
+						var e1682 error
+						var v1683 *GadgetSpec
+						{
+							v1683 = &oldSelf.Spec
 						}
-						if e1619 == nil {
-							v1618 = false
+						var v1684 bool
+						{
+							v1684 = (len(v1683.Ports) != 0)
+						}
+						if !v1684 {
+							v1681, e1682 = false, nil
+						} else {
+							var v1685 *GadgetSpec
+							{
+								v1685 = &oldSelf.Spec
+							}
+							var v1686 []Port
+							var e1687 error
+							if !(len(v1685.Ports) != 0) {
+								e1687 = immutable.NoSuchKey("ports")
+							} else {
+								v1686 = v1685.Ports
+							}
+							var v1688 bool
+							var e1689 error
+							if e1687 != nil {
+								e1689 = e1687
+							} else {
+								found := false
+								for i1690 := range v1686 {
+									var v1691 *Port
+									v1691 = &v1686[i1690]
+									_ = v1691
+									var v1692 bool
+									var e1693 error
+									var v1694 string
+									{
+										v1694 = string(v1691.Name)
+									}
+									var v1695 bool
+									{
+										v1695 = v1694 == "b"
+									}
+									if v1695 {
+										v1692, e1693 = true, nil
+									} else {
+										var v1696 bool
+										var e1697 error
+										var v1698 bool
+										{
+											v1698 = (v1691.Port != nil)
+										}
+										if !v1698 {
+											v1696, e1697 = false, nil
+										} else {
+											var v1699 int64
+											var e1700 error
+											if !(v1691.Port != nil) {
+												e1700 = immutable.NoSuchKey("port")
+											} else {
+												v1699 = int64((*v1691.Port))
+											}
+											var v1701 bool
+											var e1702 error
+											if e1700 != nil {
+												e1702 = e1700
+											} else {
+												v1701 = v1699 <= int64(3)
+											}
+											if e1702 == nil && !v1701 {
+												v1696, e1697 = false, nil
+											} else {
+												if e1697 == nil {
+													e1697 = e1702
+												}
+												if e1697 == nil {
+													v1696 = true
+												}
+											}
+										}
+										if e1697 == nil && v1696 {
+											v1692, e1693 = true, nil
+										} else {
+											if e1693 == nil {
+												e1693 = e1697
+											}
+											if e1693 == nil {
+												v1692 = false
+											}
+										}
+									}
+									if e1693 == nil && v1692 {
+										found = true
+										break
+									}
+									if e1693 != nil && e1689 == nil {
+										e1689 = e1693
+									}
+								}
+								if found {
+									v1688, e1689 = true, nil
+								} else if e1689 == nil {
+									v1688 = false
+								}
+							}
+							if e1689 == nil && !v1688 {
+								v1681, e1682 = false, nil
+							} else {
+								if e1682 == nil {
+									e1682 = e1689
+								}
+								if e1682 == nil {
+									v1681 = true
+								}
+							}
+						}
+						if e1682 == nil && v1681 {
+							v1658, e1659 = true, nil
+						} else {
+							if e1659 == nil {
+								e1659 = e1682
+							}
+							if e1659 == nil {
+								v1658 = false
+							}
+						}
+					}
+					if e1659 == nil && v1658 {
+						v1655, e1656 = true, nil
+					} else {
+						if e1656 == nil {
+							e1656 = e1659
+						}
+						if e1656 == nil {
+							v1655 = false
 						}
 					}
 				}
-				if e1619 == nil && v1618 {
+				if e1656 == nil && !v1655 {
 					found = true
 					break
 				}
-				if e1619 != nil && e1615 == nil {
-					e1615 = e1619
+				if e1656 != nil && e1652 == nil {
+					e1652 = e1656
 				}
 			}
 			if found {
-				v1614, e1615 = true, nil
-			} else if e1615 == nil {
-				v1614 = false
+				v1651, e1652 = false, nil
+			} else if e1652 == nil {
+				v1651 = true
 			}
 		}
-		if e1615 == nil && !v1614 {
-			v1607, e1608 = false, nil
+		if e1652 == nil && !v1651 {
+			v1644, e1645 = false, nil
 		} else {
-			if e1608 == nil {
-				e1608 = e1615
+			if e1645 == nil {
+				e1645 = e1652
 			}
-			if e1608 == nil {
-				v1607 = true
+			if e1645 == nil {
+				v1644 = true
 			}
 		}
 	}
-	return v1607, e1608
+	return v1644, e1645
 }
 
 func whenOwnGuardedC72(w *immutable.Walk, in, old *Guarded) {
@@ -10475,128 +10918,34 @@ func whenOwnGuardedC72(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC73 is the condition of spec.guarded.c73: has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && self.spec.topology.inner.n < 1.0
+// whenCondGadgetC73 is the condition of spec.guarded.c73: self.spec.mode.size() in [1, 2, 0]
 func whenCondGadgetC73(self, oldSelf *Gadget) (bool, error) {
-	var v1633 bool
-	var e1634 error
-	var v1635 *GadgetSpec
+	var v1707 *GadgetSpec
 	{
-		v1635 = &self.Spec
+		v1707 = &self.Spec
 	}
-	var v1636 bool
-	{
-		v1636 = (v1635.Topology != nil)
-	}
-	if !v1636 {
-		v1633, e1634 = false, nil
+	var v1708 string
+	var e1709 error
+	if !(v1707.Mode != "") {
+		e1709 = immutable.NoSuchKey("mode")
 	} else {
-		var v1637 *GadgetSpec
-		{
-			v1637 = &self.Spec
-		}
-		var v1638 *Topology
-		var e1639 error
-		if !(v1637.Topology != nil) {
-			e1639 = immutable.NoSuchKey("topology")
-		} else {
-			v1638 = v1637.Topology
-		}
-		var v1640 bool
-		var e1641 error
-		if e1639 != nil {
-			e1641 = e1639
-		} else {
-			v1640 = (v1638.Inner != nil)
-		}
-		if e1641 == nil && !v1640 {
-			v1633, e1634 = false, nil
-		} else {
-			if e1634 == nil {
-				e1634 = e1641
-			}
-			var v1642 *GadgetSpec
-			{
-				v1642 = &self.Spec
-			}
-			var v1643 *Topology
-			var e1644 error
-			if !(v1642.Topology != nil) {
-				e1644 = immutable.NoSuchKey("topology")
-			} else {
-				v1643 = v1642.Topology
-			}
-			var v1645 *Inner
-			var e1646 error
-			if e1644 != nil {
-				e1646 = e1644
-			} else if !(v1643.Inner != nil) {
-				e1646 = immutable.NoSuchKey("inner")
-			} else {
-				v1645 = v1643.Inner
-			}
-			var v1647 bool
-			var e1648 error
-			if e1646 != nil {
-				e1648 = e1646
-			} else {
-				v1647 = (v1645.N != 0)
-			}
-			if e1648 == nil && !v1647 {
-				v1633, e1634 = false, nil
-			} else {
-				if e1634 == nil {
-					e1634 = e1648
-				}
-				var v1649 *GadgetSpec
-				{
-					v1649 = &self.Spec
-				}
-				var v1650 *Topology
-				var e1651 error
-				if !(v1649.Topology != nil) {
-					e1651 = immutable.NoSuchKey("topology")
-				} else {
-					v1650 = v1649.Topology
-				}
-				var v1652 *Inner
-				var e1653 error
-				if e1651 != nil {
-					e1653 = e1651
-				} else if !(v1650.Inner != nil) {
-					e1653 = immutable.NoSuchKey("inner")
-				} else {
-					v1652 = v1650.Inner
-				}
-				var v1654 int64
-				var e1655 error
-				if e1653 != nil {
-					e1655 = e1653
-				} else if !(v1652.N != 0) {
-					e1655 = immutable.NoSuchKey("n")
-				} else {
-					v1654 = int64(v1652.N)
-				}
-				var v1656 bool
-				var e1657 error
-				if e1655 != nil {
-					e1657 = e1655
-				} else {
-					v1656 = immutable.CompareIntDouble(v1654, float64(1)) < 0
-				}
-				if e1657 == nil && !v1656 {
-					v1633, e1634 = false, nil
-				} else {
-					if e1634 == nil {
-						e1634 = e1657
-					}
-					if e1634 == nil {
-						v1633 = true
-					}
-				}
-			}
-		}
+		v1708 = string(v1707.Mode)
 	}
-	return v1633, e1634
+	var v1710 int64
+	var e1711 error
+	if e1709 != nil {
+		e1711 = e1709
+	} else {
+		v1710 = immutable.RuneCount(v1708)
+	}
+	var v1712 bool
+	var e1713 error
+	if e1711 != nil {
+		e1713 = e1711
+	} else {
+		v1712 = (v1710 == int64(1)) || (v1710 == int64(2)) || (v1710 == int64(0))
+	}
+	return v1712, e1713
 }
 
 func whenOwnGuardedC73(w *immutable.Walk, in, old *Guarded) {
@@ -10610,8 +10959,8 @@ func whenOwnGuardedC73(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C73 != nil && !immutable.SameKeys(in.C73, old.C73) {
 			if w.Violation() {
-				for _, c1662 := range immutable.MapKeyChanges(in.C73, old.C73) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c73", immutable.QuoteKey(string(c1662.Key)), c1662.Added))
+				for _, c1718 := range immutable.MapKeyChanges(in.C73, old.C73) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c73", immutable.QuoteKey(string(c1718.Key)), c1718.Added))
 				}
 			}
 			if w.Done() {
@@ -10628,324 +10977,73 @@ func whenOwnGuardedC73(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC74 is the condition of spec.guarded.c74: has(self.spec.items) && self.spec.items.all(i, i > 3 || ((has(self.spec.labels) && self.spec.labels.exists_one(k, k.startsWith(”) || self.spec.labels[k] == 'ab')) || (has(oldSelf.spec.ports) && oldSelf.spec.ports.exists(p, p.name == 'b' || has(p.port) && p.port <= 3))))
+// whenCondGadgetC74 is the condition of spec.guarded.c74: has(self.status) && has(self.status.phase) && self.status.phase.endsWith('a')
 func whenCondGadgetC74(self, oldSelf *Gadget) (bool, error) {
-	var v1663 bool
-	var e1664 error
-	var v1665 *GadgetSpec
+	var v1719 bool
+	var e1720 error
+	var v1721 bool
 	{
-		v1665 = &self.Spec
+		v1721 = (self.Status != nil)
 	}
-	var v1666 bool
-	{
-		v1666 = (len(v1665.Items) != 0)
-	}
-	if !v1666 {
-		v1663, e1664 = false, nil
+	if !v1721 {
+		v1719, e1720 = false, nil
 	} else {
-		var v1667 *GadgetSpec
-		{
-			v1667 = &self.Spec
-		}
-		var v1668 []int64
-		var e1669 error
-		if !(len(v1667.Items) != 0) {
-			e1669 = immutable.NoSuchKey("items")
+		var v1722 *GadgetStatus
+		var e1723 error
+		if !(self.Status != nil) {
+			e1723 = immutable.NoSuchKey("status")
 		} else {
-			v1668 = v1667.Items
+			v1722 = self.Status
 		}
-		var v1670 bool
-		var e1671 error
-		if e1669 != nil {
-			e1671 = e1669
+		var v1724 bool
+		var e1725 error
+		if e1723 != nil {
+			e1725 = e1723
 		} else {
-			found := false
-			for i1672 := range v1668 {
-				var v1673 int64
-				v1673 = int64(v1668[i1672])
-				_ = v1673
-				var v1674 bool
-				var e1675 error
-				var v1676 bool
-				{
-					v1676 = v1673 > int64(3)
-				}
-				if v1676 {
-					v1674, e1675 = true, nil
-				} else {
-					var v1677 bool
-					var e1678 error
-					var v1679 bool
-					var e1680 error
-					var v1681 *GadgetSpec
-					{
-						v1681 = &self.Spec
-					}
-					var v1682 bool
-					{
-						v1682 = (len(v1681.Labels) != 0)
-					}
-					if !v1682 {
-						v1679, e1680 = false, nil
-					} else {
-						var v1683 *GadgetSpec
-						{
-							v1683 = &self.Spec
-						}
-						var v1684 map[string]string
-						var e1685 error
-						if !(len(v1683.Labels) != 0) {
-							e1685 = immutable.NoSuchKey("labels")
-						} else {
-							v1684 = v1683.Labels
-						}
-						var v1686 bool
-						var e1687 error
-						if e1685 != nil {
-							e1687 = e1685
-						} else {
-							count := 0
-							for k1688 := range v1684 {
-								_ = k1688
-								var v1689 bool
-								var e1690 error
-								var v1691 bool
-								{
-									v1691 = strings.HasPrefix(string(k1688), "")
-								}
-								if v1691 {
-									v1689, e1690 = true, nil
-								} else {
-									var v1692 *GadgetSpec
-									{
-										v1692 = &self.Spec
-									}
-									var v1693 map[string]string
-									var e1694 error
-									if !(len(v1692.Labels) != 0) {
-										e1694 = immutable.NoSuchKey("labels")
-									} else {
-										v1693 = v1692.Labels
-									}
-									var v1695 string
-									var e1696 error
-									if e1694 != nil {
-										e1696 = e1694
-									} else {
-										if mv1697, ok := v1693[string(string(k1688))]; !ok {
-											e1696 = immutable.NoSuchKey(string(k1688))
-										} else {
-											v1695 = string(mv1697)
-										}
-									}
-									var v1698 bool
-									var e1699 error
-									if e1696 != nil {
-										e1699 = e1696
-									} else {
-										v1698 = v1695 == "ab"
-									}
-									if e1699 == nil && v1698 {
-										v1689, e1690 = true, nil
-									} else {
-										if e1690 == nil {
-											e1690 = e1699
-										}
-										if e1690 == nil {
-											v1689 = false
-										}
-									}
-								}
-								if e1690 != nil {
-									e1687 = e1690
-								} else if v1689 {
-									count++
-								}
-							}
-							if e1687 == nil {
-								v1686 = count == 1
-							}
-						}
-						if e1687 == nil && !v1686 {
-							v1679, e1680 = false, nil
-						} else {
-							if e1680 == nil {
-								e1680 = e1687
-							}
-							if e1680 == nil {
-								v1679 = true
-							}
-						}
-					}
-					if e1680 == nil && v1679 {
-						v1677, e1678 = true, nil
-					} else {
-						e1678 = e1680
-						var v1700 bool
-						var e1701 error
-						var v1702 *GadgetSpec
-						{
-							v1702 = &oldSelf.Spec
-						}
-						var v1703 bool
-						{
-							v1703 = (len(v1702.Ports) != 0)
-						}
-						if !v1703 {
-							v1700, e1701 = false, nil
-						} else {
-							var v1704 *GadgetSpec
-							{
-								v1704 = &oldSelf.Spec
-							}
-							var v1705 []Port
-							var e1706 error
-							if !(len(v1704.Ports) != 0) {
-								e1706 = immutable.NoSuchKey("ports")
-							} else {
-								v1705 = v1704.Ports
-							}
-							var v1707 bool
-							var e1708 error
-							if e1706 != nil {
-								e1708 = e1706
-							} else {
-								found := false
-								for i1709 := range v1705 {
-									var v1710 *Port
-									v1710 = &v1705[i1709]
-									_ = v1710
-									var v1711 bool
-									var e1712 error
-									var v1713 string
-									{
-										v1713 = string(v1710.Name)
-									}
-									var v1714 bool
-									{
-										v1714 = v1713 == "b"
-									}
-									if v1714 {
-										v1711, e1712 = true, nil
-									} else {
-										var v1715 bool
-										var e1716 error
-										var v1717 bool
-										{
-											v1717 = (v1710.Port != nil)
-										}
-										if !v1717 {
-											v1715, e1716 = false, nil
-										} else {
-											var v1718 int64
-											var e1719 error
-											if !(v1710.Port != nil) {
-												e1719 = immutable.NoSuchKey("port")
-											} else {
-												v1718 = int64((*v1710.Port))
-											}
-											var v1720 bool
-											var e1721 error
-											if e1719 != nil {
-												e1721 = e1719
-											} else {
-												v1720 = v1718 <= int64(3)
-											}
-											if e1721 == nil && !v1720 {
-												v1715, e1716 = false, nil
-											} else {
-												if e1716 == nil {
-													e1716 = e1721
-												}
-												if e1716 == nil {
-													v1715 = true
-												}
-											}
-										}
-										if e1716 == nil && v1715 {
-											v1711, e1712 = true, nil
-										} else {
-											if e1712 == nil {
-												e1712 = e1716
-											}
-											if e1712 == nil {
-												v1711 = false
-											}
-										}
-									}
-									if e1712 == nil && v1711 {
-										found = true
-										break
-									}
-									if e1712 != nil && e1708 == nil {
-										e1708 = e1712
-									}
-								}
-								if found {
-									v1707, e1708 = true, nil
-								} else if e1708 == nil {
-									v1707 = false
-								}
-							}
-							if e1708 == nil && !v1707 {
-								v1700, e1701 = false, nil
-							} else {
-								if e1701 == nil {
-									e1701 = e1708
-								}
-								if e1701 == nil {
-									v1700 = true
-								}
-							}
-						}
-						if e1701 == nil && v1700 {
-							v1677, e1678 = true, nil
-						} else {
-							if e1678 == nil {
-								e1678 = e1701
-							}
-							if e1678 == nil {
-								v1677 = false
-							}
-						}
-					}
-					if e1678 == nil && v1677 {
-						v1674, e1675 = true, nil
-					} else {
-						if e1675 == nil {
-							e1675 = e1678
-						}
-						if e1675 == nil {
-							v1674 = false
-						}
-					}
-				}
-				if e1675 == nil && !v1674 {
-					found = true
-					break
-				}
-				if e1675 != nil && e1671 == nil {
-					e1671 = e1675
-				}
-			}
-			if found {
-				v1670, e1671 = false, nil
-			} else if e1671 == nil {
-				v1670 = true
-			}
+			v1724 = (v1722.Phase != "")
 		}
-		if e1671 == nil && !v1670 {
-			v1663, e1664 = false, nil
+		if e1725 == nil && !v1724 {
+			v1719, e1720 = false, nil
 		} else {
-			if e1664 == nil {
-				e1664 = e1671
+			if e1720 == nil {
+				e1720 = e1725
 			}
-			if e1664 == nil {
-				v1663 = true
+			var v1726 *GadgetStatus
+			var e1727 error
+			if !(self.Status != nil) {
+				e1727 = immutable.NoSuchKey("status")
+			} else {
+				v1726 = self.Status
+			}
+			var v1728 string
+			var e1729 error
+			if e1727 != nil {
+				e1729 = e1727
+			} else if !(v1726.Phase != "") {
+				e1729 = immutable.NoSuchKey("phase")
+			} else {
+				v1728 = string(v1726.Phase)
+			}
+			var v1730 bool
+			var e1731 error
+			if e1729 != nil {
+				e1731 = e1729
+			} else {
+				v1730 = strings.HasSuffix(v1728, "a")
+			}
+			if e1731 == nil && !v1730 {
+				v1719, e1720 = false, nil
+			} else {
+				if e1720 == nil {
+					e1720 = e1731
+				}
+				if e1720 == nil {
+					v1719 = true
+				}
 			}
 		}
 	}
-	return v1663, e1664
+	return v1719, e1720
 }
 
 func whenOwnGuardedC74(w *immutable.Walk, in, old *Guarded) {
@@ -10968,34 +11066,66 @@ func whenOwnGuardedC74(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC75 is the condition of spec.guarded.c75: self.spec.mode.size() in [1, 2, 0]
+// whenCondGadgetC75 is the condition of spec.guarded.c75: has(self.status) && has(self.status.ready) && self.status.ready
 func whenCondGadgetC75(self, oldSelf *Gadget) (bool, error) {
-	var v1726 *GadgetSpec
+	var v1736 bool
+	var e1737 error
+	var v1738 bool
 	{
-		v1726 = &self.Spec
+		v1738 = (self.Status != nil)
 	}
-	var v1727 string
-	var e1728 error
-	if !(v1726.Mode != "") {
-		e1728 = immutable.NoSuchKey("mode")
+	if !v1738 {
+		v1736, e1737 = false, nil
 	} else {
-		v1727 = string(v1726.Mode)
+		var v1739 *GadgetStatus
+		var e1740 error
+		if !(self.Status != nil) {
+			e1740 = immutable.NoSuchKey("status")
+		} else {
+			v1739 = self.Status
+		}
+		var v1741 bool
+		var e1742 error
+		if e1740 != nil {
+			e1742 = e1740
+		} else {
+			v1741 = (v1739.Ready)
+		}
+		if e1742 == nil && !v1741 {
+			v1736, e1737 = false, nil
+		} else {
+			if e1737 == nil {
+				e1737 = e1742
+			}
+			var v1743 *GadgetStatus
+			var e1744 error
+			if !(self.Status != nil) {
+				e1744 = immutable.NoSuchKey("status")
+			} else {
+				v1743 = self.Status
+			}
+			var v1745 bool
+			var e1746 error
+			if e1744 != nil {
+				e1746 = e1744
+			} else if !(v1743.Ready) {
+				e1746 = immutable.NoSuchKey("ready")
+			} else {
+				v1745 = bool(v1743.Ready)
+			}
+			if e1746 == nil && !v1745 {
+				v1736, e1737 = false, nil
+			} else {
+				if e1737 == nil {
+					e1737 = e1746
+				}
+				if e1737 == nil {
+					v1736 = true
+				}
+			}
+		}
 	}
-	var v1729 int64
-	var e1730 error
-	if e1728 != nil {
-		e1730 = e1728
-	} else {
-		v1729 = immutable.RuneCount(v1727)
-	}
-	var v1731 bool
-	var e1732 error
-	if e1730 != nil {
-		e1732 = e1730
-	} else {
-		v1731 = (v1729 == int64(1)) || (v1729 == int64(2)) || (v1729 == int64(0))
-	}
-	return v1731, e1732
+	return v1736, e1737
 }
 
 func whenOwnGuardedC75(w *immutable.Walk, in, old *Guarded) {
@@ -11018,73 +11148,9 @@ func whenOwnGuardedC75(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC76 is the condition of spec.guarded.c76: has(self.status) && has(self.status.phase) && self.status.phase.endsWith('a')
+// whenCondGadgetC76 is the condition of spec.guarded.c76: false
 func whenCondGadgetC76(self, oldSelf *Gadget) (bool, error) {
-	var v1737 bool
-	var e1738 error
-	var v1739 bool
-	{
-		v1739 = (self.Status != nil)
-	}
-	if !v1739 {
-		v1737, e1738 = false, nil
-	} else {
-		var v1740 *GadgetStatus
-		var e1741 error
-		if !(self.Status != nil) {
-			e1741 = immutable.NoSuchKey("status")
-		} else {
-			v1740 = self.Status
-		}
-		var v1742 bool
-		var e1743 error
-		if e1741 != nil {
-			e1743 = e1741
-		} else {
-			v1742 = (v1740.Phase != "")
-		}
-		if e1743 == nil && !v1742 {
-			v1737, e1738 = false, nil
-		} else {
-			if e1738 == nil {
-				e1738 = e1743
-			}
-			var v1744 *GadgetStatus
-			var e1745 error
-			if !(self.Status != nil) {
-				e1745 = immutable.NoSuchKey("status")
-			} else {
-				v1744 = self.Status
-			}
-			var v1746 string
-			var e1747 error
-			if e1745 != nil {
-				e1747 = e1745
-			} else if !(v1744.Phase != "") {
-				e1747 = immutable.NoSuchKey("phase")
-			} else {
-				v1746 = string(v1744.Phase)
-			}
-			var v1748 bool
-			var e1749 error
-			if e1747 != nil {
-				e1749 = e1747
-			} else {
-				v1748 = strings.HasSuffix(v1746, "a")
-			}
-			if e1749 == nil && !v1748 {
-				v1737, e1738 = false, nil
-			} else {
-				if e1738 == nil {
-					e1738 = e1749
-				}
-				if e1738 == nil {
-					v1737 = true
-				}
-			}
-		}
-	}
-	return v1737, e1738
+	return false, nil
 }
 
 func whenOwnGuardedC76(w *immutable.Walk, in, old *Guarded) {
@@ -11107,66 +11173,85 @@ func whenOwnGuardedC76(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC77 is the condition of spec.guarded.c77: has(self.status) && has(self.status.ready) && self.status.ready
+// whenCondGadgetC77 is the condition of spec.guarded.c77: has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value)
 func whenCondGadgetC77(self, oldSelf *Gadget) (bool, error) {
-	var v1754 bool
-	var e1755 error
-	var v1756 bool
+	var v1755 bool
+	var e1756 error
+	var v1757 *GadgetSpec
 	{
-		v1756 = (self.Status != nil)
+		v1757 = &self.Spec
 	}
-	if !v1756 {
-		v1754, e1755 = false, nil
+	var v1758 bool
+	{
+		v1758 = (v1757.Topology != nil)
+	}
+	if !v1758 {
+		v1755, e1756 = false, nil
 	} else {
-		var v1757 *GadgetStatus
-		var e1758 error
-		if !(self.Status != nil) {
-			e1758 = immutable.NoSuchKey("status")
-		} else {
-			v1757 = self.Status
+		var v1759 *GadgetSpec
+		{
+			v1759 = &self.Spec
 		}
-		var v1759 bool
-		var e1760 error
-		if e1758 != nil {
-			e1760 = e1758
+		var v1760 *Topology
+		var e1761 error
+		if !(v1759.Topology != nil) {
+			e1761 = immutable.NoSuchKey("topology")
 		} else {
-			v1759 = (v1757.Ready)
+			v1760 = v1759.Topology
 		}
-		if e1760 == nil && !v1759 {
-			v1754, e1755 = false, nil
+		var v1762 bool
+		var e1763 error
+		if e1761 != nil {
+			e1763 = e1761
 		} else {
-			if e1755 == nil {
-				e1755 = e1760
+			v1762 = (v1760.Inner != nil)
+		}
+		if e1763 == nil && !v1762 {
+			v1755, e1756 = false, nil
+		} else {
+			if e1756 == nil {
+				e1756 = e1763
 			}
-			var v1761 *GadgetStatus
-			var e1762 error
-			if !(self.Status != nil) {
-				e1762 = immutable.NoSuchKey("status")
-			} else {
-				v1761 = self.Status
+			var v1764 *GadgetSpec
+			{
+				v1764 = &self.Spec
 			}
-			var v1763 bool
-			var e1764 error
-			if e1762 != nil {
-				e1764 = e1762
-			} else if !(v1761.Ready) {
-				e1764 = immutable.NoSuchKey("ready")
+			var v1765 *Topology
+			var e1766 error
+			if !(v1764.Topology != nil) {
+				e1766 = immutable.NoSuchKey("topology")
 			} else {
-				v1763 = bool(v1761.Ready)
+				v1765 = v1764.Topology
 			}
-			if e1764 == nil && !v1763 {
-				v1754, e1755 = false, nil
+			var v1767 *Inner
+			var e1768 error
+			if e1766 != nil {
+				e1768 = e1766
+			} else if !(v1765.Inner != nil) {
+				e1768 = immutable.NoSuchKey("inner")
 			} else {
-				if e1755 == nil {
-					e1755 = e1764
+				v1767 = v1765.Inner
+			}
+			var v1769 bool
+			var e1770 error
+			if e1768 != nil {
+				e1770 = e1768
+			} else {
+				v1769 = (v1767.Value != "")
+			}
+			if e1770 == nil && !v1769 {
+				v1755, e1756 = false, nil
+			} else {
+				if e1756 == nil {
+					e1756 = e1770
 				}
-				if e1755 == nil {
-					v1754 = true
+				if e1756 == nil {
+					v1755 = true
 				}
 			}
 		}
 	}
-	return v1754, e1755
+	return v1755, e1756
 }
 
 func whenOwnGuardedC77(w *immutable.Walk, in, old *Guarded) {
@@ -11189,9 +11274,60 @@ func whenOwnGuardedC77(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC78 is the condition of spec.guarded.c78: false
+// whenCondGadgetC78 is the condition of spec.guarded.c78: has(self.spec.items) && self.spec.items[0] >= -1
 func whenCondGadgetC78(self, oldSelf *Gadget) (bool, error) {
-	return false, nil
+	var v1775 bool
+	var e1776 error
+	var v1777 *GadgetSpec
+	{
+		v1777 = &self.Spec
+	}
+	var v1778 bool
+	{
+		v1778 = (len(v1777.Items) != 0)
+	}
+	if !v1778 {
+		v1775, e1776 = false, nil
+	} else {
+		var v1779 *GadgetSpec
+		{
+			v1779 = &self.Spec
+		}
+		var v1780 []int64
+		var e1781 error
+		if !(len(v1779.Items) != 0) {
+			e1781 = immutable.NoSuchKey("items")
+		} else {
+			v1780 = v1779.Items
+		}
+		var v1782 int64
+		var e1783 error
+		if e1781 != nil {
+			e1783 = e1781
+		} else if int64(0) < 0 || int64(0) >= int64(len(v1780)) {
+			e1783 = immutable.IndexOutOfBounds(int64(0))
+		} else {
+			v1782 = int64(v1780[int64(0)])
+		}
+		var v1784 bool
+		var e1785 error
+		if e1783 != nil {
+			e1785 = e1783
+		} else {
+			v1784 = v1782 >= int64(-1)
+		}
+		if e1785 == nil && !v1784 {
+			v1775, e1776 = false, nil
+		} else {
+			if e1776 == nil {
+				e1776 = e1785
+			}
+			if e1776 == nil {
+				v1775 = true
+			}
+		}
+	}
+	return v1775, e1776
 }
 
 func whenOwnGuardedC78(w *immutable.Walk, in, old *Guarded) {
@@ -11205,8 +11341,8 @@ func whenOwnGuardedC78(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C78 != nil && !immutable.SameKeys(in.C78, old.C78) {
 			if w.Violation() {
-				for _, c1773 := range immutable.MapKeyChanges(in.C78, old.C78) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c78", immutable.QuoteKey(string(c1773.Key)), c1773.Added))
+				for _, c1790 := range immutable.MapKeyChanges(in.C78, old.C78) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c78", immutable.QuoteKey(string(c1790.Key)), c1790.Added))
 				}
 			}
 			if w.Done() {
@@ -11223,85 +11359,119 @@ func whenOwnGuardedC78(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC79 is the condition of spec.guarded.c79: has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value)
+// whenCondGadgetC79 is the condition of spec.guarded.c79: (!(has(self.spec.locked) && self.spec.locked)) && (has(oldSelf.spec.items) && oldSelf.spec.items[2] <= 1)
 func whenCondGadgetC79(self, oldSelf *Gadget) (bool, error) {
-	var v1774 bool
-	var e1775 error
-	var v1776 *GadgetSpec
+	var v1791 bool
+	var e1792 error
+	var v1793 bool
+	var e1794 error
+	var v1795 *GadgetSpec
 	{
-		v1776 = &self.Spec
+		v1795 = &self.Spec
 	}
-	var v1777 bool
+	var v1796 bool
 	{
-		v1777 = (v1776.Topology != nil)
+		v1796 = (v1795.Locked != nil)
 	}
-	if !v1777 {
-		v1774, e1775 = false, nil
+	if !v1796 {
+		v1793, e1794 = false, nil
 	} else {
-		var v1778 *GadgetSpec
+		var v1797 *GadgetSpec
 		{
-			v1778 = &self.Spec
+			v1797 = &self.Spec
 		}
-		var v1779 *Topology
-		var e1780 error
-		if !(v1778.Topology != nil) {
-			e1780 = immutable.NoSuchKey("topology")
+		var v1798 bool
+		var e1799 error
+		if !(v1797.Locked != nil) {
+			e1799 = immutable.NoSuchKey("locked")
 		} else {
-			v1779 = v1778.Topology
+			v1798 = bool((*v1797.Locked))
 		}
-		var v1781 bool
-		var e1782 error
-		if e1780 != nil {
-			e1782 = e1780
+		if e1799 == nil && !v1798 {
+			v1793, e1794 = false, nil
 		} else {
-			v1781 = (v1779.Inner != nil)
-		}
-		if e1782 == nil && !v1781 {
-			v1774, e1775 = false, nil
-		} else {
-			if e1775 == nil {
-				e1775 = e1782
+			if e1794 == nil {
+				e1794 = e1799
 			}
-			var v1783 *GadgetSpec
-			{
-				v1783 = &self.Spec
-			}
-			var v1784 *Topology
-			var e1785 error
-			if !(v1783.Topology != nil) {
-				e1785 = immutable.NoSuchKey("topology")
-			} else {
-				v1784 = v1783.Topology
-			}
-			var v1786 *Inner
-			var e1787 error
-			if e1785 != nil {
-				e1787 = e1785
-			} else if !(v1784.Inner != nil) {
-				e1787 = immutable.NoSuchKey("inner")
-			} else {
-				v1786 = v1784.Inner
-			}
-			var v1788 bool
-			var e1789 error
-			if e1787 != nil {
-				e1789 = e1787
-			} else {
-				v1788 = (v1786.Value != "")
-			}
-			if e1789 == nil && !v1788 {
-				v1774, e1775 = false, nil
-			} else {
-				if e1775 == nil {
-					e1775 = e1789
-				}
-				if e1775 == nil {
-					v1774 = true
-				}
+			if e1794 == nil {
+				v1793 = true
 			}
 		}
 	}
-	return v1774, e1775
+	var v1800 bool
+	var e1801 error
+	if e1794 != nil {
+		e1801 = e1794
+	} else {
+		v1800 = !v1793
+	}
+	if e1801 == nil && !v1800 {
+		v1791, e1792 = false, nil
+	} else {
+		e1792 = e1801
+		var v1802 bool
+		var e1803 error
+		var v1804 *GadgetSpec
+		{
+			v1804 = &oldSelf.Spec
+		}
+		var v1805 bool
+		{
+			v1805 = (len(v1804.Items) != 0)
+		}
+		if !v1805 {
+			v1802, e1803 = false, nil
+		} else {
+			var v1806 *GadgetSpec
+			{
+				v1806 = &oldSelf.Spec
+			}
+			var v1807 []int64
+			var e1808 error
+			if !(len(v1806.Items) != 0) {
+				e1808 = immutable.NoSuchKey("items")
+			} else {
+				v1807 = v1806.Items
+			}
+			var v1809 int64
+			var e1810 error
+			if e1808 != nil {
+				e1810 = e1808
+			} else if int64(2) < 0 || int64(2) >= int64(len(v1807)) {
+				e1810 = immutable.IndexOutOfBounds(int64(2))
+			} else {
+				v1809 = int64(v1807[int64(2)])
+			}
+			var v1811 bool
+			var e1812 error
+			if e1810 != nil {
+				e1812 = e1810
+			} else {
+				v1811 = v1809 <= int64(1)
+			}
+			if e1812 == nil && !v1811 {
+				v1802, e1803 = false, nil
+			} else {
+				if e1803 == nil {
+					e1803 = e1812
+				}
+				if e1803 == nil {
+					v1802 = true
+				}
+			}
+		}
+		if e1803 == nil && !v1802 {
+			v1791, e1792 = false, nil
+		} else {
+			if e1792 == nil {
+				e1792 = e1803
+			}
+			if e1792 == nil {
+				v1791 = true
+			}
+		}
+	}
+	return v1791, e1792
 }
 
 func whenOwnGuardedC79(w *immutable.Walk, in, old *Guarded) {
@@ -11324,51 +11494,161 @@ func whenOwnGuardedC79(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC8 is the condition of spec.guarded.c8: has(oldSelf.spec.timeout) && oldSelf.spec.timeout < '0s'
+// whenCondGadgetC8 is the condition of spec.guarded.c8: has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.value) && has(oldSelf.spec.tags) && self.spec.topology.inner.value in oldSelf.spec.tags
 func whenCondGadgetC8(self, oldSelf *Gadget) (bool, error) {
-	var v1794 bool
-	var e1795 error
-	var v1796 *GadgetSpec
+	var v1817 bool
+	var e1818 error
+	var v1819 *GadgetSpec
 	{
-		v1796 = &oldSelf.Spec
+		v1819 = &self.Spec
 	}
-	var v1797 bool
+	var v1820 bool
 	{
-		v1797 = (v1796.Timeout != nil)
+		v1820 = (v1819.Topology != nil)
 	}
-	if !v1797 {
-		v1794, e1795 = false, nil
+	if !v1820 {
+		v1817, e1818 = false, nil
 	} else {
-		var v1798 *GadgetSpec
+		var v1821 *GadgetSpec
 		{
-			v1798 = &oldSelf.Spec
+			v1821 = &self.Spec
 		}
-		var v1799 string
-		var e1800 error
-		if !(v1798.Timeout != nil) {
-			e1800 = immutable.NoSuchKey("timeout")
+		var v1822 *Topology
+		var e1823 error
+		if !(v1821.Topology != nil) {
+			e1823 = immutable.NoSuchKey("topology")
 		} else {
-			v1799 = (*v1798.Timeout).Duration.String()
+			v1822 = v1821.Topology
 		}
-		var v1801 bool
-		var e1802 error
-		if e1800 != nil {
-			e1802 = e1800
+		var v1824 bool
+		var e1825 error
+		if e1823 != nil {
+			e1825 = e1823
 		} else {
-			v1801 = v1799 < "0s"
+			v1824 = (v1822.Inner != nil)
 		}
-		if e1802 == nil && !v1801 {
-			v1794, e1795 = false, nil
+		if e1825 == nil && !v1824 {
+			v1817, e1818 = false, nil
 		} else {
-			if e1795 == nil {
-				e1795 = e1802
+			if e1818 == nil {
+				e1818 = e1825
 			}
-			if e1795 == nil {
-				v1794 = true
+			var v1826 *GadgetSpec
+			{
+				v1826 = &self.Spec
+			}
+			var v1827 *Topology
+			var e1828 error
+			if !(v1826.Topology != nil) {
+				e1828 = immutable.NoSuchKey("topology")
+			} else {
+				v1827 = v1826.Topology
+			}
+			var v1829 *Inner
+			var e1830 error
+			if e1828 != nil {
+				e1830 = e1828
+			} else if !(v1827.Inner != nil) {
+				e1830 = immutable.NoSuchKey("inner")
+			} else {
+				v1829 = v1827.Inner
+			}
+			var v1831 bool
+			var e1832 error
+			if e1830 != nil {
+				e1832 = e1830
+			} else {
+				v1831 = (v1829.Value != "")
+			}
+			if e1832 == nil && !v1831 {
+				v1817, e1818 = false, nil
+			} else {
+				if e1818 == nil {
+					e1818 = e1832
+				}
+				var v1833 *GadgetSpec
+				{
+					v1833 = &oldSelf.Spec
+				}
+				var v1834 bool
+				{
+					v1834 = (len(v1833.Tags) != 0)
+				}
+				if !v1834 {
+					v1817, e1818 = false, nil
+				} else {
+					var v1835 *GadgetSpec
+					{
+						v1835 = &self.Spec
+					}
+					var v1836 *Topology
+					var e1837 error
+					if !(v1835.Topology != nil) {
+						e1837 = immutable.NoSuchKey("topology")
+					} else {
+						v1836 = v1835.Topology
+					}
+					var v1838 *Inner
+					var e1839 error
+					if e1837 != nil {
+						e1839 = e1837
+					} else if !(v1836.Inner != nil) {
+						e1839 = immutable.NoSuchKey("inner")
+					} else {
+						v1838 = v1836.Inner
+					}
+					var v1840 string
+					var e1841 error
+					if e1839 != nil {
+						e1841 = e1839
+					} else if !(v1838.Value != "") {
+						e1841 = immutable.NoSuchKey("value")
+					} else {
+						v1840 = string(v1838.Value)
+					}
+					var v1842 *GadgetSpec
+					{
+						v1842 = &oldSelf.Spec
+					}
+					var v1843 []string
+					var e1844 error
+					if !(len(v1842.Tags) != 0) {
+						e1844 = immutable.NoSuchKey("tags")
+					} else {
+						v1843 = v1842.Tags
+					}
+					var v1845 bool
+					var e1846 error
+					if e1841 != nil {
+						e1846 = e1841
+					} else if e1844 != nil {
+						e1846 = e1844
+					} else {
+						v1845 = false
+						for i1847 := range v1843 {
+							var v1848 string
+							v1848 = string(v1843[i1847])
+							if v1848 == v1840 {
+								v1845 = true
+								break
+							}
+						}
+					}
+					if e1846 == nil && !v1845 {
+						v1817, e1818 = false, nil
+					} else {
+						if e1818 == nil {
+							e1818 = e1846
+						}
+						if e1818 == nil {
+							v1817 = true
+						}
+					}
+				}
 			}
 		}
 	}
-	return v1794, e1795
+	return v1817, e1818
 }
 
 func whenOwnGuardedC8(w *immutable.Walk, in, old *Guarded) {
@@ -11382,8 +11662,8 @@ func whenOwnGuardedC8(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C8 != nil && !immutable.SameKeys(in.C8, old.C8) {
 			if w.Violation() {
-				for _, c1807 := range immutable.MapKeyChanges(in.C8, old.C8) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c8", immutable.QuoteKey(string(c1807.Key)), c1807.Added))
+				for _, c1853 := range immutable.MapKeyChanges(in.C8, old.C8) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c8", immutable.QuoteKey(string(c1853.Key)), c1853.Added))
 				}
 			}
 			if w.Done() {
@@ -11400,60 +11680,62 @@ func whenOwnGuardedC8(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC80 is the condition of spec.guarded.c80: has(self.spec.items) && self.spec.items[0] >= -1
+// whenCondGadgetC80 is the condition of spec.guarded.c80: has(self.spec.counts) && self.spec.counts[”] > 0
 func whenCondGadgetC80(self, oldSelf *Gadget) (bool, error) {
-	var v1808 bool
-	var e1809 error
-	var v1810 *GadgetSpec
+	var v1854 bool
+	var e1855 error
+	var v1856 *GadgetSpec
 	{
-		v1810 = &self.Spec
+		v1856 = &self.Spec
 	}
-	var v1811 bool
+	var v1857 bool
 	{
-		v1811 = (len(v1810.Items) != 0)
+		v1857 = (len(v1856.Counts) != 0)
 	}
-	if !v1811 {
-		v1808, e1809 = false, nil
+	if !v1857 {
+		v1854, e1855 = false, nil
 	} else {
-		var v1812 *GadgetSpec
+		var v1858 *GadgetSpec
 		{
-			v1812 = &self.Spec
+			v1858 = &self.Spec
 		}
-		var v1813 []int64
-		var e1814 error
-		if !(len(v1812.Items) != 0) {
-			e1814 = immutable.NoSuchKey("items")
+		var v1859 map[string]int32
+		var e1860 error
+		if !(len(v1858.Counts) != 0) {
+			e1860 = immutable.NoSuchKey("counts")
 		} else {
-			v1813 = v1812.Items
+			v1859 = v1858.Counts
 		}
-		var v1815 int64
-		var e1816 error
-		if e1814 != nil {
-			e1816 = e1814
-		} else if int64(0) < 0 || int64(0) >= int64(len(v1813)) {
-			e1816 = immutable.IndexOutOfBounds(int64(0))
+		var v1861 int64
+		var e1862 error
+		if e1860 != nil {
+			e1862 = e1860
 		} else {
-			v1815 = int64(v1813[int64(0)])
-		}
-		var v1817 bool
-		var e1818 error
-		if e1816 != nil {
-			e1818 = e1816
-		} else {
-			v1817 = v1815 >= int64(-1)
-		}
-		if e1818 == nil && !v1817 {
-			v1808, e1809 = false, nil
-		} else {
-			if e1809 == nil {
-				e1809 = e1818
+			if mv1863, ok := v1859[string("")]; !ok {
+				e1862 = immutable.NoSuchKey("")
+			} else {
+				v1861 = int64(mv1863)
 			}
-			if e1809 == nil {
-				v1808 = true
+		}
+		var v1864 bool
+		var e1865 error
+		if e1862 != nil {
+			e1865 = e1862
+		} else {
+			v1864 = v1861 > int64(0)
+		}
+		if e1865 == nil && !v1864 {
+			v1854, e1855 = false, nil
+		} else {
+			if e1855 == nil {
+				e1855 = e1865
+			}
+			if e1855 == nil {
+				v1854 = true
 			}
 		}
 	}
-	return v1808, e1809
+	return v1854, e1855
 }
 
 func whenOwnGuardedC80(w *immutable.Walk, in, old *Guarded) {
@@ -11476,119 +11758,119 @@ func whenOwnGuardedC80(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC81 is the condition of spec.guarded.c81: (!(has(self.spec.locked) && self.spec.locked)) && (has(oldSelf.spec.items) && oldSelf.spec.items[2] <= 1)
+// whenCondGadgetC81 is the condition of spec.guarded.c81: has(self.status) && has(self.status.conditions) && self.status.conditions.exists(c, c.type == 'a' && c.status == 'True')
 func whenCondGadgetC81(self, oldSelf *Gadget) (bool, error) {
-	var v1823 bool
-	var e1824 error
-	var v1825 bool
-	var e1826 error
-	var v1827 *GadgetSpec
+	var v1870 bool
+	var e1871 error
+	var v1872 bool
 	{
-		v1827 = &self.Spec
+		v1872 = (self.Status != nil)
 	}
-	var v1828 bool
-	{
-		v1828 = (v1827.Locked != nil)
-	}
-	if !v1828 {
-		v1825, e1826 = false, nil
+	if !v1872 {
+		v1870, e1871 = false, nil
 	} else {
-		var v1829 *GadgetSpec
-		{
-			v1829 = &self.Spec
-		}
-		var v1830 bool
-		var e1831 error
-		if !(v1829.Locked != nil) {
-			e1831 = immutable.NoSuchKey("locked")
+		var v1873 *GadgetStatus
+		var e1874 error
+		if !(self.Status != nil) {
+			e1874 = immutable.NoSuchKey("status")
 		} else {
-			v1830 = bool((*v1829.Locked))
+			v1873 = self.Status
 		}
-		if e1831 == nil && !v1830 {
-			v1825, e1826 = false, nil
+		var v1875 bool
+		var e1876 error
+		if e1874 != nil {
+			e1876 = e1874
 		} else {
-			if e1826 == nil {
-				e1826 = e1831
-			}
-			if e1826 == nil {
-				v1825 = true
-			}
+			v1875 = (len(v1873.Conditions) != 0)
 		}
-	}
-	var v1832 bool
-	var e1833 error
-	if e1826 != nil {
-		e1833 = e1826
-	} else {
-		v1832 = !v1825
-	}
-	if e1833 == nil && !v1832 {
-		v1823, e1824 = false, nil
-	} else {
-		e1824 = e1833
-		var v1834 bool
-		var e1835 error
-		var v1836 *GadgetSpec
-		{
-			v1836 = &oldSelf.Spec
-		}
-		var v1837 bool
-		{
-			v1837 = (len(v1836.Items) != 0)
-		}
-		if !v1837 {
-			v1834, e1835 = false, nil
+		if e1876 == nil && !v1875 {
+			v1870, e1871 = false, nil
 		} else {
-			var v1838 *GadgetSpec
-			{
-				v1838 = &oldSelf.Spec
+			if e1871 == nil {
+				e1871 = e1876
 			}
-			var v1839 []int64
-			var e1840 error
-			if !(len(v1838.Items) != 0) {
-				e1840 = immutable.NoSuchKey("items")
+			var v1877 *GadgetStatus
+			var e1878 error
+			if !(self.Status != nil) {
+				e1878 = immutable.NoSuchKey("status")
 			} else {
-				v1839 = v1838.Items
+				v1877 = self.Status
 			}
-			var v1841 int64
-			var e1842 error
-			if e1840 != nil {
-				e1842 = e1840
-			} else if int64(2) < 0 || int64(2) >= int64(len(v1839)) {
-				e1842 = immutable.IndexOutOfBounds(int64(2))
+			var v1879 []Condition
+			var e1880 error
+			if e1878 != nil {
+				e1880 = e1878
+			} else if !(len(v1877.Conditions) != 0) {
+				e1880 = immutable.NoSuchKey("conditions")
 			} else {
-				v1841 = int64(v1839[int64(2)])
+				v1879 = v1877.Conditions
 			}
-			var v1843 bool
-			var e1844 error
-			if e1842 != nil {
-				e1844 = e1842
+			var v1881 bool
+			var e1882 error
+			if e1880 != nil {
+				e1882 = e1880
 			} else {
-				v1843 = v1841 <= int64(1)
-			}
-			if e1844 == nil && !v1843 {
-				v1834, e1835 = false, nil
-			} else {
-				if e1835 == nil {
-					e1835 = e1844
+				found := false
+				for i1883 := range v1879 {
+					var v1884 *Condition
+					v1884 = &v1879[i1883]
+					_ = v1884
+					var v1885 bool
+					var e1886 error
+					var v1887 string
+					{
+						v1887 = string(v1884.Type)
+					}
+					var v1888 bool
+					{
+						v1888 = v1887 == "a"
+					}
+					if !v1888 {
+						v1885, e1886 = false, nil
+					} else {
+						var v1889 string
+						{
+							v1889 = string(v1884.Status)
+						}
+						var v1890 bool
+						{
+							v1890 = v1889 == "True"
+						}
+						if !v1890 {
+							v1885, e1886 = false, nil
+						} else {
+							if e1886 == nil {
+								v1885 = true
+							}
+						}
+					}
+					if e1886 == nil && v1885 {
+						found = true
+						break
+					}
+					if e1886 != nil && e1882 == nil {
+						e1882 = e1886
+					}
 				}
-				if e1835 == nil {
-					v1834 = true
+				if found {
+					v1881, e1882 = true, nil
+				} else if e1882 == nil {
+					v1881 = false
+				}
+			}
+			if e1882 == nil && !v1881 {
+				v1870, e1871 = false, nil
+			} else {
+				if e1871 == nil {
+					e1871 = e1882
+				}
+				if e1871 == nil {
+					v1870 = true
 				}
 			}
 		}
-		if e1835 == nil && !v1834 {
-			v1823, e1824 = false, nil
-		} else {
-			if e1824 == nil {
-				e1824 = e1835
-			}
-			if e1824 == nil {
-				v1823 = true
-			}
-		}
 	}
-	return v1823, e1824
+	return v1870, e1871
 }
 
 func whenOwnGuardedC81(w *immutable.Walk, in, old *Guarded) {
@@ -11611,62 +11893,51 @@ func whenOwnGuardedC81(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC82 is the condition of spec.guarded.c82: has(self.spec.counts) && self.spec.counts[”] > 0
+// whenCondGadgetC82 is the condition of spec.guarded.c82: has(self.spec.topology) && has(self.spec.topology.flag)
 func whenCondGadgetC82(self, oldSelf *Gadget) (bool, error) {
-	var v1849 bool
-	var e1850 error
-	var v1851 *GadgetSpec
+	var v1895 bool
+	var e1896 error
+	var v1897 *GadgetSpec
 	{
-		v1851 = &self.Spec
+		v1897 = &self.Spec
 	}
-	var v1852 bool
+	var v1898 bool
 	{
-		v1852 = (len(v1851.Counts) != 0)
+		v1898 = (v1897.Topology != nil)
 	}
-	if !v1852 {
-		v1849, e1850 = false, nil
+	if !v1898 {
+		v1895, e1896 = false, nil
 	} else {
-		var v1853 *GadgetSpec
+		var v1899 *GadgetSpec
 		{
-			v1853 = &self.Spec
+			v1899 = &self.Spec
 		}
-		var v1854 map[string]int32
-		var e1855 error
-		if !(len(v1853.Counts) != 0) {
-			e1855 = immutable.NoSuchKey("counts")
+		var v1900 *Topology
+		var e1901 error
+		if !(v1899.Topology != nil) {
+			e1901 = immutable.NoSuchKey("topology")
 		} else {
-			v1854 = v1853.Counts
+			v1900 = v1899.Topology
 		}
-		var v1856 int64
-		var e1857 error
-		if e1855 != nil {
-			e1857 = e1855
+		var v1902 bool
+		var e1903 error
+		if e1901 != nil {
+			e1903 = e1901
 		} else {
-			if mv1858, ok := v1854[string("")]; !ok {
-				e1857 = immutable.NoSuchKey("")
-			} else {
-				v1856 = int64(mv1858)
+			v1902 = (v1900.Flag != nil)
+		}
+		if e1903 == nil && !v1902 {
+			v1895, e1896 = false, nil
+		} else {
+			if e1896 == nil {
+				e1896 = e1903
 			}
-		}
-		var v1859 bool
-		var e1860 error
-		if e1857 != nil {
-			e1860 = e1857
-		} else {
-			v1859 = v1856 > int64(0)
-		}
-		if e1860 == nil && !v1859 {
-			v1849, e1850 = false, nil
-		} else {
-			if e1850 == nil {
-				e1850 = e1860
-			}
-			if e1850 == nil {
-				v1849 = true
+			if e1896 == nil {
+				v1895 = true
 			}
 		}
 	}
-	return v1849, e1850
+	return v1895, e1896
 }
 
 func whenOwnGuardedC82(w *immutable.Walk, in, old *Guarded) {
@@ -11689,119 +11960,259 @@ func whenOwnGuardedC82(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC83 is the condition of spec.guarded.c83: has(self.status) && has(self.status.conditions) && self.status.conditions.exists(c, c.type == 'a' && c.status == 'True')
+// whenCondGadgetC83 is the condition of spec.guarded.c83: ((has(self.spec.items) && size(self.spec.name) in self.spec.items) ? (has(oldSelf.spec.counts) && oldSelf.spec.counts['ab'] == 1) : (has(self.spec.size) && has(self.spec.items) && self.spec.size in self.spec.items)) || (has(self.status) && has(self.status.ready))
 func whenCondGadgetC83(self, oldSelf *Gadget) (bool, error) {
-	var v1865 bool
-	var e1866 error
-	var v1867 bool
+	var v1908 bool
+	var e1909 error
+	var v1910 bool
+	var e1911 error
+	var v1912 *GadgetSpec
 	{
-		v1867 = (self.Status != nil)
+		v1912 = &self.Spec
 	}
-	if !v1867 {
-		v1865, e1866 = false, nil
+	var v1913 bool
+	{
+		v1913 = (len(v1912.Items) != 0)
+	}
+	if !v1913 {
+		v1910, e1911 = false, nil
 	} else {
-		var v1868 *GadgetStatus
-		var e1869 error
-		if !(self.Status != nil) {
-			e1869 = immutable.NoSuchKey("status")
-		} else {
-			v1868 = self.Status
+		var v1914 *GadgetSpec
+		{
+			v1914 = &self.Spec
 		}
-		var v1870 bool
-		var e1871 error
-		if e1869 != nil {
-			e1871 = e1869
-		} else {
-			v1870 = (len(v1868.Conditions) != 0)
+		var v1915 string
+		{
+			v1915 = string(v1914.Name)
 		}
-		if e1871 == nil && !v1870 {
-			v1865, e1866 = false, nil
+		var v1916 int64
+		{
+			v1916 = immutable.RuneCount(v1915)
+		}
+		var v1917 *GadgetSpec
+		{
+			v1917 = &self.Spec
+		}
+		var v1918 []int64
+		var e1919 error
+		if !(len(v1917.Items) != 0) {
+			e1919 = immutable.NoSuchKey("items")
 		} else {
-			if e1866 == nil {
-				e1866 = e1871
-			}
-			var v1872 *GadgetStatus
-			var e1873 error
-			if !(self.Status != nil) {
-				e1873 = immutable.NoSuchKey("status")
-			} else {
-				v1872 = self.Status
-			}
-			var v1874 []Condition
-			var e1875 error
-			if e1873 != nil {
-				e1875 = e1873
-			} else if !(len(v1872.Conditions) != 0) {
-				e1875 = immutable.NoSuchKey("conditions")
-			} else {
-				v1874 = v1872.Conditions
-			}
-			var v1876 bool
-			var e1877 error
-			if e1875 != nil {
-				e1877 = e1875
-			} else {
-				found := false
-				for i1878 := range v1874 {
-					var v1879 *Condition
-					v1879 = &v1874[i1878]
-					_ = v1879
-					var v1880 bool
-					var e1881 error
-					var v1882 string
-					{
-						v1882 = string(v1879.Type)
-					}
-					var v1883 bool
-					{
-						v1883 = v1882 == "a"
-					}
-					if !v1883 {
-						v1880, e1881 = false, nil
-					} else {
-						var v1884 string
-						{
-							v1884 = string(v1879.Status)
-						}
-						var v1885 bool
-						{
-							v1885 = v1884 == "True"
-						}
-						if !v1885 {
-							v1880, e1881 = false, nil
-						} else {
-							if e1881 == nil {
-								v1880 = true
-							}
-						}
-					}
-					if e1881 == nil && v1880 {
-						found = true
-						break
-					}
-					if e1881 != nil && e1877 == nil {
-						e1877 = e1881
-					}
-				}
-				if found {
-					v1876, e1877 = true, nil
-				} else if e1877 == nil {
-					v1876 = false
+			v1918 = v1917.Items
+		}
+		var v1920 bool
+		var e1921 error
+		if e1919 != nil {
+			e1921 = e1919
+		} else {
+			v1920 = false
+			for i1922 := range v1918 {
+				var v1923 int64
+				v1923 = int64(v1918[i1922])
+				if v1923 == v1916 {
+					v1920 = true
+					break
 				}
 			}
-			if e1877 == nil && !v1876 {
-				v1865, e1866 = false, nil
-			} else {
-				if e1866 == nil {
-					e1866 = e1877
-				}
-				if e1866 == nil {
-					v1865 = true
-				}
+		}
+		if e1921 == nil && !v1920 {
+			v1910, e1911 = false, nil
+		} else {
+			if e1911 == nil {
+				e1911 = e1921
+			}
+			if e1911 == nil {
+				v1910 = true
 			}
 		}
 	}
-	return v1865, e1866
+	var v1952 bool
+	var e1953 error
+	if e1911 != nil {
+		e1953 = e1911
+	} else if v1910 {
+		var v1924 bool
+		var e1925 error
+		var v1926 *GadgetSpec
+		{
+			v1926 = &oldSelf.Spec
+		}
+		var v1927 bool
+		{
+			v1927 = (len(v1926.Counts) != 0)
+		}
+		if !v1927 {
+			v1924, e1925 = false, nil
+		} else {
+			var v1928 *GadgetSpec
+			{
+				v1928 = &oldSelf.Spec
+			}
+			var v1929 map[string]int32
+			var e1930 error
+			if !(len(v1928.Counts) != 0) {
+				e1930 = immutable.NoSuchKey("counts")
+			} else {
+				v1929 = v1928.Counts
+			}
+			var v1931 int64
+			var e1932 error
+			if e1930 != nil {
+				e1932 = e1930
+			} else {
+				if mv1933, ok := v1929[string("ab")]; !ok {
+					e1932 = immutable.NoSuchKey("ab")
+				} else {
+					v1931 = int64(mv1933)
+				}
+			}
+			var v1934 bool
+			var e1935 error
+			if e1932 != nil {
+				e1935 = e1932
+			} else {
+				v1934 = v1931 == int64(1)
+			}
+			if e1935 == nil && !v1934 {
+				v1924, e1925 = false, nil
+			} else {
+				if e1925 == nil {
+					e1925 = e1935
+				}
+				if e1925 == nil {
+					v1924 = true
+				}
+			}
+		}
+		v1952, e1953 = v1924, e1925
+	} else {
+		var v1936 bool
+		var e1937 error
+		var v1938 *GadgetSpec
+		{
+			v1938 = &self.Spec
+		}
+		var v1939 bool
+		{
+			v1939 = (v1938.Size != 0)
+		}
+		if !v1939 {
+			v1936, e1937 = false, nil
+		} else {
+			var v1940 *GadgetSpec
+			{
+				v1940 = &self.Spec
+			}
+			var v1941 bool
+			{
+				v1941 = (len(v1940.Items) != 0)
+			}
+			if !v1941 {
+				v1936, e1937 = false, nil
+			} else {
+				var v1942 *GadgetSpec
+				{
+					v1942 = &self.Spec
+				}
+				var v1943 int64
+				var e1944 error
+				if !(v1942.Size != 0) {
+					e1944 = immutable.NoSuchKey("size")
+				} else {
+					v1943 = int64(v1942.Size)
+				}
+				var v1945 *GadgetSpec
+				{
+					v1945 = &self.Spec
+				}
+				var v1946 []int64
+				var e1947 error
+				if !(len(v1945.Items) != 0) {
+					e1947 = immutable.NoSuchKey("items")
+				} else {
+					v1946 = v1945.Items
+				}
+				var v1948 bool
+				var e1949 error
+				if e1944 != nil {
+					e1949 = e1944
+				} else if e1947 != nil {
+					e1949 = e1947
+				} else {
+					v1948 = false
+					for i1950 := range v1946 {
+						var v1951 int64
+						v1951 = int64(v1946[i1950])
+						if v1951 == v1943 {
+							v1948 = true
+							break
+						}
+					}
+				}
+				if e1949 == nil && !v1948 {
+					v1936, e1937 = false, nil
+				} else {
+					if e1937 == nil {
+						e1937 = e1949
+					}
+					if e1937 == nil {
+						v1936 = true
+					}
+				}
+			}
+		}
+		v1952, e1953 = v1936, e1937
+	}
+	if e1953 == nil && v1952 {
+		v1908, e1909 = true, nil
+	} else {
+		e1909 = e1953
+		var v1954 bool
+		var e1955 error
+		var v1956 bool
+		{
+			v1956 = (self.Status != nil)
+		}
+		if !v1956 {
+			v1954, e1955 = false, nil
+		} else {
+			var v1957 *GadgetStatus
+			var e1958 error
+			if !(self.Status != nil) {
+				e1958 = immutable.NoSuchKey("status")
+			} else {
+				v1957 = self.Status
+			}
+			var v1959 bool
+			var e1960 error
+			if e1958 != nil {
+				e1960 = e1958
+			} else {
+				v1959 = (v1957.Ready)
+			}
+			if e1960 == nil && !v1959 {
+				v1954, e1955 = false, nil
+			} else {
+				if e1955 == nil {
+					e1955 = e1960
+				}
+				if e1955 == nil {
+					v1954 = true
+				}
+			}
+		}
+		if e1955 == nil && v1954 {
+			v1908, e1909 = true, nil
+		} else {
+			if e1909 == nil {
+				e1909 = e1955
+			}
+			if e1909 == nil {
+				v1908 = false
+			}
+		}
+	}
+	return v1908, e1909
 }
 
 func whenOwnGuardedC83(w *immutable.Walk, in, old *Guarded) {
@@ -11815,8 +12226,8 @@ func whenOwnGuardedC83(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C83 != nil && !immutable.SameKeys(in.C83, old.C83) {
 			if w.Violation() {
-				for _, c1890 := range immutable.MapKeyChanges(in.C83, old.C83) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c83", immutable.QuoteKey(string(c1890.Key)), c1890.Added))
+				for _, c1965 := range immutable.MapKeyChanges(in.C83, old.C83) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c83", immutable.QuoteKey(string(c1965.Key)), c1965.Added))
 				}
 			}
 			if w.Done() {
@@ -11833,51 +12244,151 @@ func whenOwnGuardedC83(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC84 is the condition of spec.guarded.c84: has(self.spec.topology) && has(self.spec.topology.flag)
+// whenCondGadgetC84 is the condition of spec.guarded.c84: has(oldSelf.spec.size) && ((has(self.spec.queue) && has(oldSelf.status) && has(oldSelf.status.phase) && self.spec.queue < oldSelf.status.phase) ? 0 : -1) < oldSelf.spec.size
 func whenCondGadgetC84(self, oldSelf *Gadget) (bool, error) {
-	var v1891 bool
-	var e1892 error
-	var v1893 *GadgetSpec
+	var v1966 bool
+	var e1967 error
+	var v1968 *GadgetSpec
 	{
-		v1893 = &self.Spec
+		v1968 = &oldSelf.Spec
 	}
-	var v1894 bool
+	var v1969 bool
 	{
-		v1894 = (v1893.Topology != nil)
+		v1969 = (v1968.Size != 0)
 	}
-	if !v1894 {
-		v1891, e1892 = false, nil
+	if !v1969 {
+		v1966, e1967 = false, nil
 	} else {
-		var v1895 *GadgetSpec
+		var v1970 bool
+		var e1971 error
+		var v1972 *GadgetSpec
 		{
-			v1895 = &self.Spec
+			v1972 = &self.Spec
 		}
-		var v1896 *Topology
-		var e1897 error
-		if !(v1895.Topology != nil) {
-			e1897 = immutable.NoSuchKey("topology")
-		} else {
-			v1896 = v1895.Topology
+		var v1973 bool
+		{
+			v1973 = (v1972.Queue != "")
 		}
-		var v1898 bool
-		var e1899 error
-		if e1897 != nil {
-			e1899 = e1897
+		if !v1973 {
+			v1970, e1971 = false, nil
 		} else {
-			v1898 = (v1896.Flag != nil)
-		}
-		if e1899 == nil && !v1898 {
-			v1891, e1892 = false, nil
-		} else {
-			if e1892 == nil {
-				e1892 = e1899
+			var v1974 bool
+			{
+				v1974 = (oldSelf.Status != nil)
 			}
-			if e1892 == nil {
-				v1891 = true
+			if !v1974 {
+				v1970, e1971 = false, nil
+			} else {
+				var v1975 *GadgetStatus
+				var e1976 error
+				if !(oldSelf.Status != nil) {
+					e1976 = immutable.NoSuchKey("status")
+				} else {
+					v1975 = oldSelf.Status
+				}
+				var v1977 bool
+				var e1978 error
+				if e1976 != nil {
+					e1978 = e1976
+				} else {
+					v1977 = (v1975.Phase != "")
+				}
+				if e1978 == nil && !v1977 {
+					v1970, e1971 = false, nil
+				} else {
+					if e1971 == nil {
+						e1971 = e1978
+					}
+					var v1979 *GadgetSpec
+					{
+						v1979 = &self.Spec
+					}
+					var v1980 string
+					var e1981 error
+					if !(v1979.Queue != "") {
+						e1981 = immutable.NoSuchKey("queue")
+					} else {
+						v1980 = string(v1979.Queue)
+					}
+					var v1982 *GadgetStatus
+					var e1983 error
+					if !(oldSelf.Status != nil) {
+						e1983 = immutable.NoSuchKey("status")
+					} else {
+						v1982 = oldSelf.Status
+					}
+					var v1984 string
+					var e1985 error
+					if e1983 != nil {
+						e1985 = e1983
+					} else if !(v1982.Phase != "") {
+						e1985 = immutable.NoSuchKey("phase")
+					} else {
+						v1984 = string(v1982.Phase)
+					}
+					var v1986 bool
+					var e1987 error
+					if e1981 != nil {
+						e1987 = e1981
+					} else if e1985 != nil {
+						e1987 = e1985
+					} else {
+						v1986 = v1980 < v1984
+					}
+					if e1987 == nil && !v1986 {
+						v1970, e1971 = false, nil
+					} else {
+						if e1971 == nil {
+							e1971 = e1987
+						}
+						if e1971 == nil {
+							v1970 = true
+						}
+					}
+				}
+			}
+		}
+		var v1988 int64
+		var e1989 error
+		if e1971 != nil {
+			e1989 = e1971
+		} else if v1970 {
+			v1988, e1989 = int64(0), nil
+		} else {
+			v1988, e1989 = int64(-1), nil
+		}
+		var v1990 *GadgetSpec
+		{
+			v1990 = &oldSelf.Spec
+		}
+		var v1991 int64
+		var e1992 error
+		if !(v1990.Size != 0) {
+			e1992 = immutable.NoSuchKey("size")
+		} else {
+			v1991 = int64(v1990.Size)
+		}
+		var v1993 bool
+		var e1994 error
+		if e1989 != nil {
+			e1994 = e1989
+		} else if e1992 != nil {
+			e1994 = e1992
+		} else {
+			v1993 = v1988 < v1991
+		}
+		if e1994 == nil && !v1993 {
+			v1966, e1967 = false, nil
+		} else {
+			if e1967 == nil {
+				e1967 = e1994
+			}
+			if e1967 == nil {
+				v1966 = true
 			}
 		}
 	}
-	return v1891, e1892
+	return v1966, e1967
 }
 
 func whenOwnGuardedC84(w *immutable.Walk, in, old *Guarded) {
@@ -11902,49 +12413,49 @@ func whenOwnGuardedC84(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC85 is the condition of spec.guarded.c85: !(has(oldSelf.spec.paused) && oldSelf.spec.paused)
 func whenCondGadgetC85(self, oldSelf *Gadget) (bool, error) {
-	var v1904 bool
-	var e1905 error
-	var v1906 *GadgetSpec
+	var v1999 bool
+	var e2000 error
+	var v2001 *GadgetSpec
 	{
-		v1906 = &oldSelf.Spec
+		v2001 = &oldSelf.Spec
 	}
-	var v1907 bool
+	var v2002 bool
 	{
-		v1907 = (v1906.Paused)
+		v2002 = (v2001.Paused)
 	}
-	if !v1907 {
-		v1904, e1905 = false, nil
+	if !v2002 {
+		v1999, e2000 = false, nil
 	} else {
-		var v1908 *GadgetSpec
+		var v2003 *GadgetSpec
 		{
-			v1908 = &oldSelf.Spec
+			v2003 = &oldSelf.Spec
 		}
-		var v1909 bool
-		var e1910 error
-		if !(v1908.Paused) {
-			e1910 = immutable.NoSuchKey("paused")
+		var v2004 bool
+		var e2005 error
+		if !(v2003.Paused) {
+			e2005 = immutable.NoSuchKey("paused")
 		} else {
-			v1909 = bool(v1908.Paused)
+			v2004 = bool(v2003.Paused)
 		}
-		if e1910 == nil && !v1909 {
-			v1904, e1905 = false, nil
+		if e2005 == nil && !v2004 {
+			v1999, e2000 = false, nil
 		} else {
-			if e1905 == nil {
-				e1905 = e1910
+			if e2000 == nil {
+				e2000 = e2005
 			}
-			if e1905 == nil {
-				v1904 = true
+			if e2000 == nil {
+				v1999 = true
 			}
 		}
 	}
-	var v1911 bool
-	var e1912 error
-	if e1905 != nil {
-		e1912 = e1905
+	var v2006 bool
+	var e2007 error
+	if e2000 != nil {
+		e2007 = e2000
 	} else {
-		v1911 = !v1904
+		v2006 = !v1999
 	}
-	return v1911, e1912
+	return v2006, e2007
 }
 
 func whenOwnGuardedC85(w *immutable.Walk, in, old *Guarded) {
@@ -11969,49 +12480,49 @@ func whenOwnGuardedC85(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC86 is the condition of spec.guarded.c86: !(has(oldSelf.spec.suspend) && oldSelf.spec.suspend)
 func whenCondGadgetC86(self, oldSelf *Gadget) (bool, error) {
-	var v1917 bool
-	var e1918 error
-	var v1919 *GadgetSpec
+	var v2012 bool
+	var e2013 error
+	var v2014 *GadgetSpec
 	{
-		v1919 = &oldSelf.Spec
+		v2014 = &oldSelf.Spec
 	}
-	var v1920 bool
+	var v2015 bool
 	{
-		v1920 = (v1919.Suspend != nil)
+		v2015 = (v2014.Suspend != nil)
 	}
-	if !v1920 {
-		v1917, e1918 = false, nil
+	if !v2015 {
+		v2012, e2013 = false, nil
 	} else {
-		var v1921 *GadgetSpec
+		var v2016 *GadgetSpec
 		{
-			v1921 = &oldSelf.Spec
+			v2016 = &oldSelf.Spec
 		}
-		var v1922 bool
-		var e1923 error
-		if !(v1921.Suspend != nil) {
-			e1923 = immutable.NoSuchKey("suspend")
+		var v2017 bool
+		var e2018 error
+		if !(v2016.Suspend != nil) {
+			e2018 = immutable.NoSuchKey("suspend")
 		} else {
-			v1922 = bool((*v1921.Suspend))
+			v2017 = bool((*v2016.Suspend))
 		}
-		if e1923 == nil && !v1922 {
-			v1917, e1918 = false, nil
+		if e2018 == nil && !v2017 {
+			v2012, e2013 = false, nil
 		} else {
-			if e1918 == nil {
-				e1918 = e1923
+			if e2013 == nil {
+				e2013 = e2018
 			}
-			if e1918 == nil {
-				v1917 = true
+			if e2013 == nil {
+				v2012 = true
 			}
 		}
 	}
-	var v1924 bool
-	var e1925 error
-	if e1918 != nil {
-		e1925 = e1918
+	var v2019 bool
+	var e2020 error
+	if e2013 != nil {
+		e2020 = e2013
 	} else {
-		v1924 = !v1917
+		v2019 = !v2012
 	}
-	return v1924, e1925
+	return v2019, e2020
 }
 
 func whenOwnGuardedC86(w *immutable.Walk, in, old *Guarded) {
@@ -12036,15 +12547,15 @@ func whenOwnGuardedC86(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC87 is the condition of spec.guarded.c87: has(oldSelf.spec.topology)
 func whenCondGadgetC87(self, oldSelf *Gadget) (bool, error) {
-	var v1930 *GadgetSpec
+	var v2025 *GadgetSpec
 	{
-		v1930 = &oldSelf.Spec
+		v2025 = &oldSelf.Spec
 	}
-	var v1931 bool
+	var v2026 bool
 	{
-		v1931 = (v1930.Topology != nil)
+		v2026 = (v2025.Topology != nil)
 	}
-	return v1931, nil
+	return v2026, nil
 }
 
 func whenOwnGuardedC87(w *immutable.Walk, in, old *Guarded) {
@@ -12069,117 +12580,117 @@ func whenOwnGuardedC87(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC88 is the condition of spec.guarded.c88: has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == "Ready" && c.status == "True")
 func whenCondGadgetC88(self, oldSelf *Gadget) (bool, error) {
-	var v1936 bool
-	var e1937 error
-	var v1938 bool
+	var v2031 bool
+	var e2032 error
+	var v2033 bool
 	{
-		v1938 = (oldSelf.Status != nil)
+		v2033 = (oldSelf.Status != nil)
 	}
-	if !v1938 {
-		v1936, e1937 = false, nil
+	if !v2033 {
+		v2031, e2032 = false, nil
 	} else {
-		var v1939 *GadgetStatus
-		var e1940 error
+		var v2034 *GadgetStatus
+		var e2035 error
 		if !(oldSelf.Status != nil) {
-			e1940 = immutable.NoSuchKey("status")
+			e2035 = immutable.NoSuchKey("status")
 		} else {
-			v1939 = oldSelf.Status
+			v2034 = oldSelf.Status
 		}
-		var v1941 bool
-		var e1942 error
-		if e1940 != nil {
-			e1942 = e1940
+		var v2036 bool
+		var e2037 error
+		if e2035 != nil {
+			e2037 = e2035
 		} else {
-			v1941 = (len(v1939.Conditions) != 0)
+			v2036 = (len(v2034.Conditions) != 0)
 		}
-		if e1942 == nil && !v1941 {
-			v1936, e1937 = false, nil
+		if e2037 == nil && !v2036 {
+			v2031, e2032 = false, nil
 		} else {
-			if e1937 == nil {
-				e1937 = e1942
+			if e2032 == nil {
+				e2032 = e2037
 			}
-			var v1943 *GadgetStatus
-			var e1944 error
+			var v2038 *GadgetStatus
+			var e2039 error
 			if !(oldSelf.Status != nil) {
-				e1944 = immutable.NoSuchKey("status")
+				e2039 = immutable.NoSuchKey("status")
 			} else {
-				v1943 = oldSelf.Status
+				v2038 = oldSelf.Status
 			}
-			var v1945 []Condition
-			var e1946 error
-			if e1944 != nil {
-				e1946 = e1944
-			} else if !(len(v1943.Conditions) != 0) {
-				e1946 = immutable.NoSuchKey("conditions")
+			var v2040 []Condition
+			var e2041 error
+			if e2039 != nil {
+				e2041 = e2039
+			} else if !(len(v2038.Conditions) != 0) {
+				e2041 = immutable.NoSuchKey("conditions")
 			} else {
-				v1945 = v1943.Conditions
+				v2040 = v2038.Conditions
 			}
-			var v1947 bool
-			var e1948 error
-			if e1946 != nil {
-				e1948 = e1946
+			var v2042 bool
+			var e2043 error
+			if e2041 != nil {
+				e2043 = e2041
 			} else {
 				found := false
-				for i1949 := range v1945 {
-					var v1950 *Condition
-					v1950 = &v1945[i1949]
-					_ = v1950
-					var v1951 bool
-					var e1952 error
-					var v1953 string
+				for i2044 := range v2040 {
+					var v2045 *Condition
+					v2045 = &v2040[i2044]
+					_ = v2045
+					var v2046 bool
+					var e2047 error
+					var v2048 string
 					{
-						v1953 = string(v1950.Type)
+						v2048 = string(v2045.Type)
 					}
-					var v1954 bool
+					var v2049 bool
 					{
-						v1954 = v1953 == "Ready"
+						v2049 = v2048 == "Ready"
 					}
-					if !v1954 {
-						v1951, e1952 = false, nil
+					if !v2049 {
+						v2046, e2047 = false, nil
 					} else {
-						var v1955 string
+						var v2050 string
 						{
-							v1955 = string(v1950.Status)
+							v2050 = string(v2045.Status)
 						}
-						var v1956 bool
+						var v2051 bool
 						{
-							v1956 = v1955 == "True"
+							v2051 = v2050 == "True"
 						}
-						if !v1956 {
-							v1951, e1952 = false, nil
+						if !v2051 {
+							v2046, e2047 = false, nil
 						} else {
-							if e1952 == nil {
-								v1951 = true
+							if e2047 == nil {
+								v2046 = true
 							}
 						}
 					}
-					if e1952 == nil && v1951 {
+					if e2047 == nil && v2046 {
 						found = true
 						break
 					}
-					if e1952 != nil && e1948 == nil {
-						e1948 = e1952
+					if e2047 != nil && e2043 == nil {
+						e2043 = e2047
 					}
 				}
 				if found {
-					v1947, e1948 = true, nil
-				} else if e1948 == nil {
-					v1947 = false
+					v2042, e2043 = true, nil
+				} else if e2043 == nil {
+					v2042 = false
 				}
 			}
-			if e1948 == nil && !v1947 {
-				v1936, e1937 = false, nil
+			if e2043 == nil && !v2042 {
+				v2031, e2032 = false, nil
 			} else {
-				if e1937 == nil {
-					e1937 = e1948
+				if e2032 == nil {
+					e2032 = e2043
 				}
-				if e1937 == nil {
-					v1936 = true
+				if e2032 == nil {
+					v2031 = true
 				}
 			}
 		}
 	}
-	return v1936, e1937
+	return v2031, e2032
 }
 
 func whenOwnGuardedC88(w *immutable.Walk, in, old *Guarded) {
@@ -12193,8 +12704,8 @@ func whenOwnGuardedC88(w *immutable.Walk, in, old *Guarded) {
 			}
 		} else if in.C88 != nil && !immutable.SameKeys(in.C88, old.C88) {
 			if w.Violation() {
-				for _, c1961 := range immutable.MapKeyChanges(in.C88, old.C88) {
-					w.Add(immutable.KeyChangedAt("spec.guarded.c88", immutable.QuoteKey(string(c1961.Key)), c1961.Added))
+				for _, c2056 := range immutable.MapKeyChanges(in.C88, old.C88) {
+					w.Add(immutable.KeyChangedAt("spec.guarded.c88", immutable.QuoteKey(string(c2056.Key)), c2056.Added))
 				}
 			}
 			if w.Done() {
@@ -12213,117 +12724,117 @@ func whenOwnGuardedC88(w *immutable.Walk, in, old *Guarded) {
 
 // whenCondGadgetC89 is the condition of spec.guarded.c89: has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')
 func whenCondGadgetC89(self, oldSelf *Gadget) (bool, error) {
-	var v1962 bool
-	var e1963 error
-	var v1964 bool
+	var v2057 bool
+	var e2058 error
+	var v2059 bool
 	{
-		v1964 = (oldSelf.Status != nil)
+		v2059 = (oldSelf.Status != nil)
 	}
-	if !v1964 {
-		v1962, e1963 = false, nil
+	if !v2059 {
+		v2057, e2058 = false, nil
 	} else {
-		var v1965 *GadgetStatus
-		var e1966 error
+		var v2060 *GadgetStatus
+		var e2061 error
 		if !(oldSelf.Status != nil) {
-			e1966 = immutable.NoSuchKey("status")
+			e2061 = immutable.NoSuchKey("status")
 		} else {
-			v1965 = oldSelf.Status
+			v2060 = oldSelf.Status
 		}
-		var v1967 bool
-		var e1968 error
-		if e1966 != nil {
-			e1968 = e1966
+		var v2062 bool
+		var e2063 error
+		if e2061 != nil {
+			e2063 = e2061
 		} else {
-			v1967 = (len(v1965.Conditions) != 0)
+			v2062 = (len(v2060.Conditions) != 0)
 		}
-		if e1968 == nil && !v1967 {
-			v1962, e1963 = false, nil
+		if e2063 == nil && !v2062 {
+			v2057, e2058 = false, nil
 		} else {
-			if e1963 == nil {
-				e1963 = e1968
+			if e2058 == nil {
+				e2058 = e2063
 			}
-			var v1969 *GadgetStatus
-			var e1970 error
+			var v2064 *GadgetStatus
+			var e2065 error
 			if !(oldSelf.Status != nil) {
-				e1970 = immutable.NoSuchKey("status")
+				e2065 = immutable.NoSuchKey("status")
 			} else {
-				v1969 = oldSelf.Status
+				v2064 = oldSelf.Status
 			}
-			var v1971 []Condition
-			var e1972 error
-			if e1970 != nil {
-				e1972 = e1970
-			} else if !(len(v1969.Conditions) != 0) {
-				e1972 = immutable.NoSuchKey("conditions")
+			var v2066 []Condition
+			var e2067 error
+			if e2065 != nil {
+				e2067 = e2065
+			} else if !(len(v2064.Conditions) != 0) {
+				e2067 = immutable.NoSuchKey("conditions")
 			} else {
-				v1971 = v1969.Conditions
+				v2066 = v2064.Conditions
 			}
-			var v1973 bool
-			var e1974 error
-			if e1972 != nil {
-				e1974 = e1972
+			var v2068 bool
+			var e2069 error
+			if e2067 != nil {
+				e2069 = e2067
 			} else {
 				found := false
-				for i1975 := range v1971 {
-					var v1976 *Condition
-					v1976 = &v1971[i1975]
-					_ = v1976
-					var v1977 bool
-					var e1978 error
-					var v1979 string
+				for i2070 := range v2066 {
+					var v2071 *Condition
+					v2071 = &v2066[i2070]
+					_ = v2071
+					var v2072 bool
+					var e2073 error
+					var v2074 string
 					{
-						v1979 = string(v1976.Type)
+						v2074 = string(v2071.Type)
 					}
-					var v1980 bool
+					var v2075 bool
 					{
-						v1980 = v1979 == "QuotaReserved"
+						v2075 = v2074 == "QuotaReserved"
 					}
-					if !v1980 {
-						v1977, e1978 = false, nil
+					if !v2075 {
+						v2072, e2073 = false, nil
 					} else {
-						var v1981 string
+						var v2076 string
 						{
-							v1981 = string(v1976.Status)
+							v2076 = string(v2071.Status)
 						}
-						var v1982 bool
+						var v2077 bool
 						{
-							v1982 = v1981 == "True"
+							v2077 = v2076 == "True"
 						}
-						if !v1982 {
-							v1977, e1978 = false, nil
+						if !v2077 {
+							v2072, e2073 = false, nil
 						} else {
-							if e1978 == nil {
-								v1977 = true
+							if e2073 == nil {
+								v2072 = true
 							}
 						}
 					}
-					if e1978 == nil && v1977 {
+					if e2073 == nil && v2072 {
 						found = true
 						break
 					}
-					if e1978 != nil && e1974 == nil {
-						e1974 = e1978
+					if e2073 != nil && e2069 == nil {
+						e2069 = e2073
 					}
 				}
 				if found {
-					v1973, e1974 = true, nil
-				} else if e1974 == nil {
-					v1973 = false
+					v2068, e2069 = true, nil
+				} else if e2069 == nil {
+					v2068 = false
 				}
 			}
-			if e1974 == nil && !v1973 {
-				v1962, e1963 = false, nil
+			if e2069 == nil && !v2068 {
+				v2057, e2058 = false, nil
 			} else {
-				if e1963 == nil {
-					e1963 = e1974
+				if e2058 == nil {
+					e2058 = e2069
 				}
-				if e1963 == nil {
-					v1962 = true
+				if e2058 == nil {
+					v2057 = true
 				}
 			}
 		}
 	}
-	return v1962, e1963
+	return v2057, e2058
 }
 
 func whenOwnGuardedC89(w *immutable.Walk, in, old *Guarded) {
@@ -12346,85 +12857,161 @@ func whenOwnGuardedC89(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
-// whenCondGadgetC9 is the condition of spec.guarded.c9: (has(oldSelf.spec.items) && oldSelf.spec.items[2] == 1) && ('c' <= oldSelf.metadata.name)
+// whenCondGadgetC9 is the condition of spec.guarded.c9: has(self.spec.topology) && has(self.spec.topology.inner) && has(self.spec.topology.inner.n) && has(self.spec.items) && self.spec.topology.inner.n in self.spec.items
 func whenCondGadgetC9(self, oldSelf *Gadget) (bool, error) {
-	var v1987 bool
-	var e1988 error
-	var v1989 *GadgetSpec
+	var v2082 bool
+	var e2083 error
+	var v2084 *GadgetSpec
 	{
-		v1989 = &oldSelf.Spec
+		v2084 = &self.Spec
 	}
-	var v1990 bool
+	var v2085 bool
 	{
-		v1990 = (len(v1989.Items) != 0)
+		v2085 = (v2084.Topology != nil)
 	}
-	if !v1990 {
-		v1987, e1988 = false, nil
+	if !v2085 {
+		v2082, e2083 = false, nil
 	} else {
-		var v1991 *GadgetSpec
+		var v2086 *GadgetSpec
 		{
-			v1991 = &oldSelf.Spec
+			v2086 = &self.Spec
 		}
-		var v1992 []int64
-		var e1993 error
-		if !(len(v1991.Items) != 0) {
-			e1993 = immutable.NoSuchKey("items")
+		var v2087 *Topology
+		var e2088 error
+		if !(v2086.Topology != nil) {
+			e2088 = immutable.NoSuchKey("topology")
 		} else {
-			v1992 = v1991.Items
+			v2087 = v2086.Topology
 		}
-		var v1994 int64
-		var e1995 error
-		if e1993 != nil {
-			e1995 = e1993
-		} else if int64(2) < 0 || int64(2) >= int64(len(v1992)) {
-			e1995 = immutable.IndexOutOfBounds(int64(2))
+		var v2089 bool
+		var e2090 error
+		if e2088 != nil {
+			e2090 = e2088
 		} else {
-			v1994 = int64(v1992[int64(2)])
+			v2089 = (v2087.Inner != nil)
 		}
-		var v1996 bool
-		var e1997 error
-		if e1995 != nil {
-			e1997 = e1995
+		if e2090 == nil && !v2089 {
+			v2082, e2083 = false, nil
 		} else {
-			v1996 = v1994 == int64(1)
-		}
-		if e1997 == nil && !v1996 {
-			v1987, e1988 = false, nil
-		} else {
-			if e1988 == nil {
-				e1988 = e1997
+			if e2083 == nil {
+				e2083 = e2090
 			}
-			var v1998 *metav1.ObjectMeta
+			var v2091 *GadgetSpec
 			{
-				v1998 = &oldSelf.ObjectMeta
+				v2091 = &self.Spec
 			}
-			var v1999 string
-			var e2000 error
-			if !(v1998.Name != "") {
-				e2000 = immutable.NoSuchKey("name")
+			var v2092 *Topology
+			var e2093 error
+			if !(v2091.Topology != nil) {
+				e2093 = immutable.NoSuchKey("topology")
 			} else {
-				v1999 = string(v1998.Name)
+				v2092 = v2091.Topology
 			}
-			var v2001 bool
-			var e2002 error
-			if e2000 != nil {
-				e2002 = e2000
+			var v2094 *Inner
+			var e2095 error
+			if e2093 != nil {
+				e2095 = e2093
+			} else if !(v2092.Inner != nil) {
+				e2095 = immutable.NoSuchKey("inner")
 			} else {
-				v2001 = "c" <= v1999
+				v2094 = v2092.Inner
 			}
-			if e2002 == nil && !v2001 {
-				v1987, e1988 = false, nil
+			var v2096 bool
+			var e2097 error
+			if e2095 != nil {
+				e2097 = e2095
 			} else {
-				if e1988 == nil {
-					e1988 = e2002
+				v2096 = (v2094.N != 0)
+			}
+			if e2097 == nil && !v2096 {
+				v2082, e2083 = false, nil
+			} else {
+				if e2083 == nil {
+					e2083 = e2097
 				}
-				if e1988 == nil {
-					v1987 = true
+				var v2098 *GadgetSpec
+				{
+					v2098 = &self.Spec
+				}
+				var v2099 bool
+				{
+					v2099 = (len(v2098.Items) != 0)
+				}
+				if !v2099 {
+					v2082, e2083 = false, nil
+				} else {
+					var v2100 *GadgetSpec
+					{
+						v2100 = &self.Spec
+					}
+					var v2101 *Topology
+					var e2102 error
+					if !(v2100.Topology != nil) {
+						e2102 = immutable.NoSuchKey("topology")
+					} else {
+						v2101 = v2100.Topology
+					}
+					var v2103 *Inner
+					var e2104 error
+					if e2102 != nil {
+						e2104 = e2102
+					} else if !(v2101.Inner != nil) {
+						e2104 = immutable.NoSuchKey("inner")
+					} else {
+						v2103 = v2101.Inner
+					}
+					var v2105 int64
+					var e2106 error
+					if e2104 != nil {
+						e2106 = e2104
+					} else if !(v2103.N != 0) {
+						e2106 = immutable.NoSuchKey("n")
+					} else {
+						v2105 = int64(v2103.N)
+					}
+					var v2107 *GadgetSpec
+					{
+						v2107 = &self.Spec
+					}
+					var v2108 []int64
+					var e2109 error
+					if !(len(v2107.Items) != 0) {
+						e2109 = immutable.NoSuchKey("items")
+					} else {
+						v2108 = v2107.Items
+					}
+					var v2110 bool
+					var e2111 error
+					if e2106 != nil {
+						e2111 = e2106
+					} else if e2109 != nil {
+						e2111 = e2109
+					} else {
+						v2110 = false
+						for i2112 := range v2108 {
+							var v2113 int64
+							v2113 = int64(v2108[i2112])
+							if v2113 == v2105 {
+								v2110 = true
+								break
+							}
+						}
+					}
+					if e2111 == nil && !v2110 {
+						v2082, e2083 = false, nil
+					} else {
+						if e2083 == nil {
+							e2083 = e2111
+						}
+						if e2083 == nil {
+							v2082 = true
+						}
+					}
 				}
 			}
 		}
 	}
-	return v1987, e1988
+	return v2082, e2083
 }
 
 func whenOwnGuardedC9(w *immutable.Walk, in, old *Guarded) {
@@ -12447,119 +13034,221 @@ func whenOwnGuardedC9(w *immutable.Walk, in, old *Guarded) {
 	}
 }
 
+// whenCondGadgetListener is the condition of spec.listener: has(oldSelf.spec.port) && (oldSelf.spec.port in [1, 2] || oldSelf.spec.port in ['a'])
+func whenCondGadgetListener(self, oldSelf *Gadget) (bool, error) {
+	var v2118 bool
+	var e2119 error
+	var v2120 *GadgetSpec
+	{
+		v2120 = &oldSelf.Spec
+	}
+	var v2121 bool
+	{
+		v2121 = (v2120.Port != nil)
+	}
+	if !v2121 {
+		v2118, e2119 = false, nil
+	} else {
+		var v2122 bool
+		var e2123 error
+		var v2124 *GadgetSpec
+		{
+			v2124 = &oldSelf.Spec
+		}
+		var v2125 intstr.IntOrString
+		var e2126 error
+		if !(v2124.Port != nil) {
+			e2126 = immutable.NoSuchKey("port")
+		} else {
+			v2125 = (*v2124.Port)
+		}
+		var v2127 bool
+		var e2128 error
+		if e2126 != nil {
+			e2128 = e2126
+		} else {
+			v2127 = (v2125.Type == intstr.Int && int64(v2125.IntVal) == int64(1)) || (v2125.Type == intstr.Int && int64(v2125.IntVal) == int64(2))
+		}
+		if e2128 == nil && v2127 {
+			v2122, e2123 = true, nil
+		} else {
+			e2123 = e2128
+			var v2129 *GadgetSpec
+			{
+				v2129 = &oldSelf.Spec
+			}
+			var v2130 intstr.IntOrString
+			var e2131 error
+			if !(v2129.Port != nil) {
+				e2131 = immutable.NoSuchKey("port")
+			} else {
+				v2130 = (*v2129.Port)
+			}
+			var v2132 bool
+			var e2133 error
+			if e2131 != nil {
+				e2133 = e2131
+			} else {
+				v2132 = (v2130.Type == intstr.String && v2130.StrVal == "a")
+			}
+			if e2133 == nil && v2132 {
+				v2122, e2123 = true, nil
+			} else {
+				if e2123 == nil {
+					e2123 = e2133
+				}
+				if e2123 == nil {
+					v2122 = false
+				}
+			}
+		}
+		if e2123 == nil && !v2122 {
+			v2118, e2119 = false, nil
+		} else {
+			if e2119 == nil {
+				e2119 = e2123
+			}
+			if e2119 == nil {
+				v2118 = true
+			}
+		}
+	}
+	return v2118, e2119
+}
+
+func whenOwnGadgetSpecListener(w *immutable.Walk, in, old *GadgetSpec) {
+	if nOK, oOK := (in.Listener != ""), (old.Listener != ""); nOK && oOK {
+		if !(in.Listener == old.Listener) {
+			if w.Violation() {
+				w.Add(immutable.ChangedAt("spec.listener", in.Listener))
+			}
+			if w.Done() {
+				return
+			}
+		}
+	} else if nOK != oOK {
+		if w.Violation() {
+			w.Add(immutable.PresenceAt("spec.listener", "listener", immutable.Whole, nOK))
+		}
+		if w.Done() {
+			return
+		}
+	}
+}
+
 // whenCondGadgetQueue is the condition of spec.queue: has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'QuotaReserved' && c.status == 'True')
 func whenCondGadgetQueue(self, oldSelf *Gadget) (bool, error) {
-	var v2007 bool
-	var e2008 error
-	var v2009 bool
+	var v2136 bool
+	var e2137 error
+	var v2138 bool
 	{
-		v2009 = (oldSelf.Status != nil)
+		v2138 = (oldSelf.Status != nil)
 	}
-	if !v2009 {
-		v2007, e2008 = false, nil
+	if !v2138 {
+		v2136, e2137 = false, nil
 	} else {
-		var v2010 *GadgetStatus
-		var e2011 error
+		var v2139 *GadgetStatus
+		var e2140 error
 		if !(oldSelf.Status != nil) {
-			e2011 = immutable.NoSuchKey("status")
+			e2140 = immutable.NoSuchKey("status")
 		} else {
-			v2010 = oldSelf.Status
+			v2139 = oldSelf.Status
 		}
-		var v2012 bool
-		var e2013 error
-		if e2011 != nil {
-			e2013 = e2011
+		var v2141 bool
+		var e2142 error
+		if e2140 != nil {
+			e2142 = e2140
 		} else {
-			v2012 = (len(v2010.Conditions) != 0)
+			v2141 = (len(v2139.Conditions) != 0)
 		}
-		if e2013 == nil && !v2012 {
-			v2007, e2008 = false, nil
+		if e2142 == nil && !v2141 {
+			v2136, e2137 = false, nil
 		} else {
-			if e2008 == nil {
-				e2008 = e2013
+			if e2137 == nil {
+				e2137 = e2142
 			}
-			var v2014 *GadgetStatus
-			var e2015 error
+			var v2143 *GadgetStatus
+			var e2144 error
 			if !(oldSelf.Status != nil) {
-				e2015 = immutable.NoSuchKey("status")
+				e2144 = immutable.NoSuchKey("status")
 			} else {
-				v2014 = oldSelf.Status
+				v2143 = oldSelf.Status
 			}
-			var v2016 []Condition
-			var e2017 error
-			if e2015 != nil {
-				e2017 = e2015
-			} else if !(len(v2014.Conditions) != 0) {
-				e2017 = immutable.NoSuchKey("conditions")
+			var v2145 []Condition
+			var e2146 error
+			if e2144 != nil {
+				e2146 = e2144
+			} else if !(len(v2143.Conditions) != 0) {
+				e2146 = immutable.NoSuchKey("conditions")
 			} else {
-				v2016 = v2014.Conditions
+				v2145 = v2143.Conditions
 			}
-			var v2018 bool
-			var e2019 error
-			if e2017 != nil {
-				e2019 = e2017
+			var v2147 bool
+			var e2148 error
+			if e2146 != nil {
+				e2148 = e2146
 			} else {
 				found := false
-				for i2020 := range v2016 {
-					var v2021 *Condition
-					v2021 = &v2016[i2020]
-					_ = v2021
-					var v2022 bool
-					var e2023 error
-					var v2024 string
+				for i2149 := range v2145 {
+					var v2150 *Condition
+					v2150 = &v2145[i2149]
+					_ = v2150
+					var v2151 bool
+					var e2152 error
+					var v2153 string
 					{
-						v2024 = string(v2021.Type)
+						v2153 = string(v2150.Type)
 					}
-					var v2025 bool
+					var v2154 bool
 					{
-						v2025 = v2024 == "QuotaReserved"
+						v2154 = v2153 == "QuotaReserved"
 					}
-					if !v2025 {
-						v2022, e2023 = false, nil
+					if !v2154 {
+						v2151, e2152 = false, nil
 					} else {
-						var v2026 string
+						var v2155 string
 						{
-							v2026 = string(v2021.Status)
+							v2155 = string(v2150.Status)
 						}
-						var v2027 bool
+						var v2156 bool
 						{
-							v2027 = v2026 == "True"
+							v2156 = v2155 == "True"
 						}
-						if !v2027 {
-							v2022, e2023 = false, nil
+						if !v2156 {
+							v2151, e2152 = false, nil
 						} else {
-							if e2023 == nil {
-								v2022 = true
+							if e2152 == nil {
+								v2151 = true
 							}
 						}
 					}
-					if e2023 == nil && v2022 {
+					if e2152 == nil && v2151 {
 						found = true
 						break
 					}
-					if e2023 != nil && e2019 == nil {
-						e2019 = e2023
+					if e2152 != nil && e2148 == nil {
+						e2148 = e2152
 					}
 				}
 				if found {
-					v2018, e2019 = true, nil
-				} else if e2019 == nil {
-					v2018 = false
+					v2147, e2148 = true, nil
+				} else if e2148 == nil {
+					v2147 = false
 				}
 			}
-			if e2019 == nil && !v2018 {
-				v2007, e2008 = false, nil
+			if e2148 == nil && !v2147 {
+				v2136, e2137 = false, nil
 			} else {
-				if e2008 == nil {
-					e2008 = e2019
+				if e2137 == nil {
+					e2137 = e2148
 				}
-				if e2008 == nil {
-					v2007 = true
+				if e2137 == nil {
+					v2136 = true
 				}
 			}
 		}
 	}
-	return v2007, e2008
+	return v2136, e2137
 }
 
 func whenOwnGadgetSpecQueue(w *immutable.Walk, in, old *GadgetSpec) {
@@ -12584,42 +13273,42 @@ func whenOwnGadgetSpecQueue(w *immutable.Walk, in, old *GadgetSpec) {
 
 // whenCondGadgetSize is the condition of spec.size: has(oldSelf.spec.locked) && oldSelf.spec.locked
 func whenCondGadgetSize(self, oldSelf *Gadget) (bool, error) {
-	var v2030 bool
-	var e2031 error
-	var v2032 *GadgetSpec
+	var v2159 bool
+	var e2160 error
+	var v2161 *GadgetSpec
 	{
-		v2032 = &oldSelf.Spec
+		v2161 = &oldSelf.Spec
 	}
-	var v2033 bool
+	var v2162 bool
 	{
-		v2033 = (v2032.Locked != nil)
+		v2162 = (v2161.Locked != nil)
 	}
-	if !v2033 {
-		v2030, e2031 = false, nil
+	if !v2162 {
+		v2159, e2160 = false, nil
 	} else {
-		var v2034 *GadgetSpec
+		var v2163 *GadgetSpec
 		{
-			v2034 = &oldSelf.Spec
+			v2163 = &oldSelf.Spec
 		}
-		var v2035 bool
-		var e2036 error
-		if !(v2034.Locked != nil) {
-			e2036 = immutable.NoSuchKey("locked")
+		var v2164 bool
+		var e2165 error
+		if !(v2163.Locked != nil) {
+			e2165 = immutable.NoSuchKey("locked")
 		} else {
-			v2035 = bool((*v2034.Locked))
+			v2164 = bool((*v2163.Locked))
 		}
-		if e2036 == nil && !v2035 {
-			v2030, e2031 = false, nil
+		if e2165 == nil && !v2164 {
+			v2159, e2160 = false, nil
 		} else {
-			if e2031 == nil {
-				e2031 = e2036
+			if e2160 == nil {
+				e2160 = e2165
 			}
-			if e2031 == nil {
-				v2030 = true
+			if e2160 == nil {
+				v2159 = true
 			}
 		}
 	}
-	return v2030, e2031
+	return v2159, e2160
 }
 
 func whenOwnGadgetSpecSize(w *immutable.Walk, in, old *GadgetSpec) {
@@ -12644,53 +13333,53 @@ func whenOwnGadgetSpecSize(w *immutable.Walk, in, old *GadgetSpec) {
 
 // whenCondGadgetTemplate is the condition of spec.template: !has(self.spec.suspend) || !self.spec.suspend
 func whenCondGadgetTemplate(self, oldSelf *Gadget) (bool, error) {
-	var v2039 bool
-	var e2040 error
-	var v2041 *GadgetSpec
+	var v2168 bool
+	var e2169 error
+	var v2170 *GadgetSpec
 	{
-		v2041 = &self.Spec
+		v2170 = &self.Spec
 	}
-	var v2042 bool
+	var v2171 bool
 	{
-		v2042 = (v2041.Suspend != nil)
+		v2171 = (v2170.Suspend != nil)
 	}
-	var v2043 bool
+	var v2172 bool
 	{
-		v2043 = !v2042
+		v2172 = !v2171
 	}
-	if v2043 {
-		v2039, e2040 = true, nil
+	if v2172 {
+		v2168, e2169 = true, nil
 	} else {
-		var v2044 *GadgetSpec
+		var v2173 *GadgetSpec
 		{
-			v2044 = &self.Spec
+			v2173 = &self.Spec
 		}
-		var v2045 bool
-		var e2046 error
-		if !(v2044.Suspend != nil) {
-			e2046 = immutable.NoSuchKey("suspend")
+		var v2174 bool
+		var e2175 error
+		if !(v2173.Suspend != nil) {
+			e2175 = immutable.NoSuchKey("suspend")
 		} else {
-			v2045 = bool((*v2044.Suspend))
+			v2174 = bool((*v2173.Suspend))
 		}
-		var v2047 bool
-		var e2048 error
-		if e2046 != nil {
-			e2048 = e2046
+		var v2176 bool
+		var e2177 error
+		if e2175 != nil {
+			e2177 = e2175
 		} else {
-			v2047 = !v2045
+			v2176 = !v2174
 		}
-		if e2048 == nil && v2047 {
-			v2039, e2040 = true, nil
+		if e2177 == nil && v2176 {
+			v2168, e2169 = true, nil
 		} else {
-			if e2040 == nil {
-				e2040 = e2048
+			if e2169 == nil {
+				e2169 = e2177
 			}
-			if e2040 == nil {
-				v2039 = false
+			if e2169 == nil {
+				v2168 = false
 			}
 		}
 	}
-	return v2039, e2040
+	return v2168, e2169
 }
 
 func whenOwnGadgetSpecTemplate(w *immutable.Walk, in, old *GadgetSpec) {
@@ -12725,42 +13414,42 @@ func equalTemplate(a, b *Template) bool {
 
 // whenCondGadgetZone is the condition of spec.topology.zone: has(oldSelf.spec.locked) && oldSelf.spec.locked
 func whenCondGadgetZone(self, oldSelf *Gadget) (bool, error) {
-	var v2051 bool
-	var e2052 error
-	var v2053 *GadgetSpec
+	var v2180 bool
+	var e2181 error
+	var v2182 *GadgetSpec
 	{
-		v2053 = &oldSelf.Spec
+		v2182 = &oldSelf.Spec
 	}
-	var v2054 bool
+	var v2183 bool
 	{
-		v2054 = (v2053.Locked != nil)
+		v2183 = (v2182.Locked != nil)
 	}
-	if !v2054 {
-		v2051, e2052 = false, nil
+	if !v2183 {
+		v2180, e2181 = false, nil
 	} else {
-		var v2055 *GadgetSpec
+		var v2184 *GadgetSpec
 		{
-			v2055 = &oldSelf.Spec
+			v2184 = &oldSelf.Spec
 		}
-		var v2056 bool
-		var e2057 error
-		if !(v2055.Locked != nil) {
-			e2057 = immutable.NoSuchKey("locked")
+		var v2185 bool
+		var e2186 error
+		if !(v2184.Locked != nil) {
+			e2186 = immutable.NoSuchKey("locked")
 		} else {
-			v2056 = bool((*v2055.Locked))
+			v2185 = bool((*v2184.Locked))
 		}
-		if e2057 == nil && !v2056 {
-			v2051, e2052 = false, nil
+		if e2186 == nil && !v2185 {
+			v2180, e2181 = false, nil
 		} else {
-			if e2052 == nil {
-				e2052 = e2057
+			if e2181 == nil {
+				e2181 = e2186
 			}
-			if e2052 == nil {
-				v2051 = true
+			if e2181 == nil {
+				v2180 = true
 			}
 		}
 	}
-	return v2051, e2052
+	return v2180, e2181
 }
 
 func whenOwnTopologyZone(w *immutable.Walk, in, old *Topology) {
