@@ -33,7 +33,8 @@ import (
 // The condition is parsed by runtime/when (the one definition of the
 // subset; its refusals are IG048, at the user's text) and compiled from its
 // syntax tree. What the typed code cannot give CEL's value exactly (a
-// timestamp, a duration, an int-or-string, null, == on lists, maps and
+// string of format date-time that is not a metav1.Time, a duration of
+// format duration, an int-or-string ordered, null, == on list maps and
 // objects, …) is refused with IG047, naming the construct: never compiled
 // approximately.
 
