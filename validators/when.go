@@ -230,7 +230,10 @@ func (e *emitter) whenOwn(st types.Type, p *schema.Node) string {
 		e.whenFail(p, IDWhenUncompiled, 0, fmt.Sprintf("no Go field of %s serializes as %q", e.typeString(st), p.Name))
 		return ""
 	}
-	name, b, _ := e.newFunc("whenOwn|"+p.Path()+"|"+e.typeString(st)+"|"+e.crd+"|"+e.version, "whenOwn"+e.typeName(st)+upper(p.Name))
+	name, b, isNew := e.newFunc("whenOwn|"+p.Path()+"|"+e.typeString(st)+"|"+e.crd+"|"+e.version, "whenOwn"+e.typeName(st)+upper(p.Name))
+	if !isNew {
+		return name
+	}
 	var body bytes.Buffer
 	e.property(&body, ownView(p), f, p.Name, strconv.Quote(p.Path()))
 	fmt.Fprintf(b, "func %s(w *%s.Walk, in, old *%s) {\n", name, e.pkg(immutablePkg), e.typeString(st))
@@ -375,7 +378,10 @@ func (e *emitter) compileWhen(t *types.Named, root, p *schema.Node) (string, boo
 		e.whenFail(p, IDWhenUncompiled, c.refused.col, c.refused.msg)
 		return "", false
 	}
-	name, b, _ := e.newFunc("whenCond|"+p.Path()+"|"+e.crd+"|"+e.version+"|"+p.When(), "whenCond"+t.Obj().Name()+upper(p.Name))
+	name, b, isNew := e.newFunc("whenCond|"+p.Path()+"|"+e.crd+"|"+e.version+"|"+p.When(), "whenCond"+t.Obj().Name()+upper(p.Name))
+	if !isNew {
+		return name, true
+	}
 	fmt.Fprintf(b, "// %s is the condition of %s: %s\nfunc %s(self, oldSelf *%s) (bool, error) {\n", name, p.Path(), strings.ReplaceAll(p.When(), "\n", " "), name, e.typeString(t))
 	b.Write(c.b.Bytes())
 	fmt.Fprintf(b, "return %s, %s\n}\n\n", v.v, v.e)
