@@ -16,6 +16,7 @@ import (
 	"github.com/immutable-gen/immutable-gen/crdvalidation/apiserver"
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/output"
+	"github.com/immutable-gen/immutable-gen/validators"
 )
 
 // generation is one run of the crd generator, in memory.
@@ -117,6 +118,9 @@ func (o Options) generate(files map[string][]byte) (*generation, error) {
 	if errs := packageErrors(rt.Roots); len(errs) > 0 {
 		return nil, fmt.Errorf("generating the CRDs:\n%s", strings.Join(errs, "\n"))
 	}
+	if o.typedWhen && files != nil {
+		res.diags = append(res.diags, typedWhen(rt)...)
+	}
 	res.diags = res.diags.Sort()
 	for _, a := range buf.Artifacts {
 		res.crds[filepath.Base(a.Path)] = a.Data
@@ -148,5 +152,26 @@ func packageErrors(roots []*loader.Package) []string {
 			}
 		}
 	})
+	return out
+}
+
+// typedWhen runs the validators generator on the migrated packages, in
+// memory, and returns its refusals of +immutable:when conditions (IG047,
+// IG048): at the line of the condition, which the rewrite inserted, so
+// that the rule it comes from stays as written.
+func typedWhen(rt *genall.Runtime) diag.List {
+	var out diag.List
+	g := validators.Generator{}.WithReport(func(l diag.List) {
+		for _, d := range l {
+			if d.ID == validators.IDWhenUncompiled || d.ID == validators.IDWhenSubset {
+				out = append(out, d)
+			}
+		}
+	})
+	ctx := rt.GenerationContext
+	ctx.OutputRule = (&output.Buffer{}).Rule(genall.OutputToDirectory(""))
+	// Its error repeats the diagnostics reported; other findings are the
+	// validators' own, the project's as before the migration.
+	_ = g.Generate(&ctx)
 	return out
 }

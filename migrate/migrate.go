@@ -69,10 +69,13 @@ type Options struct {
 	// K8sImmutable is K8sImmutableKeep ("" too) or K8sImmutableMarker.
 	K8sImmutable string
 	// Validators says whether the packages use immutable-gen's typed
-	// validators, which refuse +immutable:when: ValidatorsAuto ("" too)
-	// when a package of paths= has zz_generated.immutable.go. Where they
-	// are used, conditional rules stay as written.
+	// validators: ValidatorsAuto ("" too) when a package of paths= has
+	// zz_generated.immutable.go. Where they are used, a conditional rule
+	// becomes +immutable:when only if the typed validators compile its
+	// condition (else it stays as written, with their reason).
 	Validators string
+	// typedWhen is set by Run where the typed validators are used.
+	typedWhen bool
 	// Random updates per CRD version in the differential (default 1000),
 	// after the targeted ones, and their seed (default 1). The targeted
 	// updates decide what is written; the seed changes nothing but the
@@ -209,7 +212,11 @@ func Run(o Options) (*Result, error) {
 	if len(sc.errs) > 0 {
 		return nil, errors.Join(sc.errs...)
 	}
-	p := &planner{sc: sc, k8sImmutable: o.K8sImmutable, noWhen: o.Validators == ValidatorsYes || (o.Validators == ValidatorsAuto && usesValidators(before.roots))}
+	// With typed validators, each +immutable:when written must compile
+	// into them too: the validators generator runs on the migrated sources,
+	// and a condition it refuses (IG047, IG048) leaves its rule as written.
+	o.typedWhen = o.Validators == ValidatorsYes || (o.Validators == ValidatorsAuto && usesValidators(before.roots))
+	p := &planner{sc: sc, k8sImmutable: o.K8sImmutable}
 	if err := p.probe(o); err != nil {
 		return nil, err
 	}

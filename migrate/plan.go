@@ -5,7 +5,6 @@ import (
 	"go/types"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/immutable-gen/immutable-gen/celform"
@@ -105,9 +104,6 @@ type planner struct {
 	// when is the condition of each conditional rule, rebased on the
 	// objects' root.
 	when map[*site]string
-	// noWhen is set when the packages use typed validators, which refuse
-	// +immutable:when (validators: IG051): conditional rules stay.
-	noWhen bool
 	// uses counts, per named type, the struct fields of the scanned
 	// packages whose type is (a pointer, list or map of) it.
 	uses map[*types.TypeName]int
@@ -248,9 +244,6 @@ func (p *planner) rebase(s *site, sh celshape.Shape) string {
 	w, err := celshape.Rebase(when, path)
 	if err != nil {
 		return fmt.Sprintf("conditional, and its condition cannot be rewritten over the whole objects: %v", err)
-	}
-	if p.noWhen {
-		return "conditional (would be +immutable:when=" + strconv.Quote(w) + "): the packages use typed validators (" + validatorsFile + "), which do not evaluate +immutable:when and refuse it (IG051); the rule stays as written, so that they keep working and keep the CRD's verdicts"
 	}
 	p.when[s] = w
 	return ""

@@ -149,7 +149,7 @@ func (e *emitter) skip(c *schema.Node) {
 			Version:  e.version,
 			Path:     c.Path(),
 			Message:  fmt.Sprintf("%s is conditional (+immutable:when=%q): the typed validator does not check it (validators:conditional=skip); the CRD's CEL rule does, on the API server", c.Path(), o.When),
-			Fix:      "nothing to do where the CRD is installed with its CEL rules; to check it in the webhook too, enforce the CRD with the immutable-gen runtime, or drop +immutable:when",
+			Fix:      "drop validators:conditional=skip: the typed validators compile +immutable:when conditions (one they cannot compile is refused at its text); where the CRD is installed with its CEL rules, the API server checks it meanwhile",
 		})
 	}
 }
@@ -260,6 +260,9 @@ func codeSignature(n *schema.Node, marks bool) string {
 		if n.ImmutableKeys() {
 			b.WriteString("K")
 		}
+		if n.When() != "" {
+			b.WriteString("W")
+		}
 		if n.Fixed() {
 			// Compared whole: only what equality depends on matters below.
 			b.WriteString(codeSignature(n, false))
@@ -321,16 +324,21 @@ func (in *%[1]s) ValidateImmutableUpdate(old *%[1]s) %[3]s.ErrorList {
 	}
 	walk := e.walkStruct(t, n)
 	imm := e.pkg(immutablePkg)
+	// The conditional markers' checks, after the walk's (when.go).
+	cond := func(string) string { return "" }
+	if when := e.whenChecks(t, n); when != "" {
+		cond = func(w string) string { return fmt.Sprintf("\n\t%s(%s, in, old)", when, w) }
+	}
 	fmt.Fprintf(b, `	if in == nil || old == nil {
 		return nil
 	}
 	var probe %[1]s.Walk
-	%[2]s(&probe, in, old, "")
+	%[2]s(&probe, in, old, "")`+cond("&probe")+`
 	if !probe.Found() {
 		return nil
 	}
 	w := %[1]s.Walk{Report: true}
-	%[2]s(&w, in, old, "")
+	%[2]s(&w, in, old, "")`+cond("&w")+`
 	return w.Errors()
 }
 
@@ -375,6 +383,11 @@ func (e *emitter) walkStruct(t types.Type, n *schema.Node) string {
 	var body bytes.Buffer
 	for _, prop := range slices.Sorted(maps.Keys(n.Properties)) {
 		c := n.Properties[prop]
+		if c.When() != "" {
+			// Its own constraint is checked at the root, under its
+			// condition (whenChecks); the markers below hold on their own.
+			c = unmarkedView(c)
+		}
 		if !walks(c) {
 			continue
 		}
@@ -383,55 +396,52 @@ func (e *emitter) walkStruct(t types.Type, n *schema.Node) string {
 			e.fail(c, t, "the schema has a property %q that no Go field of the struct serializes as", prop)
 			continue
 		}
-		if c.When() != "" && e.skipConditional {
-			e.skip(c)
-			continue
-		}
-		if c.When() != "" {
-			e.fail(c, f.typ, "it is conditional (+immutable:when), and the typed validators do not evaluate CEL")
-			e.diags[len(e.diags)-1].Fix = "leave the conditional check to the CRD's CEL rule, which the API server enforces and check-update checks, and generate typed validators for packages without +immutable:when; or drop +immutable:when to fix the field unconditionally"
-			continue
-		}
-		path := fmt.Sprintf("w.Child(p, %q)", prop)
-		pin, pold := e.presence(f, "in", c), e.presence(f, "old", c)
-		nv, ov := f.access("in"), f.access("old")
-		if pin == "true" && pold == "true" {
-			e.walkValue(&body, f.typ, c, nv, ov, path)
-			continue
-		}
-		imm := e.pkg(immutablePkg)
-		fmt.Fprintf(&body, "if nOK, oOK := %s, %s; nOK && oOK {\n", pin, pold)
-		e.walkValue(&body, f.typ, c, nv, ov, path)
-		// The runtime's form of the presence violation.
-		add, remove := c.Presence()
-		form := "Keys"
-		switch {
-		case c.Immutable():
-			form = "Whole"
-		case c.ImmutableOnce(), remove && !add && !c.ImmutableKeys():
-			form = "Once"
-		case !c.ImmutableKeys():
-			form = "Whole"
-		}
-		switch {
-		case add && remove:
-			fmt.Fprintf(&body, "} else if nOK != oOK {\n")
-		case remove:
-			fmt.Fprintf(&body, "} else if oOK && !nOK {\n")
-		case add:
-			fmt.Fprintf(&body, "} else if nOK && !oOK {\n")
-		default:
-			// No presence constraint (+k8s:update=NoModify alone): it may
-			// come and go.
-			body.WriteString("}\n")
-			continue
-		}
-		fmt.Fprintf(&body, "if w.Violation() {\nw.Add(%s.PresenceAt(%s, %q, %s.%s, nOK))\n}\nif w.Done() {\nreturn\n}\n}\n", imm, path, prop, imm, form)
+		e.property(&body, c, f, prop, fmt.Sprintf("w.Child(p, %q)", prop))
 	}
 	fmt.Fprintf(b, "func %s(w *%s.Walk, in, old *%s, p string) {\n", name, e.pkg(immutablePkg), ts)
 	b.Write(body.Bytes())
 	b.WriteString("}\n\n")
 	return name
+}
+
+// property writes the check of property prop of struct type t, at node c,
+// Go field f, path the expression of its path: its presence as its
+// markers say, then its value where present in both objects.
+func (e *emitter) property(body *bytes.Buffer, c *schema.Node, f *jsonField, prop, path string) {
+	pin, pold := e.presence(f, "in", c), e.presence(f, "old", c)
+	nv, ov := f.access("in"), f.access("old")
+	if pin == "true" && pold == "true" {
+		e.walkValue(body, f.typ, c, nv, ov, path)
+		return
+	}
+	imm := e.pkg(immutablePkg)
+	fmt.Fprintf(body, "if nOK, oOK := %s, %s; nOK && oOK {\n", pin, pold)
+	e.walkValue(body, f.typ, c, nv, ov, path)
+	// The runtime's form of the presence violation.
+	add, remove := c.Presence()
+	form := "Keys"
+	switch {
+	case c.Immutable():
+		form = "Whole"
+	case c.ImmutableOnce(), remove && !add && !c.ImmutableKeys():
+		form = "Once"
+	case !c.ImmutableKeys():
+		form = "Whole"
+	}
+	switch {
+	case add && remove:
+		fmt.Fprintf(body, "} else if nOK != oOK {\n")
+	case remove:
+		fmt.Fprintf(body, "} else if oOK && !nOK {\n")
+	case add:
+		fmt.Fprintf(body, "} else if nOK && !oOK {\n")
+	default:
+		// No presence constraint (+k8s:update=NoModify alone): it may
+		// come and go.
+		body.WriteString("}\n")
+		return
+	}
+	fmt.Fprintf(body, "if w.Violation() {\nw.Add(%s.PresenceAt(%s, %q, %s.%s, nOK))\n}\nif w.Done() {\nreturn\n}\n}\n", imm, path, prop, imm, form)
 }
 
 // presence renders whether field f of the struct at expr is in its JSON

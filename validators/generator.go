@@ -36,6 +36,11 @@
 // compare exactly (an interface, a MarshalText-only type, map keys that are
 // not strings, sets of structs) is an error at the marker that needs the
 // comparison: never a weaker check.
+//
+// Conditional markers (+immutable:when) are compiled into Go over the
+// typed values (when.go), with the verdicts of the rule the crd generator
+// lowers them into; a condition the typed code cannot evaluate exactly is
+// an error at its text (IG047, IG048).
 package validators
 
 import (
@@ -82,11 +87,12 @@ type Generator struct {
 	// IgnoreUnexportedFields ignores unexported fields, as the crd generator's option does.
 	IgnoreUnexportedFields *bool `marker:",optional"`
 	// Conditional says what to do with a conditional marker
-	// (+immutable:when), which the typed validators do not evaluate:
-	// "error" (the default) refuses it (IG051); "skip" leaves the field
-	// unchecked by the typed validator, with a warning (IG052), so that a
-	// make target that runs on every package does not fail on a form the
-	// CRD's CEL rule enforces.
+	// (+immutable:when): "error" (the default) compiles its condition into
+	// the typed validator, and refuses one it cannot compile (IG047, IG048);
+	// "skip" leaves the field's own constraint to the CRD's CEL rule, with a
+	// warning (IG052). The typed validators evaluate conditions since issue
+	// 33: skip is no longer needed, and kept for the make targets that pass
+	// it.
 	Conditional string `marker:",optional"`
 
 	// report receives the diagnostics of a run; when nil, errors are
@@ -114,6 +120,8 @@ func Checks() []diag.Check {
 		{ID: IDUncheckable, Severity: diag.Error, Title: "a marked value the typed validators cannot compare exactly (its Go type)"},
 		{ID: IDOmitZeroToolchain, Severity: diag.Error, Title: "a field with the json option omitzero in a module whose go line allows a toolchain older than Go 1.24, whose encoding/json ignores it (one error per package)"},
 		{ID: IDConditionalSkipped, Severity: diag.Warning, Title: "a conditional marker (+immutable:when) the typed validators leave unchecked under validators:conditional=skip (the CRD's CEL rule enforces it)"},
+		{ID: IDWhenUncompiled, Severity: diag.Error, Title: "a construct of an +immutable:when condition the typed validators cannot compile into Go with CEL's semantics exactly (an int-or-string ordered, == on list maps, …), at the condition's text"},
+		{ID: IDWhenSubset, Severity: diag.Error, Title: "an +immutable:when condition outside the subset the enforcers evaluate (or not CEL), at the condition's text"},
 	}
 }
 
@@ -160,7 +168,7 @@ func (Generator) Help() *ctmarkers.DefinitionHelp {
 		FieldHelp: withHeaderHelp(map[string]ctmarkers.DetailedHelp{
 			"AllowDangerousTypes":    {Summary: "allows float32 and float64 fields (default true here; false refuses them as crd:allowDangerousTypes=false does)."},
 			"IgnoreUnexportedFields": {Summary: "ignores unexported fields, as crd:ignoreUnexportedFields does."},
-			"Conditional":            {Summary: "what to do with +immutable:when, which the typed validators do not evaluate: error (default, IG051) or skip (the field is left to the CRD's CEL rule, with a warning, IG052)."},
+			"Conditional":            {Summary: "what to do with +immutable:when: error (default: the condition is compiled into the validator, and one it cannot compile is refused, IG047/IG048) or skip (the field is left to the CRD's CEL rule, with a warning, IG052; no longer needed)."},
 		}),
 	}
 }

@@ -200,13 +200,21 @@ func TestHeader(t *testing.T) {
 	}
 }
 
-// TestConditional: +immutable:when is refused by default (IG051); under
-// validators:conditional=skip the file is written, the conditional field
-// left to the CRD's CEL rule with a warning (IG052), the others checked.
+// TestConditional: by default +immutable:when is compiled into the typed
+// validator (no diagnostics; the file checks every conditional field);
+// under validators:conditional=skip (kept for compatibility) the
+// conditional fields are left to the CRD's CEL rule with a warning
+// (IG052), the others checked.
 func TestConditional(t *testing.T) {
 	res := run(t, validators.Generator{}, "./testdata/apis/validators-when/...")
-	if res.err == nil || len(res.files) != 0 || !strings.Contains(render(t, res.diags), "IG051") {
-		t.Fatalf("default: err = %v, files = %v, diags %s; want IG051 and no file", res.err, keys(res.files), render(t, res.diags))
+	if res.err != nil || len(res.files) != 1 || len(res.diags) != 0 {
+		t.Fatalf("default: err = %v, files = %v, diags %s; want one file and no finding", res.err, keys(res.files), render(t, res.diags))
+	}
+	src := string(res.files["testdata/apis/validators-when/v1/"+validators.FileName])
+	for _, want := range []string{`"spec.size"`, `"spec.queue"`, `"spec.template"`, "func whenCondGadgetQueue(", "immutable.WhenError("} {
+		if !strings.Contains(src, want) {
+			t.Errorf("default: the file has no %s", want)
+		}
 	}
 	res = run(t, validators.Generator{Conditional: "skip"}, "./testdata/apis/validators-when/...")
 	if res.err != nil || len(res.files) != 1 {
@@ -216,8 +224,8 @@ func TestConditional(t *testing.T) {
 	if !strings.Contains(got, "IG052") || !strings.Contains(got, "spec.size") || strings.Contains(got, "error") {
 		t.Errorf("skip: diagnostics %s", got)
 	}
-	src := string(res.files["testdata/apis/validators-when/v1/"+validators.FileName])
-	if !strings.Contains(src, `"name"`) || strings.Contains(src, `"size"`) {
+	src = string(res.files["testdata/apis/validators-when/v1/"+validators.FileName])
+	if !strings.Contains(src, `"name"`) || strings.Contains(src, `"size"`) || strings.Contains(src, "whenCond") {
 		t.Errorf("skip: the file checks name and not size?\n%s", src)
 	}
 }

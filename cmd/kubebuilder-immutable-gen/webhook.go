@@ -223,18 +223,14 @@ func wireGenerate(src string) (string, error) {
 			return src, nil
 		}
 	}
-	// conditional=skip: the typed validators do not evaluate
-	// +immutable:when yet; the target leaves such a field to the CRD's CEL
-	// rule with a warning (IG052) rather than fail on a documented form.
-	line := "\t\"$(IMMUTABLE_GEN)\" validators:conditional=skip paths=\"./...\""
+	// The typed validators evaluate +immutable:when: no
+	// conditional=skip (a target wired before keeps it; it is still
+	// accepted).
+	line := "\t\"$(IMMUTABLE_GEN)\" validators paths=\"./...\""
 	at := end
 	for j := rule + 1; j < end; j++ {
 		if g := objectLine.FindStringSubmatch(m.lines[j]); g != nil {
-			opts := ":conditional=skip"
-			if g[2] != "" {
-				opts = g[2] + ",conditional=skip"
-			}
-			line = "\t\"$(IMMUTABLE_GEN)\" validators" + opts + g[3]
+			line = "\t\"$(IMMUTABLE_GEN)\" validators" + g[2] + g[3]
 			at = j + 1
 			break
 		}

@@ -404,3 +404,39 @@ func TestErrorsAt(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestWhenSupport: the run-time support of the typed validators'
+// conditions: the error of a condition as the API server reports a rule's
+// error, and CEL's order of numbers of different types and of bools.
+func TestWhenSupport(t *testing.T) {
+	if got, want := WhenError(NoSuchKey("status"), "field is immutable").Error(), `<nil>: Invalid value: "object": no such key: status evaluating rule: field is immutable`; got != want {
+		t.Errorf("WhenError: %s, want %s", got, want)
+	}
+	for _, c := range []struct {
+		name      string
+		got, want int
+	}{
+		{"int below uint", CompareIntUint(-1, 0), -1},
+		{"int equal to uint", CompareIntUint(3, 3), 0},
+		{"int below a huge uint", CompareIntUint(1<<62, 1<<63), -1},
+		{"int above uint", CompareIntUint(4, 3), 1},
+		{"int equal to double", CompareIntDouble(1, 1.0), 0},
+		{"int below double", CompareIntDouble(1, 1.5), -1},
+		{"int above a negative double", CompareIntDouble(-1, -2.5), 1},
+		{"int below a double beyond int64", CompareIntDouble(1<<62, 1e19), -1},
+		{"uint above a negative double", CompareUintDouble(0, -0.5), 1},
+		{"uint equal to double", CompareUintDouble(2, 2.0), 0},
+		{"uint below a double beyond uint64", CompareUintDouble(1<<63, 1e20), -1},
+		{"false before true", CompareBools(false, true), -1},
+		{"true after false", CompareBools(true, false), 1},
+		{"equal bools", CompareBools(true, true), 0},
+		{"code points", int(RuneCount("é😀")), 2},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: %d, want %d", c.name, c.got, c.want)
+		}
+	}
+	if IndexOutOfBounds(3).Error() != "index out of bounds: 3" || ErrNull.Error() != "invalid data, got null for schema with nullable=false" {
+		t.Error("the errors' texts are not the API server's")
+	}
+}

@@ -2,6 +2,7 @@ package when
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -117,5 +118,46 @@ func TestOutsideNamesTheAlternative(t *testing.T) {
 		if !strings.Contains(msg, want) {
 			t.Errorf("%q does not say %q", msg, want)
 		}
+	}
+}
+
+// TestSyntax: the exported view of the tree names each construct and keeps
+// the operands in order.
+func TestSyntax(t *testing.T) {
+	cases := []struct{ name, expr, want string }{
+		{"kueue", "has(oldSelf.status) && oldSelf.status.conditions.exists(c, c.type == 'Q')",
+			"&&(has.status(ident.oldSelf), exists.c(select.conditions(select.status(ident.oldSelf)), ==(select.type(ident.c), literal:Q)))"},
+		{"literals", "[1, 2u, 1.5, null, true] == []", "==(list(literal:1, literal:2, literal:1.5, literal:<nil>, literal:true), list)"},
+		{"ternary and index", "self.a[0] ? !self.b : self.c in ['x']", "?:(index(select.a(ident.self), literal:0), !(select.b(ident.self)), in(select.c(ident.self), list(literal:x)))"},
+		{"size", "size(self.s) < self.s.size()", "<(size(select.s(ident.self)), size(select.s(ident.self)))"},
+	}
+	var render func(s *Syntax) string
+	render = func(s *Syntax) string {
+		out := s.Op
+		if s.Name != "" {
+			out += "." + s.Name
+		}
+		if s.Op == "literal" {
+			out += fmt.Sprintf(":%v", s.Literal)
+		}
+		if len(s.Args) > 0 {
+			parts := make([]string, len(s.Args))
+			for i, a := range s.Args {
+				parts[i] = render(a)
+			}
+			out += "(" + strings.Join(parts, ", ") + ")"
+		}
+		return out
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e, err := Parse(c.expr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := render(e.Syntax()); got != c.want {
+				t.Errorf("got  %s\nwant %s", got, c.want)
+			}
+		})
 	}
 }

@@ -12,12 +12,24 @@ import (
 
 // GadgetSpec holds the refused values.
 type GadgetSpec struct {
-	// Paused is fixed while the gadget is locked: a CEL condition, which
-	// the typed validators do not evaluate.
+	// Paused is fixed while the gadget listens above port 80: an
+	// int-or-string ordered, which the typed validators do not compile
+	// (IG047: CEL's verdict is an error where the value is a string).
 	// +immutable
-	// +immutable:when="has(oldSelf.spec.locked) && oldSelf.spec.locked"
+	// +immutable:when="has(oldSelf.spec.port) && oldSelf.spec.port > 80"
 	// +optional
 	Paused bool `json:"paused,omitempty"`
+
+	// Port is an int or a string.
+	// +optional
+	Port *intstr.IntOrString `json:"port,omitempty"`
+
+	// Tags are fixed while the gadget's name matches a pattern: a
+	// function outside the subset the enforcers evaluate (IG048).
+	// +immutable
+	// +immutable:when="oldSelf.spec.fine.matches('^a')"
+	// +optional
+	Tags []string `json:"tags,omitempty"`
 
 	// Pairs is a set of structs.
 	// +listType=set
