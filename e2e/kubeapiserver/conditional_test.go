@@ -2,7 +2,6 @@ package kubeapiserver
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -21,15 +20,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/yaml"
 
 	"github.com/immutable-gen/immutable-gen/runtime/enforce"
-	"github.com/immutable-gen/immutable-gen/runtime/extension"
 	"github.com/immutable-gen/immutable-gen/runtime/webhook"
 )
 
@@ -78,45 +72,7 @@ func TestConditionalBehindKubeAPIServer(t *testing.T) {
 		Resources: handler.Resources(),
 		Service:   &admissionregistrationv1.ServiceReference{Namespace: "system", Name: "webhook-service"},
 	})
-	env := &envtest.Environment{
-		BinaryAssetsDirectory: binDir,
-		CRDs:                  []*apiextensionsv1.CustomResourceDefinition{&celCRD, plainWhenCRD(t, extManifest)},
-		WebhookInstallOptions: envtest.WebhookInstallOptions{
-			LocalServingHost:   "127.0.0.1",
-			ValidatingWebhooks: []*admissionregistrationv1.ValidatingWebhookConfiguration{configuration},
-		},
-	}
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatalf("starting envtest (kube-apiserver and etcd from %s): %v", binDir, err)
-	}
-	t.Cleanup(func() {
-		if err := env.Stop(); err != nil {
-			t.Errorf("stopping envtest: %v", err)
-		}
-	})
-	wio := env.WebhookInstallOptions
-	mgr, err := manager.New(cfg, manager.Options{
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		WebhookServer: ctrlwebhook.NewServer(ctrlwebhook.Options{
-			Host: wio.LocalServingHost, Port: wio.LocalServingPort, CertDir: wio.LocalServingCertDir,
-		}),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mgr.GetWebhookServer().Register(webhook.Path, handler.Webhook())
-	mgrCtx, stopManager := context.WithCancel(context.Background())
-	mgrDone := make(chan error, 1)
-	go func() { mgrDone <- mgr.Start(mgrCtx) }()
-	t.Cleanup(func() {
-		stopManager()
-		if err := <-mgrDone; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
-
+	cfg, _ := serve(t, handler, configuration, &celCRD, plainCRD(t, extManifest))
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -203,51 +159,4 @@ func refusedFields(t *testing.T, err error) string {
 	}
 	sort.Strings(fields)
 	return strings.Join(fields, ",")
-}
-
-// plainWhenCRD is the extensions output without any of immutable-gen's
-// extensions (the boolean forms and x-immutable-gen-when), which
-// kube-apiserver does not know: served so, it enforces nothing itself.
-func plainWhenCRD(t *testing.T, data []byte) *apiextensionsv1.CustomResourceDefinition {
-	t.Helper()
-	var tree map[string]interface{}
-	if err := yaml.Unmarshal(data, &tree); err != nil {
-		t.Fatal(err)
-	}
-	if stripAll(tree) == 0 {
-		t.Fatal("the extensions CRD has no immutability extension")
-	}
-	j, err := json.Marshal(tree)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(string(j), "x-kubernetes-validations") {
-		t.Fatal("the extensions CRD has CEL rules: the test would not show the webhook enforcing")
-	}
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	if err := yaml.UnmarshalStrict(j, crd); err != nil {
-		t.Fatalf("the stripped CRD: %v", err)
-	}
-	return crd
-}
-
-func stripAll(v interface{}) int {
-	n := 0
-	switch x := v.(type) {
-	case map[string]interface{}:
-		for _, k := range append(extension.Names(), extension.When) {
-			if _, ok := x[k]; ok {
-				delete(x, k)
-				n++
-			}
-		}
-		for _, c := range x {
-			n += stripAll(c)
-		}
-	case []interface{}:
-		for _, c := range x {
-			n += stripAll(c)
-		}
-	}
-	return n
 }

@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -29,6 +30,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/immutable-gen/immutable-gen/runtime/enforce"
+	"github.com/immutable-gen/immutable-gen/runtime/extension"
 	"github.com/immutable-gen/immutable-gen/runtime/webhook"
 )
 
@@ -66,13 +68,13 @@ func plainCRD(t *testing.T, data []byte) *apiextensionsv1.CustomResourceDefiniti
 	return crd
 }
 
-// strip removes the immutability extensions from a JSON tree and returns
-// how many it removed.
+// strip removes immutable-gen's extensions (the forms' and
+// x-immutable-gen-when) from a JSON tree and returns how many it removed.
 func strip(v interface{}) int {
 	n := 0
 	switch x := v.(type) {
 	case map[string]interface{}:
-		for _, k := range []string{"x-kubernetes-immutable", "x-kubernetes-immutable-keys", "x-immutable-gen-immutable-once"} {
+		for _, k := range append(extension.Names(), extension.When) {
 			if _, ok := x[k]; ok {
 				delete(x, k)
 				n++
@@ -175,55 +177,8 @@ func TestWebhookBehindKubeAPIServer(t *testing.T) {
 		}},
 	})
 
-	env := &envtest.Environment{
-		BinaryAssetsDirectory: binDir,
-		CRDs:                  []*apiextensionsv1.CustomResourceDefinition{plainCRD(t, manifest)},
-		WebhookInstallOptions: envtest.WebhookInstallOptions{
-			LocalServingHost:   "127.0.0.1",
-			ValidatingWebhooks: []*admissionregistrationv1.ValidatingWebhookConfiguration{configuration},
-		},
-	}
 	start := time.Now()
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatalf("starting envtest (kube-apiserver and etcd from %s): %v", binDir, err)
-	}
-	t.Cleanup(func() {
-		if err := env.Stop(); err != nil {
-			t.Errorf("stopping envtest: %v", err)
-		}
-	})
-	t.Logf("kube-apiserver on %s, ready in %v", cfg.Host, time.Since(start).Round(time.Millisecond))
-
-	// A controller-runtime manager serves the webhook, registered as an
-	// operator registers it.
-	wio := env.WebhookInstallOptions
-	mgr, err := manager.New(cfg, manager.Options{
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		WebhookServer: ctrlwebhook.NewServer(ctrlwebhook.Options{
-			Host: wio.LocalServingHost, Port: wio.LocalServingPort, CertDir: wio.LocalServingCertDir,
-		}),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mgr.GetWebhookServer().Register(webhook.Path, handler.Webhook())
-	mgrCtx, stopManager := context.WithCancel(context.Background())
-	mgrDone := make(chan error, 1)
-	go func() { mgrDone <- mgr.Start(mgrCtx) }()
-	stopped := false
-	stop := func() {
-		if !stopped {
-			stopped = true
-			stopManager()
-			if err := <-mgrDone; err != nil {
-				t.Errorf("manager: %v", err)
-			}
-		}
-	}
-	t.Cleanup(stop)
-
+	cfg, stop := serve(t, handler, configuration, plainCRD(t, manifest))
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -374,4 +329,58 @@ func TestWebhookBehindKubeAPIServer(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// serve starts kube-apiserver and etcd under envtest with the CRDs and the
+// webhook configuration, and a controller-runtime manager serving the
+// webhook handler as an operator registers it; stop stops the manager
+// (the test's cleanup does too, and stops envtest).
+func serve(t *testing.T, handler *webhook.Handler, configuration *admissionregistrationv1.ValidatingWebhookConfiguration, crds ...*apiextensionsv1.CustomResourceDefinition) (cfg *rest.Config, stop func()) {
+	t.Helper()
+	env := &envtest.Environment{
+		BinaryAssetsDirectory: binDir,
+		CRDs:                  crds,
+		WebhookInstallOptions: envtest.WebhookInstallOptions{
+			LocalServingHost:   "127.0.0.1",
+			ValidatingWebhooks: []*admissionregistrationv1.ValidatingWebhookConfiguration{configuration},
+		},
+	}
+	start := time.Now()
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatalf("starting envtest (kube-apiserver and etcd from %s): %v", binDir, err)
+	}
+	t.Cleanup(func() {
+		if err := env.Stop(); err != nil {
+			t.Errorf("stopping envtest: %v", err)
+		}
+	})
+	t.Logf("kube-apiserver on %s, ready in %v", cfg.Host, time.Since(start).Round(time.Millisecond))
+	wio := env.WebhookInstallOptions
+	mgr, err := manager.New(cfg, manager.Options{
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		WebhookServer: ctrlwebhook.NewServer(ctrlwebhook.Options{
+			Host: wio.LocalServingHost, Port: wio.LocalServingPort, CertDir: wio.LocalServingCertDir,
+		}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr.GetWebhookServer().Register(webhook.Path, handler.Webhook())
+	mgrCtx, stopManager := context.WithCancel(context.Background())
+	mgrDone := make(chan error, 1)
+	go func() { mgrDone <- mgr.Start(mgrCtx) }()
+	stopped := false
+	stop = func() {
+		if !stopped {
+			stopped = true
+			stopManager()
+			if err := <-mgrDone; err != nil {
+				t.Errorf("manager: %v", err)
+			}
+		}
+	}
+	t.Cleanup(stop)
+	return cfg, stop
 }
