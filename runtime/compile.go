@@ -98,9 +98,8 @@ type compiler struct {
 	structures []*structure
 	// whens are the nodes with x-immutable-gen-when, checked once the
 	// flags of $refs are linked.
-	whens       []whenSite
-	conditional bool // some node has a condition
-	errs        []error
+	whens []whenSite
+	errs  []error
 }
 
 // refSite is a node whose structure is the one of a referenced definition.
@@ -506,7 +505,7 @@ func (c *compiler) finish(root *node, s *spec.Schema) (*Checker, error) {
 	}
 	for _, ws := range c.whens {
 		if !ws.n.hasMark() {
-			c.errorf(ws.path, "%s has no effect without an immutability extension on the same schema (%s): it says when they hold", ExtWhen, extensionList())
+			c.errorf(ws.path, "%s has no effect without an immutability extension on the same schema (%s): it says when they hold", ExtWhen, formExtensions())
 		}
 	}
 	c.ignoreOrder()
@@ -515,7 +514,7 @@ func (c *compiler) finish(root *node, s *spec.Schema) (*Checker, error) {
 	}
 	derive(c.structures)
 	checker := newChecker(root)
-	if c.conditional {
+	if len(c.whens) > 0 {
 		checker.whenRoot = c.conditionSchema(s)
 	}
 	return checker, nil

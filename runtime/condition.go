@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/kube-openapi/pkg/validation/spec"
@@ -19,11 +20,6 @@ import (
 // the updates where it is true (docs/semantics.md, "Conditional
 // immutability").
 const ExtWhen = extension.When
-
-// condition is the compiled x-immutable-gen-when of one node.
-type condition struct {
-	expr *when.Expr
-}
 
 // whenSite is a node with x-immutable-gen-when, whose flags (linked from
 // $refs) are checked once the graph is linked.
@@ -49,24 +45,13 @@ func (c *compiler) readCondition(n *node, s *spec.Schema, path string) {
 		c.errorf(path, "%s: %v", ExtWhen, err)
 		return
 	}
-	n.when = &condition{expr: expr}
-	c.conditional = true
+	n.when = expr
 	c.whens = append(c.whens, whenSite{n: n, path: path})
 }
 
-func extensionList() string {
-	names := extension.Names()
-	out := ""
-	for i, n := range names {
-		if n == extension.IgnoreOrder {
-			continue
-		}
-		if i > 0 {
-			out += ", "
-		}
-		out += n
-	}
-	return out
+// formExtensions lists the extensions a condition may stand beside.
+func formExtensions() string {
+	return strings.Join(slices.DeleteFunc(extension.Names(), func(n string) bool { return n == extension.IgnoreOrder }), ", ")
 }
 
 // conditionSchema is the schema conditions are typed by (when.Schema): s
@@ -138,7 +123,7 @@ type conditions struct {
 }
 
 type conditionResult struct {
-	cond     *condition
+	cond     *when.Expr
 	held     bool
 	err      error
 	reported bool // the failure was reported
@@ -146,7 +131,7 @@ type conditionResult struct {
 
 // reportFailure reports whether the failure of cond is yet to be
 // reported, and marks it reported.
-func (cs *conditions) reportFailure(cond *condition) bool {
+func (cs *conditions) reportFailure(cond *when.Expr) bool {
 	for i := range cs.results {
 		if r := &cs.results[i]; r.cond == cond {
 			first := !r.reported
@@ -159,13 +144,13 @@ func (cs *conditions) reportFailure(cond *condition) bool {
 
 // holds evaluates cond: whether it holds, or the error of its evaluation,
 // which refuses the update as the API server refuses a rule that fails.
-func (cs *conditions) holds(cond *condition) (bool, error) {
+func (cs *conditions) holds(cond *when.Expr) (bool, error) {
 	for _, r := range cs.results {
 		if r.cond == cond {
 			return r.held, r.err
 		}
 	}
-	held, err := cond.expr.Eval(cs.c.whenRoot, cs.obj, cs.old)
+	held, err := cond.Eval(cs.c.whenRoot, cs.obj, cs.old)
 	cs.results = append(cs.results, conditionResult{cond: cond, held: held, err: err})
 	return held, err
 }
@@ -174,8 +159,8 @@ func (cs *conditions) holds(cond *condition) (bool, error) {
 // of the immutability of the field at p, which the update changes, could
 // not be evaluated: as the API server reports a rule whose evaluation
 // fails, at the rule's place, the root (fldPath), of type Invalid.
-func conditionFailed(fldPath, p *field.Path, cond *condition, err error) *field.Error {
-	return field.Invalid(fldPath, "object", fmt.Sprintf("%v evaluating the condition of the immutability of %s (%s: %s)", err, pathString(p), ExtWhen, cond.expr))
+func conditionFailed(fldPath, p *field.Path, cond *when.Expr, err error) *field.Error {
+	return field.Invalid(fldPath, "object", fmt.Sprintf("%v evaluating the condition of the immutability of %s (%s: %s)", err, pathString(p), ExtWhen, cond))
 }
 
 // conditional checks the values at n, which has a condition, present in
@@ -220,7 +205,7 @@ func (w *walker) sub() walker {
 // condition, as the API server refuses an update whose rule fails; where
 // sub found nothing the condition is not evaluated (`… || true` is true
 // whatever cond gives).
-func (w *walker) gate(cond *condition, sub *walker, p *field.Path) {
+func (w *walker) gate(cond *when.Expr, sub *walker, p *field.Path) {
 	if w.conds == nil {
 		w.conds = sub.conds // what the check below evaluated
 	}

@@ -1,5 +1,7 @@
 package runtime
 
+import "github.com/immutable-gen/immutable-gen/runtime/when"
+
 // node is one position of the compiled schema: the immutability of the value
 // there, and its structure. Nodes reached through the same $ref share their
 // structure, so a recursive schema compiles into a finite, possibly cyclic graph.
@@ -13,7 +15,7 @@ type node struct {
 	noUnset       bool // x-immutable-gen-no-unset: may not be removed
 	// when, if not nil, is x-immutable-gen-when: the flags above hold only
 	// in an update where the condition is true.
-	when *condition
+	when *when.Expr
 	// ordered, for a node with a condition and
 	// x-immutable-gen-ignore-order, is its structure with list maps (the
 	// structure compares as sets): what is marked below it is checked
