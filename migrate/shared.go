@@ -31,15 +31,10 @@ func useProbeMessage(i int) string { return fmt.Sprintf("immutable-gen-migrate-p
 // sharedFields are the struct fields of the scanned packages whose named
 // type another field holds too, in source order.
 func (p *planner) sharedFields() []*decl {
-	uses := map[*types.TypeName]int{}
-	for v := range p.sc.fields {
-		if n := namedOf(v.Type()); n != nil {
-			uses[n.Obj()]++
-		}
-	}
+	p.countUses()
 	var out []*decl
 	for v, d := range p.sc.fields {
-		if n := namedOf(v.Type()); n != nil && uses[n.Obj()] > 1 {
+		if n := namedOf(v.Type()); n != nil && p.uses[n.Obj()] > 1 {
 			out = append(out, d)
 		}
 	}
