@@ -31,6 +31,8 @@ import (
 	"github.com/immutable-gen/immutable-gen/crdgen"
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/internal/golden"
+	"github.com/immutable-gen/immutable-gen/runtime"
+	"github.com/immutable-gen/immutable-gen/runtime/enforce"
 	v1 "github.com/immutable-gen/immutable-gen/testdata/apis/validators-when/v1"
 	"github.com/immutable-gen/immutable-gen/validators"
 )
@@ -460,6 +462,46 @@ func apiServerCEL(t testing.TB) (*cel.Validator, *structuralschema.Structural) {
 	return whenCELVal, whenCELSS
 }
 
+// runtimeChecker is the runtime's Checker of the test API's CRD in the
+// extensions output.
+func runtimeChecker(t testing.TB) *runtime.Checker {
+	t.Helper()
+	res := run(t, crdgen.Generator{Immutability: crdgen.ModeExtensions}, "./"+whenDir+"/...")
+	if res.err != nil || res.diags.HasErrors() {
+		t.Fatalf("crd generator (extensions): %v %s", res.err, res.diags)
+	}
+	for _, data := range res.files {
+		rs, err := enforce.FromCRD(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rs[0].Checker
+	}
+	t.Fatal("no CRD written")
+	return nil
+}
+
+// fieldsVerdict renders an error list as allowed, or the fields it names
+// (sorted, each once; the root, where a condition's error is reported,
+// as ""): what the three enforcers must agree on.
+func fieldsVerdict(l field.ErrorList) string {
+	if len(l) == 0 {
+		return "allowed"
+	}
+	var paths []string
+	for _, e := range l {
+		p := e.Field
+		if p == "<nil>" {
+			p = ""
+		}
+		if !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	return fmt.Sprintf("refused at %q", paths)
+}
+
 // verdict renders an error list for comparison across the two sides:
 // allowed, or refused at these paths (sorted, each once), and each
 // condition's error whole (type, root path, detail: "<error> evaluating
@@ -505,8 +547,9 @@ func TestDifferentialWhen(t *testing.T) {
 	}
 	t.Logf("seed %d (rerun with go test ./validators -run TestDifferentialWhen -when.seed %d)", seed, seed)
 	v, ss := apiServerCEL(t)
+	rt := runtimeChecker(t)
 	g := &gen{r: rand.New(rand.NewPCG(seed, 33))}
-	var disagreements, refused, conditionErrors int
+	var disagreements, refused, conditionErrors, runtimeDisagreements int
 	for i := range *whenPairs {
 		old := &v1.Gadget{}
 		g.fill(reflect.ValueOf(old).Elem(), 0)
@@ -537,10 +580,21 @@ func TestDifferentialWhen(t *testing.T) {
 				t.Errorf("update %d disagrees\nold: %s\nnew: %s\ntyped:      %s\nAPI server: %s\n%s", i, oo, on, got, want, describe(errs))
 			}
 		}
+		// The third enforcer: the runtime on the extensions output
+		// (x-immutable-gen-when), on the JSON of the same objects; its
+		// condition errors are worded its own way, at the same root.
+		if r, w := fieldsVerdict(rt.ValidateUpdate(toJSON(t, obj), toJSON(t, old))), fieldsVerdict(errs); r != w {
+			runtimeDisagreements++
+			if runtimeDisagreements <= 3 {
+				on, _ := json.Marshal(obj)
+				oo, _ := json.Marshal(old)
+				t.Errorf("update %d: the runtime disagrees\nold: %s\nnew: %s\nruntime:    %s\nAPI server: %s", i, oo, on, r, w)
+			}
+		}
 	}
-	t.Logf("%d updates, %d refused by the API server (%d with a condition's error), %d disagreements", *whenPairs, refused, conditionErrors, disagreements)
-	if disagreements > 0 {
-		t.Fatalf("%d disagreements (seed %d)", disagreements, seed)
+	t.Logf("%d updates, %d refused by the API server (%d with a condition's error), %d disagreements of the typed validators, %d of the runtime", *whenPairs, refused, conditionErrors, disagreements, runtimeDisagreements)
+	if disagreements > 0 || runtimeDisagreements > 0 {
+		t.Fatalf("%d disagreements of the typed validators, %d of the runtime (seed %d)", disagreements, runtimeDisagreements, seed)
 	}
 	if refused == 0 || refused == *whenPairs || conditionErrors == 0 {
 		t.Fatalf("%d of %d updates refused, %d by a condition's error: the draw does not exercise the verdicts", refused, *whenPairs, conditionErrors)
