@@ -339,7 +339,7 @@ func getAt(obj map[string]any, path []string) (any, bool) {
 }
 
 func withAt(obj map[string]any, path []string, v any) map[string]any {
-	out := deepCopyJSON(obj).(map[string]any)
+	out := deepCopy(obj).(map[string]any)
 	m := out
 	for _, name := range path[:len(path)-1] {
 		m = m[name].(map[string]any)
@@ -347,27 +347,9 @@ func withAt(obj map[string]any, path []string, v any) map[string]any {
 	if _, ok := v.(absentValue); ok {
 		delete(m, path[len(path)-1])
 	} else {
-		m[path[len(path)-1]] = deepCopyJSON(v)
+		m[path[len(path)-1]] = deepCopy(v)
 	}
 	return out
-}
-
-func deepCopyJSON(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = deepCopyJSON(e)
-		}
-		return m
-	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = deepCopyJSON(e)
-		}
-		return l
-	}
-	return v
 }
 
 func objectKey(o map[string]any) string {

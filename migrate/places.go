@@ -68,10 +68,27 @@ func probeLine(msg string) string {
 // carry it, in CRD, version and path order.
 func findProbes(crds map[string][]byte) (map[string][]place, error) {
 	out := map[string][]place{}
+	err := versionSchemas(crds, func(crd, version string, root map[string]any) {
+		walkSchema(place{crd: crd, version: version, node: root}, func(p place) {
+			rules, _ := p.node[extension.Validations].([]any)
+			for _, r := range rules {
+				rm, _ := r.(map[string]any)
+				if msg, _ := rm["message"].(string); strings.HasPrefix(msg, "immutable-gen-migrate-probe-") {
+					out[msg] = append(out[msg], p)
+				}
+			}
+		})
+	})
+	return out, err
+}
+
+// versionSchemas calls fn with the openAPIV3Schema of every version of
+// every CRD file in crds, in file and version order.
+func versionSchemas(crds map[string][]byte, fn func(crd, version string, root map[string]any)) error {
 	for _, name := range slices.Sorted(maps.Keys(crds)) {
 		var obj map[string]any
 		if err := yaml.Unmarshal(crds[name], &obj); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return fmt.Errorf("%s: %w", name, err)
 		}
 		meta, _ := obj["metadata"].(map[string]any)
 		crdName, _ := meta["name"].(string)
@@ -81,22 +98,12 @@ func findProbes(crds map[string][]byte) (map[string][]place, error) {
 			vm, _ := v.(map[string]any)
 			vname, _ := vm["name"].(string)
 			s, _ := vm["schema"].(map[string]any)
-			root, _ := s["openAPIV3Schema"].(map[string]any)
-			if root == nil {
-				continue
+			if root, _ := s["openAPIV3Schema"].(map[string]any); root != nil {
+				fn(crdName, vname, root)
 			}
-			walkSchema(place{crd: crdName, version: vname, node: root}, func(p place) {
-				rules, _ := p.node[extension.Validations].([]any)
-				for _, r := range rules {
-					rm, _ := r.(map[string]any)
-					if msg, _ := rm["message"].(string); strings.HasPrefix(msg, "immutable-gen-migrate-probe-") {
-						out[msg] = append(out[msg], p)
-					}
-				}
-			})
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // walkSchema calls fn on p and every node below it.

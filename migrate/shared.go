@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/immutable-gen/immutable-gen/celform"
 	"github.com/immutable-gen/immutable-gen/runtime/form"
 	"github.com/immutable-gen/immutable-gen/schema"
@@ -58,26 +56,12 @@ func fixedPlaces(crds map[string][]byte) (func(place) bool, error) {
 		reading celform.Reading
 	}
 	models := map[string]version{}
-	for _, name := range slices.Sorted(maps.Keys(crds)) {
-		var obj map[string]any
-		if err := yaml.Unmarshal(crds[name], &obj); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		meta, _ := obj["metadata"].(map[string]any)
-		crdName, _ := meta["name"].(string)
-		spec, _ := obj["spec"].(map[string]any)
-		versions, _ := spec["versions"].([]any)
-		for _, v := range versions {
-			vm, _ := v.(map[string]any)
-			vname, _ := vm["name"].(string)
-			s, _ := vm["schema"].(map[string]any)
-			raw, _ := s["openAPIV3Schema"].(map[string]any)
-			if raw == nil {
-				continue
-			}
-			root := schema.FromExtensions(raw)
-			models[crdName+" "+vname] = version{root, celform.Read(root)}
-		}
+	err := versionSchemas(crds, func(crd, v string, raw map[string]any) {
+		root := schema.FromExtensions(raw)
+		models[crd+" "+v] = version{root, celform.Read(root)}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return func(pl place) bool {
 		m, ok := models[pl.crd+" "+pl.version]
