@@ -3,12 +3,13 @@ package immutable
 import (
 	"errors"
 	"fmt"
-	"math"
 	"time"
 	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/immutable-gen/immutable-gen/runtime/internal/celorder"
 )
 
 // What the typed validators' code for an +immutable:when condition calls
@@ -53,48 +54,13 @@ func CompareBools(a, b bool) int {
 }
 
 // CompareIntUint orders an int and a uint by value, as CEL does.
-func CompareIntUint(a int64, b uint64) int {
-	if a < 0 || b > math.MaxInt64 {
-		return -1
-	}
-	return compare3(a < int64(b), a > int64(b))
-}
+func CompareIntUint(a int64, b uint64) int { return celorder.IntUint(a, b) }
 
 // CompareIntDouble orders an int and a double by value, as CEL does.
-func CompareIntDouble(a int64, b float64) int { return -compareDoubleInt(b, a) }
+func CompareIntDouble(a int64, b float64) int { return -celorder.DoubleInt(b, a) }
 
 // CompareUintDouble orders a uint and a double by value, as CEL does.
-func CompareUintDouble(a uint64, b float64) int { return -compareDoubleUint(b, a) }
-
-func compare3(less, greater bool) int {
-	switch {
-	case less:
-		return -1
-	case greater:
-		return 1
-	}
-	return 0
-}
-
-func compareDoubleInt(d float64, i int64) int {
-	if d < math.MinInt64 {
-		return -1
-	}
-	if d > math.MaxInt64 {
-		return 1
-	}
-	return compare3(d < float64(i), d > float64(i))
-}
-
-func compareDoubleUint(d float64, u uint64) int {
-	if d < 0 {
-		return -1
-	}
-	if d > math.MaxUint64 {
-		return 1
-	}
-	return compare3(d < float64(u), d > float64(u))
-}
+func CompareUintDouble(a uint64, b float64) int { return -celorder.DoubleUint(b, a) }
 
 // TimeValue is the CEL timestamp the API server reads from the JSON of t
 // (a date-time string): the instant metav1.Time's MarshalJSON writes, to

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/immutable-gen/immutable-gen/runtime/internal/celorder"
 )
 
 // MaxCost bounds the work of one Eval: one unit a node evaluated, an
@@ -596,65 +598,32 @@ func compareNumbers(l, r value) int {
 	case int64:
 		switch b := r.(type) {
 		case int64:
-			return cmp3(a < b, a > b)
+			return celorder.Of(a < b, a > b)
 		case uint64:
-			if a < 0 || b > math.MaxInt64 {
-				return -1
-			}
-			return cmp3(a < int64(b), a > int64(b))
+			return celorder.IntUint(a, b)
 		case float64:
-			return -compareDoubleInt(b, a)
+			return -celorder.DoubleInt(b, a)
 		}
 	case uint64:
 		switch b := r.(type) {
 		case int64:
 			return -compareNumbers(b, a)
 		case uint64:
-			return cmp3(a < b, a > b)
+			return celorder.Of(a < b, a > b)
 		case float64:
-			return -compareDoubleUint(b, a)
+			return -celorder.DoubleUint(b, a)
 		}
 	case float64:
 		switch b := r.(type) {
 		case int64:
-			return compareDoubleInt(a, b)
+			return celorder.DoubleInt(a, b)
 		case uint64:
-			return compareDoubleUint(a, b)
+			return celorder.DoubleUint(a, b)
 		case float64:
-			return cmp3(a < b, a > b)
+			return celorder.Of(a < b, a > b)
 		}
 	}
 	return 0
-}
-
-func cmp3(less, greater bool) int {
-	switch {
-	case less:
-		return -1
-	case greater:
-		return 1
-	}
-	return 0
-}
-
-func compareDoubleInt(d float64, i int64) int {
-	if d < math.MinInt64 {
-		return -1
-	}
-	if d > math.MaxInt64 {
-		return 1
-	}
-	return cmp3(d < float64(i), d > float64(i))
-}
-
-func compareDoubleUint(d float64, u uint64) int {
-	if d < 0 {
-		return -1
-	}
-	if d > math.MaxUint64 {
-		return 1
-	}
-	return cmp3(d < float64(u), d > float64(u))
 }
 
 // compare is l.Compare(r) of CEL's ordered types: an int, or an error
@@ -678,7 +647,7 @@ func compare(l, r value) value {
 		}
 	case bool:
 		if b, ok := r.(bool); ok {
-			return cmp3(!a && b, a && !b)
+			return celorder.Of(!a && b, a && !b)
 		}
 	case bytesValue:
 		if b, ok := r.(bytesValue); ok {
@@ -686,11 +655,11 @@ func compare(l, r value) value {
 		}
 	case time.Time:
 		if b, ok := r.(time.Time); ok {
-			return cmp3(a.Before(b), a.After(b))
+			return celorder.Of(a.Before(b), a.After(b))
 		}
 	case time.Duration:
 		if b, ok := r.(time.Duration); ok {
-			return cmp3(a < b, a > b)
+			return celorder.Of(a < b, a > b)
 		}
 	}
 	return noOverload("ordering", l, r)
