@@ -1,8 +1,8 @@
 package crdgen
 
 import (
-	"errors"
 	"fmt"
+	"go/token"
 	"maps"
 	"slices"
 	"strings"
@@ -13,7 +13,6 @@ import (
 	"github.com/immutable-gen/immutable-gen/crdvalidation"
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/markers"
-	"github.com/immutable-gen/immutable-gen/runtime/when"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
@@ -78,8 +77,8 @@ func (g Generator) conditions(crd *apiextv1.CustomResourceDefinition, models map
 					return
 				}
 				if subset {
-					if _, perr := when.Parse(o.When); perr != nil {
-						out = append(out, outsideSubset(crd.Name, v, n, o, perr))
+					if pos, msg, refused := o.WhenRefusal(); refused {
+						out = append(out, outsideSubset(crd.Name, v, n, o, pos, msg))
 						return
 					}
 				}
@@ -151,12 +150,7 @@ func conditionError(crd, version string, n *schema.Node, o schema.Origin, e crdv
 
 // outsideSubset words the refusal of o's condition in the extensions
 // output: the runtime, which enforces that output, does not evaluate it.
-func outsideSubset(crd, version string, n *schema.Node, o schema.Origin, err error) diag.Diagnostic {
-	pos, msg := o.WhenPosition(0), err.Error()
-	var se *when.SyntaxError
-	if errors.As(err, &se) {
-		pos, msg = o.WhenPosition(se.Column), se.Msg
-	}
+func outsideSubset(crd, version string, n *schema.Node, o schema.Origin, pos token.Position, msg string) diag.Diagnostic {
 	return diag.Diagnostic{
 		ID:       IDConditionOutsideSubset,
 		Pos:      pos,

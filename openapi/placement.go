@@ -1,14 +1,12 @@
 package openapi
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/markers"
 	"github.com/immutable-gen/immutable-gen/placement"
 	"github.com/immutable-gen/immutable-gen/runtime/extension"
-	"github.com/immutable-gen/immutable-gen/runtime/when"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
@@ -100,14 +98,9 @@ func (a *analyzer) patch(t *objectTree) {
 func (a *analyzer) add(def *definition, pointer string, o schema.Origin) {
 	a.handled[idOf(o)] = true
 	if o.When != "" {
-		if _, err := when.Parse(o.When); err != nil {
+		if pos, msg, refused := o.WhenRefusal(); refused {
 			if !a.whenNoted[idOf(o)] {
 				a.whenNoted[idOf(o)] = true
-				pos, msg := o.WhenPosition(0), err.Error()
-				var se *when.SyntaxError
-				if errors.As(err, &se) {
-					pos, msg = o.WhenPosition(se.Column), se.Msg
-				}
 				a.diags = append(a.diags, diag.Diagnostic{ID: IDWhen, Pos: pos, Severity: diag.Error,
 					Subject: fmt.Sprintf("+%s on %s", markers.WhenName, o.Where()),
 					Message: fmt.Sprintf("the condition `%s` is outside what the runtime evaluates, which enforces the openapi output (%s): %s", o.When, extension.When, msg),

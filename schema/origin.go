@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"go/token"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/immutable-gen/immutable-gen/runtime/form"
+	"github.com/immutable-gen/immutable-gen/runtime/when"
 )
 
 // Origin is where one immutability marker was written: the Go declaration
@@ -97,6 +99,33 @@ func (o Origin) WhenPosition(col int) token.Position {
 		raw = tail
 	}
 	return p
+}
+
+// WhenCharPosition is WhenPosition for a column counted in characters, as
+// runtime/when's parser counts them.
+func (o Origin) WhenCharPosition(col int) token.Position {
+	if col < 1 {
+		return o.WhenPosition(0)
+	}
+	r := []rune(o.When)
+	return o.WhenPosition(len(string(r[:min(col-1, len(r))])) + 1)
+}
+
+// WhenRefusal is the refusal of o's condition by the runtime's condition
+// subset (when.Parse, its one definition): the Go position of the refused
+// construct, the refusal's text naming it, and whether there is one. The
+// outputs the runtime or the typed validators enforce report it, each
+// with its own ID.
+func (o Origin) WhenRefusal() (pos token.Position, msg string, refused bool) {
+	_, err := when.Parse(o.When)
+	if err == nil {
+		return token.Position{}, "", false
+	}
+	var se *when.SyntaxError
+	if errors.As(err, &se) {
+		return o.WhenCharPosition(se.Column), se.Msg, true
+	}
+	return o.WhenPosition(0), err.Error(), true
 }
 
 // ItemField is one field of a list's item struct.

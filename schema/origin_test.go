@@ -74,3 +74,31 @@ func TestParseCarrier(t *testing.T) {
 		})
 	}
 }
+
+// TestWhenRefusal: the runtime's subset refuses a condition at the
+// construct it names, in the Go source, counting the characters the
+// parser counts as the bytes a position counts (the escape of a Go
+// string included).
+func TestWhenRefusal(t *testing.T) {
+	for _, tc := range []struct {
+		name, when, quoted string
+		col                int // in the Go source line; the condition starts at 22
+		refused            bool
+	}{
+		{"taken", "has(self.spec.x)", `"has(self.spec.x)"`, 0, false},
+		{"ASCII", "self.spec.x.matches('a')", `"self.spec.x.matches('a')"`, 22 + 12, true},
+		{"after a non-ASCII character", "self.spec.x == 'é' && self.spec.x.matches('a')", `"self.spec.x == 'é' && self.spec.x.matches('a')"`, 22 + 35, true},
+		{"after an escape", `self.spec.x == "\u00e9" && self.spec.x.matches('a')`, `"self.spec.x == \"\\u00e9\" && self.spec.x.matches('a')"`, 22 + 42, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := Origin{Pos: token.Position{Filename: "types.go", Line: 6, Column: 2}, When: tc.when, WhenLine: 7, WhenColumn: 22, WhenQuoted: tc.quoted}
+			pos, msg, refused := o.WhenRefusal()
+			if refused != tc.refused {
+				t.Fatalf("refused %v (%q), want %v", refused, msg, tc.refused)
+			}
+			if refused && (pos.Line != 7 || pos.Column != tc.col || !strings.Contains(msg, "matches")) {
+				t.Errorf("at %d:%d: %s; want 7:%d, naming matches()", pos.Line, pos.Column, msg, tc.col)
+			}
+		})
+	}
+}

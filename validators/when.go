@@ -117,11 +117,6 @@ func (e *emitter) whenFail(p *schema.Node, id diag.ID, col int, msg string) {
 			break
 		}
 	}
-	byteCol := 0
-	if col > 0 {
-		r := []rune(o.When)
-		byteCol = len(string(r[:min(col-1, len(r))])) + 1
-	}
 	fix := "write the condition with the constructs the typed validators compile (docs/semantics.md, \"Conditions in the typed validators\"), or generate with validators:conditional=skip to leave this field to the CRD's CEL rule on the API server"
 	if id == IDWhenSubset {
 		fix = "write the condition in the subset every enforcer evaluates (docs/semantics.md, \"The condition subset\"), or generate with validators:conditional=skip to leave this field to the CRD's CEL rule on the API server"
@@ -129,7 +124,7 @@ func (e *emitter) whenFail(p *schema.Node, id diag.ID, col int, msg string) {
 	e.diags = append(e.diags, diag.Diagnostic{
 		ID:       id,
 		Severity: diag.Error,
-		Pos:      o.WhenPosition(byteCol),
+		Pos:      o.WhenCharPosition(col),
 		Marker:   "+" + markers.WhenName,
 		CRD:      e.crd,
 		Version:  e.version,
