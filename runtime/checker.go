@@ -21,6 +21,9 @@ type Checker struct {
 	// whenRoot types what the conditions (x-immutable-gen-when) read: the
 	// schema of the whole object; nil when there are none.
 	whenRoot *when.Schema
+	// field is, for a Checker that Field made, the path of its value in
+	// the kind (properties joined by "."); "" for a Checker of the kind.
+	field string
 }
 
 func newChecker(root *node) *Checker {
@@ -65,8 +68,10 @@ func (c *Checker) ValidateUpdate(obj, old map[string]interface{}) field.ErrorLis
 // for a pod template reports "spec.template.spec.containers[0].image" when
 // called with field.NewPath("spec", "template"). Conditions
 // (x-immutable-gen-when) are evaluated on obj and old as self and oldSelf:
-// a Checker whose schema has them is to be given the kind's whole objects,
-// fldPath only prefixing the errors. A nil fldPath is the root,
+// a Checker of the kind is to be given the kind's whole objects, fldPath
+// only prefixing the errors; a caller that checks a value below the root
+// on its own takes its Checker with Field and passes the kind's whole
+// objects to ValidateUpdateBelow. A nil fldPath is the root,
 // as in ValidateUpdate. Paths are built only when there is a violation to
 // report: ValidateUpdateAt does not allocate when obj and old are equal.
 func (c *Checker) ValidateUpdateAt(obj, old map[string]interface{}, fldPath *field.Path) field.ErrorList {
@@ -87,16 +92,28 @@ func (c *Checker) ValidateUpdateMarshaled(obj, old map[string]interface{}) field
 }
 
 func (c *Checker) validate(obj, old map[string]interface{}, fldPath *field.Path, marshal bool) field.ErrorList {
+	self, oldSelf := obj, old
+	if c != nil && c.field != "" {
+		// A Checker for a value below the kind's root: its conditions
+		// read objects it was not given (ValidateUpdateBelow).
+		self, oldSelf = nil, nil
+	}
+	return c.validateIn(obj, old, self, oldSelf, fldPath, marshal)
+}
+
+// validateIn checks obj and old, whose conditions read the kind's objects
+// self and oldSelf (nil when not given).
+func (c *Checker) validateIn(obj, old, self, oldSelf map[string]interface{}, fldPath *field.Path, marshal bool) field.ErrorList {
 	if c == nil || obj == nil || old == nil {
 		return nil
 	}
-	probe := walker{c: c, self: obj, oldSelf: old}
+	probe := walker{c: c, self: self, oldSelf: oldSelf}
 	probe.walk(c.root, obj, old, nil, 0)
 	if !probe.found {
 		return nil
 	}
 	// The conditions the probe evaluated are not evaluated again.
-	w := walker{c: c, report: true, marshal: marshal, self: obj, oldSelf: old, conds: probe.conds, root: fldPath}
+	w := walker{c: c, report: true, marshal: marshal, self: self, oldSelf: oldSelf, conds: probe.conds, root: fldPath}
 	w.walk(c.root, obj, old, fldPath, 0)
 	return w.errs
 }

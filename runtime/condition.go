@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -150,10 +151,20 @@ func (cs *conditions) holds(cond *when.Expr) (bool, error) {
 			return r.held, r.err
 		}
 	}
-	held, err := cond.Eval(cs.c.whenRoot, cs.obj, cs.old)
+	var held bool
+	var err error
+	if cs.obj == nil || cs.old == nil {
+		err = errNoRoots
+	} else {
+		held, err = cond.Eval(cs.c.whenRoot, cs.obj, cs.old)
+	}
 	cs.results = append(cs.results, conditionResult{cond: cond, held: held, err: err})
 	return held, err
 }
+
+// errNoRoots is the failure of a condition of a Checker for a value below
+// the kind's root (Field) called without the kind's objects.
+var errNoRoots = errors.New("the kind's objects were not given")
 
 // conditionFailed is the error of an update refused because the condition
 // of the immutability of the field at p, which the update changes, could
@@ -223,6 +234,10 @@ func (w *walker) gate(cond *when.Expr, sub *walker, p *field.Path) {
 			return
 		}
 		if w.conds.reportFailure(cond) {
+			if err == errNoRoots {
+				w.add(field.InternalError(w.root, fmt.Errorf("the condition of the immutability of %s (%s: %s) reads the kind's whole objects, which were not given: a Checker that (*Checker).Field made checks conditions in ValidateUpdateBelow", pathString(p), ExtWhen, cond)), w.root)
+				break
+			}
 			w.add(conditionFailed(w.root, p, cond, err), w.root)
 		}
 	case held:

@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/immutable-gen/immutable-gen/runtime"
@@ -72,4 +73,45 @@ spec:
 	}
 	// Output:
 	// spec.labels: Forbidden: key "tier" may not be added: keys are immutable
+}
+
+// A Checker for a part of the kind (Field) checks that part on its own, as
+// apimachinery's ValidateXUpdate functions do; its conditions read the
+// kind's whole objects, given to ValidateUpdateBelow.
+func ExampleChecker_Field() {
+	s := &spec.Schema{SchemaProps: spec.SchemaProps{
+		Type: []string{"object"},
+		Properties: map[string]spec.Schema{
+			"spec": {SchemaProps: spec.SchemaProps{
+				Type: []string{"object"},
+				Properties: map[string]spec.Schema{
+					"suspend": {SchemaProps: spec.SchemaProps{Type: []string{"boolean"}}},
+					"image": {
+						SchemaProps: spec.SchemaProps{Type: []string{"string"}},
+						VendorExtensible: spec.VendorExtensible{Extensions: spec.Extensions{
+							runtime.ExtImmutable: true,
+							runtime.ExtWhen:      "!has(self.spec.suspend) || !self.spec.suspend",
+						}},
+					},
+				},
+			}},
+		},
+	}}
+	kind, err := runtime.Compile(s)
+	if err != nil {
+		panic(err)
+	}
+	specChecker, err := kind.Field("spec")
+	if err != nil {
+		panic(err)
+	}
+	for _, suspend := range []bool{false, true} {
+		old := map[string]interface{}{"spec": map[string]interface{}{"suspend": suspend, "image": "a"}}
+		obj := map[string]interface{}{"spec": map[string]interface{}{"suspend": suspend, "image": "b"}}
+		errs := specChecker.ValidateUpdateBelow(obj["spec"].(map[string]interface{}), old["spec"].(map[string]interface{}), field.NewPath("spec"), obj, old)
+		fmt.Printf("suspend=%v: %v\n", suspend, errs)
+	}
+	// Output:
+	// suspend=false: [spec.image: Invalid value: "b": field is immutable]
+	// suspend=true: []
 }
