@@ -12,6 +12,11 @@
 // condition of `?:`. A field is present where the schema makes it so
 // (required, or defaulted, and not nullable, all the way up) or where a
 // has() of it or of a field below it decides the result otherwise.
+//
+// It is the one reading of unguarded reads: the crd generator reports
+// those of an +immutable:when condition (IG046, Root), and lint takes
+// those of a transition rule (Steps) as the candidates of IG038, which its
+// evaluator narrows to the rules that fail on an update changing nothing.
 package celguard
 
 import (
@@ -39,6 +44,8 @@ type Unguarded struct {
 	// Line and Column are where Read starts in the expression (1-based;
 	// Column in bytes).
 	Line, Column int
+	// Node is Field's schema.
+	Node *schema.Node
 }
 
 // Fix is the guard to write before the read: `has(oldSelf.status) && …`.
@@ -63,7 +70,27 @@ func Root(expr string, root *schema.Node, present ...string) ([]Unguarded, error
 	if errs != nil && len(errs.GetErrors()) > 0 {
 		return nil, fmt.Errorf("%s", errs.ToDisplayString())
 	}
-	c := &checker{info: tree.SourceInfo(), vars: map[string]*schema.Node{"self": root, "oldSelf": root}}
+	return Parsed(tree, root, present...), nil
+}
+
+// Parsed is Root for an expression already parsed, tree, whose variables
+// self and oldSelf are objects of the schema at node (the root, or the
+// node of a rule below it, as lint reads the rules of every node).
+func Parsed(tree *ast.AST, node *schema.Node, present ...string) []Unguarded {
+	return parsed(tree, node, false, present)
+}
+
+// Steps is Parsed with every optional field on the way of an unguarded
+// read, outermost first (`oldSelf.status`, then `oldSelf.status.conditions`
+// if it is optional too), where Parsed gives the first: lint asks of each
+// whether its absence makes the rule fail (IG038), since an outer field
+// may be present on every object the other rules accept.
+func Steps(tree *ast.AST, node *schema.Node, present ...string) []Unguarded {
+	return parsed(tree, node, true, present)
+}
+
+func parsed(tree *ast.AST, node *schema.Node, steps bool, present []string) []Unguarded {
+	c := &checker{info: tree.SourceInfo(), vars: map[string]*schema.Node{"self": node, "oldSelf": node}, steps: steps}
 	known := facts{}
 	for _, p := range present {
 		known[p] = true
@@ -75,7 +102,7 @@ func Root(expr string, root *schema.Node, present ...string) ([]Unguarded, error
 		}
 		return a.Column - b.Column
 	})
-	return c.found, nil
+	return c.found
 }
 
 // facts are the fields known present, by their path as written
@@ -99,6 +126,7 @@ func (f facts) with(g facts) facts {
 type checker struct {
 	info  *ast.SourceInfo
 	vars  map[string]*schema.Node
+	steps bool // every optional step of a read (Steps), not the first
 	found []Unguarded
 	seen  map[string]bool
 }
@@ -196,8 +224,10 @@ func (c *checker) read(e ast.Expr, known facts) {
 		}
 		path += "." + s
 		if !present(child) && !known[path] {
-			c.report(e, path)
-			return
+			c.report(e, path, child)
+			if !c.steps {
+				return
+			}
 		}
 		n = child
 	}
@@ -244,7 +274,7 @@ func present(n *schema.Node) bool {
 	return n.AlwaysPresent() && !n.Nullable()
 }
 
-func (c *checker) report(e ast.Expr, field string) {
+func (c *checker) report(e ast.Expr, field string, n *schema.Node) {
 	read := field
 	at := e
 	if steps, base := chain(e); base != nil && base.Kind() == ast.IdentKind {
@@ -252,7 +282,7 @@ func (c *checker) report(e ast.Expr, field string) {
 		at = base
 	}
 	loc := c.info.GetStartLocation(at.ID())
-	key := fmt.Sprintf("%d:%d", loc.Line(), loc.Column())
+	key := fmt.Sprintf("%d:%d:%s", loc.Line(), loc.Column(), field)
 	if c.seen == nil {
 		c.seen = map[string]bool{}
 	}
@@ -260,7 +290,7 @@ func (c *checker) report(e ast.Expr, field string) {
 		return
 	}
 	c.seen[key] = true
-	c.found = append(c.found, Unguarded{Read: read, Field: field, Line: loc.Line(), Column: loc.Column() + 1})
+	c.found = append(c.found, Unguarded{Read: read, Field: field, Line: loc.Line(), Column: loc.Column() + 1, Node: n})
 }
 
 // whenTrue are the fields known present where e is true.

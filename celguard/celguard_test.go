@@ -6,6 +6,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/google/cel-go/common"
+	"github.com/google/cel-go/parser"
+
 	"github.com/immutable-gen/immutable-gen/celguard"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
@@ -131,4 +134,61 @@ func FuzzRoot(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSteps: Steps gives every optional field on the way of an unguarded
+// read, outermost first, with its schema node, where Root gives the first;
+// fields a has() guards are left out, as by Root. Parsed is Root on a
+// parsed expression, on the schema of a rule's node.
+func TestSteps(t *testing.T) {
+	var raw map[string]any
+	if err := json.Unmarshal([]byte(root), &raw); err != nil {
+		t.Fatal(err)
+	}
+	model, err := schema.Build(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := parser.NewParser(parser.Macros(parser.AllMacros...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := model.Properties["spec"]
+	for _, c := range []struct {
+		name   string
+		expr   string
+		node   *schema.Node
+		steps  []string // "field@column nodePath"
+		parsed []string
+	}{
+		{"both steps of a read", `oldSelf.status.phase == 'x'`, model,
+			[]string{"oldSelf.status@1 status", "oldSelf.status.phase@1 status.phase"}, []string{"oldSelf.status@1 status"}},
+		{"the outer step guarded", `has(oldSelf.status) && oldSelf.status.phase == 'x'`, model,
+			[]string{"oldSelf.status.phase@24 status.phase"}, []string{"oldSelf.status.phase@24 status.phase"}},
+		{"a required step between", `self.spec.ref.group == 'g'`, model,
+			[]string{"self.spec.ref@1 spec.ref"}, []string{"self.spec.ref@1 spec.ref"}},
+		{"a rule on spec", `self.suspend == oldSelf.suspend`, spec,
+			[]string{"self.suspend@1 spec.suspend", "oldSelf.suspend@17 spec.suspend"}, []string{"self.suspend@1 spec.suspend", "oldSelf.suspend@17 spec.suspend"}},
+		{"nothing unguarded", `self.spec.name == oldSelf.spec.name`, model, nil, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tree, iss := p.Parse(common.NewTextSource(c.expr))
+			if iss != nil && len(iss.GetErrors()) > 0 {
+				t.Fatal(iss.ToDisplayString())
+			}
+			render := func(us []celguard.Unguarded) []string {
+				var out []string
+				for _, u := range us {
+					out = append(out, fmt.Sprintf("%s@%d %s", u.Field, u.Column, u.Node.Path()))
+				}
+				return out
+			}
+			if got := render(celguard.Steps(tree, c.node)); !slices.Equal(got, c.steps) {
+				t.Errorf("Steps(%s):\n got %q\nwant %q", c.expr, got, c.steps)
+			}
+			if got := render(celguard.Parsed(tree, c.node)); !slices.Equal(got, c.parsed) {
+				t.Errorf("Parsed(%s):\n got %q\nwant %q", c.expr, got, c.parsed)
+			}
+		})
+	}
 }

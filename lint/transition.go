@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"github.com/immutable-gen/immutable-gen/celguard"
 	"strings"
 
 	celcommon "github.com/google/cel-go/common"
@@ -73,7 +74,7 @@ func (c *crdLint) transitions(root *schema.Node) {
 				c.ratchet(n, v.Rule, rest, ast.SourceInfo())
 				continue
 			}
-			c.absentError(n, v.Rule, e)
+			c.absentError(n, v.Rule, ast)
 		}
 	})
 }
@@ -105,8 +106,9 @@ func (c *crdLint) ratchet(n *schema.Node, text string, rest []celast.Expr, info 
 // labels — while creating it succeeds (a transition rule does not run on
 // create). Kong's MCPServer: spec is optional and a rule on the root
 // reads oldSelf.spec.
-func (c *crdLint) absentError(n *schema.Node, text string, e celast.Expr) {
-	for _, q := range dereferenced(n, e) {
+func (c *crdLint) absentError(n *schema.Node, text string, tree *celast.AST) {
+	e := tree.Expr()
+	for _, q := range unguarded(n, tree) {
 		between := map[*schema.Node]bool{}
 		for a := q.Parent; a != nil && a != n; a = a.Parent {
 			between[a] = true
@@ -163,32 +165,28 @@ func (c *crdLint) absentError(n *schema.Node, text string, e celast.Expr) {
 	}
 }
 
-// dereferenced returns the optional properties that e reads as values
-// (`self.a.b`, `oldSelf.a`: a, then a.b; not in has()), outermost first,
-// each once.
-func dereferenced(n *schema.Node, e celast.Expr) []*schema.Node {
+// unguarded returns the optional properties that the rule, on n, reads
+// without has() from self or oldSelf (`self.a.b`: a, then a.b if optional
+// too), outermost first, each once: package celguard's reading of CEL's
+// errors, the one the crd generator's check of +immutable:when conditions
+// (IG046) makes. Whether an object without the property can exist, and
+// whether the rule then fails on an update that changes nothing, is
+// absentError's to decide. Reads through a comprehension's variable (an
+// item of a list) are not followed: an update that changes nothing
+// fails on them only where an item lacks the field, which the evaluator
+// does not model.
+func unguarded(n *schema.Node, tree *celast.AST) []*schema.Node {
 	var out []*schema.Node
 	seen := map[*schema.Node]bool{}
-	celast.PreOrderVisit(e, celast.NewExprVisitor(func(x celast.Expr) {
-		if x.Kind() != celast.SelectKind || x.AsSelect().IsTestOnly() {
-			return
+	for _, u := range celguard.Steps(tree, n) {
+		if !strings.HasPrefix(u.Read, "self.") && !strings.HasPrefix(u.Read, "oldSelf.") {
+			continue
 		}
-		v, names := selectChain(x)
-		if v != "self" && v != "oldSelf" {
-			return
+		if q := u.Node; q.Edge == schema.Property && !seen[q] && !serverSet(q) {
+			seen[q] = true
+			out = append(out, q)
 		}
-		q := n
-		for _, name := range names {
-			q = child(value{out: isValue, ref: ref{node: q}}, name)
-			if q == nil || q.Edge != schema.Property {
-				return
-			}
-			if !q.AlwaysPresent() && !seen[q] && !serverSet(q) {
-				seen[q] = true
-				out = append(out, q)
-			}
-		}
-	}))
+	}
 	return out
 }
 
