@@ -53,6 +53,32 @@ func (u Unguarded) Fix() string {
 	return fmt.Sprintf("guard it: `has(%s) && …` (or `!has(%s) || …`), so that an object without %s is not refused", u.Field, u.Field, strings.TrimPrefix(strings.TrimPrefix(u.Field, "oldSelf."), "self."))
 }
 
+// Condition checks cond, the +immutable:when condition of the field at
+// marked (x-immutable-gen-when there), a node of a kind's schema: Root on
+// the kind's root, with the objects above marked present, since the
+// lowered rule holds wherever one of them is absent in either object,
+// whatever the condition. The crd generator (IG046) and lint read a
+// condition so.
+func Condition(cond string, marked *schema.Node) ([]Unguarded, error) {
+	root := marked
+	var names []string
+	for ; root.Parent != nil; root = root.Parent {
+		names = append([]string{root.Name}, names...)
+	}
+	var present []string
+	for i := range names[:max(len(names)-1, 0)] {
+		path := "." + strings.Join(names[:i+1], ".")
+		present = append(present, "self"+path, "oldSelf"+path)
+	}
+	return Root(cond, root, present...)
+}
+
+// Refuses says what u does to the updates of the field at marked, whose
+// condition reads it: the finding's text, for every tool that reports it.
+func (u Unguarded) Refuses(marked string) string {
+	return fmt.Sprintf("the condition reads %s, and %s is optional: on an object without it the condition is an error (\"no such key\"), and an error refuses the update (in the API server as in the runtime): every update of such an object that changes %s is refused, where the condition cannot hold", u.Read, u.Field, marked)
+}
+
 // Root checks expr, an expression whose variables self and oldSelf are
 // objects of the root schema root (a root rule, or an +immutable:when
 // condition), and returns its unguarded reads, in the order written.

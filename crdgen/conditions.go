@@ -82,19 +82,7 @@ func (g Generator) conditions(crd *apiextv1.CustomResourceDefinition, models map
 						return
 					}
 				}
-				// The lowered rule holds wherever an object above the
-				// field is absent in either object, whatever the
-				// condition: those are present where it matters.
-				var names []string
-				for a := n.Parent; a != nil && a.Parent != nil; a = a.Parent {
-					names = append([]string{a.Name}, names...)
-				}
-				var present []string
-				for i := range names {
-					path := "." + strings.Join(names[:i+1], ".")
-					present = append(present, "self"+path, "oldSelf"+path)
-				}
-				reads, gerr := celguard.Root(o.When, models[v], present...)
+				reads, gerr := celguard.Condition(o.When, n)
 				if gerr != nil {
 					// The compiler took it: a construct the guard analysis
 					// does not parse is the compiler's to judge.
@@ -109,7 +97,7 @@ func (g Generator) conditions(crd *apiextv1.CustomResourceDefinition, models map
 						CRD:      crd.Name,
 						Version:  v,
 						Path:     n.Path(),
-						Message:  fmt.Sprintf("the condition reads %s, and %s is optional: on an object without it the condition is an error (\"no such key\"), and the API server refuses every update of such an object that changes %s, where the condition cannot hold", u.Read, u.Field, n.Path()),
+						Message:  u.Refuses(n.Path()),
 						Fix:      u.Fix(),
 					})
 				}

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"github.com/immutable-gen/immutable-gen/celguard"
 
 	"github.com/immutable-gen/immutable-gen/placement"
 	"github.com/immutable-gen/immutable-gen/runtime/extension"
@@ -89,6 +90,17 @@ func (c *crdLint) condition(n *schema.Node) {
 		if _, err := when.Parse(text); err != nil {
 			c.report(c.version, path, IDExtensionValue, "rewrite the condition in the subset the runtime evaluates (docs/semantics.md, \"The condition subset\"), or use a CEL rule instead",
 				"%s `%s`: %v; the runtime refuses the CRD", extension.When, text, err)
+			return
+		}
+		// What the crd generator refuses as IG046: a read that errors on
+		// an object without the field, which the runtime reports as the
+		// condition's failure on every change of the field there.
+		reads, err := celguard.Condition(text, n)
+		if err != nil {
+			return
+		}
+		for _, u := range reads {
+			c.report(c.version, path, IDAbsentError, u.Fix(), "%s `%s`: %s", extension.When, text, u.Refuses(path))
 		}
 	}
 }

@@ -50,6 +50,8 @@ func TestExtensionPlacement(t *testing.T) {
 		{"a condition", spec(`{"a": {"type": "string", "x-kubernetes-immutable": true, "x-immutable-gen-when": "has(oldSelf.spec.a)"}}`), nil},
 		{"a condition not a string", spec(`{"a": {"type": "string", "x-kubernetes-immutable": true, "x-immutable-gen-when": true}}`), []string{"IG001 spec.a"}},
 		{"a condition alone", spec(`{"a": {"type": "string", "x-immutable-gen-when": "true"}}`), []string{"IG001 spec.a"}},
+		{"a condition reading an optional field without has()", spec(`{"a": {"type": "string", "x-kubernetes-immutable": true, "x-immutable-gen-when": "oldSelf.spec.b == 'x'"}, "b": {"type": "string"}}`), []string{"IG038 spec.a"}},
+		{"a condition reading an optional field guarded", spec(`{"a": {"type": "string", "x-kubernetes-immutable": true, "x-immutable-gen-when": "has(oldSelf.spec.b) && oldSelf.spec.b == 'x'"}, "b": {"type": "string"}}`), nil},
 		{"a condition outside the subset", spec(`{"a": {"type": "string", "x-kubernetes-immutable": true, "x-immutable-gen-when": "self.spec.a.matches('x')"}}`), []string{"IG001 spec.a"}},
 		{"inside anyOf", spec(`{"a": {"type": "string", "anyOf": [{"maxLength": 3}, {"x-kubernetes-immutable": true}]}}`), []string{"IG009 spec.a"}},
 	}

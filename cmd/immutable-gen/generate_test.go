@@ -44,6 +44,10 @@ func TestGenerateGolden(t *testing.T) {
 		{"upstream-extensions", "upstream", "crd:immutability=extensions"},
 		{"when", "when", "crd"},
 		{"when-extensions", "when", "crd:immutability=extensions"},
+		// Each diagnostic of a condition at its place in the user's text
+		// (IG045, IG046; IG049 in the extensions output).
+		{"whenerrors", "whenerrors", "crd"},
+		{"whenerrors-extensions", "whenerrors", "crd:immutability=extensions"},
 		{"floor", "floor", "crd"},
 		{"floor-kube1.32", "floor", "crd:kubeVersion=1.32"},
 		{"floor-kube1.27", "floor", "crd:kubeVersion=1.27"},
