@@ -15,7 +15,7 @@ import (
 // oldest versions the generated code and the runtime libraries support
 // (docs/architecture.md, "Modules"): nothing may move them.
 var floorPins = []string{
-	"go 1.23.0",
+	"go 1.23",
 	"k8s.io/api v0.31.0",
 	"k8s.io/apimachinery v0.31.0",
 	"k8s.io/kube-openapi v0.0.0-20240228011516-70dd3763d340",

@@ -1,6 +1,6 @@
 module github.com/immutable-gen/immutable-gen/runtime
 
-go 1.23.0
+go 1.23
 
 require (
 	k8s.io/apimachinery v0.31.0

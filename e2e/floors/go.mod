@@ -1,6 +1,6 @@
 module github.com/immutable-gen/immutable-gen/e2e/floors
 
-go 1.23.0
+go 1.23
 
 require (
 	github.com/immutable-gen/immutable-gen/runtime v0.0.0

@@ -1,6 +1,7 @@
 package modules
 
 import (
+	"go/version"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -23,8 +24,10 @@ var floors = map[string]string{
 	"sigs.k8s.io/controller-runtime": "v0.19.0",
 }
 
-// goFloor is the newest go line a nested module may have.
-const goFloor = "1.23.0"
+// goFloor is the newest go line a nested module may have: "1.23", which
+// Go orders below "1.23.0", so that a user's `go 1.23` does not move to
+// `go 1.23.0` under go mod tidy.
+const goFloor = "1.23"
 
 // nested are the nested modules, relative to the repository root.
 var nested = []string{"runtime", "runtime/webhook", "runtime/admission"}
@@ -49,7 +52,7 @@ func TestNestedModules(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if mf.Go == nil || semver.Compare("v"+mf.Go.Version, "v"+goFloor) > 0 {
+			if mf.Go == nil || version.Compare("go"+mf.Go.Version, "go"+goFloor) > 0 {
 				t.Errorf("go.mod's go line is newer than %s", goFloor)
 			}
 			if mf.Toolchain != nil {
