@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/immutable-gen/immutable-gen/runtime"
-	"github.com/immutable-gen/immutable-gen/runtime/internal/trusted"
 )
 
 // The comparative benchmarks (CEL, DeepEqual, whole update validation) are
@@ -205,10 +204,10 @@ func BenchmarkPodSet(b *testing.B) {
 			{"DecodeObject+marshaled", (*runtime.Checker).DecodeObject, (*runtime.Checker).DecodeOldObject, (*runtime.Checker).ValidateUpdateMarshaled},
 			{"DecodeObject-trusted+marshaled",
 				func(c *runtime.Checker, raw []byte) (map[string]interface{}, error) {
-					return trusted.DecodeObject(c, raw)
+					return runtime.DecodeTrusted(c, raw)
 				},
 				func(c *runtime.Checker, raw []byte, obj map[string]interface{}) (map[string]interface{}, error) {
-					return trusted.DecodeOldObject(c, raw, obj)
+					return runtime.DecodeOldTrusted(c, raw, obj)
 				},
 				(*runtime.Checker).ValidateUpdateMarshaled},
 		} {

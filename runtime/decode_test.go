@@ -13,7 +13,6 @@ import (
 
 	"github.com/immutable-gen/immutable-gen/runtime"
 	"github.com/immutable-gen/immutable-gen/runtime/internal/respell"
-	"github.com/immutable-gen/immutable-gen/runtime/internal/trusted"
 )
 
 // The differential tests of DecodeObject: on every input, the verdict of
@@ -82,8 +81,8 @@ func sameVerdict(t *testing.T, c *runtime.Checker, obj, old []byte) {
 // same verdict as ValidateUpdateMarshaled gives; on any bytes, no panic.
 func sameTrustedVerdict(t *testing.T, c *runtime.Checker, obj, old []byte, ferr1, ferr2 error) {
 	t.Helper()
-	to, terr1 := trusted.DecodeObject(c, obj)
-	told, terr2 := trusted.DecodeOldObject(c, old, to)
+	to, terr1 := runtime.DecodeTrusted(c, obj)
+	told, terr2 := runtime.DecodeOldTrusted(c, old, to)
 	if !json.Valid(obj) || !json.Valid(old) {
 		// Not what the webhook's trusted mode is given: anything but a
 		// panic goes.

@@ -27,9 +27,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/immutable-gen/immutable-gen/runtime"
 	"github.com/immutable-gen/immutable-gen/runtime/enforce"
-	"github.com/immutable-gen/immutable-gen/runtime/internal/trusted"
+	"github.com/immutable-gen/immutable-gen/runtime/internal/engine"
 )
 
 // Path is the path Configuration points the API server at by default;
@@ -116,13 +115,13 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) admission.R
 	if c == nil {
 		return admission.Allowed("immutable fields: " + describe(gvr, req.SubResource) + " is not checked")
 	}
-	decodeObject, decodeOldObject := c.DecodeObject, c.DecodeOldObject
+	// The runtime's engine: its trusted decoding and the check that
+	// renders denials are not in package runtime's API.
+	e := (*engine.Checker)(c)
+	decodeObject, decodeOldObject := e.DecodeObject, e.DecodeOldObject
 	if ctx.Value(validatedKey{}) != nil {
 		// The AdmissionReview decoder validated the bytes.
-		decodeObject = func(raw []byte) (map[string]interface{}, error) { return trusted.DecodeObject(c, raw) }
-		decodeOldObject = func(raw []byte, obj map[string]interface{}) (map[string]interface{}, error) {
-			return trusted.DecodeOldObject(c, raw, obj)
-		}
+		decodeObject, decodeOldObject = e.DecodeTrusted, e.DecodeOldTrusted
 	}
 	obj, err := decode(req.Object.Raw, decodeObject)
 	if err != nil {
@@ -138,7 +137,7 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) admission.R
 	}
 	// A changed value DecodeObject kept as bytes comes back as its JSON,
 	// which the denial quotes, written without decoding it.
-	errs := c.ValidateUpdateMarshaled(obj, old)
+	errs := e.ValidateUpdateMarshaled(obj, old)
 	if len(errs) == 0 {
 		return admission.Allowed("")
 	}
@@ -228,7 +227,7 @@ func messageSize(gk schema.GroupKind, name string, errs field.ErrorList) int {
 	n := len(gk.Group) + len(gk.Kind) + len(name) + 32
 	for _, err := range errs {
 		n += len(err.Field) + len(err.Detail) + 40
-		if v, ok := err.BadValue.(runtime.MarshaledValue); ok {
+		if v, ok := err.BadValue.(engine.MarshaledValue); ok {
 			n += len(v.JSON())
 		}
 	}
@@ -238,13 +237,13 @@ func messageSize(gk schema.GroupKind, name string, errs field.ErrorList) int {
 // appendErrorBody appends err.ErrorBody(). Where ErrorBody writes a map or
 // list value with json.Marshal (rendersJSON), an Invalid error's body with
 // such a value is written here, byte for byte as ErrorBody writes it: a
-// runtime.MarshaledValue as the JSON it holds (ValidateUpdateMarshaled
+// engine.MarshaledValue as the JSON it holds (ValidateUpdateMarshaled
 // wrote it from the object's bytes), a map or list by jsonValue's encoder.
 // json.Marshal's reflection over a changed pod template, and its check of
 // the result, were most of a denial's cost.
 func appendErrorBody(b []byte, err *field.Error) []byte {
 	switch v := err.BadValue.(type) {
-	case runtime.MarshaledValue:
+	case engine.MarshaledValue:
 		if !rendersJSON || err.Type != field.ErrorTypeInvalid {
 			// ErrorBody writes the decoded value.
 			e := *err

@@ -8,7 +8,7 @@ import (
 )
 
 // The value of a denial's violation, where ValidateUpdateMarshaled could
-// not write it from the object's bytes (runtime.MarshaledValue) and
+// not write it from the object's bytes (engine.MarshaledValue) and
 // reports it decoded, is written by appendJSON as encoding/json writes
 // it, without reflection (appendErrorBody): a changed
 // immutable value can be a whole pod template, and json.Marshal's

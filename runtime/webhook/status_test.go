@@ -11,8 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/immutable-gen/immutable-gen/runtime"
 	"github.com/immutable-gen/immutable-gen/runtime/enforce"
+	"github.com/immutable-gen/immutable-gen/runtime/internal/engine"
 )
 
 // TestInvalidIsNewInvalid: invalid builds exactly apierrors.NewInvalid's
@@ -54,7 +54,7 @@ func TestInvalidIsNewInvalid(t *testing.T) {
 }
 
 // TestInvalidMarshaled: a denial whose values ValidateUpdateMarshaled
-// wrote from the object's bytes (runtime.MarshaledValue) has exactly the
+// wrote from the object's bytes (engine.MarshaledValue) has exactly the
 // status apierrors.NewInvalid builds from the decoded values: keys out of
 // order and duplicated, HTML characters, U+2028, escapes, numbers spelled
 // otherwise, and repeated messages; and where the values are decoded.
@@ -89,11 +89,11 @@ func TestInvalidMarshaled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		errs := c.ValidateUpdateMarshaled(obj, old)
+		errs := (*engine.Checker)(c).ValidateUpdateMarshaled(obj, old)
 		decoded := make(field.ErrorList, 0, 2*len(errs))
 		for _, e := range errs {
 			d := *e
-			if v, ok := e.BadValue.(runtime.MarshaledValue); ok {
+			if v, ok := e.BadValue.(engine.MarshaledValue); ok {
 				marshaled++
 				d.BadValue = v.Value()
 			}

@@ -1,4 +1,4 @@
-package runtime
+package engine
 
 import (
 	"bytes"
@@ -103,7 +103,7 @@ func TestSkipTrusted(t *testing.T) {
 		sameSkip(t, b, maxNesting-r.Intn(8))
 	}
 	for _, name := range []string{"old", "allowed", "denied"} {
-		raw, err := os.ReadFile(filepath.Join("testdata", "podset", name+".json"))
+		raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "podset", name+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}

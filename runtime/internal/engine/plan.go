@@ -1,4 +1,4 @@
-package runtime
+package engine
 
 import "github.com/immutable-gen/immutable-gen/runtime/when"
 

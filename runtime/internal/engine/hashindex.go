@@ -1,4 +1,4 @@
-package runtime
+package engine
 
 // hashIndex finds items by a 64-bit hash in expected constant time: an
 // open-addressing table of the distinct hashes, each heading a chain of the

@@ -1,4 +1,4 @@
-package runtime
+package engine
 
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"

@@ -1,4 +1,4 @@
-package runtime
+package engine
 
 import (
 	"bytes"
@@ -13,8 +13,6 @@ import (
 	"unicode/utf8"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
-
-	"github.com/immutable-gen/immutable-gen/runtime/internal/trusted"
 )
 
 // maxNesting is the nesting limit of the JSON decoder the API server uses
@@ -59,16 +57,22 @@ func (c *Checker) DecodeOldObject(raw []byte, obj map[string]interface{}) (map[s
 	return c.decodeObject(raw, obj, false, true)
 }
 
-func init() {
-	// The trusted mode, for runtime/webhook only.
-	trusted.DecodeObject = func(c interface{}, raw []byte) (map[string]interface{}, error) {
-		ch, _ := c.(*Checker)
-		return ch.decodeObject(raw, nil, true, false)
-	}
-	trusted.DecodeOldObject = func(c interface{}, raw []byte, obj map[string]interface{}) (map[string]interface{}, error) {
-		ch, _ := c.(*Checker)
-		return ch.decodeObject(raw, obj, true, true)
-	}
+// DecodeTrusted is DecodeObject for raw known to be valid JSON, as the
+// bytes of an AdmissionReview that controller-runtime's decoder validated
+// are (runtime/webhook): where the decoder only needs the end of a value
+// (one it skips, or keeps as bytes that the other object's turn out to
+// equal), it finds it without checking the syntax. On valid JSON the
+// results are those of DecodeObject; on other bytes it may accept what
+// DecodeObject refuses, but never panics, and takes time linear in
+// len(raw) without nesting deeper than the decoder's limit.
+func (c *Checker) DecodeTrusted(raw []byte) (map[string]interface{}, error) {
+	return c.decodeObject(raw, nil, true, false)
+}
+
+// DecodeOldTrusted is DecodeOldObject for raw known to be valid JSON
+// (DecodeTrusted).
+func (c *Checker) DecodeOldTrusted(raw []byte, obj map[string]interface{}) (map[string]interface{}, error) {
+	return c.decodeObject(raw, obj, true, true)
 }
 
 // decodeObject decodes raw; peer, if not nil, is DecodeObject's result
