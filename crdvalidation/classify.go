@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -124,16 +125,20 @@ func Validate(s Server, crd *apiextensions.CustomResourceDefinition) ([]ServerEr
 }
 
 var (
-	schemaField  = regexp.MustCompile(`^(spec\.(?:versions\[(\d+)\]\.schema|validation)\.openAPIV3Schema)(.*)$`)
-	ruleField    = regexp.MustCompile(`^(.*?)\.x-kubernetes-validations\[(\d+)\](?:\.([\w-]+))?$`)
-	factorDetail = regexp.MustCompile(`by factor of ([^(]+?)\s*(?:\(|$)`)
+	schemaField = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(spec\.(?:versions\[(\d+)\]\.schema|validation)\.openAPIV3Schema)(.*)$`)
+	})
+	ruleField = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(.*?)\.x-kubernetes-validations\[(\d+)\](?:\.([\w-]+))?$`)
+	})
+	factorDetail = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`by factor of ([^(]+?)\s*(?:\(|$)`) })
 )
 
 // Classify classifies one error of the API server's CRD
 // validation.
 func Classify(e *field.Error) ServerError {
 	s := ServerError{Error: e, Class: ServerRefused, Version: -1, Rule: -1}
-	m := schemaField.FindStringSubmatch(e.Field)
+	m := schemaField().FindStringSubmatch(e.Field)
 	if m == nil {
 		return s
 	}
@@ -141,19 +146,19 @@ func Classify(e *field.Error) ServerError {
 	if m[2] != "" {
 		s.Version, _ = strconv.Atoi(m[2])
 	}
-	if r := ruleField.FindStringSubmatch(s.Below); r != nil {
+	if r := ruleField().FindStringSubmatch(s.Below); r != nil {
 		s.At, s.RuleField = r[1], r[3]
 		s.Rule, _ = strconv.Atoi(r[2])
 	}
 	s.Class = classify(e.Type, s)
 	if s.Class.Cost() {
-		if f := factorDetail.FindStringSubmatch(e.Detail); f != nil {
+		if f := factorDetail().FindStringSubmatch(e.Detail); f != nil {
 			s.Factor = f[1]
 		}
 	}
 	if s.Class == ServerUncorrelatable {
 		if i := strings.LastIndex(e.Detail, " within "); i >= 0 {
-			if w := schemaField.FindStringSubmatch(e.Detail[i+len(" within "):]); w != nil {
+			if w := schemaField().FindStringSubmatch(e.Detail[i+len(" within "):]); w != nil {
 				s.Within = w[3]
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
@@ -49,7 +50,7 @@ func NewConditions(crd *apiextensions.CustomResourceDefinition) *Conditions {
 }
 
 // compilerPlace is the place a CEL error names: "ERROR: <input>:1:26: …".
-var compilerPlace = regexp.MustCompile(`ERROR: <input>:(\d+):(\d+): (.*)`)
+var compilerPlace = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`ERROR: <input>:(\d+):(\d+): (.*)`) })
 
 // Check compiles cond on version's root schema and returns its errors,
 // none when it compiles to a bool.
@@ -81,7 +82,7 @@ func (c *Conditions) Check(version, cond string) ([]ConditionError, error) {
 		detail := r.Error.Detail
 		found := false
 		for _, line := range strings.Split(detail, "\n") {
-			m := compilerPlace.FindStringSubmatch(line)
+			m := compilerPlace().FindStringSubmatch(line)
 			if m == nil {
 				continue
 			}

@@ -229,7 +229,7 @@ func (c *crdLint) presence(a *celAnalysis, n *schema.Node, guard rule) bool {
 		return false
 	case !removable && !addable:
 		return true
-	case removable && whileSet.MatchString(guard.message):
+	case removable && whileSet().MatchString(guard.message):
 		return false // fixed while present, as its message asks: it may be removed
 	case removable && addable:
 		c.report(c.version, n.Path(), IDPresence, fix,

@@ -22,9 +22,11 @@ import (
 // a PodSpec, and enforced by the Pod API, not by the CRD) is deliberately
 // not among them: a change refused with no "once" or "after" is too often
 // another promise ("cannot be changed to a lower value").
-var describedImmutable = regexp.MustCompile(`(?im)\b(?:is|are|be|becomes?)\s+immutable\b|(?:^|[.!?:]\s+)immutable\b|\bimmutable\s+once\b|` +
-	`\b` + refusedChange + `\s+(?:once|after)\b|` +
-	`\b(?:once|after)\s+(?:[^.!?,;]{0,40}?\s)?(?:set|created|specified|populated|assigned|provided|creation)\b[^.!?]*?\b` + refusedChange + `\b`)
+var describedImmutable = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?im)\b(?:is|are|be|becomes?)\s+immutable\b|(?:^|[.!?:]\s+)immutable\b|\bimmutable\s+once\b|` +
+		`\b` + refusedChange + `\s+(?:once|after)\b|` +
+		`\b(?:once|after)\s+(?:[^.!?,;]{0,40}?\s)?(?:set|created|specified|populated|assigned|provided|creation)\b[^.!?]*?\b` + refusedChange + `\b`)
+})
 
 // refusedChange is "cannot be changed" and its variants (can not, can't,
 // may not, must not; modified, updated, altered, mutated).
@@ -34,13 +36,17 @@ const refusedChange = `(?:cannot|can\s+not|can't|may\s+not|must\s+not)\s+be\s+(?
 // whose subject is the field itself: "This field", "The value", "It",
 // rather than something else ("the resulting Secret will be immutable", on
 // a boolean switch).
-var subjectIsTheField = regexp.MustCompile(`(?i)\b(?:field|fields|value|values|property|setting|it|this|these|they|once\s+set)\b`)
+var subjectIsTheField = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:field|fields|value|values|property|setting|it|this|these|they|once\s+set)\b`)
+})
 
 // someOfThem matches a subject that is some of an object's fields, not the
 // field described: "Most spec fields", "Some of the fields", "Other
 // settings". A sentence about an object in general ("Most spec fields are
 // immutable.", on spec) says nothing of which field it means.
-var someOfThem = regexp.MustCompile(`(?i)\b(?:most|some|many|several|certain|few|other|various)\s+(?:of\s+(?:the|its|these)\s+)?(?:[\w.-]+\s+){0,2}?(?:fields|properties|values|settings|attributes|parameters)\b`)
+var someOfThem = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:most|some|many|several|certain|few|other|various)\s+(?:of\s+(?:the|its|these)\s+)?(?:[\w.-]+\s+){0,2}?(?:fields|properties|values|settings|attributes|parameters)\b`)
+})
 
 // k8sText holds the immutability sentences of Kubernetes' own API types
 // (k8s.io/api), one "jsonName<TAB>sentence" a line, generated from the
@@ -104,7 +110,7 @@ func promise(group, name, desc string) (string, bool) {
 	if !strings.Contains(desc, "mmutable") && !strings.Contains(desc, "not be") && !strings.Contains(desc, "n't be") {
 		return "", false
 	}
-	for _, loc := range describedImmutable.FindAllStringIndex(desc, -1) {
+	for _, loc := range describedImmutable().FindAllStringIndex(desc, -1) {
 		s := sentenceAt(desc, loc)
 		if upstreamSentence(group, name, s) {
 			continue // an upstream type's text, enforced by its API on its objects
@@ -113,23 +119,23 @@ func promise(group, name, desc string) (string, bool) {
 		// The subject: the sentence up to the match, or for "once set, X
 		// cannot be changed" up to the refusal; after the last ';'.
 		subject := desc[start:max(start, loc[0])]
-		if refused := refusedChangeRE.FindStringIndex(desc[loc[0]:loc[1]]); refused != nil && refused[0] > 0 {
+		if refused := refusedChangeRE().FindStringIndex(desc[loc[0]:loc[1]]); refused != nil && refused[0] > 0 {
 			subject = desc[start:max(start, loc[0]+refused[0])]
 		}
 		if i := strings.LastIndexByte(subject, ';'); i >= 0 {
 			subject = subject[i+1:]
 		}
-		if someOfThem.MatchString(subject) {
+		if someOfThem().MatchString(subject) {
 			continue // about some fields of an object, not this one
 		}
-		if refusalAtEnd.MatchString(desc[loc[0]:loc[1]]) && oneWay.MatchString(desc[loc[1]:]) {
+		if refusalAtEnd().MatchString(desc[loc[0]:loc[1]]) && oneWay().MatchString(desc[loc[1]:]) {
 			continue // "cannot be changed back to Manual": one transition refused, not every change
 		}
 		m := strings.ToLower(desc[loc[0]:loc[1]])
 		if strings.Contains(m, " immutable") && !strings.HasPrefix(strings.TrimLeft(m, ".!?: \t\n"), "immutable") {
 			// "X is immutable": only when X is the field.
 			subject := desc[start:max(start, loc[0])]
-			if !subjectIsTheField.MatchString(subject) && !strings.Contains(strings.ToLower(subject), strings.ToLower(name)) {
+			if !subjectIsTheField().MatchString(subject) && !strings.Contains(strings.ToLower(subject), strings.ToLower(name)) {
 				continue
 			}
 		}
@@ -141,14 +147,16 @@ func promise(group, name, desc string) (string, bool) {
 // oneWay matches what follows a refused change that is not every change:
 // "cannot be changed back to Manual", "… to a smaller size", "… except to
 // add a zone".
-var oneWay = regexp.MustCompile(`(?i)^\s+(?:back|to|from|into|except|unless|other\s+than)\b`)
+var oneWay = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\s+(?:back|to|from|into|except|unless|other\s+than)\b`)
+})
 
 // refusalAtEnd matches a match that ends with the refused change (the
 // condition came first), which oneWay may then narrow.
-var refusalAtEnd = regexp.MustCompile(`(?i)` + refusedChange + `$`)
+var refusalAtEnd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)` + refusedChange + `$`) })
 
 // refusedChangeRE finds "cannot be changed" (and its variants) in a match.
-var refusedChangeRE = regexp.MustCompile(`(?i)` + refusedChange)
+var refusedChangeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)` + refusedChange) })
 
 // describedOnly reports the properties whose description says they are
 // immutable and that nothing in the CRD enforces: no transition rule on

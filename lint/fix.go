@@ -3,6 +3,7 @@ package lint
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/runtime/extension"
@@ -12,10 +13,14 @@ import (
 // x-kubernetes-validations of PATH", and more rules joined to the first
 // with " and the rule `S` to the x-kubernetes-validations of PATH2" (PATH
 // is a schema path, or "the root schema").
-var addRuleFix = regexp.MustCompile("add (the rule `[^`]+` to the x-kubernetes-validations of (?:the root schema|[^ ,;()]+)(?: and the rule `[^`]+` to the x-kubernetes-validations of (?:the root schema|[^ ,;()]+))*)")
+var addRuleFix = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("add (the rule `[^`]+` to the x-kubernetes-validations of (?:the root schema|[^ ,;()]+)(?: and the rule `[^`]+` to the x-kubernetes-validations of (?:the root schema|[^ ,;()]+))*)")
+})
 
 // ruleTo matches one rule of an addRuleFix clause.
-var ruleTo = regexp.MustCompile("the rule `([^`]+)` to the x-kubernetes-validations of (the root schema|[^ ,;()]+)")
+var ruleTo = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("the rule `([^`]+)` to the x-kubernetes-validations of (the root schema|[^ ,;()]+)")
+})
 
 // ApplyFix applies the rules that the first clause of a finding's fix adds
 // ("add the rule `R` to the x-kubernetes-validations of PATH", "… and the
@@ -25,7 +30,7 @@ var ruleTo = regexp.MustCompile("the rule `([^`]+)` to the x-kubernetes-validati
 // them, or none when a path is not in the schema. Tests use it to check
 // that lint's own fixes, applied, leave no hole.
 func ApplyFix(crd map[string]any, f diag.Diagnostic) bool {
-	clause := addRuleFix.FindStringSubmatch(f.Fix)
+	clause := addRuleFix().FindStringSubmatch(f.Fix)
 	if clause == nil || f.Version == "" {
 		return false
 	}
@@ -39,7 +44,7 @@ func ApplyFix(crd map[string]any, f diag.Diagnostic) bool {
 		sch, _ := vm["schema"].(map[string]any)
 		root, _ := sch["openAPIV3Schema"].(map[string]any)
 		var nodes []map[string]any
-		items := ruleTo.FindAllStringSubmatch(clause[1], -1)
+		items := ruleTo().FindAllStringSubmatch(clause[1], -1)
 		for _, m := range items {
 			node := root
 			if m[2] != "the root schema" && m[2] != "<root>" {

@@ -85,7 +85,7 @@ func (h *holes) collect(x *schema.Node, r ruleAt, ownPresence bool) {
 	if emptyOK(r.r.expr) {
 		return
 	}
-	if whileSet.MatchString(r.r.message) {
+	if whileSet().MatchString(r.r.message) {
 		// Fixed while present, as its message asks (validation-gen's
 		// NoModify; immutable-gen's "field is immutable while set"): a
 		// removal, and a later addition with any value, are what it

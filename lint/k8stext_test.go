@@ -146,7 +146,7 @@ func k8sTypeTexts(t *testing.T, dir, prefix string, lines map[string]bool) {
 					}
 				}
 				desc := strings.Join(doc, "\n")
-				for _, loc := range describedImmutable.FindAllStringIndex(desc, -1) {
+				for _, loc := range describedImmutable().FindAllStringIndex(desc, -1) {
 					lines[prefix+name+"\t"+sentenceAt(desc, loc)] = true
 				}
 			}

@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/google/cel-go/parser"
@@ -490,7 +491,9 @@ func (c *crdLint) sorted() []diag.Diagnostic {
 // control action or an include ({{- if …}}, {{ include … }}, {{- end }}),
 // or a value that is one ('{{ .Release.Name }}'). Templates shown in a
 // description ("e.g. {{ .Release.Name }}-suffix") are neither.
-var helmAction = regexp.MustCompile(`(?m)^\s*(?:#[^\n]*)?\{\{-?\s*(?:if|else|end|range|with|define|include|template|toYaml|tpl)\b|:\s*['"]?\{\{-?\s*(?:include|template|tpl|\.Values|\.Release|\.Chart)\b`)
+var helmAction = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^\s*(?:#[^\n]*)?\{\{-?\s*(?:if|else|end|range|with|define|include|template|toYaml|tpl)\b|:\s*['"]?\{\{-?\s*(?:include|template|tpl|\.Values|\.Release|\.Chart)\b`)
+})
 
 // helmTemplate reports whether the file is a Helm template, to be
 // rendered before it is linted: it holds Helm's template actions, or it
@@ -508,7 +511,7 @@ func helmTemplate(file string, data []byte) bool {
 		if j := bytes.IndexByte(rest[i:], '\n'); j >= 0 {
 			end = i + j
 		}
-		if helmAction.Match(rest[start:end]) {
+		if helmAction().Match(rest[start:end]) {
 			return true
 		}
 		rest = rest[end:]

@@ -93,7 +93,7 @@ func dirURI(dir string) string {
 type ruleDoc struct{ summary, markdown string }
 
 // mdLink matches a Markdown link's target.
-var mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+var mdLink = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\]\(([^)\s]+)\)`) })
 
 // ruleDocs are the sections "### IGNNN" of docs/lint.md, by ID, their
 // relative links made absolute (the help is read outside the repository).
@@ -107,7 +107,7 @@ var ruleDocs = sync.OnceValue(func() map[diag.ID]ruleDoc {
 			body = body[:end]
 		}
 		body = strings.TrimSpace(body)
-		body = mdLink.ReplaceAllStringFunc(body, func(m string) string {
+		body = mdLink().ReplaceAllStringFunc(body, func(m string) string {
 			target := m[2 : len(m)-1]
 			u, err := url.Parse(target)
 			if err != nil || u.IsAbs() {

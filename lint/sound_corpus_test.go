@@ -178,7 +178,7 @@ func soundCorpusVersion(t *testing.T, c *preflight.Checker, p *parser.Parser, fi
 		// As its message asks (docs/lint.md, "Intent from the rule's
 		// message"): fixed while set, it may be removed; fixed once set,
 		// it may be set later.
-		for a := f; !whileSet.MatchString(tg.rule.message); a = a.Parent {
+		for a := f; !whileSet().MatchString(tg.rule.message); a = a.Parent {
 			if a.Edge != schema.Property || a.AlwaysPresent() || reported(a.Path()) {
 				if a.Parent == nil || a.Parent.Parent == nil {
 					break

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/cel-go/common"
 	celast "github.com/google/cel-go/common/ast"
@@ -135,9 +136,13 @@ type hints struct {
 var (
 	// anyEquals is a field compared with a literal, either way round, by
 	// any variable (self, or a macro's over the items).
-	anyEquals   = regexp.MustCompile(`\.([A-Za-z_][A-Za-z0-9_]*)\s*(?:==|!=)\s*(?:'([^'\\]*)'|"([^"\\]*)")|(?:'([^'\\]*)'|"([^"\\]*)")\s*(?:==|!=)\s*[A-Za-z_][A-Za-z0-9_.]*\.([A-Za-z_][A-Za-z0-9_]*)\b`)
-	hasSelf     = regexp.MustCompile(`has\(self\.([A-Za-z_][A-Za-z0-9_]*)\)`)
-	selfEqualsS = regexp.MustCompile(`self\.([A-Za-z_][A-Za-z0-9_]*)\s*==\s*(?:'([^'\\]*)'|"([^"\\]*)")`)
+	anyEquals = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\.([A-Za-z_][A-Za-z0-9_]*)\s*(?:==|!=)\s*(?:'([^'\\]*)'|"([^"\\]*)")|(?:'([^'\\]*)'|"([^"\\]*)")\s*(?:==|!=)\s*[A-Za-z_][A-Za-z0-9_.]*\.([A-Za-z_][A-Za-z0-9_]*)\b`)
+	})
+	hasSelf     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`has\(self\.([A-Za-z_][A-Za-z0-9_]*)\)`) })
+	selfEqualsS = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`self\.([A-Za-z_][A-Za-z0-9_]*)\s*==\s*(?:'([^'\\]*)'|"([^"\\]*)")`)
+	})
 )
 
 // unescapeCEL is the property name a CEL identifier reads (`__namespace__`
@@ -158,12 +163,12 @@ func hintsOf(roots ...*schema.Node) *hints {
 		}
 		root.Walk(func(n *schema.Node) {
 			for _, r := range n.Rules() {
-				for _, m := range hasSelf.FindAllStringSubmatch(r.Rule, -1) {
+				for _, m := range hasSelf().FindAllStringSubmatch(r.Rule, -1) {
 					if c := n.Properties[unescapeCEL(m[1])]; c != nil && !strings.Contains(r.Rule, "!has(self."+m[1]+")") {
 						h.has[c] = true
 					}
 				}
-				for _, m := range anyEquals.FindAllStringSubmatch(r.Rule, -1) {
+				for _, m := range anyEquals().FindAllStringSubmatch(r.Rule, -1) {
 					name, lit := m[1], m[2]+m[3]
 					if name == "" {
 						name, lit = m[6], m[4]+m[5]
@@ -178,7 +183,7 @@ func hintsOf(roots ...*schema.Node) *hints {
 						}
 					}
 				}
-				for _, m := range selfEqualsS.FindAllStringSubmatch(r.Rule, -1) {
+				for _, m := range selfEqualsS().FindAllStringSubmatch(r.Rule, -1) {
 					if c := n.Properties[unescapeCEL(m[1])]; c != nil && !strings.Contains(r.Rule, "oldSelf") {
 						// Read without has(): it must be there.
 						if !slices.Contains(h.literals[c], m[2]+m[3]) {
@@ -1133,7 +1138,7 @@ func (s *searcher) createErrors(body map[string]any) (errs field.ErrorList, ok b
 }
 
 // noSuchKey is the CEL error of a rule that reads an absent field.
-var noSuchKey = regexp.MustCompile(`no such key: ([A-Za-z_][A-Za-z0-9_]*)`)
+var noSuchKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`no such key: ([A-Za-z_][A-Za-z0-9_]*)`) })
 
 // repaired is body made an object both revisions create, by filling in
 // what their errors ask for — a required value, a field a rule reads
@@ -1153,7 +1158,7 @@ func (s *searcher) repaired(body map[string]any, root pairNode, keep []step) map
 		for _, e := range errs {
 			at := e.Field
 			if e.Type != field.ErrorTypeRequired {
-				m := noSuchKey.FindStringSubmatch(e.Detail + " " + fmt.Sprint(e.BadValue))
+				m := noSuchKey().FindStringSubmatch(e.Detail + " " + fmt.Sprint(e.BadValue))
 				if m == nil {
 					continue
 				}
@@ -1233,7 +1238,7 @@ func toggles(body map[string]any, root pairNode, errs field.ErrorList) []map[str
 				continue
 			}
 			for _, r := range x.Rules() {
-				for _, m := range hasSelf.FindAllStringSubmatch(r.Rule, -1) {
+				for _, m := range hasSelf().FindAllStringSubmatch(r.Rule, -1) {
 					name := unescapeCEL(m[1])
 					c := g.prop(name)
 					if c.pick() == nil {
@@ -1261,7 +1266,7 @@ func locate(body map[string]any, root pairNode, p string) (map[string]any, pairN
 		return body, root
 	}
 	for _, part := range strings.Split(p, ".") {
-		m := fieldPart.FindStringSubmatch(part)
+		m := fieldPart().FindStringSubmatch(part)
 		obj, ok := cur.(map[string]any)
 		if m == nil || !ok {
 			return nil, pairNode{}
@@ -1292,7 +1297,7 @@ func locate(body map[string]any, root pairNode, p string) (map[string]any, pairN
 
 // fieldPart matches one part of a field path: a name and its indexes or
 // keys (`podSets[0]`, `labels[a]`).
-var fieldPart = regexp.MustCompile(`^([^\[]*)((?:\[[^\]]*\])*)$`)
+var fieldPart = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([^\[]*)((?:\[[^\]]*\])*)$`) })
 
 // fillPath sets a value of the schema where the field path p (as the API
 // server's errors write it, from the object's root) is absent in body,
@@ -1314,7 +1319,7 @@ func fillAt(cur any, g pairNode, parts []string) bool {
 		}
 		return set
 	}
-	m := fieldPart.FindStringSubmatch(parts[0])
+	m := fieldPart().FindStringSubmatch(parts[0])
 	obj, ok := cur.(map[string]any)
 	if m == nil || !ok {
 		return false
@@ -1438,8 +1443,8 @@ type condLeaf struct {
 
 // literals in CEL text: quoted strings and integers.
 var (
-	celString = regexp.MustCompile(`'([^'\\]*)'|"([^"\\]*)"`)
-	celInt    = regexp.MustCompile(`\b\d+\b`)
+	celString = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`'([^'\\]*)'|"([^"\\]*)"`) })
+	celInt    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b\d+\b`) })
 )
 
 // conditionLeaves are the scalar fields, reached through properties, that
@@ -1462,11 +1467,11 @@ func conditionLeaves(vp versionPair, path string, facts ...sideFacts) []condLeaf
 	whenText, leftText := strings.Join(whens, "\n"), strings.Join(left, "\n")
 	all := whenText + "\n" + leftText
 	var strs []string
-	for _, m := range celString.FindAllStringSubmatch(all, -1) {
+	for _, m := range celString().FindAllStringSubmatch(all, -1) {
 		strs = append(strs, m[1]+m[2])
 	}
 	var ints []int64
-	for _, m := range celInt.FindAllString(all, -1) {
+	for _, m := range celInt().FindAllString(all, -1) {
 		if n, err := strconv.ParseInt(m, 10, 64); err == nil {
 			ints = append(ints, n)
 		}

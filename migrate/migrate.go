@@ -25,6 +25,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/controller-tools/pkg/genall"
 	"sigs.k8s.io/controller-tools/pkg/loader"
@@ -322,7 +323,7 @@ func (p *planner) build(o Options, res *Result) ([]*decision, *generation, error
 }
 
 // positioned matches a line of a generation error: file:line:col: message.
-var positioned = regexp.MustCompile(`^\s*(.+):(\d+):\d+: (.+)$`)
+var positioned = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(.+):(\d+):\d+: (.+)$`) })
 
 // leaveRefused leaves as written the rules whose markers err names, at
 // the lines the rewrite inserted, and reports whether every positioned
@@ -330,7 +331,7 @@ var positioned = regexp.MustCompile(`^\s*(.+):(\d+):\d+: (.+)$`)
 func (p *planner) leaveRefused(err error, inserted map[string]map[int]*decision) bool {
 	found := false
 	for _, l := range strings.Split(err.Error(), "\n") {
-		m := positioned.FindStringSubmatch(l)
+		m := positioned().FindStringSubmatch(l)
 		if m == nil {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	apiservercel "k8s.io/apiserver/pkg/cel"
 
@@ -34,7 +35,9 @@ func DroppedOnCreate(p *schema.Node) bool {
 // in: "is set by the controller", "populated by the machine controller",
 // "filled in by the system", "will be set by the infrastructure provider".
 // Such a field is absent at creation and added by a later update.
-var filledByDescription = regexp.MustCompile(`(?i)\b(?:(?:is|are|gets|get|be|been)\s+)?(?:automatically\s+)?(?:set|populated|filled(?:\s+in)?|assigned)\s+by\s+(?:the\s+|an?\s+)?(?:[\w-]+\s+){0,3}?(?:controllers?|operators?|system|provider|reconcilers?|platform)\b`)
+var filledByDescription = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:(?:is|are|gets|get|be|been)\s+)?(?:automatically\s+)?(?:set|populated|filled(?:\s+in)?|assigned)\s+by\s+(?:the\s+|an?\s+)?(?:[\w-]+\s+){0,3}?(?:controllers?|operators?|system|provider|reconcilers?|platform)\b`)
+})
 
 // FilledLater says why the optional property p may be filled in after its
 // object was created, by what the schema says, or "" when nothing says so
@@ -62,7 +65,7 @@ func FilledLater(p *schema.Node) string {
 			return "a controller adds it in a status write"
 		}
 	}
-	if filledByDescription.MatchString(p.Description()) {
+	if filledByDescription().MatchString(p.Description()) {
 		return "its description says who fills it in"
 	}
 	if strings.EqualFold(p.Name, "providerID") {

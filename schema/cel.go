@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	apiservercel "k8s.io/apiserver/pkg/cel"
 
@@ -959,12 +960,12 @@ func escape(name string) (string, bool) { return apiservercel.Escape(name) }
 // by the runtime, by key by CEL).
 func hasListMap(n *Node) bool { return n.HasListMap() }
 
-var simpleName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
+var simpleName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`) })
 
 // fieldPath is the x-kubernetes-validations fieldPath of property name
 // relative to its object.
 func fieldPath(name string) string {
-	if simpleName.MatchString(name) {
+	if simpleName().MatchString(name) {
 		return "." + name
 	}
 	return "['" + strings.ReplaceAll(name, "'", "\\'") + "']"

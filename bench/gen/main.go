@@ -25,8 +25,14 @@
 // is nothing to cache: CRDs without markers are not validated
 // (docs/semantics.md, rule 7).
 //
+// With -split it also samples each process's /proc/PID/status every 2 ms
+// and reports, at the sample with the largest VmRSS, its anonymous memory
+// (heap, stacks, written data) and its file-backed memory (the pages of
+// the binary it touched): where a difference in peak RSS lies.
+//
 //	cd bench/gen && go run . -n 10 | tee /tmp/gen-cli.txt
 //	go run golang.org/x/perf/cmd/benchstat@latest -col /impl /tmp/gen-cli.txt
+//	cd bench/gen && go run . -n 10 -marked=false -split   # API without markers, RSS by kind
 package main
 
 import (
@@ -41,6 +47,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -50,6 +57,11 @@ import (
 type sample struct {
 	wall, cpu time.Duration
 	maxRSS    int64 // bytes
+	// With -split: the process's anonymous (heap, stacks, written data)
+	// and file-backed (the binary's pages) resident memory at the
+	// largest of its /proc/PID/status samples, taken every 2 ms. The
+	// sampled peak can be below maxRSS, which the kernel keeps exactly.
+	anon, file int64 // bytes
 }
 
 func main() {
@@ -57,9 +69,10 @@ func main() {
 	paths := flag.String("paths", "sigs.k8s.io/gateway-api/apis/...", "the packages without markers to generate CRDs for")
 	gens := flag.String("gens", "crd;crd:immutability=extensions", "immutable-gen's generator options to measure, separated by ';'")
 	marked := flag.Bool("marked", true, "also measure Gateway API and JobSet with markers added, cache off and warm")
+	split := flag.Bool("split", false, "also sample each process's anonymous and file-backed resident memory (/proc/PID/status, every 2 ms) and report them at its peak")
 	keep := flag.String("bin", "", "directory for the built binaries (default: a temporary one)")
 	flag.Parse()
-	if err := run(*rounds, *paths, strings.Split(*gens, ";"), *marked, *keep, os.Stdout, os.Stderr); err != nil {
+	if err := run(*rounds, *paths, strings.Split(*gens, ";"), *marked, *split, *keep, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
@@ -80,7 +93,7 @@ type suite struct {
 	cmds  []command // the first is controller-gen, the base of the ratios
 }
 
-func run(rounds int, paths string, gens []string, marked bool, binDir string, stdout, stderr io.Writer) error {
+func run(rounds int, paths string, gens []string, marked, split bool, binDir string, stdout, stderr io.Writer) error {
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		return err
@@ -173,13 +186,13 @@ func run(rounds int, paths string, gens []string, marked bool, binDir string, st
 				slices.Reverse(order)
 			}
 			for _, i := range order {
-				s, err := measure(su.cmds[i], su.dir, su.paths)
+				s, err := measure(su.cmds[i], su.dir, su.paths, split)
 				if err != nil {
 					return fmt.Errorf("%s %s: %w", su.api, su.cmds[i].name, err)
 				}
 				samples[si][i] = append(samples[si][i], s)
-				fmt.Fprintf(stdout, "BenchmarkCLI/api=%s/impl=%s \t1\t%d ns/op\t%d cpu-ns/op\t%d peak-RSS-B/op\n",
-					su.api, benchName(su.cmds[i].name), s.wall.Nanoseconds(), s.cpu.Nanoseconds(), s.maxRSS)
+				fmt.Fprintf(stdout, "BenchmarkCLI/api=%s/impl=%s \t1\t%d ns/op\t%d cpu-ns/op\t%d peak-RSS-B/op%s\n",
+					su.api, benchName(su.cmds[i].name), s.wall.Nanoseconds(), s.cpu.Nanoseconds(), s.maxRSS, s.splitMetrics(split))
 			}
 		}
 	}
@@ -191,22 +204,22 @@ func run(rounds int, paths string, gens []string, marked bool, binDir string, st
 	baseline := make([][]sample, len(bins))
 	for range rounds {
 		for i, c := range bins {
-			s, err := measureCmd(exec.Command(c.bin, "--version"))
+			s, err := measureCmd(exec.Command(c.bin, "--version"), split)
 			if err != nil {
 				return fmt.Errorf("%s --version: %w", c.name, err)
 			}
 			baseline[i] = append(baseline[i], s)
-			fmt.Fprintf(stdout, "BenchmarkVersion/impl=%s \t1\t%d ns/op\t%d cpu-ns/op\t%d peak-RSS-B/op\n",
-				c.name, s.wall.Nanoseconds(), s.cpu.Nanoseconds(), s.maxRSS)
+			fmt.Fprintf(stdout, "BenchmarkVersion/impl=%s \t1\t%d ns/op\t%d cpu-ns/op\t%d peak-RSS-B/op%s\n",
+				c.name, s.wall.Nanoseconds(), s.cpu.Nanoseconds(), s.maxRSS, s.splitMetrics(split))
 		}
 	}
 
 	for si, su := range suites {
 		fmt.Fprintf(stderr, "\n%s: medians over %d interleaved rounds (ratio to controller-gen):\n", su.api, rounds)
-		summary(stderr, su.cmds, samples[si])
+		summary(stderr, su.cmds, samples[si], split)
 	}
 	fmt.Fprintf(stderr, "\n--version (start-up alone):\n")
-	summary(stderr, bins, baseline)
+	summary(stderr, bins, baseline, split)
 	return nil
 }
 
@@ -358,15 +371,27 @@ func (e edit) apply(data []byte) ([]byte, error) {
 }
 
 // summary prints each command's medians and their ratio to the first's.
-func summary(w io.Writer, cmds []command, samples [][]sample) {
+func summary(w io.Writer, cmds []command, samples [][]sample, split bool) {
 	base := medians(samples[0])
 	for i, c := range cmds {
 		m := medians(samples[i])
-		fmt.Fprintf(w, "%-58s wall %6.2fs (%.2f×)  cpu %6.2fs (%.2f×)  peak RSS %4d MB (%.2f×)\n", c.name,
+		fmt.Fprintf(w, "%-58s wall %6.2fs (%.2f×)  cpu %6.2fs (%.2f×)  peak RSS %4d MB (%.2f×)", c.name,
 			m.wall.Seconds(), m.wall.Seconds()/base.wall.Seconds(),
 			m.cpu.Seconds(), m.cpu.Seconds()/base.cpu.Seconds(),
 			m.maxRSS>>20, float64(m.maxRSS)/float64(base.maxRSS))
+		if split {
+			fmt.Fprintf(w, "  at the sampled peak: anon %5.1f MB, file %5.1f MB", float64(m.anon)/(1<<20), float64(m.file)/(1<<20))
+		}
+		fmt.Fprintln(w)
 	}
+}
+
+// splitMetrics is the benchmark line's anon and file metrics, with -split.
+func (s sample) splitMetrics(split bool) string {
+	if !split {
+		return ""
+	}
+	return fmt.Sprintf("\t%d anon-B/op\t%d file-B/op", s.anon, s.file)
 }
 
 // build builds controller-gen and immutable-gen from the root module, so
@@ -450,22 +475,35 @@ func (c command) cmd(dir, paths, outDir string) *exec.Cmd {
 
 // measure runs one command writing to a fresh directory, as a Makefile
 // target would, and reads its resource usage from the kernel.
-func measure(c command, dir, paths string) (sample, error) {
+func measure(c command, dir, paths string, split bool) (sample, error) {
 	outDir, err := os.MkdirTemp("", "bench-gen-out")
 	if err != nil {
 		return sample{}, err
 	}
 	defer os.RemoveAll(outDir)
-	return measureCmd(c.cmd(dir, paths, outDir))
+	return measureCmd(c.cmd(dir, paths, outDir), split)
 }
 
-// measureCmd runs cmd and reads its resource usage from the kernel.
-func measureCmd(cmd *exec.Cmd) (sample, error) {
+// measureCmd runs cmd and reads its resource usage from the kernel; with
+// split, it also samples the process's resident memory by kind.
+func measureCmd(cmd *exec.Cmd, split bool) (sample, error) {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
-	err := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		return sample{}, err
+	}
+	done := make(chan struct{})
+	sampled := make(chan rssSample, 1)
+	if split {
+		go func() { sampled <- samplePeak(cmd.Process.Pid, done) }()
+	} else {
+		sampled <- rssSample{}
+	}
+	err := cmd.Wait()
 	wall := time.Since(start)
+	close(done)
+	peak := <-sampled
 	if err != nil {
 		return sample{}, fmt.Errorf("%v\n%s", err, out.Bytes())
 	}
@@ -477,7 +515,65 @@ func measureCmd(cmd *exec.Cmd) (sample, error) {
 		wall:   wall,
 		cpu:    time.Duration(ru.Utime.Nano() + ru.Stime.Nano()),
 		maxRSS: ru.Maxrss << 10, // kilobytes on Linux
+		anon:   peak.anon,
+		file:   peak.file,
 	}, nil
+}
+
+// rssSample is one reading of /proc/PID/status, in bytes.
+type rssSample struct{ rss, anon, file int64 }
+
+// samplePeak reads /proc/pid/status every 2 ms until done is closed and
+// returns the reading with the largest VmRSS. A zombie's status has no
+// memory lines: the last readings before the exit count.
+func samplePeak(pid int, done <-chan struct{}) rssSample {
+	var peak rssSample
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if s, ok := readStatus(pid); ok && s.rss > peak.rss {
+			peak = s
+		}
+		select {
+		case <-done:
+			return peak
+		case <-tick.C:
+		}
+	}
+}
+
+// readStatus reads VmRSS, RssAnon and RssFile from /proc/pid/status.
+func readStatus(pid int) (rssSample, bool) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return rssSample{}, false
+	}
+	var s rssSample
+	found := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		key, value, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		var field *int64
+		switch key {
+		case "VmRSS":
+			field = &s.rss
+		case "RssAnon":
+			field = &s.anon
+		case "RssFile":
+			field = &s.file
+		default:
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 10, 64)
+		if err != nil {
+			return rssSample{}, false
+		}
+		*field = kb << 10
+		found++
+	}
+	return s, found == 3
 }
 
 func medians(s []sample) sample {
@@ -496,7 +592,12 @@ func medians(s []sample) sample {
 		cpu = append(cpu, int64(x.cpu))
 		rss = append(rss, x.maxRSS)
 	}
-	return sample{time.Duration(med(wall)), time.Duration(med(cpu)), med(rss)}
+	var anon, file []int64
+	for _, x := range s {
+		anon = append(anon, x.anon)
+		file = append(file, x.file)
+	}
+	return sample{time.Duration(med(wall)), time.Duration(med(cpu)), med(rss), med(anon), med(file)}
 }
 
 // benchName makes a command's name a benchmark name part.

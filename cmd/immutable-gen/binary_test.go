@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -141,6 +142,66 @@ func TestNoGoAtRunTime(t *testing.T) {
 		for _, s := range info.Settings {
 			if s.Key == "vcs.revision" && strings.Contains(stdout, "(devel)") {
 				t.Errorf("--version in a checkout printed %q, want the module version", stdout)
+			}
+		}
+	})
+
+	t.Run("initialisers", func(t *testing.T) {
+		testInitialisers(t, bin)
+	})
+}
+
+// initBudget is the most a package of this module may allocate in its
+// initialisers: map literals and sync.Once closures fit, a compiled regexp,
+// a CEL environment or a table built by code does not (the smallest regexp
+// the packages had, schema's simpleName, allocated 2.6 KB). Only marked
+// CRDs, lint, check-update and migrate use what they build, so it is built
+// on first use (sync.OnceValue), and a generation without markers — most
+// runs — does not pay for it (BENCHMARKS.md, "Without markers, issue 34
+// item 5").
+const initBudget = 2048
+
+// testInitialisers runs bin --version with GODEBUG=inittrace=1 and checks
+// every package of this module (the root module: the runtime modules have
+// their own floors and owners) against initBudget. The named cases are the
+// packages that compiled regexps at init before: each must still be linked
+// (else the case proves nothing) and within the budget.
+func testInitialisers(t *testing.T, bin string) {
+	code, _, stderr := runBinary(t, bin, t.TempDir(), []string{"GODEBUG=inittrace=1"}, "--version")
+	if code != 0 {
+		t.Fatalf("--version: exit %d\n%s", code, stderr)
+	}
+	allocated := map[string]int{} // package -> bytes its initialisers allocated
+	for _, line := range strings.Split(stderr, "\n") {
+		// init PKG @T ms, C ms clock, B bytes, N allocs
+		f := strings.Fields(line)
+		if len(f) < 11 || f[0] != "init" || f[8] != "bytes," {
+			continue
+		}
+		n, err := strconv.Atoi(f[7])
+		if err != nil {
+			t.Fatalf("inittrace line %q: %v", line, err)
+		}
+		allocated[f[1]] = n
+	}
+	if len(allocated) == 0 {
+		t.Fatalf("no inittrace lines in --version's standard error:\n%s", stderr)
+	}
+	for _, pkg := range []string{"lint", "crdvalidation", "placement", "migrate", "schema"} {
+		t.Run(pkg, func(t *testing.T) {
+			n, ok := allocated[modulePath+"/"+pkg]
+			if !ok {
+				t.Fatalf("%s has no initialiser in the trace", pkg)
+			}
+			if n > initBudget {
+				t.Errorf("%s's initialisers allocate %d bytes, over %d: build it on first use", pkg, n, initBudget)
+			}
+		})
+	}
+	t.Run("every package of the module", func(t *testing.T) {
+		for pkg, n := range allocated {
+			if (pkg == modulePath || strings.HasPrefix(pkg, modulePath+"/")) && !strings.HasPrefix(pkg, modulePath+"/runtime") && n > initBudget {
+				t.Errorf("%s's initialisers allocate %d bytes, over %d: build it on first use", pkg, n, initBudget)
 			}
 		}
 	})
