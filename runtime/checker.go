@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"sync"
+
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/immutable-gen/immutable-gen/runtime/when"
@@ -21,6 +23,13 @@ type Checker struct {
 	// whenRoot types what the conditions (x-immutable-gen-when) read: the
 	// schema of the whole object; nil when there are none.
 	whenRoot *when.Schema
+	// indices pools the hash indices (hashindex.go) of the comparisons
+	// that correlate items, so that a reordered set or list map costs no
+	// allocation.
+	indices sync.Pool
+	// spans pools the item spans of the comparisons of sets kept as
+	// bytes (rawequal.go).
+	spans sync.Pool
 }
 
 func newChecker(root *node) *Checker {

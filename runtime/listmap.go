@@ -113,6 +113,7 @@ func (w *walker) listMap(s *structure, nl, ol []interface{}, p *field.Path, dept
 	// rank pairs the whole lists by rank.
 	rest := ol[n:]
 	old := w.c.newKeyIndex(s, rest)
+	defer w.c.putIndex(old.idx)
 	for i := n; i < len(nl); i++ {
 		m, ok := keyOf(s, nl[i])
 		if !ok {
@@ -136,7 +137,9 @@ func (w *walker) listKeys(s *structure, nl, ol []interface{}, p *field.Path) {
 		return
 	}
 	oldIdx := w.c.newKeyIndex(s, ol)
+	defer w.c.putIndex(oldIdx.idx)
 	newIdx := w.c.newKeyIndex(s, nl)
+	defer w.c.putIndex(newIdx.idx)
 	for i, item := range ol {
 		if m, ok := keyOf(s, item); ok && oldIdx.find(w.c, m, false) == i && newIdx.find(w.c, m, false) < 0 {
 			if !w.report {
@@ -164,8 +167,8 @@ type keyIndex struct {
 	idx   *hashIndex
 }
 
-func (c *Checker) newKeyIndex(s *structure, items []interface{}) *keyIndex {
-	x := &keyIndex{s: s, items: items, idx: newHashIndex(len(items))}
+func (c *Checker) newKeyIndex(s *structure, items []interface{}) keyIndex {
+	x := keyIndex{s: s, items: items, idx: c.index(len(items))}
 	for i := len(items) - 1; i >= 0; i-- {
 		if m, ok := keyOf(s, items[i]); ok {
 			x.idx.add(c.keyHash(s, m), i)

@@ -116,6 +116,22 @@ func (w *walker) whole(n *node, nv, ov interface{}, p *field.Path, depth int) {
 		return
 	}
 	raw := bothRaw(nv, ov)
+	if raw && n.comparesSets() {
+		// A set below: compared by canonical bytes, not decoded, where
+		// the bytes are canonical.
+		nr, or := nv.(*rawValue), ov.(*rawValue)
+		switch w.c.compareRaw(n, nr, or) {
+		case same:
+			return
+		case differ:
+			if !w.report {
+				w.found = true
+				return
+			}
+			w.errs = append(w.errs, w.changedRaw(nr, p))
+			return
+		}
+	}
 	if raw && !w.report {
 		w.found = true
 		return
