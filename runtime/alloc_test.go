@@ -77,9 +77,6 @@ spec:
 func TestAllocationsByShape(t *testing.T) {
 	c := shapes(t)
 	for _, u := range shapesUpdates {
-		if u.errors > 0 {
-			continue // TODO(next commit)
-		}
 		obj, old, objJSON, oldJSON := shapesPair(t, 8, u)
 		dobj, err1 := c.DecodeObject(objJSON)
 		dold, err2 := c.DecodeOldObject(oldJSON, dobj)
@@ -98,7 +95,14 @@ func TestAllocationsByShape(t *testing.T) {
 				if u.errors > 0 {
 					limit = 10
 				}
-				n := testing.AllocsPerRun(50, func() { c.ValidateUpdate(in.obj, in.old) })
+				check := c.ValidateUpdate
+				if in.name == "DecodeObject" && u.errors > 0 {
+					// The webhook's check: a changed value kept as bytes is
+					// reported by its bytes, where ValidateUpdate decodes it
+					// for the error to hold.
+					check = c.ValidateUpdateMarshaled
+				}
+				n := testing.AllocsPerRun(50, func() { check(in.obj, in.old) })
 				t.Logf("%v allocations", n)
 				if n > limit {
 					t.Errorf("ValidateUpdate allocates %v times, want at most %v", n, limit)

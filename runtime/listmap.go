@@ -102,7 +102,7 @@ func alignedPrefix(s *structure, nl, ol []interface{}) int {
 func (w *walker) listMap(s *structure, nl, ol []interface{}, p *field.Path, depth int) {
 	n := alignedPrefix(s, nl, ol)
 	for i := 0; i < n && !w.done(); i++ {
-		if _, ok := keyOf(s, nl[i]); ok {
+		if _, ok := keyOf(s, nl[i]); ok && w.enters(s.items, nl[i], ol[i], depth+1) {
 			w.walk(s.items, nl[i], ol[i], w.atIndex(p, i), depth+1)
 		}
 	}
@@ -119,7 +119,7 @@ func (w *walker) listMap(s *structure, nl, ol []interface{}, p *field.Path, dept
 		if !ok {
 			continue
 		}
-		if j := old.find(w.c, m, true); j >= 0 {
+		if j := old.find(w.c, m, true); j >= 0 && w.enters(s.items, nl[i], rest[j], depth+1) {
 			// Reported at the index in the new object.
 			w.walk(s.items, nl[i], rest[j], w.atIndex(p, i), depth+1)
 			if w.done() {
