@@ -68,11 +68,8 @@ func (c *Checker) rawEqual(n *node, da, db *decoder, depth int) verdict {
 		return c.rawList(n.structure.items, da, db, depth)
 	}
 	// No set below, or values of different kinds: the bytes decide.
-	sa, sb, ok := rawSkip(da, depth), rawSkip(db, depth), true
+	sa, sb := rawSkip(da, depth), rawSkip(db, depth)
 	if sa.end < 0 || sb.end < 0 {
-		ok = false
-	}
-	if !ok {
 		return unsure // unreachable: canonical checked the bytes
 	}
 	return sameIf(bytes.Equal(da.data[sa.start:sa.end], db.data[sb.start:sb.end]))

@@ -3,9 +3,12 @@ package runtime_test
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/immutable-gen/immutable-gen/runtime"
 )
@@ -24,7 +27,7 @@ func shapes(t testing.TB) *runtime.Checker {
 // shapesObject returns an object of the shapes schema with n items in each
 // list and map.
 func shapesObject(n int) map[string]interface{} {
-	var containers, ports, volumes, deps, tags, workers []interface{}
+	var containers, ports, volumes, deps, tags, workers, matrix []interface{}
 	selectors, mounts := map[string]interface{}{}, map[string]interface{}{}
 	for i := 0; i < n; i++ {
 		containers = append(containers, map[string]interface{}{
@@ -38,6 +41,9 @@ func shapesObject(n int) map[string]interface{} {
 		workers = append(workers, map[string]interface{}{"name": fmt.Sprintf("w%d", i), "image": fmt.Sprintf("worker:%d", i), "replicas": int64(1)})
 		selectors[fmt.Sprintf("s%d", i)] = map[string]interface{}{"key": fmt.Sprintf("app.kubernetes.io/s%d", i), "values": []interface{}{"a", "b"}}
 		mounts[fmt.Sprintf("m%d", i)] = map[string]interface{}{"source": fmt.Sprintf("/src/%d", i), "readOnly": true}
+		if i%4 == 0 {
+			matrix = append(matrix, []interface{}{fmt.Sprintf("r%d-a", i), fmt.Sprintf("r%d-b", i), fmt.Sprintf("r%d-c", i)})
+		}
 	}
 	return map[string]interface{}{
 		"apiVersion": "example.com/v1", "kind": "Shapes",
@@ -45,7 +51,7 @@ func shapesObject(n int) map[string]interface{} {
 		"spec": map[string]interface{}{
 			"id": "abc", "zone": "eu-1", "replicas": int64(3),
 			"containers": containers, "ports": ports, "volumes": volumes, "deps": deps, "tags": tags,
-			"selectors": selectors, "mounts": mounts, "workers": workers,
+			"selectors": selectors, "mounts": mounts, "workers": workers, "matrix": matrix,
 		},
 	}
 }
@@ -68,6 +74,12 @@ var shapesUpdates = []shapesUpdate{
 	{"reordered ignoreOrder list map", func(s map[string]interface{}) { s["deps"] = reversed(s["deps"].([]interface{})) }, 0},
 	{"reordered immutable items", func(s map[string]interface{}) { s["ports"] = reversed(s["ports"].([]interface{})) }, 0},
 	{"reordered items with a mutable field", func(s map[string]interface{}) { s["workers"] = reversed(s["workers"].([]interface{})) }, 0},
+	{"reordered sets in a list", func(s map[string]interface{}) {
+		for _, row := range s["matrix"].([]interface{}) {
+			row := row.([]interface{})
+			row[0], row[2] = row[2], row[0]
+		}
+	}, 0},
 	{"mutable field in a list-map item", func(s map[string]interface{}) {
 		s["workers"].([]interface{})[1].(map[string]interface{})["replicas"] = int64(7)
 		s["volumes"].([]interface{})[1].(map[string]interface{})["size"] = "2Gi"
@@ -82,6 +94,9 @@ var shapesUpdates = []shapesUpdate{
 	{"set item changed", func(s map[string]interface{}) { s["tags"].([]interface{})[0] = "other" }, 1},
 	{"ignoreOrder item changed", func(s map[string]interface{}) {
 		s["deps"].([]interface{})[0].(map[string]interface{})["version"] = "9"
+	}, 1},
+	{"a set in a list changed", func(s map[string]interface{}) {
+		s["matrix"].([]interface{})[1].([]interface{})[0] = "x"
 	}, 1},
 	{"immutable item changed", func(s map[string]interface{}) {
 		s["ports"].([]interface{})[0].(map[string]interface{})["port"] = int64(1)
@@ -118,4 +133,96 @@ func shapesPair(t testing.TB, n int, u shapesUpdate) (obj, old map[string]interf
 		t.Fatal(err)
 	}
 	return obj, old, objJSON, oldJSON
+}
+
+// shapesSchema returns the shapes schema, for generating objects.
+func shapesSchema(t testing.TB) *spec.Schema {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "shapes", "schema.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return schemaFromYAML(t, string(b))
+}
+
+// TestShapesDifferential: every update of shapesUpdates, and random
+// objects of the shapes schema with one spot changed, get the same
+// verdict from DecodeObject's results (validating and trusted modes) as
+// from the full decode, in encoding/json's bytes and respelled (keys in
+// another order, 1.0 for 1, escapes, white space, sets and ignoreOrder
+// list maps reordered), where sets and list maps compare by their items'
+// canonical bytes.
+func TestShapesDifferential(t *testing.T) {
+	c := shapes(t)
+	s := shapesSchema(t)
+	r := rand.New(rand.NewSource(34))
+	for _, u := range shapesUpdates {
+		t.Run(u.name, func(t *testing.T) {
+			obj, old, objJSON, oldJSON := shapesPair(t, 8, u)
+			sameVerdict(t, c, objJSON, oldJSON)
+			sameVerdict(t, c, oldJSON, objJSON)
+			for i := 0; i < 4; i++ {
+				ro, rold := respelled(obj, s, r), respelled(old, s, r)
+				sameVerdict(t, c, ro, oldJSON)
+				sameVerdict(t, c, objJSON, rold)
+				sameVerdict(t, c, ro, rold)
+				allowedDecoded(t, c, respelled(old, s, r), oldJSON)
+				allowedDecoded(t, c, respelled(obj, s, r), objJSON)
+			}
+		})
+	}
+	denied := 0
+	for i := 0; i < 150; i++ {
+		b := make([]byte, 64+r.Intn(256))
+		r.Read(b)
+		g := &gen{b: b}
+		a, bb := g.object(s), g.object(s)
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(bb)
+		sameVerdict(t, c, ja, jb)
+		changedObj := changeInside(deepCopy(a), r.Intn(16))
+		changed, _ := json.Marshal(changedObj)
+		sameVerdict(t, c, changed, ja)
+		if m, ok := changedObj.(map[string]interface{}); ok {
+			sameVerdict(t, c, respelled(m, s, r), respelled(a, s, r))
+			if len(c.ValidateUpdate(m, a)) > 0 {
+				denied++
+			}
+		}
+		ra := respelled(a, s, r)
+		sameVerdict(t, c, ra, ja)
+		allowedDecoded(t, c, ra, ja)
+	}
+	if denied < 15 {
+		t.Errorf("only %d of 150 changed objects are violations: the test says little", denied)
+	}
+}
+
+// FuzzShapes: objects of the shapes schema from the fuzzer's bytes, as
+// TestShapesDifferential checks them.
+func FuzzShapes(f *testing.F) {
+	f.Add([]byte("spec"), int64(1))
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25}, int64(7))
+	f.Add([]byte(`{"spec":{"tags":["a","b","a"],"deps":[{"name":"a","version":"1"},{"name":"a"}],"selectors":{"a":{"key":"k","values":["x"]}}}}`), int64(3))
+	s := shapesSchema(f)
+	c := shapes(f)
+	f.Fuzz(func(t *testing.T, data []byte, seed int64) {
+		r := rand.New(rand.NewSource(seed))
+		g := &gen{b: data}
+		x, y := g.object(s), g.object(s)
+		jx, _ := json.Marshal(x)
+		jy, _ := json.Marshal(y)
+		sameVerdict(t, c, jx, jy)
+		rx := respelled(x, s, r)
+		sameVerdict(t, c, rx, jx)
+		allowedDecoded(t, c, rx, jx)
+		sameVerdict(t, c, respelled(y, s, r), rx)
+		changedObj := changeInside(deepCopy(x), int(seed&0xff))
+		if m, ok := changedObj.(map[string]interface{}); ok {
+			cj, _ := json.Marshal(m)
+			sameVerdict(t, c, cj, jx)
+			sameVerdict(t, c, respelled(m, s, r), rx)
+		}
+		sameVerdict(t, c, data, jx)
+	})
 }
