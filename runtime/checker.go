@@ -49,8 +49,9 @@ func (c *Checker) Empty() bool {
 // ValidateUpdate checks the update of old to obj and returns one error per
 // violation, in a deterministic order: properties in name order, map keys in
 // key order, list items in list order. A nil obj or old is an absent object:
-// nothing is compared. ValidateUpdate does not allocate when obj and old are
-// equal.
+// nothing is compared. ValidateUpdate does not allocate on an update it
+// allows (scratch memory is pooled per Checker), and on one it refuses
+// allocates the errors, their paths and the values they hold.
 //
 // Violations are field.ErrorTypeInvalid "field is immutable" for a changed
 // value, and field.ErrorTypeForbidden for an added or removed immutable
