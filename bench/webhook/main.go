@@ -24,7 +24,7 @@
 // before it decoded only what the check reads (both objects decoded in
 // full) is measured beside them.
 //
-// Run it with make bench-webhook (the load test, under 5 minutes) or make
+// Run it with make bench-webhook (the load test, about 7 minutes) or make
 // soak-webhook (10 minutes at a moderate fixed rate, the server's heap,
 // resident memory and goroutines reported every minute). Each workload's
 // table ends with a line
