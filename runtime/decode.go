@@ -123,7 +123,8 @@ type decoder struct {
 	data []byte
 	pos  int
 	// text, if set, is data as a string: the strings the decoder builds
-	// are then substrings of it, one allocation for all of them.
+	// are then substrings of it, one allocation for all of them (set by
+	// unquote where data is at most maxSharedText bytes).
 	text string
 	// raws is where rawValues are allocated, a few at a time.
 	raws []rawValue
@@ -577,12 +578,23 @@ func (d *decoder) str() (interface{}, error) {
 	return d.unquote(start, d.pos, plain)
 }
 
+// maxSharedText bounds the documents whose strings unquote builds as
+// substrings of one copy of the document (decoder.text), made when the
+// first is built: one allocation instead of one a string, where the copy
+// is small; a larger document's few strings the check reads (a 1 MB
+// object's) are copied one by one.
+const maxSharedText = 64 << 10
+
 // unquote returns the string whose quoted form is d.data[start:end]. A
 // string without escapes whose bytes are valid UTF-8 is its bytes; others
 // are unquoted by the full decoder, which replaces invalid UTF-8 as it
 // does everywhere.
 func (d *decoder) unquote(start, end int, plain bool) (string, error) {
 	if raw := d.data[start+1 : end-1]; plain || (bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw)) {
+		if d.text == "" && len(d.data) <= maxSharedText {
+			// The strings built share one copy of the document.
+			d.text = string(d.data)
+		}
 		if d.text != "" {
 			return d.text[start+1 : end-1], nil
 		}
