@@ -368,7 +368,7 @@ func (d *decoder) member(s, keep *structure, start, end int, plain bool) (string
 		if name, ok := keep.walkName(raw); ok {
 			return name, child, nil
 		}
-		return string(raw), child, nil
+		return d.substring(start+1, end-1), child, nil
 	}
 	key, err := d.unquote(start, end, false)
 	if err != nil {
@@ -578,6 +578,19 @@ func (d *decoder) str() (interface{}, error) {
 	return d.unquote(start, d.pos, plain)
 }
 
+// substring returns d.data[start:end] as a string: a substring of
+// decoder.text where the document is at most maxSharedText bytes (the
+// strings built share one copy of it), else a copy of its own.
+func (d *decoder) substring(start, end int) string {
+	if d.text == "" && len(d.data) <= maxSharedText {
+		d.text = string(d.data)
+	}
+	if d.text != "" {
+		return d.text[start:end]
+	}
+	return string(d.data[start:end])
+}
+
 // maxSharedText bounds the documents whose strings unquote builds as
 // substrings of one copy of the document (decoder.text), made when the
 // first is built: one allocation instead of one a string, where the copy
@@ -591,14 +604,7 @@ const maxSharedText = 64 << 10
 // does everywhere.
 func (d *decoder) unquote(start, end int, plain bool) (string, error) {
 	if raw := d.data[start+1 : end-1]; plain || (bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw)) {
-		if d.text == "" && len(d.data) <= maxSharedText {
-			// The strings built share one copy of the document.
-			d.text = string(d.data)
-		}
-		if d.text != "" {
-			return d.text[start+1 : end-1], nil
-		}
-		return string(raw), nil
+		return d.substring(start+1, end-1), nil
 	}
 	var k string
 	if err := utiljson.Unmarshal(d.data[start:end], &k); err != nil {
