@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
@@ -123,9 +124,11 @@ type decoder struct {
 	data []byte
 	pos  int
 	// text, if set, is data as a string: the strings the decoder builds
-	// are then substrings of it, one allocation for all of them (set by
-	// unquote where data is at most maxSharedText bytes).
+	// are then substrings of it, one allocation for all of them.
 	text string
+	// strs holds the strings the decoder builds where text is not set
+	// (substring).
+	strs []byte
 	// raws is where rawValues are allocated, a few at a time.
 	raws []rawValue
 	// valid: data is known to be valid JSON (a JSON decoder checked it, as
@@ -579,24 +582,32 @@ func (d *decoder) str() (interface{}, error) {
 }
 
 // substring returns d.data[start:end] as a string: a substring of
-// decoder.text where the document is at most maxSharedText bytes (the
-// strings built share one copy of it), else a copy of its own.
+// decoder.text where it is set, else written into decoder.strs, so that
+// the strings built share a few buffers rather than one allocation each.
+// Bytes written there are never written again (a full buffer is left as
+// it is for a new one), so the strings stay immutable.
 func (d *decoder) substring(start, end int) string {
-	if d.text == "" && len(d.data) <= maxSharedText {
-		d.text = string(d.data)
-	}
 	if d.text != "" {
 		return d.text[start:end]
 	}
-	return string(d.data[start:end])
+	n := end - start
+	if n == 0 {
+		return ""
+	}
+	if cap(d.strs)-len(d.strs) < n {
+		d.strs = make([]byte, 0, max(n, min(2*cap(d.strs), maxStringBuffer), minStringBuffer))
+	}
+	off := len(d.strs)
+	d.strs = append(d.strs, d.data[start:end]...)
+	return unsafe.String(&d.strs[off], n)
 }
 
-// maxSharedText bounds the documents whose strings unquote builds as
-// substrings of one copy of the document (decoder.text), made when the
-// first is built: one allocation instead of one a string, where the copy
-// is small; a larger document's few strings the check reads (a 1 MB
-// object's) are copied one by one.
-const maxSharedText = 64 << 10
+// minStringBuffer and maxStringBuffer bound the buffers of decoder.strs:
+// each is twice the last, from 256 bytes to 64 KB (or one string's size).
+const (
+	minStringBuffer = 256
+	maxStringBuffer = 64 << 10
+)
 
 // unquote returns the string whose quoted form is d.data[start:end]. A
 // string without escapes whose bytes are valid UTF-8 is its bytes; others
