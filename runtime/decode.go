@@ -129,6 +129,12 @@ type decoder struct {
 	// strs holds the strings the decoder builds where text is not set
 	// (substring).
 	strs []byte
+	// keySlab holds the key values of list-map items kept as bytes
+	// (keySlots); keyDest and keyNames, while set, tell object to write
+	// the key properties of such an item there (item).
+	keySlab  []interface{}
+	keyDest  []interface{}
+	keyNames []string
 	// raws is where rawValues are allocated, a few at a time.
 	raws []rawValue
 	// valid: data is known to be valid JSON (a JSON decoder checked it, as
@@ -269,10 +275,14 @@ func literalValue(m mode, v bool, err error) (interface{}, error) {
 // keeps the properties of n that need a walk, and the other keys when
 // additionalProperties needs one; the other members are skipped.
 func (d *decoder) object(n *node, m mode, depth int, peer interface{}, keep *structure) (interface{}, error) {
+	// The key properties of a list-map item kept as bytes go into
+	// keyDest, by their index in keyNames, not into a map (item).
+	dest, names := d.keyDest, d.keyNames
+	d.keyDest, d.keyNames = nil, nil
 	peerObj, _ := peer.(map[string]interface{})
 	var obj map[string]interface{}
 	switch {
-	case m == skipMode:
+	case m == skipMode || dest != nil:
 	case len(peerObj) > 8:
 		// Likely as large as the other object's: made at that size, not
 		// grown.
@@ -329,7 +339,13 @@ func (d *decoder) object(n *node, m mode, depth int, peer interface{}, keep *str
 		if err != nil {
 			return nil, err
 		}
-		if cm != skipMode {
+		switch {
+		case cm == skipMode:
+		case dest != nil:
+			if i := keyPosition(names, key); i >= 0 {
+				dest[i] = v
+			}
+		default:
 			obj[key] = v
 		}
 
@@ -513,7 +529,9 @@ func (d *decoder) item(s, keys *structure, depth int, peer interface{}) (interfa
 	}
 	start := d.pos
 	valid := d.checkingOld()
-	k, err := d.object(&node{structure: keys}, walkMode, depth, nil, nil)
+	vals := d.keySlots(len(s.listKeys))
+	d.keyDest, d.keyNames = vals, s.listKeys
+	_, err := d.object(&node{structure: keys}, walkMode, depth, nil, nil)
 	d.valid = valid
 	if err != nil {
 		return nil, err
@@ -521,8 +539,29 @@ func (d *decoder) item(s, keys *structure, depth int, peer interface{}) (interfa
 	if len(d.raws) == cap(d.raws) {
 		d.raws = make([]rawValue, 0, 8)
 	}
-	d.raws = append(d.raws, rawValue{data: d.data[start:d.pos], depth: depth, keys: k.(map[string]interface{})})
+	d.raws = append(d.raws, rawValue{data: d.data[start:d.pos], depth: depth, keys: vals})
 	return &d.raws[len(d.raws)-1], nil
+}
+
+// keySlots returns n slots for the values of an item's key properties,
+// from a slab shared by the items of the document.
+func (d *decoder) keySlots(n int) []interface{} {
+	if cap(d.keySlab)-len(d.keySlab) < n {
+		d.keySlab = make([]interface{}, 0, max(n, 64))
+	}
+	i := len(d.keySlab)
+	d.keySlab = d.keySlab[:i+n]
+	return d.keySlab[i : i+n : i+n]
+}
+
+// keyPosition returns the index of name in names, or -1.
+func keyPosition(names []string, name string) int {
+	for i, n := range names {
+		if n == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // listKeyStructure is the structure that keeps the key properties of a

@@ -19,10 +19,11 @@ import (
 type rawValue struct {
 	data  []byte
 	depth int
-	// keys, for an item of a list map that is an object, holds its key
-	// properties as DecodeObject builds them, to correlate it (listmap.go);
-	// nil for anything else.
-	keys map[string]interface{}
+	// keys, for an item of a list map that is an object, holds the values
+	// of its key properties as DecodeObject builds them, in
+	// x-kubernetes-list-map-keys order (nil where one is absent), to
+	// correlate it (listmap.go); nil for anything else.
+	keys []interface{}
 }
 
 // sameBytes reports whether a and b are both rawValues with the same bytes.
