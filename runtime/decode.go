@@ -28,15 +28,15 @@ const maxNesting = 10000
 // pod template beside an immutable spec field, say) are validated and
 // skipped, not built. An array or object that the check compares whole
 // (immutable, or immutable once set) is validated and kept as its bytes:
-// ValidateUpdate compares two such values as bytes — with a set below them,
-// by their canonical bytes, a set as the multiset of its items' bytes — and
-// decodes them only where the bytes cannot decide, since keys in another
-// order, 1.0 for 1, escaped characters or a reordered set may still be
-// equal (docs/semantics.md, 2.3). The other parts the check reads are decoded as the API server
-// decodes unstructured content (k8s.io/apimachinery/pkg/util/json:
-// integers as int64, other numbers as float64), so ValidateUpdate returns
-// the same errors for two objects decoded with DecodeObject as for the same
-// objects decoded in full. The result is for ValidateUpdate only: it is not
+// ValidateUpdate compares two such values as bytes — with a set below
+// them, by their canonical bytes, a set as the multiset of its items'
+// bytes — and decodes them only where the bytes cannot decide, since keys
+// in another order, 1.0 for 1, escaped characters or a reordered set may
+// still be equal (docs/semantics.md, 2.3). The other parts the check reads
+// are decoded as the API server decodes unstructured content
+// (k8s.io/apimachinery/pkg/util/json: integers as int64, other numbers as
+// float64), so ValidateUpdate returns the same errors for two objects
+// decoded with DecodeObject as for the same objects decoded in full. The result is for ValidateUpdate only: it is not
 // the object, and it shares memory with raw, which must not change while
 // the result is in use.
 //
