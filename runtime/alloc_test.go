@@ -69,3 +69,45 @@ spec:
 		t.Errorf("ValidateUpdate allocates %v times on the rule schema, want 0", n)
 	}
 }
+
+// TestAllocationsByShape: on every shape, an allowed update allocates
+// nothing and one violation allocates at most what its error holds (10
+// allocations), on objects decoded in full and on objects decoded with
+// DecodeObject and DecodeOldObject, as the webhook decodes them.
+func TestAllocationsByShape(t *testing.T) {
+	c := shapes(t)
+	for _, u := range shapesUpdates {
+		obj, old, objJSON, oldJSON := shapesPair(t, 8, u)
+		dobj, err1 := c.DecodeObject(objJSON)
+		dold, err2 := c.DecodeOldObject(oldJSON, dobj)
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		for _, in := range []struct {
+			name     string
+			obj, old map[string]interface{}
+		}{{"decoded in full", obj, old}, {"DecodeObject", dobj, dold}} {
+			t.Run(u.name+"/"+in.name, func(t *testing.T) {
+				if errs := c.ValidateUpdate(in.obj, in.old); len(errs) != u.errors {
+					t.Fatalf("%d errors, want %d: %v", len(errs), u.errors, errs)
+				}
+				limit := 0.0
+				if u.errors > 0 {
+					limit = 10
+				}
+				check := c.ValidateUpdate
+				if in.name == "DecodeObject" && u.errors > 0 {
+					// The webhook's check: a changed value kept as bytes is
+					// reported by its bytes, where ValidateUpdate decodes it
+					// for the error to hold.
+					check = c.ValidateUpdateMarshaled
+				}
+				n := testing.AllocsPerRun(50, func() { check(in.obj, in.old) })
+				t.Logf("%v allocations", n)
+				if n > limit {
+					t.Errorf("ValidateUpdate allocates %v times, want at most %v", n, limit)
+				}
+			})
+		}
+	}
+}

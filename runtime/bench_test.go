@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -236,6 +237,43 @@ func BenchmarkPodSet(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				if !bytes.Equal(same, oldJSON) {
 					b.Fatal("a copy differs")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkShapes: every update of shapesUpdates (testdata/shapes, eight
+// items in each list and map) checked on objects decoded in full
+// (ValidateUpdate), and from the two JSON documents as the webhook checks
+// them (DecodeObject, DecodeOldObject, ValidateUpdateMarshaled).
+func BenchmarkShapes(b *testing.B) {
+	c := shapes(b)
+	for _, u := range shapesUpdates {
+		obj, old, objJSON, oldJSON := shapesPair(b, 8, u)
+		name := strings.ReplaceAll(u.name, " ", "-")
+		b.Run("ValidateUpdate/"+name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if errs := c.ValidateUpdate(obj, old); len(errs) != u.errors {
+					b.Fatal(errs)
+				}
+			}
+		})
+		b.Run("DecodeObject+marshaled/"+name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(objJSON) + len(oldJSON)))
+			for i := 0; i < b.N; i++ {
+				n, err := c.DecodeObject(objJSON)
+				if err != nil {
+					b.Fatal(err)
+				}
+				o, err := c.DecodeOldObject(oldJSON, n)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if errs := c.ValidateUpdateMarshaled(n, o); len(errs) != u.errors {
+					b.Fatal(errs)
 				}
 			}
 		})

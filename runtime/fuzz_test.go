@@ -215,7 +215,8 @@ func permuteSets(v interface{}, s *spec.Schema, r *rand.Rand) {
 		}
 		lt, _ := s.Extensions.GetString("x-kubernetes-list-type")
 		immutable, _ := s.Extensions.GetBool("x-kubernetes-immutable")
-		if lt == "set" || (lt == "map" && !immutable && distinctKeys(x, s)) {
+		unordered, _ := s.Extensions.GetBool("x-immutable-gen-ignore-order")
+		if lt == "set" || (lt == "map" && unordered) || (lt == "map" && !immutable && distinctKeys(x, s)) {
 			r.Shuffle(len(x), func(i, j int) { x[i], x[j] = x[j], x[i] })
 		}
 	}

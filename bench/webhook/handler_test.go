@@ -67,9 +67,13 @@ func serve(tb testing.TB, hook *admission.Webhook, body []byte) *httptest.Respon
 // benchWorkloads are the request mixes of the load test, by name.
 func benchWorkloads() map[string]mix {
 	return map[string]mix{
-		"immutable": podSetRequests(defaultPodSet),
-		"mutable":   requests(22),
-		"large":     podSetRequests(largePodSet),
+		"immutable":     podSetRequests(defaultPodSet),
+		"mutable":       requests(22),
+		"large":         podSetRequests(largePodSet),
+		shapesMixed:     shapeRequests(shapesMixed),
+		shapesUnchanged: shapeRequests(shapesUnchanged),
+		shapesMutable:   shapeRequests(shapesMutable),
+		shapesDenied:    shapeRequests(shapesDenied),
 	}
 }
 
@@ -77,14 +81,15 @@ func benchWorkloads() map[string]mix {
 // mix in controller-runtime's webhook HTTP handler, without TLS and the
 // network: the no-op webhook, the immutability webhook, the immutability
 // webhook decoding both objects in full (the "before" of issue 14), and
-// on the PodSets the typed ImmutableValidator beside a typed no-op.
+// on the PodSets the typed ImmutableValidator beside a typed no-op; the
+// Shapes one kind of update at a time (issue 34).
 func BenchmarkServeHTTP(b *testing.B) {
 	hs := hooks(b)
 	ws := benchWorkloads()
-	for _, name := range []string{"immutable", "mutable", "large"} {
+	for _, name := range []string{"immutable", "mutable", "large", shapesUnchanged, shapesMutable, shapesDenied} {
 		m := ws[name]
 		paths := []string{noopPath, webhook.Path, beforePath}
-		if name != "mutable" {
+		if name == "immutable" || name == "large" {
 			paths = append(paths, typedNoopPath, typedPath)
 		}
 		for _, path := range paths {
@@ -126,7 +131,7 @@ func TestMixVerdicts(t *testing.T) {
 	ws := benchWorkloads()
 	for name, m := range ws {
 		paths := []string{webhook.Path, beforePath}
-		if name != "mutable" {
+		if name == "immutable" || name == "large" {
 			paths = append(paths, typedPath)
 		}
 		for _, path := range paths {
@@ -142,17 +147,37 @@ func TestMixVerdicts(t *testing.T) {
 				}
 			}
 		}
-		if m.denials*4 != len(m.bodies) {
-			t.Errorf("%s: %d denials of %d requests, want a quarter", name, m.denials, len(m.bodies))
+		switch name {
+		case shapesUnchanged, shapesMutable:
+			if m.denials != 0 {
+				t.Errorf("%s: %d denials, want none", name, m.denials)
+			}
+		case shapesDenied:
+			if m.denials != len(m.bodies) {
+				t.Errorf("%s: %d denials of %d requests, want all", name, m.denials, len(m.bodies))
+			}
+		default:
+			if m.denials*4 != len(m.bodies) {
+				t.Errorf("%s: %d denials of %d requests, want a quarter", name, m.denials, len(m.bodies))
+			}
 		}
 	}
-	for name, want := range map[string][2]int{"immutable": {8 << 10, 10 << 10}, "mutable": {8 << 10, 10 << 10}, "large": {900 << 10, 1100 << 10}} {
+	for name, want := range map[string][2]int{"immutable": {8 << 10, 10 << 10}, "mutable": {8 << 10, 10 << 10}, "large": {900 << 10, 1100 << 10}, shapesMixed: {8 << 10, 10 << 10}} {
 		if size := ws[name].objectSize; size < want[0] || size > want[1] {
 			t.Errorf("%s: objects are %d bytes, want %d–%d", name, size, want[0], want[1])
 		}
 	}
 	if m := ws["immutable"]; m.immutableSize*10 < m.objectSize*8 {
 		t.Errorf("immutable: %d of %d bytes under immutable markers, want most", m.immutableSize, m.objectSize)
+	}
+	// The Shape's parts have the sizes of issue 34: a list map immutable
+	// whole of 4.2 KB, a list map of immutable items of 1.9 KB, a map of
+	// immutable values and a set of 1.1 KB.
+	spec := shapeObject("gold", 3)["spec"].(map[string]interface{})
+	for part, want := range map[string]int{"containers": 4200, "ports": 1900, "selectors": 1100, "hosts": 1100} {
+		if size := len(mustJSON(spec[part])); size < want*9/10 || size > want*11/10 {
+			t.Errorf("shapes: %s is %d bytes, want about %d", part, size, want)
+		}
 	}
 }
 
@@ -172,7 +197,7 @@ func BenchmarkHandle(b *testing.B) {
 	}
 	full := must(fullDecodeHandler())
 	ws := benchWorkloads()
-	for _, name := range []string{"immutable", "mutable", "large"} {
+	for _, name := range []string{"immutable", "mutable", "large", shapesUnchanged, shapesMutable, shapesDenied} {
 		var reqs []admission.Request
 		for _, body := range ws[name].bodies {
 			var review admissionv1.AdmissionReview

@@ -12,6 +12,8 @@
 //     immutable markers (apis/v1, testdata/podsets-crd.yaml);
 //   - mutable: Workloads of about 9 KB whose bytes sit mostly in mutable
 //     fields (testdata/workloads-crd.yaml);
+//   - shapes: Shapes of about 9 KB whose immutable bytes are spread over
+//     every shape the runtime enforces (testdata/shapes-crd.yaml);
 //   - large: one PodSet of about 1 MB;
 //   - typed: the PodSets through webhook.ImmutableValidator[*PodSet], on
 //     the typed objects controller-runtime decodes, against a typed
@@ -22,7 +24,7 @@
 // before it decoded only what the check reads (both objects decoded in
 // full) is measured beside them.
 //
-// Run it with make bench-webhook (the load test, under 5 minutes) or make
+// Run it with make bench-webhook (the load test, about 7 minutes) or make
 // soak-webhook (10 minutes at a moderate fixed rate, the server's heap,
 // resident memory and goroutines reported every minute). Each workload's
 // table ends with a line
@@ -83,6 +85,9 @@ var workloadsCRD []byte
 //go:embed testdata/podsets-crd.yaml
 var podSetsCRD []byte
 
+//go:embed testdata/shapes-crd.yaml
+var shapesCRD []byte
+
 // The paths the server process serves, beside webhook.Path.
 const (
 	noopPath      = "/noop"       // admission.Allowed("") for every request
@@ -97,7 +102,7 @@ func main() {
 		duration    = flag.Duration("duration", time.Second, "length of one attack (one webhook at one concurrency level)")
 		rounds      = flag.Int("rounds", 6, "attacks per webhook, workload and level; the order of the two webhooks alternates by round")
 		clientsFlag = flag.String("clients", "1,16,64", "concurrency levels (concurrent clients, each one request at a time)")
-		workloads   = flag.String("workloads", "immutable,mutable,large,typed", "the workloads to measure, in this order (see -help)")
+		workloads   = flag.String("workloads", "immutable,shapes,mutable,large,typed", "the workloads to measure, in this order (see -help)")
 		envs        = flag.Int("env", 22, "env entries per container of the mostly mutable workload: sets its object size")
 		soak        = flag.Duration("soak", 0, "instead of the load test, soak the webhook this long at -soak-rate (mostly mutable workload)")
 		soakRate    = flag.Int("soak-rate", 200, "requests per second during the soak")
@@ -129,6 +134,13 @@ const workloadHelp = `  immutable  PodSets of about 9 KB whose bytes sit mostly 
              immutable list of volumes, an immutable set, a map with immutable values)
   mutable    Workloads of about 9 KB whose bytes sit mostly in mutable fields
              (testdata/workloads-crd.yaml: a free-form pod template beside 5 markers)
+  shapes     Shapes of about 9 KB whose immutable bytes are spread over every shape
+             (testdata/shapes-crd.yaml: a list map immutable whole, a list map of
+             immutable items, a map of immutable values, an immutable set, scalars)
+  shapes-unchanged, shapes-mutable, shapes-denied
+             (not by default) the Shapes with one kind of update each: unchanged,
+             a mutable field and a list-map item's mutable field changed, an
+             immutable change (all denied)
   large      one PodSet of about 1 MB, mostly immutable
   wrapped    (not by default) the immutable PodSets through the same handler
              registered as &admission.Webhook{Handler: h} rather than
@@ -138,7 +150,8 @@ const workloadHelp = `  immutable  PodSets of about 9 KB whose bytes sit mostly 
   typed      the immutable PodSets through webhook.ImmutableValidator[*PodSet]
              (controller-runtime decodes the typed objects) against a typed
              validator that allows everything: what the generated check adds
-  Of every four updates of a workload three are allowed and one is denied.
+  Of every four updates of a workload three are allowed and one is denied
+  (but in the shapes workloads of one kind of update).
 `
 
 // comparison is one measured workload: a request mix sent to a checked
@@ -174,6 +187,9 @@ func workloadsByName(names string, envs int) ([]comparison, error) {
 			m.deny = make([]bool, len(m.deny)) // the second no-op allows everything
 			w = comparison{m: m, path: noop2Path, noop: noopPath,
 				about: "A/A: the no-op against a second no-op, the harness's own noise"}
+		case shapesMixed, shapesUnchanged, shapesMutable, shapesDenied:
+			w = comparison{m: shapeRequests(name), path: webhook.Path, noop: noopPath, full: true,
+				about: "every shape (issue 34): Shapes, unstructured webhook.Handler against the no-op"}
 		case "typed":
 			w = comparison{m: podSetRequests(defaultPodSet), path: typedPath, noop: typedNoopPath,
 				about: "typed, mostly immutable: PodSets, ImmutableValidator[*PodSet] against a typed no-op validator"}
@@ -482,11 +498,11 @@ func writeCertificate(dir string) (*x509.CertPool, error) {
 	return pool, nil
 }
 
-// benchResources are the checked resources of both CRDs: workloads and
-// podsets.
+// benchResources are the checked resources of the CRDs: workloads,
+// podsets and shapes.
 func benchResources() ([]enforce.Resource, error) {
 	var all []enforce.Resource
-	for _, crd := range [][]byte{workloadsCRD, podSetsCRD} {
+	for _, crd := range [][]byte{workloadsCRD, podSetsCRD, shapesCRD} {
 		rs, err := enforce.FromCRD(crd)
 		if err != nil {
 			return nil, err

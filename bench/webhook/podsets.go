@@ -94,7 +94,7 @@ func podSet(sc podSetScale, image string, replicas int32) *benchv1.PodSet {
 			Labels: map[string]string{"app.kubernetes.io/name": "checkout", "app.kubernetes.io/part-of": "shop"},
 			ManagedFields: []metav1.ManagedFieldsEntry{{
 				Manager: "kubectl-client-side-apply", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "bench.immutable-gen.io/v1",
-				FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:replicas":{},"f:suspend":{}}}`)},
+				FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:replicas":{},"f:suspend":{}}}`),
 			}},
 		},
 		Spec: benchv1.PodSetSpec{Replicas: replicas, Suspend: &suspend, Containers: containers, Volumes: volumes, Hosts: hosts, Routes: routes},

@@ -17,6 +17,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+	"unsafe"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -110,13 +112,20 @@ func Reported(value any) any {
 		}
 		return reportedText(value, text)
 	}
-	if over(value, MaxQuotedValue) {
-		// Decoded JSON whose text is surely longer: not marshaled.
-		switch value.(type) {
-		case map[string]interface{}:
+	switch value.(type) {
+	case map[string]interface{}:
+		// Decoded JSON: the length of its text is counted, not written (a
+		// violation allocates what it holds, not a text to measure).
+		if n, ok := jsonLength(value, MaxQuotedValue); ok && n > MaxQuotedValue {
 			return "object"
-		case []interface{}:
+		} else if ok {
+			return value
+		}
+	case []interface{}:
+		if n, ok := jsonLength(value, MaxQuotedValue); ok && n > MaxQuotedValue {
 			return "array"
+		} else if ok {
+			return value
 		}
 	}
 	rv := reflect.ValueOf(value)
@@ -190,6 +199,93 @@ func over(v any, limit int) bool {
 	return count(v)
 }
 
+// jsonLength returns the length of the JSON json.Marshal writes for v,
+// decoded JSON, or a length past limit once it is past limit; ok is false
+// where v holds something else (a value json.Marshal may refuse, such as
+// NaN, or another Go type), which the caller marshals. It writes nothing
+// on the heap.
+func jsonLength(v any, limit int) (n int, ok bool) {
+	var buf [64]byte
+	var count func(v any) bool
+	count = func(v any) bool {
+		switch x := v.(type) {
+		case nil:
+			n += 4
+		case bool:
+			n += 4
+			if !x {
+				n++
+			}
+		case string:
+			if len(x)+2 > limit {
+				n += len(x) + 2 // at least
+				return true
+			}
+			n += stringLength(x)
+		case int64:
+			n += len(strconv.AppendInt(buf[:0], x, 10))
+		case float64:
+			text, ok := jsonwrite.Float(buf[:0], x)
+			if !ok {
+				return false
+			}
+			n += len(text)
+		case map[string]interface{}:
+			if x == nil {
+				n += 4
+				break
+			}
+			n += 1 + max(len(x), 1) // braces, commas
+			for k, e := range x {
+				n += stringLength(k) + 1 // the key and its colon
+				if n > limit {
+					return true
+				}
+				if !count(e) {
+					return false
+				}
+			}
+		case []interface{}:
+			if x == nil {
+				n += 4
+				break
+			}
+			n += 1 + max(len(x), 1) // brackets, commas
+			for _, e := range x {
+				if n > limit {
+					return true
+				}
+				if !count(e) {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+		return true
+	}
+	return n, count(v)
+}
+
+// stringLength is the length of the JSON json.Marshal writes for s:
+// printable ASCII other than the quote, the backslash and the HTML
+// characters as it is, every other character as jsonwrite writes it.
+func stringLength(s string) int {
+	n := 2
+	var buf [16]byte
+	for i := 0; i < len(s); {
+		if c := s[i]; c >= 0x20 && c < 0x80 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			n++
+			i++
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		n += len(jsonwrite.String(buf[:0], s[i:i+size])) - 2
+		i += size
+	}
+	return n
+}
+
 // reportedText is Reported for a value whose JSON is text.
 func reportedText(value any, text []byte) any {
 	if len(text) <= MaxQuotedValue {
@@ -258,8 +354,78 @@ func pathString(p *field.Path) string {
 	if p == nil {
 		return ""
 	}
-	return p.String()
+	return PathString(p)
 }
+
+// PathString renders p as p.String() does ("spec.ports[0].name"; a nil
+// p as "<nil>"), allocating the string only, where p.String() allocates
+// four times: a violation's path is rendered once, and holding its string
+// is all the error needs.
+func PathString(p *field.Path) string {
+	if p == nil || !pathMirrored {
+		return p.String()
+	}
+	n := 0
+	for e := (*pathMirror)(unsafe.Pointer(p)); e != nil; e = e.parent {
+		if len(e.name) > 0 {
+			n += len(e.name)
+			if e.parent != nil {
+				n++
+			}
+		} else {
+			n += len(e.index) + 2
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	b := make([]byte, n)
+	for e := (*pathMirror)(unsafe.Pointer(p)); e != nil; e = e.parent {
+		if len(e.name) > 0 {
+			n -= len(e.name)
+			copy(b[n:], e.name)
+			if e.parent != nil {
+				n--
+				b[n] = '.'
+			}
+		} else {
+			n--
+			b[n] = ']'
+			n -= len(e.index)
+			copy(b[n:], e.index)
+			n--
+			b[n] = '['
+		}
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// pathMirror is field.Path's layout: its field's name, or "" for a
+// subscript (index or map key), the subscript, and the parent element.
+// PathString reads a field.Path through it where pathMirrored says that
+// the apimachinery the program is built with has that layout (it has from
+// v0.31 to v0.37 at least); elsewhere it calls Path.String.
+type pathMirror struct {
+	name   string
+	index  string
+	parent *pathMirror
+}
+
+// pathMirrored reports whether field.Path has pathMirror's layout:
+// computed once and never changed.
+var pathMirrored = func() bool {
+	pt, mt := reflect.TypeOf(field.Path{}), reflect.TypeOf(pathMirror{})
+	if pt.NumField() != mt.NumField() || pt.Size() != mt.Size() {
+		return false
+	}
+	for i := 0; i < pt.NumField(); i++ {
+		pf, mf := pt.Field(i), mt.Field(i)
+		if pf.Name != mf.Name || pf.Offset != mf.Offset || pf.Type.Kind() != mf.Type.Kind() {
+			return false
+		}
+	}
+	return pt.Field(2).Type == reflect.TypeOf(&field.Path{})
+}()
 
 // QuoteKey renders a map key for a message: "team".
 func QuoteKey(k string) string { return strconv.Quote(k) }

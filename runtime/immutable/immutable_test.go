@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -438,5 +439,55 @@ func TestWhenSupport(t *testing.T) {
 	}
 	if IndexOutOfBounds(3).Error() != "index out of bounds: 3" || ErrNull.Error() != "invalid data, got null for schema with nullable=false" {
 		t.Error("the errors' texts are not the API server's")
+	}
+}
+
+// FuzzJSONLength: the length Reported counts for decoded JSON is the
+// length of json.Marshal's text, escapes, invalid UTF-8, HTML characters
+// and numbers included.
+func FuzzJSONLength(f *testing.F) {
+	f.Add([]byte(`{"a":[1,2.5,-0.0,1e300,"x<y>&z\u2028\u0007\b\f","\ud800",true,false,null,{}],"":[]}`))
+	f.Add([]byte("\"\xff\xfe caf\xc3\xa9 \\\"quoted\\\" \\\\ \t\n\r\""))
+	f.Add([]byte(`[123456789012345678901234567890, 0.000001, 1e21, 1e-7, -5]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		values := []any{string(data), []interface{}{string(data)}, map[string]interface{}{string(data): int64(len(data))}}
+		var v any
+		if utiljson.Unmarshal(data, &v) == nil {
+			values = append(values, v)
+		}
+		for _, v := range values {
+			text, err := json.Marshal(v)
+			if err != nil {
+				continue
+			}
+			n, ok := jsonLength(v, 1<<30)
+			if !ok || n != len(text) {
+				t.Fatalf("jsonLength(%s) = %d, %v; json.Marshal writes %d bytes", text, n, ok, len(text))
+			}
+		}
+	})
+}
+
+// TestPathString: PathString renders paths as Path.String does.
+func TestPathString(t *testing.T) {
+	if !pathMirrored {
+		t.Fatal("field.Path's layout is not pathMirror's: PathString falls back to Path.String")
+	}
+	root := field.NewPath("spec")
+	for name, p := range map[string]*field.Path{
+		"root":          root,
+		"child":         root.Child("ports"),
+		"index":         root.Child("ports").Index(12),
+		"key":           root.Child("labels").Key("a.b/c"),
+		"empty key":     root.Child("labels").Key(""),
+		"index of root": field.NewPath("").Index(0),
+		"empty names":   field.NewPath("").Child("").Child("x"),
+		"deep":          root.Child("a").Index(1).Key("k").Child("b").Index(2).Index(3),
+		"several":       field.NewPath("spec", "template", "spec"),
+		"nil":           nil,
+	} {
+		if got, want := PathString(p), p.String(); got != want {
+			t.Errorf("%s: PathString = %q, Path.String = %q", name, got, want)
+		}
 	}
 }

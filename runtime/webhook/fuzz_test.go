@@ -88,6 +88,18 @@ func FuzzHandle(f *testing.F) {
 	// HTML characters, escapes, numbers spelled otherwise.
 	f.Add(append(append(gadget(`"class":{"b":"<x>&","a":[1,2.5,-0,1e21,1E-7,"\u2028"],"a":3,"\u00e9":"\ud800"}`), 0), gadget(`"class":{"a":3,"b":"<x>&"}`)...))
 	f.Add(append(append(gadget(`"class":[{"z":null,"y":true},{"\u0061":1.0,"a":10E-1,"b":[]}]`), 0), gadget(`"class":[{"y":true,"z":null},{"a":1}]`)...))
+	// The shapes compared by their items' canonical bytes (issue 34): an
+	// ignoreOrder list map, a list map's immutable items and a map's
+	// immutable values holding a set, reordered and respelled (equal) or
+	// changed.
+	shapes := []string{
+		`"deps":[{"name":"a","version":"1"},{"name":"b","version":"2"}]`,
+		`"images":[{"name":"a","ref":"r1"},{"name":"b","ref":"r2"}]`,
+		`"selectors":{"s":{"key":"k","values":["x","y"]},"t":{"key":"l","values":[]}}`,
+	}
+	f.Add(append(append(gadget(`"deps":[{"name":"b","version":"2"},{"version":"1","name":"a"}]`, `"images":[{"name":"b","ref":"r2"},{"name":"a","ref":"r1"}]`, `"selectors":{"t":{"values":[],"key":"l"},"s":{"key":"k","values":["y","x"]}}`), 0), gadget(shapes...)...))
+	f.Add(append(append(gadget(`"deps":[{"name":"b","version":"2"},{"name":"a","version":"9"}]`, `"images":[{"name":"b","ref":"r3"},{"name":"a","ref":"r1"}]`, `"selectors":{"s":{"key":"k","values":["y","z"]},"t":{"key":"l","values":[]}}`), 0), gadget(shapes...)...))
+	f.Add(append(append(gadget(`"deps":[{"name":"a","version":"1"},{"name":"a","version":"1"}]`, `"images":[{"name":"a","ref":"r1"},{"name":"a","ref":"r1"}]`), 0), gadget(shapes...)...))
 	f.Add([]byte(`{"spec":{"class":1e400}}`))
 	f.Add([]byte(`[` + "\x00" + `null`))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -98,14 +110,17 @@ func FuzzHandle(f *testing.F) {
 		sameAnswer(t, h, checker, obj, old)
 		servedAnswer(t, h, checker, obj, old)
 		// The new object in other bytes (keys reordered, numbers and
-		// strings spelled otherwise, the set reordered): against the new
+		// strings spelled otherwise, the set and the ignoreOrder list map
+		// reordered): against the new
 		// object itself, an update that changes nothing.
 		var decoded map[string]interface{}
 		if len(obj) > 0 && utiljson.Unmarshal(obj, &decoded) == nil && decoded != nil {
 			r := rand.New(rand.NewSource(int64(len(data))))
 			if spec, ok := decoded["spec"].(map[string]interface{}); ok {
-				if tags, ok := spec["tags"].([]interface{}); ok {
-					r.Shuffle(len(tags), func(i, j int) { tags[i], tags[j] = tags[j], tags[i] })
+				for _, set := range []string{"tags", "deps"} {
+					if l, ok := spec[set].([]interface{}); ok {
+						r.Shuffle(len(l), func(i, j int) { l[i], l[j] = l[j], l[i] })
+					}
 				}
 			}
 			re := respell.Respell(decoded, r)

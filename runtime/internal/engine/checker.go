@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"sync"
+
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/immutable-gen/immutable-gen/runtime/when"
@@ -24,6 +26,13 @@ type Checker struct {
 	// field is, for a Checker that Field made, the path of its value in
 	// the kind (properties joined by "."); "" for a Checker of the kind.
 	field string
+	// indices pools the hash indices (hashindex.go) of the comparisons
+	// that correlate items, so that a reordered set or list map costs no
+	// allocation.
+	indices sync.Pool
+	// spans pools the item spans of the comparisons of sets kept as
+	// bytes (rawequal.go).
+	spans sync.Pool
 }
 
 func newChecker(root *node) *Checker {
@@ -43,8 +52,9 @@ func (c *Checker) Empty() bool {
 // ValidateUpdate checks the update of old to obj and returns one error per
 // violation, in a deterministic order: properties in name order, map keys in
 // key order, list items in list order. A nil obj or old is an absent object:
-// nothing is compared. ValidateUpdate does not allocate when obj and old are
-// equal.
+// nothing is compared. ValidateUpdate does not allocate on an update it
+// allows (scratch memory is pooled per Checker), and on one it refuses
+// allocates the errors, their paths and the values they hold.
 //
 // Violations are field.ErrorTypeInvalid "field is immutable" for a changed
 // value, and field.ErrorTypeForbidden for an added or removed immutable

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
@@ -25,14 +26,15 @@ const maxNesting = 10000
 // pod template beside an immutable spec field, say) are validated and
 // skipped, not built. An array or object that the check compares whole
 // (immutable, or immutable once set) is validated and kept as its bytes:
-// ValidateUpdate compares two such values as bytes, and decodes them only
-// where the bytes differ, since keys in another order, 1.0 for 1, escaped
-// characters or a reordered set may still be equal (docs/semantics.md,
-// 2.3). The other parts the check reads are decoded as the API server
-// decodes unstructured content (k8s.io/apimachinery/pkg/util/json:
-// integers as int64, other numbers as float64), so ValidateUpdate returns
-// the same errors for two objects decoded with DecodeObject as for the same
-// objects decoded in full. The result is for ValidateUpdate only: it is not
+// ValidateUpdate compares two such values as bytes — with a set below
+// them, by their canonical bytes, a set as the multiset of its items'
+// bytes — and decodes them only where the bytes cannot decide, since keys
+// in another order, 1.0 for 1, escaped characters or a reordered set may
+// still be equal (docs/semantics.md, 2.3). The other parts the check reads
+// are decoded as the API server decodes unstructured content
+// (k8s.io/apimachinery/pkg/util/json: integers as int64, other numbers as
+// float64), so ValidateUpdate returns the same errors for two objects
+// decoded with DecodeObject as for the same objects decoded in full. The result is for ValidateUpdate only: it is not
 // the object, and it shares memory with raw, which must not change while
 // the result is in use.
 //
@@ -128,6 +130,15 @@ type decoder struct {
 	// text, if set, is data as a string: the strings the decoder builds
 	// are then substrings of it, one allocation for all of them.
 	text string
+	// strs holds the strings the decoder builds where text is not set
+	// (substring).
+	strs []byte
+	// keySlab holds the key values of list-map items kept as bytes
+	// (keySlots); keyDest and keyNames, while set, tell object to write
+	// the key properties of such an item there (item).
+	keySlab  []interface{}
+	keyDest  []interface{}
+	keyNames []string
 	// raws is where rawValues are allocated, a few at a time.
 	raws []rawValue
 	// valid: data is known to be valid JSON (a JSON decoder checked it, as
@@ -268,10 +279,14 @@ func literalValue(m mode, v bool, err error) (interface{}, error) {
 // keeps the properties of n that need a walk, and the other keys when
 // additionalProperties needs one; the other members are skipped.
 func (d *decoder) object(n *node, m mode, depth int, peer interface{}, keep *structure) (interface{}, error) {
+	// The key properties of a list-map item kept as bytes go into
+	// keyDest, by their index in keyNames, not into a map (item).
+	dest, names := d.keyDest, d.keyNames
+	d.keyDest, d.keyNames = nil, nil
 	peerObj, _ := peer.(map[string]interface{})
 	var obj map[string]interface{}
 	switch {
-	case m == skipMode:
+	case m == skipMode || dest != nil:
 	case len(peerObj) > 8:
 		// Likely as large as the other object's: made at that size, not
 		// grown.
@@ -328,7 +343,13 @@ func (d *decoder) object(n *node, m mode, depth int, peer interface{}, keep *str
 		if err != nil {
 			return nil, err
 		}
-		if cm != skipMode {
+		switch {
+		case cm == skipMode:
+		case dest != nil:
+			if i := keyPosition(names, key); i >= 0 {
+				dest[i] = v
+			}
+		default:
 			obj[key] = v
 		}
 
@@ -370,7 +391,7 @@ func (d *decoder) member(s, keep *structure, start, end int, plain bool) (string
 		if name, ok := keep.walkName(raw); ok {
 			return name, child, nil
 		}
-		return string(raw), child, nil
+		return d.substring(start+1, end-1), child, nil
 	}
 	key, err := d.unquote(start, end, false)
 	if err != nil {
@@ -512,7 +533,9 @@ func (d *decoder) item(s, keys *structure, depth int, peer interface{}) (interfa
 	}
 	start := d.pos
 	valid := d.checkingOld()
-	k, err := d.object(&node{structure: keys}, walkMode, depth, nil, nil)
+	vals := d.keySlots(len(s.listKeys))
+	d.keyDest, d.keyNames = vals, s.listKeys
+	_, err := d.object(&node{structure: keys}, walkMode, depth, nil, nil)
 	d.valid = valid
 	if err != nil {
 		return nil, err
@@ -520,8 +543,29 @@ func (d *decoder) item(s, keys *structure, depth int, peer interface{}) (interfa
 	if len(d.raws) == cap(d.raws) {
 		d.raws = make([]rawValue, 0, 8)
 	}
-	d.raws = append(d.raws, rawValue{data: d.data[start:d.pos], depth: depth, keys: k.(map[string]interface{})})
+	d.raws = append(d.raws, rawValue{data: d.data[start:d.pos], depth: depth, keys: vals})
 	return &d.raws[len(d.raws)-1], nil
+}
+
+// keySlots returns n slots for the values of an item's key properties,
+// from a slab shared by the items of the document.
+func (d *decoder) keySlots(n int) []interface{} {
+	if cap(d.keySlab)-len(d.keySlab) < n {
+		d.keySlab = make([]interface{}, 0, max(n, 64))
+	}
+	i := len(d.keySlab)
+	d.keySlab = d.keySlab[:i+n]
+	return d.keySlab[i : i+n : i+n]
+}
+
+// keyPosition returns the index of name in names, or -1.
+func keyPosition(names []string, name string) int {
+	for i, n := range names {
+		if n == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // listKeyStructure is the structure that keeps the key properties of a
@@ -580,16 +624,41 @@ func (d *decoder) str() (interface{}, error) {
 	return d.unquote(start, d.pos, plain)
 }
 
+// substring returns d.data[start:end] as a string: a substring of
+// decoder.text where it is set, else written into decoder.strs, so that
+// the strings built share a few buffers rather than one allocation each.
+// Bytes written there are never written again (a full buffer is left as
+// it is for a new one), so the strings stay immutable.
+func (d *decoder) substring(start, end int) string {
+	if d.text != "" {
+		return d.text[start:end]
+	}
+	n := end - start
+	if n == 0 {
+		return ""
+	}
+	if cap(d.strs)-len(d.strs) < n {
+		d.strs = make([]byte, 0, max(n, min(2*cap(d.strs), maxStringBuffer), minStringBuffer))
+	}
+	off := len(d.strs)
+	d.strs = append(d.strs, d.data[start:end]...)
+	return unsafe.String(&d.strs[off], n)
+}
+
+// minStringBuffer and maxStringBuffer bound the buffers of decoder.strs:
+// each is twice the last, from 256 bytes to 64 KB (or one string's size).
+const (
+	minStringBuffer = 256
+	maxStringBuffer = 64 << 10
+)
+
 // unquote returns the string whose quoted form is d.data[start:end]. A
 // string without escapes whose bytes are valid UTF-8 is its bytes; others
 // are unquoted by the full decoder, which replaces invalid UTF-8 as it
 // does everywhere.
 func (d *decoder) unquote(start, end int, plain bool) (string, error) {
 	if raw := d.data[start+1 : end-1]; plain || (bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw)) {
-		if d.text != "" {
-			return d.text[start+1 : end-1], nil
-		}
-		return string(raw), nil
+		return d.substring(start+1, end-1), nil
 	}
 	var k string
 	if err := utiljson.Unmarshal(d.data[start:end], &k); err != nil {

@@ -132,7 +132,8 @@ func (c *Checker) equalMultiset(item *node, x, y []interface{}, depth int) bool 
 	case 1:
 		return false // the only remaining pair differs
 	}
-	idx := newHashIndex(len(x))
+	idx := c.index(len(x))
+	defer c.putIndex(idx)
 	for i := len(x) - 1; i >= 0; i-- {
 		idx.add(c.hashValue(item, x[i], depth), i)
 	}

@@ -18,12 +18,48 @@ type hashSlot struct {
 	used bool
 }
 
-func newHashIndex(n int) *hashIndex {
+// reset makes x an empty index for n items, reusing its memory where it
+// is large enough.
+func (x *hashIndex) reset(n int) {
 	size := 8
 	for size < 2*n {
 		size <<= 1
 	}
-	return &hashIndex{mask: uint64(size - 1), slots: make([]hashSlot, size), next: make([]int32, n)}
+	if cap(x.slots) < size {
+		x.slots = make([]hashSlot, size)
+	} else {
+		x.slots = x.slots[:size]
+		clear(x.slots)
+	}
+	if cap(x.next) < n {
+		x.next = make([]int32, n)
+	} else {
+		x.next = x.next[:n]
+	}
+	x.mask = uint64(size - 1)
+}
+
+// maxPooledItems bounds the items of an index the pool keeps: a huge
+// list's index is left to the garbage collector.
+const maxPooledItems = 1 << 16
+
+// index returns an empty index for n items from c's pool; putIndex gives
+// it back. Comparisons nest (a set inside a set's items), so each takes
+// its own.
+func (c *Checker) index(n int) *hashIndex {
+	x, _ := c.indices.Get().(*hashIndex)
+	if x == nil {
+		x = new(hashIndex)
+	}
+	x.reset(n)
+	return x
+}
+
+// putIndex returns x to c's pool, unless it is huge.
+func (c *Checker) putIndex(x *hashIndex) {
+	if cap(x.next) <= maxPooledItems {
+		c.indices.Put(x)
+	}
 }
 
 // slot returns the slot of hash h, or the empty slot where it would go.

@@ -15,33 +15,50 @@ import (
 // up in order: the n-th new item with a key goes with the n-th old item with
 // that key.
 
-// itemObject returns an item of a list map as an object, for its key: an
-// item DecodeObject kept as bytes is its key properties.
-func itemObject(item interface{}) (map[string]interface{}, bool) {
-	if r, ok := item.(*rawValue); ok {
-		return r.keys, r.keys != nil
+// itemKey is the key properties of an item of a list map: the item
+// itself, an object, or for an item DecodeObject kept as bytes the values
+// of its key properties in x-kubernetes-list-map-keys order (rawValue.keys).
+type itemKey struct {
+	m    map[string]interface{}
+	vals []interface{}
+}
+
+// get returns the value of the i-th key property (nil: absent).
+func (k itemKey) get(s *structure, i int) interface{} {
+	if k.vals != nil {
+		return k.vals[i]
 	}
-	return asObject(item)
+	return k.m[s.listKeys[i]]
+}
+
+// itemKeys returns the key properties of an item of a list map, if it is
+// an object.
+func itemKeys(item interface{}) (itemKey, bool) {
+	if r, ok := item.(*rawValue); ok {
+		return itemKey{vals: r.keys}, r.keys != nil
+	}
+	m, ok := asObject(item)
+	return itemKey{m: m}, ok
 }
 
 // keyOf reports whether item has a complete key under s.
-func keyOf(s *structure, item interface{}) (map[string]interface{}, bool) {
-	m, ok := itemObject(item)
+func keyOf(s *structure, item interface{}) (itemKey, bool) {
+	k, ok := itemKeys(item)
 	if !ok {
-		return nil, false
+		return itemKey{}, false
 	}
-	for _, k := range s.listKeys {
-		if !keyScalar(m[k]) {
-			return nil, false
+	for i := range s.listKeys {
+		if !keyScalar(k.get(s, i)) {
+			return itemKey{}, false
 		}
 	}
-	return m, true
+	return k, true
 }
 
 // sameKey reports whether a and b, both keyed, have the same key.
-func sameKey(s *structure, a, b map[string]interface{}) bool {
-	for _, k := range s.listKeys {
-		if !eqPlain(a[k], b[k], 0) {
+func sameKey(s *structure, a, b itemKey) bool {
+	for i := range s.listKeys {
+		if !eqPlain(a.get(s, i), b.get(s, i), 0) {
 			return false
 		}
 	}
@@ -63,17 +80,17 @@ func keyScalar(v interface{}) bool {
 // aligned reports whether items a and b correlate by position: both have
 // the same key, or neither has one. It looks each key up once per item.
 func aligned(s *structure, a, b interface{}) bool {
-	am, aok := itemObject(a)
-	bm, bok := itemObject(b)
+	am, aok := itemKeys(a)
+	bm, bok := itemKeys(b)
 	aKeyed, bKeyed, same := aok, bok, true
-	for _, k := range s.listKeys {
+	for i := range s.listKeys {
 		var av, bv interface{}
 		if aKeyed {
-			av = am[k]
+			av = am.get(s, i)
 			aKeyed = keyScalar(av)
 		}
 		if bKeyed {
-			bv = bm[k]
+			bv = bm.get(s, i)
 			bKeyed = keyScalar(bv)
 		}
 		if aKeyed && bKeyed && same {
@@ -102,7 +119,7 @@ func alignedPrefix(s *structure, nl, ol []interface{}) int {
 func (w *walker) listMap(s *structure, nl, ol []interface{}, p *field.Path, depth int) {
 	n := alignedPrefix(s, nl, ol)
 	for i := 0; i < n && !w.done(); i++ {
-		if _, ok := keyOf(s, nl[i]); ok {
+		if _, ok := keyOf(s, nl[i]); ok && w.enters(s.items, nl[i], ol[i], depth+1) {
 			w.walk(s.items, nl[i], ol[i], w.atIndex(p, i), depth+1)
 		}
 	}
@@ -113,12 +130,13 @@ func (w *walker) listMap(s *structure, nl, ol []interface{}, p *field.Path, dept
 	// rank pairs the whole lists by rank.
 	rest := ol[n:]
 	old := w.c.newKeyIndex(s, rest)
+	defer w.c.putIndex(old.idx)
 	for i := n; i < len(nl); i++ {
 		m, ok := keyOf(s, nl[i])
 		if !ok {
 			continue
 		}
-		if j := old.find(w.c, m, true); j >= 0 {
+		if j := old.find(w.c, m, true); j >= 0 && w.enters(s.items, nl[i], rest[j], depth+1) {
 			// Reported at the index in the new object.
 			w.walk(s.items, nl[i], rest[j], w.atIndex(p, i), depth+1)
 			if w.done() {
@@ -136,7 +154,9 @@ func (w *walker) listKeys(s *structure, nl, ol []interface{}, p *field.Path) {
 		return
 	}
 	oldIdx := w.c.newKeyIndex(s, ol)
+	defer w.c.putIndex(oldIdx.idx)
 	newIdx := w.c.newKeyIndex(s, nl)
+	defer w.c.putIndex(newIdx.idx)
 	for i, item := range ol {
 		if m, ok := keyOf(s, item); ok && oldIdx.find(w.c, m, false) == i && newIdx.find(w.c, m, false) < 0 {
 			if !w.report {
@@ -164,8 +184,8 @@ type keyIndex struct {
 	idx   *hashIndex
 }
 
-func (c *Checker) newKeyIndex(s *structure, items []interface{}) *keyIndex {
-	x := &keyIndex{s: s, items: items, idx: newHashIndex(len(items))}
+func (c *Checker) newKeyIndex(s *structure, items []interface{}) keyIndex {
+	x := keyIndex{s: s, items: items, idx: c.index(len(items))}
 	for i := len(items) - 1; i >= 0; i-- {
 		if m, ok := keyOf(s, items[i]); ok {
 			x.idx.add(c.keyHash(s, m), i)
@@ -176,7 +196,7 @@ func (c *Checker) newKeyIndex(s *structure, items []interface{}) *keyIndex {
 
 // find returns the index of the first item with the key of m, or -1; with
 // take, that item is removed from the index.
-func (x *keyIndex) find(c *Checker, m map[string]interface{}, take bool) int {
+func (x *keyIndex) find(c *Checker, m itemKey, take bool) int {
 	return x.idx.find(c.keyHash(x.s, m), func(i int) bool {
 		other, _ := keyOf(x.s, x.items[i])
 		return sameKey(x.s, m, other)
@@ -184,20 +204,20 @@ func (x *keyIndex) find(c *Checker, m map[string]interface{}, take bool) int {
 }
 
 // keyHash hashes the key of a keyed item.
-func (c *Checker) keyHash(s *structure, m map[string]interface{}) uint64 {
+func (c *Checker) keyHash(s *structure, m itemKey) uint64 {
 	h := uint64(len(s.listKeys))
-	for _, k := range s.listKeys {
-		h = c.h.mix(h, c.hashValue(nil, m[k], 0))
+	for i := range s.listKeys {
+		h = c.h.mix(h, c.hashValue(nil, m.get(s, i), 0))
 	}
 	return h
 }
 
 // formatKey renders the key of an item for a message, as a JSON object with
 // the key properties in x-kubernetes-list-map-keys order: {"name":"http"}.
-func formatKey(s *structure, m map[string]interface{}) string {
+func formatKey(s *structure, m itemKey) string {
 	values := make([]string, len(s.listKeys))
-	for i, k := range s.listKeys {
-		values[i] = formatScalar(m[k])
+	for i := range s.listKeys {
+		values[i] = formatScalar(m.get(s, i))
 	}
 	return immutable.FormatKey(s.listKeys, values...)
 }

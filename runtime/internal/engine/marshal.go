@@ -422,13 +422,11 @@ func (w *walker) changedRaw(nv *rawValue, p *field.Path) *field.Error {
 // changedText is the violation of the changed value nv, whose text is
 // text: quoted, in a copy of text, where it is short enough (Reported).
 func changedText(p *field.Path, nv *rawValue, text []byte) *field.Error {
-	e := immutable.Changed(p, MarshaledValue{json: text, raw: nv})
-	if v, quoted := e.BadValue.(MarshaledValue); quoted {
+	if len(text) <= immutable.MaxQuotedValue {
 		// Quoted (short): the text outlives the buffer it is in.
-		v.json = bytes.Clone(text)
-		e.BadValue = v
+		text = bytes.Clone(text)
 	}
-	return e
+	return immutable.Changed(p, MarshaledValue{json: text, raw: nv})
 }
 
 // canonical reports whether r's bytes are the text marshalRaw writes for

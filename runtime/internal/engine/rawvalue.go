@@ -11,17 +11,19 @@ import (
 //
 // The API server serialises the old and the new object the same way, so an
 // unchanged value has the same bytes on both sides, and equal bytes are
-// equal values: a document decodes one way. Only where the bytes differ is
-// the value decoded and compared by the equality of docs/semantics.md 2.3,
-// under which keys in another order, 1.0 for 1, escaped characters and a
-// reordered set change nothing.
+// equal values: a document decodes one way. Where the bytes differ and a
+// set is below, canonical bytes are compared (rawequal.go); only where
+// they cannot decide is the value decoded and compared by the equality of
+// docs/semantics.md 2.3, under which keys in another order, 1.0 for 1,
+// escaped characters and a reordered set change nothing.
 type rawValue struct {
 	data  []byte
 	depth int
-	// keys, for an item of a list map that is an object, holds its key
-	// properties as DecodeObject builds them, to correlate it (listmap.go);
-	// nil for anything else.
-	keys map[string]interface{}
+	// keys, for an item of a list map that is an object, holds the values
+	// of its key properties as DecodeObject builds them, in
+	// x-kubernetes-list-map-keys order (nil where one is absent), to
+	// correlate it (listmap.go); nil for anything else.
+	keys []interface{}
 }
 
 // sameBytes reports whether a and b are both rawValues with the same bytes.

@@ -73,6 +73,9 @@ func (w *walker) deep(p *field.Path) {
 // unusable reports, and returns true for, a value at p that is not JSON or
 // nests too deep. It scans in key order, so the report is deterministic.
 func (w *walker) unusable(v interface{}, p *field.Path, depth int) bool {
+	if usable(v, depth) {
+		return false
+	}
 	rel, problem := scan(v, depth)
 	switch problem {
 	case nil:
@@ -100,10 +103,45 @@ func pathString(p *field.Path) string {
 	if p == nil {
 		return ""
 	}
-	return p.String()
+	return immutable.PathString(p)
 }
 
 var errTooDeep = errors.New("too deep")
+
+// usable reports whether scan finds nothing in v, without allocating: it
+// visits map keys in any order, which matters only for where scan reports
+// a problem.
+func usable(v interface{}, depth int) bool {
+	switch x := v.(type) {
+	case nil, string, bool, int64, float64:
+		if f, ok := v.(float64); ok {
+			return !math.IsNaN(f) && !math.IsInf(f, 0)
+		}
+		return true
+	case map[string]interface{}:
+		if depth >= MaxDepth && len(x) > 0 {
+			return false
+		}
+		for _, e := range x {
+			if !usable(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	case []interface{}:
+		if depth >= MaxDepth && len(x) > 0 {
+			return false
+		}
+		for _, e := range x {
+			if !usable(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	n, ok := toNumber(v)
+	return ok && n.kind != numInvalid
+}
 
 // scan looks for the first part of v, in key order, that is not a JSON value
 // or lies deeper than MaxDepth, and returns its path relative to v.

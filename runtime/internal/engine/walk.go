@@ -1,7 +1,8 @@
 package engine
 
 import (
-	"sort"
+	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -36,6 +37,31 @@ type walker struct {
 
 // done reports whether the first walk can stop.
 func (w *walker) done() bool { return w.found && !w.report }
+
+// maxProbeDepth bounds the depth at which the second walk probes a value
+// before it enters it (enters): below it, it enters every value, as the
+// first walk does. Each probe reads at most the value probed, and the
+// second walk probes only the values inside those it enters, so the
+// probes read each part of the objects at most maxProbeDepth times: the
+// walk stays linear in the objects' size however deep they nest.
+const maxProbeDepth = 32
+
+// enters reports whether the walk goes into the values nv and ov at n,
+// present in both, at depth: the first walk always; the second walk,
+// which builds paths (a heap allocation each), only where a first walk
+// of the values finds a violation, so that a violation allocates its
+// error and its path, not the paths of everything beside it.
+func (w *walker) enters(n *node, nv, ov interface{}, depth int) bool {
+	if !w.report || depth > maxProbeDepth {
+		return true
+	}
+	probe := walker{c: w.c, self: w.self, oldSelf: w.oldSelf, conds: w.conds}
+	probe.walk(n, nv, ov, nil, depth)
+	if w.conds == nil {
+		w.conds = probe.conds // the conditions it evaluated, not evaluated again
+	}
+	return probe.found
+}
 
 // at returns the path of property name below p, on the second walk only.
 func (w *walker) at(p *field.Path, name string) *field.Path {
@@ -116,6 +142,22 @@ func (w *walker) whole(n *node, nv, ov interface{}, p *field.Path, depth int) {
 		return
 	}
 	raw := bothRaw(nv, ov)
+	if raw && n.comparesSets() {
+		// A set below: compared by canonical bytes, not decoded, where
+		// the bytes are canonical.
+		nr, or := nv.(*rawValue), ov.(*rawValue)
+		switch w.c.compareRaw(n, nr, or) {
+		case same:
+			return
+		case differ:
+			if !w.report {
+				w.found = true
+				return
+			}
+			w.errs = append(w.errs, w.changedRaw(nr, p))
+			return
+		}
+	}
 	if raw && !w.report {
 		w.found = true
 		return
@@ -176,7 +218,9 @@ func (w *walker) object(s *structure, nm, om map[string]interface{}, p *field.Pa
 		ov, inOld := om[pr.name]
 		switch {
 		case inNew && inOld:
-			w.walk(pr.node, nv, ov, w.at(p, pr.name), depth+1)
+			if w.enters(pr.node, nv, ov, depth+1) {
+				w.walk(pr.node, nv, ov, w.at(p, pr.name), depth+1)
+			}
 		case inNew != inOld && pr.node.hasMark():
 			// Immutable once set: absent in old, it may be set now; fixed
 			// while present: it may come and go.
@@ -211,13 +255,15 @@ func (w *walker) entries(s *structure, nm, om map[string]interface{}, p *field.P
 		}
 		return
 	}
-	keys := make([]string, 0, len(nm))
-	for k := range nm {
-		if _, ok := om[k]; ok && !s.isProp(k) {
+	// The keys whose values violate, in order: none is allocated for the
+	// others.
+	var keys []string
+	for k, nv := range nm {
+		if ov, ok := om[k]; ok && !s.isProp(k) && w.enters(s.additional, nv, ov, depth+1) {
 			keys = append(keys, k)
 		}
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	for _, k := range keys {
 		w.walk(s.additional, nm[k], om[k], w.atKey(p, k), depth+1)
 	}
@@ -245,7 +291,9 @@ func (w *walker) list(s *structure, nl, ol []interface{}, p *field.Path, depth i
 		// Atomic: correlate by index. Appending and truncating are allowed.
 		n := min(len(nl), len(ol))
 		for i := 0; i < n && !w.done(); i++ {
-			w.walk(s.items, nl[i], ol[i], w.atIndex(p, i), depth+1)
+			if w.enters(s.items, nl[i], ol[i], depth+1) {
+				w.walk(s.items, nl[i], ol[i], w.atIndex(p, i), depth+1)
+			}
 		}
 	}
 }
@@ -307,7 +355,7 @@ func (w *walker) mapKeys(s *structure, nm, om map[string]interface{}, p *field.P
 			changes = append(changes, change{k, false})
 		}
 	}
-	sort.Slice(changes, func(i, j int) bool { return changes[i].key < changes[j].key })
+	slices.SortFunc(changes, func(a, b change) int { return strings.Compare(a.key, b.key) })
 	for _, ch := range changes {
 		w.keyChanged(p, quoteKey(ch.key), ch.added)
 	}
