@@ -12,29 +12,9 @@ import (
 	"github.com/immutable-gen/immutable-gen/runtime/extension"
 )
 
-// The vendor extensions Compile reads: the immutability extensions (named
-// in package runtime/extension) and Kubernetes' list and map extensions.
+// The Kubernetes extensions Compile reads beside the immutability ones
+// (named in package runtime/extension).
 const (
-	ExtImmutable     = extension.Immutable
-	ExtImmutableKeys = extension.ImmutableKeys
-	// ExtImmutableOnce is immutable-gen's own extension for
-	// +immutable=once, beyond the KEP: a property that, once present, may
-	// not change or be removed; while absent it may be set.
-	ExtImmutableOnce = extension.ImmutableOnce
-	// ExtNoModify is immutable-gen's own extension for validation-gen's
-	// +k8s:update=NoModify alone, beyond the KEP: while present in the old
-	// and the new object the value may not change; it may come and go.
-	ExtNoModify = extension.NoModify
-	// ExtNoSet and ExtNoUnset are immutable-gen's own extensions for
-	// validation-gen's +k8s:update=NoSet and =NoUnset, beyond the KEP: the
-	// property may not be added, or removed.
-	ExtNoSet   = extension.NoSet
-	ExtNoUnset = extension.NoUnset
-	// ExtIgnoreOrder is immutable-gen's own extension for
-	// +immutable:ignoreOrder, beyond the KEP: beside x-kubernetes-immutable
-	// or x-immutable-gen-immutable-once, the list maps in the value compare
-	// by key, their order ignored (as the API server's CEL compares them).
-	ExtIgnoreOrder  = extension.IgnoreOrder
 	extListType     = extension.ListType
 	extListMapKeys  = extension.ListMapKeys
 	extMapType      = extension.MapType
@@ -180,32 +160,32 @@ func (c *compiler) compileInto(n *node, s *spec.Schema, path string, depth int) 
 // readFlags reads the immutability extensions of s into n.
 func (c *compiler) readFlags(n *node, s *spec.Schema, path string) {
 	for _, k := range slices.Sorted(maps.Keys(s.Extensions)) {
-		for _, want := range []string{ExtImmutable, ExtImmutableKeys, ExtImmutableOnce, ExtIgnoreOrder, ExtNoModify, ExtNoSet, ExtNoUnset, ExtWhen} {
+		for _, want := range []string{extension.Immutable, extension.ImmutableKeys, extension.ImmutableOnce, extension.IgnoreOrder, extension.NoModify, extension.NoSet, extension.NoUnset, extension.When} {
 			if k != want && strings.EqualFold(k, want) {
 				c.errorf(path, "unknown extension %s: the extension is spelled %s", k, want)
 			}
 		}
 	}
-	if c.trueFlag(s, ExtImmutable, path) {
+	if c.trueFlag(s, extension.Immutable, path) {
 		n.immutable = true
 	}
-	if c.trueFlag(s, ExtImmutableKeys, path) {
+	if c.trueFlag(s, extension.ImmutableKeys, path) {
 		n.immutableKeys = true
 		c.keyed = append(c.keyed, keyedNode{n: n, path: path})
 	}
-	if c.trueFlag(s, ExtImmutableOnce, path) {
+	if c.trueFlag(s, extension.ImmutableOnce, path) {
 		n.immutableOnce = true
 	}
-	if c.trueFlag(s, ExtNoModify, path) {
+	if c.trueFlag(s, extension.NoModify, path) {
 		n.noModify = true
 	}
-	if c.trueFlag(s, ExtNoSet, path) {
+	if c.trueFlag(s, extension.NoSet, path) {
 		n.noSet = true
 	}
-	if c.trueFlag(s, ExtNoUnset, path) {
+	if c.trueFlag(s, extension.NoUnset, path) {
 		n.noUnset = true
 	}
-	if c.trueFlag(s, ExtIgnoreOrder, path) {
+	if c.trueFlag(s, extension.IgnoreOrder, path) {
 		n.ignoreOrder = true
 		c.unordered = append(c.unordered, keyedNode{n: n, path: path})
 	}
@@ -442,7 +422,7 @@ func (c *compiler) noMarks(s *spec.Schema, path string, depth int, where string)
 	if depth > MaxDepth {
 		return
 	}
-	for _, k := range []string{ExtImmutable, ExtImmutableKeys, ExtImmutableOnce, ExtIgnoreOrder, ExtNoModify, ExtNoSet, ExtNoUnset, ExtWhen} {
+	for _, k := range []string{extension.Immutable, extension.ImmutableKeys, extension.ImmutableOnce, extension.IgnoreOrder, extension.NoModify, extension.NoSet, extension.NoUnset, extension.When} {
 		if _, ok := s.Extensions[k]; ok {
 			c.errorf(path, "%s has no effect %s: put it on the schema of the field itself", k, where)
 		}
@@ -496,7 +476,7 @@ func (c *compiler) finish(root *node, s *spec.Schema) (*Checker, error) {
 		for _, x := range []struct {
 			on  bool
 			ext string
-		}{{e.n.immutableOnce, ExtImmutableOnce}, {e.n.noModify, ExtNoModify}, {e.n.noSet, ExtNoSet}, {e.n.noUnset, ExtNoUnset}} {
+		}{{e.n.immutableOnce, extension.ImmutableOnce}, {e.n.noModify, extension.NoModify}, {e.n.noSet, extension.NoSet}, {e.n.noUnset, extension.NoUnset}} {
 			if x.on {
 				msg, fix := extension.NotOnElements(x.ext, e.values, "")
 				c.errorf(e.path, "%s; %s", msg, fix)
@@ -505,7 +485,7 @@ func (c *compiler) finish(root *node, s *spec.Schema) (*Checker, error) {
 	}
 	for _, ws := range c.whens {
 		if !ws.n.hasMark() {
-			c.errorf(ws.path, "%s has no effect without an immutability extension on the same schema (%s): it says when they hold", ExtWhen, formExtensions())
+			c.errorf(ws.path, "%s has no effect without an immutability extension on the same schema (%s): it says when they hold", extension.When, formExtensions())
 		}
 	}
 	c.ignoreOrder()
@@ -627,7 +607,7 @@ func (c *compiler) ignoreOrder() {
 	memo := map[*structure]*structure{}
 	for _, u := range c.unordered {
 		if !u.n.whole() {
-			c.errorf(u.path, "%s has no effect without %s or %s on the same schema: it says how the value compared whole treats the order of its list maps", ExtIgnoreOrder, ExtImmutable, ExtImmutableOnce)
+			c.errorf(u.path, "%s has no effect without %s or %s on the same schema: it says how the value compared whole treats the order of its list maps", extension.IgnoreOrder, extension.Immutable, extension.ImmutableOnce)
 			continue
 		}
 		if u.n.when != nil {

@@ -14,14 +14,6 @@ import (
 	"github.com/immutable-gen/immutable-gen/runtime/when"
 )
 
-// ExtWhen is immutable-gen's own extension for +immutable:when, beyond the
-// KEP: a condition (a string, in package runtime/when's subset of CEL, on
-// self and oldSelf, the new and the old object at the kind's root) beside
-// the immutability extensions of the same schema, which then hold only in
-// the updates where it is true (docs/semantics.md, "Conditional
-// immutability").
-const ExtWhen = extension.When
-
 // whenSite is a node with x-immutable-gen-when, whose flags (linked from
 // $refs) are checked once the graph is linked.
 type whenSite struct {
@@ -32,18 +24,18 @@ type whenSite struct {
 // readCondition reads x-immutable-gen-when of s into n: a string that
 // when.Parse accepts, beside an immutability extension of the same schema.
 func (c *compiler) readCondition(n *node, s *spec.Schema, path string) {
-	v, ok := s.Extensions[ExtWhen]
+	v, ok := s.Extensions[extension.When]
 	if !ok {
 		return
 	}
 	text, isString := v.(string)
 	if !isString {
-		c.errorf(path, "%s must be a string, the condition, not %s", ExtWhen, describe(v))
+		c.errorf(path, "%s must be a string, the condition, not %s", extension.When, describe(v))
 		return
 	}
 	expr, err := when.Parse(text)
 	if err != nil {
-		c.errorf(path, "%s: %v", ExtWhen, err)
+		c.errorf(path, "%s: %v", extension.When, err)
 		return
 	}
 	n.when = expr
@@ -171,7 +163,7 @@ var errNoRoots = errors.New("the kind's objects were not given")
 // not be evaluated: as the API server reports a rule whose evaluation
 // fails, at the rule's place, the root (fldPath), of type Invalid.
 func conditionFailed(fldPath, p *field.Path, cond *when.Expr, err error) *field.Error {
-	return field.Invalid(fldPath, "object", fmt.Sprintf("%v evaluating the condition of the immutability of %s (%s: %s)", err, pathString(p), ExtWhen, cond))
+	return field.Invalid(fldPath, "object", fmt.Sprintf("%v evaluating the condition of the immutability of %s (%s: %s)", err, pathString(p), extension.When, cond))
 }
 
 // conditional checks the values at n, which has a condition, present in
@@ -235,7 +227,7 @@ func (w *walker) gate(cond *when.Expr, sub *walker, p *field.Path) {
 		}
 		if w.conds.reportFailure(cond) {
 			if err == errNoRoots {
-				w.add(field.InternalError(w.root, fmt.Errorf("the condition of the immutability of %s (%s: %s) reads the kind's whole objects, which were not given: a Checker that (*Checker).Field made checks conditions in ValidateUpdateBelow", pathString(p), ExtWhen, cond)), w.root)
+				w.add(field.InternalError(w.root, fmt.Errorf("the condition of the immutability of %s (%s: %s) reads the kind's whole objects, which were not given: a Checker that (*Checker).Field made checks conditions in ValidateUpdateBelow", pathString(p), extension.When, cond)), w.root)
 				break
 			}
 			w.add(conditionFailed(w.root, p, cond, err), w.root)
