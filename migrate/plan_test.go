@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/immutable-gen/immutable-gen/internal/proofsize"
 )
 
 // planCase is a small API written for one shape: the rules on the spec
@@ -311,7 +313,7 @@ func planModule(t *testing.T, root string, c planCase) Options {
 		}
 	}
 	rel, _ := filepath.Rel(root, dir)
-	o := Options{Dir: root, Paths: []string{"./" + filepath.ToSlash(rel)}, Updates: 200}
+	o := Options{Dir: root, Paths: []string{"./" + filepath.ToSlash(rel)}, Updates: proofsize.Of(t, "random updates per CRD version", 200, 20)}
 	if c.options != nil {
 		c.options(&o)
 	}
