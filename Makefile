@@ -33,7 +33,7 @@ test-proofs:
 	IMMUTABLE_GEN_PROOFS=full $(GO) test $(PROOF_PACKAGES)
 
 ## PROOF_PACKAGES: the root packages whose tests read IMMUTABLE_GEN_PROOFS (internal/proofsize checks this list against the tests)
-PROOF_PACKAGES = ./migrate/...
+PROOF_PACKAGES = ./cmd/immutable-gen ./internal/whendiff ./lint ./migrate ./validators
 
 ## test-all: test, test-modules, test-proofs and every e2e step, as .ci/run runs them (ci also checks formatting, vet, staticcheck and the example)
 .PHONY: test-all
