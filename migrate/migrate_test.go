@@ -15,6 +15,7 @@ import (
 // differential finds closed holes only, and every difference it finds is
 // found by a targeted update (none by the random ones only).
 func TestExample(t *testing.T) {
+	t.Parallel() // beside the other long proofs (TestShapes)
 	root, _ := filepath.Abs("..")
 	// The sample keeps --k8s-immutable=immutable, which also rewrites
 	// +k8s:immutable; cmd/immutable-gen's TestMigrateGolden runs the

@@ -101,6 +101,7 @@ const planFields = `	// +kubebuilder:validation:MaxLength=15
 // the whole command: plan, rewrite, the CRDs before and after, and the
 // differential, which must prove each rewrite.
 func TestPlan(t *testing.T) {
+	t.Parallel() // beside the other long proofs (TestShapes)
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)

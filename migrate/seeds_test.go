@@ -17,6 +17,7 @@ import (
 // left as written with the reason, with every seed, and the others are
 // written. No difference is found by a random update only.
 func TestSeeds(t *testing.T) {
+	t.Parallel() // beside the other long proofs (TestShapes)
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)

@@ -243,6 +243,11 @@ type Thing struct {
 // +immutable:ignoreOrder, sets and free-form content without it, every
 // rewrite proven, and no difference found by a random update only.
 func TestShapes(t *testing.T) {
+	// Parallel with the other long proofs of the package (each works in
+	// its own directory), so that this package, the last of go test ./...
+	// to finish, uses both cores; TestDifferentialCatchesWrongConditions,
+	// which sets mutateWhen, is not parallel and so runs before them.
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("migrates a larger API twice")
 	}
