@@ -15,7 +15,7 @@ build:
 example:
 	cd examples && $(GO) generate ./...
 
-## test: the README's `go test ./...`: the root module's tests, the long proofs at a sample size (docs/testing.md); about a minute and a half on a new 2-core machine
+## test: the README's `go test ./...`: the root module's tests, the long proofs at a sample size (docs/testing.md, which has its times)
 test:
 	$(GO) test ./...
 
