@@ -58,9 +58,10 @@ e2e-webhook:
 	bash e2e/kubeapiserver/binaries/build.sh
 	cd e2e/kubeapiserver && $(GO) test ./... -count=1 -timeout 20m
 
-## golden: rewrite every golden file under testdata/golden; review the diff
+## golden: rewrite every golden file under testdata/golden, the sample's and the full size's (migrate's report.txt); review the diff
 golden:
 	$(GO) test ./... -update
+	IMMUTABLE_GEN_PROOFS=full $(GO) test ./cmd/immutable-gen -run '^TestMigrateGolden$$' -update
 
 ## lint: gofmt, go vet, staticcheck
 lint:
