@@ -15,9 +15,30 @@ build:
 example:
 	cd examples && $(GO) generate ./...
 
-## test: the whole default test suite (what CI runs)
+## test: the README's `go test ./...`: the root module's tests, the long proofs at a sample size (docs/testing.md, which has its times)
 test:
 	$(GO) test ./...
+
+## RUNTIME_MODULES: the nested library modules (internal/modules checks this list against the tree)
+RUNTIME_MODULES = runtime runtime/admission runtime/webhook
+
+## test-modules: go vet and go test in each nested library module, against its floors (Go 1.23, k8s.io v0.31, controller-runtime v0.19)
+.PHONY: test-modules
+test-modules:
+	for m in $(RUNTIME_MODULES); do (cd $$m && GOWORK=off GOFLAGS=-mod=readonly GOTOOLCHAIN=local $(GO) vet ./... && GOWORK=off GOFLAGS=-mod=readonly GOTOOLCHAIN=local $(GO) test ./...) || exit 1; done
+
+## test-proofs: the root module's long proofs at full size (IMMUTABLE_GEN_PROOFS=full: migrate's differentials, the validators' and lint's differentials, ...; docs/testing.md)
+.PHONY: test-proofs
+test-proofs:
+	IMMUTABLE_GEN_PROOFS=full $(GO) test $(PROOF_PACKAGES)
+
+## PROOF_PACKAGES: the root packages whose tests read IMMUTABLE_GEN_PROOFS (internal/proofsize checks this list against the tests)
+PROOF_PACKAGES = ./cmd/immutable-gen ./internal/whendiff ./lint ./migrate ./validators
+
+## test-all: test, test-modules, test-proofs and every e2e step, as .ci/run runs them (ci also checks formatting, vet, staticcheck and the example)
+.PHONY: test-all
+test-all: test test-modules test-proofs e2e e2e-lintcorpus
+	cd bench/validators && $(GO) test ./... -count=1
 
 ## e2e: the generated CEL CRDs on a real, in-process API server (nested module e2e/)
 e2e:
@@ -37,21 +58,22 @@ e2e-webhook:
 	bash e2e/kubeapiserver/binaries/build.sh
 	cd e2e/kubeapiserver && $(GO) test ./... -count=1 -timeout 20m
 
-## golden: rewrite every golden file under testdata/golden; review the diff
+## golden: rewrite every golden file under testdata/golden, the sample's and the full size's (migrate's report.txt); review the diff
 golden:
 	$(GO) test ./... -update
+	IMMUTABLE_GEN_PROOFS=full $(GO) test ./cmd/immutable-gen -run '^TestMigrateGolden$$' -update
 
 ## lint: gofmt, go vet, staticcheck
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
-	for m in runtime runtime/webhook runtime/admission; do (cd $$m && $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...) || exit 1; done
+	for m in $(RUNTIME_MODULES); do (cd $$m && $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...) || exit 1; done
 
 ## fuzz: run each fuzz target for FUZZTIME (default 30s), of the root module and of the runtime modules
 FUZZTIME ?= 30s
 fuzz:
-	@for mod in . runtime runtime/webhook runtime/admission; do \
+	@for mod in . $(RUNTIME_MODULES); do \
 	  for pkg in $$(cd $$mod && $(GO) list ./...); do \
 	    for f in $$(cd $$mod && $(GO) test -list 'Fuzz.*' $$pkg | grep '^Fuzz'); do \
 	      echo "== $$pkg $$f"; (cd $$mod && $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg) || exit 1; \

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/immutable-gen/immutable-gen/internal/proofsize"
 	"github.com/immutable-gen/immutable-gen/migrate"
 	"github.com/immutable-gen/immutable-gen/migrate/proof"
 )
@@ -14,10 +15,14 @@ import (
 // differential finds closed holes only, and every difference it finds is
 // found by a targeted update (none by the random ones only).
 func TestExample(t *testing.T) {
+	t.Parallel() // beside the other long proofs (TestShapes)
 	root, _ := filepath.Abs("..")
-	for _, k8s := range []string{migrate.K8sImmutableKeep, migrate.K8sImmutableMarker} {
+	// The sample keeps --k8s-immutable=immutable, which also rewrites
+	// +k8s:immutable; cmd/immutable-gen's TestMigrateGolden runs the
+	// default (keep) on the same example.
+	for _, k8s := range proofsize.Pick(t, "--k8s-immutable modes", []string{migrate.K8sImmutableKeep, migrate.K8sImmutableMarker}, 1) {
 		t.Run(k8s, func(t *testing.T) {
-			res, err := migrate.Run(migrate.Options{Dir: root, Paths: []string{"./testdata/apis/migrate/..."}, K8sImmutable: k8s, Updates: 300})
+			res, err := migrate.Run(migrate.Options{Dir: root, Paths: []string{"./testdata/apis/migrate/..."}, K8sImmutable: k8s, Updates: proofsize.Of(t, "random updates per CRD version", 300, 20)})
 			if err != nil {
 				t.Fatal(err)
 			}

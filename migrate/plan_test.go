@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/immutable-gen/immutable-gen/internal/proofsize"
 )
 
 // planCase is a small API written for one shape: the rules on the spec
@@ -99,12 +101,15 @@ const planFields = `	// +kubebuilder:validation:MaxLength=15
 // the whole command: plan, rewrite, the CRDs before and after, and the
 // differential, which must prove each rewrite.
 func TestPlan(t *testing.T) {
+	t.Parallel() // beside the other long proofs (TestShapes)
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}
 	const readyWhen = `has(oldSelf.status) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')`
-	for _, c := range []planCase{
+	// The sample keeps one case of each form written and each reason
+	// left; the other spellings of the same forms run at full size.
+	for _, c := range proofsize.Pick(t, "cases", []planCase{
 		{name: "NoModify on the parent",
 			specRules: []string{`+kubebuilder:validation:XValidation:rule="!has(oldSelf.x) || !has(self.x) || oldSelf.x == self.x",message="x is fixed while set"`},
 			want:      []string{"+k8s:update=NoModify on ThingSpec.X (+immutable:message)"}},
@@ -235,7 +240,7 @@ func TestPlan(t *testing.T) {
 		{name: "keys may be added, not removed, on the field",
 			fields: strings.Replace(planFields, "\t// +kubebuilder:validation:MaxProperties=4\n", "\t// +kubebuilder:validation:MaxProperties=4\n\t// +kubebuilder:validation:XValidation:rule=\"oldSelf.all(k, k in self)\"\n", 1),
 			want:   []string{"left: keys may be added, not removed: no marker form means that"}},
-	} {
+	}, 0, 3, 4, 6, 7, 8, 9, 10, 12, 14, 18, 21, 23, 26, 29, 30, 33, 35) {
 		t.Run(c.name, func(t *testing.T) {
 			o := planModule(t, root, c)
 			res, err := Run(o)
@@ -311,7 +316,7 @@ func planModule(t *testing.T, root string, c planCase) Options {
 		}
 	}
 	rel, _ := filepath.Rel(root, dir)
-	o := Options{Dir: root, Paths: []string{"./" + filepath.ToSlash(rel)}, Updates: 200}
+	o := Options{Dir: root, Paths: []string{"./" + filepath.ToSlash(rel)}, Updates: proofsize.Of(t, "random updates per CRD version", 200, 20)}
 	if c.options != nil {
 		c.options(&o)
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/immutable-gen/immutable-gen/internal/proofsize"
 )
 
 // shapesTypes is an API with the hand-written rules of real projects:
@@ -241,6 +243,11 @@ type Thing struct {
 // +immutable:ignoreOrder, sets and free-form content without it, every
 // rewrite proven, and no difference found by a random update only.
 func TestShapes(t *testing.T) {
+	// Parallel with the other long proofs of the package (each works in
+	// its own directory), so that this package, the last of go test ./...
+	// to finish, uses both cores; TestDifferentialCatchesWrongConditions,
+	// which sets mutateWhen, is not parallel and so runs before them.
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("migrates a larger API twice")
 	}
@@ -249,7 +256,7 @@ func TestShapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := planModule(t, root, planCase{files: map[string]string{"types.go": shapesTypes}})
-	o.Updates = 300
+	o.Updates = proofsize.Of(t, "random updates per CRD version", 300, 30)
 	want := map[string]string{
 		"ReplicatedJob.DependsOn": "+immutable on ReplicatedJob.DependsOn (+immutable:ignoreOrder) (+immutable:message)",
 		"ThingSpec#98":            "+k8s:update=NoModify on ThingSpec.ClusterName (+immutable:message)",
@@ -273,7 +280,7 @@ func TestShapes(t *testing.T) {
 		"Thing":                   "left: reads spec.suspend without has(), and suspend is optional",
 	}
 	var first string
-	for _, seed := range []uint64{1, 4} {
+	for _, seed := range proofsize.Pick(t, "seeds", []uint64{1, 4}, 0) {
 		o.Seed = seed
 		res, err := Run(o)
 		if err != nil {

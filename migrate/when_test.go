@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/immutable-gen/immutable-gen/internal/proofsize"
 	"github.com/immutable-gen/immutable-gen/migrate/proof"
 )
 
@@ -32,20 +33,24 @@ func TestDifferentialCatchesWrongConditions(t *testing.T) {
 		}
 	}
 	never := func(string) string { return "false" }
-	for _, c := range []struct {
+	type wrongCase struct {
 		name   string
 		mutate func(string) string
 		want   proof.Class
 		// fields whose rules must be left with a difference of class
 		// want; none: any.
 		fields []string
-	}{
+	}
+	// The sample keeps one case of each class: dropped (new refusals at
+	// three fields) and a condition on the status never true (a new
+	// acceptance at its field).
+	for _, c := range proofsize.Pick(t, "wrong conditions", []wrongCase{
 		{"dropped", func(string) string { return "" }, proof.NewRefusal, []string{"spec.size", "spec.nodeLabels", "spec.queue"}},
 		{"negated", func(w string) string { return "!(" + w + ")" }, proof.NewAcceptance, nil},
 		{"never size", only("spec.paused", never), proof.NewAcceptance, []string{"spec.size"}},
 		{"never nodeLabels", only("spec.topology", never), proof.NewAcceptance, []string{"spec.nodeLabels"}},
 		{"never queue", only("Ready", never), proof.NewAcceptance, []string{"spec.queue"}},
-	} {
+	}, 0, 4) {
 		t.Run(c.name, func(t *testing.T) {
 			defer func(f func(string) string) { mutateWhen = f }(mutateWhen)
 			mutateWhen = func(w string) string {
@@ -54,7 +59,7 @@ func TestDifferentialCatchesWrongConditions(t *testing.T) {
 				}
 				return c.mutate(w)
 			}
-			res, err := Run(Options{Dir: root, Paths: []string{"./testdata/apis/migrate/..."}, Updates: 100})
+			res, err := Run(Options{Dir: root, Paths: []string{"./testdata/apis/migrate/..."}, Updates: proofsize.Of(t, "random updates per CRD version", 100, 10)})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/immutable-gen/immutable-gen/crdgen"
+	"github.com/immutable-gen/immutable-gen/internal/proofsize"
 	"github.com/immutable-gen/immutable-gen/runtime"
 	"github.com/immutable-gen/immutable-gen/runtime/immutable"
 	v1 "github.com/immutable-gen/immutable-gen/testdata/apis/validators/v1"
@@ -33,7 +34,7 @@ import (
 
 var (
 	seedFlag  = flag.Uint64("seed", 0, "seed of the differential test (0: a new one, logged)")
-	pairsFlag = flag.Int("pairs", 12000, "number of random updates of the differential test")
+	pairsFlag = flag.Int("pairs", 0, "number of random updates of the differential test (0: 12000 with IMMUTABLE_GEN_PROOFS=full, else 3000)")
 )
 
 var (
@@ -115,8 +116,9 @@ func TestDifferential(t *testing.T) {
 		seed = uint64(time.Now().UnixNano())
 	}
 	t.Logf("seed %d (rerun with go test ./validators -run TestDifferential -seed %d)", seed, seed)
-	t.Run("Widget", func(t *testing.T) { differential[v1.Widget](t, widget(t), seed, *pairsFlag) })
-	t.Run("Gadget", func(t *testing.T) { differential[v1.Gadget](t, checkerFor(t, "Gadget"), seed, *pairsFlag/6) })
+	pairs := proofsize.OrFlag(t, "random updates", *pairsFlag, 12000, 3000)
+	t.Run("Widget", func(t *testing.T) { differential[v1.Widget](t, widget(t), seed, pairs) })
+	t.Run("Gadget", func(t *testing.T) { differential[v1.Gadget](t, checkerFor(t, "Gadget"), seed, pairs/6) })
 }
 
 // validated is a kind with generated validators.

@@ -31,6 +31,7 @@ import (
 	"github.com/immutable-gen/immutable-gen/crdgen"
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/internal/golden"
+	"github.com/immutable-gen/immutable-gen/internal/proofsize"
 	"github.com/immutable-gen/immutable-gen/runtime"
 	"github.com/immutable-gen/immutable-gen/runtime/enforce"
 	v1 "github.com/immutable-gen/immutable-gen/testdata/apis/validators-when/v1"
@@ -51,7 +52,7 @@ import (
 // validator: the same verdict and the same field paths on every update.
 
 var (
-	whenPairs = flag.Int("when.pairs", 400, "random updates of TestDifferentialWhen")
+	whenPairs = flag.Int("when.pairs", 0, "random updates of TestDifferentialWhen (0: 400 with IMMUTABLE_GEN_PROOFS=full, else 80)")
 	whenSeed  = flag.Uint64("when.seed", 0, "seed of TestDifferentialWhen's updates (0: a new one, logged)")
 )
 
@@ -549,8 +550,9 @@ func TestDifferentialWhen(t *testing.T) {
 	v, ss := apiServerCEL(t)
 	rt := runtimeChecker(t)
 	g := &gen{r: rand.New(rand.NewPCG(seed, 33))}
+	pairs := proofsize.OrFlag(t, "random updates", *whenPairs, 400, 80)
 	var disagreements, refused, conditionErrors, runtimeDisagreements int
-	for i := range *whenPairs {
+	for i := range pairs {
 		old := &v1.Gadget{}
 		g.fill(reflect.ValueOf(old).Elem(), 0)
 		spice(g, old)
@@ -592,12 +594,12 @@ func TestDifferentialWhen(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d updates, %d refused by the API server (%d with a condition's error), %d disagreements of the typed validators, %d of the runtime", *whenPairs, refused, conditionErrors, disagreements, runtimeDisagreements)
+	t.Logf("%d updates, %d refused by the API server (%d with a condition's error), %d disagreements of the typed validators, %d of the runtime", pairs, refused, conditionErrors, disagreements, runtimeDisagreements)
 	if disagreements > 0 || runtimeDisagreements > 0 {
 		t.Fatalf("%d disagreements of the typed validators, %d of the runtime (seed %d)", disagreements, runtimeDisagreements, seed)
 	}
-	if refused == 0 || refused == *whenPairs || conditionErrors == 0 {
-		t.Fatalf("%d of %d updates refused, %d by a condition's error: the draw does not exercise the verdicts", refused, *whenPairs, conditionErrors)
+	if refused == 0 || refused == pairs || conditionErrors == 0 {
+		t.Fatalf("%d of %d updates refused, %d by a condition's error: the draw does not exercise the verdicts", refused, pairs, conditionErrors)
 	}
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/immutable-gen/immutable-gen/crdgen"
 	"github.com/immutable-gen/immutable-gen/diag"
 	"github.com/immutable-gen/immutable-gen/internal/golden"
+	"github.com/immutable-gen/immutable-gen/internal/proofsize"
 	"github.com/immutable-gen/immutable-gen/output"
 	"github.com/immutable-gen/immutable-gen/runtime"
 	v1 "github.com/immutable-gen/immutable-gen/testdata/apis/validators-omitzero/v1"
@@ -241,7 +242,7 @@ func TestOmitZeroDifferential(t *testing.T) {
 		seed = uint64(time.Now().UnixNano())
 	}
 	t.Logf("seed %d (rerun with go test ./validators -run TestOmitZeroDifferential -seed %d)", seed, seed)
-	differential[v1.Zero](t, zeroCheck(t), seed, *pairsFlag)
+	differential[v1.Zero](t, zeroCheck(t), seed, proofsize.OrFlag(t, "random updates", *pairsFlag, 12000, 3000))
 }
 
 // TestOmitZeroUnchangedAllocatesNothing: deciding omitzero allocates

@@ -2,16 +2,21 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/immutable-gen/immutable-gen/internal/golden"
+	"github.com/immutable-gen/immutable-gen/internal/proofsize"
 )
 
 // TestMigrateGolden runs `immutable-gen migrate --diff` on the worked
 // example (testdata/apis/migrate) and compares the diff and the report
-// with testdata/golden/migrate; the sources are left as they are.
+// with testdata/golden/migrate; the sources are left as they are. At full
+// size it runs the command's default, 1000 random updates per CRD version,
+// against report.txt; the sample runs 50, against report-sample.txt (the
+// counts of updates and of holes closed differ, the rewrites do not).
 func TestMigrateGolden(t *testing.T) {
 	types := filepath.Join(moduleRoot(t), "testdata", "apis", "migrate", "v1", "types.go")
 	before, err := os.ReadFile(types)
@@ -19,12 +24,17 @@ func TestMigrateGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	code := run([]string{"migrate", "paths=../../testdata/apis/migrate/...", "--diff"}, &stdout, &stderr)
+	updates := proofsize.Of(t, "random updates per CRD version", 1000, 50)
+	report := "testdata/golden/migrate/report.txt"
+	if updates != 1000 {
+		report = "testdata/golden/migrate/report-sample.txt"
+	}
+	code := run([]string{"migrate", "paths=../../testdata/apis/migrate/...", "--diff", fmt.Sprintf("--updates=%d", updates)}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
 	golden.Check(t, filepath.Join(moduleRoot(t), "testdata/golden/migrate/diff.txt"), bytes.ReplaceAll(stdout.Bytes(), []byte("../../testdata/"), []byte("testdata/")))
-	golden.Check(t, filepath.Join(moduleRoot(t), "testdata/golden/migrate/report.txt"), bytes.ReplaceAll(stderr.Bytes(), []byte("../../testdata/"), []byte("testdata/")))
+	golden.Check(t, filepath.Join(moduleRoot(t), report), bytes.ReplaceAll(stderr.Bytes(), []byte("../../testdata/"), []byte("testdata/")))
 	after, err := os.ReadFile(types)
 	if err != nil {
 		t.Fatal(err)
@@ -67,8 +77,9 @@ func TestMigrateWrites(t *testing.T) {
 		}
 	}
 	t.Chdir(dir)
+	updates := fmt.Sprintf("--updates=%d", proofsize.Of(t, "random updates per CRD version", 200, 20))
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"migrate", "paths=./api/...", "--updates=200"}, &stdout, &stderr); code != 0 {
+	if code := run([]string{"migrate", "paths=./api/...", updates}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
 	got, err := os.ReadFile(filepath.Join(dir, "api", "v1", "types.go"))
@@ -79,7 +90,7 @@ func TestMigrateWrites(t *testing.T) {
 		t.Fatal("nothing was written")
 	}
 	stderr.Reset()
-	if code := run([]string{"migrate", "paths=./api/...", "--updates=200"}, &stdout, &stderr); code != 0 {
+	if code := run([]string{"migrate", "paths=./api/...", updates}, &stdout, &stderr); code != 0 {
 		t.Fatalf("second run: exit %d\n%s", code, stderr.String())
 	}
 	if !bytes.Contains(stderr.Bytes(), []byte(": 0 migrated,")) {

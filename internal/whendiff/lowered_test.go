@@ -21,11 +21,12 @@ import (
 	"k8s.io/apiserver/pkg/cel/common"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
+	"github.com/immutable-gen/immutable-gen/internal/proofsize"
 	"github.com/immutable-gen/immutable-gen/runtime"
 	"github.com/immutable-gen/immutable-gen/schema"
 )
 
-var loweredSchemas = flag.Int("whendiff.lowered", 60, "random condition sets in TestLoweredRule")
+var loweredSchemas = flag.Int("whendiff.lowered", 0, "random condition sets in TestLoweredRule (0: 60 with IMMUTABLE_GEN_PROOFS=full, else 15)")
 
 // conditional are the marked fields of TestLoweredRule and the forms on
 // them: a scalar immutable, a scalar set once, a list map immutable whole,
@@ -58,7 +59,7 @@ func TestLoweredRule(t *testing.T) {
 	}
 	total, rejected, conditionErrors, skipped := 0, 0, 0, 0
 	corpus := corpusConditions(t)
-	sets := len(corpus) + *loweredSchemas
+	sets := len(corpus) + proofsize.OrFlag(t, "random condition sets", *loweredSchemas, 60, 15)
 	for i := 0; i < sets; i++ {
 		g := &gen{rng: rng}
 		raw := deepCopy(base).(map[string]any)
