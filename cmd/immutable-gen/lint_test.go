@@ -34,6 +34,9 @@ func TestLintGolden(t *testing.T) {
 		{"defects", []string{td("defects")}, 1, false},
 		{"wellknown", []string{td("wellknown")}, 1, false}, // EC2NodeClass: IG013, a true hole (optional spec)
 		{"misc-verbose", []string{"-v", td("misc")}, 1, false},
+		// x-immutable-gen-when reading an optional field without has():
+		// IG038, as the crd generator refuses the marker (IG046).
+		{"when-unguarded", []string{td("when")}, 1, false},
 		{"unusable", []string{td("unusable"), td("defects/IG010-optional.yaml"), td("unusable/missing.yaml")}, 2, false},
 		{"generated", []string{filepath.Join(root, "testdata/golden/crd"), filepath.Join(root, "examples/config/crd")}, 1, false},
 		{"fail-on-error", []string{"--fail-on=error", td("defects/IG010-optional.yaml")}, 0, false},
