@@ -82,7 +82,14 @@ func (c *Checker) DecodeOldTrusted(raw []byte, obj map[string]interface{}) (map[
 // object. With valid, raw is known to be valid JSON (see decoder.valid)
 // and is decoded in trusted mode.
 func (c *Checker) decodeObject(raw []byte, peer map[string]interface{}, valid, old bool) (map[string]interface{}, error) {
-	d := decoder{data: raw, valid: valid, old: old}
+	return c.decodeWith(raw, peer, valid, old, nil, nil)
+}
+
+// decodeWith is decodeObject recording the spans of the objects and lists
+// it builds for the walk in record, and sharing, where peers is set, the
+// values of peer that it holds (DecodeUpdate).
+func (c *Checker) decodeWith(raw []byte, peer map[string]interface{}, valid, old bool, record, peers *spanTable) (map[string]interface{}, error) {
+	d := decoder{data: raw, valid: valid, old: old, record: record, peers: peers}
 	d.skipSpace()
 	if d.pos >= len(d.data) || d.data[d.pos] != '{' {
 		// Not an object: the full decoder's answer (a nil map for null, or
@@ -157,6 +164,11 @@ type decoder struct {
 	// bytes, compared, or checked as in the other mode: the comparison of
 	// two values whose bytes differ reads the old one's as checked JSON.
 	old bool
+	// record, if set, receives the spans of the objects and lists built
+	// for the walk (the new object of DecodeUpdate); peers, if set, holds
+	// those of the other object's, whose values the decoder shares where
+	// the bytes are the same (the old object of DecodeUpdate).
+	record, peers *spanTable
 }
 
 // mode is what the decoder does with a value. One walk over the document
@@ -214,8 +226,14 @@ func (d *decoder) value(n *node, m mode, depth int, peer interface{}) (interface
 				// A value with immutable keys is built in full: a
 				// violation there reports the whole value when the
 				// other side is not of the keyed kind.
-				m = fullMode
+				return d.container(n, fullMode, depth, peer, nil)
 			}
+			return d.container(n, m, depth, peer, nil)
+		}
+		if m == fullMode && depth == 1 && (d.record != nil || d.peers != nil) {
+			// The whole object of a Checker with conditions, which
+			// decodes in full: shared whole where it is unchanged.
+			return d.container(n, m, depth, peer, nil)
 		}
 		if c == '{' {
 			return d.object(n, m, depth, peer, nil)
@@ -525,7 +543,7 @@ func (d *decoder) item(s, keys *structure, depth int, peer interface{}) (interfa
 	case s.items.immutableKeys || s.items.structure == nil:
 		return d.value(s.items, walkMode, depth, peer) // built in full
 	case !s.items.whole():
-		return d.object(s.items, walkMode, depth, peer, keys)
+		return d.container(s.items, walkMode, depth, peer, keys)
 	}
 	if r, ok := peer.(*rawValue); ok && r.keys != nil && r.depth == depth && bytes.HasPrefix(d.data[d.pos:], r.data) {
 		d.pos += len(r.data)
