@@ -148,6 +148,10 @@ type decoder struct {
 	keyNames []string
 	// raws is where rawValues are allocated, a few at a time.
 	raws []rawValue
+	// strSlab and intSlab hold the strings and integers the decoder
+	// builds, boxed without an allocation each (box.go).
+	strSlab []string
+	intSlab []int64
 	// valid: data is known to be valid JSON (a JSON decoder checked it, as
 	// the AdmissionReview's did for the webhook's objects). The decoder is
 	// then in trusted mode: where it only needs the end of a value, one it
@@ -621,7 +625,7 @@ func (d *decoder) number(build bool) (interface{}, error) {
 	num := string(d.data[start:d.pos])
 	if !strings.Contains(num, ".") {
 		if i, err := strconv.ParseInt(num, 10, 64); err == nil {
-			return i, nil
+			return d.boxInt(i), nil
 		}
 	}
 	f, err := strconv.ParseFloat(num, 64)
@@ -639,7 +643,11 @@ func (d *decoder) str() (interface{}, error) {
 	if err != nil {
 		return nil, err
 	}
-	return d.unquote(start, d.pos, plain)
+	v, err := d.unquote(start, d.pos, plain)
+	if err != nil {
+		return nil, err
+	}
+	return d.boxString(v), nil
 }
 
 // substring returns d.data[start:end] as a string: a substring of
