@@ -409,6 +409,14 @@ func FuzzDecodeObject(f *testing.F) {
 	f.Add([]byte(`{"spec":{"name":"a","labels":{"x":"1"},"ports":[{"name":"a","protocol":"TCP","port":1}]}}`))
 	f.Add([]byte(`{"spec":{"n\u0061me":"b"},"metadata":{"a":[1.5e3,true,null,"\ud800"]}}`))
 	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
+	// Beside base: labels and ports byte-identical, replicas changed
+	// (shared, DecodeUpdate); the same values spelt otherwise (decoded
+	// again); a deep nest and a long list under the shared and the changed
+	// parts.
+	f.Add([]byte(`{"spec":{"name":"a","replicas":2,"labels":{"x":"1"},"tags":["a"],"ports":[{"name":"a","protocol":"TCP","port":1}]}}`))
+	f.Add([]byte(`{"spec":{"name":"a","replicas":1,"labels":{ "x":"1"},"tags":["a"],"ports":[{"name":"a","protocol":"TCP","port":1.0}]}}`))
+	f.Add([]byte(`{"spec":{"name":"a","replicas":1,"labels":{"x":` + strings.Repeat(`[`, 9996) + strings.Repeat(`]`, 9996) + `},"tags":["a"],"ports":[{"name":"a","protocol":"TCP","port":1}]}}`))
+	f.Add([]byte(`{"spec":{"name":"a","replicas":1,"labels":{"x":"1"},"tags":["a"],"ports":[` + strings.Repeat(`{"name":"a","protocol":"TCP","port":1},`, 5000) + `{"name":"b","protocol":"TCP","port":1}]}}`))
 	s := fuzzSchema(f)
 	c := widget(f)
 	base := []byte(`{"spec":{"name":"a","replicas":1,"labels":{"x":"1"},"tags":["a"],"ports":[{"name":"a","protocol":"TCP","port":1}]}}`)

@@ -54,6 +54,10 @@ func (c *Checker) DecodeUpdate(raw, oldRaw []byte, trusted bool) (obj, old map[s
 type spanTable struct {
 	data  []byte
 	spans []builtSpan
+	// compared counts the bytes the old object's decoding compared with
+	// the new one's, at most (the spans it compared): maxShareDepth keeps
+	// it linear in the old object's size.
+	compared int
 }
 
 // builtSpan is where the value whose map or slice array is at id lies in the
@@ -113,7 +117,7 @@ func (t *spanTable) find(v interface{}, depth int) ([]byte, bool) {
 
 // reset empties t for the pool: it refers to no object.
 func (t *spanTable) reset() {
-	t.data = nil
+	t.data, t.compared = nil, 0
 	if cap(t.spans) > maxPooledBuilt {
 		t.spans = nil
 	}
@@ -139,15 +143,29 @@ func identity(v interface{}) uintptr {
 	return 0
 }
 
+// maxShareDepth bounds the nesting level of the values the old object's
+// decoding tries to share (shared). Each try compares bytes up to the
+// first difference, which a try at each level of a nest of walked objects
+// (a recursive schema's, as deep as the object goes) would compare again
+// and again, quadratic in the nesting; bounded, each byte of the old
+// object is compared at most maxShareDepth times, so the decoding stays
+// linear. The values of real objects that the walk enters are far
+// shallower.
+const maxShareDepth = 32
+
 // shared returns peer, the new object's value at the place of the old
 // object's value at d.pos, if the old value's bytes are the peer's, and
 // moves past them.
 func (d *decoder) shared(peer interface{}, depth int) (interface{}, bool) {
-	if d.peers == nil {
+	if d.peers == nil || depth > maxShareDepth {
 		return nil, false
 	}
 	b, ok := d.peers.find(peer, depth)
-	if !ok || !bytes.HasPrefix(d.data[d.pos:], b) {
+	if !ok {
+		return nil, false
+	}
+	d.peers.compared += len(b)
+	if !bytes.HasPrefix(d.data[d.pos:], b) {
 		return nil, false
 	}
 	d.pos += len(b)

@@ -1,0 +1,103 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"k8s.io/kube-openapi/pkg/validation/spec"
+)
+
+// TestShareLinear: the old object's decoding compares at most
+// maxShareDepth times its size with the new object's bytes, on a nest of
+// walked objects as deep as the decoder allows (a recursive schema), where
+// sharing at every level would compare the rest of the nest again and
+// again, and on a list map of many items; it shares what is the same and
+// gives the verdicts of the objects decoded on their own.
+func TestShareLinear(t *testing.T) {
+	immutable := spec.VendorExtensible{Extensions: spec.Extensions{"x-kubernetes-immutable": true}}
+	str := spec.SchemaProps{Type: []string{"string"}}
+	node := spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"object"}, Properties: map[string]spec.Schema{
+		"id":    {SchemaProps: str, VendorExtensible: immutable},
+		"child": {SchemaProps: spec.SchemaProps{Ref: spec.MustCreateRef("#/definitions/Node")}},
+	}}}
+	item := spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"object"}, Properties: map[string]spec.Schema{
+		"name": {SchemaProps: str},
+		"id":   {SchemaProps: str, VendorExtensible: immutable},
+	}}}
+	list := spec.Schema{
+		SchemaProps: spec.SchemaProps{Type: []string{"array"}, Items: &spec.SchemaOrArray{Schema: &item}},
+		VendorExtensible: spec.VendorExtensible{Extensions: spec.Extensions{
+			"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": []interface{}{"name"},
+		}},
+	}
+	root := &spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"object"}, Properties: map[string]spec.Schema{
+		"root":  {SchemaProps: spec.SchemaProps{Ref: spec.MustCreateRef("#/definitions/Node")}},
+		"items": list,
+	}}}
+	c, err := CompileWithDefinitions(root, spec.Definitions{"Node": node})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// chain is a nest of n nodes whose innermost id is id.
+	chain := func(n int, id string) string {
+		return `{"root":` + strings.Repeat(`{"id":"x","child":`, n-1) + `{"id":"` + id + `"}` + strings.Repeat(`}`, n-1) + `}`
+	}
+	// items is a list map of n items, the last one's id id.
+	items := func(n int, id string) string {
+		var b strings.Builder
+		b.WriteString(`{"items":[`)
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			v := "x"
+			if i == n-1 {
+				v = id
+			}
+			fmt.Fprintf(&b, `{"name":"i%d","id":"%s"}`, i, v)
+		}
+		b.WriteString(`]}`)
+		return b.String()
+	}
+	for _, tc := range []struct {
+		name       string
+		obj, old   string
+		errors     int
+		rootShared bool
+	}{
+		{"deep nest, the same", chain(9990, "x"), chain(9990, "x"), 0, true},
+		{"deep nest, differing at the bottom", chain(9990, "y"), chain(9990, "x"), 1, false},
+		{"50,000 items, the same", items(50000, "x"), items(50000, "x"), 0, true},
+		{"50,000 items, the last differing", items(50000, "y"), items(50000, "x"), 1, false},
+	} {
+		for _, trusted := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/trusted=%v", tc.name, trusted), func(t *testing.T) {
+				tab := &spanTable{data: []byte(tc.obj)}
+				obj, err := c.decodeWith([]byte(tc.obj), nil, trusted, false, tab, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tab.sort()
+				old, err := c.decodeWith([]byte(tc.old), obj, trusted, true, nil, tab)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if limit := maxShareDepth * len(tc.old); tab.compared > limit {
+					t.Errorf("compared %d bytes, more than %d times the old object's %d", tab.compared, maxShareDepth, len(tc.old))
+				}
+				if shared := identity(obj) == identity(old); shared != tc.rootShared {
+					t.Errorf("root shared: %v, want %v", shared, tc.rootShared)
+				}
+				alone, err := c.DecodeObject([]byte(tc.old))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, got := c.ValidateUpdate(obj, alone), c.ValidateUpdate(obj, old)
+				if len(want) != tc.errors || fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("verdict %v, decoded on its own %v (want %d errors)", got, want, tc.errors)
+				}
+			})
+		}
+	}
+}
