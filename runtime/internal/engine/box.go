@@ -38,11 +38,12 @@ func boxAt(typ, p unsafe.Pointer) interface{} {
 	return v
 }
 
-// slab sizes: each slab holds twice the last one's values, from 16 to
-// 256, so that a small document allocates little and a large one a few
-// slabs per thousand values.
+// slab sizes: each slab holds twice the last one's values, from 64 to
+// 256 (the rawValues of decode.go from 8), so that a document of a few
+// hundred values allocates one or two and a large one a few per thousand
+// values.
 const (
-	minSlab = 16
+	minSlab = 64
 	maxSlab = 256
 )
 

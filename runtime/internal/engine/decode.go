@@ -272,7 +272,7 @@ func (d *decoder) raw(depth int) (interface{}, error) {
 		return nil, err
 	}
 	if len(d.raws) == cap(d.raws) {
-		d.raws = make([]rawValue, 0, 8)
+		d.raws = make([]rawValue, 0, min(max(2*cap(d.raws), 8), maxSlab))
 	}
 	d.raws = append(d.raws, rawValue{data: d.data[start:d.pos], depth: depth})
 	return &d.raws[len(d.raws)-1], nil
@@ -563,7 +563,7 @@ func (d *decoder) item(s, keys *structure, depth int, peer interface{}) (interfa
 		return nil, err
 	}
 	if len(d.raws) == cap(d.raws) {
-		d.raws = make([]rawValue, 0, 8)
+		d.raws = make([]rawValue, 0, min(max(2*cap(d.raws), 8), maxSlab))
 	}
 	d.raws = append(d.raws, rawValue{data: d.data[start:d.pos], depth: depth, keys: vals})
 	return &d.raws[len(d.raws)-1], nil
