@@ -94,7 +94,8 @@ func (t *spanTable) sort() {
 	})
 }
 
-// find returns the bytes of the recorded value v if it was built at depth.
+// find returns the bytes of the recorded value v if it was built at depth
+// (BinarySearchFunc finds the first of equal ids).
 func (t *spanTable) find(v interface{}, depth int) ([]byte, bool) {
 	id := identity(v)
 	if id == 0 || len(t.spans) == 0 {
@@ -109,7 +110,11 @@ func (t *spanTable) find(v interface{}, depth int) ([]byte, bool) {
 		}
 		return 0
 	})
-	if !ok || t.spans[i].depth != depth {
+	if !ok || t.spans[i].depth != depth || (i+1 < len(t.spans) && t.spans[i+1].id == id) {
+		// Not recorded, or recorded twice: a value the decoder built and
+		// dropped (the first of duplicate keys) may have been collected
+		// during the decoding and its memory given to a later one, so
+		// an address recorded twice says nothing.
 		return nil, false
 	}
 	return t.data[t.spans[i].start:t.spans[i].end], true

@@ -101,3 +101,36 @@ func TestShareLinear(t *testing.T) {
 		}
 	}
 }
+
+// TestSpanTableFind: a value is found by its address at the depth it was
+// built at, and not at all where its address was recorded twice (the
+// memory of a value the decoder dropped, given to a later one).
+func TestSpanTableFind(t *testing.T) {
+	data := []byte(`{"a":{"b":1},"c":[1,2]}`)
+	a, c, d := map[string]interface{}{"b": int64(1)}, []interface{}{int64(1), int64(2)}, map[string]interface{}{}
+	for _, tc := range []struct {
+		name   string
+		spans  []builtSpan
+		v      interface{}
+		depth  int
+		want   string
+		wantOK bool
+	}{
+		{"found", []builtSpan{{identity(a), 5, 12, 2}, {identity(c), 17, 22, 2}}, a, 2, `{"b":1}`, true},
+		{"a list", []builtSpan{{identity(a), 5, 12, 2}, {identity(c), 17, 22, 2}}, c, 2, `[1,2]`, true},
+		{"another depth", []builtSpan{{identity(a), 5, 12, 2}}, a, 3, "", false},
+		{"not recorded", []builtSpan{{identity(a), 5, 12, 2}}, d, 2, "", false},
+		{"recorded twice", []builtSpan{{identity(a), 5, 12, 2}, {identity(a), 17, 22, 2}}, a, 2, "", false},
+		{"an empty list", []builtSpan{{identity(a), 5, 12, 2}}, []interface{}{}, 2, "", false},
+		{"a scalar", []builtSpan{{identity(a), 5, 12, 2}}, "x", 2, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tab := &spanTable{data: data, spans: tc.spans}
+			tab.sort()
+			b, ok := tab.find(tc.v, tc.depth)
+			if ok != tc.wantOK || string(b) != tc.want {
+				t.Errorf("find = %q, %v; want %q, %v", b, ok, tc.want, tc.wantOK)
+			}
+		})
+	}
+}
