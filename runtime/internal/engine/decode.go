@@ -152,6 +152,8 @@ type decoder struct {
 	// builds, boxed without an allocation each (box.go).
 	strSlab []string
 	intSlab []int64
+	// items is a stack of the items of the lists being read (array).
+	items []interface{}
 	// valid: data is known to be valid JSON (a JSON decoder checked it, as
 	// the AdmissionReview's did for the webhook's objects). The decoder is
 	// then in trusted mode: where it only needs the end of a value, one it
@@ -495,6 +497,10 @@ func (d *decoder) array(n *node, m mode, depth int, peer interface{}) (interface
 		d.pos++
 		return result(list, m), nil
 	}
+	if im != skipMode && d.items == nil {
+		d.items = make([]interface{}, 0, minSlab)
+	}
+	base := len(d.items)
 	for i := 0; ; i++ {
 		d.skipSpace()
 		var v interface{}
@@ -513,7 +519,7 @@ func (d *decoder) array(n *node, m mode, depth int, peer interface{}) (interface
 			return nil, err
 		}
 		if im != skipMode {
-			list = append(list, v)
+			d.items = append(d.items, v)
 		}
 		d.skipSpace()
 		if d.pos >= len(d.data) {
@@ -524,11 +530,27 @@ func (d *decoder) array(n *node, m mode, depth int, peer interface{}) (interface
 			d.pos++
 		case ']':
 			d.pos++
+			if im != skipMode {
+				list = d.popItems(base)
+			}
 			return result(list, m), nil
 		default:
 			return nil, d.syntaxError("after array element")
 		}
 	}
+}
+
+// popItems returns the items of a list pushed on decoder.items since base,
+// in a slice of their number, and pops them. A list's items are gathered
+// there (the items of the lists inside it pushed and popped in between)
+// rather than appended to a slice that grows, one allocation per list
+// instead of one per doubling.
+func (d *decoder) popItems(base int) []interface{} {
+	list := make([]interface{}, len(d.items)-base)
+	copy(list, d.items[base:])
+	clear(d.items[base:])
+	d.items = d.items[:base]
+	return list
 }
 
 // item reads an item of a list the walk visits, whose structure is s; keys
