@@ -245,8 +245,10 @@ func BenchmarkPodSet(b *testing.B) {
 
 // BenchmarkShapes: every update of shapesUpdates (testdata/shapes, eight
 // items in each list and map) checked on objects decoded in full
-// (ValidateUpdate), and from the two JSON documents as the webhook checks
-// them (DecodeObject, DecodeOldObject, ValidateUpdateMarshaled).
+// (ValidateUpdate), from the two JSON documents with the public decoding
+// (DecodeObject, DecodeOldObject, ValidateUpdateMarshaled), and as the
+// webhook checks them (DecodeUpdate, which shares the old object's
+// byte-identical values with the new one's, and ValidateUpdateMarshaled).
 func BenchmarkShapes(b *testing.B) {
 	c := shapes(b)
 	for _, u := range shapesUpdates {
@@ -271,6 +273,19 @@ func BenchmarkShapes(b *testing.B) {
 				o, err := c.DecodeOldObject(oldJSON, n)
 				if err != nil {
 					b.Fatal(err)
+				}
+				if errs := c.ValidateUpdateMarshaled(n, o); len(errs) != u.errors {
+					b.Fatal(errs)
+				}
+			}
+		})
+		b.Run("DecodeUpdate+marshaled/"+name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(objJSON) + len(oldJSON)))
+			for i := 0; i < b.N; i++ {
+				n, o, err1, err2 := runtime.DecodeUpdate(c, objJSON, oldJSON, true)
+				if err1 != nil || err2 != nil {
+					b.Fatal(err1, err2)
 				}
 				if errs := c.ValidateUpdateMarshaled(n, o); len(errs) != u.errors {
 					b.Fatal(errs)

@@ -1,9 +1,12 @@
 package runtime_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -44,6 +47,11 @@ func sameVerdict(t *testing.T, c *runtime.Checker, obj, old []byte) {
 		}
 	}
 	sameTrustedVerdict(t, c, obj, old, ferr1, ferr2)
+	// DecodeUpdate fails where DecodeObject fails: on the new object, or
+	// else on the old one.
+	if _, _, uerr1, uerr2 := runtime.DecodeUpdate(c, obj, old, false); (uerr1 == nil) != (perr1 == nil) || (perr1 == nil && (uerr2 == nil) != (perr2 == nil)) {
+		t.Fatalf("DecodeObject errors %v, %v; DecodeUpdate: %v, %v\nobj: %.300q\nold: %.300q", perr1, perr2, uerr1, uerr2, obj, old)
+	}
 	if ferr1 != nil || ferr2 != nil {
 		return
 	}
@@ -65,6 +73,16 @@ func sameVerdict(t *testing.T, c *runtime.Checker, obj, old []byte) {
 	if got2 := messages(c.ValidateUpdate(po, pold2)); strings.Join(got2, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("verdicts differ\nfull decode:\n  %s\nDecodeOldObject:\n  %s\nobj: %.500s\nold: %.500s",
 			strings.Join(want, "\n  "), strings.Join(got2, "\n  "), obj, old)
+	}
+	// Both objects decoded together, the old one sharing the new one's
+	// objects and lists where their bytes are the same: the same result.
+	uo, uold, uerr1, uerr2 := runtime.DecodeUpdate(c, obj, old, false)
+	if uerr1 != nil || uerr2 != nil || (uo == nil) != (po == nil) || (uold == nil) != (pold == nil) {
+		t.Fatalf("DecodeUpdate: %v, %v (nil %v %v); DecodeObject: nil %v %v", uerr1, uerr2, uo == nil, uold == nil, po == nil, pold == nil)
+	}
+	if got4 := messages(unmarshaled(t, c.ValidateUpdateMarshaled(uo, uold))); strings.Join(got4, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("verdicts differ\nfull decode:\n  %s\nDecodeUpdate:\n  %s\nobj: %.500s\nold: %.500s",
+			strings.Join(want, "\n  "), strings.Join(got4, "\n  "), obj, old)
 	}
 	// ValidateUpdateMarshaled: the same errors, with a changed value kept
 	// as bytes written as json.Marshal writes the value decoded.
@@ -91,6 +109,11 @@ func sameTrustedVerdict(t *testing.T, c *runtime.Checker, obj, old []byte, ferr1
 				_ = e.Error()
 			}
 		}
+		if uo, uold, uerr1, uerr2 := runtime.DecodeUpdate(c, obj, old, true); uerr1 == nil && uerr2 == nil {
+			for _, e := range c.ValidateUpdateMarshaled(uo, uold) {
+				_ = e.Error()
+			}
+		}
 		return
 	}
 	if (ferr1 == nil) != (terr1 == nil) || (ferr2 == nil) != (terr2 == nil) {
@@ -107,6 +130,14 @@ func sameTrustedVerdict(t *testing.T, c *runtime.Checker, obj, old []byte, ferr1
 	want := messages(c.ValidateUpdate(fo, fold))
 	if got := messages(unmarshaled(t, c.ValidateUpdateMarshaled(to, told))); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("verdicts differ\nfull decode:\n  %s\ntrusted mode:\n  %s\nobj: %.500s\nold: %.500s",
+			strings.Join(want, "\n  "), strings.Join(got, "\n  "), obj, old)
+	}
+	uo, uold, uerr1, uerr2 := runtime.DecodeUpdate(c, obj, old, true)
+	if uerr1 != nil || uerr2 != nil || (uo == nil) != (to == nil) || (uold == nil) != (told == nil) {
+		t.Fatalf("trusted DecodeUpdate: %v, %v (nil %v %v); trusted mode: nil %v %v", uerr1, uerr2, uo == nil, uold == nil, to == nil, told == nil)
+	}
+	if got := messages(unmarshaled(t, c.ValidateUpdateMarshaled(uo, uold))); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("verdicts differ\nfull decode:\n  %s\ntrusted DecodeUpdate:\n  %s\nobj: %.500s\nold: %.500s",
 			strings.Join(want, "\n  "), strings.Join(got, "\n  "), obj, old)
 	}
 	if got := messages(c.ValidateUpdate(to, told)); strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -378,6 +409,14 @@ func FuzzDecodeObject(f *testing.F) {
 	f.Add([]byte(`{"spec":{"name":"a","labels":{"x":"1"},"ports":[{"name":"a","protocol":"TCP","port":1}]}}`))
 	f.Add([]byte(`{"spec":{"n\u0061me":"b"},"metadata":{"a":[1.5e3,true,null,"\ud800"]}}`))
 	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
+	// Beside base: labels and ports byte-identical, replicas changed
+	// (shared, DecodeUpdate); the same values spelt otherwise (decoded
+	// again); a deep nest and a long list under the shared and the changed
+	// parts.
+	f.Add([]byte(`{"spec":{"name":"a","replicas":2,"labels":{"x":"1"},"tags":["a"],"ports":[{"name":"a","protocol":"TCP","port":1}]}}`))
+	f.Add([]byte(`{"spec":{"name":"a","replicas":1,"labels":{ "x":"1"},"tags":["a"],"ports":[{"name":"a","protocol":"TCP","port":1.0}]}}`))
+	f.Add([]byte(`{"spec":{"name":"a","replicas":1,"labels":{"x":` + strings.Repeat(`[`, 9996) + strings.Repeat(`]`, 9996) + `},"tags":["a"],"ports":[{"name":"a","protocol":"TCP","port":1}]}}`))
+	f.Add([]byte(`{"spec":{"name":"a","replicas":1,"labels":{"x":"1"},"tags":["a"],"ports":[` + strings.Repeat(`{"name":"a","protocol":"TCP","port":1},`, 5000) + `{"name":"b","protocol":"TCP","port":1}]}}`))
 	s := fuzzSchema(f)
 	c := widget(f)
 	base := []byte(`{"spec":{"name":"a","replicas":1,"labels":{"x":"1"},"tags":["a"],"ports":[{"name":"a","protocol":"TCP","port":1}]}}`)
@@ -431,4 +470,137 @@ func TestDecodeObjectListItems(t *testing.T) {
 			checkMessages(t, c.ValidateUpdate(po, pold), tc.want)
 		})
 	}
+}
+
+// TestDecodeUpdateShares: the webhook's DecodeUpdate gives the old object
+// the new object's value (the same map or slice) wherever an object or
+// list the walk enters has the same bytes at the same place, decodes it
+// again wherever its bytes differ (a change, or the same value spelt
+// otherwise), and gives the verdict of the full decode either way. An
+// unchanged object's old decoding allocates nothing.
+func TestDecodeUpdateShares(t *testing.T) {
+	c := shapes(t)
+	unchanged := shapesUpdates[0]
+	_, _, base, _ := shapesPair(t, 8, unchanged)
+	respelt := bytes.Replace(base, []byte(`"ports":[{`), []byte(`"ports": [ {`), 1)
+	for _, tc := range []struct {
+		name     string
+		obj, old []byte
+		shared   [][]string // paths whose values are the new object's
+		decoded  [][]string // paths decoded again
+		errors   int
+	}{
+		{
+			name: "unchanged", obj: base, old: base,
+			shared: [][]string{{}},
+		},
+		{
+			name: "mutable field", obj: pairJSON(t, "mutable field"), old: base,
+			shared:  [][]string{{"spec", "ports"}, {"spec", "workers"}, {"spec", "mounts"}, {"spec", "selectors"}, {"spec", "volumes"}},
+			decoded: [][]string{{}, {"spec"}},
+		},
+		{
+			name: "mutable field in a map value", obj: pairJSON(t, "mutable field in a map value"), old: base,
+			shared:  [][]string{{"spec", "mounts", "m0"}, {"spec", "mounts", "m7"}, {"spec", "ports"}},
+			decoded: [][]string{{}, {"spec"}, {"spec", "mounts"}, {"spec", "mounts", "m1"}},
+		},
+		{
+			name: "mutable field in a list-map item", obj: pairJSON(t, "mutable field in a list-map item"), old: base,
+			shared:  [][]string{{"spec", "workers", "0"}, {"spec", "workers", "2"}, {"spec", "mounts"}},
+			decoded: [][]string{{"spec", "workers"}, {"spec", "workers", "1"}, {"spec", "volumes"}},
+		},
+		{
+			name: "the same list spelt otherwise", obj: base, old: respelt,
+			shared:  [][]string{{"spec", "workers"}, {"spec", "mounts"}},
+			decoded: [][]string{{}, {"spec"}, {"spec", "ports"}},
+		},
+		{
+			name: "violation beside shared values", obj: pairJSON(t, "immutable field in a list-map item"), old: base,
+			shared:  [][]string{{"spec", "workers", "0"}, {"spec", "ports"}},
+			decoded: [][]string{{"spec", "workers", "1"}},
+			errors:  1,
+		},
+	} {
+		for _, trusted := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/trusted=%v", tc.name, trusted), func(t *testing.T) {
+				obj, old, err1, err2 := runtime.DecodeUpdate(c, tc.obj, tc.old, trusted)
+				if err1 != nil || err2 != nil {
+					t.Fatal(err1, err2)
+				}
+				for _, p := range tc.shared {
+					if !sameValue(at(obj, p), at(old, p)) {
+						t.Errorf("%v: not shared", p)
+					}
+				}
+				for _, p := range tc.decoded {
+					if at(old, p) == nil || sameValue(at(obj, p), at(old, p)) {
+						t.Errorf("%v: shared (or absent), want decoded again", p)
+					}
+				}
+				fo, _ := fullDecode(tc.obj)
+				fold, _ := fullDecode(tc.old)
+				want := messages(c.ValidateUpdate(fo, fold))
+				if len(want) != tc.errors {
+					t.Fatalf("full decode: %d errors, want %d: %v", len(want), tc.errors, want)
+				}
+				if got := messages(unmarshaled(t, c.ValidateUpdateMarshaled(obj, old))); strings.Join(got, "\n") != strings.Join(want, "\n") {
+					t.Fatalf("verdicts differ\nfull decode:\n  %s\nDecodeUpdate:\n  %s", strings.Join(want, "\n  "), strings.Join(got, "\n  "))
+				}
+			})
+		}
+	}
+	t.Run("unchanged allocates the new object's decoding only", func(t *testing.T) {
+		newOnly := testing.AllocsPerRun(50, func() { _, _ = runtime.DecodeTrusted(c, base) })
+		both := testing.AllocsPerRun(50, func() { _, _, _, _ = runtime.DecodeUpdate(c, base, base, true) })
+		if both != newOnly {
+			t.Fatalf("DecodeUpdate of an unchanged object: %v allocations, the new object's decoding alone %v", both, newOnly)
+		}
+	})
+}
+
+// pairJSON returns the new object's JSON of the shapes update named name,
+// whose old object is the unchanged one.
+func pairJSON(t *testing.T, name string) []byte {
+	t.Helper()
+	for _, u := range shapesUpdates {
+		if u.name == name {
+			_, _, obj, _ := shapesPair(t, 8, u)
+			return obj
+		}
+	}
+	t.Fatalf("no shapes update %q", name)
+	return nil
+}
+
+// at returns the value at path p below v (map keys, list indices), or nil.
+func at(v interface{}, p []string) interface{} {
+	for _, k := range p {
+		switch x := v.(type) {
+		case map[string]interface{}:
+			v = x[k]
+		case []interface{}:
+			i, err := strconv.Atoi(k)
+			if err != nil || i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+// sameValue reports whether a and b are the same map or the same
+// non-empty slice (not merely equal).
+func sameValue(a, b interface{}) bool {
+	switch x := a.(type) {
+	case map[string]interface{}:
+		y, ok := b.(map[string]interface{})
+		return ok && x != nil && reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer()
+	case []interface{}:
+		y, ok := b.([]interface{})
+		return ok && len(x) > 0 && len(y) > 0 && &x[0] == &y[0]
+	}
+	return false
 }

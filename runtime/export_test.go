@@ -27,3 +27,10 @@ func DecodeTrusted(c *Checker, raw []byte) (map[string]interface{}, error) {
 func DecodeOldTrusted(c *Checker, raw []byte, obj map[string]interface{}) (map[string]interface{}, error) {
 	return c.engine().DecodeOldTrusted(raw, obj)
 }
+
+// DecodeUpdate is the webhook's decoding of both objects of an update,
+// the old one sharing the new one's values where the bytes are the same
+// (engine).
+func DecodeUpdate(c *Checker, raw, oldRaw []byte, trusted bool) (obj, old map[string]interface{}, errNew, errOld error) {
+	return c.engine().DecodeUpdate(raw, oldRaw, trusted)
+}

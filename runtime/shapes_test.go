@@ -204,6 +204,12 @@ func FuzzShapes(f *testing.F) {
 	f.Add([]byte("spec"), int64(1))
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25}, int64(7))
 	f.Add([]byte(`{"spec":{"tags":["a","b","a"],"deps":[{"name":"a","version":"1"},{"name":"a"}],"selectors":{"a":{"key":"k","values":["x"]}}}}`), int64(3))
+	// Objects that share values with the fuzzer's objects byte for byte
+	// beside changed ones (DecodeUpdate), as in TestDecodeUpdateShares.
+	for _, u := range shapesUpdates {
+		_, _, obj, _ := shapesPair(f, 8, u)
+		f.Add(obj, int64(len(u.name)))
+	}
 	s := shapesSchema(f)
 	c := shapes(f)
 	f.Fuzz(func(t *testing.T, data []byte, seed int64) {
@@ -224,5 +230,15 @@ func FuzzShapes(f *testing.F) {
 			sameVerdict(t, c, respelled(m, s, r), rx)
 		}
 		sameVerdict(t, c, data, jx)
+		// x with its mutable replicas changed: the rest of the old object
+		// is byte-identical, shared by DecodeUpdate.
+		if sp, ok := x["spec"].(map[string]interface{}); ok {
+			mx := deepCopy(x)
+			mx["spec"] = deepCopy(sp)
+			mx["spec"].(map[string]interface{})["replicas"] = seed
+			mj, _ := json.Marshal(mx)
+			sameVerdict(t, c, mj, jx)
+			sameVerdict(t, c, jx, mj)
+		}
 	})
 }

@@ -100,6 +100,12 @@ func FuzzHandle(f *testing.F) {
 	f.Add(append(append(gadget(`"deps":[{"name":"b","version":"2"},{"version":"1","name":"a"}]`, `"images":[{"name":"b","ref":"r2"},{"name":"a","ref":"r1"}]`, `"selectors":{"t":{"values":[],"key":"l"},"s":{"key":"k","values":["y","x"]}}`), 0), gadget(shapes...)...))
 	f.Add(append(append(gadget(`"deps":[{"name":"b","version":"2"},{"name":"a","version":"9"}]`, `"images":[{"name":"b","ref":"r3"},{"name":"a","ref":"r1"}]`, `"selectors":{"s":{"key":"k","values":["y","z"]},"t":{"key":"l","values":[]}}`), 0), gadget(shapes...)...))
 	f.Add(append(append(gadget(`"deps":[{"name":"a","version":"1"},{"name":"a","version":"1"}]`, `"images":[{"name":"a","ref":"r1"},{"name":"a","ref":"r1"}]`), 0), gadget(shapes...)...))
+	// The old object sharing values with the new one byte for byte
+	// (DecodeUpdate): beside a changed mutable value, beside a changed
+	// immutable one, and the same values spelt otherwise in the old one.
+	f.Add(append(append(gadget(append([]string{`"note":"n2"`}, shapes...)...), 0), gadget(append([]string{`"note":"n1"`}, shapes...)...)...))
+	f.Add(append(append(gadget(append([]string{`"class":"silver"`}, shapes...)...), 0), gadget(append([]string{`"class":"gold"`}, shapes...)...)...))
+	f.Add(append(append(gadget(shapes...), 0), gadget(`"deps":[ {"name":"a","version":"1"},{"name":"b","version":"2"}]`, shapes[1], shapes[2])...))
 	f.Add([]byte(`{"spec":{"class":1e400}}`))
 	f.Add([]byte(`[` + "\x00" + `null`))
 	f.Fuzz(func(t *testing.T, data []byte) {

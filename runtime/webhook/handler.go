@@ -118,22 +118,28 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) admission.R
 	// The runtime's engine: its trusted decoding and the check that
 	// renders denials are not in package runtime's API.
 	e := (*engine.Checker)(c)
-	decodeObject, decodeOldObject := e.DecodeObject, e.DecodeOldObject
-	if ctx.Value(validatedKey{}) != nil {
-		// The AdmissionReview decoder validated the bytes.
-		decodeObject, decodeOldObject = e.DecodeTrusted, e.DecodeOldTrusted
+	// The AdmissionReview decoder validated the bytes, if ctx says so.
+	trusted := ctx.Value(validatedKey{}) != nil
+	if len(req.Object.Raw) == 0 {
+		return admission.Errored(http.StatusBadRequest, errors.New("immutable fields: the new object: missing from the request"))
 	}
-	obj, err := decode(req.Object.Raw, decodeObject)
-	if err != nil {
-		return admission.Errored(http.StatusBadRequest, fmt.Errorf("immutable fields: the new object: %w", err))
+	// Where the old object's bytes are the new one's, its values are the
+	// new one's, compared rather than decoded again.
+	obj, old, errNew, errOld := e.DecodeUpdate(req.Object.Raw, req.OldObject.Raw, trusted)
+	if errNew == nil && obj == nil {
+		errNew = errors.New("null")
 	}
-	old, err := decode(req.OldObject.Raw, func(raw []byte) (map[string]interface{}, error) {
-		// Where the old object's bytes are the new one's, they are
-		// compared rather than scanned again.
-		return decodeOldObject(raw, obj)
-	})
-	if err != nil {
-		return admission.Errored(http.StatusBadRequest, fmt.Errorf("immutable fields: the old object: %w", err))
+	if errNew != nil {
+		return admission.Errored(http.StatusBadRequest, fmt.Errorf("immutable fields: the new object: %w", errNew))
+	}
+	switch {
+	case len(req.OldObject.Raw) == 0:
+		errOld = errors.New("missing from the request")
+	case errOld == nil && old == nil:
+		errOld = errors.New("null")
+	}
+	if errOld != nil {
+		return admission.Errored(http.StatusBadRequest, fmt.Errorf("immutable fields: the old object: %w", errOld))
 	}
 	// A changed value DecodeObject kept as bytes comes back as its JSON,
 	// which the denial quotes, written without decoding it.
@@ -286,26 +292,6 @@ func appendErrorBody(b []byte, err *field.Error) []byte {
 // once and never changes.
 var rendersJSON = field.Invalid(nil, map[string]interface{}{"a": []interface{}{int64(1), "<"}}, "d").ErrorBody() ==
 	`Invalid value: {"a":[1,"\u003c"]}: d`
-
-// decode decodes an object with c's DecodeObject (or DecodeOldObject) as
-// the API server decodes unstructured content (integers as int64, other
-// numbers as float64), building only the parts the check reads: most of a
-// large object (a pod template, status, managed fields) is checked for
-// syntax and skipped, and values compared whole are kept as bytes. It
-// fails on what the full decoder refuses.
-func decode(raw []byte, decodeObject func([]byte) (map[string]interface{}, error)) (map[string]interface{}, error) {
-	if len(raw) == 0 {
-		return nil, errors.New("missing from the request")
-	}
-	m, err := decodeObject(raw)
-	if err != nil {
-		return nil, err
-	}
-	if m == nil {
-		return nil, errors.New("null")
-	}
-	return m, nil
-}
 
 func describe(gvr schema.GroupVersionResource, sub string) string {
 	s := gvr.Resource

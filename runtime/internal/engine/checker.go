@@ -33,6 +33,8 @@ type Checker struct {
 	// spans pools the item spans of the comparisons of sets kept as
 	// bytes (rawequal.go).
 	spans sync.Pool
+	// shares pools the span tables of DecodeUpdate (share.go).
+	shares sync.Pool
 }
 
 func newChecker(root *node) *Checker {

@@ -82,7 +82,14 @@ func (c *Checker) DecodeOldTrusted(raw []byte, obj map[string]interface{}) (map[
 // object. With valid, raw is known to be valid JSON (see decoder.valid)
 // and is decoded in trusted mode.
 func (c *Checker) decodeObject(raw []byte, peer map[string]interface{}, valid, old bool) (map[string]interface{}, error) {
-	d := decoder{data: raw, valid: valid, old: old}
+	return c.decodeWith(raw, peer, valid, old, nil, nil)
+}
+
+// decodeWith is decodeObject recording the spans of the objects and lists
+// it builds for the walk in record, and sharing, where peers is set, the
+// values of peer that it holds (DecodeUpdate).
+func (c *Checker) decodeWith(raw []byte, peer map[string]interface{}, valid, old bool, record, peers *spanTable) (map[string]interface{}, error) {
+	d := decoder{data: raw, valid: valid, old: old, record: record, peers: peers}
 	d.skipSpace()
 	if d.pos >= len(d.data) || d.data[d.pos] != '{' {
 		// Not an object: the full decoder's answer (a nil map for null, or
@@ -141,6 +148,12 @@ type decoder struct {
 	keyNames []string
 	// raws is where rawValues are allocated, a few at a time.
 	raws []rawValue
+	// strSlab and intSlab hold the strings and integers the decoder
+	// builds, boxed without an allocation each (box.go).
+	strSlab []string
+	intSlab []int64
+	// items is a stack of the items of the lists being read (array).
+	items []interface{}
 	// valid: data is known to be valid JSON (a JSON decoder checked it, as
 	// the AdmissionReview's did for the webhook's objects). The decoder is
 	// then in trusted mode: where it only needs the end of a value, one it
@@ -157,6 +170,11 @@ type decoder struct {
 	// bytes, compared, or checked as in the other mode: the comparison of
 	// two values whose bytes differ reads the old one's as checked JSON.
 	old bool
+	// record, if set, receives the spans of the objects and lists built
+	// for the walk (the new object of DecodeUpdate); peers, if set, holds
+	// those of the other object's, whose values the decoder shares where
+	// the bytes are the same (the old object of DecodeUpdate).
+	record, peers *spanTable
 }
 
 // mode is what the decoder does with a value. One walk over the document
@@ -214,8 +232,14 @@ func (d *decoder) value(n *node, m mode, depth int, peer interface{}) (interface
 				// A value with immutable keys is built in full: a
 				// violation there reports the whole value when the
 				// other side is not of the keyed kind.
-				m = fullMode
+				return d.container(n, fullMode, depth, peer, nil)
 			}
+			return d.container(n, m, depth, peer, nil)
+		}
+		if m == fullMode && depth == 1 && (d.record != nil || d.peers != nil) {
+			// The whole object of a Checker with conditions, which
+			// decodes in full: shared whole where it is unchanged.
+			return d.container(n, m, depth, peer, nil)
 		}
 		if c == '{' {
 			return d.object(n, m, depth, peer, nil)
@@ -250,7 +274,7 @@ func (d *decoder) raw(depth int) (interface{}, error) {
 		return nil, err
 	}
 	if len(d.raws) == cap(d.raws) {
-		d.raws = make([]rawValue, 0, 8)
+		d.raws = make([]rawValue, 0, min(max(2*cap(d.raws), 8), maxSlab))
 	}
 	d.raws = append(d.raws, rawValue{data: d.data[start:d.pos], depth: depth})
 	return &d.raws[len(d.raws)-1], nil
@@ -473,6 +497,10 @@ func (d *decoder) array(n *node, m mode, depth int, peer interface{}) (interface
 		d.pos++
 		return result(list, m), nil
 	}
+	if im != skipMode && d.items == nil {
+		d.items = make([]interface{}, 0, minSlab)
+	}
+	base := len(d.items)
 	for i := 0; ; i++ {
 		d.skipSpace()
 		var v interface{}
@@ -491,7 +519,7 @@ func (d *decoder) array(n *node, m mode, depth int, peer interface{}) (interface
 			return nil, err
 		}
 		if im != skipMode {
-			list = append(list, v)
+			d.items = append(d.items, v)
 		}
 		d.skipSpace()
 		if d.pos >= len(d.data) {
@@ -502,11 +530,27 @@ func (d *decoder) array(n *node, m mode, depth int, peer interface{}) (interface
 			d.pos++
 		case ']':
 			d.pos++
+			if im != skipMode {
+				list = d.popItems(base)
+			}
 			return result(list, m), nil
 		default:
 			return nil, d.syntaxError("after array element")
 		}
 	}
+}
+
+// popItems returns the items of a list pushed on decoder.items since base,
+// in a slice of their number, and pops them. A list's items are gathered
+// there (the items of the lists inside it pushed and popped in between)
+// rather than appended to a slice that grows, one allocation per list
+// instead of one per doubling.
+func (d *decoder) popItems(base int) []interface{} {
+	list := make([]interface{}, len(d.items)-base)
+	copy(list, d.items[base:])
+	clear(d.items[base:])
+	d.items = d.items[:base]
+	return list
 }
 
 // item reads an item of a list the walk visits, whose structure is s; keys
@@ -525,7 +569,7 @@ func (d *decoder) item(s, keys *structure, depth int, peer interface{}) (interfa
 	case s.items.immutableKeys || s.items.structure == nil:
 		return d.value(s.items, walkMode, depth, peer) // built in full
 	case !s.items.whole():
-		return d.object(s.items, walkMode, depth, peer, keys)
+		return d.container(s.items, walkMode, depth, peer, keys)
 	}
 	if r, ok := peer.(*rawValue); ok && r.keys != nil && r.depth == depth && bytes.HasPrefix(d.data[d.pos:], r.data) {
 		d.pos += len(r.data)
@@ -541,7 +585,7 @@ func (d *decoder) item(s, keys *structure, depth int, peer interface{}) (interfa
 		return nil, err
 	}
 	if len(d.raws) == cap(d.raws) {
-		d.raws = make([]rawValue, 0, 8)
+		d.raws = make([]rawValue, 0, min(max(2*cap(d.raws), 8), maxSlab))
 	}
 	d.raws = append(d.raws, rawValue{data: d.data[start:d.pos], depth: depth, keys: vals})
 	return &d.raws[len(d.raws)-1], nil
@@ -603,7 +647,7 @@ func (d *decoder) number(build bool) (interface{}, error) {
 	num := string(d.data[start:d.pos])
 	if !strings.Contains(num, ".") {
 		if i, err := strconv.ParseInt(num, 10, 64); err == nil {
-			return i, nil
+			return d.boxInt(i), nil
 		}
 	}
 	f, err := strconv.ParseFloat(num, 64)
@@ -621,7 +665,11 @@ func (d *decoder) str() (interface{}, error) {
 	if err != nil {
 		return nil, err
 	}
-	return d.unquote(start, d.pos, plain)
+	v, err := d.unquote(start, d.pos, plain)
+	if err != nil {
+		return nil, err
+	}
+	return d.boxString(v), nil
 }
 
 // substring returns d.data[start:end] as a string: a substring of

@@ -1,0 +1,136 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"k8s.io/kube-openapi/pkg/validation/spec"
+)
+
+// TestShareLinear: the old object's decoding compares at most
+// maxShareDepth times its size with the new object's bytes, on a nest of
+// walked objects as deep as the decoder allows (a recursive schema), where
+// sharing at every level would compare the rest of the nest again and
+// again, and on a list map of many items; it shares what is the same and
+// gives the verdicts of the objects decoded on their own.
+func TestShareLinear(t *testing.T) {
+	immutable := spec.VendorExtensible{Extensions: spec.Extensions{"x-kubernetes-immutable": true}}
+	str := spec.SchemaProps{Type: []string{"string"}}
+	node := spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"object"}, Properties: map[string]spec.Schema{
+		"id":    {SchemaProps: str, VendorExtensible: immutable},
+		"child": {SchemaProps: spec.SchemaProps{Ref: spec.MustCreateRef("#/definitions/Node")}},
+	}}}
+	item := spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"object"}, Properties: map[string]spec.Schema{
+		"name": {SchemaProps: str},
+		"id":   {SchemaProps: str, VendorExtensible: immutable},
+	}}}
+	list := spec.Schema{
+		SchemaProps: spec.SchemaProps{Type: []string{"array"}, Items: &spec.SchemaOrArray{Schema: &item}},
+		VendorExtensible: spec.VendorExtensible{Extensions: spec.Extensions{
+			"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": []interface{}{"name"},
+		}},
+	}
+	root := &spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"object"}, Properties: map[string]spec.Schema{
+		"root":  {SchemaProps: spec.SchemaProps{Ref: spec.MustCreateRef("#/definitions/Node")}},
+		"items": list,
+	}}}
+	c, err := CompileWithDefinitions(root, spec.Definitions{"Node": node})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// chain is a nest of n nodes whose innermost id is id.
+	chain := func(n int, id string) string {
+		return `{"root":` + strings.Repeat(`{"id":"x","child":`, n-1) + `{"id":"` + id + `"}` + strings.Repeat(`}`, n-1) + `}`
+	}
+	// items is a list map of n items, the last one's id id.
+	items := func(n int, id string) string {
+		var b strings.Builder
+		b.WriteString(`{"items":[`)
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			v := "x"
+			if i == n-1 {
+				v = id
+			}
+			fmt.Fprintf(&b, `{"name":"i%d","id":"%s"}`, i, v)
+		}
+		b.WriteString(`]}`)
+		return b.String()
+	}
+	for _, tc := range []struct {
+		name       string
+		obj, old   string
+		errors     int
+		rootShared bool
+	}{
+		{"deep nest, the same", chain(9990, "x"), chain(9990, "x"), 0, true},
+		{"deep nest, differing at the bottom", chain(9990, "y"), chain(9990, "x"), 1, false},
+		{"50,000 items, the same", items(50000, "x"), items(50000, "x"), 0, true},
+		{"50,000 items, the last differing", items(50000, "y"), items(50000, "x"), 1, false},
+	} {
+		for _, trusted := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/trusted=%v", tc.name, trusted), func(t *testing.T) {
+				tab := &spanTable{data: []byte(tc.obj)}
+				obj, err := c.decodeWith([]byte(tc.obj), nil, trusted, false, tab, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tab.sort()
+				old, err := c.decodeWith([]byte(tc.old), obj, trusted, true, nil, tab)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if limit := maxShareDepth * len(tc.old); tab.compared > limit {
+					t.Errorf("compared %d bytes, more than %d times the old object's %d", tab.compared, maxShareDepth, len(tc.old))
+				}
+				if shared := identity(obj) == identity(old); shared != tc.rootShared {
+					t.Errorf("root shared: %v, want %v", shared, tc.rootShared)
+				}
+				alone, err := c.DecodeObject([]byte(tc.old))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, got := c.ValidateUpdate(obj, alone), c.ValidateUpdate(obj, old)
+				if len(want) != tc.errors || fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("verdict %v, decoded on its own %v (want %d errors)", got, want, tc.errors)
+				}
+			})
+		}
+	}
+}
+
+// TestSpanTableFind: a value is found by its address at the depth it was
+// built at, and not at all where its address was recorded twice (the
+// memory of a value the decoder dropped, given to a later one).
+func TestSpanTableFind(t *testing.T) {
+	data := []byte(`{"a":{"b":1},"c":[1,2]}`)
+	a, c, d := map[string]interface{}{"b": int64(1)}, []interface{}{int64(1), int64(2)}, map[string]interface{}{}
+	for _, tc := range []struct {
+		name   string
+		spans  []builtSpan
+		v      interface{}
+		depth  int
+		want   string
+		wantOK bool
+	}{
+		{"found", []builtSpan{{identity(a), 5, 12, 2}, {identity(c), 17, 22, 2}}, a, 2, `{"b":1}`, true},
+		{"a list", []builtSpan{{identity(a), 5, 12, 2}, {identity(c), 17, 22, 2}}, c, 2, `[1,2]`, true},
+		{"another depth", []builtSpan{{identity(a), 5, 12, 2}}, a, 3, "", false},
+		{"not recorded", []builtSpan{{identity(a), 5, 12, 2}}, d, 2, "", false},
+		{"recorded twice", []builtSpan{{identity(a), 5, 12, 2}, {identity(a), 17, 22, 2}}, a, 2, "", false},
+		{"an empty list", []builtSpan{{identity(a), 5, 12, 2}}, []interface{}{}, 2, "", false},
+		{"a scalar", []builtSpan{{identity(a), 5, 12, 2}}, "x", 2, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tab := &spanTable{data: data, spans: tc.spans}
+			tab.sort()
+			b, ok := tab.find(tc.v, tc.depth)
+			if ok != tc.wantOK || string(b) != tc.want {
+				t.Errorf("find = %q, %v; want %q, %v", b, ok, tc.want, tc.wantOK)
+			}
+		})
+	}
+}
