@@ -15,14 +15,12 @@ import (
 // differential finds closed holes only, and every difference it finds is
 // found by a targeted update (none by the random ones only).
 func TestExample(t *testing.T) {
+	proofsize.Long(t, "migrates the worked example twice, about 2,000 updates judged by the API server's validator each time")
 	t.Parallel() // beside the other long proofs (TestShapes)
 	root, _ := filepath.Abs("..")
-	// The sample keeps --k8s-immutable=immutable, which also rewrites
-	// +k8s:immutable; cmd/immutable-gen's TestMigrateGolden runs the
-	// default (keep) on the same example.
-	for _, k8s := range proofsize.Pick(t, "--k8s-immutable modes", []string{migrate.K8sImmutableKeep, migrate.K8sImmutableMarker}, 1) {
+	for _, k8s := range []string{migrate.K8sImmutableKeep, migrate.K8sImmutableMarker} {
 		t.Run(k8s, func(t *testing.T) {
-			res, err := migrate.Run(migrate.Options{Dir: root, Paths: []string{"./testdata/apis/migrate/..."}, K8sImmutable: k8s, Updates: proofsize.Of(t, "random updates per CRD version", 300, 20)})
+			res, err := migrate.Run(migrate.Options{Dir: root, Paths: []string{"./testdata/apis/migrate/..."}, K8sImmutable: k8s, Updates: 300})
 			if err != nil {
 				t.Fatal(err)
 			}

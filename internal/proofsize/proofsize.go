@@ -1,9 +1,12 @@
 // Package proofsize says how large the root module's long proofs run. The
-// README's `go test ./...` runs each at a sample size: every case of every
-// kind still runs and asserts, on fewer random updates, seeds or repeated
-// runs. CI's proofs step (`make test-proofs`, .ci/run) sets
-// IMMUTABLE_GEN_PROOFS=full and runs them at full size; docs/testing.md
-// lists which tests scale and how.
+// README's `go test ./...` runs a proof that scales at a sample size: every
+// case of every kind still runs and asserts, on fewer random updates,
+// seeds or cases. A proof whose every run costs more than the quick
+// start's budget (a whole migration of the worked example, say) is marked
+// with Long and runs only in CI's proofs step (`make test-proofs`,
+// .ci/run), which sets IMMUTABLE_GEN_PROOFS=full and runs everything at
+// full size; docs/testing.md lists which tests scale, which are long, and
+// how.
 //
 // The variable is read with os.Getenv, which go test's cache keys a
 // package's result on, so a sample result is never reused for a full run.
@@ -23,6 +26,20 @@ const Env = "IMMUTABLE_GEN_PROOFS"
 // Env other than "full" and "" is refused by Of and Pick, so that a typo
 // does not silently run the sample.
 func Full() bool { return os.Getenv(Env) == "full" }
+
+// Long marks t as a long proof: it runs only at full size, in CI's proofs
+// step, and the default run skips it with a message that names the step
+// and says what it costs. A value of Env other than "full" fails t.
+func Long(t testing.TB, cost string) {
+	t.Helper()
+	full, err := size(os.Getenv(Env), 1, 1)
+	if err != nil {
+		t.Fatalf("proofsize: %v", err)
+	}
+	if !full {
+		t.Skipf("a long proof (%s): CI's proofs step runs it, as `make test-proofs` does (%s=full)", cost, Env)
+	}
+}
 
 // Of returns full when the full-size proofs run, else sample, and logs
 // which on t. A sample must be at least 1 and at most full.

@@ -89,3 +89,28 @@ func TestSize(t *testing.T) {
 		})
 	}
 }
+
+func TestLong(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		env     string
+		skipped bool
+	}{
+		{"unset: skipped, CI runs it", "", true},
+		{"full: runs", "full", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv(Env, c.env)
+			ran := false
+			var inner *testing.T
+			t.Run("proof", func(t *testing.T) {
+				inner = t
+				Long(t, "a test of Long")
+				ran = true
+			})
+			if inner.Skipped() != c.skipped || ran == c.skipped {
+				t.Errorf("%s=%q: skipped %v, ran on %v; want skipped %v", Env, c.env, inner.Skipped(), ran, c.skipped)
+			}
+		})
+	}
+}
