@@ -1,0 +1,4 @@
+package main
+
+// The API server's validators and CEL allocate heavily: see internal/testgc.
+import _ "github.com/immutable-gen/immutable-gen/internal/testgc"
