@@ -47,6 +47,7 @@ func runBinary(t *testing.T, bin, dir string, env []string, args ...string) (cod
 // cache, running the go command only as controller-gen does (go/packages'
 // go list), never go build or go install.
 func TestNoGoAtRunTime(t *testing.T) {
+	t.Parallel() // beside the other long ones, after the tests that change directory
 	if testing.Short() {
 		t.Skip("builds the command")
 	}

@@ -18,6 +18,7 @@ import (
 // lists and fails on the files whose content differs from what is on disk.
 // Every finding line carries its ID.
 func TestGenerateCI(t *testing.T) {
+	t.Parallel() // beside the other long ones, after the tests that change directory
 	const (
 		warnAPI = "../../testdata/apis/crd/ci/warn/..."    // one warning (IG040)
 		infoAPI = "../../testdata/apis/crd/ci/info/..."    // one info (IG007)
@@ -156,6 +157,7 @@ func assertFindingsHaveIDs(t *testing.T, stderr string) {
 // from marked types (its immutability rules missing) fails crd --check,
 // which lists it; after a run of immutable-gen, --check passes.
 func TestCheckCatchesPlainControllerGen(t *testing.T) {
+	t.Parallel() // beside the other long ones, after the tests that change directory
 	if testing.Short() {
 		t.Skip("builds controller-gen")
 	}

@@ -19,6 +19,7 @@ import (
 // testdata/apis/crd and compares the CRDs it writes, its diagnostics and its
 // exit status with testdata/golden/crd/<case>/.
 func TestGenerateGolden(t *testing.T) {
+	t.Parallel() // beside the other long ones, after the tests that change directory
 	cases := []struct {
 		name string // golden directory
 		api  string // testdata/apis/crd/<api>
@@ -124,6 +125,7 @@ func controllerToolsVersion() string {
 // of the pinned controller-tools release writes, in every mode: on a test API
 // that uses many controller-tools markers and on real Kubernetes API packages.
 func TestDropInForControllerGen(t *testing.T) {
+	t.Parallel() // beside the other long ones, after the tests that change directory
 	if testing.Short() {
 		t.Skip("builds controller-gen")
 	}
