@@ -27,13 +27,17 @@ RUNTIME_MODULES = runtime runtime/admission runtime/webhook
 test-modules:
 	for m in $(RUNTIME_MODULES); do (cd $$m && GOWORK=off GOFLAGS=-mod=readonly GOTOOLCHAIN=local $(GO) vet ./... && GOWORK=off GOFLAGS=-mod=readonly GOTOOLCHAIN=local $(GO) test ./...) || exit 1; done
 
-## test-proofs: the root module's long proofs at full size (IMMUTABLE_GEN_PROOFS=full: migrate's differentials, the validators' and lint's differentials, ...; docs/testing.md)
+## test-proofs: the root module's proofs at full size (IMMUTABLE_GEN_PROOFS=full): the long ones (migrate's whole-pipeline proofs), and the scaled ones (the validators', lint's and whendiff's differentials, ...); only PROOF_TESTS, which the default run does not run at this size (docs/testing.md)
 .PHONY: test-proofs
 test-proofs:
-	IMMUTABLE_GEN_PROOFS=full $(GO) test $(PROOF_PACKAGES)
+	IMMUTABLE_GEN_PROOFS=full $(GO) test -run '^($(subst $(space),|,$(strip $(PROOF_TESTS))))$$' $(PROOF_PACKAGES)
 
-## PROOF_PACKAGES: the root packages whose tests read IMMUTABLE_GEN_PROOFS (internal/proofsize checks this list against the tests)
+empty :=
+space := $(empty) $(empty)
+
+## PROOF_PACKAGES, PROOF_TESTS: the root packages whose tests read IMMUTABLE_GEN_PROOFS, and those tests (internal/proofsize checks both lists against the tests)
 PROOF_PACKAGES = ./cmd/immutable-gen ./internal/whendiff ./lint ./migrate ./validators
+PROOF_TESTS = TestAcceptRefusals TestDifferential TestDifferentialCatchesWrongConditions TestDifferentialWhen TestDropInForControllerGen TestExample TestLoweredRule TestMigrateGolden TestMigrateWrites TestOmitZeroDifferential TestPlan TestRefusedMarkerLeft TestSeeds TestShapes TestSoundByConstruction
 
 ## test-all: test, test-modules, test-proofs and every e2e step, as .ci/run runs them (ci also checks formatting, vet, staticcheck and the example)
 .PHONY: test-all
