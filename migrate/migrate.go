@@ -87,9 +87,11 @@ type Options struct {
 	// refusals (--accept-refusals); they are not proven.
 	AcceptRefusals bool
 
-	// mutate changes the planned decisions, in tests that check that the
+	// mutate changes the planned decisions, and mutateWhen the conditions
+	// written (not the ones planned), in tests that check that the
 	// differential catches a wrong one.
-	mutate func(*decision)
+	mutate     func(*decision)
+	mutateWhen func(string) string
 }
 
 // A Rule is one immutability rule found (or a +k8s:immutable).
@@ -270,7 +272,7 @@ func (p *planner) build(o Options, res *Result) ([]*decision, *generation, error
 				o.mutate(d)
 			}
 		}
-		fileEdits := rewrite(decisions)
+		fileEdits := rewrite(decisions, o.mutateWhen)
 		res.Files, res.Diff = map[string][]byte{}, ""
 		inserted := map[string]map[int]*decision{} // file → new line → decision
 		for _, name := range slices.Sorted(maps.Keys(fileEdits)) {

@@ -161,8 +161,9 @@ func unified(name string, ops []op) string {
 	return b.String()
 }
 
-// rewrite turns the plan into edits, by file.
-func rewrite(decisions []*decision) map[string]*edits {
+// rewrite turns the plan into edits, by file. mutateWhen, when not nil,
+// changes the conditions written (Options.mutateWhen).
+func rewrite(decisions []*decision, mutateWhen func(string) string) map[string]*edits {
 	files := map[string]*edits{}
 	at := func(file string) *edits {
 		if files[file] == nil {
@@ -192,7 +193,11 @@ func rewrite(decisions []*decision) map[string]*edits {
 			if d.ignoreOrder {
 				lines = append(lines, "+"+markers.IgnoreOrderName)
 			}
-			if when := mutateWhen(d.when); when != "" {
+			when := d.when
+			if mutateWhen != nil && when != "" {
+				when = mutateWhen(when)
+			}
+			if when != "" {
 				lines = append(lines, "+immutable:when="+quoteWhen(when))
 			}
 			if d.message != "" {
@@ -260,7 +265,3 @@ func quoteWhen(expr string) string {
 	}
 	return strconv.Quote(expr)
 }
-
-// mutateWhen changes the conditions written, in tests that check that the
-// differential catches a wrong one.
-var mutateWhen = func(when string) string { return when }

@@ -244,9 +244,8 @@ type Thing struct {
 // rewrite proven, and no difference found by a random update only.
 func TestShapes(t *testing.T) {
 	// Parallel with the other long proofs of the package (each works in
-	// its own directory), so that this package, the last of go test ./...
-	// to finish, uses both cores; TestDifferentialCatchesWrongConditions,
-	// which sets mutateWhen, is not parallel and so runs before them.
+	// its own directory or in memory), so that this package, the last of
+	// the proofs step to finish, uses both cores.
 	proofsize.Long(t, "migrates a larger API twice")
 	t.Parallel()
 	root, err := filepath.Abs("..")

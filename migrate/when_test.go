@@ -17,6 +17,7 @@ import (
 // written.
 func TestDifferentialCatchesWrongConditions(t *testing.T) {
 	proofsize.Long(t, "migrates the worked example five times, about 2,000 updates judged by the API server's validator each time")
+	t.Parallel() // beside the other long proofs
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
@@ -47,14 +48,8 @@ func TestDifferentialCatchesWrongConditions(t *testing.T) {
 		{"never queue", only("Ready", never), proof.NewAcceptance, []string{"spec.queue"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			defer func(f func(string) string) { mutateWhen = f }(mutateWhen)
-			mutateWhen = func(w string) string {
-				if w == "" {
-					return ""
-				}
-				return c.mutate(w)
-			}
-			res, err := Run(Options{Dir: root, Paths: []string{"./testdata/apis/migrate/..."}, Updates: 100})
+			t.Parallel() // each run writes in memory only
+			res, err := Run(Options{Dir: root, Paths: []string{"./testdata/apis/migrate/..."}, Updates: 100, mutateWhen: c.mutate})
 			if err != nil {
 				t.Fatal(err)
 			}
