@@ -28,6 +28,7 @@ const clusterAPIWebhooks = "sigs.k8s.io/cluster-api v1.14.2"
 // each marked field is the webhook's (cluster-api's own code, imported in
 // the copy): a disagreement fails the test.
 func TestValidatorsClusterAPI(t *testing.T) {
+	t.Parallel() // after the tests that serve an API server or set variables, beside the other long ones
 	api := moduleDir(t, clusterAPI)
 	for _, p := range []struct {
 		dir      string

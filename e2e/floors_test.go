@@ -31,6 +31,7 @@ var floorPins = []string{
 // runtime/webhook served through controller-runtime v0.19's webhook), and
 // go.mod and go.sum are byte for byte what they were.
 func TestFloors(t *testing.T) {
+	t.Parallel() // after the tests that serve an API server or set variables, beside the other long ones
 	if testing.Short() {
 		t.Skip("builds immutable-gen and a module at old Kubernetes versions")
 	}

@@ -40,11 +40,13 @@ var migrateCases = []migrateCase{
 // TestMigrateRealAPIs runs `immutable-gen migrate` on copies of real APIs
 // with hand-written immutability rules, as a new user would.
 func TestMigrateRealAPIs(t *testing.T) {
+	t.Parallel() // after the tests that serve an API server or set variables, beside the other long ones
 	if testing.Short() {
 		t.Skip("fetches modules and runs 1,000 updates per CRD")
 	}
 	for _, c := range migrateCases {
 		t.Run(c.module, func(t *testing.T) {
+			t.Parallel() // each migrates its own copy
 			dir := copyModule(t, moduleDir(t, c.module), c.dirs...)
 			res, err := migrate.Run(migrate.Options{Dir: dir, Paths: []string{c.paths}})
 			if err != nil {

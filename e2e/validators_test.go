@@ -23,6 +23,7 @@ import (
 // typed verdicts and errors must be the runtime's on the JSON of the same
 // objects.
 func TestValidatorsGatewayAPI(t *testing.T) {
+	t.Parallel() // after the tests that serve an API server or set variables, beside the other long ones
 	src := filepath.Join(moduleDir(t, gatewayAPI), "apis", "v1")
 	validatorsOnCopy(t, src, gatewayMarkers, 400)
 }
@@ -34,6 +35,7 @@ func TestValidatorsGatewayAPI(t *testing.T) {
 // managed fields, quantities, int-or-strings, list maps and sets of
 // k8s.io/api), sets and =keys maps.
 func TestValidatorsBuiltinSpecs(t *testing.T) {
+	t.Parallel() // after the tests that serve an API server or set variables, beside the other long ones
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
@@ -129,8 +131,7 @@ func validatorsCopy(t *testing.T, c typedCopy) string {
 	// there, and run with a cache of its own, as a user's first run is.
 	bin := filepath.Join(dir, "bin", "immutable-gen")
 	runIn(t, dir, "go", "build", "-o", bin, "github.com/immutable-gen/immutable-gen/cmd/immutable-gen")
-	t.Setenv("IMMUTABLE_GEN_CACHE", t.TempDir())
-	runIn(t, dir, bin, "object", "validators", "crd:immutability=extensions", "paths=./...", "output:crd:dir=crds")
+	runInEnv(t, dir, []string{"IMMUTABLE_GEN_CACHE=" + t.TempDir()}, bin, "object", "validators", "crd:immutability=extensions", "paths=./...", "output:crd:dir=crds")
 	for _, f := range []string{"zz_generated.immutable.go", "zz_generated.deepcopy.go"} {
 		if _, err := os.Stat(filepath.Join(api, f)); err != nil {
 			t.Fatal(err)
@@ -187,9 +188,16 @@ func requireLines(requires []string) string {
 // runIn runs a command in dir and returns its output; a failure ends the test.
 func runIn(t *testing.T, dir, name string, args ...string) string {
 	t.Helper()
+	return runInEnv(t, dir, nil, name, args...)
+}
+
+// runInEnv is runIn with env added to the command's environment (a test
+// that runs in parallel cannot set its own).
+func runInEnv(t *testing.T, dir string, env []string, name string, args ...string) string {
+	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	cmd.Env = append(append(os.Environ(), "GOFLAGS=-mod=mod"), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
