@@ -20,7 +20,7 @@ import (
 // Unchanged reports false, the update is decoded and checked as usual;
 // it may report false for an update it could have answered (an exponent
 // outside strings, say), never true for one that is not allowed
-// (docs/semantics.md, "Update semantics (runtime)" 5).
+// (docs/semantics.md, "Update semantics (runtime)" 4).
 //
 // It compares raw with oldRaw and scans raw eight bytes at a time
 // (scanNumbers; scanNesting as well where raw is long enough to nest
