@@ -106,49 +106,40 @@ const (
 // "a 1e5"), never true for other JSON. It reads each byte at most
 // maxNumberBack+1 times.
 func scanNumbers(data []byte) bool {
-	n := numberScan{data: data}
-	pos := 0
-	for ; pos+8 <= len(data); pos += 8 {
-		if !n.word(binary.LittleEndian.Uint64(data[pos:]), pos) {
-			return false
+	var prevDigit uint64 // the high bit of its lowest byte set where the last word ended in a digit
+	digitWords := 0      // the last words of digits
+	for pos := 0; pos < len(data); pos += 8 {
+		var x uint64
+		if pos+8 <= len(data) {
+			x = binary.LittleEndian.Uint64(data[pos:])
+		} else {
+			x = tailWord(data[pos:])
 		}
-	}
-	if pos == len(data) {
-		return true
-	}
-	// The last bytes, padded with white space.
-	tail := [8]byte{' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '}
-	copy(tail[:], data[pos:])
-	return n.word(binary.LittleEndian.Uint64(tail[:]), pos)
-}
-
-// numberScan is what scanNumbers carries from one word to the next.
-type numberScan struct {
-	data []byte
-	// prevDigit has the high bit of its lowest byte set where the last
-	// word ended in a digit; digitWords counts the last words of digits.
-	prevDigit  uint64
-	digitWords int
-}
-
-// word scans x, the word at data[pos:] read little-endian.
-func (n *numberScan) word(x uint64, pos int) bool {
-	digits := digitBytes(x)
-	if digits == highBits {
-		if n.digitWords++; n.digitWords > maxDigitWords {
-			return false
+		digits := digitBytes(x)
+		if digits == highBits {
+			if digitWords++; digitWords > maxDigitWords {
+				return false
+			}
+		} else {
+			digitWords = 0
 		}
-	} else {
-		n.digitWords = 0
-	}
-	exps := equalBytes(x|caseBit, lowBits*'e') & (digits<<8 | n.prevDigit)
-	n.prevDigit = digits >> 56
-	for ; exps != 0; exps &= exps - 1 {
-		if !inString(n.data, pos+bits.TrailingZeros64(exps)>>3) {
-			return false
+		exps := equalBytes(x|caseBit, lowBits*'e') & (digits<<8 | prevDigit)
+		prevDigit = digits >> 56
+		for ; exps != 0; exps &= exps - 1 {
+			if !inString(data, pos+bits.TrailingZeros64(exps)>>3) {
+				return false
+			}
 		}
 	}
 	return true
+}
+
+// tailWord returns the last bytes of the data, fewer than eight, as a
+// word read little-endian, padded with white space.
+func tailWord(b []byte) uint64 {
+	tail := [8]byte{' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '}
+	copy(tail[:], b)
+	return binary.LittleEndian.Uint64(tail[:])
 }
 
 // inString reports whether the e at data[i], after a digit, is in a
