@@ -247,8 +247,10 @@ func BenchmarkPodSet(b *testing.B) {
 // items in each list and map) checked on objects decoded in full
 // (ValidateUpdate), from the two JSON documents with the public decoding
 // (DecodeObject, DecodeOldObject, ValidateUpdateMarshaled), and as the
-// webhook checks them (DecodeUpdate, which shares the old object's
-// byte-identical values with the new one's, and ValidateUpdateMarshaled).
+// webhook checked them before issue 34's Unchanged (DecodeUpdate, which
+// shares the old object's byte-identical values with the new one's, and
+// ValidateUpdateMarshaled), and as it checks them now (webhook: Unchanged
+// first, which answers an unchanged object without decoding it).
 func BenchmarkShapes(b *testing.B) {
 	c := shapes(b)
 	for _, u := range shapesUpdates {
@@ -283,6 +285,25 @@ func BenchmarkShapes(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(objJSON) + len(oldJSON)))
 			for i := 0; i < b.N; i++ {
+				n, o, err1, err2 := runtime.DecodeUpdate(c, objJSON, oldJSON, true)
+				if err1 != nil || err2 != nil {
+					b.Fatal(err1, err2)
+				}
+				if errs := c.ValidateUpdateMarshaled(n, o); len(errs) != u.errors {
+					b.Fatal(errs)
+				}
+			}
+		})
+		b.Run("webhook/"+name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(objJSON) + len(oldJSON)))
+			for i := 0; i < b.N; i++ {
+				if runtime.Unchanged(c, objJSON, oldJSON, true) {
+					if u.errors != 0 {
+						b.Fatal("allowed without decoding")
+					}
+					continue
+				}
 				n, o, err1, err2 := runtime.DecodeUpdate(c, objJSON, oldJSON, true)
 				if err1 != nil || err2 != nil {
 					b.Fatal(err1, err2)

@@ -99,6 +99,8 @@ func sameVerdict(t *testing.T, c *runtime.Checker, obj, old []byte) {
 // same verdict as ValidateUpdateMarshaled gives; on any bytes, no panic.
 func sameTrustedVerdict(t *testing.T, c *runtime.Checker, obj, old []byte, ferr1, ferr2 error) {
 	t.Helper()
+	sameUnchanged(t, c, obj, old)
+	sameUnchanged(t, c, obj, obj)
 	to, terr1 := runtime.DecodeTrusted(c, obj)
 	told, terr2 := runtime.DecodeOldTrusted(c, old, to)
 	if !json.Valid(obj) || !json.Valid(old) {
@@ -145,6 +147,35 @@ func sameTrustedVerdict(t *testing.T, c *runtime.Checker, obj, old []byte, ferr1
 			strings.Join(want, "\n  "), strings.Join(got, "\n  "), obj, old)
 	}
 }
+
+// sameUnchanged checks the webhook's answer without decoding
+// (internal/engine Unchanged) against the full decode: where it allows
+// the update of old to obj, both are JSON objects that decode without
+// error and the check of the decoded objects reports nothing. Where obj
+// is not JSON (not what trusted mode is given), only that it does not
+// panic.
+func sameUnchanged(t *testing.T, c *runtime.Checker, obj, old []byte) {
+	t.Helper()
+	if !runtime.Unchanged(c, obj, old, true) || !json.Valid(obj) {
+		return
+	}
+	unchangedAllowed++
+	if runtime.Unchanged(c, obj, old, false) {
+		t.Fatalf("Unchanged answered outside trusted mode on %.300q", obj)
+	}
+	fo, err1 := fullDecode(obj)
+	fold, err2 := fullDecode(old)
+	if err1 != nil || err2 != nil || fo == nil || fold == nil {
+		t.Fatalf("Unchanged allowed objects the full decode refuses (%v, %v, nil %v %v): %.300q", err1, err2, fo == nil, fold == nil, obj)
+	}
+	if errs := c.ValidateUpdate(fo, fold); len(errs) != 0 {
+		t.Fatalf("Unchanged allowed an update the full decode denies: %v\nobj: %.500s", errs, obj)
+	}
+}
+
+// unchangedAllowed counts the updates sameUnchanged saw Unchanged allow,
+// so that a test can tell it met some.
+var unchangedAllowed int
 
 // marshaledSeen counts the MarshaledValues unmarshaled has checked, so
 // that a test can tell it met some.
@@ -208,7 +239,7 @@ func TestDecodeObjectDifferential(t *testing.T) {
 	c := widget(t)
 	r := rand.New(rand.NewSource(1))
 	denied := 0
-	seen := marshaledSeen
+	seen, unchanged := marshaledSeen, unchangedAllowed
 	for i := 0; i < 3000; i++ {
 		b := make([]byte, 64+r.Intn(256))
 		r.Read(b)
@@ -255,6 +286,9 @@ func TestDecodeObjectDifferential(t *testing.T) {
 	}
 	if n := marshaledSeen - seen; n < 500 {
 		t.Errorf("ValidateUpdateMarshaled wrote %d values from their bytes: the test says little", n)
+	}
+	if n := unchangedAllowed - unchanged; n < 1000 {
+		t.Errorf("Unchanged allowed %d updates without decoding: the test says little", n)
 	}
 }
 

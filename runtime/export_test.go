@@ -34,3 +34,9 @@ func DecodeOldTrusted(c *Checker, raw []byte, obj map[string]interface{}) (map[s
 func DecodeUpdate(c *Checker, raw, oldRaw []byte, trusted bool) (obj, old map[string]interface{}, errNew, errOld error) {
 	return c.engine().DecodeUpdate(raw, oldRaw, trusted)
 }
+
+// Unchanged is the webhook's answer to an update whose objects are the
+// same bytes, without decoding them (engine).
+func Unchanged(c *Checker, raw, oldRaw []byte, trusted bool) bool {
+	return c.engine().Unchanged(raw, oldRaw, trusted)
+}

@@ -107,6 +107,11 @@ func FuzzHandle(f *testing.F) {
 	f.Add(append(append(gadget(append([]string{`"class":"silver"`}, shapes...)...), 0), gadget(append([]string{`"class":"gold"`}, shapes...)...)...))
 	f.Add(append(append(gadget(shapes...), 0), gadget(`"deps":[ {"name":"a","version":"1"},{"name":"b","version":"2"}]`, shapes[1], shapes[2])...))
 	f.Add([]byte(`{"spec":{"class":1e400}}`))
+	// Unchanged objects, answered without decoding where nothing in them
+	// can be reported (Unchanged): numbers and escapes in strings and out.
+	for _, spec := range []string{`"class":"1e5","note":"a\"[[\\"`, `"template":{"x":[1e3,-2.5E-3]}`, `"class":1e400`} {
+		f.Add(append(append(gadget(spec), 0), gadget(spec)...))
+	}
 	f.Add([]byte(`[` + "\x00" + `null`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		obj, old, found := bytes.Cut(data, []byte{0})

@@ -123,6 +123,12 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) admission.R
 	if len(req.Object.Raw) == 0 {
 		return admission.Errored(http.StatusBadRequest, errors.New("immutable fields: the new object: missing from the request"))
 	}
+	// An unchanged object whose bytes were validated is allowed without
+	// decoding it, where the engine can tell that nothing in it can be
+	// reported (Unchanged).
+	if e.Unchanged(req.Object.Raw, req.OldObject.Raw, trusted) {
+		return admission.Allowed("")
+	}
 	// Where the old object's bytes are the new one's, its values are the
 	// new one's, compared rather than decoded again.
 	obj, old, errNew, errOld := e.DecodeUpdate(req.Object.Raw, req.OldObject.Raw, trusted)
