@@ -7,8 +7,6 @@ import (
 	"math/rand"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,7 +14,6 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/immutable-gen/immutable-gen/runtime"
-	"github.com/immutable-gen/immutable-gen/runtime/enforce"
 	"github.com/immutable-gen/immutable-gen/runtime/internal/respell"
 	"github.com/immutable-gen/immutable-gen/runtime/webhook"
 )
@@ -66,15 +63,7 @@ func referenceVerdict(c *runtime.Checker, obj, old []byte) (int32, string) {
 // check compares whole then differ in bytes, equal or not. Seeds are in
 // testdata/fuzz/FuzzHandle.
 func FuzzHandle(f *testing.F) {
-	b, err := os.ReadFile(filepath.Join("testdata", "gadgets-crd.yaml"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	rs, err := enforce.FromCRD(b)
-	if err != nil {
-		f.Fatal(err)
-	}
-	checker := rs[0].Checker
+	checker := gadgetResources(f)[0].Checker
 	h := gadgetHandler(f)
 	base := gadget(`"class":"gold"`, `"labels":{"team":"a"}`, `"tags":["a","b"]`, ports(2, func(int) int { return 80 }))
 	f.Add(base)

@@ -24,7 +24,9 @@ import (
 	"github.com/immutable-gen/immutable-gen/runtime/webhook"
 )
 
-func gadgetHandler(t testing.TB) *webhook.Handler {
+// gadgetResources are the resources of testdata/gadgets-crd.yaml, the
+// Gadget CRD the handler's tests serve.
+func gadgetResources(t testing.TB) []enforce.Resource {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "gadgets-crd.yaml"))
 	if err != nil {
@@ -34,7 +36,12 @@ func gadgetHandler(t testing.TB) *webhook.Handler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := webhook.NewHandler(rs)
+	return rs
+}
+
+func gadgetHandler(t testing.TB) *webhook.Handler {
+	t.Helper()
+	h, err := webhook.NewHandler(gadgetResources(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,12 +2,8 @@ package webhook_test
 
 import (
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/immutable-gen/immutable-gen/runtime/enforce"
 )
 
 // TestHandleUnchanged: updates whose old object is the new one's bytes,
@@ -16,15 +12,7 @@ import (
 // and decodes otherwise: each gets the full decode's answer, in trusted
 // mode and outside it.
 func TestHandleUnchanged(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("testdata", "gadgets-crd.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, err := enforce.FromCRD(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checker := rs[0].Checker
+	checker := gadgetResources(t)[0].Checker
 	h := gadgetHandler(t)
 	nest := func(levels int) string {
 		return `"template":{"x":` + strings.Repeat("[", levels) + strings.Repeat("]", levels) + `}`
