@@ -562,26 +562,8 @@ func derive(structures []*structure) {
 			}
 		})
 	}
-	for len(marked) > 0 {
-		s := marked[len(marked)-1]
-		marked = marked[:len(marked)-1]
-		for _, p := range parents[s] {
-			if !p.marked {
-				p.marked = true
-				marked = append(marked, p)
-			}
-		}
-	}
-	for len(withSets) > 0 {
-		s := withSets[len(withSets)-1]
-		withSets = withSets[:len(withSets)-1]
-		for _, p := range parents[s] {
-			if !p.setBelow {
-				p.setBelow = true
-				withSets = append(withSets, p)
-			}
-		}
-	}
+	upward(marked, parents, func(s *structure) *bool { return &s.marked })
+	upward(withSets, parents, func(s *structure) *bool { return &s.setBelow })
 	for _, s := range structures {
 		for _, p := range s.props {
 			if p.node.needsWalk() {
@@ -656,4 +638,19 @@ func (c *compiler) unorderedCopy(s *structure, memo map[*structure]*structure) *
 	cp.additional = copyNode(s.additional)
 	cp.items = copyNode(s.items)
 	return cp
+}
+
+// upward sets the flag of every structure above those of from, through
+// parents, whose flags are set already; each structure is visited once.
+func upward(from []*structure, parents map[*structure][]*structure, flag func(*structure) *bool) {
+	for len(from) > 0 {
+		s := from[len(from)-1]
+		from = from[:len(from)-1]
+		for _, p := range parents[s] {
+			if f := flag(p); !*f {
+				*f = true
+				from = append(from, p)
+			}
+		}
+	}
 }
