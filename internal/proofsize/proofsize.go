@@ -22,17 +22,12 @@ import (
 // IMMUTABLE_GEN_PROOFS=full.
 const Env = "IMMUTABLE_GEN_PROOFS"
 
-// Full reports whether the full-size proofs were asked for. Any value of
-// Env other than "full" and "" is refused by Of and Pick, so that a typo
-// does not silently run the sample.
-func Full() bool { return os.Getenv(Env) == "full" }
-
 // Long marks t as a long proof: it runs only at full size, in CI's proofs
 // step, and the default run skips it with a message that names the step
 // and says what it costs. A value of Env other than "full" fails t.
 func Long(t testing.TB, cost string) {
 	t.Helper()
-	full, err := size(os.Getenv(Env), 1, 1)
+	full, err := envFull(os.Getenv(Env))
 	if err != nil {
 		t.Fatalf("proofsize: %v", err)
 	}
@@ -93,11 +88,22 @@ func Pick[T any](t testing.TB, what string, all []T, keep ...int) []T {
 // size decides from the value of Env whether the full size runs, and
 // refuses a value other than "" and "full" and a sample outside [1, full].
 func size(env string, full, sample int) (bool, error) {
-	if env != "" && env != "full" {
-		return false, fmt.Errorf("%s=%q: the only value is full", Env, env)
+	f, err := envFull(env)
+	if err != nil {
+		return false, err
 	}
 	if sample < 1 || sample > full {
 		return false, fmt.Errorf("the sample (%d) must be in [1, %d]", sample, full)
+	}
+	return f, nil
+}
+
+// envFull reports whether env, the value of Env, asks for the full size;
+// a value other than "full" and "" is an error, so that a typo does not
+// silently run the sample.
+func envFull(env string) (bool, error) {
+	if env != "" && env != "full" {
+		return false, fmt.Errorf("%s=%q: the only value is full", Env, env)
 	}
 	return env == "full", nil
 }
