@@ -223,11 +223,12 @@ func (d *decoder) value(n *node, m mode, depth int, peer interface{}) (interface
 				// Compared whole: kept as its bytes (rawvalue.go). Where
 				// they are the bytes of the other object's value, they
 				// are valid as those were: compare, do not scan.
-				if r, ok := peer.(*rawValue); ok && r.depth == depth && bytes.HasPrefix(d.data[d.pos:], r.data) {
+				r, ok := peer.(*rawValue)
+				if ok && int(r.depth) == depth && bytes.HasPrefix(d.data[d.pos:], r.data) {
 					d.pos += len(r.data)
 					return r, nil
 				}
-				return d.raw(depth)
+				return d.raw(depth, ok && d.old)
 			case n.immutableKeys || n.structure == nil:
 				// A value with immutable keys is built in full: a
 				// violation there reports the whole value when the
@@ -265,18 +266,32 @@ func (d *decoder) value(n *node, m mode, depth int, peer interface{}) (interface
 
 // raw checks the syntax of the array or object at d.pos, at the given
 // depth, moves past it and returns its bytes as a rawValue.
-func (d *decoder) raw(depth int) (interface{}, error) {
+//
+// differs: the value is the old object's, and the new object's value at
+// its place is kept as bytes that differ from these, which the walk will
+// compare by their canonical form (canonical). The bytes are then first
+// scanned for that form, which checks their syntax too: where they have
+// it, that one scan serves both, and the rawValue says so (canon).
+func (d *decoder) raw(depth int, differs bool) (interface{}, error) {
 	start := d.pos
-	valid := d.checkingOld()
-	_, err := d.value(nil, skipMode, depth, nil)
-	d.valid = valid
-	if err != nil {
-		return nil, err
+	canon := false
+	if differs {
+		if canon = canonicalValue(d, depth, 0); !canon {
+			d.pos = start
+		}
+	}
+	if !canon {
+		valid := d.checkingOld()
+		_, err := d.value(nil, skipMode, depth, nil)
+		d.valid = valid
+		if err != nil {
+			return nil, err
+		}
 	}
 	if len(d.raws) == cap(d.raws) {
 		d.raws = make([]rawValue, 0, min(max(2*cap(d.raws), 8), maxSlab))
 	}
-	d.raws = append(d.raws, rawValue{data: d.data[start:d.pos], depth: depth})
+	d.raws = append(d.raws, rawValue{data: d.data[start:d.pos], depth: int32(depth), canon: canon})
 	return &d.raws[len(d.raws)-1], nil
 }
 
@@ -402,20 +417,17 @@ func (d *decoder) member(s, keep *structure, start, end int, plain bool) (string
 	if plain || (bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw)) {
 		// The key's bytes are the key: look it up without building it,
 		// and build it only for a key the schema does not name.
-		child := s.walkChild(string(raw))
+		name, child := s.walkMember(raw)
 		if child == nil && keep != nil {
-			child = keep.walkChild(string(raw))
+			name, child = keep.walkMember(raw)
 		}
-		if child == nil {
+		switch {
+		case child == nil:
 			return "", nil, nil
+		case name == "":
+			return d.substring(start+1, end-1), child, nil
 		}
-		if name, ok := s.walkName(raw); ok {
-			return name, child, nil
-		}
-		if name, ok := keep.walkName(raw); ok {
-			return name, child, nil
-		}
-		return d.substring(start+1, end-1), child, nil
+		return name, child, nil
 	}
 	key, err := d.unquote(start, end, false)
 	if err != nil {
@@ -428,11 +440,12 @@ func (d *decoder) member(s, keep *structure, start, end int, plain bool) (string
 	return key, child, nil
 }
 
-// walkName returns the name of the property of s the walk visits whose
-// name is k, without allocating: walkProps are sorted by name.
-func (s *structure) walkName(k []byte) (string, bool) {
+// walkMember is walkChild for the key whose bytes are k, without
+// allocating, with the property's name where it is one of s's (the
+// walked properties are sorted by name): "" for any other key.
+func (s *structure) walkMember(k []byte) (name string, child *node) {
 	if s == nil {
-		return "", false
+		return "", nil
 	}
 	lo, hi := 0, len(s.walkProps)
 	for lo < hi {
@@ -444,9 +457,15 @@ func (s *structure) walkName(k []byte) (string, bool) {
 		}
 	}
 	if lo < len(s.walkProps) && s.walkProps[lo].name == string(k) {
-		return s.walkProps[lo].name, true
+		return s.walkProps[lo].name, s.walkProps[lo].node
 	}
-	return "", false
+	if !s.walkAdd {
+		return "", nil
+	}
+	if _, ok := s.propIndex[string(k)]; ok {
+		return "", nil // a property the walk does not visit
+	}
+	return "", s.additional
 }
 
 // walkChild returns the node of key k of an object at s if the walk visits
@@ -571,7 +590,7 @@ func (d *decoder) item(s, keys *structure, depth int, peer interface{}) (interfa
 	case !s.items.whole():
 		return d.container(s.items, walkMode, depth, peer, keys)
 	}
-	if r, ok := peer.(*rawValue); ok && r.keys != nil && r.depth == depth && bytes.HasPrefix(d.data[d.pos:], r.data) {
+	if r, ok := peer.(*rawValue); ok && r.keys != nil && int(r.depth) == depth && bytes.HasPrefix(d.data[d.pos:], r.data) {
 		d.pos += len(r.data)
 		return r, nil
 	}
@@ -587,7 +606,7 @@ func (d *decoder) item(s, keys *structure, depth int, peer interface{}) (interfa
 	if len(d.raws) == cap(d.raws) {
 		d.raws = make([]rawValue, 0, min(max(2*cap(d.raws), 8), maxSlab))
 	}
-	d.raws = append(d.raws, rawValue{data: d.data[start:d.pos], depth: depth, keys: vals})
+	d.raws = append(d.raws, rawValue{data: d.data[start:d.pos], depth: int32(depth), keys: vals})
 	return &d.raws[len(d.raws)-1], nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"sync"
@@ -64,7 +65,7 @@ type member struct {
 func marshalRaw(b []byte, r *rawValue) (out []byte, ok, exact bool) {
 	m := marshallers.Get().(*marshaller)
 	defer m.release()
-	*m = marshaller{d: decoder{data: r.data}, out: b, base: r.depth, members: m.members[:0], tmp: m.tmp[:0]}
+	*m = marshaller{d: decoder{data: r.data}, out: b, base: int(r.depth), members: m.members[:0], tmp: m.tmp[:0]}
 	if !m.value(0) {
 		return b, false, false
 	}
@@ -439,8 +440,11 @@ func changedText(p *field.Path, nv *rawValue, text []byte) *field.Error {
 // in one scan that writes nothing, where marshalRaw writes both texts.
 // It checks the syntax as marshalRaw does, on any bytes.
 func canonical(r *rawValue) bool {
+	if r.canon {
+		return true
+	}
 	d := decoder{data: r.data}
-	return canonicalValue(&d, r.depth, 0) && d.pos == len(d.data)
+	return canonicalValue(&d, int(r.depth), 0) && d.pos == len(d.data)
 }
 
 // writtenAsIs reports whether encoding/json writes the string whose
@@ -454,6 +458,54 @@ func writtenAsIs(raw []byte, plain bool) bool {
 	return bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) && htmlSafe(raw) &&
 		!bytes.Contains(raw, []byte("\u2028")) && !bytes.Contains(raw, []byte("\u2029"))
 }
+
+// canonicalString moves past the string at d.pos (at its quote) and
+// reports whether encoding/json writes it as these bytes (writtenAsIs).
+// Most strings hold only printable ASCII that needs no escape and is not
+// an HTML character: it moves past those eight bytes at a time, in the
+// one scan that finds the closing quote; a string with any other byte is
+// scanned again by skipString and writtenAsIs.
+func canonicalString(d *decoder) bool {
+	start := d.pos
+	d.pos++ // '"'
+	for d.pos+8 <= len(d.data) {
+		if m := notAsIs(binary.LittleEndian.Uint64(d.data[d.pos:])); m != 0 {
+			d.pos += bits.TrailingZeros64(m) >> 3
+			break
+		}
+		d.pos += 8
+	}
+	for d.pos < len(d.data) && asIsByte[d.data[d.pos]] {
+		d.pos++
+	}
+	if d.pos < len(d.data) && d.data[d.pos] == '"' {
+		d.pos++
+		return true
+	}
+	d.pos = start
+	plain, err := d.skipString()
+	return err == nil && writtenAsIs(d.data[start+1:d.pos-1], plain)
+}
+
+// notAsIs is notPlain that also marks the HTML characters '<', '>' and
+// '&': the high bit of each byte of x (read little-endian) that may not
+// be written as it is (asIsByte) is set. As in notPlain, only the lowest
+// mark is sure to be such a byte.
+func notAsIs(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	below := (x - ones*0x20) &^ x
+	q, bs := x^(ones*'"'), x^(ones*'\\')
+	lt, gt, amp := x^(ones*'<'), x^(ones*'>'), x^(ones*'&')
+	return (x | below | (q-ones)&^q | (bs-ones)&^bs | (lt-ones)&^lt | (gt-ones)&^gt | (amp-ones)&^amp) & highs
+}
+
+// asIsByte marks the bytes encoding/json writes in a string as they are:
+// plainByte's but '<', '>' and '&'.
+var asIsByte = func() (t [256]bool) {
+	t = plainByte
+	t['<'], t['>'], t['&'] = false, false, false
+	return t
+}()
 
 // canonicalValue is canonical for the value at d.pos, nested at depth
 // below a value at depth base of its document; it moves past the value.
@@ -479,15 +531,11 @@ func canonicalValue(d *decoder, base, depth int) bool {
 		for {
 			if c == '{' {
 				ks := d.pos
-				if d.pos >= len(d.data) || d.data[d.pos] != '"' {
-					return false
-				}
-				plain, err := d.skipString()
-				if err != nil {
+				if d.pos >= len(d.data) || d.data[d.pos] != '"' || !canonicalString(d) {
 					return false
 				}
 				key := d.data[ks+1 : d.pos-1]
-				if !writtenAsIs(key, plain) || (prev != nil && bytes.Compare(prev, key) >= 0) {
+				if prev != nil && bytes.Compare(prev, key) >= 0 {
 					return false
 				}
 				prev = key
@@ -510,12 +558,7 @@ func canonicalValue(d *decoder, base, depth int) bool {
 			}
 		}
 	case c == '"':
-		start := d.pos
-		plain, err := d.skipString()
-		if err != nil {
-			return false
-		}
-		return writtenAsIs(d.data[start+1:d.pos-1], plain)
+		return canonicalString(d)
 	case c == '-' || (c >= '0' && c <= '9'):
 		start := d.pos
 		if d.skipNumber() != nil {

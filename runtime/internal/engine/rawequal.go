@@ -50,7 +50,7 @@ func (c *Checker) compareRaw(n *node, a, b *rawValue) verdict {
 	// Both canonical: valid JSON, which the walk below skips without
 	// checking it again.
 	da, db := decoder{data: a.data, valid: true}, decoder{data: b.data, valid: true}
-	return c.rawEqual(n, &da, &db, a.depth)
+	return c.rawEqual(n, &da, &db, int(a.depth))
 }
 
 // rawEqual compares the canonical values at da.pos and db.pos, at node n

@@ -17,8 +17,13 @@ import (
 // docs/semantics.md 2.3, under which keys in another order, 1.0 for 1,
 // escaped characters and a reordered set change nothing.
 type rawValue struct {
-	data  []byte
-	depth int
+	data []byte
+	// depth fits in 32 bits: the decoder refuses nesting beyond
+	// maxNesting.
+	depth int32
+	// canon: the decoder found data canonical (canonical) as it read it,
+	// which canonical then need not scan again. False says nothing.
+	canon bool
 	// keys, for an item of a list map that is an object, holds the values
 	// of its key properties as DecodeObject builds them, in
 	// x-kubernetes-list-map-keys order (nil where one is absent), to
@@ -52,7 +57,7 @@ func decoded(v interface{}) interface{} {
 	}
 	// Its strings share the memory of one copy of its bytes.
 	d := decoder{data: r.data, text: string(r.data)}
-	full, err := d.value(nil, fullMode, r.depth, nil)
+	full, err := d.value(nil, fullMode, int(r.depth), nil)
 	if err != nil {
 		// Unreachable: DecodeObject checked these bytes. The rawValue is
 		// not JSON to the comparison, so it equals nothing and is
@@ -83,7 +88,7 @@ const maxDistinctCheck = 32
 // last one wins, make it unsure unless they cannot matter.
 func compareText(v interface{}, r *rawValue) verdict {
 	d := decoder{data: r.data}
-	return d.compare(v, r.depth)
+	return d.compare(v, int(r.depth))
 }
 
 // compare compares v with the value at d.pos and moves past that value,

@@ -134,3 +134,68 @@ func TestSpanTableFind(t *testing.T) {
 		})
 	}
 }
+
+// TestOldCanonicalScan: the old object's value kept as bytes that differ
+// from the new one's is scanned once for its canonical form, which
+// checks its syntax too (decoder.raw): canonical bytes are marked so
+// (rawValue.canon), anything else is checked as before, and the verdicts
+// and errors are those of the objects decoded on their own, in both
+// modes.
+func TestOldCanonicalScan(t *testing.T) {
+	whole := spec.Schema{
+		SchemaProps:      spec.SchemaProps{Type: []string{"object"}, AdditionalProperties: &spec.SchemaOrBool{Allows: true}},
+		VendorExtensible: spec.VendorExtensible{Extensions: spec.Extensions{"x-kubernetes-immutable": true}},
+	}
+	root := &spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"object"}, Properties: map[string]spec.Schema{"spec": whole}}}
+	c, err := Compile(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const obj = `{"spec":{"a":1,"b":["x","y"]}}`
+	for _, tc := range []struct {
+		name, old string
+		canon     bool // the old value is marked canonical
+		changed   bool // the verdict: spec changed
+		err       bool // the old object is refused
+	}{
+		{name: "canonical, another value", old: `{"spec":{"a":2,"b":["x","y"]}}`, canon: true, changed: true},
+		{name: "canonical, keys missing", old: `{"spec":{"a":1}}`, canon: true, changed: true},
+		{name: "spaces, the same value", old: `{"spec":{"b":["x","y"], "a":1}}`, changed: false},
+		{name: "keys out of order, the same value", old: `{"spec":{"b":["x","y"],"a":1}}`, changed: false},
+		{name: "1.0 for 1", old: `{"spec":{"a":1.0,"b":["x","y"]}}`, changed: false},
+		{name: "escaped, the same value", old: `{"spec":{"a":1,"b":["\u0078","y"]}}`, changed: false},
+		{name: "HTML character", old: `{"spec":{"a":"<","b":["x","y"]}}`, changed: true},
+		{name: "duplicate keys", old: `{"spec":{"a":2,"a":1,"b":["x","y"]}}`, changed: false},
+		{name: "invalid after a canonical prefix", old: `{"spec":{"a":1,"b":["x","y"}}`, err: true},
+		{name: "invalid string", old: `{"spec":{"a":1,"b":["x","\q"]}}`, err: true},
+		{name: "number beyond float64", old: `{"spec":{"a":1e999,"b":["x","y"]}}`, err: true},
+	} {
+		for _, trusted := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/trusted=%v", tc.name, trusted), func(t *testing.T) {
+				n, o, errNew, errOld := c.DecodeUpdate([]byte(obj), []byte(tc.old), trusted)
+				if errNew != nil {
+					t.Fatal(errNew)
+				}
+				if (errOld != nil) != tc.err {
+					t.Fatalf("old object's error %v, want an error: %v", errOld, tc.err)
+				}
+				if tc.err {
+					return
+				}
+				r, ok := o["spec"].(*rawValue)
+				if !ok {
+					t.Fatalf("old spec is %T, want a *rawValue", o["spec"])
+				}
+				if r.canon != tc.canon {
+					t.Errorf("canon = %v, want %v", r.canon, tc.canon)
+				}
+				if r.canon && !canonical(&rawValue{data: r.data, depth: r.depth}) {
+					t.Errorf("marked canonical, but canonical scans %s as not", r.data)
+				}
+				if errs := c.ValidateUpdate(n, o); (len(errs) > 0) != tc.changed {
+					t.Errorf("errors %v, want a change reported: %v", errs, tc.changed)
+				}
+			})
+		}
+	}
+}
