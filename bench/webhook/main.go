@@ -106,7 +106,7 @@ func main() {
 		envs        = flag.Int("env", 22, "env entries per container of the mostly mutable workload: sets its object size")
 		soak        = flag.Duration("soak", 0, "instead of the load test, soak the webhook this long at -soak-rate (mostly mutable workload)")
 		soakRate    = flag.Int("soak-rate", 200, "requests per second during the soak")
-		cpuprofile  = flag.String("cpuprofile", "", "write a CPU profile of the webhook server to this file")
+		cpuprofile  = flag.String("cpuprofile", "", "write a CPU profile of the webhook server to this file, each webhook's requests labelled webhook=<path> (go tool pprof -tags; -tagfocus webhook=/noop)")
 		before      = flag.Bool("before", false, "also measure the webhook as it was before it decoded only what the check reads (full decode), on the unstructured workloads")
 		serveDir    = flag.String("serve", "", "internal: serve the webhooks with the certificate in this directory")
 		port        = flag.Int("port", 0, "internal: the port to serve on")
@@ -147,6 +147,8 @@ const workloadHelp = `  immutable  PodSets of about 9 KB whose bytes sit mostly 
              h.Webhook(): every byte validated, as when Handle is called directly
   aa         (not by default) the immutable PodSets sent to a second no-op
              against the no-op: how far apart two identical webhooks measure
+  aa-shapes  (not by default) the same with the unchanged Shapes: the noise
+             beside shapes-unchanged, whose check adds a few microseconds
   typed      the immutable PodSets through webhook.ImmutableValidator[*PodSet]
              (controller-runtime decodes the typed objects) against a typed
              validator that allows everything: what the generated check adds
@@ -182,8 +184,11 @@ func workloadsByName(names string, envs int) ([]comparison, error) {
 		case "wrapped":
 			w = comparison{m: podSetRequests(defaultPodSet), path: wrappedPath, noop: noopPath,
 				about: "mostly immutable, wrapped: PodSets, &admission.Webhook{Handler: h} (no trusted mode) against the no-op"}
-		case "aa":
+		case "aa", "aa-shapes":
 			m := podSetRequests(defaultPodSet)
+			if name == "aa-shapes" {
+				m = shapeRequests(shapesUnchanged)
+			}
 			m.deny = make([]bool, len(m.deny)) // the second no-op allows everything
 			w = comparison{m: m, path: noop2Path, noop: noopPath,
 				about: "A/A: the no-op against a second no-op, the harness's own noise"}
@@ -365,6 +370,18 @@ func (s *server) stats() (string, error) {
 // maxServe bounds how long a server process lives, whatever its parent does.
 const maxServe = 2 * time.Hour
 
+// labelled serves hook with the profiler label webhook=path, so that a
+// -cpuprofile tells each webhook's own CPU time apart (go tool pprof
+// -tagfocus webhook=/noop); the garbage collector's background work is
+// nobody's.
+func labelled(path string, hook http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pprof.Do(r.Context(), pprof.Labels("webhook", path), func(ctx context.Context) {
+			hook.ServeHTTP(w, r.WithContext(ctx))
+		})
+	})
+}
+
 // serveUntilEOF is the server process: controller-runtime's webhook server
 // on 127.0.0.1:port with the certificate in dir, serving the immutability
 // webhook at webhook.Path and a no-op webhook at noopPath. It prints
@@ -401,19 +418,25 @@ func serveUntilEOF(dir string, port int, cpuprofile string) error {
 		return err
 	}
 	srv := ctrlwebhook.NewServer(ctrlwebhook.Options{Host: "127.0.0.1", Port: port, CertDir: dir})
-	srv.Register(webhook.Path, h.Webhook())
-	srv.Register(noopPath, noop)
-	srv.Register(wrappedPath, &admission.Webhook{Handler: h})
-	srv.Register(noop2Path, &admission.Webhook{Handler: admission.HandlerFunc(func(context.Context, admission.Request) admission.Response {
+	register := func(path string, hook http.Handler) {
+		if cpuprofile != "" {
+			hook = labelled(path, hook)
+		}
+		srv.Register(path, hook)
+	}
+	register(webhook.Path, h.Webhook())
+	register(noopPath, noop)
+	register(wrappedPath, &admission.Webhook{Handler: h})
+	register(noop2Path, &admission.Webhook{Handler: admission.HandlerFunc(func(context.Context, admission.Request) admission.Response {
 		return admission.Allowed("")
 	})})
-	srv.Register(typedPath, admission.WithValidator[*benchv1.PodSet](scheme, &webhook.ImmutableValidator[*benchv1.PodSet]{}))
-	srv.Register(typedNoopPath, admission.WithValidator[*benchv1.PodSet](scheme, allowAll{}))
+	register(typedPath, admission.WithValidator[*benchv1.PodSet](scheme, &webhook.ImmutableValidator[*benchv1.PodSet]{}))
+	register(typedNoopPath, admission.WithValidator[*benchv1.PodSet](scheme, allowAll{}))
 	full, err := fullDecodeHandler()
 	if err != nil {
 		return err
 	}
-	srv.Register(beforePath, &admission.Webhook{Handler: full})
+	register(beforePath, &admission.Webhook{Handler: full})
 	errCh := make(chan error, 1)
 	go func() { errCh <- srv.Start(ctx) }()
 
