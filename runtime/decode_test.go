@@ -584,9 +584,11 @@ func TestDecodeUpdateShares(t *testing.T) {
 		}
 	}
 	t.Run("unchanged allocates the new object's decoding only", func(t *testing.T) {
+		// At most: DecodeUpdate keeps the list maps of whole items as
+		// their bytes, which DecodeTrusted reads item by item.
 		newOnly := testing.AllocsPerRun(50, func() { _, _ = runtime.DecodeTrusted(c, base) })
 		both := testing.AllocsPerRun(50, func() { _, _, _, _ = runtime.DecodeUpdate(c, base, base, true) })
-		if both != newOnly {
+		if both > newOnly {
 			t.Fatalf("DecodeUpdate of an unchanged object: %v allocations, the new object's decoding alone %v", both, newOnly)
 		}
 	})
@@ -636,5 +638,8 @@ func sameValue(a, b interface{}) bool {
 		y, ok := b.([]interface{})
 		return ok && len(x) > 0 && len(y) > 0 && &x[0] == &y[0]
 	}
-	return false
+	// A list map kept as its bytes in the new object (the engine's
+	// lazyList, a pointer) is shared as the same pointer.
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	return va.IsValid() && vb.IsValid() && va.Kind() == reflect.Pointer && va.Type() == vb.Type() && !va.IsNil() && va.UnsafePointer() == vb.UnsafePointer()
 }

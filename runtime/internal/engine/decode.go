@@ -234,6 +234,8 @@ func (d *decoder) value(n *node, m mode, depth int, peer interface{}) (interface
 				// violation there reports the whole value when the
 				// other side is not of the keyed kind.
 				return d.container(n, fullMode, depth, peer, nil)
+			case d.lazy(n):
+				return d.lazyList(n, depth) // lazy.go
 			}
 			return d.container(n, m, depth, peer, nil)
 		}
@@ -507,6 +509,11 @@ func (d *decoder) array(n *node, m mode, depth int, peer interface{}) (interface
 			if keys == nil {
 				keys = listKeyStructure(s)
 			}
+		}
+		if l, ok := peer.(*lazyList); ok {
+			// The new object's list, whose bytes differ from these: read
+			// now, so that the items share where they are the same.
+			peer = l.value()
 		}
 		peerList, _ = peer.([]interface{})
 	}

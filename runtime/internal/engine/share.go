@@ -144,6 +144,8 @@ func identity(v interface{}) uintptr {
 			return 0
 		}
 		return uintptr(unsafe.Pointer(unsafe.SliceData(x)))
+	case *lazyList:
+		return uintptr(unsafe.Pointer(x))
 	}
 	return 0
 }

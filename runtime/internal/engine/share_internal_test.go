@@ -199,3 +199,89 @@ func TestOldCanonicalScan(t *testing.T) {
 		}
 	}
 }
+
+// TestLazyListMap: in DecodeUpdate's trusted mode, a list map of whole
+// items is kept as its bytes in the new object (lazyList), shared by the
+// old object where its bytes are the same and read where they are not or
+// where the walk meets it beside anything else; the errors of each update
+// are those of the objects decoded on their own, in both modes.
+func TestLazyListMap(t *testing.T) {
+	immutable := spec.VendorExtensible{Extensions: spec.Extensions{"x-kubernetes-immutable": true}}
+	item := spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"object"}, Properties: map[string]spec.Schema{
+		"name": {SchemaProps: spec.SchemaProps{Type: []string{"string"}}},
+		"port": {SchemaProps: spec.SchemaProps{Type: []string{"integer"}}},
+	}}, VendorExtensible: immutable}
+	ports := spec.Schema{
+		SchemaProps: spec.SchemaProps{Type: []string{"array"}, Items: &spec.SchemaOrArray{Schema: &item}},
+		VendorExtensible: spec.VendorExtensible{Extensions: spec.Extensions{
+			"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": []interface{}{"name"},
+		}},
+	}
+	specSchema := spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"object"}, Properties: map[string]spec.Schema{
+		"ports":    ports,
+		"replicas": {SchemaProps: spec.SchemaProps{Type: []string{"integer"}}},
+	}}}
+	root := &spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"object"}, Properties: map[string]spec.Schema{"spec": specSchema}}}
+	c, err := Compile(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ports2 = `[{"name":"a","port":1},{"name":"b","port":2}]`
+	obj := func(ports string) string { return `{"spec":{"ports":` + ports + `,"replicas":3}}` }
+	for _, tc := range []struct {
+		name, obj, old string
+		shared         bool // the old object holds the new one's lazyList
+		errs           int  // the errors of the objects decoded on their own
+	}{
+		{name: "unchanged list, replicas changed", obj: obj(ports2), old: `{"spec":{"ports":` + ports2 + `,"replicas":4}}`, shared: true},
+		{name: "reordered", obj: obj(ports2), old: obj(`[{"name":"b","port":2},{"name":"a","port":1}]`)},
+		{name: "an item changed", obj: obj(ports2), old: obj(`[{"name":"a","port":1},{"name":"b","port":3}]`), errs: 1},
+		{name: "an item respelt", obj: obj(ports2), old: obj(`[{"name":"a","port":1.0},{"port":2,"name":"b"}]`)},
+		{name: "an item added", obj: obj(ports2), old: obj(`[{"name":"a","port":1}]`)},
+		{name: "an item removed", obj: obj(`[{"name":"a","port":1}]`), old: obj(ports2)},
+		{name: "absent in the old object", obj: obj(ports2), old: `{"spec":{"replicas":3}}`},
+		{name: "null in the old object", obj: obj(ports2), old: obj(`null`)},
+		{name: "an object in the old object", obj: obj(ports2), old: obj(`{"name":"a"}`)},
+		{name: "duplicate keys", obj: obj(`[{"name":"a","port":1},{"name":"a","port":2}]`), old: obj(`[{"name":"a","port":2},{"name":"a","port":1}]`), errs: 2},
+		{name: "duplicate members, the last differs", obj: obj(ports2), old: `{"spec":{"ports":` + ports2 + `,"ports":[],"replicas":3}}`},
+		{name: "items that are not objects", obj: obj(`["a",1,null]`), old: obj(`["a",2,null]`)},
+		{name: "empty", obj: obj(`[]`), old: obj(ports2)},
+		{name: "a number beyond float64", obj: obj(`[{"name":"a","port":1e999}]`), old: obj(ports2)},
+		{name: "in the old object, a number beyond float64", obj: obj(ports2), old: obj(`[{"name":"a","port":1e999}]`)},
+	} {
+		for _, trusted := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/trusted=%v", tc.name, trusted), func(t *testing.T) {
+				wn, errN := c.decodeObject([]byte(tc.obj), nil, false, false)
+				var wo map[string]interface{}
+				var errO error
+				if errN == nil {
+					wo, errO = c.decodeObject([]byte(tc.old), nil, false, true)
+				}
+				n, o, errNew, errOld := c.DecodeUpdate([]byte(tc.obj), []byte(tc.old), trusted)
+				if (errN == nil) != (errNew == nil) || (errO == nil) != (errOld == nil) {
+					t.Fatalf("errors %v, %v; decoded on their own: %v, %v", errNew, errOld, errN, errO)
+				}
+				if errN != nil || errO != nil {
+					return
+				}
+				_, lazy := n["spec"].(map[string]interface{})["ports"].(*lazyList)
+				if lazy != trusted {
+					t.Errorf("new list kept as bytes: %v, want %v", lazy, trusted)
+				}
+				if trusted {
+					os, _ := o["spec"].(map[string]interface{})
+					if shared := os != nil && os["ports"] == n["spec"].(map[string]interface{})["ports"]; shared != tc.shared {
+						t.Errorf("shared: %v, want %v", shared, tc.shared)
+					}
+				}
+				want, got := c.ValidateUpdate(wn, wo), c.ValidateUpdate(n, o)
+				if len(want) != tc.errs {
+					t.Errorf("decoded on their own: %d errors, want %d: %v", len(want), tc.errs, want)
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("errors\n  %v\nwant (decoded on their own)\n  %v", got, want)
+				}
+			})
+		}
+	}
+}

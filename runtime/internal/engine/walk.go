@@ -106,6 +106,12 @@ func (w *walker) walkAt(n *node, nv, ov interface{}, p *field.Path, depth int) {
 		w.deep(p)
 		return
 	}
+	if l, ok := nv.(*lazyList); ok {
+		if nv == ov {
+			return // the same bytes on both sides (lazy.go)
+		}
+		nv = l.value()
+	}
 	if n.immutableKeys && !w.keys(n, nv, ov, p, depth) {
 		return
 	}
