@@ -234,8 +234,8 @@ func (d *decoder) value(n *node, m mode, depth int, peer interface{}) (interface
 				// violation there reports the whole value when the
 				// other side is not of the keyed kind.
 				return d.container(n, fullMode, depth, peer, nil)
-			case d.lazy(n):
-				return d.lazyList(n, depth) // lazy.go
+			case d.lazy(n, depth):
+				return d.keepLazy(n, depth) // lazy.go
 			}
 			return d.container(n, m, depth, peer, nil)
 		}
@@ -324,6 +324,11 @@ func (d *decoder) object(n *node, m mode, depth int, peer interface{}, keep *str
 	// keyDest, by their index in keyNames, not into a map (item).
 	dest, names := d.keyDest, d.keyNames
 	d.keyDest, d.keyNames = nil, nil
+	if l, ok := peer.(*lazyValue); ok {
+		// The new object's value, whose bytes differ from these: read
+		// now, so that the members share where they are the same.
+		peer = l.value()
+	}
 	peerObj, _ := peer.(map[string]interface{})
 	var obj map[string]interface{}
 	switch {
@@ -510,9 +515,10 @@ func (d *decoder) array(n *node, m mode, depth int, peer interface{}) (interface
 				keys = listKeyStructure(s)
 			}
 		}
-		if l, ok := peer.(*lazyList); ok {
+		if l, ok := peer.(*lazyValue); ok {
 			// The new object's list, whose bytes differ from these: read
-			// now, so that the items share where they are the same.
+			// now, so that the items share where they are the same (as
+			// object does).
 			peer = l.value()
 		}
 		peerList, _ = peer.([]interface{})

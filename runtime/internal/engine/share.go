@@ -144,7 +144,7 @@ func identity(v interface{}) uintptr {
 			return 0
 		}
 		return uintptr(unsafe.Pointer(unsafe.SliceData(x)))
-	case *lazyList:
+	case *lazyValue:
 		return uintptr(unsafe.Pointer(x))
 	}
 	return 0

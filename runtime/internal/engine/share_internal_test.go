@@ -200,12 +200,13 @@ func TestOldCanonicalScan(t *testing.T) {
 	}
 }
 
-// TestLazyListMap: in DecodeUpdate's trusted mode, a list map of whole
-// items is kept as its bytes in the new object (lazyList), shared by the
-// old object where its bytes are the same and read where they are not or
-// where the walk meets it beside anything else; the errors of each update
-// are those of the objects decoded on their own, in both modes.
-func TestLazyListMap(t *testing.T) {
+// TestLazyValue: in DecodeUpdate's trusted mode, a list map of whole
+// items and an object whose walked members are compared whole are kept as
+// their bytes in the new object (lazyValue), shared by the old object
+// where its bytes are the same and read where they are not or where the
+// walk meets them beside anything else; the errors of each update are
+// those of the objects decoded on their own, in both modes.
+func TestLazyValue(t *testing.T) {
 	immutable := spec.VendorExtensible{Extensions: spec.Extensions{"x-kubernetes-immutable": true}}
 	item := spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"object"}, Properties: map[string]spec.Schema{
 		"name": {SchemaProps: spec.SchemaProps{Type: []string{"string"}}},
@@ -217,8 +218,19 @@ func TestLazyListMap(t *testing.T) {
 			"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": []interface{}{"name"},
 		}},
 	}
+	// labels: a map of immutable values; pinned: an object with an
+	// immutable property and a mutable one.
+	labels := spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"object"}, AdditionalProperties: &spec.SchemaOrBool{Allows: true, Schema: &spec.Schema{
+		SchemaProps: spec.SchemaProps{Type: []string{"string"}}, VendorExtensible: immutable,
+	}}}}
+	pinned := spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"object"}, Properties: map[string]spec.Schema{
+		"id":   {SchemaProps: spec.SchemaProps{Type: []string{"string"}}, VendorExtensible: immutable},
+		"note": {SchemaProps: spec.SchemaProps{Type: []string{"string"}}},
+	}}}
 	specSchema := spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"object"}, Properties: map[string]spec.Schema{
 		"ports":    ports,
+		"labels":   labels,
+		"pinned":   pinned,
 		"replicas": {SchemaProps: spec.SchemaProps{Type: []string{"integer"}}},
 	}}}
 	root := &spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"object"}, Properties: map[string]spec.Schema{"spec": specSchema}}}
@@ -230,8 +242,9 @@ func TestLazyListMap(t *testing.T) {
 	obj := func(ports string) string { return `{"spec":{"ports":` + ports + `,"replicas":3}}` }
 	for _, tc := range []struct {
 		name, obj, old string
-		shared         bool // the old object holds the new one's lazyList
-		errs           int  // the errors of the objects decoded on their own
+		at             string // the property of spec kept as bytes: ports if ""
+		shared         bool   // the old object holds the new one's lazyValue
+		errs           int    // the errors of the objects decoded on their own
 	}{
 		{name: "unchanged list, replicas changed", obj: obj(ports2), old: `{"spec":{"ports":` + ports2 + `,"replicas":4}}`, shared: true},
 		{name: "reordered", obj: obj(ports2), old: obj(`[{"name":"b","port":2},{"name":"a","port":1}]`)},
@@ -248,6 +261,16 @@ func TestLazyListMap(t *testing.T) {
 		{name: "empty", obj: obj(`[]`), old: obj(ports2)},
 		{name: "a number beyond float64", obj: obj(`[{"name":"a","port":1e999}]`), old: obj(ports2)},
 		{name: "in the old object, a number beyond float64", obj: obj(ports2), old: obj(`[{"name":"a","port":1e999}]`)},
+		{name: "map: unchanged", obj: `{"spec":{"labels":{"a":"1","b":"2"},"replicas":3}}`, old: `{"spec":{"labels":{"a":"1","b":"2"},"replicas":4}}`, at: "labels", shared: true},
+		{name: "map: a value changed", obj: `{"spec":{"labels":{"a":"1","b":"2"}}}`, old: `{"spec":{"labels":{"a":"1","b":"3"}}}`, at: "labels", errs: 1},
+		{name: "map: keys reordered, a key added", obj: `{"spec":{"labels":{"a":"1","b":"2","c":"3"}}}`, old: `{"spec":{"labels":{"b":"2","a":"1"}}}`, at: "labels"},
+		{name: "map: duplicate keys", obj: `{"spec":{"labels":{"a":"1","a":"2"}}}`, old: `{"spec":{"labels":{"a":"2","a":"1"}}}`, at: "labels", errs: 1},
+		{name: "map: a list in the old object", obj: `{"spec":{"labels":{"a":"1"}}}`, old: `{"spec":{"labels":["a"]}}`, at: "labels"},
+		{name: "object: unchanged", obj: `{"spec":{"pinned":{"id":"x","note":"n"},"replicas":3}}`, old: `{"spec":{"pinned":{"id":"x","note":"n"},"replicas":4}}`, at: "pinned", shared: true},
+		{name: "object: the mutable property changed", obj: `{"spec":{"pinned":{"id":"x","note":"n"}}}`, old: `{"spec":{"pinned":{"id":"x","note":"m"}}}`, at: "pinned"},
+		{name: "object: the immutable property changed", obj: `{"spec":{"pinned":{"id":"x","note":"n"}}}`, old: `{"spec":{"pinned":{"id":"y","note":"n"}}}`, at: "pinned", errs: 1},
+		{name: "object: the immutable property removed", obj: `{"spec":{"pinned":{"note":"n"}}}`, old: `{"spec":{"pinned":{"id":"y","note":"n"}}}`, at: "pinned", errs: 1},
+		{name: "object: null in the old object", obj: `{"spec":{"pinned":{"id":"x"}}}`, old: `{"spec":{"pinned":null}}`, at: "pinned"},
 	} {
 		for _, trusted := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/trusted=%v", tc.name, trusted), func(t *testing.T) {
@@ -264,13 +287,17 @@ func TestLazyListMap(t *testing.T) {
 				if errN != nil || errO != nil {
 					return
 				}
-				_, lazy := n["spec"].(map[string]interface{})["ports"].(*lazyList)
+				at := tc.at
+				if at == "" {
+					at = "ports"
+				}
+				_, lazy := n["spec"].(map[string]interface{})[at].(*lazyValue)
 				if lazy != trusted {
-					t.Errorf("new list kept as bytes: %v, want %v", lazy, trusted)
+					t.Errorf("new %s kept as bytes: %v, want %v", at, lazy, trusted)
 				}
 				if trusted {
 					os, _ := o["spec"].(map[string]interface{})
-					if shared := os != nil && os["ports"] == n["spec"].(map[string]interface{})["ports"]; shared != tc.shared {
+					if shared := os != nil && os[at] == n["spec"].(map[string]interface{})[at]; shared != tc.shared {
 						t.Errorf("shared: %v, want %v", shared, tc.shared)
 					}
 				}

@@ -106,7 +106,7 @@ func (w *walker) walkAt(n *node, nv, ov interface{}, p *field.Path, depth int) {
 		w.deep(p)
 		return
 	}
-	if l, ok := nv.(*lazyList); ok {
+	if l, ok := nv.(*lazyValue); ok {
 		if nv == ov {
 			return // the same bytes on both sides (lazy.go)
 		}
