@@ -324,11 +324,6 @@ func (d *decoder) object(n *node, m mode, depth int, peer interface{}, keep *str
 	// keyDest, by their index in keyNames, not into a map (item).
 	dest, names := d.keyDest, d.keyNames
 	d.keyDest, d.keyNames = nil, nil
-	if l, ok := peer.(*lazyValue); ok {
-		// The new object's value, whose bytes differ from these: read
-		// now, so that the members share where they are the same.
-		peer = l.value()
-	}
 	peerObj, _ := peer.(map[string]interface{})
 	var obj map[string]interface{}
 	switch {
@@ -440,16 +435,18 @@ func (d *decoder) member(s, keep *structure, start, end int, plain bool) (string
 	if err != nil {
 		return "", nil, err
 	}
-	child := s.walkChild(key)
+	_, child := s.walkMember([]byte(key))
 	if child == nil && keep != nil {
-		child = keep.walkChild(key)
+		_, child = keep.walkMember([]byte(key))
 	}
 	return key, child, nil
 }
 
-// walkMember is walkChild for the key whose bytes are k, without
-// allocating, with the property's name where it is one of s's (the
-// walked properties are sorted by name): "" for any other key.
+// walkMember returns the node of the key whose bytes are k in an object
+// at s if the walk visits it (a property that needs a walk, or any other
+// key when additionalProperties needs one; else nil), without allocating,
+// and the property's name where it is one of s's walked properties (they
+// are sorted by name): "" for any other key.
 func (s *structure) walkMember(k []byte) (name string, child *node) {
 	if s == nil {
 		return "", nil
@@ -475,22 +472,6 @@ func (s *structure) walkMember(k []byte) (name string, child *node) {
 	return "", s.additional
 }
 
-// walkChild returns the node of key k of an object at s if the walk visits
-// it: a property that needs a walk, or any other key when
-// additionalProperties needs one; else nil.
-func (s *structure) walkChild(k string) *node {
-	if p, ok := s.propIndex[k]; ok {
-		if p.needsWalk() {
-			return p
-		}
-		return nil
-	}
-	if s.walkAdd {
-		return s.additional
-	}
-	return nil
-}
-
 // array reads the array at d.pos (at its '[') in mode m. In walkMode (n
 // describes it) its items are read in walkMode when the walk visits them:
 // those of an atomic list or a list map, each beside the item at the same
@@ -514,12 +495,6 @@ func (d *decoder) array(n *node, m mode, depth int, peer interface{}) (interface
 			if keys == nil {
 				keys = listKeyStructure(s)
 			}
-		}
-		if l, ok := peer.(*lazyValue); ok {
-			// The new object's list, whose bytes differ from these: read
-			// now, so that the items share where they are the same (as
-			// object does).
-			peer = l.value()
 		}
 		peerList, _ = peer.([]interface{})
 	}

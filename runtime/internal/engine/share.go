@@ -187,6 +187,12 @@ func (d *decoder) container(n *node, m mode, depth int, peer interface{}, keys *
 	if v, ok := d.shared(peer, depth); ok {
 		return v, nil
 	}
+	if l, ok := peer.(*lazyValue); ok {
+		// The new object's value kept as bytes (lazy.go), which differ
+		// from these: read now, so that its members and items share
+		// where they are the same.
+		peer = l.value()
+	}
 	start := d.pos
 	var v interface{}
 	var err error

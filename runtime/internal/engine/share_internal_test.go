@@ -245,10 +245,13 @@ func TestLazyValue(t *testing.T) {
 		at             string // the property of spec kept as bytes: ports if ""
 		shared         bool   // the old object holds the new one's lazyValue
 		errs           int    // the errors of the objects decoded on their own
+		// firstShared: the old list, read, holds the new list's first
+		// item, read from the lazyValue (the bytes of the rest differ).
+		firstShared bool
 	}{
 		{name: "unchanged list, replicas changed", obj: obj(ports2), old: `{"spec":{"ports":` + ports2 + `,"replicas":4}}`, shared: true},
 		{name: "reordered", obj: obj(ports2), old: obj(`[{"name":"b","port":2},{"name":"a","port":1}]`)},
-		{name: "an item changed", obj: obj(ports2), old: obj(`[{"name":"a","port":1},{"name":"b","port":3}]`), errs: 1},
+		{name: "an item changed", obj: obj(ports2), old: obj(`[{"name":"a","port":1},{"name":"b","port":3}]`), errs: 1, firstShared: true},
 		{name: "an item respelt", obj: obj(ports2), old: obj(`[{"name":"a","port":1.0},{"port":2,"name":"b"}]`)},
 		{name: "an item added", obj: obj(ports2), old: obj(`[{"name":"a","port":1}]`)},
 		{name: "an item removed", obj: obj(`[{"name":"a","port":1}]`), old: obj(ports2)},
@@ -299,6 +302,13 @@ func TestLazyValue(t *testing.T) {
 					os, _ := o["spec"].(map[string]interface{})
 					if shared := os != nil && os[at] == n["spec"].(map[string]interface{})[at]; shared != tc.shared {
 						t.Errorf("shared: %v, want %v", shared, tc.shared)
+					}
+				}
+				if tc.firstShared && trusted {
+					nl, _ := n["spec"].(map[string]interface{})[at].(*lazyValue).value().([]interface{})
+					ol, _ := o["spec"].(map[string]interface{})[at].([]interface{})
+					if len(nl) == 0 || len(ol) == 0 || nl[0] != ol[0] {
+						t.Errorf("the first item is not shared: new %v, old %v", nl, ol)
 					}
 				}
 				want, got := c.ValidateUpdate(wn, wo), c.ValidateUpdate(n, o)
