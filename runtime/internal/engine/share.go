@@ -129,9 +129,10 @@ func (t *spanTable) reset() {
 	t.spans = t.spans[:0]
 }
 
-// identity is the address of v's map or of its slice's array, which tells
-// the values DecodeObject built apart while they are in use; 0 for
-// anything else, a nil map and an empty slice.
+// identity is the address of v's map, of its slice's array or of the
+// lazyValue it is (lazy.go), which tells the values DecodeObject built
+// apart while they are in use; 0 for anything else, a nil map and an
+// empty slice.
 func identity(v interface{}) uintptr {
 	switch x := v.(type) {
 	case map[string]interface{}:
